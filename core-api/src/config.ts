@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((value) => ['true', '1', 'yes', 'on'].includes(value));
+const listFromEnv = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean),
+  );
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex characters');
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex characters');
+
+export const ROLES = ['event-handler', 'relayer', 'register', 'constraint-updater', 'reward-processor', 'worker', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Every setting, read from the environment once at start. See docs/configuration.md. */
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  PTS_PUBLIC_URL: z.url().optional(),
+  PTS_DATA_DIR: z.string().default('.pts-data'),
+  DATABASE_URL: z.string().optional(),
+  PTS_DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  PTS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** 32-byte hex key that encrypts secrets at rest; generated into the data dir when unset. */
+  PTS_MASTER_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').optional(),
+  /** BIP-39 mnemonic the local identity provider derives user wallets from; generated into the data dir when unset. */
+  PTS_WALLET_MNEMONIC: z.string().optional(),
+  PTS_ROLES: listFromEnv.pipe(z.array(z.enum([...ROLES, 'all']))).default(['all']),
+  /** Hostnames of the service itself: always allowed by CORS. */
+  PTS_SERVICE_DOMAINS: listFromEnv.default(['localhost', '127.0.0.1']),
+  PTS_DUPLICATE_WINDOW_SECONDS: z.coerce.number().int().min(0).default(60),
+  PTS_DEFAULT_COOLDOWN_HOURS: z.coerce.number().int().min(0).default(24),
+  PTS_RATE_LIMIT_IP_PER_MINUTE: z.coerce.number().int().min(1).default(300),
+  PTS_RATE_LIMIT_BRAND_PER_MINUTE: z.coerce.number().int().min(1).default(120_000),
+  PTS_SIGNATURE_TOLERANCE_SECONDS: z.coerce.number().int().min(1).default(300),
+  PTS_EVENT_CONFIG_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
+  PTS_RULE_CACHE_SECONDS: z.coerce.number().min(0).default(5),
+  PTS_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(10 * 1024),
+  PTS_TRUST_PROXY: booleanFromEnv.default(false),
+  PTS_DNS_SERVERS: listFromEnv.optional(),
+  PTS_SEED_DEMO: booleanFromEnv.default(true),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  /** `local` spawns anvil and deploys the contracts; `rpc` uses PTS_RPC_URL and configured addresses. */
+  PTS_CHAIN: z.enum(['local', 'rpc']).default('local'),
+  PTS_CHAIN_ID: z.coerce.number().int().positive().default(1868),
+  PTS_RPC_URL: z.url().optional(),
+  PTS_ANVIL_PORT: z.coerce.number().int().min(0).max(65535).default(8545),
+  PTS_ANVIL_BLOCK_TIME: z.coerce.number().min(0).optional(),
+  PTS_EXPLORER_URL: z.url().default('https://soneium.blockscout.com'),
+  PTS_DEPLOYER_PRIVATE_KEY: privateKey.optional(),
+  PTS_MINTER_PRIVATE_KEY: privateKey.optional(),
+  PTS_REWARD_TOKEN_ADDRESS: address.optional(),
+
+  PTS_MINT_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(200),
+  PTS_MINT_BATCH_WAIT_MS: z.coerce.number().int().min(0).default(5),
+  PTS_MINT_WAIT_MS: z.coerce.number().int().min(0).default(10_000),
+  PTS_MINT_STUCK_SECONDS: z.coerce.number().int().min(1).default(30),
+  PTS_MINT_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
+  PTS_RECEIPT_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  PTS_REWARD_PROCESSOR_CRON: z.string().default('* * * * *'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Parses the environment; throws one readable error listing every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = configSchema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+/** Whether a role's routes are served by this process. */
+export function hasRole(config: Pick<Config, 'PTS_ROLES'>, role: Role): boolean {
+  return config.PTS_ROLES.includes('all') || config.PTS_ROLES.includes(role);
+}

@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import * as coreSpine from './migrations/2026_11_22_0000_core_spine.ts';
+import type { DB } from './schema.ts';
+
+export type Database = Kysely<DB>;
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: DatabaseKind;
+  /** Runs a cheap query; throws when the database is unreachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Migrations in the order they run. Names sort by their timestamp prefix. */
+const migrations: Record<string, Migration> = {
+  '2026_11_22_0000_core_spine': coreSpine,
+};
+
+const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};
+
+const INT8_OID = 20;
+pg.types.setTypeParser(INT8_OID, (value) => BigInt(value));
+
+export interface OpenDatabaseOptions {
+  /** `postgres://…` selects PostgreSQL; anything else uses embedded PGlite. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; `undefined` keeps PGlite in memory (tests). */
+  pgliteDir?: string | undefined;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+  /** Pre-built PGlite instance (tests clone a migrated template). */
+  pglite?: PGlite;
+}
+
+/** Opens the database chosen by config: PostgreSQL when a URL is given, PGlite otherwise. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl && /^postgres(ql)?:\/\//.test(options.databaseUrl)) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      kind: 'postgres',
+      ping: async () => {
+        await pool.query('SELECT 1');
+      },
+      close: () => db.destroy(),
+    };
+  }
+  let pglite = options.pglite;
+  if (!pglite) {
+    if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
+    pglite = await PGlite.create(options.pgliteDir, { parsers: { [INT8_OID]: (value: string) => BigInt(value) } });
+  }
+  const instance = pglite;
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(instance) });
+  return {
+    db,
+    kind: 'pglite',
+    ping: async () => {
+      await instance.query('SELECT 1');
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** Brings the schema up to date; safe to call at every start. */
+export async function migrateToLatest(db: Database): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

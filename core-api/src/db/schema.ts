@@ -1,0 +1,158 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+
+/** Timestamps are written as Date and read back as Date on both drivers. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T extends object | null> = JSONColumnType<T, string, string>;
+
+export interface DetectionConfig {
+  urlPatterns?: string[];
+  successSelectors?: string[];
+  channels?: string[];
+}
+
+export interface BrandsTable {
+  /** Brand ID: lowercase brand wallet address. */
+  address: string;
+  name: string;
+  website_domain: string;
+  /** Domains proven through the `_pts.<domain>` TXT record (spec 4.5). */
+  verified_domains: Json<string[]>;
+  automation_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** SHA-256 of the security key: compared when a caller presents the key itself (bot `/setup`). */
+  security_key_hash: string;
+  /** AES-256-GCM encryption of the security key under the master key: needed to verify HMAC signatures. */
+  security_key_encrypted: string;
+  api_key_hash: string;
+  tier: ColumnType<string, string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface EventRulesTable {
+  /** eventId: `custom_…` for custom events (then equal to event_type), a uuid otherwise. */
+  id: string;
+  brand_id: string;
+  event_type: string;
+  reward_amount: ColumnType<bigint, bigint | number, bigint | number>;
+  /** -1 or 999999 mean unlimited. */
+  max_claims_per_user: number;
+  max_total_claims: number | null;
+  total_claims: ColumnType<number, number | undefined, number>;
+  cooldown_hours: number;
+  detection_method: string;
+  detection_config: Json<DetectionConfig>;
+  is_custom: boolean;
+  active: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  /** Also the local identity provider's HD derivation index. */
+  id: Generated<bigint>;
+  email: string;
+  wallet_address: string | null;
+  idp_user_id: string | null;
+  created_at: Timestamp;
+}
+
+export type EventStatus = 'accepted' | 'rejected';
+
+export interface EventsTable {
+  id: string;
+  brand_id: string;
+  event_type: string;
+  user_email: string;
+  status: EventStatus;
+  reason: string | null;
+  source: string | null;
+  domain: string | null;
+  channel_id: string | null;
+  metadata: Json<Record<string, unknown>>;
+  reward_amount: ColumnType<bigint, bigint | number, bigint | number>;
+  created_at: Timestamp;
+}
+
+export interface ClaimCountersTable {
+  brand_id: string;
+  event_type: string;
+  user_email: string;
+  claims: number;
+  last_claim_at: Timestamp | null;
+  last_event_id: string | null;
+}
+
+export type MintStatus = 'pending' | 'submitted' | 'confirmed' | 'failed';
+
+export interface RewardMintsTable {
+  id: string;
+  event_id: string | null;
+  brand_id: string;
+  wallet_address: string;
+  amount: ColumnType<bigint, bigint | number, bigint | number>;
+  status: MintStatus;
+  chain_tx_id: bigint | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ChainTxStatus = 'signed' | 'submitted' | 'confirmed' | 'failed';
+
+export interface ChainTxsTable {
+  id: Generated<bigint>;
+  chain_id: number;
+  signer: string;
+  nonce: bigint;
+  purpose: string;
+  status: ChainTxStatus;
+  /** Every hash this nonce was signed with (a gas bump re-signs), oldest first. */
+  hashes: Json<string[]>;
+  current_hash: string;
+  raw_tx: string;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  gas_limit: string;
+  block_number: bigint | null;
+  gas_used: string | null;
+  last_error: string | null;
+  submitted_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ChainDeploymentsTable {
+  chain_id: number;
+  name: string;
+  address: string;
+  tx_hash: string | null;
+  created_at: Timestamp;
+}
+
+export interface UsedSignaturesTable {
+  signature: string;
+  expires_at: Timestamp;
+}
+
+export interface AuditLogTable {
+  id: Generated<bigint>;
+  actor: string;
+  action: string;
+  subject: string | null;
+  details: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+export interface DB {
+  brands: BrandsTable;
+  event_rules: EventRulesTable;
+  users: UsersTable;
+  events: EventsTable;
+  claim_counters: ClaimCountersTable;
+  reward_mints: RewardMintsTable;
+  chain_txs: ChainTxsTable;
+  chain_deployments: ChainDeploymentsTable;
+  used_signatures: UsedSignaturesTable;
+  audit_log: AuditLogTable;
+}

@@ -1,0 +1,39 @@
+import type { Clock } from '@pts/shared';
+import type { Logger } from 'pino';
+import type { Minter } from './chain/minter.types.ts';
+import type { Config } from './config.ts';
+import type { Database, DatabaseKind } from './db/database.ts';
+import type { Metrics } from './observability/metrics.ts';
+import type { SecretBox } from './security/secret-box.ts';
+import type { WalletProvider } from './modules/wallets/wallet-provider.ts';
+
+/** Resolves TXT records; injectable so tests use a local DNS server. */
+export type TxtResolver = (hostname: string) => Promise<string[][]>;
+
+/** What the chain exposes to health checks and diagnostics. */
+export interface ChainInfo {
+  chainId: number;
+  rpcUrl: string;
+  contracts: Record<string, `0x${string}`>;
+  minterAddress: `0x${string}`;
+  explorerUrl: string;
+  /** Resolves with the latest block number; throws when the RPC is unreachable. */
+  ping(): Promise<bigint>;
+}
+
+/** Everything a request handler or job may touch. Passed, never imported (CONVENTIONS habit 5). */
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  dbKind: DatabaseKind;
+  pingDatabase(): Promise<void>;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  secrets: SecretBox;
+  wallets: WalletProvider;
+  minter: Minter;
+  chain: ChainInfo;
+  resolveTxt: TxtResolver;
+  adminToken: string;
+}

@@ -1,0 +1,63 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics of one app instance (own registry: tests run several apps in one process). */
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  eventsProcessed: Counter<'outcome'>;
+  mintBatchSize: Histogram;
+  mintTransactions: Counter<'result'>;
+  rewardsByStatus: Gauge<'status'>;
+  nonceLag: Gauge;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'pts_' });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'pts_http_requests_total',
+      help: 'HTTP requests by route template, method and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'pts_http_request_duration_seconds',
+      help: 'HTTP request latency by route template, method and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    eventsProcessed: new Counter({
+      name: 'pts_events_total',
+      help: 'Events handled, by outcome (rewarded or the rejection code)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    mintBatchSize: new Histogram({
+      name: 'pts_mint_batch_size',
+      help: 'Rewards carried per mintBatch transaction',
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+      registers: [registry],
+    }),
+    mintTransactions: new Counter({
+      name: 'pts_mint_transactions_total',
+      help: 'Mint transactions by result (sent, confirmed, reverted, replaced, send_failed)',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    rewardsByStatus: new Gauge({
+      name: 'pts_rewards',
+      help: 'Reward mints by status (pending, submitted, confirmed, failed), sampled at scrape',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    nonceLag: new Gauge({
+      name: 'pts_minter_nonce_lag',
+      help: 'Nonces the minter has used that the chain has not yet confirmed',
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import {
+  DETECTION_METHODS,
+  detectionConfigSchema,
+} from './events.ts';
+import { addressSchema, brandIdSchema, cleanString, domainSchema, eventTypeSchema } from './common.ts';
+
+/** Unlimited per-user claims: either sentinel the spec names. */
+export const UNLIMITED_CLAIMS = [-1, 999999] as const;
+
+export const createBrandRequestSchema = z
+  .object({
+    name: cleanString(z.string().min(1, 'must not be empty').max(200)),
+    domain: domainSchema,
+    address: cleanString(addressSchema.transform((value) => value.toLowerCase())).optional(),
+    automation: z.boolean().optional(),
+  })
+  .meta({ id: 'CreateBrandRequest' });
+export type CreateBrandRequest = z.input<typeof createBrandRequestSchema>;
+
+export const updateBrandRequestSchema = z
+  .object({
+    name: cleanString(z.string().min(1).max(200)).optional(),
+    domain: domainSchema.optional(),
+    automation: z.boolean().optional(),
+  })
+  .meta({ id: 'UpdateBrandRequest' });
+export type UpdateBrandRequest = z.input<typeof updateBrandRequestSchema>;
+
+export const brandSchema = z
+  .object({
+    brandId: z.string(),
+    name: z.string(),
+    domain: z.string(),
+    verifiedDomains: z.array(z.string()),
+    automation: z.boolean(),
+    tier: z.string(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Brand' });
+export type Brand = z.infer<typeof brandSchema>;
+
+export const createdBrandSchema = brandSchema
+  .extend({
+    /** Shown once; stored hashed and encrypted. */
+    securityKey: z.string(),
+    /** Shown once; stored hashed. */
+    apiKey: z.string(),
+  })
+  .meta({ id: 'CreatedBrand' });
+export type CreatedBrand = z.infer<typeof createdBrandSchema>;
+
+export const ruleInputSchema = z
+  .object({
+    eventType: eventTypeSchema,
+    rewardAmount: z.number().int().min(0).max(1_000_000_000),
+    cooldownHours: z.number().int().min(0).max(87_600).optional(),
+    maxClaims: z
+      .number()
+      .int()
+      .min(-1)
+      .refine((value) => value !== 0, 'must be positive, or -1 / 999999 for unlimited')
+      .optional(),
+    maxTotal: z.number().int().min(0).nullable().optional(),
+    channels: z.array(cleanString(z.string().min(1).max(100))).max(100).optional(),
+    detectionMethod: z.enum(DETECTION_METHODS).optional(),
+    detectionConfig: detectionConfigSchema.optional(),
+    active: z.boolean().optional(),
+  })
+  .meta({ id: 'RuleInput' });
+export type RuleInput = z.input<typeof ruleInputSchema>;
+
+export const ruleSchema = z
+  .object({
+    eventId: z.string(),
+    brandId: z.string(),
+    eventType: z.string(),
+    rewardAmount: z.number().int(),
+    cooldownHours: z.number().int(),
+    maxClaims: z.number().int(),
+    maxTotal: z.number().int().nullable(),
+    totalClaims: z.number().int(),
+    detectionMethod: z.enum(DETECTION_METHODS),
+    detectionConfig: detectionConfigSchema,
+    isCustom: z.boolean(),
+    active: z.boolean(),
+  })
+  .meta({ id: 'Rule' });
+export type Rule = z.infer<typeof ruleSchema>;
+
+export const brandIdParamsSchema = z.object({ brandId: brandIdSchema });

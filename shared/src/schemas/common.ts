@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+/** Removes control characters (spec 2.1: all string inputs are sanitized). */
+export function stripControlCharacters(value: string): string {
+  return value.replace(CONTROL_CHARACTERS, '');
+}
+
+/** A string that is trimmed of control characters before it is validated. */
+export function cleanString<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (typeof value === 'string' ? stripControlCharacters(value).trim() : value), schema);
+}
+
+export const ADDRESS_PATTERN = /^0x[a-fA-F0-9]{40}$/;
+export const TX_HASH_PATTERN = /^0x[a-fA-F0-9]{64}$/;
+export const EVENT_TYPE_PATTERN = /^[a-zA-Z0-9_]{1,50}$/;
+/** Hostname labels (letters, digits, hyphens), dot separated; `localhost` is a valid single label. */
+export const DOMAIN_PATTERN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/i;
+
+export const addressSchema = z.string().regex(ADDRESS_PATTERN, 'must be 0x followed by 40 hex characters');
+/** Brand ids are compared lowercase everywhere. */
+export const brandIdSchema = cleanString(addressSchema.transform((value) => value.toLowerCase()));
+export const eventTypeSchema = cleanString(
+  z.string().regex(EVENT_TYPE_PATTERN, 'must be 1 to 50 letters, digits or underscores'),
+);
+export const emailSchema = cleanString(
+  z
+    .string()
+    .max(254, 'must be at most 254 characters')
+    .pipe(z.email('must be a valid email address'))
+    .transform((value) => value.toLowerCase()),
+);
+export const domainSchema = cleanString(
+  z
+    .string()
+    .max(253, 'must be at most 253 characters')
+    .regex(DOMAIN_PATTERN, 'must be a domain name such as shop.example.com')
+    .transform((value) => value.toLowerCase()),
+);
+export const httpUrlSchema = cleanString(
+  z
+    .string()
+    .max(2048, 'must be at most 2048 characters')
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'http:' || url.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    }, 'must be an http or https URL'),
+);
+
+export const errorEnvelopeSchema = z
+  .object({
+    success: z.literal(false),
+    error: z.string(),
+    code: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+    retryAfter: z.number().int().optional(),
+  })
+  .meta({ id: 'Error' });
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import {
+  ADDRESS_PATTERN,
+  TX_HASH_PATTERN,
+  brandIdSchema,
+  cleanString,
+  domainSchema,
+  emailSchema,
+  eventTypeSchema,
+  httpUrlSchema,
+} from './common.ts';
+
+/** Sources that bypass cooldown and per-user max claims when the request is brand-signed (spec 4.1 rule 8). */
+export const PRIVILEGED_SOURCES = ['chat_manual_reward', 'voice_claim', 'gateway_event'] as const;
+export type PrivilegedSource = (typeof PRIVILEGED_SOURCES)[number];
+
+export const eventRequestSchema = z
+  .object({
+    brandId: brandIdSchema,
+    eventType: eventTypeSchema,
+    userEmail: emailSchema,
+    domain: domainSchema.optional(),
+    sourceUrl: httpUrlSchema.optional(),
+    userIdentifier: cleanString(
+      z.union([z.email(), z.string().regex(ADDRESS_PATTERN)], 'must be an email or a 0x address').optional(),
+    ),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    channel_id: cleanString(z.string().min(1).max(100)).optional(),
+  })
+  .meta({ id: 'EventRequest' });
+export type EventRequest = z.infer<typeof eventRequestSchema>;
+export type EventRequestInput = z.input<typeof eventRequestSchema>;
+
+export const rewardSchema = z.object({
+  amount: z.number().int(),
+  eventType: z.string(),
+  walletAddress: z.string(),
+  transactionHash: z.string().optional(),
+});
+
+export const eventResponseSchema = z
+  .object({
+    success: z.boolean(),
+    eventId: z.uuid(),
+    message: z.string(),
+    rewardAmount: z.number().int(),
+    eventType: z.string(),
+    walletCreated: z.boolean(),
+    walletAddress: z.string().regex(ADDRESS_PATTERN),
+    transactionHash: z.string().regex(TX_HASH_PATTERN).optional(),
+    /** `submitted` when the mint transaction is on its way; `pending` when the minter has not reached it yet. */
+    mintStatus: z.enum(['pending', 'submitted', 'confirmed']),
+    reward: rewardSchema,
+  })
+  .meta({ id: 'EventResponse' });
+export type EventResponse = z.infer<typeof eventResponseSchema>;
+
+export const BULK_EVENTS_MAX = 100;
+
+export const bulkEventsRequestSchema = z
+  .object({
+    events: z
+      .array(z.unknown())
+      .min(1, 'must contain at least 1 event')
+      .max(BULK_EVENTS_MAX, `must contain at most ${BULK_EVENTS_MAX} events`),
+  })
+  .meta({ id: 'BulkEventsRequest' });
+
+export const bulkEventFailureSchema = z
+  .object({
+    success: z.literal(false),
+    index: z.number().int(),
+    error: z.string(),
+    code: z.string(),
+    status: z.number().int(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'BulkEventFailure' });
+export type BulkEventFailure = z.infer<typeof bulkEventFailureSchema>;
+
+export const bulkEventsResponseSchema = z
+  .object({
+    success: z.boolean(),
+    processed: z.number().int(),
+    failed: z.number().int(),
+    results: z.array(z.union([eventResponseSchema, bulkEventFailureSchema])),
+  })
+  .meta({ id: 'BulkEventsResponse' });
+export type BulkEventsResponse = z.infer<typeof bulkEventsResponseSchema>;
+
+export const DETECTION_METHODS = ['manual', 'url_pattern', 'form_auto', 'sdk_auto'] as const;
+
+export const detectionConfigSchema = z.object({
+  urlPatterns: z.array(z.string().max(2048)).max(50).optional(),
+  successSelectors: z.array(z.string().max(500)).max(50).optional(),
+  channels: z.array(z.string().min(1).max(100)).max(100).optional(),
+});
+
+export const eventConfigItemSchema = z
+  .object({
+    eventId: z.string(),
+    eventType: z.string(),
+    rewardAmount: z.number().int(),
+    maxClaims: z.number().int(),
+    cooldownHours: z.number().int(),
+    detectionMethod: z.enum(DETECTION_METHODS),
+    detectionConfig: detectionConfigSchema,
+    isCustom: z.boolean(),
+  })
+  .meta({ id: 'EventConfigItem' });
+export type EventConfigItem = z.infer<typeof eventConfigItemSchema>;
+
+export const eventConfigQuerySchema = z.object({ brandId: brandIdSchema });
+
+export const eventConfigResponseSchema = z
+  .object({
+    success: z.boolean(),
+    brandId: z.string(),
+    events: z.array(eventConfigItemSchema),
+    count: z.number().int(),
+  })
+  .meta({ id: 'EventConfigResponse' });
+export type EventConfigResponse = z.infer<typeof eventConfigResponseSchema>;

@@ -1,0 +1,43 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Headers of a brand-signed request. */
+export const SIGNATURE_HEADER = 'x-pts-signature';
+export const TIMESTAMP_HEADER = 'x-pts-timestamp';
+
+export interface SignatureInput {
+  securityKey: string;
+  /** Unix seconds. */
+  timestamp: number;
+  method: string;
+  /** Path with query string, exactly as sent: `/pts-api/manual-event?x=1`. */
+  pathWithQuery: string;
+  /** The raw body bytes (empty for GET). */
+  body: string | Uint8Array;
+}
+
+/** The string that is signed: `timestamp.METHOD.path-with-query.raw-body`. */
+function signingPayload(input: SignatureInput): Buffer {
+  const head = Buffer.from(`${input.timestamp}.${input.method.toUpperCase()}.${input.pathWithQuery}.`, 'utf8');
+  const body = typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : Buffer.from(input.body);
+  return Buffer.concat([head, body]);
+}
+
+/** Lowercase hex HMAC-SHA256 of the signing payload under the brand's security key. */
+export function computeSignature(input: SignatureInput): string {
+  return createHmac('sha256', input.securityKey).update(signingPayload(input)).digest('hex');
+}
+
+/** Headers to add to a brand-signed request. */
+export function signRequest(input: Omit<SignatureInput, 'timestamp'> & { timestamp?: number }): Record<string, string> {
+  const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
+  return {
+    [TIMESTAMP_HEADER]: String(timestamp),
+    [SIGNATURE_HEADER]: computeSignature({ ...input, timestamp }),
+  };
+}
+
+/** Constant-time comparison of a presented signature with the expected one. */
+export function signatureMatches(expected: string, presented: string): boolean {
+  if (!/^[0-9a-f]{64}$/.test(presented)) return false;
+  return timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(presented, 'hex'));
+}

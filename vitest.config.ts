@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'shared', root: './shared', include: ['src/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'core-api',
+          root: './core-api',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'contracts/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+    ],
+  },
+});
