@@ -16,7 +16,7 @@ export interface BrandsTable {
   name: string;
   website_domain: string;
   /** Domains proven through the `_pts.<domain>` TXT record (spec 4.5). */
-  verified_domains: Json<string[]>;
+  verified_domains: JSONColumnType<string[], string | undefined, string>;
   automation_enabled: ColumnType<boolean, boolean | undefined, boolean>;
   /** SHA-256 of the security key: compared when a caller presents the key itself (bot `/setup`). */
   security_key_hash: string;

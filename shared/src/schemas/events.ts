@@ -48,8 +48,8 @@ export const eventResponseSchema = z
     walletCreated: z.boolean(),
     walletAddress: z.string().regex(ADDRESS_PATTERN),
     transactionHash: z.string().regex(TX_HASH_PATTERN).optional(),
-    /** `submitted` when the mint transaction is on its way; `pending` when the minter has not reached it yet. */
-    mintStatus: z.enum(['pending', 'submitted', 'confirmed']),
+    /** `submitted`: the mint transaction is sent; `pending`: queued for the minter; `none`: a zero reward, nothing to mint. */
+    mintStatus: z.enum(['none', 'pending', 'submitted', 'confirmed']),
     reward: rewardSchema,
   })
   .meta({ id: 'EventResponse' });

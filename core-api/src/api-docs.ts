@@ -1,0 +1,149 @@
+import {
+  brandSchema,
+  bulkEventsRequestSchema,
+  bulkEventsResponseSchema,
+  createBrandRequestSchema,
+  createdBrandSchema,
+  errorEnvelopeSchema,
+  eventConfigQuerySchema,
+  eventConfigResponseSchema,
+  eventRequestSchema,
+  eventResponseSchema,
+  ruleInputSchema,
+  ruleSchema,
+  updateBrandRequestSchema,
+} from '@pts/shared';
+import { z } from 'zod';
+import type { ApiDocs } from './observability/openapi.ts';
+
+const error = (description: string) => ({ description, schema: errorEnvelopeSchema });
+
+/** Documents the routes this build serves, from the same zod schemas the routes validate with. */
+export function registerApiDocs(docs: ApiDocs): void {
+  docs.register({
+    method: 'post',
+    path: '/pts-api/manual-event',
+    summary: 'Record a customer event and mint its reward',
+    description:
+      'Applies the brand rule: domain authorization (or a brand signature), automation, channel, duplicate window, cooldown, per-user and global max claims. Brand-signed requests may set `metadata.source` to a privileged origin or `metadata.skip_cooldown`.',
+    tags: ['events'],
+    request: { body: eventRequestSchema },
+    responses: {
+      200: { description: 'Rewarded', schema: eventResponseSchema },
+      400: error('Validation failed or unknown event type'),
+      401: error('Bad brand signature'),
+      403: error('Domain not authorized, automation disabled or channel not allowed'),
+      404: error('Unknown brand'),
+      409: error('Duplicate event inside the duplicate window'),
+      413: error('Body over 10 KB'),
+      429: error('Cooldown, max claims, max total claims or rate limit'),
+    },
+    security: ['brandSignature'],
+  });
+  docs.register({
+    method: 'post',
+    path: '/pts-api/bulk-events',
+    summary: 'Record 1 to 100 events in one request',
+    tags: ['events'],
+    request: { body: bulkEventsRequestSchema },
+    responses: {
+      200: { description: 'Per-event results, in request order', schema: bulkEventsResponseSchema },
+      400: error('Envelope invalid'),
+      401: error('Bad brand signature'),
+      429: error('Rate limit'),
+    },
+    security: ['brandSignature'],
+  });
+  docs.register({
+    method: 'get',
+    path: '/pts-api/event-config',
+    summary: "A brand's active event configuration (cached 5 minutes)",
+    tags: ['events'],
+    request: { query: eventConfigQuerySchema },
+    responses: {
+      200: { description: 'Active rules', schema: eventConfigResponseSchema },
+      400: error('brandId missing or malformed'),
+      404: error('Unknown brand'),
+    },
+  });
+
+  const brandIdParams = z.object({ brandId: z.string() });
+  docs.register({
+    method: 'post',
+    path: '/admin/brands',
+    summary: 'Create a brand (the security key and API key are shown once)',
+    tags: ['admin'],
+    request: { body: createBrandRequestSchema },
+    responses: {
+      201: { description: 'Created', schema: z.object({ success: z.literal(true), brand: createdBrandSchema }) },
+      400: error('Validation failed'),
+      401: error('Missing or wrong admin token'),
+      409: error('Brand address already registered'),
+    },
+    security: ['adminToken'],
+  });
+  docs.register({
+    method: 'get',
+    path: '/admin/brands',
+    summary: 'List brands',
+    tags: ['admin'],
+    responses: {
+      200: { description: 'Brands', schema: z.object({ success: z.literal(true), brands: z.array(brandSchema) }) },
+      401: error('Missing or wrong admin token'),
+    },
+    security: ['adminToken'],
+  });
+  docs.register({
+    method: 'get',
+    path: '/admin/brands/:brandId',
+    summary: 'One brand',
+    tags: ['admin'],
+    request: { params: brandIdParams },
+    responses: {
+      200: { description: 'Brand', schema: z.object({ success: z.literal(true), brand: brandSchema }) },
+      404: error('Unknown brand'),
+    },
+    security: ['adminToken'],
+  });
+  docs.register({
+    method: 'patch',
+    path: '/admin/brands/:brandId',
+    summary: 'Change a brand (name, domain, automation)',
+    tags: ['admin'],
+    request: { params: brandIdParams, body: updateBrandRequestSchema },
+    responses: {
+      200: { description: 'Brand', schema: z.object({ success: z.literal(true), brand: brandSchema }) },
+      400: error('Validation failed'),
+      404: error('Unknown brand'),
+    },
+    security: ['adminToken'],
+  });
+  docs.register({
+    method: 'put',
+    path: '/admin/brands/:brandId/rules/:eventType',
+    summary: 'Create or change the rule of one event type',
+    tags: ['admin'],
+    request: {
+      params: brandIdParams.extend({ eventType: z.string() }),
+      body: ruleInputSchema.omit({ eventType: true }),
+    },
+    responses: {
+      200: { description: 'Rule', schema: z.object({ success: z.literal(true), rule: ruleSchema }) },
+      400: error('Validation failed'),
+      404: error('Unknown brand'),
+    },
+    security: ['adminToken'],
+  });
+  docs.register({
+    method: 'get',
+    path: '/admin/brands/:brandId/rules',
+    summary: "A brand's rules, active or not",
+    tags: ['admin'],
+    request: { params: brandIdParams },
+    responses: {
+      200: { description: 'Rules', schema: z.object({ success: z.literal(true), rules: z.array(ruleSchema) }) },
+      404: error('Unknown brand'),
+    },
+    security: ['adminToken'],
+  });
+}

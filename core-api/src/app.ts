@@ -1,0 +1,143 @@
+import express, { type Express, Router } from 'express';
+import { hasRole, type Role } from './config.ts';
+import type { AppDeps } from './deps.ts';
+import { createBrandSignatureVerifier } from './http/brand-signature.ts';
+import { createCors } from './http/cors.ts';
+import { createErrorHandler, notFoundHandler } from './http/errors.ts';
+import { createRateLimit } from './http/rate-limit.ts';
+import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
+import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
+import { createAdminRouter } from './modules/brands/brands.routes.ts';
+import { createDnsRouter } from './modules/dns/dns.routes.ts';
+import { createBrandCache } from './modules/events/brand-cache.ts';
+import { createEventConfigCache, createEventsRouter } from './modules/events/events.routes.ts';
+import { createHealthRouter } from './modules/health/health.routes.ts';
+import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
+import { registerApiDocs } from './api-docs.ts';
+import { createDocsRouter } from './observability/docs.routes.ts';
+import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
+import { createMetricsRouter, createRewardStatusSampler } from './observability/metrics.routes.ts';
+import { createApiDocs } from './observability/openapi.ts';
+
+export const SERVICE_NAME = 'pts-core-api';
+export const SERVICE_VERSION = '0.1.0';
+
+export interface AppExtras {
+  changes: ChangeNotifier;
+}
+
+/** Bulk requests carry up to 100 events of up to 10 KB each; the envelope gets room for that. */
+const BULK_BODY_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * Builds the HTTP app: every role's routes under its prefix (`/pts-api`, `/reward-processor`, `/admin`, …);
+ * a process running a single role also serves that role's routes at the root, so each host of the spec
+ * (`{reward_processor_url}/queue`, …) matches exactly. One JSON error handler comes last.
+ */
+export function createApp(deps: AppDeps, extras: AppExtras): Express {
+  const { config, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.PTS_TRUST_PROXY);
+  app.set('etag', false);
+
+  const brands = createBrandCache({ db: deps.db, secrets: deps.secrets, ttlMs: config.PTS_RULE_CACHE_SECONDS * 1000 });
+  const eventConfigCache = createEventConfigCache(config.PTS_EVENT_CONFIG_CACHE_SECONDS);
+  const cors = createCors({
+    serviceDomains: config.PTS_SERVICE_DOMAINS,
+    loadBrandDomains: () => listAllBrandDomains(deps.db),
+  });
+  extras.changes.subscribe((change) => {
+    brands.invalidate(change.brandId);
+    eventConfigCache.invalidate(change.brandId);
+    cors.refresh();
+  });
+
+  app.use(createHttpMetricsMiddleware({ metrics: deps.metrics, logger }));
+  app.use(cors);
+
+  const mounted: string[] = [];
+  const roleRouters: [Role, string, Router][] = [];
+  const mount = (role: Role, prefix: string, router: Router) => {
+    if (!hasRole(config, role)) return;
+    roleRouters.push([role, prefix, router]);
+    mounted.push(prefix);
+  };
+
+  const eventRouter = Router();
+  eventRouter.use(
+    createEventsRouter(
+      {
+        db: deps.db,
+        clock: deps.clock,
+        logger,
+        metrics: deps.metrics,
+        wallets: deps.wallets,
+        minter: deps.minter,
+        brands,
+        settings: {
+          duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
+          defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
+          mintWaitMs: config.PTS_MINT_WAIT_MS,
+        },
+        verifyBrandSignature: createBrandSignatureVerifier({
+          db: deps.db,
+          clock: deps.clock,
+          toleranceSeconds: config.PTS_SIGNATURE_TOLERANCE_SECONDS,
+          securityKeyFor: async (brandId) => (await brands.get(brandId))?.securityKey,
+        }),
+        ipLimit: createRateLimit({ name: 'ip', points: config.PTS_RATE_LIMIT_IP_PER_MINUTE, durationSeconds: 60 }),
+        brandLimit: createRateLimit({
+          name: 'brand',
+          points: config.PTS_RATE_LIMIT_BRAND_PER_MINUTE,
+          durationSeconds: 60,
+        }),
+        bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
+        bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
+        eventConfigCacheSeconds: config.PTS_EVENT_CONFIG_CACHE_SECONDS,
+      },
+      eventConfigCache,
+    ),
+  );
+  eventRouter.use(createDnsRouter(deps));
+  mount('event-handler', '/pts-api', eventRouter);
+  mount('reward-processor', '/reward-processor', createRewardProcessorRouter({ minter: deps.minter, logger }));
+  mount(
+    'admin',
+    '/admin',
+    createAdminRouter({
+      db: deps.db,
+      secrets: deps.secrets,
+      clock: deps.clock,
+      changes: extras.changes,
+      defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
+      adminToken: deps.adminToken,
+    }),
+  );
+
+  const docs = createApiDocs();
+  registerApiDocs(docs);
+  app.use(
+    createHealthRouter({
+      pingDatabase: deps.pingDatabase,
+      chain: deps.chain,
+      clock: deps.clock,
+      config,
+      wallets: deps.wallets,
+      dbKind: deps.dbKind,
+      routes: () => mounted,
+      serviceName: SERVICE_NAME,
+      version: SERVICE_VERSION,
+    }),
+  );
+  app.use(createMetricsRouter({ metrics: deps.metrics, sampleRewards: createRewardStatusSampler(deps.db), logger }));
+  app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
+
+  for (const [, prefix, router] of roleRouters) app.use(prefix, router);
+  const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
+  for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
+
+  app.use(notFoundHandler);
+  app.use(createErrorHandler(logger));
+  return app;
+}

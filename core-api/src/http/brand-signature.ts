@@ -1,0 +1,97 @@
+import { AppError, type Clock, SIGNATURE_HEADER, TIMESTAMP_HEADER, computeSignature, signatureMatches } from '@pts/shared';
+import type { Request } from 'express';
+import type { Database } from '../db/database.ts';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The exact bytes of the body, kept for signature verification. */
+    rawBody?: Buffer;
+  }
+}
+
+export interface BrandSignatureDeps {
+  db: Database;
+  clock: Clock;
+  toleranceSeconds: number;
+  /** The brand's security key in clear (decrypted from storage), or undefined for an unknown brand. */
+  securityKeyFor(brandId: string): Promise<string | undefined>;
+}
+
+/** Whether the request carries brand-signature headers at all. */
+export function hasBrandSignature(req: Request): boolean {
+  return req.headers[SIGNATURE_HEADER] !== undefined || req.headers[TIMESTAMP_HEADER] !== undefined;
+}
+
+/**
+ * Verifies `X-PTS-Signature` = HMAC-SHA256(securityKey, `timestamp.METHOD.path-with-query.raw-body`) within
+ * ±tolerance, and never twice (the signature is recorded until it could no longer be fresh).
+ * Returns false when the request is unsigned; throws 401 INVALID_SIGNATURE when signed badly.
+ */
+export function createBrandSignatureVerifier(deps: BrandSignatureDeps) {
+  let lastCleanup = 0;
+
+  const cleanup = (now: Date) => {
+    if (now.getTime() - lastCleanup < 60_000) return;
+    lastCleanup = now.getTime();
+    deps.db
+      .deleteFrom('used_signatures')
+      .where('expires_at', '<', now)
+      .execute()
+      .catch(() => {
+        lastCleanup = 0;
+      });
+  };
+
+  return async function verifyBrandSignature(req: Request, brandId: string): Promise<boolean> {
+    if (!hasBrandSignature(req)) return false;
+    const signature = String(req.headers[SIGNATURE_HEADER] ?? '').toLowerCase();
+    const timestampText = String(req.headers[TIMESTAMP_HEADER] ?? '');
+    const fail = (message: string, reason: string): never => {
+      throw new AppError('INVALID_SIGNATURE', message, { reason });
+    };
+    if (!signature || !/^\d{1,12}$/.test(timestampText)) {
+      fail(
+        `Signed requests need both ${TIMESTAMP_HEADER} (Unix seconds) and ${SIGNATURE_HEADER} (hex HMAC-SHA256)`,
+        'malformed_headers',
+      );
+    }
+    const timestamp = Number(timestampText);
+    const now = deps.clock.now();
+    const skew = Math.abs(now.getTime() / 1000 - timestamp);
+    if (skew > deps.toleranceSeconds) {
+      fail(
+        `Signature timestamp is ${Math.round(skew)} s away from server time; it must be within ${deps.toleranceSeconds} s`,
+        'timestamp_out_of_window',
+      );
+    }
+    const securityKey = await deps.securityKeyFor(brandId);
+    if (!securityKey) fail(`Brand ${brandId} is not registered`, 'unknown_brand');
+    const expected = computeSignature({
+      securityKey: securityKey as string,
+      timestamp,
+      method: req.method,
+      pathWithQuery: req.originalUrl,
+      body: req.rawBody ?? Buffer.alloc(0),
+    });
+    if (!signatureMatches(expected, signature)) {
+      fail(
+        'Signature does not match: sign `timestamp.METHOD.path-with-query.raw-body` with the brand security key',
+        'mismatch',
+      );
+    }
+    const expiresAt = new Date((timestamp + deps.toleranceSeconds) * 1000 + 1000);
+    const inserted = await deps.db
+      .insertInto('used_signatures')
+      .values({ signature, expires_at: expiresAt })
+      .onConflict((oc) => oc.column('signature').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
+      fail('This signature was already used; sign each request afresh', 'replayed');
+    }
+    cleanup(now);
+    return true;
+  };
+}
+
+export type BrandSignatureVerifier = ReturnType<typeof createBrandSignatureVerifier>;
+

@@ -1,0 +1,65 @@
+import { loadConfig } from './config.ts';
+import { ensureDemoBrand } from './startup/demo-seed.ts';
+import { startPlatform } from './startup/platform.ts';
+
+/** `npm start`: parse env → build deps → create app → listen, then print how to earn a first reward. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+  const platform = await startPlatform(config);
+  const { deps, url } = platform;
+  const lines = [
+    '',
+    `pts core-api is running (${deps.dbKind}, chain ${deps.chain.chainId} at ${deps.chain.rpcUrl})`,
+    `  API        ${url}/pts-api`,
+    `  API docs   ${url}/docs`,
+    `  health     ${url}/health`,
+    `  metrics    ${url}/metrics`,
+    `  token      ${deps.chain.contracts.rewardToken}`,
+    `  data dir   ${config.PTS_DATA_DIR}`,
+  ];
+  if (config.PTS_SEED_DEMO) {
+    const demo = await ensureDemoBrand(
+      { db: deps.db, secrets: deps.secrets, clock: deps.clock, changes: platform.changes, actor: 'seed' },
+      config.PTS_DATA_DIR,
+    );
+    const body = JSON.stringify({
+      brandId: demo.brandId,
+      eventType: 'account_creation',
+      userEmail: 'alice@example.com',
+      domain: 'localhost',
+    });
+    lines.push(
+      '',
+      `Demo brand ${demo.brandId}${demo.created ? ' (created now)' : ''}, domain localhost`,
+      `  security key ${demo.securityKey}   (kept in ${config.PTS_DATA_DIR}/demo-brand.json)`,
+      '',
+      'Earn a reward (change the email to earn again):',
+      `  curl -s -X POST ${url}/pts-api/manual-event -H 'Content-Type: application/json' -d '${body}'`,
+      '',
+      `Admin CLI: npm run -s pts -- brand list   (admin token in ${config.PTS_DATA_DIR}/admin-token)`,
+    );
+  }
+  console.log(lines.join('\n'));
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info({ signal }, 'shutting down');
+    await platform.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

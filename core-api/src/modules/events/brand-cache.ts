@@ -1,0 +1,55 @@
+import type { Database } from '../../db/database.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
+import { type BrandRecord, type RuleRecord, loadBrandWithRules } from './events.repository.ts';
+
+export interface CachedBrand {
+  brand: BrandRecord;
+  rulesByType: Map<string, RuleRecord>;
+  /** Decrypted once per load so signature checks cost no decryption per request. */
+  securityKey: string;
+}
+
+export interface BrandCache {
+  get(brandId: string): Promise<CachedBrand | undefined>;
+  /** Drops one brand (or all) so the next request reads the database. */
+  invalidate(brandId?: string): void;
+}
+
+/**
+ * Brands and their rules for the hot event path. Entries live `ttlMs` (default 5 s) so replicas pick up
+ * changes made elsewhere quickly; changes made through this process invalidate at once. Limits are never
+ * read from here: counters are locked in the database.
+ */
+export function createBrandCache(deps: { db: Database; secrets: SecretBox; ttlMs: number }): BrandCache {
+  const entries = new Map<string, { value: CachedBrand; loadedAt: number }>();
+  const inflight = new Map<string, Promise<CachedBrand | undefined>>();
+
+  const load = async (brandId: string): Promise<CachedBrand | undefined> => {
+    const loaded = await loadBrandWithRules(deps.db, brandId);
+    if (!loaded) return undefined;
+    const value: CachedBrand = {
+      brand: loaded.brand,
+      rulesByType: new Map(loaded.rules.map((rule) => [rule.event_type, rule])),
+      securityKey: deps.secrets.decrypt(loaded.brand.security_key_encrypted),
+    };
+    entries.set(brandId, { value, loadedAt: Date.now() });
+    return value;
+  };
+
+  return {
+    async get(brandId) {
+      const entry = entries.get(brandId);
+      if (entry && Date.now() - entry.loadedAt < deps.ttlMs) return entry.value;
+      let pending = inflight.get(brandId);
+      if (!pending) {
+        pending = load(brandId).finally(() => inflight.delete(brandId));
+        inflight.set(brandId, pending);
+      }
+      return pending;
+    },
+    invalidate(brandId) {
+      if (brandId) entries.delete(brandId);
+      else entries.clear();
+    },
+  };
+}

@@ -1,0 +1,189 @@
+import {
+  AppError,
+  type BulkEventFailure,
+  type EventConfigResponse,
+  type EventRequest,
+  type EventResponse,
+  bulkEventsRequestSchema,
+  eventConfigQuerySchema,
+  eventRequestSchema,
+  isAppError,
+} from '@pts/shared';
+import express, { type Request, type RequestHandler, Router } from 'express';
+import type { BrandSignatureVerifier } from '../../http/brand-signature.ts';
+import { hasBrandSignature } from '../../http/brand-signature.ts';
+import type { RateLimit } from '../../http/rate-limit.ts';
+import { describeIssues, parseInput } from '../../http/validate.ts';
+import { toEventConfigItem } from './event-config.ts';
+import { type AcceptedEvent, type EventDeps, acceptEvent, completeEvent, recordEvent } from './events.service.ts';
+
+export interface EventRoutesDeps extends EventDeps {
+  verifyBrandSignature: BrandSignatureVerifier;
+  ipLimit: RateLimit;
+  brandLimit: RateLimit;
+  bodyLimitBytes: number;
+  bulkBodyLimitBytes: number;
+  eventConfigCacheSeconds: number;
+}
+
+/** Keeps the exact body bytes for signature checks while parsing JSON. */
+export function jsonBody(limitBytes: number): RequestHandler {
+  return express.json({
+    limit: limitBytes,
+    verify: (req, _res, buf) => {
+      (req as Request).rawBody = buf;
+    },
+  });
+}
+
+const requireJson: RequestHandler = (req, _res, next) => {
+  if (!req.is('application/json')) {
+    return next(
+      new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with the header Content-Type: application/json'),
+    );
+  }
+  next();
+};
+
+/** The event-config cache: answers for 5 minutes (spec 4.3) unless a rule of the brand changes. */
+export function createEventConfigCache(ttlSeconds: number) {
+  const entries = new Map<string, { body: EventConfigResponse; at: number }>();
+  return {
+    get(brandId: string): EventConfigResponse | undefined {
+      const entry = entries.get(brandId);
+      return entry && Date.now() - entry.at < ttlSeconds * 1000 ? entry.body : undefined;
+    },
+    set(brandId: string, body: EventConfigResponse) {
+      entries.set(brandId, { body, at: Date.now() });
+    },
+    invalidate(brandId?: string) {
+      if (brandId) entries.delete(brandId);
+      else entries.clear();
+    },
+  };
+}
+export type EventConfigCache = ReturnType<typeof createEventConfigCache>;
+
+/** Event handler routes (spec 4.1–4.3), mounted under `/pts-api`. */
+export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: EventConfigCache): Router {
+  const router = Router();
+
+  // Unsigned traffic is limited per IP; signed server-to-server traffic is limited per brand once verified.
+  router.use(async (req, res, next) => {
+    try {
+      if (!hasBrandSignature(req)) await deps.ipLimit.consume(res, req.ip ?? 'unknown');
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  /** Verifies a signature for the brand and takes `cost` from the brand's limit; true when signed. */
+  const authorizeBrand = async (req: Request, res: express.Response, brandId: string, cost: number) => {
+    const signed = await deps.verifyBrandSignature(req, brandId);
+    await deps.brandLimit.consume(res, brandId, cost, { headers: signed });
+    return signed;
+  };
+
+  router.post('/manual-event', requireJson, jsonBody(deps.bodyLimitBytes), async (req, res) => {
+    const input = parseInput(eventRequestSchema, req.body);
+    const signed = await authorizeBrand(req, res, input.brandId, 1);
+    const response = await recordEvent(deps, input, { signed, origin: req.headers.origin });
+    res.json(response);
+  });
+
+  router.post('/bulk-events', requireJson, jsonBody(deps.bulkBodyLimitBytes), async (req, res) => {
+    const { events } = parseInput(bulkEventsRequestSchema, req.body);
+    const parsed = events.map((item, index) => parseBulkItem(item, index, deps.bodyLimitBytes));
+    const valid = parsed.filter((item): item is { index: number; input: EventRequest } => 'input' in item);
+    // A signature can only be for one brand: the first valid item's brand is the signing brand.
+    const signingBrand = hasBrandSignature(req) ? valid[0]?.input.brandId : undefined;
+    let signed = false;
+    if (signingBrand) signed = await authorizeBrand(req, res, signingBrand, valid.length);
+    else {
+      const costs = new Map<string, number>();
+      for (const { input } of valid) costs.set(input.brandId, (costs.get(input.brandId) ?? 0) + 1);
+      for (const [brandId, cost] of costs) await deps.brandLimit.consume(res, brandId, cost, { headers: false });
+    }
+
+    // Rules run one after another so identical items see each other; mints are awaited together so the
+    // minter's group commit carries them in as few transactions as possible.
+    const outcomes: (AcceptedEvent | BulkEventFailure)[] = [];
+    for (const item of parsed) {
+      if (!('input' in item)) {
+        outcomes.push(item);
+        continue;
+      }
+      if (signingBrand && item.input.brandId !== signingBrand) {
+        outcomes.push(
+          failure(
+            item.index,
+            new AppError('INVALID_SIGNATURE', `This request is signed for brand ${signingBrand}; send other brands separately`),
+          ),
+        );
+        continue;
+      }
+      try {
+        outcomes.push(await acceptEvent(deps, item.input, { signed, origin: req.headers.origin }));
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        outcomes.push(failure(item.index, error));
+      }
+    }
+    const results: (EventResponse | BulkEventFailure)[] = await Promise.all(
+      outcomes.map((outcome) => ('eventId' in outcome ? completeEvent(deps, outcome) : outcome)),
+    );
+    const failed = results.filter((result) => !result.success).length;
+    res.json({ success: failed === 0, processed: results.length - failed, failed, results });
+  });
+
+  router.get('/event-config', async (req, res) => {
+    const { brandId } = parseInput(eventConfigQuerySchema, req.query, 'query');
+    let body = eventConfigCache.get(brandId);
+    if (!body) {
+      const cached = await deps.brands.get(brandId);
+      if (!cached) {
+        throw new AppError('BRAND_NOT_FOUND', `Brand ${brandId} is not registered; check brandId`, {
+          field: 'brandId',
+          value: brandId,
+        });
+      }
+      const events = [...cached.rulesByType.values()]
+        .filter((rule) => rule.active)
+        .sort((a, b) => a.event_type.localeCompare(b.event_type))
+        .map(toEventConfigItem);
+      body = { success: true, brandId, events, count: events.length };
+      eventConfigCache.set(brandId, body);
+    }
+    res.setHeader('Cache-Control', `public, max-age=${deps.eventConfigCacheSeconds}`);
+    res.json(body);
+  });
+
+  return router;
+}
+
+function failure(index: number, error: AppError): BulkEventFailure {
+  return {
+    success: false,
+    index,
+    error: error.message,
+    code: error.code,
+    status: error.status,
+    ...(error.details ? { details: error.details } : {}),
+  };
+}
+
+function parseBulkItem(
+  item: unknown,
+  index: number,
+  itemLimitBytes: number,
+): { index: number; input: EventRequest } | BulkEventFailure {
+  const size = Buffer.byteLength(JSON.stringify(item) ?? '', 'utf8');
+  if (size > itemLimitBytes) {
+    return failure(index, new AppError('PAYLOAD_TOO_LARGE', `Event is ${size} bytes; each event may be at most ${itemLimitBytes}`));
+  }
+  const result = eventRequestSchema.safeParse(item);
+  if (result.success) return { index, input: result.data };
+  const errors = describeIssues(result.error);
+  return failure(index, new AppError('VALIDATION_ERROR', `Invalid event: ${errors.join('; ')}`, { errors }));
+}

@@ -1,0 +1,190 @@
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { type Clock, systemClock } from '@pts/shared';
+import type { Logger } from 'pino';
+import { type Account, privateKeyToAccount } from 'viem/accounts';
+import { createApp } from '../app.ts';
+import { ANVIL_DEPLOYER_PRIVATE_KEY, ANVIL_MINTER_PRIVATE_KEY, type AnvilInstance, startAnvil } from '../chain/anvil.ts';
+import { createChainClients, ensureContracts } from '../chain/deploy.ts';
+import { createMinter } from '../chain/minter.ts';
+import { type Config, hasRole } from '../config.ts';
+import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
+import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
+import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
+import { createSystemTxtResolver } from '../modules/dns/dns.service.ts';
+import { startRewardProcessorJob } from '../modules/reward-processor/reward-processor.job.ts';
+import { createLocalWalletProvider } from '../modules/wallets/wallet-provider.ts';
+import { createLogger } from '../observability/logger.ts';
+import { createMetrics } from '../observability/metrics.ts';
+import { createSecretBox } from '../security/secret-box.ts';
+import { loadLocalSecrets } from './data-dir.ts';
+
+export interface StartPlatformOptions {
+  /** Use this database instead of opening one from config (tests). */
+  database?: DatabaseHandle;
+  clock?: Clock;
+  logger?: Logger;
+  resolveTxt?: TxtResolver;
+  /** Skip `listen` (tests that drive the app another way). */
+  listen?: boolean;
+}
+
+export interface Platform {
+  deps: AppDeps;
+  app: ReturnType<typeof createApp>;
+  server: Server | undefined;
+  /** `http://host:port` the server listens on. */
+  url: string;
+  changes: ReturnType<typeof createChangeNotifier>;
+  anvil: AnvilInstance | undefined;
+  /** Stops the server, jobs, minter, chain and database, in that order. */
+  stop(): Promise<void>;
+}
+
+/** Builds every dependency from config, creates the app and starts listening: `main.ts` and tests share it. */
+export async function startPlatform(config: Config, options: StartPlatformOptions = {}): Promise<Platform> {
+  const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const clock = options.clock ?? systemClock;
+  const secrets = loadLocalSecrets(config.PTS_DATA_DIR, {
+    adminToken: config.PTS_ADMIN_TOKEN,
+    masterKey: config.PTS_MASTER_KEY,
+    walletMnemonic: config.PTS_WALLET_MNEMONIC,
+  });
+  const stack: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stack.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        logger.warn({ err: error }, 'error while stopping');
+      }
+    }
+    stack.length = 0;
+  };
+
+  try {
+    const database =
+      options.database ??
+      (await openDatabase({
+        databaseUrl: config.DATABASE_URL,
+        pgliteDir: join(config.PTS_DATA_DIR, 'pglite'),
+        poolSize: config.PTS_DB_POOL_SIZE,
+      }));
+    if (!options.database) stack.push(() => database.close());
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+
+    let anvil: AnvilInstance | undefined;
+    let rpcUrl = config.PTS_RPC_URL;
+    if (config.PTS_CHAIN === 'local') {
+      anvil = await startAnvil({
+        port: config.PTS_ANVIL_PORT,
+        chainId: config.PTS_CHAIN_ID,
+        stateFile: join(config.PTS_DATA_DIR, 'anvil-state.json'),
+        ...(config.PTS_ANVIL_BLOCK_TIME !== undefined ? { blockTime: config.PTS_ANVIL_BLOCK_TIME } : {}),
+        logger,
+      });
+      stack.push(() => anvil!.stop());
+      rpcUrl = anvil.rpcUrl;
+    }
+    if (!rpcUrl) throw new Error('PTS_RPC_URL is required when PTS_CHAIN=rpc');
+    const clients = createChainClients(rpcUrl, config.PTS_CHAIN_ID);
+    const minterKey = config.PTS_MINTER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_MINTER_PRIVATE_KEY : undefined);
+    if (!minterKey) throw new Error('PTS_MINTER_PRIVATE_KEY is required when PTS_CHAIN=rpc');
+    const minterAccount = privateKeyToAccount(minterKey as `0x${string}`);
+
+    let tokenAddress = config.PTS_REWARD_TOKEN_ADDRESS as `0x${string}` | undefined;
+    if (!tokenAddress) {
+      const deployerKey =
+        config.PTS_DEPLOYER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_DEPLOYER_PRIVATE_KEY : undefined);
+      if (!deployerKey) {
+        throw new Error('Set PTS_REWARD_TOKEN_ADDRESS, or PTS_DEPLOYER_PRIVATE_KEY so the contracts can be deployed');
+      }
+      const deployer: Account = privateKeyToAccount(deployerKey as `0x${string}`);
+      const contracts = await ensureContracts({
+        db: database.db,
+        publicClient: clients.publicClient,
+        walletClient: clients.walletClientFor(deployer),
+        chainId: config.PTS_CHAIN_ID,
+        minterAddress: minterAccount.address,
+        logger,
+      });
+      tokenAddress = contracts.rewardToken;
+    }
+
+    const metrics = createMetrics({ defaultMetrics: true });
+    const minter = createMinter({
+      db: database.db,
+      chainId: config.PTS_CHAIN_ID,
+      publicClient: clients.publicClient,
+      account: minterAccount,
+      tokenAddress,
+      config,
+      clock,
+      logger,
+      metrics,
+    });
+    const runsWorker = hasRole(config, 'worker');
+    if (runsWorker) minter.start();
+    stack.push(() => minter.stop());
+
+    const chain: ChainInfo = {
+      chainId: config.PTS_CHAIN_ID,
+      rpcUrl: config.PTS_CHAIN === 'local' ? rpcUrl : new URL(rpcUrl).origin,
+      contracts: { rewardToken: tokenAddress },
+      minterAddress: minterAccount.address,
+      explorerUrl: config.PTS_EXPLORER_URL,
+      ping: () => clients.publicClient.getBlockNumber({ cacheTime: 0 }),
+    };
+
+    const deps: AppDeps = {
+      config,
+      db: database.db,
+      dbKind: database.kind,
+      pingDatabase: database.ping,
+      clock,
+      logger,
+      metrics,
+      secrets: createSecretBox(secrets.masterKey),
+      wallets: createLocalWalletProvider(secrets.walletMnemonic),
+      minter,
+      chain,
+      resolveTxt: options.resolveTxt ?? createSystemTxtResolver(config.PTS_DNS_SERVERS),
+      adminToken: secrets.adminToken,
+    };
+    const changes = createChangeNotifier({
+      onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),
+    });
+    const app = createApp(deps, { changes });
+
+    if (runsWorker) {
+      const job = startRewardProcessorJob({ minter, cronExpression: config.PTS_REWARD_PROCESSOR_CRON, logger });
+      stack.push(async () => job.stop());
+    }
+
+    let server: Server | undefined;
+    let url = '';
+    if (options.listen !== false) {
+      server = await new Promise<Server>((resolve, reject) => {
+        const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
+        listening.once('error', reject);
+      });
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : config.PORT;
+      url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
+      const listening = server;
+      stack.push(
+        () =>
+          new Promise<void>((resolve) => {
+            listening.close(() => resolve());
+            listening.closeAllConnections();
+          }),
+      );
+    }
+
+    return { deps, app, server, url, changes, anvil, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
