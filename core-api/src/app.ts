@@ -8,10 +8,10 @@ import { createRateLimit } from './http/rate-limit.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
-import { createDnsRouter } from './modules/dns/dns.routes.ts';
+import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
 import { createBrandCache } from './modules/events/brand-cache.ts';
 import { createEventConfigCache, createEventsRouter } from './modules/events/events.routes.ts';
-import { createHealthRouter } from './modules/health/health.routes.ts';
+import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
@@ -117,6 +117,8 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
 
   const docs = createApiDocs();
   registerApiDocs(docs);
+  registerHealthDocs(docs);
+  registerDnsDocs(docs);
   app.use(
     createHealthRouter({
       pingDatabase: deps.pingDatabase,
@@ -125,6 +127,7 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
       config,
       wallets: deps.wallets,
       dbKind: deps.dbKind,
+      logger,
       routes: () => mounted,
       serviceName: SERVICE_NAME,
       version: SERVICE_VERSION,

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics of one app instance (own registry: tests run several apps in one process). */
 export interface Metrics {
@@ -10,6 +10,8 @@ export interface Metrics {
   mintTransactions: Counter<'result'>;
   rewardsByStatus: Gauge<'status'>;
   nonceLag: Gauge;
+  /** Scrapes where sampling the database failed (the gauges it feeds are left empty that scrape). */
+  scrapeSampleFailures: Counter;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -57,6 +59,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     nonceLag: new Gauge({
       name: 'pts_minter_nonce_lag',
       help: 'Nonces the minter has used that the chain has not yet confirmed',
+      registers: [registry],
+    }),
+    scrapeSampleFailures: new Counter({
+      name: 'pts_metrics_sample_failures_total',
+      help: 'Scrapes of /metrics where sampling reward_mints failed',
       registers: [registry],
     }),
   };

@@ -1,0 +1,86 @@
+import { domainSchema, errorEnvelopeSchema } from '@pts/shared';
+import express, { Router } from 'express';
+import { z } from 'zod';
+import type { AppDeps } from '../../deps.ts';
+import { createRateLimit } from '../../http/rate-limit.ts';
+import { parseInput } from '../../http/validate.ts';
+import type { ApiDocs } from '../../observability/openapi.ts';
+import { verifyDns } from './dns.service.ts';
+
+export const verifyDnsRequestSchema = z.object({ domain: domainSchema }).meta({ id: 'VerifyDnsRequest' });
+
+export const verifyDnsResponseSchema = z
+  .object({
+    success: z.literal(true),
+    domain: z.string(),
+    dnsConfigured: z.boolean(),
+    brandId: z.string().nullable(),
+    reason: z.enum([
+      'verified',
+      'no_record',
+      'malformed_record',
+      'unknown_brand',
+      'api_key_mismatch',
+      'domain_mismatch',
+    ]),
+  })
+  .meta({ id: 'VerifyDnsResponse' });
+
+export type DnsRouterDeps = Pick<AppDeps, 'db' | 'resolveTxt' | 'clock' | 'config' | 'logger'>;
+
+export interface DnsRouterOptions {
+  /** Lookups one client IP may trigger per minute (each costs an outbound DNS query). Default 30. */
+  lookupsPerMinutePerIp?: number;
+  lookupTimeoutMs?: number;
+}
+
+/** `POST /verify-dns`, relative to where it is mounted (the event handler's `/pts-api`). */
+export function createDnsRouter(deps: DnsRouterDeps, options: DnsRouterOptions = {}): Router {
+  const limit = createRateLimit({
+    name: 'verify-dns',
+    points: options.lookupsPerMinutePerIp ?? 30,
+    durationSeconds: 60,
+  });
+  const router = Router();
+  router.post('/verify-dns', express.json({ limit: deps.config.PTS_BODY_LIMIT_BYTES }), async (req, res) => {
+    const { domain } = parseInput(verifyDnsRequestSchema, req.body);
+    await limit.consume(res, req.ip ?? 'unknown');
+    const result = await verifyDns(
+      {
+        db: deps.db,
+        resolveTxt: deps.resolveTxt,
+        clock: deps.clock,
+        logger: deps.logger,
+        ...(options.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: options.lookupTimeoutMs }),
+      },
+      { domain },
+    );
+    res.json(result);
+  });
+  return router;
+}
+
+/** Documents `POST /pts-api/verify-dns` (pass the prefix the router is mounted under). */
+export function registerDnsDocs(docs: ApiDocs, prefix = '/pts-api'): void {
+  docs.register({
+    method: 'post',
+    path: `${prefix}/verify-dns`,
+    summary: 'Check the _pts.<domain> TXT record that links a domain to a brand',
+    description:
+      'Looks up `_pts.<domain>` for `brand_id=<brand id>;api_key=<api key>`. `dnsConfigured` is true when the ' +
+      "record names an existing brand, carries that brand's API key, and the domain is the brand's website " +
+      "domain or one of its subdomains; the domain is then recorded in the brand's verified domains. A missing " +
+      'record is 200 with `dnsConfigured: false`; a failing lookup (timeout, SERVFAIL) is 503.',
+    tags: ['brands'],
+    request: { body: verifyDnsRequestSchema },
+    responses: {
+      200: { description: 'Lookup done; see dnsConfigured and reason', schema: verifyDnsResponseSchema },
+      400: { description: 'domain missing or not a domain name', schema: errorEnvelopeSchema },
+      429: { description: 'Too many lookups from this IP', schema: errorEnvelopeSchema },
+      503: {
+        description: 'The DNS lookup failed (timeout, SERVFAIL, refused); retry later',
+        schema: errorEnvelopeSchema,
+      },
+    },
+  });
+}

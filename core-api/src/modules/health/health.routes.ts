@@ -1,0 +1,248 @@
+import { hostname as osHostname } from 'node:os';
+import {
+  type ConnectionState,
+  type DebugInfo,
+  type Diagnostic,
+  debugInfoSchema,
+  diagnosticSchema,
+  type Liveness,
+  livenessSchema,
+  type Readiness,
+  type RootHealth,
+  readinessSchema,
+  rootHealthSchema,
+  type ServiceHealth,
+  serviceHealthSchema,
+} from '@pts/shared';
+import { type Response, Router } from 'express';
+import type { Logger } from 'pino';
+import type { AppDeps } from '../../deps.ts';
+import type { ApiDocs } from '../../observability/openapi.ts';
+
+/** A ping slower than this counts as a failure, so a hung RPC or database never hangs the health checks. */
+export const DEFAULT_PING_TIMEOUT_MS = 2_000;
+
+export type HealthDeps = Pick<
+  AppDeps,
+  'pingDatabase' | 'chain' | 'clock' | 'config' | 'wallets' | 'dbKind'
+> & {
+  /** Route paths this process serves, listed by the root health body. */
+  routes: () => string[];
+  serviceName: string;
+  version: string;
+  logger?: Logger;
+  pingTimeoutMs?: number;
+  /** Defaults to the machine's hostname. */
+  hostname?: string;
+};
+
+interface Probe<T> {
+  state: ConnectionState;
+  value?: T;
+}
+
+/** Runs `check` with a deadline. Concurrent callers share one in-flight check, so a burst of probes costs one ping. */
+function createProbe<T>(name: string, check: () => Promise<T>, timeoutMs: number, logger?: Logger) {
+  let inFlight: Promise<Probe<T>> | undefined;
+  const run = async (): Promise<Probe<T>> => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const value = await Promise.race([
+        check(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`${name} did not answer within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+      return { state: 'connected', value };
+    } catch (error) {
+      logger?.warn({ err: error, dependency: name }, 'health check failed');
+      return { state: 'disconnected' };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return (): Promise<Probe<T>> => {
+    inFlight ??= run().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+}
+
+/** Health, diagnostics, liveness and readiness (spec 2.9, 4.4, 4.12). Public: no credentials, no secrets. */
+export function createHealthRouter(deps: HealthDeps): Router {
+  const timeoutMs = deps.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
+  const hostname = deps.hostname ?? osHostname();
+  const probeDatabase = createProbe('database', () => deps.pingDatabase(), timeoutMs, deps.logger);
+  const probeChain = createProbe('blockchain', () => deps.chain.ping(), timeoutMs, deps.logger);
+  // The WalletProvider port has no ping; an adapter that talks to a remote provider may add one.
+  const wallets = deps.wallets as typeof deps.wallets & { ping?: () => Promise<unknown> };
+  const probeIdentity = createProbe(
+    'identity_provider',
+    async () => {
+      if (typeof wallets.ping === 'function') await wallets.ping();
+    },
+    timeoutMs,
+    deps.logger,
+  );
+  const now = () => deps.clock.now().toISOString();
+  const send = <T>(res: Response, status: number, body: T) => {
+    res.status(status).setHeader('Cache-Control', 'no-store').json(body);
+  };
+
+  const router = Router();
+
+  router.get('/health', (_req, res) => {
+    const body: RootHealth = {
+      status: 'healthy',
+      service: deps.serviceName,
+      timestamp: now(),
+      hostname,
+      version: deps.version,
+      routes: deps.routes(),
+    };
+    send(res, 200, body);
+  });
+
+  router.get('/pts-api/health', async (_req, res) => {
+    const [database, blockchain, identity] = await Promise.all([
+      probeDatabase(),
+      probeChain(),
+      probeIdentity(),
+    ]);
+    const services = {
+      database: database.state,
+      blockchain: blockchain.state,
+      identity_provider: identity.state,
+    };
+    const healthy = Object.values(services).every((state) => state === 'connected');
+    const body: ServiceHealth = { status: healthy ? 'healthy' : 'degraded', timestamp: now(), services };
+    send(res, healthy ? 200 : 503, body);
+  });
+
+  router.get('/pts-api/diagnostic', async (_req, res) => {
+    const [database, blockchain, identity] = await Promise.all([
+      probeDatabase(),
+      probeChain(),
+      probeIdentity(),
+    ]);
+    const status: Diagnostic['status'] =
+      database.state === 'disconnected'
+        ? 'down'
+        : blockchain.state === 'disconnected' || identity.state === 'disconnected'
+          ? 'degraded'
+          : 'healthy';
+    const body: Diagnostic = {
+      status,
+      database: database.state,
+      blockchain: blockchain.state,
+      identity_provider: identity.state,
+      timestamp: now(),
+      databaseKind: deps.dbKind,
+      chainId: deps.chain.chainId,
+      blockNumber: blockchain.value === undefined ? null : blockchain.value.toString(),
+      contracts: deps.chain.contracts,
+      minterAddress: deps.chain.minterAddress,
+      identityProviderKind: deps.wallets.kind,
+      roles: [...deps.config.PTS_ROLES],
+    };
+    // Degraded still answers 200: events are accepted and queued for minting while the chain is away.
+    send(res, status === 'down' ? 503 : 200, body);
+  });
+
+  router.get('/pts-api/debug', (req, res) => {
+    const body: DebugInfo = {
+      debug: 'ok',
+      hostname,
+      path: req.originalUrl.split('?')[0] ?? req.path,
+      method: req.method,
+      timestamp: now(),
+      worker_version: deps.version,
+    };
+    send(res, 200, body);
+  });
+
+  router.get('/livez', (_req, res) => {
+    const body: Liveness = { status: 'ok', timestamp: now() };
+    send(res, 200, body);
+  });
+
+  router.get('/readyz', async (_req, res) => {
+    const [database, blockchain] = await Promise.all([probeDatabase(), probeChain()]);
+    const ready = database.state === 'connected' && blockchain.state === 'connected';
+    const body: Readiness = {
+      status: ready ? 'ready' : 'not_ready',
+      timestamp: now(),
+      database: database.state,
+      blockchain: blockchain.state,
+    };
+    send(res, ready ? 200 : 503, body);
+  });
+
+  return router;
+}
+
+/** Documents the health routes in the OpenAPI registry. */
+export function registerHealthDocs(docs: ApiDocs): void {
+  const tags = ['health'];
+  docs.register({
+    method: 'get',
+    path: '/health',
+    summary: 'Root health: the process is serving, with its route list',
+    tags,
+    responses: { 200: { description: 'Always healthy while the process answers', schema: rootHealthSchema } },
+  });
+  docs.register({
+    method: 'get',
+    path: '/pts-api/health',
+    summary: 'Health of the database, chain and identity provider',
+    tags,
+    responses: {
+      200: { description: 'Every dependency is connected', schema: serviceHealthSchema },
+      503: {
+        description: 'At least one dependency is disconnected (status `degraded`)',
+        schema: serviceHealthSchema,
+      },
+    },
+  });
+  docs.register({
+    method: 'get',
+    path: '/pts-api/diagnostic',
+    summary: 'Diagnostic body: dependency states, chain id, contracts, minter',
+    tags,
+    responses: {
+      200: {
+        description: '`healthy`, or `degraded` when only the chain or identity provider is away',
+        schema: diagnosticSchema,
+      },
+      503: { description: '`down`: the database is unreachable', schema: diagnosticSchema },
+    },
+  });
+  docs.register({
+    method: 'get',
+    path: '/pts-api/debug',
+    summary: 'Echo of the request as this worker saw it',
+    tags,
+    responses: { 200: { description: 'Debug body', schema: debugInfoSchema } },
+  });
+  docs.register({
+    method: 'get',
+    path: '/livez',
+    summary: 'Liveness: the process is up',
+    tags,
+    responses: { 200: { description: 'The process answers', schema: livenessSchema } },
+  });
+  docs.register({
+    method: 'get',
+    path: '/readyz',
+    summary: 'Readiness: the database and the chain answer',
+    tags,
+    responses: {
+      200: { description: 'Ready for traffic', schema: readinessSchema },
+      503: { description: 'Database or chain unreachable', schema: readinessSchema },
+    },
+  });
+}

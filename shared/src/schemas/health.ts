@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/** State of one dependency as the health bodies report it (spec 2.9 shows `connected`). */
+export const connectionStateSchema = z.enum(['connected', 'disconnected']);
+export type ConnectionState = z.infer<typeof connectionStateSchema>;
+
+/** `GET /health` on every host (spec 2.9 root health, 4.12). */
+export const rootHealthSchema = z
+  .object({
+    status: z.literal('healthy'),
+    service: z.string(),
+    timestamp: z.iso.datetime(),
+    hostname: z.string(),
+    version: z.string(),
+    /** Route paths this process serves. */
+    routes: z.array(z.string()),
+  })
+  .meta({ id: 'RootHealth' });
+export type RootHealth = z.infer<typeof rootHealthSchema>;
+
+/** `GET /pts-api/health`: 200 when `healthy`, 503 when `degraded`. */
+export const serviceHealthSchema = z
+  .object({
+    status: z.enum(['healthy', 'degraded']),
+    timestamp: z.iso.datetime(),
+    services: z.object({
+      database: connectionStateSchema,
+      blockchain: connectionStateSchema,
+      identity_provider: connectionStateSchema,
+    }),
+  })
+  .meta({ id: 'ServiceHealth' });
+export type ServiceHealth = z.infer<typeof serviceHealthSchema>;
+
+/** `GET /pts-api/diagnostic`: `down` without the database (503), `degraded` without the chain or the identity provider (200). */
+export const diagnosticSchema = z
+  .object({
+    status: z.enum(['healthy', 'degraded', 'down']),
+    database: connectionStateSchema,
+    blockchain: connectionStateSchema,
+    identity_provider: connectionStateSchema,
+    timestamp: z.iso.datetime(),
+    databaseKind: z.enum(['pglite', 'postgres']),
+    chainId: z.number().int(),
+    /** Latest block seen by the health ping (decimal string), null when the chain did not answer. */
+    blockNumber: z.string().nullable(),
+    contracts: z.record(z.string(), z.string()),
+    minterAddress: z.string(),
+    identityProviderKind: z.string(),
+    /** Roles (route groups) this process serves. */
+    roles: z.array(z.string()),
+  })
+  .meta({ id: 'Diagnostic' });
+export type Diagnostic = z.infer<typeof diagnosticSchema>;
+
+/** `GET /pts-api/debug` (spec 4.4). */
+export const debugInfoSchema = z
+  .object({
+    debug: z.string(),
+    hostname: z.string(),
+    path: z.string(),
+    method: z.string(),
+    timestamp: z.iso.datetime(),
+    worker_version: z.string(),
+  })
+  .meta({ id: 'DebugInfo' });
+export type DebugInfo = z.infer<typeof debugInfoSchema>;
+
+/** `GET /livez`: the process is up and its event loop answers. */
+export const livenessSchema = z
+  .object({ status: z.literal('ok'), timestamp: z.iso.datetime() })
+  .meta({ id: 'Liveness' });
+export type Liveness = z.infer<typeof livenessSchema>;
+
+/** `GET /readyz`: 200 `ready` when the database and the chain answer, 503 `not_ready` otherwise. */
+export const readinessSchema = z
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    timestamp: z.iso.datetime(),
+    database: connectionStateSchema,
+    blockchain: connectionStateSchema,
+  })
+  .meta({ id: 'Readiness' });
+export type Readiness = z.infer<typeof readinessSchema>;
