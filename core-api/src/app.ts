@@ -1,4 +1,5 @@
 import express, { type Express, Router } from 'express';
+import { registerApiDocs } from './api-docs.ts';
 import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { createBrandSignatureVerifier } from './http/brand-signature.ts';
@@ -13,7 +14,6 @@ import { createBrandCache } from './modules/events/brand-cache.ts';
 import { createEventConfigCache, createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
-import { registerApiDocs } from './api-docs.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
 import { createMetricsRouter, createRewardStatusSampler } from './observability/metrics.routes.ts';

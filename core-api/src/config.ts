@@ -3,18 +3,24 @@ import { z } from 'zod';
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
   .transform((value) => ['true', '1', 'yes', 'on'].includes(value));
-const listFromEnv = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((part) => part.trim())
-      .filter(Boolean),
-  );
+const listFromEnv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean),
+);
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex characters');
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex characters');
 
-export const ROLES = ['event-handler', 'relayer', 'register', 'constraint-updater', 'reward-processor', 'worker', 'admin'] as const;
+export const ROLES = [
+  'event-handler',
+  'relayer',
+  'register',
+  'constraint-updater',
+  'reward-processor',
+  'worker',
+  'admin',
+] as const;
 export type Role = (typeof ROLES)[number];
 
 /** Every setting, read from the environment once at start. See docs/configuration.md. */
@@ -27,7 +33,10 @@ export const configSchema = z.object({
   PTS_DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   PTS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** 32-byte hex key that encrypts secrets at rest; generated into the data dir when unset. */
-  PTS_MASTER_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').optional(),
+  PTS_MASTER_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')
+    .optional(),
   /** BIP-39 mnemonic the local identity provider derives user wallets from; generated into the data dir when unset. */
   PTS_WALLET_MNEMONIC: z.string().optional(),
   PTS_ROLES: listFromEnv.pipe(z.array(z.enum([...ROLES, 'all']))).default(['all']),
@@ -40,7 +49,11 @@ export const configSchema = z.object({
   PTS_SIGNATURE_TOLERANCE_SECONDS: z.coerce.number().int().min(1).default(300),
   PTS_EVENT_CONFIG_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   PTS_RULE_CACHE_SECONDS: z.coerce.number().min(0).default(5),
-  PTS_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(10 * 1024),
+  PTS_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024),
   PTS_TRUST_PROXY: booleanFromEnv.default(false),
   PTS_DNS_SERVERS: listFromEnv.optional(),
   PTS_SEED_DEMO: booleanFromEnv.default(true),

@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import type { Minter } from './chain/minter.types.ts';
 import type { Config } from './config.ts';
 import type { Database, DatabaseKind } from './db/database.ts';
+import type { WalletProvider } from './modules/wallets/wallet-provider.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { SecretBox } from './security/secret-box.ts';
-import type { WalletProvider } from './modules/wallets/wallet-provider.ts';
 
 /** Resolves TXT records; injectable so tests use a local DNS server. */
 export type TxtResolver = (hostname: string) => Promise<string[][]>;

@@ -6,7 +6,8 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/db/da
 export const testDatabaseKind: 'pglite' | 'postgres' = process.env.PTS_TEST_DB === 'postgres' ? 'postgres' : 'pglite';
 
 /** Admin connection used to create throwaway databases (`PTS_TEST_DATABASE_URL`, else local trust auth). */
-const adminUrl = process.env.PTS_TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const adminUrl =
+  process.env.PTS_TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase extends DatabaseHandle {
   /** Connection string of the PostgreSQL test database (undefined on PGlite). */

@@ -1,20 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type CreatedBrand,
-  type ManualClock,
-  createManualClock,
-  signRequest,
-} from '@pts/shared';
+import { type CreatedBrand, createManualClock, type ManualClock, signRequest } from '@pts/shared';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import type { TxtResolver } from '../src/deps.ts';
 import { createBrand, setRule } from '../src/modules/brands/brands.service.ts';
 
 type RuleInput = Parameters<typeof setRule>[2];
+
 import { type Platform, startPlatform } from '../src/startup/platform.ts';
-import { type TestDatabase, createTestDatabase } from './database.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface TestPlatform extends Platform {
   clock: ManualClock;

@@ -1,4 +1,11 @@
-import { AppError, type Clock, SIGNATURE_HEADER, TIMESTAMP_HEADER, computeSignature, signatureMatches } from '@pts/shared';
+import {
+  AppError,
+  type Clock,
+  computeSignature,
+  SIGNATURE_HEADER,
+  signatureMatches,
+  TIMESTAMP_HEADER,
+} from '@pts/shared';
 import type { Request } from 'express';
 import type { Database } from '../db/database.ts';
 
@@ -94,4 +101,3 @@ export function createBrandSignatureVerifier(deps: BrandSignatureDeps) {
 }
 
 export type BrandSignatureVerifier = ReturnType<typeof createBrandSignatureVerifier>;
-

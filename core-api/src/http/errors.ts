@@ -43,7 +43,10 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
       );
     }
     if (parserError?.type === 'entity.parse.failed') {
-      return sendError(res, new AppError('INVALID_JSON', 'Request body is not valid JSON', { errors: [parserError.message] }));
+      return sendError(
+        res,
+        new AppError('INVALID_JSON', 'Request body is not valid JSON', { errors: [parserError.message] }),
+      );
     }
     if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
       return sendError(res, new AppError('UNSUPPORTED_MEDIA_TYPE', parserError.message));

@@ -34,7 +34,8 @@ export function loadLocalSecrets(
   const generated: string[] = [];
   return {
     adminToken:
-      env.adminToken ?? readOrCreate(dataDir, 'admin-token', () => `pts_admin_${randomBytes(24).toString('base64url')}`, generated),
+      env.adminToken ??
+      readOrCreate(dataDir, 'admin-token', () => `pts_admin_${randomBytes(24).toString('base64url')}`, generated),
     masterKey: env.masterKey ?? readOrCreate(dataDir, 'master-key', () => randomBytes(32).toString('hex'), generated),
     walletMnemonic:
       env.walletMnemonic ?? readOrCreate(dataDir, 'wallet-mnemonic', () => generateMnemonic(wordlist, 256), generated),

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createBrand, seedDefaultRules, type BrandServiceDeps } from '../modules/brands/brands.service.ts';
 import { findBrandByAddress } from '../modules/brands/brands.repository.ts';
+import { type BrandServiceDeps, createBrand, seedDefaultRules } from '../modules/brands/brands.service.ts';
 
 export interface DemoBrand {
   brandId: string;

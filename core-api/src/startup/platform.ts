@@ -4,7 +4,12 @@ import { type Clock, systemClock } from '@pts/shared';
 import type { Logger } from 'pino';
 import { type Account, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../app.ts';
-import { ANVIL_DEPLOYER_PRIVATE_KEY, ANVIL_MINTER_PRIVATE_KEY, type AnvilInstance, startAnvil } from '../chain/anvil.ts';
+import {
+  ANVIL_DEPLOYER_PRIVATE_KEY,
+  ANVIL_MINTER_PRIVATE_KEY,
+  type AnvilInstance,
+  startAnvil,
+} from '../chain/anvil.ts';
 import { createChainClients, ensureContracts } from '../chain/deploy.ts';
 import { createMinter } from '../chain/minter.ts';
 import { type Config, hasRole } from '../config.ts';
@@ -89,7 +94,8 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     }
     if (!rpcUrl) throw new Error('PTS_RPC_URL is required when PTS_CHAIN=rpc');
     const clients = createChainClients(rpcUrl, config.PTS_CHAIN_ID);
-    const minterKey = config.PTS_MINTER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_MINTER_PRIVATE_KEY : undefined);
+    const minterKey =
+      config.PTS_MINTER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_MINTER_PRIVATE_KEY : undefined);
     if (!minterKey) throw new Error('PTS_MINTER_PRIVATE_KEY is required when PTS_CHAIN=rpc');
     const minterAccount = privateKeyToAccount(minterKey as `0x${string}`);
 

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import {
   ADDRESS_PATTERN,
-  TX_HASH_PATTERN,
   brandIdSchema,
   cleanString,
   domainSchema,
   emailSchema,
   eventTypeSchema,
   httpUrlSchema,
+  TX_HASH_PATTERN,
 } from './common.ts';
 
 /** Sources that bypass cooldown and per-user max claims when the request is brand-signed (spec 4.1 rule 8). */

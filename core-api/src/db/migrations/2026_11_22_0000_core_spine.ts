@@ -135,7 +135,10 @@ const ddl = `
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // One statement per query: PGlite's extended protocol rejects multi-statement strings.
-  for (const statement of ddl.split(/;\s*\n/).map((part) => part.trim()).filter(Boolean)) {
+  for (const statement of ddl
+    .split(/;\s*\n/)
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     await sql.raw(statement).execute(db);
   }
 }

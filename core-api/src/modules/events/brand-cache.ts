@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import { type BrandRecord, type RuleRecord, loadBrandWithRules } from './events.repository.ts';
+import { type BrandRecord, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
 
 export interface CachedBrand {
   brand: BrandRecord;

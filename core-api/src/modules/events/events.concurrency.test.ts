@@ -1,7 +1,7 @@
 import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
-import { type TestPlatform, startTestPlatform } from '../../../test/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 
 let platform: TestPlatform;
 let brand: CreatedBrand;

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { ClaimCountersTable, EventsTable } from '../../db/schema.ts';
-import { type BrandRow, type RuleRow, findBrandByAddress, listRules } from '../brands/brands.repository.ts';
+import { type BrandRow, findBrandByAddress, listRules, type RuleRow } from '../brands/brands.repository.ts';
 
 export type BrandRecord = BrandRow;
 export type RuleRecord = RuleRow;
@@ -27,12 +27,21 @@ export async function ensureUser(db: Database, email: string): Promise<{ id: big
     .executeTakeFirst();
   const row =
     inserted ??
-    (await db.selectFrom('users').select(['id', 'wallet_address']).where('email', '=', email).executeTakeFirstOrThrow());
+    (await db
+      .selectFrom('users')
+      .select(['id', 'wallet_address'])
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow());
   return { id: row.id, walletAddress: row.wallet_address };
 }
 
 /** Records the user's wallet once; true only for the caller that set it (so `walletCreated` is told once). */
-export async function setUserWallet(db: Database, userId: bigint, address: string, idpUserId: string): Promise<boolean> {
+export async function setUserWallet(
+  db: Database,
+  userId: bigint,
+  address: string,
+  idpUserId: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('users')
     .set({ wallet_address: address, idp_user_id: idpUserId })

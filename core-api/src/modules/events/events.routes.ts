@@ -1,10 +1,10 @@
 import {
   AppError,
   type BulkEventFailure,
+  bulkEventsRequestSchema,
   type EventConfigResponse,
   type EventRequest,
   type EventResponse,
-  bulkEventsRequestSchema,
   eventConfigQuerySchema,
   eventRequestSchema,
   isAppError,
@@ -15,7 +15,7 @@ import { hasBrandSignature } from '../../http/brand-signature.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { describeIssues, parseInput } from '../../http/validate.ts';
 import { toEventConfigItem } from './event-config.ts';
-import { type AcceptedEvent, type EventDeps, acceptEvent, completeEvent, recordEvent } from './events.service.ts';
+import { type AcceptedEvent, acceptEvent, completeEvent, type EventDeps, recordEvent } from './events.service.ts';
 
 export interface EventRoutesDeps extends EventDeps {
   verifyBrandSignature: BrandSignatureVerifier;
@@ -118,7 +118,10 @@ export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: Even
         outcomes.push(
           failure(
             item.index,
-            new AppError('INVALID_SIGNATURE', `This request is signed for brand ${signingBrand}; send other brands separately`),
+            new AppError(
+              'INVALID_SIGNATURE',
+              `This request is signed for brand ${signingBrand}; send other brands separately`,
+            ),
           ),
         );
         continue;
@@ -180,7 +183,10 @@ function parseBulkItem(
 ): { index: number; input: EventRequest } | BulkEventFailure {
   const size = Buffer.byteLength(JSON.stringify(item) ?? '', 'utf8');
   if (size > itemLimitBytes) {
-    return failure(index, new AppError('PAYLOAD_TOO_LARGE', `Event is ${size} bytes; each event may be at most ${itemLimitBytes}`));
+    return failure(
+      index,
+      new AppError('PAYLOAD_TOO_LARGE', `Event is ${size} bytes; each event may be at most ${itemLimitBytes}`),
+    );
   }
   const result = eventRequestSchema.safeParse(item);
   if (result.success) return { index, input: result.data };

@@ -1,7 +1,7 @@
 import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
-import { type TestPlatform, startTestPlatform } from '../../../test/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 
 let platform: TestPlatform;
 let brand: CreatedBrand;
@@ -168,7 +168,11 @@ describe('manual-event', () => {
       domain: 'paused.example.com',
       rules: [{ eventType: 'account_creation', rewardAmount: 10 }],
     });
-    await platform.deps.db.updateTable('brands').set({ automation_enabled: false }).where('address', '=', other.brandId).execute();
+    await platform.deps.db
+      .updateTable('brands')
+      .set({ automation_enabled: false })
+      .where('address', '=', other.brandId)
+      .execute();
     platform.changes.emit({ kind: 'brand', brandId: other.brandId });
     const res = await platform.post(
       '/pts-api/manual-event',
@@ -192,10 +196,13 @@ describe('manual-event', () => {
 
   describe('channel constraints', () => {
     it('processes a matching channel, refuses another with the allowed list, and skips the check without channel_id', async () => {
-      expect((await platform.post('/pts-api/manual-event', event({ eventType: 'discord_gm', channel_id: 'gm' }))).status).toBe(
-        200,
+      expect(
+        (await platform.post('/pts-api/manual-event', event({ eventType: 'discord_gm', channel_id: 'gm' }))).status,
+      ).toBe(200);
+      const refused = await platform.post(
+        '/pts-api/manual-event',
+        event({ eventType: 'discord_gm', channel_id: 'random' }),
       );
-      const refused = await platform.post('/pts-api/manual-event', event({ eventType: 'discord_gm', channel_id: 'random' }));
       expect(refused.status).toBe(403);
       expect(refused.body.code).toBe('CHANNEL_NOT_ALLOWED');
       expect(refused.body.details.allowedChannels).toEqual(['general', 'gm']);
@@ -205,14 +212,23 @@ describe('manual-event', () => {
 
   it('answers 409 with existingEventId for the same event and user inside the duplicate window', async () => {
     const email = nextEmail();
-    const first = await platform.post('/pts-api/manual-event', event({ eventType: 'unlimited_ping', userEmail: email }));
+    const first = await platform.post(
+      '/pts-api/manual-event',
+      event({ eventType: 'unlimited_ping', userEmail: email }),
+    );
     expect(first.status).toBe(200);
-    const second = await platform.post('/pts-api/manual-event', event({ eventType: 'unlimited_ping', userEmail: email }));
+    const second = await platform.post(
+      '/pts-api/manual-event',
+      event({ eventType: 'unlimited_ping', userEmail: email }),
+    );
     expect(second.status).toBe(409);
     expect(second.body.code).toBe('DUPLICATE_EVENT');
     expect(second.body.details.existingEventId).toBe(first.body.eventId);
     platform.clock.advance(61_000);
-    const later = await platform.post('/pts-api/manual-event', event({ eventType: 'unlimited_ping', userEmail: email }));
+    const later = await platform.post(
+      '/pts-api/manual-event',
+      event({ eventType: 'unlimited_ping', userEmail: email }),
+    );
     expect(later.status).toBe(200);
   });
 
@@ -238,9 +254,9 @@ describe('manual-event', () => {
   it('stops a user at the rule max claims with totalClaims and maxClaims', async () => {
     const email = nextEmail();
     for (let i = 0; i < 3; i++) {
-      expect((await platform.post('/pts-api/manual-event', event({ eventType: 'daily_visit', userEmail: email }))).status).toBe(
-        200,
-      );
+      expect(
+        (await platform.post('/pts-api/manual-event', event({ eventType: 'daily_visit', userEmail: email }))).status,
+      ).toBe(200);
       platform.clock.advance(61_000);
     }
     const res = await platform.post('/pts-api/manual-event', event({ eventType: 'daily_visit', userEmail: email }));
@@ -297,7 +313,12 @@ describe('manual-event', () => {
     it('lets signed skip_cooldown bypass the cooldown but not max claims', async () => {
       const email = nextEmail();
       const body = () => event({ eventType: 'daily_visit', userEmail: email, metadata: { skip_cooldown: true } });
-      await platform.setRule(brand.brandId, { eventType: 'daily_visit', rewardAmount: 5, cooldownHours: 24, maxClaims: 3 });
+      await platform.setRule(brand.brandId, {
+        eventType: 'daily_visit',
+        rewardAmount: 5,
+        cooldownHours: 24,
+        maxClaims: 3,
+      });
       for (let i = 0; i < 3; i++) {
         expect((await platform.signedPost('/pts-api/manual-event', body(), brand.securityKey)).status).toBe(200);
         platform.clock.advance(61_000);
@@ -305,7 +326,12 @@ describe('manual-event', () => {
       const res = await platform.signedPost('/pts-api/manual-event', body(), brand.securityKey);
       expect(res.status).toBe(429);
       expect(res.body.details.reason).toBe('max_claims_reached');
-      await platform.setRule(brand.brandId, { eventType: 'daily_visit', rewardAmount: 5, cooldownHours: 0, maxClaims: 3 });
+      await platform.setRule(brand.brandId, {
+        eventType: 'daily_visit',
+        rewardAmount: 5,
+        cooldownHours: 0,
+        maxClaims: 3,
+      });
     });
 
     it('still applies the global max total to privileged origins', async () => {
@@ -406,7 +432,11 @@ describe('event-config', () => {
   it('serves from its cache until a rule of the brand changes', async () => {
     const before = await platform.get(`/pts-api/event-config?brandId=${brand.brandId}`);
     // A write behind the service's back is not seen while cached...
-    await platform.deps.db.updateTable('event_rules').set({ reward_amount: 999 }).where('event_type', '=', 'custom_quiz').execute();
+    await platform.deps.db
+      .updateTable('event_rules')
+      .set({ reward_amount: 999 })
+      .where('event_type', '=', 'custom_quiz')
+      .execute();
     const cached = await platform.get(`/pts-api/event-config?brandId=${brand.brandId}`);
     expect(cached.body).toEqual(before.body);
     // ...a change through the service invalidates at once.

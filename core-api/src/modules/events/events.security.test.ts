@@ -1,6 +1,6 @@
 import { type CreatedBrand, signRequest } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestPlatform, startTestPlatform } from '../../../test/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 
 let platform: TestPlatform;
 let brand: CreatedBrand;
@@ -45,16 +45,34 @@ describe('brand-signed requests', () => {
 
   it('answers 401 for a wrong key, a tampered body, a wrong path and a malformed signature', async () => {
     const raw = JSON.stringify(body());
-    const wrongKey = signRequest({ securityKey: 'pts_sk_wrong', method: 'POST', pathWithQuery: '/pts-api/manual-event', body: raw, timestamp: now() });
+    const wrongKey = signRequest({
+      securityKey: 'pts_sk_wrong',
+      method: 'POST',
+      pathWithQuery: '/pts-api/manual-event',
+      body: raw,
+      timestamp: now(),
+    });
     expect((await sendSigned(raw, wrongKey)).status).toBe(401);
 
-    const good = signRequest({ securityKey: brand.securityKey, method: 'POST', pathWithQuery: '/pts-api/manual-event', body: raw, timestamp: now() });
+    const good = signRequest({
+      securityKey: brand.securityKey,
+      method: 'POST',
+      pathWithQuery: '/pts-api/manual-event',
+      body: raw,
+      timestamp: now(),
+    });
     const tampered = raw.replace('"ping"', '"pong"');
     const res = await sendSigned(tampered, good);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('INVALID_SIGNATURE');
 
-    const otherPath = signRequest({ securityKey: brand.securityKey, method: 'POST', pathWithQuery: '/pts-api/bulk-events', body: raw, timestamp: now() });
+    const otherPath = signRequest({
+      securityKey: brand.securityKey,
+      method: 'POST',
+      pathWithQuery: '/pts-api/bulk-events',
+      body: raw,
+      timestamp: now(),
+    });
     expect((await sendSigned(raw, otherPath)).status).toBe(401);
 
     expect((await sendSigned(raw, { 'x-pts-timestamp': String(now()), 'x-pts-signature': 'zz' })).status).toBe(401);
@@ -63,19 +81,43 @@ describe('brand-signed requests', () => {
 
   it('answers 401 outside the ±300 s window and accepts inside it', async () => {
     const raw = JSON.stringify(body());
-    const stale = signRequest({ securityKey: brand.securityKey, method: 'POST', pathWithQuery: '/pts-api/manual-event', body: raw, timestamp: now() - 301 });
+    const stale = signRequest({
+      securityKey: brand.securityKey,
+      method: 'POST',
+      pathWithQuery: '/pts-api/manual-event',
+      body: raw,
+      timestamp: now() - 301,
+    });
     const res = await sendSigned(raw, stale);
     expect(res.status).toBe(401);
     expect(res.body.details?.reason).toBe('timestamp_out_of_window');
-    const future = signRequest({ securityKey: brand.securityKey, method: 'POST', pathWithQuery: '/pts-api/manual-event', body: raw, timestamp: now() + 301 });
+    const future = signRequest({
+      securityKey: brand.securityKey,
+      method: 'POST',
+      pathWithQuery: '/pts-api/manual-event',
+      body: raw,
+      timestamp: now() + 301,
+    });
     expect((await sendSigned(raw, future)).status).toBe(401);
-    const edge = signRequest({ securityKey: brand.securityKey, method: 'POST', pathWithQuery: '/pts-api/manual-event', body: raw, timestamp: now() - 299 });
+    const edge = signRequest({
+      securityKey: brand.securityKey,
+      method: 'POST',
+      pathWithQuery: '/pts-api/manual-event',
+      body: raw,
+      timestamp: now() - 299,
+    });
     expect((await sendSigned(raw, edge)).status).toBe(200);
   });
 
   it('never accepts the same signature twice', async () => {
     const raw = JSON.stringify(body());
-    const headers = signRequest({ securityKey: brand.securityKey, method: 'POST', pathWithQuery: '/pts-api/manual-event', body: raw, timestamp: now() });
+    const headers = signRequest({
+      securityKey: brand.securityKey,
+      method: 'POST',
+      pathWithQuery: '/pts-api/manual-event',
+      body: raw,
+      timestamp: now(),
+    });
     expect((await sendSigned(raw, headers)).status).toBe(200);
     const replay = await sendSigned(raw, headers);
     expect(replay.status).toBe(401);
@@ -83,7 +125,11 @@ describe('brand-signed requests', () => {
   });
 
   it('stores the security key hashed and encrypted, never in clear', async () => {
-    const row = await platform.deps.db.selectFrom('brands').selectAll().where('address', '=', brand.brandId).executeTakeFirstOrThrow();
+    const row = await platform.deps.db
+      .selectFrom('brands')
+      .selectAll()
+      .where('address', '=', brand.brandId)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(brand.securityKey);
     expect(JSON.stringify(row)).not.toContain(brand.apiKey);
   });

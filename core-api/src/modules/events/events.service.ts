@@ -15,11 +15,11 @@ import type { Metrics } from '../../observability/metrics.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
 import {
-  type RuleRecord,
   ensureUser,
   insertEvent,
   insertRewardMint,
   lockClaimCounter,
+  type RuleRecord,
   readTotalClaims,
   recordClaim,
   reserveTotalClaim,
@@ -74,7 +74,10 @@ function hostnameOf(url: string | undefined): string | undefined {
 }
 
 /** Spec 4.1 rule 2: `domain`, then the host of `sourceUrl`, then the host of `Origin`. */
-export function resolveEventDomain(input: Pick<EventRequest, 'domain' | 'sourceUrl'>, origin?: string): string | undefined {
+export function resolveEventDomain(
+  input: Pick<EventRequest, 'domain' | 'sourceUrl'>,
+  origin?: string,
+): string | undefined {
   return input.domain ?? hostnameOf(input.sourceUrl) ?? hostnameOf(origin);
 }
 
@@ -117,7 +120,7 @@ function checkAccess(cached: CachedBrand | undefined, input: EventRequest, conte
     });
   }
   const rule = cached.rulesByType.get(input.eventType);
-  if (!rule || !rule.active) {
+  if (!rule?.active) {
     const available = [...cached.rulesByType.values()].filter((r) => r.active).map((r) => r.event_type);
     throw new AppError(
       'UNKNOWN_EVENT_TYPE',
