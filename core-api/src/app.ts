@@ -101,7 +101,11 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
   );
   eventRouter.use(createDnsRouter(deps));
   mount('event-handler', '/pts-api', eventRouter);
-  mount('reward-processor', '/reward-processor', createRewardProcessorRouter({ minter: deps.minter, logger }));
+  mount(
+    'reward-processor',
+    '/reward-processor',
+    createRewardProcessorRouter({ minter: deps.minter, logger, adminToken: deps.adminToken }),
+  );
   mount(
     'admin',
     '/admin',

@@ -38,7 +38,7 @@ export interface TestResponse {
  */
 export async function startTestPlatform(
   env: Record<string, string> = {},
-  options: { resolveTxt?: TxtResolver } = {},
+  options: { resolveTxt?: TxtResolver; database?: TestDatabase } = {},
 ): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pts-test-'));
   const config = loadConfig({
@@ -52,7 +52,8 @@ export async function startTestPlatform(
     ...env,
   });
   const clock = createManualClock(new Date());
-  const database = await createTestDatabase();
+  const ownsDatabase = !options.database;
+  const database = options.database ?? (await createTestDatabase());
   let platform: Platform;
   try {
     platform = await startPlatform(config, {
@@ -62,7 +63,7 @@ export async function startTestPlatform(
       ...(options.resolveTxt ? { resolveTxt: options.resolveTxt } : {}),
     });
   } catch (error) {
-    await database.close();
+    if (ownsDatabase) await database.close();
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
@@ -117,7 +118,7 @@ export async function startTestPlatform(
     get: (path, headers) => request('GET', path, undefined, headers),
     async stop() {
       await platform.stop();
-      await database.close();
+      if (ownsDatabase) await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

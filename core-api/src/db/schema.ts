@@ -29,7 +29,7 @@ export interface BrandsTable {
 }
 
 export interface EventRulesTable {
-  /** eventId: `custom_…` for custom events (then equal to event_type), a uuid otherwise. */
+  /** eventId, unique per brand: `custom_…` for custom events (then equal to event_type), a uuid otherwise. */
   id: string;
   brand_id: string;
   event_type: string;

@@ -11,7 +11,8 @@ import {
   startAnvil,
 } from '../chain/anvil.ts';
 import { createChainClients, ensureContracts } from '../chain/deploy.ts';
-import { createMinter } from '../chain/minter.ts';
+import { acquireSignerLock, createMinter } from '../chain/minter.ts';
+import { createElectedMinter } from '../chain/minter-election.ts';
 import { type Config, hasRole } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
@@ -119,7 +120,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     }
 
     const metrics = createMetrics({ defaultMetrics: true });
-    const minter = createMinter({
+    const localMinter = createMinter({
       db: database.db,
       chainId: config.PTS_CHAIN_ID,
       publicClient: clients.publicClient,
@@ -130,8 +131,24 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       logger,
       metrics,
     });
+    const minter = createElectedMinter({
+      minter: localMinter,
+      acquireLock: () =>
+        acquireSignerLock({
+          db: database.db,
+          kind: database.kind,
+          chainId: config.PTS_CHAIN_ID,
+          signer: minterAccount.address,
+        }),
+      logger,
+    });
     const runsWorker = hasRole(config, 'worker');
-    if (runsWorker) minter.start();
+    // Whoever may sign (the worker role, or an event handler minting its own requests' rewards) stands for
+    // election; the winner signs, the others hand their committed reward rows over.
+    if (runsWorker || hasRole(config, 'event-handler')) {
+      await minter.elect();
+      minter.start();
+    }
     stack.push(() => minter.stop());
 
     const chain: ChainInfo = {

@@ -1,9 +1,6 @@
 import { z } from 'zod';
-import {
-  DETECTION_METHODS,
-  detectionConfigSchema,
-} from './events.ts';
 import { addressSchema, brandIdSchema, cleanString, domainSchema, eventTypeSchema } from './common.ts';
+import { DETECTION_METHODS, detectionConfigSchema } from './events.ts';
 
 /** Unlimited per-user claims: either sentinel the spec names. */
 export const UNLIMITED_CLAIMS = [-1, 999999] as const;
@@ -17,6 +14,8 @@ export const createBrandRequestSchema = z
   })
   .meta({ id: 'CreateBrandRequest' });
 export type CreateBrandRequest = z.input<typeof createBrandRequestSchema>;
+/** A create-brand request after parsing (address lowercased, strings cleaned). */
+export type CreateBrandInput = z.output<typeof createBrandRequestSchema>;
 
 export const updateBrandRequestSchema = z
   .object({
@@ -26,6 +25,8 @@ export const updateBrandRequestSchema = z
   })
   .meta({ id: 'UpdateBrandRequest' });
 export type UpdateBrandRequest = z.input<typeof updateBrandRequestSchema>;
+/** An update-brand request after parsing. */
+export type UpdateBrandInput = z.output<typeof updateBrandRequestSchema>;
 
 export const brandSchema = z
   .object({
@@ -62,13 +63,22 @@ export const ruleInputSchema = z
       .refine((value) => value !== 0, 'must be positive, or -1 / 999999 for unlimited')
       .optional(),
     maxTotal: z.number().int().min(0).nullable().optional(),
-    channels: z.array(cleanString(z.string().min(1).max(100))).max(100).optional(),
+    channels: z
+      .array(cleanString(z.string().min(1).max(100)))
+      .max(100)
+      .optional(),
     detectionMethod: z.enum(DETECTION_METHODS).optional(),
     detectionConfig: detectionConfigSchema.optional(),
     active: z.boolean().optional(),
   })
   .meta({ id: 'RuleInput' });
 export type RuleInput = z.input<typeof ruleInputSchema>;
+/** A rule input after parsing: what `setRule` receives, and what a typed caller may send. */
+export type RuleSettings = z.output<typeof ruleInputSchema>;
+
+/** Body of `PUT /admin/brands/:brandId/rules/:eventType`: the event type comes from the path. */
+export const setRuleRequestSchema = ruleInputSchema.omit({ eventType: true }).meta({ id: 'SetRuleRequest' });
+export type SetRuleRequest = z.output<typeof setRuleRequestSchema>;
 
 export const ruleSchema = z
   .object({
@@ -89,3 +99,5 @@ export const ruleSchema = z
 export type Rule = z.infer<typeof ruleSchema>;
 
 export const brandIdParamsSchema = z.object({ brandId: brandIdSchema });
+/** Path parameters of `/admin/brands/:brandId/rules/:eventType`. */
+export const ruleParamsSchema = brandIdParamsSchema.extend({ eventType: eventTypeSchema });

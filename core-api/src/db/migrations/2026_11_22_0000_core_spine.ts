@@ -18,7 +18,7 @@ const ddl = `
     );
 
     CREATE TABLE event_rules (
-      id text PRIMARY KEY,
+      id text NOT NULL,
       brand_id text NOT NULL REFERENCES brands(address),
       event_type text NOT NULL,
       reward_amount bigint NOT NULL CHECK (reward_amount >= 0),
@@ -32,6 +32,7 @@ const ddl = `
       active boolean NOT NULL DEFAULT true,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (brand_id, id),
       UNIQUE (brand_id, event_type)
     );
 

@@ -6,6 +6,8 @@ import { type BrandRow, findBrandByAddress, listRules, type RuleRow } from '../b
 export type BrandRecord = BrandRow;
 export type RuleRecord = RuleRow;
 export type ClaimCounter = Selectable<ClaimCountersTable>;
+/** Rules are keyed by brand and eventId (custom event ids repeat across brands). */
+export type RuleKey = Pick<RuleRecord, 'brand_id' | 'id'>;
 
 /** The brand and all of its rules (active or not), for the event path's cache. */
 export async function loadBrandWithRules(
@@ -85,19 +87,25 @@ export async function recordClaim(trx: Database, counter: ClaimCounter, at: Date
 }
 
 /** Takes one slot of a rule's global max total; returns the new total, or undefined when none is left. */
-export async function reserveTotalClaim(trx: Database, ruleId: string): Promise<number | undefined> {
+export async function reserveTotalClaim(trx: Database, rule: RuleKey): Promise<number | undefined> {
   const row = await trx
     .updateTable('event_rules')
     .set((eb) => ({ total_claims: eb('total_claims', '+', 1) }))
-    .where('id', '=', ruleId)
+    .where('brand_id', '=', rule.brand_id)
+    .where('id', '=', rule.id)
     .where((eb) => eb('total_claims', '<', eb.ref('max_total_claims')))
     .returning('total_claims')
     .executeTakeFirst();
   return row?.total_claims;
 }
 
-export async function readTotalClaims(db: Database, ruleId: string): Promise<number> {
-  const row = await db.selectFrom('event_rules').select('total_claims').where('id', '=', ruleId).executeTakeFirst();
+export async function readTotalClaims(db: Database, rule: RuleKey): Promise<number> {
+  const row = await db
+    .selectFrom('event_rules')
+    .select('total_claims')
+    .where('brand_id', '=', rule.brand_id)
+    .where('id', '=', rule.id)
+    .executeTakeFirst();
   return row?.total_claims ?? 0;
 }
 

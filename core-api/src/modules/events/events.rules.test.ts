@@ -275,6 +275,24 @@ describe('manual-event', () => {
     expect(res.body.details).toMatchObject({ reason: 'max_total_claims_reached', totalClaims: 2, maxTotal: 2 });
   });
 
+  it('counts claims made before a max total was set against it', async () => {
+    await platform.setRule(brand.brandId, { eventType: 'late_cap', rewardAmount: 2, cooldownHours: 0, maxClaims: -1 });
+    for (let i = 0; i < 2; i++) {
+      expect((await platform.post('/pts-api/manual-event', event({ eventType: 'late_cap' }))).status).toBe(200);
+    }
+    await platform.setRule(brand.brandId, {
+      eventType: 'late_cap',
+      rewardAmount: 2,
+      cooldownHours: 0,
+      maxClaims: -1,
+      maxTotal: 3,
+    });
+    expect((await platform.post('/pts-api/manual-event', event({ eventType: 'late_cap' }))).status).toBe(200);
+    const res = await platform.post('/pts-api/manual-event', event({ eventType: 'late_cap' }));
+    expect(res.status).toBe(429);
+    expect(res.body.details).toMatchObject({ totalClaims: 3, maxTotal: 3 });
+  });
+
   describe('privileged origins', () => {
     it('ignores metadata.source and skip_cooldown on unsigned requests', async () => {
       const email = nextEmail();

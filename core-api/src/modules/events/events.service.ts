@@ -208,12 +208,12 @@ export async function acceptEvent(deps: EventDeps, input: EventRequest, context:
         });
       }
       if (acceptedRule.max_total_claims !== null) {
-        const total = await reserveTotalClaim(trx, acceptedRule.id);
+        const total = await reserveTotalClaim(trx, acceptedRule);
         if (total === undefined) {
           throw new AppError('MAX_TOTAL_CLAIMS_REACHED', 'Max total claims reached', {
             message: `${input.eventType} has reached its global limit of ${acceptedRule.max_total_claims} claims`,
             reason: 'max_total_claims_reached',
-            totalClaims: await readTotalClaims(trx, acceptedRule.id),
+            totalClaims: await readTotalClaims(trx, acceptedRule),
             maxTotal: acceptedRule.max_total_claims,
           });
         }

@@ -1,0 +1,180 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+
+/** The mnemonic anvil derives its funded dev accounts from. Public knowledge: local chains only. */
+export const ANVIL_DEV_MNEMONIC = 'test test test test test test test test test test test junk';
+
+/** Dev account 0 (0xf39F…2266): deploys the contracts and holds their admin role. */
+export const ANVIL_DEPLOYER_PRIVATE_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const;
+/** Dev account 1 (0x7099…79C8): the minter; only it signs `mintBatch`, so it owns its nonces. */
+export const ANVIL_MINTER_PRIVATE_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const;
+/** Dev account 2 (0x3C44…93BC): reserved for the relayer, which must never share the minter's nonces. */
+export const ANVIL_RELAYER_PRIVATE_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' as const;
+
+export interface StartAnvilOptions {
+  /** TCP port on 127.0.0.1; 0 picks a free one. */
+  port: number;
+  chainId?: number;
+  /** Loads the chain from this file at start and dumps it there on SIGTERM (and every 30 s). */
+  stateFile?: string;
+  /** Seconds between blocks; unset mines one block per transaction (automine). */
+  blockTime?: number;
+  logger?: Logger;
+}
+
+export interface AnvilInstance {
+  rpcUrl: string;
+  port: number;
+  /** SIGTERM, then waits for the exit so anvil can dump its state file. */
+  stop(): Promise<void>;
+}
+
+const PLATFORM_PACKAGES: Record<string, string> = {
+  'linux-x64': '@foundry-rs/anvil-linux-amd64',
+  'linux-arm64': '@foundry-rs/anvil-linux-arm64',
+  'darwin-x64': '@foundry-rs/anvil-darwin-amd64',
+  'darwin-arm64': '@foundry-rs/anvil-darwin-arm64',
+  'win32-x64': '@foundry-rs/anvil-win32-amd64',
+};
+
+/** Path of the anvil binary shipped in the platform's optional npm dependency. */
+export function findAnvilBinary(): string {
+  const key = `${process.platform}-${process.arch}`;
+  const pkg = PLATFORM_PACKAGES[key];
+  if (!pkg) throw new Error(`anvil has no npm binary for ${key}; use PTS_CHAIN=rpc with an external node`);
+  const require = createRequire(import.meta.url);
+  let packageJson: string;
+  try {
+    packageJson = require.resolve(`${pkg}/package.json`);
+  } catch {
+    throw new Error(`${pkg} is not installed (npm skipped optional dependencies?): reinstall without --omit=optional`);
+  }
+  const binary = join(dirname(packageJson), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+  if (!existsSync(binary)) throw new Error(`anvil binary missing at ${binary}`);
+  return binary;
+}
+
+/** Asks the OS for a free port by binding port 0 and releasing it. */
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function answersChainId(rpcUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(1000),
+    });
+    const body = (await response.json()) as { result?: string };
+    return typeof body.result === 'string';
+  } catch {
+    return false;
+  }
+}
+
+function waitForExit(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Spawns a local anvil chain and resolves once it answers JSON-RPC. */
+export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInstance> {
+  // Port 0 races with other processes between our probe and anvil's bind; a retry with a new port fixes it.
+  const attempts = options.port === 0 ? 3 : 1;
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const port = options.port === 0 ? await findFreePort() : options.port;
+    try {
+      return await spawnAnvil(options, port);
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
+async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<AnvilInstance> {
+  const chainId = options.chainId ?? 1868;
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
+  if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', '30');
+  if (options.blockTime !== undefined && options.blockTime > 0) args.push('--block-time', String(options.blockTime));
+  const logger = options.logger;
+  const child = spawn(findAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The pipes must be drained or anvil blocks once the buffer fills; the tail explains a failed start.
+  const recent: string[] = [];
+  // Another process may already answer on this port; only our own "Listening on" line proves the bind.
+  let listening = false;
+  const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      recent.push(line);
+      if (stream === 'stdout' && line.startsWith('Listening on')) listening = true;
+      if (recent.length > 20) recent.shift();
+      if (stream === 'stderr') logger?.warn({ anvil: line }, 'anvil stderr');
+      else logger?.trace({ anvil: line }, 'anvil');
+    }
+  };
+  child.stdout?.on('data', collect('stdout'));
+  child.stderr?.on('data', collect('stderr'));
+  const exited = waitForExit(child);
+  let spawnError: Error | undefined;
+  child.once('error', (error) => {
+    spawnError = error;
+  });
+
+  // If core-api exits without calling stop(), anvil must not outlive it; SIGTERM still dumps the state.
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
+
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  let ready = false;
+  while (Date.now() < deadline) {
+    if (spawnError || child.exitCode !== null || child.signalCode !== null) break;
+    if (listening && (await answersChainId(rpcUrl))) {
+      ready = true;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!ready) {
+    process.removeListener('exit', killOnExit);
+    child.kill('SIGKILL');
+    await exited;
+    const reason = spawnError?.message ?? recent.join('\n');
+    throw new Error(`anvil did not start on port ${port}: ${reason || 'no output'}`);
+  }
+  logger?.info({ rpcUrl, chainId, stateFile: options.stateFile }, 'anvil started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    rpcUrl,
+    port,
+    stop: () => {
+      stopping ??= (async () => {
+        process.removeListener('exit', killOnExit);
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+        logger?.info({ rpcUrl }, 'anvil stopped');
+      })();
+      return stopping;
+    },
+  };
+}

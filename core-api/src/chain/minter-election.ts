@@ -1,0 +1,78 @@
+import { AppError } from '@pts/shared';
+import type { Logger } from 'pino';
+import type { SignerLock } from './minter.ts';
+import type { Minter } from './minter.types.ts';
+
+export interface ElectedMinter extends Minter {
+  /** Whether this process currently holds the signer lock and so signs. */
+  isLeader(): boolean;
+}
+
+/**
+ * Exactly one process signs with a minter key (ARCHITECTURE §3). The process that holds the signer lock
+ * is the leader: it signs its own requests' rewards at once (group commit) and sweeps rows other replicas
+ * committed. A follower commits reward rows and answers `pending`; it asks for the lock again every
+ * `retryMs`, so when the leader goes away another replica takes over.
+ */
+export function createElectedMinter(options: {
+  minter: Minter;
+  acquireLock: () => Promise<SignerLock | null>;
+  logger: Logger;
+  retryMs?: number;
+}): ElectedMinter & { elect(): Promise<boolean> } {
+  const { minter, logger } = options;
+  let lock: SignerLock | null = null;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const elect = async (): Promise<boolean> => {
+    if (lock || stopped) return lock !== null;
+    lock = await options.acquireLock();
+    if (lock) {
+      logger.info('this process holds the minter signer lock: it signs reward mints');
+      if (retryTimer) clearInterval(retryTimer);
+      retryTimer = undefined;
+      minter.start();
+    }
+    return lock !== null;
+  };
+
+  return {
+    elect,
+    isLeader: () => lock !== null,
+    async submit(mintId, submitOptions) {
+      if (!lock) return { status: 'pending' };
+      return minter.submit(mintId, submitOptions);
+    },
+    async processPending() {
+      if (!lock) {
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          'This replica does not hold the minter signer lock; call process-pending on the replica that does',
+          { reason: 'not_minter_leader' },
+          { retryAfter: 15 },
+        );
+      }
+      return minter.processPending();
+    },
+    queueStatus: () => minter.queueStatus(),
+    start() {
+      if (stopped) return;
+      void elect().then((leader) => {
+        if (leader || stopped) return;
+        logger.warn('another process holds the minter signer lock: this replica hands rewards to it');
+        retryTimer = setInterval(() => {
+          elect().catch((error: unknown) => logger.warn({ err: error }, 'minter election failed'));
+        }, options.retryMs ?? 15_000);
+        retryTimer.unref();
+      });
+    },
+    async stop() {
+      stopped = true;
+      if (retryTimer) clearInterval(retryTimer);
+      await minter.stop();
+      await lock?.release();
+      lock = null;
+    },
+  };
+}

@@ -1,0 +1,821 @@
+import type { Clock } from '@pts/shared';
+import { type Selectable, sql } from 'kysely';
+import type { Logger } from 'pino';
+import {
+  type Address,
+  encodeFunctionData,
+  type Hex,
+  isAddress,
+  keccak256,
+  type LocalAccount,
+  parseTransaction,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
+} from 'viem';
+import type { Config } from '../config.ts';
+import type { Database, DatabaseKind } from '../db/database.ts';
+import type { ChainTxsTable } from '../db/schema.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { rewardTokenAbi } from './artifacts/index.ts';
+import type { ChainPublicClient } from './deploy.ts';
+import type { Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
+
+export type MinterConfig = Pick<
+  Config,
+  | 'PTS_MINT_BATCH_MAX'
+  | 'PTS_MINT_BATCH_WAIT_MS'
+  | 'PTS_MINT_STUCK_SECONDS'
+  | 'PTS_MINT_MAX_ATTEMPTS'
+  | 'PTS_RECEIPT_POLL_MS'
+> &
+  Partial<Pick<Config, 'PTS_MINT_WAIT_MS'>>;
+
+export interface MinterDeps {
+  db: Database;
+  chainId: number;
+  publicClient: ChainPublicClient;
+  /** The minter key. This process must be the only one signing with it (see acquireSignerLock). */
+  account: LocalAccount;
+  tokenAddress: Address;
+  config: MinterConfig;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** Broadcasts a signed transaction; injectable so tests can fail it the way a crash or outage would. */
+  sendRawTransaction?: (serializedTransaction: Hex) => Promise<Hex>;
+}
+
+/** Gas for `mintBatch`: measured ~25k per new holder plus ~45k fixed; the margin covers calldata and warm-up. */
+export function mintBatchGasLimit(recipients: number): bigint {
+  return 60_000n + 35_000n * BigInt(recipients);
+}
+
+const OPEN_STATUSES = ['signed', 'submitted'] as const;
+const FEE_CACHE_MS = 2_000;
+/** Bounds one processPending pass so a flood of pending rows cannot keep the reward processor busy forever. */
+const MAX_BATCHES_PER_PASS = 50;
+const PURPOSE = 'mintBatch';
+/** Pending rows younger than this belong to a request that is about to flush them itself. */
+const SWEEP_AFTER_MS = 2_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Nonces burned per tracking pass when closing a gap; a larger gap closes over several passes. */
+const MAX_GAP_FILL = 100n;
+
+interface Fees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+interface SignedBatch {
+  chainTxId: bigint;
+  nonce: bigint;
+  hash: Hex;
+  raw: Hex;
+  mintIds: string[];
+}
+
+type ChainTxRow = Selectable<ChainTxsTable>;
+
+type Waiter = (submission: MintSubmission | Error) => void;
+
+type SendOutcome = 'sent' | 'known' | 'nonce_consumed' | 'failed';
+
+/** Node messages meaning "this exact transaction is already in the pool" (geth, reth, anvil wordings). */
+const KNOWN_TX = /already known|known transaction|already imported|already exists|transaction already in/i;
+/** The nonce was used by a mined transaction: ours (the tracker finds its receipt) or someone else's. */
+const NONCE_CONSUMED = /nonce too low|nonce has already been used|invalid nonce|noncetoolow/i;
+
+function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 6; depth++) {
+    const entry = current as { message?: unknown; details?: unknown; cause?: unknown };
+    if (typeof entry.message === 'string') parts.push(entry.message);
+    if (typeof entry.details === 'string') parts.push(entry.details);
+    current = entry.cause;
+  }
+  return parts.join(' | ') || String(error);
+}
+
+function shortError(error: unknown): string {
+  return errorText(error).slice(0, 500);
+}
+
+function bump(value: bigint): bigint {
+  // Nodes require ≥ +10% (geth) or +12.5% on both fee fields to replace; +25% leaves headroom.
+  return (value * 125n) / 100n + 1n;
+}
+
+function maxOf(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+/**
+ * The reward minter: an outbox of `reward_mints` rows turned into `mintBatch` transactions by one batcher
+ * per signer (see docs/chain.md for the states and the crash-safety argument).
+ */
+export function createMinter(deps: MinterDeps): Minter {
+  const { db, chainId, publicClient, account, tokenAddress, config, clock, logger, metrics } = deps;
+  const signer = account.address.toLowerCase();
+  const log = logger.child({ component: 'minter', signer: account.address });
+  const send =
+    deps.sendRawTransaction ??
+    ((serializedTransaction: Hex) => publicClient.sendRawTransaction({ serializedTransaction }));
+  const batchMax = config.PTS_MINT_BATCH_MAX;
+  const defaultWaitMs = config.PTS_MINT_WAIT_MS ?? 10_000;
+
+  const waiting = new Map<string, Waiter[]>();
+  let flushLoop: Promise<void> | undefined;
+  let wakeGather: (() => void) | undefined;
+  let stopped = false;
+  let pollTimer: NodeJS.Timeout | undefined;
+
+  /** Next nonce to sign with; `undefined` until read from chain and database (and after a nonce surprise). */
+  let nextNonce: bigint | undefined;
+  let signingTail: Promise<unknown> = Promise.resolve();
+  let broadcastTail: Promise<unknown> = Promise.resolve();
+  const broadcasting = new Set<bigint>();
+  let tracking: Promise<TrackResult> | undefined;
+  let cachedFees: { fees: Fees; at: number } | undefined;
+
+  /** Serialises nonce allocation: a rolled-back transaction must give its nonce back before anyone takes the next. */
+  function withSigningLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = signingTail.then(fn);
+    signingTail = run.catch(() => undefined);
+    return run;
+  }
+
+  async function readNextNonce(): Promise<bigint> {
+    const [pendingCount, recorded] = await Promise.all([
+      publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+      db
+        .selectFrom('chain_txs')
+        .select((eb) => eb.fn.max('nonce').as('max_nonce'))
+        .where('chain_id', '=', chainId)
+        .where('signer', '=', signer)
+        .executeTakeFirst(),
+    ]);
+    const fromDb =
+      recorded?.max_nonce === null || recorded?.max_nonce === undefined ? 0n : BigInt(recorded.max_nonce) + 1n;
+    return maxOf(BigInt(pendingCount), fromDb);
+  }
+
+  async function currentFees(fresh = false): Promise<Fees> {
+    const now = performance.now();
+    if (!fresh && cachedFees && now - cachedFees.at < FEE_CACHE_MS) return cachedFees.fees;
+    const estimate = await publicClient.estimateFeesPerGas({ type: 'eip1559' });
+    const fees = { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
+    cachedFees = { fees, at: now };
+    return fees;
+  }
+
+  /**
+   * Claims pending rows, signs one `mintBatch` for them and records both in one DB transaction. No RPC
+   * happens inside it: nonce and fees are read before, the broadcast happens after the commit.
+   */
+  /**
+   * Claims pending rows (only `onlyIds` when given; with `fresh`, only never-attempted rows older than
+   * `fresh.before`, so a sweep never races a request's own flush nor retries a reverted batch early) and
+   * signs one batch for them.
+   */
+  function signAndRecord(onlyIds?: string[], fresh?: { before: Date }): Promise<SignedBatch | null> {
+    return withSigningLock(async () => {
+      if (onlyIds && onlyIds.length === 0) return null;
+      nextNonce ??= await readNextNonce();
+      const fees = await currentFees();
+      const nonce = nextNonce;
+      const now = clock.now();
+      let batch: SignedBatch | null;
+      try {
+        batch = await db.transaction().execute(async (trx) => {
+          let query = trx
+            .selectFrom('reward_mints')
+            .select(['id', 'wallet_address', 'amount'])
+            .where('status', '=', 'pending');
+          if (onlyIds) query = query.where('id', 'in', onlyIds);
+          if (fresh) query = query.where('attempts', '=', 0).where('created_at', '<', fresh.before);
+          const rows = await query
+            .orderBy('created_at')
+            .orderBy('id')
+            .limit(batchMax)
+            .forUpdate()
+            .skipLocked()
+            .execute();
+          // One bad address would make every batch it joins fail to encode; it fails alone instead.
+          const invalid = rows.filter((row) => !isAddress(row.wallet_address, { strict: false }));
+          if (invalid.length > 0) {
+            await trx
+              .updateTable('reward_mints')
+              .set({ status: 'failed', last_error: 'invalid wallet address', updated_at: now })
+              .where(
+                'id',
+                'in',
+                invalid.map((row) => row.id),
+              )
+              .execute();
+            log.error(
+              { mintIds: invalid.map((row) => row.id) },
+              'reward rows with invalid wallet addresses marked failed',
+            );
+          }
+          const valid = rows.filter((row) => isAddress(row.wallet_address, { strict: false }));
+          if (valid.length === 0) return null;
+
+          const data = encodeFunctionData({
+            abi: rewardTokenAbi,
+            functionName: 'mintBatch',
+            args: [valid.map((row) => row.wallet_address as Address), valid.map((row) => BigInt(row.amount))],
+          });
+          const gas = mintBatchGasLimit(valid.length);
+          const raw = await account.signTransaction({
+            type: 'eip1559',
+            chainId,
+            nonce: Number(nonce),
+            to: tokenAddress,
+            data,
+            gas,
+            value: 0n,
+            maxFeePerGas: fees.maxFeePerGas,
+            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+          });
+          const hash = keccak256(raw);
+          const inserted = await trx
+            .insertInto('chain_txs')
+            .values({
+              chain_id: chainId,
+              signer,
+              nonce,
+              purpose: PURPOSE,
+              status: 'signed',
+              hashes: JSON.stringify([hash]),
+              current_hash: hash,
+              raw_tx: raw,
+              max_fee_per_gas: fees.maxFeePerGas.toString(),
+              max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
+              gas_limit: gas.toString(),
+              submitted_at: now,
+              created_at: now,
+              updated_at: now,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          const mintIds = valid.map((row) => row.id);
+          await trx
+            .updateTable('reward_mints')
+            .set({ status: 'submitted', chain_tx_id: inserted.id, last_error: null, updated_at: now })
+            .where('id', 'in', mintIds)
+            .execute();
+          return { chainTxId: BigInt(inserted.id), nonce, hash, raw, mintIds };
+        });
+      } catch (error) {
+        // Another signer process took this nonce: the unique (chain, signer, nonce) key refused the double use.
+        if ((error as { code?: string }).code === '23505') nextNonce = undefined;
+        throw error;
+      }
+      if (batch) {
+        nextNonce = nonce + 1n;
+        metrics.mintBatchSize.observe(batch.mintIds.length);
+        log.debug({ nonce: Number(nonce), hash: batch.hash, rewards: batch.mintIds.length }, 'mintBatch signed');
+      }
+      return batch;
+    });
+  }
+
+  async function markSubmitted(chainTxId: bigint, hash: Hex, lastError: string | null): Promise<void> {
+    await db
+      .updateTable('chain_txs')
+      .set({ status: 'submitted', last_error: lastError, submitted_at: clock.now(), updated_at: clock.now() })
+      .where('id', '=', chainTxId)
+      .where('status', '=', 'signed')
+      .where('current_hash', '=', hash)
+      .execute();
+  }
+
+  /** Sends a recorded transaction. Failures leave it `signed`: the tracker sends `raw_tx` again. */
+  async function broadcast(chainTxId: bigint, hash: Hex, raw: Hex): Promise<SendOutcome> {
+    broadcasting.add(chainTxId);
+    try {
+      await send(raw);
+      await markSubmitted(chainTxId, hash, null);
+      metrics.mintTransactions.inc({ result: 'sent' });
+      return 'sent';
+    } catch (error) {
+      const text = errorText(error);
+      if (KNOWN_TX.test(text)) {
+        await markSubmitted(chainTxId, hash, null);
+        return 'known';
+      }
+      if (NONCE_CONSUMED.test(text)) {
+        // Either this transaction already mined (its receipt settles it) or another sender used the nonce
+        // (the tracker sees the nonce passed with no receipt and re-queues). Re-read the nonce either way.
+        nextNonce = undefined;
+        await markSubmitted(chainTxId, hash, shortError(error));
+        log.warn({ hash, error: shortError(error) }, 'broadcast: nonce already used');
+        return 'nonce_consumed';
+      }
+      metrics.mintTransactions.inc({ result: 'send_failed' });
+      await db
+        .updateTable('chain_txs')
+        .set({ last_error: shortError(error), updated_at: clock.now() })
+        .where('id', '=', chainTxId)
+        .execute();
+      log.warn({ hash, error: shortError(error) }, 'broadcast failed; the tracker will resend');
+      return 'failed';
+    } finally {
+      broadcasting.delete(chainTxId);
+    }
+  }
+
+  /** Broadcasts in signing (nonce) order, overlapping with the signing of the next group. */
+  function enqueueBroadcast(batch: SignedBatch): Promise<SendOutcome> {
+    const run = broadcastTail.then(() => broadcast(batch.chainTxId, batch.hash, batch.raw));
+    broadcastTail = run.catch(() => undefined);
+    return run;
+  }
+
+  function settle(id: string, result: MintSubmission | Error): void {
+    const waiters = waiting.get(id);
+    waiting.delete(id);
+    for (const waiter of waiters ?? []) waiter(result);
+  }
+
+  /** Answers waiters whose rows this batcher did not claim (another pass or process took them). */
+  async function settleUnclaimed(ids: string[], waiters: Map<string, Waiter[]>): Promise<void> {
+    if (ids.length === 0) return;
+    const rows = await db
+      .selectFrom('reward_mints')
+      .leftJoin('chain_txs', 'chain_txs.id', 'reward_mints.chain_tx_id')
+      .select(['reward_mints.id', 'reward_mints.status', 'reward_mints.last_error', 'chain_txs.current_hash'])
+      .where('reward_mints.id', 'in', ids)
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const id of ids) {
+      const row = byId.get(id);
+      let result: MintSubmission | Error;
+      if (!row) result = new Error(`no reward_mints row ${id}`);
+      else if (row.status === 'failed') result = new Error(`reward ${id} failed: ${row.last_error ?? 'unknown error'}`);
+      else if (row.status === 'pending' || !row.current_hash) result = { status: 'pending' };
+      else result = { status: row.status, transactionHash: row.current_hash as Hex };
+      for (const waiter of waiters.get(id) ?? []) waiter(result);
+    }
+  }
+
+  async function flushGroup(ids: string[]): Promise<void> {
+    const groupWaiters = new Map<string, Waiter[]>();
+    for (const id of ids) {
+      groupWaiters.set(id, waiting.get(id) ?? []);
+      waiting.delete(id);
+    }
+    try {
+      const batch = await signAndRecord(ids);
+      const claimed = new Set(batch?.mintIds ?? []);
+      if (batch) {
+        void enqueueBroadcast(batch).then(
+          () => {
+            for (const id of batch.mintIds) {
+              for (const waiter of groupWaiters.get(id) ?? [])
+                waiter({ status: 'submitted', transactionHash: batch.hash });
+            }
+          },
+          () => undefined,
+        );
+      }
+      await settleUnclaimed(
+        ids.filter((id) => !claimed.has(id)),
+        groupWaiters,
+      );
+    } catch (error) {
+      // Nothing was committed: the rows are still `pending` and the reward processor re-drives them.
+      log.error({ error: shortError(error), rewards: ids.length }, 'mint batch failed before commit');
+      for (const waiters of groupWaiters.values()) for (const waiter of waiters) waiter({ status: 'pending' });
+    }
+  }
+
+  function gather(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeGather = undefined;
+        resolve();
+      }
+      wakeGather = done;
+    });
+  }
+
+  /**
+   * Group commit: the first reward waits at most PTS_MINT_BATCH_WAIT_MS for company; rewards arriving while
+   * a group is being signed and committed form the next group, which goes as soon as that one is done.
+   */
+  function scheduleFlush(): void {
+    if (waiting.size >= batchMax) wakeGather?.();
+    if (flushLoop || stopped) return;
+    flushLoop = (async () => {
+      if (waiting.size < batchMax) {
+        if (config.PTS_MINT_BATCH_WAIT_MS > 0) await gather(config.PTS_MINT_BATCH_WAIT_MS);
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+      while (waiting.size > 0 && !stopped) {
+        await flushGroup([...waiting.keys()].slice(0, batchMax));
+      }
+    })().finally(() => {
+      flushLoop = undefined;
+      if (waiting.size > 0 && !stopped) scheduleFlush();
+    });
+  }
+
+  interface TrackResult {
+    confirmedTransactions: number;
+    requeued: number;
+    replaced: number;
+  }
+
+  async function fetchReceipt(hash: Hex): Promise<TransactionReceipt | null> {
+    try {
+      return await publicClient.getTransactionReceipt({ hash });
+    } catch (error) {
+      // Only "not found" means no receipt; an RPC failure must abort the pass, or it would look like a drop.
+      if (error instanceof TransactionReceiptNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  async function confirm(tx: ChainTxRow, receipt: TransactionReceipt): Promise<boolean> {
+    return db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('chain_txs')
+        .set({
+          status: 'confirmed',
+          current_hash: receipt.transactionHash,
+          block_number: receipt.blockNumber,
+          gas_used: receipt.gasUsed.toString(),
+          last_error: null,
+          updated_at: clock.now(),
+        })
+        .where('id', '=', tx.id)
+        .where('status', 'in', OPEN_STATUSES)
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) return false;
+      await trx
+        .updateTable('reward_mints')
+        .set({ status: 'confirmed', last_error: null, updated_at: clock.now() })
+        .where('chain_tx_id', '=', tx.id)
+        .where('status', '=', 'submitted')
+        .execute();
+      return true;
+    });
+  }
+
+  /** Marks the transaction failed and puts its rows back to `pending` (or `failed` after the last attempt). */
+  async function requeue(tx: ChainTxRow, reason: string, blockNumber: bigint | null): Promise<number> {
+    return db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('chain_txs')
+        .set({ status: 'failed', last_error: reason, block_number: blockNumber, updated_at: clock.now() })
+        .where('id', '=', tx.id)
+        .where('status', 'in', OPEN_STATUSES)
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) return 0;
+      const rows = await trx
+        .updateTable('reward_mints')
+        .set({
+          attempts: sql<number>`attempts + 1`,
+          status: sql<
+            'pending' | 'failed'
+          >`CASE WHEN attempts + 1 >= ${config.PTS_MINT_MAX_ATTEMPTS} THEN 'failed' ELSE 'pending' END`,
+          last_error: reason,
+          updated_at: clock.now(),
+        })
+        .where('chain_tx_id', '=', tx.id)
+        .where('status', '=', 'submitted')
+        .returning(['status'])
+        .execute();
+      return rows.filter((row) => row.status === 'pending').length;
+    });
+  }
+
+  /** Re-signs the same nonce with +25% fees. The new hash is recorded before it is sent, so whichever mines is found. */
+  async function replace(tx: ChainTxRow): Promise<void> {
+    const previous = parseTransaction(tx.raw_tx as Hex);
+    const network = await currentFees(true);
+    const maxPriorityFeePerGas = maxOf(bump(BigInt(tx.max_priority_fee_per_gas)), network.maxPriorityFeePerGas);
+    const maxFeePerGas = maxOf(maxOf(bump(BigInt(tx.max_fee_per_gas)), network.maxFeePerGas), maxPriorityFeePerGas);
+    const raw = await account.signTransaction({
+      type: 'eip1559',
+      chainId,
+      nonce: Number(tx.nonce),
+      to: previous.to ?? tokenAddress,
+      data: previous.data,
+      gas: previous.gas ?? BigInt(tx.gas_limit),
+      value: 0n,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    });
+    const hash = keccak256(raw);
+    const now = clock.now();
+    const updated = await db
+      .updateTable('chain_txs')
+      .set({
+        status: 'signed',
+        hashes: JSON.stringify([...tx.hashes, hash]),
+        current_hash: hash,
+        raw_tx: raw,
+        max_fee_per_gas: maxFeePerGas.toString(),
+        max_priority_fee_per_gas: maxPriorityFeePerGas.toString(),
+        submitted_at: now,
+        updated_at: now,
+      })
+      .where('id', '=', tx.id)
+      .where('current_hash', '=', tx.current_hash)
+      .where('status', 'in', OPEN_STATUSES)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) return;
+    metrics.mintTransactions.inc({ result: 'replaced' });
+    log.warn(
+      { nonce: Number(tx.nonce), previous: tx.current_hash, hash, maxFeePerGas: maxFeePerGas.toString() },
+      'replaced stuck mintBatch',
+    );
+    await broadcast(tx.id, hash, raw);
+  }
+
+  /**
+   * Nonces below our lowest open transaction that the node has never seen (a chain reset or a state file
+   * older than the database) block every later transaction forever. Re-minting for them could double-mint,
+   * so they are burned with 0-value self-transfers instead; those mint nothing whichever way they land.
+   */
+  async function fillNonceGap(
+    lowest: ChainTxRow | undefined,
+    ageOf: (tx: ChainTxRow) => number,
+    stuckMs: number,
+  ): Promise<boolean> {
+    if (!lowest || ageOf(lowest) < stuckMs) return false;
+    const pendingNonce = BigInt(
+      await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+    );
+    if (pendingNonce >= lowest.nonce) return false;
+    const fees = await currentFees(true);
+    const last = lowest.nonce - pendingNonce > MAX_GAP_FILL ? pendingNonce + MAX_GAP_FILL : lowest.nonce;
+    log.warn(
+      { from: Number(pendingNonce), to: Number(lowest.nonce), filling: Number(last - pendingNonce) },
+      'nonce gap below the oldest open mintBatch; burning the missing nonces',
+    );
+    for (let nonce = pendingNonce; nonce < last; nonce++) {
+      const raw = await account.signTransaction({
+        type: 'eip1559',
+        chainId,
+        nonce: Number(nonce),
+        to: account.address,
+        value: 0n,
+        gas: 21_000n,
+        ...fees,
+      });
+      await send(raw);
+      metrics.mintTransactions.inc({ result: 'gap_filled' });
+    }
+    return last === lowest.nonce;
+  }
+
+  async function trackOnce(): Promise<TrackResult> {
+    const result: TrackResult = { confirmedTransactions: 0, requeued: 0, replaced: 0 };
+    const open: ChainTxRow[] = await db
+      .selectFrom('chain_txs')
+      .selectAll()
+      .where('chain_id', '=', chainId)
+      .where('signer', '=', signer)
+      .where('status', 'in', OPEN_STATUSES)
+      .orderBy('nonce')
+      .execute();
+    // Read before the receipts: a transaction mined in between then shows a receipt instead of looking dropped.
+    const confirmedNonce = BigInt(
+      await publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' }),
+    );
+    if (nextNonce !== undefined) metrics.nonceLag.set(Number(maxOf(nextNonce - confirmedNonce, 0n)));
+    else metrics.nonceLag.set(open.length);
+    if (open.length === 0) return result;
+
+    const receipts = await Promise.all(
+      open.map(async (tx) =>
+        (await Promise.all(tx.hashes.map((hash) => fetchReceipt(hash as Hex)))).find((r) => r !== null),
+      ),
+    );
+    const stuckMs = config.PTS_MINT_STUCK_SECONDS * 1000;
+    const ageOf = (tx: ChainTxRow) => clock.now().getTime() - new Date(tx.submitted_at).getTime();
+    const gapFilled = await fillNonceGap(
+      open.find((_, index) => !receipts[index]),
+      ageOf,
+      stuckMs,
+    );
+    for (const [index, tx] of open.entries()) {
+      const receipt = receipts[index];
+      const age = ageOf(tx);
+      if (receipt) {
+        if (receipt.status === 'success') {
+          if (await confirm(tx, receipt)) {
+            result.confirmedTransactions++;
+            metrics.mintTransactions.inc({ result: 'confirmed' });
+          }
+        } else {
+          const requeued = await requeue(tx, `transaction ${receipt.transactionHash} reverted`, receipt.blockNumber);
+          result.requeued += requeued;
+          result.confirmedTransactions++;
+          metrics.mintTransactions.inc({ result: 'reverted' });
+          log.warn({ hash: receipt.transactionHash, requeued }, 'mintBatch reverted; rewards re-queued');
+        }
+      } else if (tx.nonce < confirmedNonce && age >= stuckMs) {
+        // The nonce was used by a transaction none of our recorded hashes match: ours can never mine now.
+        const requeued = await requeue(tx, `dropped: nonce ${tx.nonce} was used by another transaction`, null);
+        result.requeued += requeued;
+        metrics.mintTransactions.inc({ result: 'dropped' });
+        log.warn({ nonce: Number(tx.nonce), requeued }, 'mintBatch dropped; rewards re-queued');
+      } else if (tx.nonce >= confirmedNonce && age >= stuckMs && !gapFilled) {
+        await replace(tx);
+        result.replaced++;
+      } else if (gapFilled && !broadcasting.has(tx.id)) {
+        // The node never had these (a reset chain); now that the gap is closed they can mine as signed.
+        await broadcast(tx.id, tx.current_hash as Hex, tx.raw_tx as Hex);
+      } else if (tx.status === 'signed' && !broadcasting.has(tx.id)) {
+        await broadcast(tx.id, tx.current_hash as Hex, tx.raw_tx as Hex);
+      }
+    }
+    return result;
+  }
+
+  /** One tracking pass at a time: two concurrent passes could both replace the same transaction. */
+  function track(): Promise<TrackResult> {
+    tracking ??= trackOnce().finally(() => {
+      tracking = undefined;
+    });
+    return tracking;
+  }
+
+  let sweeping: Promise<void> | undefined;
+  /**
+   * Mints rows other processes committed (replicas that do not hold the signer lock hand their rewards over
+   * this way), a few seconds after they were written.
+   */
+  function sweepFresh(): Promise<void> {
+    sweeping ??= (async () => {
+      const before = new Date(clock.now().getTime() - SWEEP_AFTER_MS);
+      for (let pass = 0; pass < MAX_BATCHES_PER_PASS && !stopped; pass++) {
+        const batch = await signAndRecord(undefined, { before });
+        if (!batch) break;
+        await enqueueBroadcast(batch);
+        for (const id of batch.mintIds) settle(id, { status: 'submitted', transactionHash: batch.hash });
+      }
+    })().finally(() => {
+      sweeping = undefined;
+    });
+    return sweeping;
+  }
+
+  async function countByStatus(): Promise<Pick<QueueStatus, 'pending' | 'submitted' | 'confirmed' | 'failed'>> {
+    const rows = await db
+      .selectFrom('reward_mints')
+      .select(['status', (eb) => eb.fn.countAll().as('count')])
+      .groupBy('status')
+      .execute();
+    const counts = { pending: 0, submitted: 0, confirmed: 0, failed: 0 };
+    for (const row of rows) counts[row.status] = Number(row.count);
+    for (const [status, count] of Object.entries(counts)) metrics.rewardsByStatus.set({ status }, count);
+    return counts;
+  }
+
+  return {
+    submit(mintId, options) {
+      // reward_mints.id is a uuid: a malformed id would fail the whole group's query, not just its own.
+      if (!UUID.test(mintId)) return Promise.reject(new Error(`not a reward id: ${mintId}`));
+      if (stopped) return Promise.resolve({ status: 'pending' });
+      const waitMs = options?.waitMs ?? defaultWaitMs;
+      return new Promise<MintSubmission>((resolve, reject) => {
+        const timer = setTimeout(() => resolve({ status: 'pending' }), waitMs);
+        const waiters = waiting.get(mintId) ?? [];
+        waiters.push((result) => {
+          clearTimeout(timer);
+          if (result instanceof Error) reject(result);
+          else resolve(result);
+        });
+        waiting.set(mintId, waiters);
+        scheduleFlush();
+      });
+    },
+
+    async processPending() {
+      const tracked = await track();
+      const result: ProcessPendingResult = {
+        claimed: 0,
+        batches: 0,
+        transactionHashes: [],
+        confirmedTransactions: tracked.confirmedTransactions,
+        requeued: tracked.requeued,
+        replaced: tracked.replaced,
+      };
+      for (let pass = 0; pass < MAX_BATCHES_PER_PASS && !stopped; pass++) {
+        const batch = await signAndRecord();
+        if (!batch) break;
+        result.claimed += batch.mintIds.length;
+        result.batches++;
+        result.transactionHashes.push(batch.hash);
+        await enqueueBroadcast(batch);
+        for (const id of batch.mintIds) settle(id, { status: 'submitted', transactionHash: batch.hash });
+      }
+      await countByStatus();
+      return result;
+    },
+
+    async queueStatus() {
+      const [counts, oldest, open, confirmedNonce, next] = await Promise.all([
+        countByStatus(),
+        db
+          .selectFrom('reward_mints')
+          .select((eb) => eb.fn.min('created_at').as('oldest'))
+          .where('status', '=', 'pending')
+          .executeTakeFirst(),
+        db
+          .selectFrom('chain_txs')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .where('chain_id', '=', chainId)
+          .where('signer', '=', signer)
+          .where('status', 'in', OPEN_STATUSES)
+          .executeTakeFirstOrThrow(),
+        publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' }).catch(() => null),
+        nextNonce === undefined ? readNextNonce().catch(() => null) : Promise.resolve(nextNonce),
+      ]);
+      if (confirmedNonce !== null && next !== null) metrics.nonceLag.set(Math.max(Number(next) - confirmedNonce, 0));
+      return {
+        ...counts,
+        oldestPendingAt: oldest?.oldest ? new Date(oldest.oldest).toISOString() : null,
+        openTransactions: Number(open.count),
+        signer: account.address,
+        nextNonce: next === null ? null : Number(next),
+        confirmedNonce,
+      };
+    },
+
+    start() {
+      if (pollTimer || stopped) return;
+      pollTimer = setInterval(() => {
+        track().catch((error: unknown) => log.warn({ error: shortError(error) }, 'receipt tracking failed'));
+        sweepFresh().catch((error: unknown) => log.warn({ error: shortError(error) }, 'pending sweep failed'));
+      }, config.PTS_RECEIPT_POLL_MS);
+      pollTimer.unref();
+    },
+
+    async stop() {
+      stopped = true;
+      if (pollTimer) clearInterval(pollTimer);
+      pollTimer = undefined;
+      wakeGather?.();
+      await flushLoop;
+      await tracking?.catch(() => undefined);
+      await sweeping?.catch(() => undefined);
+      await broadcastTail;
+      await signingTail;
+      // Rows still waiting are committed `pending`; the next start re-drives them.
+      for (const id of [...waiting.keys()]) settle(id, { status: 'pending' });
+    },
+  };
+}
+
+export interface SignerLock {
+  release(): Promise<void>;
+}
+
+/**
+ * Elects the one process allowed to sign with `signer` on `chainId`: on PostgreSQL a session advisory lock
+ * held on a dedicated pooled connection until `release()`; resolves `null` when another process holds it.
+ * PGlite is embedded in a single process, so there it always succeeds. The unique (chain_id, signer, nonce)
+ * key on chain_txs stays as the second line of defence if the lock's connection is lost.
+ */
+export function acquireSignerLock(options: {
+  db: Database;
+  kind: DatabaseKind;
+  chainId: number;
+  signer: Address;
+}): Promise<SignerLock | null> {
+  if (options.kind === 'pglite') return Promise.resolve({ release: async () => {} });
+  const key = `pts-minter:${options.chainId}:${options.signer.toLowerCase()}`;
+  return new Promise((resolve, reject) => {
+    let releaseConnection: () => void = () => {};
+    const released = new Promise<void>((done) => {
+      releaseConnection = done;
+    });
+    const session = options.db.connection().execute(async (connection) => {
+      const { rows } = await sql<{
+        locked: boolean;
+      }>`SELECT pg_try_advisory_lock(hashtextextended(${key}, 0)) AS locked`.execute(connection);
+      if (!rows[0]?.locked) {
+        resolve(null);
+        return;
+      }
+      resolve({
+        release: async () => {
+          releaseConnection();
+          await session;
+        },
+      });
+      await released;
+      await sql`SELECT pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(connection);
+    });
+    session.catch(reject);
+  });
+}

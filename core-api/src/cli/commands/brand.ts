@@ -1,0 +1,101 @@
+import type { Brand, CreatedBrand, UpdateBrandInput } from '@pts/shared';
+import { type CliCommand, UsageError } from '../cli-context.ts';
+import { jsonOption, parseFlags, parseOnOff, requireFlag } from '../flags.ts';
+import { formatTable } from '../table.ts';
+
+/** `pts brand create`: a new brand with its keys and the default rules. */
+export const createBrandCommand: CliCommand = {
+  usage: 'pts brand create --name NAME --domain DOMAIN [--address 0x…] [--automation on|off] [--json]',
+  summary: 'create a brand; prints its Brand ID, security key and API key (shown once)',
+  async run(args, context) {
+    const flags = parseFlags(args, {
+      name: { type: 'string' },
+      domain: { type: 'string' },
+      address: { type: 'string' },
+      automation: { type: 'string' },
+      ...jsonOption,
+    });
+    const input = {
+      name: requireFlag(flags.name, 'name'),
+      domain: requireFlag(flags.domain, 'domain'),
+      ...(flags.address !== undefined && { address: flags.address.trim() }),
+      ...(flags.automation !== undefined && { automation: parseOnOff(flags.automation, 'automation') }),
+    };
+    const brand = await context.client().createBrand(input);
+    if (flags.json) return context.printJson(brand);
+    printCreatedBrand(context.print, brand);
+  },
+};
+
+/** `pts brand set`: change a brand's name, domain or automation switch. */
+export const setBrandCommand: CliCommand = {
+  usage: 'pts brand set --brand ID [--name NAME] [--domain DOMAIN] [--automation on|off] [--json]',
+  summary: "change a brand's name, website domain or automation",
+  async run(args, context) {
+    const flags = parseFlags(args, {
+      brand: { type: 'string' },
+      name: { type: 'string' },
+      domain: { type: 'string' },
+      automation: { type: 'string' },
+      ...jsonOption,
+    });
+    const brandId = requireFlag(flags.brand, 'brand');
+    const input: UpdateBrandInput = {};
+    if (flags.name !== undefined) input.name = flags.name.trim();
+    if (flags.domain !== undefined) input.domain = flags.domain.trim();
+    if (flags.automation !== undefined) input.automation = parseOnOff(flags.automation, 'automation');
+    if (Object.keys(input).length === 0) throw new UsageError('give at least one of --name, --domain, --automation');
+    const brand = await context.client().updateBrand(brandId, input);
+    if (flags.json) return context.printJson(brand);
+    context.print(`Updated brand ${brand.name} (${brand.brandId})`);
+    printBrandFields(context.print, brand);
+  },
+};
+
+/** `pts brand list`. */
+export const listBrandsCommand: CliCommand = {
+  usage: 'pts brand list [--json]',
+  summary: 'list brands',
+  async run(args, context) {
+    const flags = parseFlags(args, { ...jsonOption });
+    const brands = await context.client().listBrands();
+    if (flags.json) return context.printJson({ brands });
+    if (brands.length === 0) {
+      context.print('No brands yet. Create one: pts brand create --name NAME --domain DOMAIN');
+      return;
+    }
+    context.print(
+      formatTable(
+        ['BRAND ID', 'NAME', 'DOMAIN', 'AUTOMATION', 'TIER', 'CREATED'],
+        brands.map((brand) => [
+          brand.brandId,
+          brand.name,
+          brand.domain,
+          onOff(brand.automation),
+          brand.tier,
+          brand.createdAt,
+        ]),
+      ),
+    );
+  },
+};
+
+function printCreatedBrand(print: (line: string) => void, brand: CreatedBrand): void {
+  print(`Created brand ${brand.name}`);
+  print(`  brand id      ${brand.brandId}`);
+  printBrandFields(print, brand);
+  print(`  security key  ${brand.securityKey}`);
+  print(`  api key       ${brand.apiKey}`);
+  print('Store both keys now: they are shown only once.');
+}
+
+function printBrandFields(print: (line: string) => void, brand: Brand): void {
+  print(`  domain        ${brand.domain}`);
+  if (brand.verifiedDomains.length > 0) print(`  verified      ${brand.verifiedDomains.join(', ')}`);
+  print(`  automation    ${onOff(brand.automation)}`);
+  print(`  tier          ${brand.tier}`);
+}
+
+function onOff(value: boolean): string {
+  return value ? 'on' : 'off';
+}

@@ -1,0 +1,93 @@
+import { DETECTION_METHODS, type Rule, type SetRuleRequest, UNLIMITED_CLAIMS } from '@pts/shared';
+import { type CliCommand, UsageError } from '../cli-context.ts';
+import { jsonOption, parseFlags, parseList, parseMaxClaims, parseNonNegativeInteger, requireFlag } from '../flags.ts';
+import { formatTable } from '../table.ts';
+
+type DetectionMethod = (typeof DETECTION_METHODS)[number];
+
+/** `pts rule set`: create or replace a brand's rule for one event type. */
+export const setRuleCommand: CliCommand = {
+  usage:
+    'pts rule set --brand ID --event-type TYPE --reward N [--cooldown-hours H] [--max-claims M|unlimited] ' +
+    '[--max-total T] [--channels a,b] [--detection manual|url_pattern|form_auto|sdk_auto] [--inactive] [--json]',
+  summary: 'create or replace the rule for an event type (omitted settings take their defaults)',
+  async run(args, context) {
+    const flags = parseFlags(args, {
+      brand: { type: 'string' },
+      'event-type': { type: 'string' },
+      reward: { type: 'string' },
+      'cooldown-hours': { type: 'string' },
+      'max-claims': { type: 'string' },
+      'max-total': { type: 'string' },
+      channels: { type: 'string' },
+      detection: { type: 'string' },
+      inactive: { type: 'boolean' },
+      ...jsonOption,
+    });
+    const brandId = requireFlag(flags.brand, 'brand');
+    const eventType = requireFlag(flags['event-type'], 'event-type');
+    const settings: SetRuleRequest = {
+      rewardAmount: parseNonNegativeInteger(requireFlag(flags.reward, 'reward'), 'reward'),
+    };
+    if (flags['cooldown-hours'] !== undefined) {
+      settings.cooldownHours = parseNonNegativeInteger(flags['cooldown-hours'], 'cooldown-hours');
+    }
+    if (flags['max-claims'] !== undefined) settings.maxClaims = parseMaxClaims(flags['max-claims']);
+    if (flags['max-total'] !== undefined) settings.maxTotal = parseNonNegativeInteger(flags['max-total'], 'max-total');
+    if (flags.channels !== undefined) settings.channels = parseList(flags.channels);
+    if (flags.detection !== undefined) settings.detectionMethod = parseDetection(flags.detection);
+    if (flags.inactive) settings.active = false;
+    const rule = await context.client().setRule(brandId, eventType, settings);
+    if (flags.json) return context.printJson(rule);
+    context.print(`Rule ${rule.eventType} for ${rule.brandId} ${rule.active ? 'is active' : 'is inactive'}`);
+    context.print(`  event id      ${rule.eventId}`);
+    context.print(`  reward        ${rule.rewardAmount}`);
+    context.print(`  cooldown      ${rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}`);
+    context.print(`  max claims    ${formatMaxClaims(rule.maxClaims)} per user`);
+    context.print(`  max total     ${rule.maxTotal ?? 'unlimited'} (claimed ${rule.totalClaims})`);
+    context.print(`  detection     ${rule.detectionMethod}`);
+    if (rule.detectionConfig.channels) context.print(`  channels      ${rule.detectionConfig.channels.join(', ')}`);
+  },
+};
+
+/** `pts rule list`. */
+export const listRulesCommand: CliCommand = {
+  usage: 'pts rule list --brand ID [--json]',
+  summary: "list a brand's rules",
+  async run(args, context) {
+    const flags = parseFlags(args, { brand: { type: 'string' }, ...jsonOption });
+    const brandId = requireFlag(flags.brand, 'brand');
+    const rules = await context.client().listRules(brandId);
+    if (flags.json) return context.printJson({ rules });
+    if (rules.length === 0) {
+      context.print(`No rules for ${brandId}. Add one: pts rule set --brand ${brandId} --event-type TYPE --reward N`);
+      return;
+    }
+    context.print(
+      formatTable(
+        ['EVENT TYPE', 'REWARD', 'COOLDOWN H', 'MAX/USER', 'MAX TOTAL', 'CLAIMED', 'DETECTION', 'ACTIVE', 'EVENT ID'],
+        rules.map((rule: Rule) => [
+          rule.eventType,
+          String(rule.rewardAmount),
+          String(rule.cooldownHours),
+          formatMaxClaims(rule.maxClaims),
+          rule.maxTotal === null ? '-' : String(rule.maxTotal),
+          String(rule.totalClaims),
+          rule.detectionMethod,
+          rule.active ? 'yes' : 'no',
+          rule.eventId,
+        ]),
+      ),
+    );
+  },
+};
+
+function parseDetection(value: string): DetectionMethod {
+  const method = DETECTION_METHODS.find((candidate) => candidate === value.trim());
+  if (!method) throw new UsageError(`--detection must be one of ${DETECTION_METHODS.join(', ')}, got "${value}"`);
+  return method;
+}
+
+function formatMaxClaims(maxClaims: number): string {
+  return (UNLIMITED_CLAIMS as readonly number[]).includes(maxClaims) ? 'unlimited' : String(maxClaims);
+}

@@ -1,0 +1,57 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { UsageError } from './cli-context.ts';
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** `--json`, accepted by every command. */
+export const jsonOption = { json: { type: 'boolean' } } as const satisfies OptionsConfig;
+
+/** Parses flags strictly (no unknown flags, no positionals); a failure becomes a one-line UsageError. */
+export function parseFlags<T extends OptionsConfig>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(message.replace(/\s*\n\s*/g, ' '));
+  }
+}
+
+/** The value of a flag the command cannot do without. */
+export function requireFlag(value: string | undefined, flag: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`--${flag} is required`);
+  return value.trim();
+}
+
+/** A whole number ≥ 0 written in decimal digits. */
+export function parseNonNegativeInteger(value: string, flag: string): number {
+  const number = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(number)) throw new UsageError(`--${flag} must be a whole number ≥ 0, got "${value}"`);
+  return number;
+}
+
+/** Per-user claims: a positive whole number, or `unlimited` / -1 (stored as -1). */
+export function parseMaxClaims(value: string): number {
+  const trimmed = value.trim();
+  if (trimmed === 'unlimited' || trimmed === '-1') return -1;
+  const number = /^\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < 1) {
+    throw new UsageError(`--max-claims must be a whole number ≥ 1 or "unlimited", got "${value}"`);
+  }
+  return number;
+}
+
+/** `on` / `off` (also true/false, yes/no). */
+export function parseOnOff(value: string, flag: string): boolean {
+  const normalised = value.trim().toLowerCase();
+  if (['on', 'true', 'yes'].includes(normalised)) return true;
+  if (['off', 'false', 'no'].includes(normalised)) return false;
+  throw new UsageError(`--${flag} must be on or off, got "${value}"`);
+}
+
+/** A comma-separated list; blank items are dropped. */
+export function parseList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,286 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import {
+  AppError,
+  type Brand,
+  type Clock,
+  type CreateBrandInput,
+  type CreatedBrand,
+  type Rule,
+  type RuleSettings,
+  type UpdateBrandInput,
+} from '@pts/shared';
+import type { Kysely } from 'kysely';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { DB, DetectionConfig } from '../../db/schema.ts';
+import { generateSecret, hashSecret, type SecretBox } from '../../security/secret-box.ts';
+import type { ChangeNotifier } from './brand-changes.ts';
+import {
+  type BrandRowPatch,
+  findBrandByAddress,
+  insertAuditEntry,
+  insertBrand,
+  insertRuleIfAbsent,
+  listBrands as listBrandRows,
+  listRules as listRuleRows,
+  type NewRuleRow,
+  toBrand,
+  toRule,
+  updateBrand as updateBrandRow,
+  upsertRule,
+} from './brands.repository.ts';
+
+/** What the brands service writes with. `changes` hears about every committed mutation. */
+export interface BrandServiceDeps {
+  db: Kysely<DB>;
+  secrets: SecretBox;
+  clock: Clock;
+  changes?: ChangeNotifier | undefined;
+  /** Cooldown of rules that do not set one (config `PTS_DEFAULT_COOLDOWN_HOURS`); 24 when absent. */
+  defaultCooldownHours?: number | undefined;
+  /** Who the audit log names as the actor; `admin` when absent. */
+  actor?: string | undefined;
+}
+
+/** Reads need the database only. */
+export type BrandReadDeps = Pick<BrandServiceDeps, 'db'>;
+
+/** Default rewards per event type (spec 2.4), created for a new brand. */
+export const DEFAULT_EVENT_REWARDS: Readonly<Record<string, number>> = {
+  account_creation: 100,
+  complete_survey: 75,
+  newsletter_subscribe: 25,
+  rate_experience: 50,
+  subscribe_renewal: 200,
+  form_submit: 10,
+};
+
+const DEFAULT_COOLDOWN_HOURS = 24;
+const DEFAULT_MAX_CLAIMS = 1;
+/** Custom event types carry their own id (spec 2.1, 2.3): the event type is the eventId. */
+const CUSTOM_EVENT_PREFIX = 'custom_';
+const SECURITY_KEY_PREFIX = 'pts_sk_';
+const API_KEY_PREFIX = 'pts_ak_';
+
+/**
+ * Creates a brand with fresh keys. The address is the given one, or the address of a random private key
+ * that is not kept (the brand wallet is only an identifier here). The security key is stored hashed (to
+ * recognise it when presented) and encrypted (HMAC verification needs the key itself); the API key only
+ * hashed. Both are returned once. `withDefaultRules` also creates the spec 2.4 default rules.
+ */
+export async function createBrand(
+  deps: BrandServiceDeps,
+  input: CreateBrandInput,
+  options: { withDefaultRules?: boolean } = {},
+): Promise<CreatedBrand> {
+  const address = (input.address ?? privateKeyToAccount(generatePrivateKey()).address).toLowerCase();
+  const securityKey = generateSecret(SECURITY_KEY_PREFIX);
+  const apiKey = generateSecret(API_KEY_PREFIX);
+  const now = deps.clock.now();
+  const { row, seeded } = await inTransaction(deps.db, async (trx) => {
+    const row = await insertBrand(trx, {
+      address,
+      name: input.name,
+      website_domain: input.domain,
+      verified_domains: JSON.stringify([]),
+      automation_enabled: input.automation ?? true,
+      security_key_hash: hashSecret(securityKey),
+      security_key_encrypted: deps.secrets.encrypt(securityKey),
+      api_key_hash: hashSecret(apiKey),
+      created_at: now,
+      updated_at: now,
+    }).catch((error: unknown) => {
+      // The address is the primary key; the key hashes are unique too, but 256-bit random keys do not collide.
+      throw isUniqueViolation(error) ? brandExists(address) : error;
+    });
+    const seeded = options.withDefaultRules ? await insertDefaultRules(trx, deps, address, now) : [];
+    await insertAuditEntry(trx, {
+      actor: actorOf(deps),
+      action: 'brand.create',
+      subject: address,
+      details: {
+        name: input.name,
+        domain: input.domain,
+        automation: row.automation_enabled,
+        addressDerived: input.address === undefined,
+        defaultRules: seeded.map((rule) => rule.eventType),
+      },
+      at: now,
+    });
+    return { row, seeded };
+  });
+  deps.changes?.emit({ kind: 'brand', brandId: address });
+  if (seeded.length > 0) deps.changes?.emit({ kind: 'rules', brandId: address });
+  return { ...toBrand(row), securityKey, apiKey };
+}
+
+/** The brand, or BRAND_NOT_FOUND. */
+export async function getBrand(deps: BrandReadDeps, brandId: string): Promise<Brand> {
+  const row = await findBrandByAddress(deps.db, brandId);
+  if (!row) throw brandNotFound(brandId);
+  return toBrand(row);
+}
+
+/** Every brand, oldest first. */
+export async function listBrands(deps: BrandReadDeps): Promise<Brand[]> {
+  return (await listBrandRows(deps.db)).map(toBrand);
+}
+
+/** Changes a brand's name, website domain or automation switch; at least one must be given. */
+export async function updateBrand(deps: BrandServiceDeps, brandId: string, input: UpdateBrandInput): Promise<Brand> {
+  const patch: BrandRowPatch = {};
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.domain !== undefined) patch.website_domain = input.domain;
+  if (input.automation !== undefined) patch.automation_enabled = input.automation;
+  if (Object.keys(patch).length === 0) {
+    throw new AppError('VALIDATION_ERROR', 'Nothing to update: give at least one of name, domain, automation', {
+      errors: ['at least one of name, domain, automation is required'],
+    });
+  }
+  const now = deps.clock.now();
+  const row = await inTransaction(deps.db, async (trx) => {
+    const row = await updateBrandRow(trx, brandId, { ...patch, updated_at: now });
+    if (!row) throw brandNotFound(brandId);
+    await insertAuditEntry(trx, {
+      actor: actorOf(deps),
+      action: 'brand.update',
+      subject: row.address,
+      details: { ...input },
+      at: now,
+    });
+    return row;
+  });
+  deps.changes?.emit({ kind: 'brand', brandId: row.address });
+  return toBrand(row);
+}
+
+/**
+ * Creates or replaces the brand's rule for `input.eventType` (PUT semantics: omitted settings take their
+ * defaults). A rule keeps its eventId and claim counter across updates.
+ */
+export async function setRule(deps: BrandServiceDeps, brandId: string, input: RuleSettings): Promise<Rule> {
+  const now = deps.clock.now();
+  const row = await inTransaction(deps.db, async (trx) => {
+    const brand = await findBrandByAddress(trx, brandId);
+    if (!brand) throw brandNotFound(brandId);
+    const values = newRuleRow(deps, brand.address, input, now);
+    const row = await upsertRule(trx, values);
+    await insertAuditEntry(trx, {
+      actor: actorOf(deps),
+      action: 'rule.set',
+      subject: brand.address,
+      details: { eventId: row.id, ...input },
+      at: now,
+    });
+    return row;
+  });
+  deps.changes?.emit({ kind: 'rules', brandId: row.brand_id });
+  return toRule(row);
+}
+
+/** The brand's rules ordered by event type, or BRAND_NOT_FOUND. */
+export async function listRules(
+  deps: BrandReadDeps,
+  brandId: string,
+  options: { activeOnly: boolean } = { activeOnly: false },
+): Promise<Rule[]> {
+  const brand = await findBrandByAddress(deps.db, brandId);
+  if (!brand) throw brandNotFound(brandId);
+  return (await listRuleRows(deps.db, brand.address, options)).map(toRule);
+}
+
+/**
+ * Creates the spec 2.4 default rules the brand does not have yet; rules the brand already set are left
+ * alone, so calling it again is harmless. Returns the rules it created.
+ */
+export async function seedDefaultRules(deps: BrandServiceDeps, brandId: string): Promise<Rule[]> {
+  const now = deps.clock.now();
+  const created = await inTransaction(deps.db, async (trx) => {
+    const brand = await findBrandByAddress(trx, brandId);
+    if (!brand) throw brandNotFound(brandId);
+    const created = await insertDefaultRules(trx, deps, brand.address, now);
+    if (created.length > 0) {
+      await insertAuditEntry(trx, {
+        actor: actorOf(deps),
+        action: 'rule.seed_defaults',
+        subject: brand.address,
+        details: { eventTypes: created.map((rule) => rule.eventType) },
+        at: now,
+      });
+    }
+    return created;
+  });
+  if (created[0]) deps.changes?.emit({ kind: 'rules', brandId: created[0].brandId });
+  return created;
+}
+
+/** Whether `key` is the brand's security key; compares hashes in constant time. */
+export async function verifySecurityKey(db: Kysely<DB>, brandId: string, key: string): Promise<boolean> {
+  const row = await findBrandByAddress(db, brandId);
+  if (!row) return false;
+  const presented = Buffer.from(hashSecret(key), 'hex');
+  const stored = Buffer.from(row.security_key_hash, 'hex');
+  return presented.length === stored.length && timingSafeEqual(presented, stored);
+}
+
+async function insertDefaultRules(trx: Kysely<DB>, deps: BrandServiceDeps, brandId: string, now: Date) {
+  const created: Rule[] = [];
+  for (const [eventType, rewardAmount] of Object.entries(DEFAULT_EVENT_REWARDS)) {
+    const row = await insertRuleIfAbsent(trx, newRuleRow(deps, brandId, { eventType, rewardAmount }, now));
+    if (row) created.push(toRule(row));
+  }
+  return created;
+}
+
+function newRuleRow(deps: BrandServiceDeps, brandId: string, input: RuleSettings, now: Date): NewRuleRow {
+  const isCustom = input.eventType.startsWith(CUSTOM_EVENT_PREFIX);
+  const detectionConfig: DetectionConfig = { ...input.detectionConfig };
+  if (input.channels !== undefined) detectionConfig.channels = input.channels;
+  return {
+    // Only used when the row is new: an update keeps the stored id (see upsertRule).
+    id: isCustom ? input.eventType : randomUUID(),
+    brand_id: brandId,
+    event_type: input.eventType,
+    reward_amount: input.rewardAmount,
+    cooldown_hours: input.cooldownHours ?? deps.defaultCooldownHours ?? DEFAULT_COOLDOWN_HOURS,
+    max_claims_per_user: input.maxClaims ?? DEFAULT_MAX_CLAIMS,
+    max_total_claims: input.maxTotal ?? null,
+    detection_method: input.detectionMethod ?? 'manual',
+    detection_config: JSON.stringify(detectionConfig),
+    is_custom: isCustom,
+    active: input.active ?? true,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/**
+ * Runs `work` in a transaction, or directly when `db` already is one, so a caller holding a transaction
+ * (a seed, a test) can compose these functions. Listeners are told after this returns: inside a caller's
+ * transaction that is before its commit.
+ */
+function inTransaction<T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
+
+function actorOf(deps: BrandServiceDeps): string {
+  return deps.actor ?? 'admin';
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+function brandNotFound(brandId: string): AppError {
+  return new AppError('BRAND_NOT_FOUND', `No brand with Brand ID ${brandId}; \`pts brand list\` shows the brands`, {
+    field: 'brandId',
+    value: brandId,
+  });
+}
+
+function brandExists(address: string): AppError {
+  return new AppError(
+    'CONFLICT',
+    `A brand with address ${address} already exists; omit the address to derive a new one`,
+    { field: 'address', value: address },
+  );
+}

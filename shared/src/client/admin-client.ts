@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import type { ErrorDetails } from '../errors.ts';
+import {
+  type Brand,
+  brandSchema,
+  type CreateBrandInput,
+  type CreatedBrand,
+  createdBrandSchema,
+  type Rule,
+  ruleSchema,
+  type SetRuleRequest,
+  type UpdateBrandInput,
+} from '../schemas/brands.ts';
+
+/** A failed core-api call: the server's status, code, message and details, or a transport failure. */
+export class CoreApiError extends Error {
+  override readonly name = 'CoreApiError';
+  /** HTTP status; 0 when no response arrived. */
+  readonly status: number;
+  /** The server's error code, or `UNREACHABLE`, `TIMEOUT`, `INVALID_RESPONSE` from the client itself. */
+  readonly code: string;
+  readonly details: ErrorDetails | undefined;
+
+  constructor(status: number, code: string, message: string, details?: ErrorDetails, options?: ErrorOptions) {
+    super(message, options);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export interface AdminClientOptions {
+  /** Where core-api listens, e.g. `http://127.0.0.1:3000`. */
+  baseUrl: string;
+  adminToken: string;
+  fetch?: typeof fetch;
+  /** Per-request limit; 30 s when absent. */
+  timeoutMs?: number;
+}
+
+/** Typed calls to the `/admin` endpoints. */
+export interface AdminClient {
+  /** Creates a brand (with the default rules); the keys in the answer are shown only this once. */
+  createBrand(input: CreateBrandInput): Promise<CreatedBrand>;
+  listBrands(): Promise<Brand[]>;
+  getBrand(brandId: string): Promise<Brand>;
+  updateBrand(brandId: string, input: UpdateBrandInput): Promise<Brand>;
+  /** Creates or replaces the brand's rule for an event type. */
+  setRule(brandId: string, eventType: string, settings: SetRuleRequest): Promise<Rule>;
+  listRules(brandId: string): Promise<Rule[]>;
+}
+
+const brandEnvelope = z.object({ success: z.literal(true), brand: brandSchema });
+const createdBrandEnvelope = z.object({ success: z.literal(true), brand: createdBrandSchema });
+const brandsEnvelope = z.object({ success: z.literal(true), brands: z.array(brandSchema) });
+const ruleEnvelope = z.object({ success: z.literal(true), rule: ruleSchema });
+const rulesEnvelope = z.object({ success: z.literal(true), rules: z.array(ruleSchema) });
+const errorBody = z.object({
+  error: z.string(),
+  code: z.string().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** A client for the admin endpoints; every failure is thrown as a `CoreApiError`. */
+export function createAdminClient(options: AdminClientOptions): AdminClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+
+  async function call<T extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: T,
+    body?: unknown,
+  ): Promise<z.output<T>> {
+    const url = `${baseUrl}/admin${path}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${options.adminToken}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetchImpl(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      if (error instanceof Error && error.name === 'TimeoutError') {
+        throw new CoreApiError(0, 'TIMEOUT', `No answer from ${baseUrl} within ${timeoutMs} ms`, undefined, {
+          cause: error,
+        });
+      }
+      const reason = error instanceof Error ? (describeCause(error) ?? error.message) : String(error);
+      throw new CoreApiError(0, 'UNREACHABLE', `Cannot reach ${baseUrl}: ${reason}`, { reason }, { cause: error });
+    }
+    const json = parseJson(text);
+    if (!response.ok) {
+      const parsed = errorBody.safeParse(json);
+      if (parsed.success) {
+        throw new CoreApiError(
+          response.status,
+          parsed.data.code ?? `HTTP_${response.status}`,
+          parsed.data.error,
+          parsed.data.details as ErrorDetails | undefined,
+        );
+      }
+      throw new CoreApiError(
+        response.status,
+        `HTTP_${response.status}`,
+        `${method} ${url} answered ${response.status} ${response.statusText}`.trim(),
+      );
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new CoreApiError(
+        response.status,
+        'INVALID_RESPONSE',
+        `${method} ${url} answered with an unexpected body; is ${baseUrl} a pts core-api?`,
+        { errors: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) },
+      );
+    }
+    return parsed.data;
+  }
+
+  const brandPath = (brandId: string) => `/brands/${encodeURIComponent(brandId)}`;
+
+  return {
+    createBrand: async (input) => (await call('POST', '/brands', createdBrandEnvelope, input)).brand,
+    listBrands: async () => (await call('GET', '/brands', brandsEnvelope)).brands,
+    getBrand: async (brandId) => (await call('GET', brandPath(brandId), brandEnvelope)).brand,
+    updateBrand: async (brandId, input) => (await call('PATCH', brandPath(brandId), brandEnvelope, input)).brand,
+    setRule: async (brandId, eventType, settings) =>
+      (await call('PUT', `${brandPath(brandId)}/rules/${encodeURIComponent(eventType)}`, ruleEnvelope, settings)).rule,
+    listRules: async (brandId) => (await call('GET', `${brandPath(brandId)}/rules`, rulesEnvelope)).rules,
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Node's fetch hides the socket error (ECONNREFUSED …) in `cause`. */
+function describeCause(error: Error): string | undefined {
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  if (!cause) return undefined;
+  if (typeof cause.code === 'string') return cause.code;
+  return typeof cause.message === 'string' ? cause.message : undefined;
+}
