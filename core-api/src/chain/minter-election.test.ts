@@ -84,7 +84,7 @@ describe.runIf(testDatabaseKind === 'postgres')('two replicas on PostgreSQL', ()
         PTS_CHAIN: 'rpc',
         PTS_RPC_URL: leader.deps.chain.rpcUrl,
         PTS_MINTER_PRIVATE_KEY: ANVIL_MINTER_PRIVATE_KEY,
-        PTS_REWARD_TOKEN_ADDRESS: leader.deps.chain.contracts.rewardToken,
+        PTS_REWARD_TOKEN_ADDRESS: leader.deps.chain.contracts.rewardToken!,
       },
       { database },
     );
@@ -101,10 +101,9 @@ describe.runIf(testDatabaseKind === 'postgres')('two replicas on PostgreSQL', ()
   });
 
   it('has exactly one leader', () => {
-    expect([leader.deps.minter, follower.deps.minter].map((m) => (m as { isLeader(): boolean }).isLeader())).toEqual([
-      true,
-      false,
-    ]);
+    expect(
+      [leader.deps.minter, follower.deps.minter].map((m) => (m as unknown as { isLeader(): boolean }).isLeader()),
+    ).toEqual([true, false]);
   });
 
   it("mints a follower's reward through the leader, exactly once", async () => {

@@ -89,7 +89,8 @@ export const ruleSchema = z
     cooldownHours: z.number().int(),
     maxClaims: z.number().int(),
     maxTotal: z.number().int().nullable(),
-    totalClaims: z.number().int(),
+    /** Claims counted against maxTotal; null while no max total is set (the count is kept only then). */
+    totalClaims: z.number().int().nullable(),
     detectionMethod: z.enum(DETECTION_METHODS),
     detectionConfig: detectionConfigSchema,
     isCustom: z.boolean(),

@@ -44,7 +44,7 @@ export const setRuleCommand: CliCommand = {
     context.print(`  reward        ${rule.rewardAmount}`);
     context.print(`  cooldown      ${rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}`);
     context.print(`  max claims    ${formatMaxClaims(rule.maxClaims)} per user`);
-    context.print(`  max total     ${rule.maxTotal ?? 'unlimited'} (claimed ${rule.totalClaims})`);
+    context.print(`  max total     ${rule.maxTotal ?? 'unlimited'} (claimed ${rule.totalClaims ?? '-'})`);
     context.print(`  detection     ${rule.detectionMethod}`);
     if (rule.detectionConfig.channels) context.print(`  channels      ${rule.detectionConfig.channels.join(', ')}`);
   },
@@ -72,7 +72,7 @@ export const listRulesCommand: CliCommand = {
           String(rule.cooldownHours),
           formatMaxClaims(rule.maxClaims),
           rule.maxTotal === null ? '-' : String(rule.maxTotal),
-          String(rule.totalClaims),
+          rule.totalClaims === null ? '-' : String(rule.totalClaims),
           rule.detectionMethod,
           rule.active ? 'yes' : 'no',
           rule.eventId,

@@ -159,7 +159,7 @@ export function toRule(row: RuleRow): Rule {
     cooldownHours: row.cooldown_hours,
     maxClaims: row.max_claims_per_user,
     maxTotal: row.max_total_claims,
-    totalClaims: row.total_claims,
+    totalClaims: row.max_total_claims === null ? null : row.total_claims,
     detectionMethod: toDetectionMethod(row.detection_method),
     detectionConfig: row.detection_config,
     isCustom: row.is_custom,

@@ -271,7 +271,7 @@ describe('PUT /admin/brands/:brandId/rules/:eventType', () => {
       cooldownHours: 24,
       maxClaims: 1,
       maxTotal: null,
-      totalClaims: 0,
+      totalClaims: null,
       detectionMethod: 'manual',
       detectionConfig: {},
       isCustom: false,
