@@ -42,6 +42,8 @@ export {
   errorEnvelopeSchema,
   eventTypeSchema,
   httpUrlSchema,
+  metadataSchema,
+  sanitizeJson,
   stripControlCharacters,
   TX_HASH_PATTERN,
 } from './schemas/common.ts';

@@ -38,12 +38,20 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** Pre-built PGlite instance (tests clone a migrated template). */
   pglite?: PGlite;
+  /**
+   * Hears errors of pooled PostgreSQL connections (the server restarting or terminating them). Without a
+   * listener such an error would crash the process; the pool replaces the connection on next use.
+   */
+  onConnectionError?: (error: Error) => void;
 }
 
 /** Opens the database chosen by config: PostgreSQL when a URL is given, PGlite otherwise. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl && /^postgres(ql)?:\/\//.test(options.databaseUrl)) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
+    const onConnectionError = options.onConnectionError ?? (() => {});
+    pool.on('error', onConnectionError);
+    pool.on('connect', (client) => client.on('error', onConnectionError));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,

@@ -63,10 +63,7 @@ describe('http metrics middleware', () => {
   }
 
   it('labels requests with the route template, not the raw path, even when an error handler answers', async () => {
-    for (const id of [
-      '0x1111111111111111111111111111111111111111',
-      '0x2222222222222222222222222222222222222222',
-    ]) {
+    for (const id of ['0x1111111111111111111111111111111111111111', '0x2222222222222222222222222222222222222222']) {
       const response = await fetch(`${baseUrl}/admin/brands/${id}`);
       expect(response.status).toBe(404);
     }

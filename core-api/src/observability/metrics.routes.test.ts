@@ -14,10 +14,7 @@ async function serve(app: express.Express) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-function appWith(
-  metrics: ReturnType<typeof createMetrics>,
-  sampleRewards: () => Promise<Record<string, number>>,
-) {
+function appWith(metrics: ReturnType<typeof createMetrics>, sampleRewards: () => Promise<Record<string, number>>) {
   const logger = createLogger({ level: 'silent' });
   const app = express();
   app.use(createMetricsRouter({ metrics, sampleRewards, logger, sampleTimeoutMs: 200 }));
@@ -61,9 +58,7 @@ describe('GET /metrics', () => {
       }),
     );
     try {
-      expect(await (await fetch(`${server.url}/metrics`)).text()).toContain(
-        'pts_rewards{status="pending"} 5',
-      );
+      expect(await (await fetch(`${server.url}/metrics`)).text()).toContain('pts_rewards{status="pending"} 5');
       mode = 'fail';
       const failed = await fetch(`${server.url}/metrics`);
       expect(failed.status).toBe(200);

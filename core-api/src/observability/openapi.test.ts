@@ -172,9 +172,7 @@ describe('createApiDocs', () => {
       },
     ]);
     const brand = paths['/admin/brands/{brandId}']?.get as { parameters: Json[] };
-    expect(brand.parameters).toEqual([
-      expect.objectContaining({ name: 'brandId', in: 'path', required: true }),
-    ]);
+    expect(brand.parameters).toEqual([expect.objectContaining({ name: 'brandId', in: 'path', required: true })]);
     const rule = paths['/admin/brands/{brandId}/rules/{eventType}']?.get as { parameters: Json[] };
     expect(rule.parameters.map((p) => [p.name, p.in])).toEqual([
       ['brandId', 'path'],
@@ -204,9 +202,7 @@ describe('createApiDocs', () => {
       scheme: 'bearer',
       bearerFormat: 'JWT',
     });
-    expect(paths['/pts-api/manual-event']?.post?.security).toEqual([
-      { brandSignature: [], brandTimestamp: [] },
-    ]);
+    expect(paths['/pts-api/manual-event']?.post?.security).toEqual([{ brandSignature: [], brandTimestamp: [] }]);
     expect(paths['/admin/brands/{brandId}/rules/{eventType}']?.get?.security).toEqual([
       { adminToken: [] },
       { bearer: [] },

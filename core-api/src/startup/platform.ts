@@ -75,6 +75,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         databaseUrl: config.DATABASE_URL,
         pgliteDir: join(config.PTS_DATA_DIR, 'pglite'),
         poolSize: config.PTS_DB_POOL_SIZE,
+        onConnectionError: (error) => logger.warn({ err: error }, 'database connection error'),
       }));
     if (!options.database) stack.push(() => database.close());
     const applied = await migrateToLatest(database.db);

@@ -28,12 +28,9 @@ export interface FakeDnsServer {
 const RCODE = { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3, REFUSED: 5 } as const;
 
 /** A real DNS server over UDP on 127.0.0.1 (dns-packet wire format), so node's c-ares resolver runs unmodified. */
-export async function startFakeDnsServer(
-  initial: Record<string, FakeDnsAnswer> = {},
-): Promise<FakeDnsServer> {
+export async function startFakeDnsServer(initial: Record<string, FakeDnsAnswer> = {}): Promise<FakeDnsServer> {
   const answers = new Map<string, FakeDnsAnswer>();
-  const set = (name: string, answer: FakeDnsAnswer) =>
-    answers.set(name.toLowerCase().replace(/\.$/, ''), answer);
+  const set = (name: string, answer: FakeDnsAnswer) => answers.set(name.toLowerCase().replace(/\.$/, ''), answer);
   for (const [name, answer] of Object.entries(initial)) set(name, answer);
   const queries: { name: string; type: string }[] = [];
   const socket: Socket = createSocket('udp4');
@@ -68,8 +65,7 @@ export async function startFakeDnsServer(
     const response = dnsPacket.encode({
       type: 'response',
       id: query.id ?? 0,
-      flags:
-        dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | dnsPacket.AUTHORITATIVE_ANSWER | rcode,
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | dnsPacket.AUTHORITATIVE_ANSWER | rcode,
       questions: [question],
       answers: records,
     });

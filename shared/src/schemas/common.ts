@@ -8,6 +8,23 @@ export function stripControlCharacters(value: string): string {
   return value.replace(CONTROL_CHARACTERS, '');
 }
 
+/** Strips control characters from every key and string inside a JSON value (they break storage and logs). */
+export function sanitizeJson(value: unknown): unknown {
+  if (typeof value === 'string') return stripControlCharacters(value);
+  if (Array.isArray(value)) return value.map(sanitizeJson);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [stripControlCharacters(key), sanitizeJson(inner)]),
+    );
+  }
+  return value;
+}
+
+/** Free-form metadata: a JSON object whose strings are sanitized like every other input. */
+export const metadataSchema = z
+  .record(z.string(), z.unknown())
+  .transform((value) => sanitizeJson(value) as Record<string, unknown>);
+
 /** A string that is trimmed of control characters before it is validated. */
 export function cleanString<T extends z.ZodType>(schema: T) {
   return z.preprocess((value) => (typeof value === 'string' ? stripControlCharacters(value).trim() : value), schema);

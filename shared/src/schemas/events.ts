@@ -7,6 +7,7 @@ import {
   emailSchema,
   eventTypeSchema,
   httpUrlSchema,
+  metadataSchema,
   TX_HASH_PATTERN,
 } from './common.ts';
 
@@ -24,7 +25,7 @@ export const eventRequestSchema = z
     userIdentifier: cleanString(
       z.union([z.email(), z.string().regex(ADDRESS_PATTERN)], 'must be an email or a 0x address').optional(),
     ),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    metadata: metadataSchema.optional(),
     channel_id: cleanString(z.string().min(1).max(100)).optional(),
   })
   .meta({ id: 'EventRequest' });

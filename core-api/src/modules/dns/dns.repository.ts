@@ -23,12 +23,7 @@ export async function findBrandForDns(db: Kysely<DB>, address: string): Promise<
  * concurrent verifications cannot both append (the second re-checks the condition on the locked row).
  * Returns whether the list changed.
  */
-export async function addVerifiedDomain(
-  db: Kysely<DB>,
-  address: string,
-  domain: string,
-  now: Date,
-): Promise<boolean> {
+export async function addVerifiedDomain(db: Kysely<DB>, address: string, domain: string, now: Date): Promise<boolean> {
   const result = await db
     .updateTable('brands')
     .set({

@@ -132,11 +132,7 @@ describe('POST /pts-api/verify-dns', () => {
 
   it('finds the valid record among several TXT records', async () => {
     dns.set('_pts.example.com', {
-      txt: [
-        ['v=spf1 -all'],
-        [`brand_id=${OTHER_BRAND};api_key=${API_KEY}`],
-        [`brand_id=${BRAND};api_key=${API_KEY}`],
-      ],
+      txt: [['v=spf1 -all'], [`brand_id=${OTHER_BRAND};api_key=${API_KEY}`], [`brand_id=${BRAND};api_key=${API_KEY}`]],
     });
     const { body } = await verify({ domain: 'example.com' });
     expect(body).toMatchObject({ dnsConfigured: true, brandId: BRAND, reason: 'verified' });

@@ -15,10 +15,7 @@ describe('parsePtsTxtRecord', () => {
     [`"brand_id=${ID};api_key=k1"`, { brandId: ID, apiKey: 'k1' }],
     [`brand-id=${ID}; api-key="k1"; note=hello`, { brandId: ID, apiKey: 'k1' }],
     [`brand_id=${ID} api_key=k1`, { brandId: ID, apiKey: 'k1' }],
-    [
-      `brand_id=${ID};api_key=k1;brand_id=0x0000000000000000000000000000000000000000`,
-      { brandId: ID, apiKey: 'k1' },
-    ],
+    [`brand_id=${ID};api_key=k1;brand_id=0x0000000000000000000000000000000000000000`, { brandId: ID, apiKey: 'k1' }],
   ])('reads %j', (text, expected) => {
     expect(parsePtsTxtRecord(text)).toEqual(expected);
   });

@@ -157,10 +157,7 @@ export interface SystemTxtResolverOptions {
  * TXT lookups through node's resolver (c-ares). `servers` (PTS_DNS_SERVERS: `1.1.1.1`, `127.0.0.1:5353`, …)
  * replaces the system's resolv.conf servers.
  */
-export function createSystemTxtResolver(
-  servers?: string[],
-  options: SystemTxtResolverOptions = {},
-): TxtResolver {
+export function createSystemTxtResolver(servers?: string[], options: SystemTxtResolverOptions = {}): TxtResolver {
   const resolver = new Resolver({ timeout: options.timeoutMs ?? 1_500, tries: options.tries ?? 2 });
   if (servers?.length) resolver.setServers(servers);
   return (hostname) => resolver.resolveTxt(hostname);

@@ -19,16 +19,33 @@ export async function loadBrandWithRules(
   return { brand, rules: await listRules(db, brandId, { activeOnly: false }) };
 }
 
-/** Finds or creates the user row for an email; the id doubles as the local wallet derivation index. */
+/**
+ * Finds or creates the user row for an email; the id doubles as the local wallet derivation index.
+ * One round trip in the usual cases: the insert and the lookup of an existing row go in one statement.
+ * Its lookup reads the statement's snapshot, so a row a concurrent request committed while this insert
+ * waited on it is not seen there; the follow-up select (a fresh snapshot) finds it.
+ */
 export async function ensureUser(db: Database, email: string): Promise<{ id: bigint; walletAddress: string | null }> {
-  const inserted = await db
-    .insertInto('users')
-    .values({ email })
-    .onConflict((oc) => oc.column('email').doNothing())
-    .returning(['id', 'wallet_address'])
+  const found = await db
+    .with('inserted', (qb) =>
+      qb
+        .insertInto('users')
+        .values({ email })
+        .onConflict((oc) => oc.column('email').doNothing())
+        .returning(['id', 'wallet_address']),
+    )
+    .selectFrom('inserted')
+    .select(['inserted.id', 'inserted.wallet_address'])
+    .unionAll((qb) =>
+      qb
+        .selectFrom('users')
+        .select(['users.id', 'users.wallet_address'])
+        .where('users.email', '=', email)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('inserted').select('inserted.id')))),
+    )
     .executeTakeFirst();
   const row =
-    inserted ??
+    found ??
     (await db
       .selectFrom('users')
       .select(['id', 'wallet_address'])
@@ -55,24 +72,23 @@ export async function setUserWallet(
 
 /**
  * Locks (creating if absent) the claim counter of one user for one brand event type, so concurrent
- * identical requests queue here and each sees the previous one's effect.
+ * identical requests queue here and each sees the previous one's effect. One statement: the conflict branch
+ * is a no-op update, which row-locks the existing counter (waiting for a concurrent holder, then taking the
+ * latest committed version, as `SELECT … FOR UPDATE` did) and returns it.
  */
 export async function lockClaimCounter(
   trx: Database,
   key: { brandId: string; eventType: string; email: string },
 ): Promise<ClaimCounter> {
-  await trx
+  return trx
     .insertInto('claim_counters')
     .values({ brand_id: key.brandId, event_type: key.eventType, user_email: key.email, claims: 0 })
-    .onConflict((oc) => oc.columns(['brand_id', 'event_type', 'user_email']).doNothing())
-    .execute();
-  return trx
-    .selectFrom('claim_counters')
-    .selectAll()
-    .where('brand_id', '=', key.brandId)
-    .where('event_type', '=', key.eventType)
-    .where('user_email', '=', key.email)
-    .forUpdate()
+    .onConflict((oc) =>
+      oc
+        .columns(['brand_id', 'event_type', 'user_email'])
+        .doUpdateSet((eb) => ({ claims: eb.ref('claim_counters.claims') })),
+    )
+    .returningAll()
     .executeTakeFirstOrThrow();
 }
 

@@ -143,8 +143,7 @@ describe('health routes', () => {
     expect(status).toBe(503);
     const parsed = serviceHealthSchema.parse(body);
     expect(parsed.status).toBe('degraded');
-    const key =
-      dependency === 'chain' ? 'blockchain' : dependency === 'identity' ? 'identity_provider' : 'database';
+    const key = dependency === 'chain' ? 'blockchain' : dependency === 'identity' ? 'identity_provider' : 'database';
     expect(parsed.services[key]).toBe('disconnected');
     expect(Object.values(parsed.services).filter((s) => s === 'disconnected')).toHaveLength(1);
   });

@@ -22,10 +22,7 @@ import type { ApiDocs } from '../../observability/openapi.ts';
 /** A ping slower than this counts as a failure, so a hung RPC or database never hangs the health checks. */
 export const DEFAULT_PING_TIMEOUT_MS = 2_000;
 
-export type HealthDeps = Pick<
-  AppDeps,
-  'pingDatabase' | 'chain' | 'clock' | 'config' | 'wallets' | 'dbKind'
-> & {
+export type HealthDeps = Pick<AppDeps, 'pingDatabase' | 'chain' | 'clock' | 'config' | 'wallets' | 'dbKind'> & {
   /** Route paths this process serves, listed by the root health body. */
   routes: () => string[];
   serviceName: string;
@@ -50,10 +47,7 @@ function createProbe<T>(name: string, check: () => Promise<T>, timeoutMs: number
       const value = await Promise.race([
         check(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`${name} did not answer within ${timeoutMs} ms`)),
-            timeoutMs,
-          );
+          timer = setTimeout(() => reject(new Error(`${name} did not answer within ${timeoutMs} ms`)), timeoutMs);
         }),
       ]);
       return { state: 'connected', value };
@@ -108,11 +102,7 @@ export function createHealthRouter(deps: HealthDeps): Router {
   });
 
   router.get('/pts-api/health', async (_req, res) => {
-    const [database, blockchain, identity] = await Promise.all([
-      probeDatabase(),
-      probeChain(),
-      probeIdentity(),
-    ]);
+    const [database, blockchain, identity] = await Promise.all([probeDatabase(), probeChain(), probeIdentity()]);
     const services = {
       database: database.state,
       blockchain: blockchain.state,
@@ -124,11 +114,7 @@ export function createHealthRouter(deps: HealthDeps): Router {
   });
 
   router.get('/pts-api/diagnostic', async (_req, res) => {
-    const [database, blockchain, identity] = await Promise.all([
-      probeDatabase(),
-      probeChain(),
-      probeIdentity(),
-    ]);
+    const [database, blockchain, identity] = await Promise.all([probeDatabase(), probeChain(), probeIdentity()]);
     const status: Diagnostic['status'] =
       database.state === 'disconnected'
         ? 'down'

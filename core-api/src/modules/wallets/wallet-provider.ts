@@ -1,7 +1,7 @@
 import { createECDH, createHmac } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { type Hex, bytesToHex, keccak256 } from 'viem';
+import { bytesToHex, type Hex, keccak256 } from 'viem';
 
 /** Port: gives a user a wallet. Local adapter derives from an HD seed; Privy comes with the relayer issue. */
 export interface WalletProvider {
