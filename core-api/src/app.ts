@@ -119,6 +119,11 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
     }),
   );
 
+  // A process running one role is that role's host: its routes (its own /health included) answer at the
+  // root too, ahead of the generic health routes.
+  const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
+  for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
+
   const docs = createApiDocs();
   registerApiDocs(docs);
   registerHealthDocs(docs);
@@ -137,12 +142,31 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
       version: SERVICE_VERSION,
     }),
   );
-  app.use(createMetricsRouter({ metrics: deps.metrics, sampleRewards: createRewardStatusSampler(deps.db), logger }));
+  const sampleRewardTable = createRewardStatusSampler(deps.db);
+  app.use(
+    createMetricsRouter({
+      metrics: deps.metrics,
+      // The minter's queue status also refreshes the nonce-lag gauge; the table count is the fallback when
+      // the chain does not answer.
+      sampleRewards: async () => {
+        try {
+          const queue = await deps.minter.queueStatus();
+          return {
+            pending: queue.pending,
+            submitted: queue.submitted,
+            confirmed: queue.confirmed,
+            failed: queue.failed,
+          };
+        } catch {
+          return sampleRewardTable();
+        }
+      },
+      logger,
+    }),
+  );
   app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
 
   for (const [, prefix, router] of roleRouters) app.use(prefix, router);
-  const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
-  for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
 
   app.use(notFoundHandler);
   app.use(createErrorHandler(logger));

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForMintsSettled } from '../test/chain-helpers.ts';
+import { startTestPlatform, type TestPlatform } from '../test/platform.ts';
+
+describe('the composed app (all roles)', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it('exposes request, reward, batch and nonce-lag metrics after a rewarded event', async () => {
+    const brand = await platform.createBrand({
+      domain: 'metrics.example',
+      rules: [{ eventType: 'join', rewardAmount: 3 }],
+    });
+    const res = await platform.post('/pts-api/manual-event', {
+      brandId: brand.brandId,
+      eventType: 'join',
+      userEmail: 'metrics@example.com',
+      domain: 'metrics.example',
+    });
+    expect(res.status).toBe(200);
+    await waitForMintsSettled(platform);
+    const text = (await platform.get('/metrics')).body as string;
+    expect(text).toContain('pts_http_requests_total{method="POST",route="/pts-api/manual-event",status="200"} 1');
+    expect(text).toMatch(
+      /pts_http_request_duration_seconds_bucket\{le="[^"]+",method="POST",route="\/pts-api\/manual-event",status="200"\}/,
+    );
+    expect(text).toContain('pts_rewards{status="confirmed"} 1');
+    expect(text).toContain('pts_rewards{status="pending"} 0');
+    expect(text).toContain('pts_mint_batch_size_count 1');
+    expect(text).toMatch(/pts_minter_nonce_lag \d+/);
+    expect(text).toContain('pts_events_total{outcome="rewarded"} 1');
+  });
+
+  it('serves the OpenAPI 3.1 document generated from the schemas, and the docs UI', async () => {
+    const doc = (await platform.get('/openapi.json')).body;
+    expect(doc.openapi).toMatch(/^3\.1/);
+    for (const path of [
+      '/pts-api/manual-event',
+      '/pts-api/bulk-events',
+      '/pts-api/event-config',
+      '/pts-api/verify-dns',
+      '/admin/brands',
+    ]) {
+      expect(Object.keys(doc.paths)).toContain(path);
+    }
+    expect(doc.components.schemas).toHaveProperty('EventResponse');
+    const ui = await fetch(`${platform.url}/docs`);
+    expect(ui.status).toBe(200);
+    expect(ui.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('answers root health with hostname and the mounted routes, and 404 in the error envelope', async () => {
+    const health = await platform.get('/health');
+    expect(health.body).toMatchObject({ status: 'healthy', service: 'pts-core-api', hostname: expect.any(String) });
+    expect(health.body.routes).toEqual(expect.arrayContaining(['/pts-api', '/reward-processor', '/admin']));
+    const missing = await platform.get('/no/such/endpoint');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
+  });
+
+  it('answers debug with the spec fields', async () => {
+    const debug = await platform.get('/pts-api/debug');
+    expect(debug.body).toMatchObject({
+      debug: expect.any(String),
+      path: '/pts-api/debug',
+      method: 'GET',
+      worker_version: expect.any(String),
+    });
+  });
+});
+
+describe('a single-role process', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ PTS_ROLES: 'reward-processor' });
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it("serves its role's routes at the root as on the spec's own host, and not the other roles", async () => {
+    expect((await platform.get('/queue')).status).toBe(200);
+    expect((await platform.get('/reward-processor/queue')).status).toBe(200);
+    expect((await platform.get('/health')).body).toMatchObject({ status: 'healthy', worker: 'reward-processor' });
+    expect((await platform.post('/pts-api/manual-event', {})).status).toBe(404);
+    expect((await platform.get('/admin/brands')).status).toBe(404);
+  });
+});
