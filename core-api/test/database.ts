@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/db/database.ts';
+import { type DatabaseHandle, migrateToLatest, openDatabase, pgliteParsers } from '../src/db/database.ts';
 
 /** Which database the DB-backed tests run on: `PTS_TEST_DB=postgres` selects the machine's PostgreSQL. */
 export const testDatabaseKind: 'pglite' | 'postgres' = process.env.PTS_TEST_DB === 'postgres' ? 'postgres' : 'pglite';
@@ -20,7 +22,11 @@ export interface TestDatabase extends DatabaseHandle {
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (testDatabaseKind === 'pglite') {
-    const handle = await openDatabase({});
+    const template = process.env.PTS_TEST_PGLITE_TEMPLATE;
+    const pglite = template
+      ? await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]), parsers: pgliteParsers })
+      : undefined;
+    const handle = await openDatabase(pglite ? { pglite } : {});
     await migrateToLatest(handle.db);
     return { ...handle, url: undefined };
   }

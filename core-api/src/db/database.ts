@@ -4,6 +4,8 @@ import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDiale
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import * as coreSpine from './migrations/2026_11_22_0000_core_spine.ts';
+import * as payments from './migrations/2026_11_22_0100_payments.ts';
+import * as webhooks from './migrations/2026_11_22_0200_webhooks.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -12,6 +14,8 @@ export type DatabaseKind = 'pglite' | 'postgres';
 export interface DatabaseHandle {
   db: Database;
   kind: DatabaseKind;
+  /** The embedded instance when kind is `pglite` (dumps, clones). */
+  pglite?: PGlite;
   /** Runs a cheap query; throws when the database is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -20,6 +24,8 @@ export interface DatabaseHandle {
 /** Migrations in the order they run. Names sort by their timestamp prefix. */
 const migrations: Record<string, Migration> = {
   '2026_11_22_0000_core_spine': coreSpine,
+  '2026_11_22_0100_payments': payments,
+  '2026_11_22_0200_webhooks': webhooks,
 };
 
 const migrationProvider: MigrationProvider = {
@@ -28,6 +34,9 @@ const migrationProvider: MigrationProvider = {
 
 const INT8_OID = 20;
 pg.types.setTypeParser(INT8_OID, (value) => BigInt(value));
+
+/** PGlite options that make it read int8 as bigint, like the `pg` driver above. */
+export const pgliteParsers = { [INT8_OID]: (value: string) => BigInt(value) };
 
 export interface OpenDatabaseOptions {
   /** `postgres://…` selects PostgreSQL; anything else uses embedded PGlite. */
@@ -65,13 +74,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   let pglite = options.pglite;
   if (!pglite) {
     if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
-    pglite = await PGlite.create(options.pgliteDir, { parsers: { [INT8_OID]: (value: string) => BigInt(value) } });
+    pglite = await PGlite.create(options.pgliteDir, { parsers: pgliteParsers });
   }
   const instance = pglite;
   const db = new Kysely<DB>({ dialect: new PGliteDialect(instance) });
   return {
     db,
     kind: 'pglite',
+    pglite: instance,
     ping: async () => {
       await instance.query('SELECT 1');
     },
