@@ -64,6 +64,30 @@ describe('the composed app (all roles)', () => {
     expect(missing.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
   });
 
+  it('lets the admin CLI create a brand and a rule against the real app', async () => {
+    const { runCli } = await import('./cli/run-cli.ts');
+    const out: string[] = [];
+    const io = {
+      env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
+      stdout: { write: (text: string) => out.push(text) },
+      stderr: { write: (text: string) => out.push(text) },
+    };
+    const code = await runCli(
+      ['brand', 'create', '--name', 'CLI Brand', '--domain', 'cli.example', '--json'],
+      io as never,
+    );
+    expect(code, out.join('')).toBe(0);
+    const created = JSON.parse(out.join(''));
+    expect(created.securityKey).toMatch(/^pts_sk_/);
+    out.length = 0;
+    const ruleCode = await runCli(
+      ['rule', 'set', '--brand', created.brandId, '--event-type', 'first_purchase', '--reward', '500', '--json'],
+      io as never,
+    );
+    expect(ruleCode, out.join('')).toBe(0);
+    expect(JSON.parse(out.join(''))).toMatchObject({ eventType: 'first_purchase', rewardAmount: 500 });
+  });
+
   it('answers debug with the spec fields', async () => {
     const debug = await platform.get('/pts-api/debug');
     expect(debug.body).toMatchObject({

@@ -5,15 +5,23 @@ import type { AppDeps } from './deps.ts';
 import { createBrandSignatureVerifier } from './http/brand-signature.ts';
 import { createCors } from './http/cors.ts';
 import { createErrorHandler, notFoundHandler } from './http/errors.ts';
+import { jsonBody } from './http/json-body.ts';
 import { createRateLimit } from './http/rate-limit.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
 import { createBrandCache } from './modules/events/brand-cache.ts';
+import { createEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
+import {
+  createPaymentsAdminRouter,
+  createPaymentsRouter,
+  registerPaymentDocs,
+} from './modules/payments/payments.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
+import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
 import { createMetricsRouter, createRewardStatusSampler } from './observability/metrics.routes.ts';
@@ -28,6 +36,7 @@ export interface AppExtras {
 
 /** Bulk requests carry up to 100 events of up to 10 KB each; the envelope gets room for that. */
 const BULK_BODY_LIMIT_BYTES = 256 * 1024;
+const ADMIN_BODY_LIMIT_BYTES = 64 * 1024;
 
 /**
  * Builds the HTTP app: every role's routes under its prefix (`/pts-api`, `/reward-processor`, `/admin`, …);
@@ -72,14 +81,17 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
         clock: deps.clock,
         logger,
         metrics: deps.metrics,
-        wallets: deps.wallets,
         minter: deps.minter,
         brands,
-        settings: {
-          duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
-          defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
-          mintWaitMs: config.PTS_MINT_WAIT_MS,
-        },
+        batcher: createEventBatcher({
+          db: deps.db,
+          clock: deps.clock,
+          logger,
+          metrics: deps.metrics,
+          wallets: deps.wallets,
+          settings: { duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS },
+        }),
+        settings: { mintWaitMs: config.PTS_MINT_WAIT_MS },
         verifyBrandSignature: createBrandSignatureVerifier({
           db: deps.db,
           clock: deps.clock,
@@ -100,15 +112,20 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
     ),
   );
   eventRouter.use(createDnsRouter(deps));
+  eventRouter.use(createPaymentsRouter(deps));
   mount('event-handler', '/pts-api', eventRouter);
   mount(
     'reward-processor',
     '/reward-processor',
     createRewardProcessorRouter({ minter: deps.minter, logger, adminToken: deps.adminToken }),
   );
-  mount(
-    'admin',
-    '/admin',
+  // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
+  const adminRouter = Router();
+  adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
+  adminRouter.use(createPaymentsAdminRouter(deps));
+  adminRouter.use(createWebhookAdminRouter(deps));
+  mount('admin', '/admin', adminRouter);
+  adminRouter.use(
     createAdminRouter({
       db: deps.db,
       secrets: deps.secrets,
@@ -128,6 +145,7 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
   registerApiDocs(docs);
   registerHealthDocs(docs);
   registerDnsDocs(docs);
+  registerPaymentDocs(docs);
   app.use(
     createHealthRouter({
       pingDatabase: deps.pingDatabase,

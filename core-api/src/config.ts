@@ -77,6 +77,21 @@ export const configSchema = z.object({
   PTS_MINT_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   PTS_RECEIPT_POLL_MS: z.coerce.number().int().min(10).default(1000),
   PTS_REWARD_PROCESSOR_CRON: z.string().default('* * * * *'),
+
+  /** Token purchases (docs/payments.md): Stripe when a secret key is set, the embedded local checkout otherwise. */
+  PTS_STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  /** Signing secret (`whsec_…`) of the Stripe webhook endpoint `POST /pts-api/payment-webhook`. */
+  PTS_STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Stripe API host/port/protocol overrides (a local fake in tests; a proxy). Default api.stripe.com:443 https. */
+  PTS_STRIPE_HOST: z.string().min(1).optional(),
+  PTS_STRIPE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  PTS_STRIPE_PROTOCOL: z.enum(['http', 'https']).optional(),
+
+  /** Plain-http and loopback webhook targets (local mode); unset means true only with PTS_CHAIN=local. */
+  PTS_WEBHOOKS_ALLOW_INSECURE: booleanFromEnv.optional(),
+  PTS_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  PTS_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  PTS_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(1000),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -89,6 +104,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return result.data;
+}
+
+/**
+ * Webhook local mode: http:// and loopback targets allowed. Explicit PTS_WEBHOOKS_ALLOW_INSECURE wins;
+ * otherwise only the embedded default chain (PTS_CHAIN=local) is local.
+ */
+export function webhooksAllowInsecure(config: Pick<Config, 'PTS_WEBHOOKS_ALLOW_INSECURE' | 'PTS_CHAIN'>): boolean {
+  return config.PTS_WEBHOOKS_ALLOW_INSECURE ?? config.PTS_CHAIN === 'local';
 }
 
 /** Whether a role's routes are served by this process. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Minter } from './chain/minter.types.ts';
 import type { Config } from './config.ts';
 import type { Database, DatabaseKind } from './db/database.ts';
+import type { PaymentProvider } from './modules/payments/payment-provider.ts';
 import type { WalletProvider } from './modules/wallets/wallet-provider.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { SecretBox } from './security/secret-box.ts';
@@ -36,4 +37,6 @@ export interface AppDeps {
   chain: ChainInfo;
   resolveTxt: TxtResolver;
   adminToken: string;
+  /** Token purchases: Stripe, or the embedded local checkout (payments wiring). */
+  payments: PaymentProvider;
 }

@@ -43,6 +43,26 @@ export interface MinterDeps {
   metrics: Metrics;
   /** Broadcasts a signed transaction; injectable so tests can fail it the way a crash or outage would. */
   sendRawTransaction?: (serializedTransaction: Hex) => Promise<Hex>;
+  /**
+   * Runs inside the transaction that marks rewards confirmed, so whatever it writes (the brand's
+   * `reward.distributed` notifications) commits exactly when the confirmation does.
+   */
+  onMintsConfirmed?: (trx: Database, mints: ConfirmedMint[], confirmation: MintConfirmation) => Promise<void>;
+}
+
+/** A reward row whose mint transaction was mined. */
+export interface ConfirmedMint {
+  id: string;
+  eventId: string | null;
+  brandId: string;
+  walletAddress: string;
+  amount: bigint;
+}
+
+export interface MintConfirmation {
+  transactionHash: Hex;
+  blockNumber: bigint;
+  at: Date;
 }
 
 /** Gas for `mintBatch`: measured ~25k per new holder plus ~45k fixed; the margin covers calldata and warm-up. */
@@ -328,6 +348,9 @@ export function createMinter(deps: MinterDeps): Minter {
 
   /** Broadcasts in signing (nonce) order, overlapping with the signing of the next group. */
   function enqueueBroadcast(batch: SignedBatch): Promise<SendOutcome> {
+    // Marked from the moment it is queued, so the receipt tracker never re-sends a transaction that is
+    // still waiting for its turn (a second send would fail as a used nonce and reset the nonce counter).
+    broadcasting.add(batch.chainTxId);
     const run = broadcastTail.then(() => broadcast(batch.chainTxId, batch.hash, batch.raw));
     broadcastTail = run.catch(() => undefined);
     return run;
@@ -456,12 +479,27 @@ export function createMinter(deps: MinterDeps): Minter {
         .where('status', 'in', OPEN_STATUSES)
         .executeTakeFirst();
       if (updated.numUpdatedRows === 0n) return false;
-      await trx
+      const at = clock.now();
+      const confirmed = await trx
         .updateTable('reward_mints')
-        .set({ status: 'confirmed', last_error: null, updated_at: clock.now() })
+        .set({ status: 'confirmed', last_error: null, updated_at: at })
         .where('chain_tx_id', '=', tx.id)
         .where('status', '=', 'submitted')
+        .returning(['id', 'event_id', 'brand_id', 'wallet_address', 'amount'])
         .execute();
+      if (deps.onMintsConfirmed && confirmed.length > 0) {
+        await deps.onMintsConfirmed(
+          trx,
+          confirmed.map((row) => ({
+            id: row.id,
+            eventId: row.event_id,
+            brandId: row.brand_id,
+            walletAddress: row.wallet_address,
+            amount: BigInt(row.amount),
+          })),
+          { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, at },
+        );
+      }
       return true;
     });
   }

@@ -3,7 +3,14 @@ import { resolve } from 'node:path';
 import { type AdminClient, CoreApiError, createAdminClient } from '@pts/shared';
 import { type CliCommand, CliError, type CliIo, type CommandContext, UsageError } from './cli-context.ts';
 import { createBrandCommand, listBrandsCommand, setBrandCommand } from './commands/brand.ts';
+import { listPurchasesCommand } from './commands/purchase.ts';
 import { listRulesCommand, setRuleCommand } from './commands/rule.ts';
+import {
+  listWebhookDeliveriesCommand,
+  replayWebhookCommand,
+  setWebhookCommand,
+  testWebhookCommand,
+} from './commands/webhook.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:3000';
 const DEFAULT_DATA_DIR = '.pts-data';
@@ -12,6 +19,13 @@ const DEFAULT_DATA_DIR = '.pts-data';
 const commands: Record<string, Record<string, CliCommand>> = {
   brand: { create: createBrandCommand, set: setBrandCommand, list: listBrandsCommand },
   rule: { set: setRuleCommand, list: listRulesCommand },
+  purchase: { list: listPurchasesCommand },
+  webhook: {
+    set: setWebhookCommand,
+    test: testWebhookCommand,
+    deliveries: listWebhookDeliveriesCommand,
+    replay: replayWebhookCommand,
+  },
 };
 
 /** The `pts help` text. */

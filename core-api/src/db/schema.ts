@@ -144,6 +144,94 @@ export interface AuditLogTable {
   created_at: Timestamp;
 }
 
+export interface WebhookEndpointsTable {
+  /** One endpoint per brand. */
+  brand_id: string;
+  url: string;
+  /** AES-256-GCM encryption of the signing secret under the master key (signing needs the secret itself). */
+  secret_encrypted: string;
+  active: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** `pending` never tried · `sending` leased by a worker · `failed` will be retried · `dead` out of tries. */
+export type WebhookDeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'dead';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  /** The envelope's `id` (`evt_…`): receivers deduplicate by it; the same across retries and replays. */
+  event_id: string;
+  brand_id: string;
+  type: string;
+  /** The exact JSON body sent (the envelope), so every attempt sends the same bytes. */
+  body: string;
+  status: WebhookDeliveryStatus;
+  attempts: ColumnType<number, number | undefined, number>;
+  /** When the delivery is due (pending, failed) or when a sending worker's lease ends; null once final. */
+  next_attempt_at: Timestamp | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** created → fulfilled (reward row committed in the same transaction); created → paid (paid but not mintable, see last_error) → fulfilled; created → canceled (local checkout). */
+export type PaymentStatus = 'created' | 'paid' | 'fulfilled' | 'canceled';
+
+/** One token purchase, keyed by the provider's checkout session id (docs/payments.md). */
+export interface PaymentsTable {
+  session_id: string;
+  provider: 'local' | 'stripe';
+  brand_id: string;
+  /** The brand's own wallet (the brand buys tokens for itself). */
+  wallet_address: string;
+  user_email: string | null;
+  usd_cents: ColumnType<bigint, bigint | number, bigint | number>;
+  pts_amount: ColumnType<bigint, bigint | number, bigint | number>;
+  currency: string;
+  status: PaymentStatus;
+  payment_intent_id: string | null;
+  /** The outbox row that mints the tokens; set exactly when status is `fulfilled`. */
+  reward_mint_id: string | null;
+  last_error: string | null;
+  paid_at: Timestamp | null;
+  fulfilled_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Checkout sessions of the embedded local payment provider (no outside account needed). */
+export interface LocalCheckoutSessionsTable {
+  id: string;
+  brand_id: string;
+  brand_name: string;
+  amount_total: ColumnType<bigint, bigint | number, bigint | number>;
+  currency: string;
+  customer_email: string;
+  success_url: string;
+  cancel_url: string;
+  metadata: Json<Record<string, string>>;
+  status: 'open' | 'complete' | 'expired';
+  payment_status: 'paid' | 'unpaid' | 'no_payment_required';
+  payment_intent_id: string | null;
+  /** Random per-session token the hosted page's forms must echo (CSRF). */
+  form_token: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Inbound payment-provider webhook events already handled (deduplication by event id). */
+export interface PaymentWebhookEventsTable {
+  event_id: string;
+  provider: string;
+  type: string;
+  session_id: string | null;
+  outcome: string;
+  received_at: Timestamp;
+}
+
 export interface DB {
   brands: BrandsTable;
   event_rules: EventRulesTable;
@@ -155,4 +243,9 @@ export interface DB {
   chain_deployments: ChainDeploymentsTable;
   used_signatures: UsedSignaturesTable;
   audit_log: AuditLogTable;
+  payments: PaymentsTable;
+  local_checkout_sessions: LocalCheckoutSessionsTable;
+  payment_webhook_events: PaymentWebhookEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

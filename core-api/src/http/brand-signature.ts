@@ -49,8 +49,16 @@ export function createBrandSignatureVerifier(deps: BrandSignatureDeps) {
       });
   };
 
-  return async function verifyBrandSignature(req: Request, brandId: string): Promise<boolean> {
-    if (!hasBrandSignature(req)) return false;
+  /**
+   * With `record: false` the caller records the returned claim itself (the event path does it inside the
+   * transaction that uses it, so a rolled-back request leaves its signature usable).
+   */
+  return async function verifyBrandSignature(
+    req: Request,
+    brandId: string,
+    options: { record?: boolean } = {},
+  ): Promise<SignatureClaim | undefined> {
+    if (!hasBrandSignature(req)) return undefined;
     const signature = String(req.headers[SIGNATURE_HEADER] ?? '').toLowerCase();
     const timestampText = String(req.headers[TIMESTAMP_HEADER] ?? '');
     const fail = (message: string, reason: string): never => {
@@ -87,17 +95,33 @@ export function createBrandSignatureVerifier(deps: BrandSignatureDeps) {
       );
     }
     const expiresAt = new Date((timestamp + deps.toleranceSeconds) * 1000 + 1000);
+    const claim = { signature, expiresAt };
+    cleanup(now);
+    if (options.record === false) return claim;
     const inserted = await deps.db
       .insertInto('used_signatures')
       .values({ signature, expires_at: expiresAt })
       .onConflict((oc) => oc.column('signature').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
-      fail('This signature was already used; sign each request afresh', 'replayed');
+      throw replayedSignature();
     }
-    cleanup(now);
-    return true;
+    return claim;
   };
 }
 
 export type BrandSignatureVerifier = ReturnType<typeof createBrandSignatureVerifier>;
+
+/** A verified signature, to be recorded as used exactly once. */
+export interface SignatureClaim {
+  signature: string;
+  /** When the signature can no longer be fresh, so its record may go. */
+  expiresAt: Date;
+}
+
+/** The 401 for a signature that was already used. */
+export function replayedSignature(): AppError {
+  return new AppError('INVALID_SIGNATURE', 'This signature was already used; sign each request afresh', {
+    reason: 'replayed',
+  });
+}

@@ -7,6 +7,7 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   eventsProcessed: Counter<'outcome'>;
   mintBatchSize: Histogram;
+  eventBatchSize: Histogram;
   mintTransactions: Counter<'result'>;
   rewardsByStatus: Gauge<'status'>;
   nonceLag: Gauge;
@@ -42,6 +43,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'pts_mint_batch_size',
       help: 'Rewards carried per mintBatch transaction',
       buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+      registers: [registry],
+    }),
+    eventBatchSize: new Histogram({
+      name: 'pts_event_batch_size',
+      help: 'Events judged and written per accept-path transaction (group commit)',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128],
       registers: [registry],
     }),
     mintTransactions: new Counter({

@@ -18,8 +18,11 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/databa
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
 import { createSystemTxtResolver } from '../modules/dns/dns.service.ts';
+import { createPaymentProvider } from '../modules/payments/payment-provider.ts';
 import { startRewardProcessorJob } from '../modules/reward-processor/reward-processor.job.ts';
 import { createLocalWalletProvider } from '../modules/wallets/wallet-provider.ts';
+import { notifyRewardsDistributed } from '../modules/webhooks/reward-distributed.ts';
+import { startWebhookWorker } from '../modules/webhooks/webhooks.worker.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import { createSecretBox } from '../security/secret-box.ts';
@@ -131,6 +134,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       clock,
       logger,
       metrics,
+      onMintsConfirmed: notifyRewardsDistributed,
     });
     const minter = createElectedMinter({
       minter: localMinter,
@@ -175,6 +179,8 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       chain,
       resolveTxt: options.resolveTxt ?? createSystemTxtResolver(config.PTS_DNS_SERVERS),
       adminToken: secrets.adminToken,
+      // payments wiring
+      payments: createPaymentProvider(config, { db: database.db, clock }),
     };
     const changes = createChangeNotifier({
       onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),
@@ -184,6 +190,8 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     if (runsWorker) {
       const job = startRewardProcessorJob({ minter, cronExpression: config.PTS_REWARD_PROCESSOR_CRON, logger });
       stack.push(async () => job.stop());
+      const webhookWorker = startWebhookWorker(deps);
+      stack.push(() => webhookWorker.stop());
     }
 
     let server: Server | undefined;

@@ -11,6 +11,19 @@ import {
   type SetRuleRequest,
   type UpdateBrandInput,
 } from '../schemas/brands.ts';
+import { type BrandPurchases, brandPurchasesResponseSchema } from '../schemas/payments.ts';
+import {
+  type SavedWebhookEndpoint,
+  type SetWebhookRequest,
+  savedWebhookEndpointSchema,
+  type WebhookDeliveriesQuery,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookTestResult,
+  webhookDeliverySchema,
+  webhookEndpointSchema,
+  webhookTestResultSchema,
+} from '../schemas/webhooks.ts';
 
 /** A failed core-api call: the server's status, code, message and details, or a transport failure. */
 export class CoreApiError extends Error {
@@ -48,6 +61,17 @@ export interface AdminClient {
   /** Creates or replaces the brand's rule for an event type. */
   setRule(brandId: string, eventType: string, settings: SetRuleRequest): Promise<Rule>;
   listRules(brandId: string): Promise<Rule[]>;
+  /** Sets the brand's webhook URL; `secret` is in the answer only when one was issued (new or rotated). */
+  setWebhook(brandId: string, input: SetWebhookRequest): Promise<SavedWebhookEndpoint>;
+  getWebhook(brandId: string): Promise<WebhookEndpoint>;
+  deleteWebhook(brandId: string): Promise<void>;
+  /** Sends a `webhook.test` event now and reports the receiver's answer. */
+  testWebhook(brandId: string): Promise<WebhookTestResult>;
+  listWebhookDeliveries(brandId: string, query?: WebhookDeliveriesQuery): Promise<WebhookDelivery[]>;
+  /** Re-queues a delivery (dead ones included). */
+  replayWebhookDelivery(deliveryId: string): Promise<WebhookDelivery>;
+  /** The brand's token purchases (newest first) with totals: USD paid, tokens bought, minted, confirmed. */
+  listPurchases(brandId: string): Promise<BrandPurchases>;
 }
 
 const brandEnvelope = z.object({ success: z.literal(true), brand: brandSchema });
@@ -55,6 +79,12 @@ const createdBrandEnvelope = z.object({ success: z.literal(true), brand: created
 const brandsEnvelope = z.object({ success: z.literal(true), brands: z.array(brandSchema) });
 const ruleEnvelope = z.object({ success: z.literal(true), rule: ruleSchema });
 const rulesEnvelope = z.object({ success: z.literal(true), rules: z.array(ruleSchema) });
+const savedWebhookEnvelope = z.object({ success: z.literal(true), webhook: savedWebhookEndpointSchema });
+const webhookEnvelope = z.object({ success: z.literal(true), webhook: webhookEndpointSchema });
+const successEnvelope = z.object({ success: z.literal(true) });
+const webhookTestEnvelope = z.object({ success: z.literal(true), result: webhookTestResultSchema });
+const deliveriesEnvelope = z.object({ success: z.literal(true), deliveries: z.array(webhookDeliverySchema) });
+const deliveryEnvelope = z.object({ success: z.literal(true), delivery: webhookDeliverySchema });
 const errorBody = z.object({
   error: z.string(),
   code: z.string().optional(),
@@ -134,6 +164,24 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     setRule: async (brandId, eventType, settings) =>
       (await call('PUT', `${brandPath(brandId)}/rules/${encodeURIComponent(eventType)}`, ruleEnvelope, settings)).rule,
     listRules: async (brandId) => (await call('GET', `${brandPath(brandId)}/rules`, rulesEnvelope)).rules,
+    setWebhook: async (brandId, input) =>
+      (await call('PUT', `${brandPath(brandId)}/webhook`, savedWebhookEnvelope, input)).webhook,
+    getWebhook: async (brandId) => (await call('GET', `${brandPath(brandId)}/webhook`, webhookEnvelope)).webhook,
+    deleteWebhook: async (brandId) => {
+      await call('DELETE', `${brandPath(brandId)}/webhook`, successEnvelope);
+    },
+    testWebhook: async (brandId) =>
+      (await call('POST', `${brandPath(brandId)}/webhook/test`, webhookTestEnvelope)).result,
+    listWebhookDeliveries: async (brandId, query = {}) => {
+      const params = new URLSearchParams();
+      if (query.status) params.set('status', query.status);
+      if (query.limit !== undefined) params.set('limit', String(query.limit));
+      const search = params.size > 0 ? `?${params}` : '';
+      return (await call('GET', `${brandPath(brandId)}/webhook/deliveries${search}`, deliveriesEnvelope)).deliveries;
+    },
+    replayWebhookDelivery: async (deliveryId) =>
+      (await call('POST', `/webhook-deliveries/${encodeURIComponent(deliveryId)}/replay`, deliveryEnvelope)).delivery,
+    listPurchases: (brandId) => call('GET', `${brandPath(brandId)}/purchases`, brandPurchasesResponseSchema),
   };
 }
 

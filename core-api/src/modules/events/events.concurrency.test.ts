@@ -1,6 +1,7 @@
 import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
+import { testDatabaseKind } from '../../../test/database.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 
 let platform: TestPlatform;
@@ -76,6 +77,52 @@ describe('limits under concurrency', () => {
       .where('event_type', '=', 'launch_drop')
       .executeTakeFirstOrThrow();
     expect(rule.total_claims).toBe(10);
+  });
+
+  const batchCount = async () =>
+    (await platform.deps.metrics.eventBatchSize.get()).values.find((v) => v.metricName === 'pts_event_batch_size_count')
+      ?.value ?? 0;
+
+  it('judges the events of a bulk request in shared transactions (group commit)', async () => {
+    const before = await batchCount();
+    const res = await platform.post('/pts-api/bulk-events', {
+      events: Array.from({ length: 40 }, (_, i) => ({
+        brandId: brand.brandId,
+        eventType: 'account_creation',
+        userEmail: `bulkgroup${i}@example.com`,
+        domain: 'race.example',
+      })),
+    });
+    expect(res.body).toMatchObject({ success: true, processed: 40 });
+    expect((await batchCount()) - before).toBeLessThanOrEqual(2);
+  });
+
+  // PGlite runs its queries on the event loop, so requests cannot pile up behind a running batch there;
+  // PostgreSQL is where concurrent requests share transactions.
+  it.runIf(testDatabaseKind === 'postgres')('judges concurrent requests in shared transactions', async () => {
+    const before = await batchCount();
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        platform.post('/pts-api/manual-event', {
+          brandId: brand.brandId,
+          eventType: 'account_creation',
+          userEmail: `group${i}@example.com`,
+          domain: 'race.example',
+        }),
+      ),
+    );
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect((await batchCount()) - before).toBeLessThan(40);
+  });
+
+  it('refuses a replay that races its original into the same batch', async () => {
+    const body = { brandId: brand.brandId, eventType: 'account_creation', userEmail: 'replay-race@example.com' };
+    const [a, b] = await Promise.all([
+      platform.signedPost('/pts-api/manual-event', body, brand.securityKey),
+      platform.signedPost('/pts-api/manual-event', body, brand.securityKey),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 401]);
+    expect([a, b].find((r) => r.status === 401)!.body.details.reason).toBe('replayed');
   });
 
   it('keeps on-chain balances equal to the ledger of confirmed rewards', async () => {

@@ -9,13 +9,16 @@ import {
   eventRequestSchema,
   isAppError,
 } from '@pts/shared';
-import express, { type Request, type RequestHandler, Router } from 'express';
-import type { BrandSignatureVerifier } from '../../http/brand-signature.ts';
+import type express from 'express';
+import { type Request, Router } from 'express';
+import type { BrandSignatureVerifier, SignatureClaim } from '../../http/brand-signature.ts';
 import { hasBrandSignature } from '../../http/brand-signature.ts';
+import { jsonBody, requireJson } from '../../http/json-body.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { describeIssues, parseInput } from '../../http/validate.ts';
+import type { EventCandidate } from './event-batcher.ts';
 import { toEventConfigItem } from './event-config.ts';
-import { type AcceptedEvent, acceptEvent, completeEvent, type EventDeps, recordEvent } from './events.service.ts';
+import { type AcceptedEvent, completeEvent, type EventDeps, prepareEvent, recordEvent } from './events.service.ts';
 
 export interface EventRoutesDeps extends EventDeps {
   verifyBrandSignature: BrandSignatureVerifier;
@@ -25,25 +28,6 @@ export interface EventRoutesDeps extends EventDeps {
   bulkBodyLimitBytes: number;
   eventConfigCacheSeconds: number;
 }
-
-/** Keeps the exact body bytes for signature checks while parsing JSON. */
-export function jsonBody(limitBytes: number): RequestHandler {
-  return express.json({
-    limit: limitBytes,
-    verify: (req, _res, buf) => {
-      (req as Request).rawBody = buf;
-    },
-  });
-}
-
-const requireJson: RequestHandler = (req, _res, next) => {
-  if (!req.is('application/json')) {
-    return next(
-      new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with the header Content-Type: application/json'),
-    );
-  }
-  next();
-};
 
 /** The event-config cache: answers for 5 minutes (spec 4.3) unless a rule of the brand changes. */
 export function createEventConfigCache(ttlSeconds: number) {
@@ -78,17 +62,30 @@ export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: Even
     }
   });
 
-  /** Verifies a signature for the brand and takes `cost` from the brand's limit; true when signed. */
-  const authorizeBrand = async (req: Request, res: express.Response, brandId: string, cost: number) => {
-    const signed = await deps.verifyBrandSignature(req, brandId);
-    await deps.brandLimit.consume(res, brandId, cost, { headers: signed });
-    return signed;
+  /**
+   * Verifies a signature for the brand and takes `cost` from the brand's limit. `record: false` leaves
+   * recording the signature as used to the event's own transaction.
+   */
+  const authorizeBrand = async (
+    req: Request,
+    res: express.Response,
+    brandId: string,
+    cost: number,
+    record: boolean,
+  ): Promise<SignatureClaim | undefined> => {
+    const claim = await deps.verifyBrandSignature(req, brandId, { record });
+    await deps.brandLimit.consume(res, brandId, cost, { headers: claim !== undefined });
+    return claim;
   };
 
   router.post('/manual-event', requireJson, jsonBody(deps.bodyLimitBytes), async (req, res) => {
     const input = parseInput(eventRequestSchema, req.body);
-    const signed = await authorizeBrand(req, res, input.brandId, 1);
-    const response = await recordEvent(deps, input, { signed, origin: req.headers.origin });
+    const signature = await authorizeBrand(req, res, input.brandId, 1, false);
+    const response = await recordEvent(deps, input, {
+      signed: signature !== undefined,
+      signature,
+      origin: req.headers.origin,
+    });
     res.json(response);
   });
 
@@ -96,26 +93,28 @@ export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: Even
     const { events } = parseInput(bulkEventsRequestSchema, req.body);
     const parsed = events.map((item, index) => parseBulkItem(item, index, deps.bodyLimitBytes));
     const valid = parsed.filter((item): item is { index: number; input: EventRequest } => 'input' in item);
-    // A signature can only be for one brand: the first valid item's brand is the signing brand.
+    // A signature can only be for one brand: the first valid item's brand is the signing brand. It is
+    // recorded here, once for the whole request, since its items may land in different batches.
     const signingBrand = hasBrandSignature(req) ? valid[0]?.input.brandId : undefined;
     let signed = false;
-    if (signingBrand) signed = await authorizeBrand(req, res, signingBrand, valid.length);
+    if (signingBrand) signed = (await authorizeBrand(req, res, signingBrand, valid.length, true)) !== undefined;
     else {
       const costs = new Map<string, number>();
       for (const { input } of valid) costs.set(input.brandId, (costs.get(input.brandId) ?? 0) + 1);
       for (const [brandId, cost] of costs) await deps.brandLimit.consume(res, brandId, cost, { headers: false });
     }
 
-    // Rules run one after another so identical items see each other; mints are awaited together so the
+    // Items are prepared in order, then queued together: the batcher judges them in that order (identical
+    // items see each other) and usually in one transaction; their mints are awaited together so the
     // minter's group commit carries them in as few transactions as possible.
-    const outcomes: (AcceptedEvent | BulkEventFailure)[] = [];
+    const prepared: (EventCandidate | BulkEventFailure)[] = [];
     for (const item of parsed) {
       if (!('input' in item)) {
-        outcomes.push(item);
+        prepared.push(item);
         continue;
       }
       if (signingBrand && item.input.brandId !== signingBrand) {
-        outcomes.push(
+        prepared.push(
           failure(
             item.index,
             new AppError(
@@ -127,12 +126,24 @@ export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: Even
         continue;
       }
       try {
-        outcomes.push(await acceptEvent(deps, item.input, { signed, origin: req.headers.origin }));
+        prepared.push(await prepareEvent(deps, item.input, { signed, origin: req.headers.origin }));
       } catch (error) {
         if (!isAppError(error)) throw error;
-        outcomes.push(failure(item.index, error));
+        prepared.push(failure(item.index, error));
       }
     }
+    const queued = prepared.map((entry) => ('eventId' in entry ? deps.batcher.enqueue(entry) : entry));
+    const outcomes: (AcceptedEvent | BulkEventFailure)[] = await Promise.all(
+      queued.map(async (entry, position) => {
+        if (!(entry instanceof Promise)) return entry;
+        try {
+          return await entry;
+        } catch (error) {
+          if (!isAppError(error)) throw error;
+          return failure(position, error);
+        }
+      }),
+    );
     const results: (EventResponse | BulkEventFailure)[] = await Promise.all(
       outcomes.map((outcome) => ('eventId' in outcome ? completeEvent(deps, outcome) : outcome)),
     );

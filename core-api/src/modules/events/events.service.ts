@@ -10,33 +10,24 @@ import {
 import type { Logger } from 'pino';
 import type { Minter } from '../../chain/minter.types.ts';
 import type { Database } from '../../db/database.ts';
+import type { SignatureClaim } from '../../http/brand-signature.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import type { Metrics } from '../../observability/metrics.ts';
-import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
-import {
-  ensureUser,
-  insertEvent,
-  insertRewardMint,
-  lockClaimCounter,
-  type RuleRecord,
-  readTotalClaims,
-  recordClaim,
-  reserveTotalClaim,
-  setUserWallet,
-} from './events.repository.ts';
+import type { AcceptedEvent, EventBatcher, EventCandidate } from './event-batcher.ts';
+import { insertEvents, type RuleRecord } from './events.repository.ts';
+
+export type { AcceptedEvent } from './event-batcher.ts';
 
 export interface EventDeps {
   db: Database;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
-  wallets: WalletProvider;
   minter: Minter;
   brands: BrandCache;
+  batcher: EventBatcher;
   settings: {
-    duplicateWindowSeconds: number;
-    defaultCooldownHours: number;
     mintWaitMs: number;
   };
 }
@@ -47,21 +38,8 @@ export interface EventContext {
   signed: boolean;
   /** The `Origin` header, if any. */
   origin?: string | undefined;
-}
-
-/** An event that passed every rule and whose reward row is committed; the mint may still be on its way. */
-export interface AcceptedEvent {
-  eventId: string;
-  eventType: string;
-  rewardAmount: number;
-  walletAddress: `0x${string}`;
-  walletCreated: boolean;
-  mintId: string | undefined;
-}
-
-/** Per-user claims at or above these are unlimited (spec 2.3). */
-function isUnlimited(maxClaims: number): boolean {
-  return maxClaims === -1 || maxClaims === 999999;
+  /** The verified signature, recorded as used in the event's own transaction. */
+  signature?: SignatureClaim | undefined;
 }
 
 function hostnameOf(url: string | undefined): string | undefined {
@@ -140,126 +118,40 @@ function checkAccess(cached: CachedBrand | undefined, input: EventRequest, conte
 }
 
 /**
- * Applies every rule of spec 4.1 and, when all pass, commits the event, the claim and the reward row in
- * one transaction that holds the user's claim-counter lock. Rejections are recorded as rejected events.
+ * Checks what needs no lock (spec 4.1 rules 2–3) and builds the candidate the batcher judges against the
+ * user's locked claim counter (rules 4–7). Rejections here are recorded as rejected events.
  */
-export async function acceptEvent(deps: EventDeps, input: EventRequest, context: EventContext): Promise<AcceptedEvent> {
+export async function prepareEvent(
+  deps: EventDeps,
+  input: EventRequest,
+  context: EventContext,
+): Promise<EventCandidate> {
   const cached = await deps.brands.get(input.brandId);
-  const now = deps.clock.now();
   const source = privilegedSource(input, context.signed);
-  const skipCooldown = source !== undefined || (context.signed && input.metadata?.skip_cooldown === true);
   const eventId = randomUUID();
-  let rule: RuleRecord | undefined;
   try {
-    rule = checkAccess(cached, input, context);
-    const user = await ensureUser(deps.db, input.userEmail);
-    let walletAddress = user.walletAddress as `0x${string}` | null;
-    let walletCreated = false;
-    if (!walletAddress) {
-      const wallet = await deps.wallets.walletForUser({ userId: user.id, email: input.userEmail });
-      walletCreated = await setUserWallet(deps.db, user.id, wallet.address, wallet.idpUserId);
-      walletAddress = wallet.address;
-    }
-    const amount = BigInt(rule.reward_amount);
-    const mintId = amount > 0n ? randomUUID() : undefined;
-    const acceptedRule = rule;
-    const wallet = walletAddress;
-    await deps.db.transaction().execute(async (trx) => {
-      const counter = await lockClaimCounter(trx, {
-        brandId: input.brandId,
-        eventType: input.eventType,
-        email: input.userEmail,
-      });
-      const sinceLast = counter.last_claim_at ? (now.getTime() - counter.last_claim_at.getTime()) / 1000 : Infinity;
-      if (source === undefined && sinceLast < deps.settings.duplicateWindowSeconds) {
-        throw new AppError(
-          'DUPLICATE_EVENT',
-          `Duplicate event: ${input.eventType} was already recorded for this user ${Math.floor(sinceLast)} s ago`,
-          {
-            reason: 'duplicate',
-            existingEventId: counter.last_event_id,
-            duplicateWindowSeconds: deps.settings.duplicateWindowSeconds,
-          },
-        );
-      }
-      const cooldownSeconds = acceptedRule.cooldown_hours * 3600;
-      if (!skipCooldown && cooldownSeconds > 0 && sinceLast < cooldownSeconds) {
-        const remaining = Math.ceil(cooldownSeconds - sinceLast);
-        throw new AppError(
-          'COOLDOWN_ACTIVE',
-          'Cooldown active',
-          {
-            message: `${input.eventType} can be rewarded again in ${remaining} s`,
-            reason: 'cooldown_not_expired',
-            cooldownSeconds,
-            remainingSeconds: remaining,
-            nextEligibleAt: new Date(now.getTime() + remaining * 1000).toISOString(),
-          },
-          { retryAfter: remaining },
-        );
-      }
-      const maxClaims = acceptedRule.max_claims_per_user;
-      if (source === undefined && !isUnlimited(maxClaims) && counter.claims >= maxClaims) {
-        throw new AppError('MAX_CLAIMS_REACHED', 'Max claims reached', {
-          message: `This user already claimed ${input.eventType} ${counter.claims} time(s); the limit is ${maxClaims}`,
-          reason: 'max_claims_reached',
-          totalClaims: counter.claims,
-          maxClaims,
-        });
-      }
-      if (acceptedRule.max_total_claims !== null) {
-        const total = await reserveTotalClaim(trx, acceptedRule);
-        if (total === undefined) {
-          throw new AppError('MAX_TOTAL_CLAIMS_REACHED', 'Max total claims reached', {
-            message: `${input.eventType} has reached its global limit of ${acceptedRule.max_total_claims} claims`,
-            reason: 'max_total_claims_reached',
-            totalClaims: await readTotalClaims(trx, acceptedRule),
-            maxTotal: acceptedRule.max_total_claims,
-          });
-        }
-      }
-      await recordClaim(trx, counter, now, eventId);
-      await insertEvent(trx, {
-        id: eventId,
-        brand_id: input.brandId,
-        event_type: input.eventType,
-        user_email: input.userEmail,
-        status: 'accepted',
-        reason: null,
-        source: source ?? null,
-        domain: resolveEventDomain(input, context.origin) ?? null,
-        channel_id: input.channel_id ?? null,
-        metadata: JSON.stringify(input.metadata ?? {}),
-        reward_amount: amount,
-        created_at: now,
-      });
-      if (mintId) {
-        await insertRewardMint(trx, {
-          id: mintId,
-          eventId,
-          brandId: input.brandId,
-          walletAddress: wallet,
-          amount,
-          at: now,
-        });
-      }
-    });
-    deps.metrics.eventsProcessed.inc({ outcome: 'rewarded' });
+    const rule = checkAccess(cached, input, context);
     return {
       eventId,
-      eventType: input.eventType,
-      rewardAmount: Number(amount),
-      walletAddress: wallet,
-      walletCreated,
-      mintId,
+      input,
+      rule,
+      source,
+      skipCooldown: source !== undefined || (context.signed && input.metadata?.skip_cooldown === true),
+      domain: resolveEventDomain(input, context.origin),
+      signature: context.signature,
     };
   } catch (error) {
     if (error instanceof AppError) {
       deps.metrics.eventsProcessed.inc({ outcome: error.code });
-      if (cached) await recordRejection(deps, input, context, eventId, error, source, now);
+      if (cached) await recordRejection(deps, input, context, eventId, error, source);
     }
     throw error;
   }
+}
+
+/** Every rule of spec 4.1; resolves once the event, its claim and its reward row are committed. */
+export async function acceptEvent(deps: EventDeps, input: EventRequest, context: EventContext): Promise<AcceptedEvent> {
+  return deps.batcher.enqueue(await prepareEvent(deps, input, context));
 }
 
 /** Keeps the audit trail of rejected events (spec data model); never fails the request it describes. */
@@ -270,23 +162,24 @@ async function recordRejection(
   eventId: string,
   error: AppError,
   source: string | undefined,
-  now: Date,
 ): Promise<void> {
   try {
-    await insertEvent(deps.db, {
-      id: eventId,
-      brand_id: input.brandId,
-      event_type: input.eventType,
-      user_email: input.userEmail,
-      status: 'rejected',
-      reason: error.code,
-      source: source ?? null,
-      domain: resolveEventDomain(input, context.origin) ?? null,
-      channel_id: input.channel_id ?? null,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      reward_amount: 0,
-      created_at: now,
-    });
+    await insertEvents(deps.db, [
+      {
+        id: eventId,
+        brand_id: input.brandId,
+        event_type: input.eventType,
+        user_email: input.userEmail,
+        status: 'rejected',
+        reason: error.code,
+        source: source ?? null,
+        domain: resolveEventDomain(input, context.origin) ?? null,
+        channel_id: input.channel_id ?? null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        reward_amount: 0,
+        created_at: deps.clock.now(),
+      },
+    ]);
   } catch (recordError) {
     deps.logger.warn({ err: recordError, eventId }, 'could not record rejected event');
   }

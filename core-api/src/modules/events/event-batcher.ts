@@ -1,0 +1,339 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, type Clock, type EventRequest } from '@pts/shared';
+import type { Insertable } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.ts';
+import type { EventsTable } from '../../db/schema.ts';
+import { replayedSignature, type SignatureClaim } from '../../http/brand-signature.ts';
+import type { Metrics } from '../../observability/metrics.ts';
+import type { WalletProvider } from '../wallets/wallet-provider.ts';
+import {
+  type ClaimCounter,
+  claimSignatures,
+  ensureUsers,
+  insertEvents,
+  insertRewardMints,
+  lockClaimCounters,
+  lockRuleTotals,
+  type RuleRecord,
+  ruleKeyOf,
+  setUserWallets,
+  updateClaimCounters,
+  updateRuleTotals,
+} from './events.repository.ts';
+
+/** An event that passed the checks needing no lock (brand, domain, automation, rule, channel). */
+export interface EventCandidate {
+  eventId: string;
+  input: EventRequest;
+  rule: RuleRecord;
+  /** A privileged origin claimed by a signed request (bypasses duplicate window, cooldown, max claims). */
+  source: string | undefined;
+  skipCooldown: boolean;
+  domain: string | undefined;
+  /** The request's signature, recorded as used in the same transaction as the event. */
+  signature: SignatureClaim | undefined;
+}
+
+/** An event that passed every rule and whose reward row is committed; the mint may still be on its way. */
+export interface AcceptedEvent {
+  eventId: string;
+  eventType: string;
+  rewardAmount: number;
+  walletAddress: `0x${string}`;
+  walletCreated: boolean;
+  mintId: string | undefined;
+}
+
+export interface EventBatcherDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  wallets: WalletProvider;
+  settings: { duplicateWindowSeconds: number; maxBatch?: number };
+}
+
+interface Pending {
+  candidate: EventCandidate;
+  resolve(accepted: AcceptedEvent): void;
+  reject(error: unknown): void;
+}
+
+/** Per-user claims at or above these are unlimited (spec 2.3). */
+function isUnlimited(maxClaims: number): boolean {
+  return maxClaims === -1 || maxClaims === 999999;
+}
+
+function counterKeyOf(input: EventRequest): string {
+  return `${input.brandId}\u0000${input.eventType}\u0000${input.userEmail}`;
+}
+
+/**
+ * Group commit for the accept path. Concurrent events queue here; one batch at a time is judged and written
+ * in a single transaction of multi-row statements that holds the claim-counter locks of all its users, so a
+ * batch costs about ten statements whatever its size. Inside a batch the events are judged one after
+ * another in arrival order against the locked counters, exactly as if each had its own transaction: two
+ * identical events in one batch see each other. Replicas stay correct because counters (and rule totals)
+ * are locked in the database, in key order.
+ */
+export function createEventBatcher(deps: EventBatcherDeps) {
+  const maxBatch = deps.settings.maxBatch ?? 128;
+  let queue: Pending[] = [];
+  let flushing: Promise<void> | undefined;
+
+  const schedule = () => {
+    if (flushing || queue.length === 0) return;
+    const batch = queue.slice(0, maxBatch);
+    queue = queue.slice(batch.length);
+    flushing = flush(batch).finally(() => {
+      flushing = undefined;
+      schedule();
+    });
+  };
+
+  async function flush(batch: Pending[]): Promise<void> {
+    try {
+      const outcomes = await judgeAndWrite(batch.map((p) => p.candidate));
+      batch.forEach((pending, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome instanceof AppError) pending.reject(outcome);
+        else pending.resolve(outcome);
+      });
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      // One event's unexpected failure must not fail its neighbours: retry each on its own.
+      deps.logger.warn({ err: error, size: batch.length }, 'event batch failed; retrying its events one by one');
+      for (const pending of batch) await flush([pending]);
+    }
+  }
+
+  async function judgeAndWrite(candidates: EventCandidate[]): Promise<(AcceptedEvent | AppError)[]> {
+    const now = deps.clock.now();
+    deps.metrics.eventBatchSize.observe(candidates.length);
+    const outcomes: (AcceptedEvent | AppError | undefined)[] = candidates.map(() => undefined);
+
+    // Users and wallets first, outside the transaction: key derivation is CPU work no lock should wait on.
+    const emails = [...new Set(candidates.map((c) => c.input.userEmail))];
+    const users = await ensureUsers(deps.db, emails);
+    const missing = [...users.entries()].filter(([, user]) => !user.walletAddress);
+    const derived = await Promise.all(
+      missing.map(async ([email, user]) => ({
+        email,
+        userId: user.id,
+        ...(await deps.wallets.walletForUser({ userId: user.id, email })),
+      })),
+    );
+    const created = await setUserWallets(
+      deps.db,
+      derived.map((d) => ({ userId: d.userId, address: d.address, idpUserId: d.idpUserId })),
+    );
+    for (const d of derived) users.get(d.email)!.walletAddress = d.address;
+    const walletCreatedFor = new Set(derived.filter((d) => created.has(d.userId)).map((d) => d.email));
+
+    const rejected: Insertable<EventsTable>[] = [];
+    const reject = (i: number, error: AppError) => {
+      outcomes[i] = error;
+      const c = candidates[i]!;
+      deps.metrics.eventsProcessed.inc({ outcome: error.code });
+      if (error.code === 'INVALID_SIGNATURE') return;
+      rejected.push(eventRow(c, 'rejected', error.code, 0n, now));
+    };
+
+    await deps.db.transaction().execute(async (trx) => {
+      const signatures = candidates.filter((c) => c.signature).map((c) => c.signature!);
+      const fresh = await claimSignatures(trx, dedupe(signatures));
+      // A signature counts once: the first request presenting it in this batch owns it, a second request
+      // with the same signature (a replay racing the original) is refused.
+      const owners = new Map<string, SignatureClaim>();
+      const live: number[] = [];
+      candidates.forEach((c, i) => {
+        if (c.signature) {
+          const sig = c.signature.signature;
+          if (!owners.has(sig) && fresh.has(sig)) owners.set(sig, c.signature);
+          if (owners.get(sig) !== c.signature) return reject(i, replayedSignature());
+        }
+        live.push(i);
+      });
+
+      const counterKeys = new Map<string, { brandId: string; eventType: string; email: string }>();
+      for (const i of live) {
+        const { input } = candidates[i]!;
+        counterKeys.set(counterKeyOf(input), {
+          brandId: input.brandId,
+          eventType: input.eventType,
+          email: input.userEmail,
+        });
+      }
+      const counters = new Map<string, ClaimCounter>();
+      for (const counter of await lockClaimCounters(trx, [...counterKeys.values()])) {
+        counters.set(`${counter.brand_id}\u0000${counter.event_type}\u0000${counter.user_email}`, counter);
+      }
+      const cappedRules = new Map<string, RuleRecord>();
+      for (const i of live) {
+        const { rule } = candidates[i]!;
+        if (rule.max_total_claims !== null) cappedRules.set(ruleKeyOf(rule), rule);
+      }
+      const totals = await lockRuleTotals(trx, [...cappedRules.values()]);
+      const touchedCounters = new Set<ClaimCounter>();
+      const touchedRules = new Set<string>();
+      const accepted: Insertable<EventsTable>[] = [];
+      const mints: Parameters<typeof insertRewardMints>[1] = [];
+
+      for (const i of live) {
+        const c = candidates[i]!;
+        const counter = counters.get(counterKeyOf(c.input))!;
+        const error = judge(c, counter, totals.get(ruleKeyOf(c.rule)), now);
+        if (error) {
+          reject(i, error);
+          continue;
+        }
+        counter.claims += 1;
+        counter.last_claim_at = now;
+        counter.last_event_id = c.eventId;
+        touchedCounters.add(counter);
+        const total = totals.get(ruleKeyOf(c.rule));
+        if (total && c.rule.max_total_claims !== null) {
+          total.total += 1;
+          touchedRules.add(ruleKeyOf(c.rule));
+        }
+        const amount = BigInt(c.rule.reward_amount);
+        const wallet = users.get(c.input.userEmail)!.walletAddress as `0x${string}`;
+        const mintId = amount > 0n ? randomUUID() : undefined;
+        accepted.push(eventRow(c, 'accepted', null, amount, now));
+        if (mintId) {
+          mints.push({
+            id: mintId,
+            eventId: c.eventId,
+            brandId: c.input.brandId,
+            walletAddress: wallet,
+            amount,
+            at: now,
+          });
+        }
+        const walletCreated = walletCreatedFor.delete(c.input.userEmail);
+        outcomes[i] = {
+          eventId: c.eventId,
+          eventType: c.input.eventType,
+          rewardAmount: Number(amount),
+          walletAddress: wallet,
+          walletCreated,
+          mintId,
+        };
+      }
+
+      await insertEvents(trx, [...accepted, ...rejected]);
+      await updateClaimCounters(trx, [...touchedCounters]);
+      await updateRuleTotals(
+        trx,
+        [...touchedRules].map((key) => ({ rule: cappedRules.get(key)!, total: totals.get(key)!.total })),
+      );
+      await insertRewardMints(trx, mints);
+    });
+    const rewarded = outcomes.filter((o) => o && !(o instanceof AppError)).length;
+    if (rewarded > 0) deps.metrics.eventsProcessed.inc({ outcome: 'rewarded' }, rewarded);
+    return outcomes.map((o) => o ?? new AppError('INTERNAL_ERROR', 'Event was not judged'));
+  }
+
+  /** Spec 4.1 rules 4–7 against the locked counter, in the spec's order. */
+  function judge(
+    c: EventCandidate,
+    counter: ClaimCounter,
+    total: { total: number; max: number | null } | undefined,
+    now: Date,
+  ): AppError | undefined {
+    const { input, rule, source } = c;
+    const sinceLast = counter.last_claim_at ? (now.getTime() - counter.last_claim_at.getTime()) / 1000 : Infinity;
+    if (source === undefined && sinceLast < deps.settings.duplicateWindowSeconds) {
+      return new AppError(
+        'DUPLICATE_EVENT',
+        `Duplicate event: ${input.eventType} was already recorded for this user ${Math.floor(sinceLast)} s ago`,
+        {
+          reason: 'duplicate',
+          existingEventId: counter.last_event_id,
+          duplicateWindowSeconds: deps.settings.duplicateWindowSeconds,
+        },
+      );
+    }
+    const cooldownSeconds = rule.cooldown_hours * 3600;
+    if (!c.skipCooldown && cooldownSeconds > 0 && sinceLast < cooldownSeconds) {
+      const remaining = Math.ceil(cooldownSeconds - sinceLast);
+      return new AppError(
+        'COOLDOWN_ACTIVE',
+        'Cooldown active',
+        {
+          message: `${input.eventType} can be rewarded again in ${remaining} s`,
+          reason: 'cooldown_not_expired',
+          cooldownSeconds,
+          remainingSeconds: remaining,
+          nextEligibleAt: new Date(now.getTime() + remaining * 1000).toISOString(),
+        },
+        { retryAfter: remaining },
+      );
+    }
+    const maxClaims = rule.max_claims_per_user;
+    if (source === undefined && !isUnlimited(maxClaims) && counter.claims >= maxClaims) {
+      return new AppError('MAX_CLAIMS_REACHED', 'Max claims reached', {
+        message: `This user already claimed ${input.eventType} ${counter.claims} time(s); the limit is ${maxClaims}`,
+        reason: 'max_claims_reached',
+        totalClaims: counter.claims,
+        maxClaims,
+      });
+    }
+    if (total && total.max !== null && total.total >= total.max) {
+      return new AppError('MAX_TOTAL_CLAIMS_REACHED', 'Max total claims reached', {
+        message: `${input.eventType} has reached its global limit of ${total.max} claims`,
+        reason: 'max_total_claims_reached',
+        totalClaims: total.total,
+        maxTotal: total.max,
+      });
+    }
+    return undefined;
+  }
+
+  return {
+    /** Queues an event for the next batch; resolves when its batch committed, rejects with its rule's error. */
+    enqueue(candidate: EventCandidate): Promise<AcceptedEvent> {
+      return new Promise<AcceptedEvent>((resolve, reject) => {
+        queue.push({ candidate, resolve, reject });
+        schedule();
+      });
+    },
+    /** Waits for queued events to be written (shutdown). */
+    async drain(): Promise<void> {
+      while (flushing) await flushing;
+    },
+  };
+}
+
+export type EventBatcher = ReturnType<typeof createEventBatcher>;
+
+function dedupe(claims: SignatureClaim[]): SignatureClaim[] {
+  return [...new Map(claims.map((c) => [c.signature, c])).values()];
+}
+
+function eventRow(
+  c: EventCandidate,
+  status: 'accepted' | 'rejected',
+  reason: string | null,
+  amount: bigint,
+  now: Date,
+): Insertable<EventsTable> {
+  return {
+    id: c.eventId,
+    brand_id: c.input.brandId,
+    event_type: c.input.eventType,
+    user_email: c.input.userEmail,
+    status,
+    reason,
+    source: c.source ?? null,
+    domain: c.domain ?? null,
+    channel_id: c.input.channel_id ?? null,
+    metadata: JSON.stringify(c.input.metadata ?? {}),
+    reward_amount: amount,
+    created_at: now,
+  };
+}

@@ -1,0 +1,294 @@
+import {
+  AppError,
+  brandIdParamsSchema,
+  brandPurchasesResponseSchema,
+  checkoutSessionIdSchema,
+  createCheckoutRequestSchema,
+  createCheckoutResponseSchema,
+  errorEnvelopeSchema,
+  isAppError,
+  paymentFailureSchema,
+  paymentMintRequestSchema,
+  paymentMintResponseSchema,
+  paymentWebhookResponseSchema,
+} from '@pts/shared';
+import express, { type ErrorRequestHandler, type Request, type Response, Router } from 'express';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { AppDeps } from '../../deps.ts';
+import { requireAdminToken } from '../../http/admin-auth.ts';
+import { errorBody } from '../../http/errors.ts';
+import { parseInput } from '../../http/validate.ts';
+import type { ApiDocs } from '../../observability/openapi.ts';
+import { CHECKOUT_PAGE_HEADERS, fillSessionId, renderCheckoutMessage, renderCheckoutPage } from './checkout-page.ts';
+import { isLocalPaymentProvider } from './local-provider.ts';
+import type { PaymentProvider } from './payment-provider.ts';
+import { markPaymentCanceled } from './payments.repository.ts';
+import {
+  createCheckout,
+  fulfilPayment,
+  handlePaymentWebhook,
+  listBrandPurchases,
+  METADATA,
+  paymentDepsFrom,
+} from './payments.service.ts';
+
+/** What the payment routes use from the app: its dependencies plus the payment provider. */
+export type PaymentsRouterDeps = Pick<AppDeps, 'db' | 'clock' | 'logger' | 'minter' | 'config'> & {
+  payments: PaymentProvider;
+};
+
+/** Stripe events carry the whole session object; well under this. */
+const WEBHOOK_BODY_LIMIT = '512kb';
+
+/** Spec 4.7 failure shape (`success:false, message`) on top of the usual envelope (`error`, `code`, `details`). */
+function sendPaymentError(res: Response, error: AppError): void {
+  if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+  res.status(error.status).json({ ...errorBody(error), message: error.message });
+}
+
+interface BodyParserError extends Error {
+  type?: string;
+  limit?: number;
+}
+
+/** Errors of the JSON payment routes, body-parser failures included, in the payment failure shape. */
+function createPaymentErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    if (res.headersSent) return next(err);
+    const parserError = err as BodyParserError;
+    let error: AppError;
+    if (isAppError(err)) error = err;
+    else if (parserError?.type === 'entity.too.large') {
+      error = new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds the ${parserError.limit} byte limit`);
+    } else if (parserError?.type === 'entity.parse.failed') {
+      error = new AppError('INVALID_JSON', 'Request body is not valid JSON', { errors: [parserError.message] });
+    } else {
+      logger.error({ err, method: req.method, path: req.path }, 'payment request failed');
+      error = new AppError('INTERNAL_ERROR', 'Internal error; it has been logged. Retry with back-off');
+    }
+    if (error.status >= 500 && isAppError(err)) logger.error({ err, path: req.path }, error.message);
+    sendPaymentError(res, error);
+  };
+}
+
+/** Absolute checkout URL: the local provider answers a path on this service. */
+function absoluteUrl(url: string, req: Request, publicUrl: string | undefined): string {
+  try {
+    return new URL(url, publicUrl ?? `${req.protocol}://${req.get('host')}`).toString();
+  } catch {
+    return url;
+  }
+}
+
+function sendPage(res: Response, status: number, html: string): void {
+  res.status(status).set(CHECKOUT_PAGE_HEADERS).send(html);
+}
+
+/**
+ * Token purchases (spec 4.6, 4.7, 6 inbound), relative to where it is mounted (`/pts-api`):
+ * `POST /create-checkout`, `POST /payment-mint`, `POST /payment-webhook` (raw body, provider signature),
+ * and the local provider's hosted page `GET /checkout/:sessionId` with its `POST …/pay` and `…/cancel`.
+ */
+export function createPaymentsRouter(deps: PaymentsRouterDeps): Router {
+  const payment = paymentDepsFrom(deps);
+  const json = express.json({ limit: deps.config.PTS_BODY_LIMIT_BYTES });
+  const router = Router();
+
+  router.post('/create-checkout', json, async (req, res) => {
+    const input = parseInput(createCheckoutRequestSchema, req.body);
+    const created = await createCheckout(payment, input);
+    res.json({
+      success: true,
+      checkoutUrl: absoluteUrl(created.checkoutUrl, req, deps.config.PTS_PUBLIC_URL),
+      sessionId: created.sessionId,
+    });
+  });
+
+  router.post('/payment-mint', json, async (req, res) => {
+    const { sessionId } = parseInput(paymentMintRequestSchema, req.body);
+    res.json(await fulfilPayment(payment, sessionId));
+  });
+
+  router.post('/payment-webhook', express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
+    const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    res.json(await handlePaymentWebhook(payment, rawBody, req.get('stripe-signature')));
+  });
+
+  // The local provider's hosted checkout page. Errors here are HTML pages, not JSON.
+  const local = isLocalPaymentProvider(deps.payments) ? deps.payments : undefined;
+  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+  const hostedSessionId = (req: Request): string | undefined => {
+    const parsed = checkoutSessionIdSchema.safeParse(req.params.sessionId);
+    return parsed.success ? parsed.data : undefined;
+  };
+  const notFound = (res: Response) =>
+    sendPage(res, 404, renderCheckoutMessage('Checkout not found', 'There is no checkout session with this id.'));
+
+  router.get('/checkout/:sessionId', async (req, res) => {
+    const id = hostedSessionId(req);
+    const session = local && id ? await local.findHostedSession(id) : undefined;
+    if (!session) return notFound(res);
+    sendPage(
+      res,
+      200,
+      renderCheckoutPage({
+        sessionId: session.id,
+        brandName: session.brand_name,
+        brandId: session.brand_id,
+        amountCents: BigInt(session.amount_total),
+        currency: session.currency,
+        ptsAmount: session.metadata[METADATA.ptsAmount] ?? '?',
+        customerEmail: session.customer_email,
+        status: session.status,
+        formToken: session.form_token,
+        successUrl: fillSessionId(session.success_url, session.id),
+        cancelUrl: session.cancel_url,
+      }),
+    );
+  });
+
+  router.post('/checkout/:sessionId/pay', form, async (req, res) => {
+    const id = hostedSessionId(req);
+    if (!local || !id) return notFound(res);
+    const token = typeof req.body?.token === 'string' ? req.body.token : '';
+    const action = await local.payHostedSession(id, token);
+    if (action.result === 'not_found') return notFound(res);
+    if (action.result === 'bad_token') {
+      return sendPage(
+        res,
+        403,
+        renderCheckoutMessage('Checkout form expired', 'Reload the checkout page and try again.'),
+      );
+    }
+    if (action.result === 'not_open') {
+      return sendPage(
+        res,
+        409,
+        renderCheckoutMessage('Checkout canceled', 'This checkout was canceled; start a new one.'),
+      );
+    }
+    try {
+      await fulfilPayment(payment, id);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      return sendPage(res, error.status, renderCheckoutMessage('Payment received, tokens not minted', error.message));
+    }
+    res.redirect(303, fillSessionId(action.session.success_url, id));
+  });
+
+  router.post('/checkout/:sessionId/cancel', form, async (req, res) => {
+    const id = hostedSessionId(req);
+    if (!local || !id) return notFound(res);
+    const token = typeof req.body?.token === 'string' ? req.body.token : '';
+    const action = await local.cancelHostedSession(id, token);
+    if (action.result === 'not_found') return notFound(res);
+    if (action.result === 'bad_token') {
+      return sendPage(
+        res,
+        403,
+        renderCheckoutMessage('Checkout form expired', 'Reload the checkout page and try again.'),
+      );
+    }
+    if (action.result === 'not_open') {
+      return sendPage(res, 409, renderCheckoutMessage('Checkout closed', 'This checkout is already paid or canceled.'));
+    }
+    await markPaymentCanceled(deps.db, id, deps.clock.now());
+    res.redirect(303, action.session.cancel_url);
+  });
+
+  router.use(createPaymentErrorHandler(deps.logger));
+  return router;
+}
+
+/** `GET /brands/:brandId/purchases`, mounted under `/admin` (admin token required). */
+export function createPaymentsAdminRouter(deps: Pick<AppDeps, 'db' | 'adminToken'>): Router {
+  const router = Router();
+  router.get('/brands/:brandId/purchases', requireAdminToken(deps.adminToken), async (req, res) => {
+    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
+    res.json(await listBrandPurchases(deps, brandId));
+  });
+  return router;
+}
+
+/** Documents the payment routes (pass the prefixes the routers are mounted under). */
+export function registerPaymentDocs(docs: ApiDocs, prefix = '/pts-api', adminPrefix = '/admin'): void {
+  const failure = (description: string) => ({ description, schema: paymentFailureSchema });
+  docs.register({
+    method: 'post',
+    path: `${prefix}/create-checkout`,
+    summary: 'Open a hosted checkout for a brand buying reward tokens (1 USD = 1000 tokens)',
+    description:
+      "The tokens go to the brand's own wallet (its Brand ID). `amount` is USD cents, 100 to 1,000,000; only " +
+      '`usd` is accepted. The session carries metadata `wallet`, `usd_amount` ("10.00") and `pts_amount` ' +
+      '("10000"). `successUrl` gets `session_id={CHECKOUT_SESSION_ID}` appended unless it has the placeholder. ' +
+      "With Stripe configured `checkoutUrl` is Stripe Checkout, otherwise this service's local test page.",
+    tags: ['payments'],
+    request: { body: createCheckoutRequestSchema },
+    responses: {
+      200: { description: 'Checkout created', schema: createCheckoutResponseSchema },
+      400: failure('Validation failed (amount, currency, email, URLs)'),
+      404: failure('Unknown brand'),
+      503: failure('Payment provider unreachable; retry'),
+    },
+  });
+  docs.register({
+    method: 'post',
+    path: `${prefix}/payment-mint`,
+    summary: 'Mint the tokens of a paid checkout session (idempotent)',
+    description:
+      'Re-fetches the session from the payment provider. Paid and consistent → the tokens are minted once; a ' +
+      'repeat answers `alreadyProcessed: true` and mints nothing. Without `txHash` the mint is queued ' +
+      '(`mintStatus: pending`) and the reward processor sends it. Retry 5xx with back-off.',
+    tags: ['payments'],
+    request: { body: paymentMintRequestSchema },
+    responses: {
+      200: { description: 'Minted, queued, or already processed', schema: paymentMintResponseSchema },
+      400: failure('sessionId malformed, session metadata invalid, or amount mismatch (`details.reason`)'),
+      404: failure('Unknown session (`details.reason: session_not_found`)'),
+      409: failure('Payment not completed; the message carries the payment status'),
+      500: failure('Internal error; retry with back-off'),
+      503: failure('Payment provider unreachable; retry with back-off'),
+    },
+  });
+  docs.register({
+    method: 'post',
+    path: `${prefix}/payment-webhook`,
+    summary: 'Stripe webhook: checkout.session.completed and checkout.session.async_payment_succeeded',
+    description:
+      'Verifies the `Stripe-Signature` header over the raw body (5-minute tolerance), deduplicates by event id, ' +
+      're-fetches the session and fulfils it like payment-mint. Other event types are acknowledged and ignored. ' +
+      'Outcomes a retry cannot change (unpaid, rejected) answer 200; transient failures answer 5xx so Stripe retries.',
+    tags: ['payments'],
+    responses: {
+      200: { description: 'Handled', schema: paymentWebhookResponseSchema },
+      400: failure('Signature missing, wrong or too old'),
+      503: failure('Webhook secret not configured, or Stripe unreachable'),
+    },
+  });
+  docs.register({
+    method: 'get',
+    path: `${prefix}/checkout/:sessionId`,
+    summary: 'Local test checkout page (only with the embedded local payment provider)',
+    description: 'HTML page with the amount, brand, Pay and Cancel; Pay redirects to successUrl, Cancel to cancelUrl.',
+    tags: ['payments'],
+    request: { params: z.object({ sessionId: z.string() }) },
+    responses: {
+      200: { description: 'Checkout page', contentType: 'text/html' },
+      404: { description: 'Unknown session or Stripe configured', contentType: 'text/html' },
+    },
+  });
+  docs.register({
+    method: 'get',
+    path: `${adminPrefix}/brands/:brandId/purchases`,
+    summary: "A brand's token purchases with totals (USD, tokens bought, minted, confirmed)",
+    tags: ['admin'],
+    request: { params: z.object({ brandId: z.string() }) },
+    responses: {
+      200: { description: 'Purchases, newest first', schema: brandPurchasesResponseSchema },
+      401: { description: 'Missing or wrong admin token', schema: errorEnvelopeSchema },
+      404: { description: 'Unknown brand', schema: errorEnvelopeSchema },
+    },
+    security: ['adminToken'],
+  });
+}

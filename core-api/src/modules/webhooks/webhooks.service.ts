@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AppError,
+  type Clock,
+  type SavedWebhookEndpoint,
+  type WebhookDelivery,
+  type WebhookDeliveryStatus,
+  type WebhookEndpoint,
+  type WebhookTestResult,
+} from '@pts/shared';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { type HostResolver, SsrfError, type SsrfPolicy, vetTarget } from '../../http/ssrf-guard.ts';
+import { generateSecret, type SecretBox } from '../../security/secret-box.ts';
+import { findBrandByAddress, insertAuditEntry } from '../brands/brands.repository.ts';
+import { sendWebhook } from './webhooks.delivery.ts';
+import { newWebhookEventId, webhookBody } from './webhooks.outbox.ts';
+import {
+  deleteWebhookEndpoint as deleteEndpointRow,
+  findWebhookDelivery,
+  findWebhookEndpoint,
+  insertWebhookDelivery,
+  listWebhookDeliveries as listDeliveryRows,
+  recordDeliveryResult,
+  requeueDelivery,
+  toWebhookDelivery,
+  toWebhookEndpoint,
+  upsertWebhookEndpoint,
+} from './webhooks.repository.ts';
+
+/** What the webhook admin service works with. */
+export interface WebhookServiceDeps {
+  db: Kysely<DB>;
+  secrets: SecretBox;
+  clock: Clock;
+  /** Local mode (http and loopback allowed) or strict. */
+  policy: SsrfPolicy;
+  timeoutMs: number;
+  resolve?: HostResolver | undefined;
+  actor?: string | undefined;
+}
+
+const SECRET_PREFIX = 'whsec_';
+
+/**
+ * Sets the brand's endpoint URL after vetting it (https outside local mode, no internal addresses). A new
+ * endpoint, or `rotateSecret`, issues a signing secret, returned this once; otherwise the secret is kept.
+ */
+export async function setWebhookEndpoint(
+  deps: WebhookServiceDeps,
+  brandId: string,
+  input: { url: string; rotateSecret?: boolean | undefined },
+): Promise<SavedWebhookEndpoint> {
+  await vetUrl(deps, input.url);
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const brand = await findBrandByAddress(trx, brandId);
+    if (!brand) throw brandNotFound(brandId);
+    const existing = await findWebhookEndpoint(trx, brand.address);
+    const secret = !existing || input.rotateSecret ? generateSecret(SECRET_PREFIX) : undefined;
+    const row = await upsertWebhookEndpoint(trx, {
+      brandId: brand.address,
+      url: input.url,
+      secretEncrypted: secret === undefined ? undefined : deps.secrets.encrypt(secret),
+      now,
+    });
+    await insertAuditEntry(trx, {
+      actor: deps.actor ?? 'admin',
+      action: 'webhook.set',
+      subject: brand.address,
+      details: { url: input.url, secretIssued: secret !== undefined },
+      at: now,
+    });
+    return { ...toWebhookEndpoint(row), ...(secret ? { secret } : {}) };
+  });
+}
+
+/** The brand's endpoint (never its secret), or NOT_FOUND. */
+export async function getWebhookEndpoint(
+  deps: Pick<WebhookServiceDeps, 'db'>,
+  brandId: string,
+): Promise<WebhookEndpoint> {
+  const row = await findWebhookEndpoint(deps.db, brandId);
+  if (!row) throw endpointNotFound(brandId);
+  return toWebhookEndpoint(row);
+}
+
+/** Removes the brand's endpoint; queued deliveries then end as `dead` (replayable once an endpoint is set). */
+export async function deleteWebhookEndpoint(deps: WebhookServiceDeps, brandId: string): Promise<void> {
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await deleteEndpointRow(trx, brandId))) throw endpointNotFound(brandId);
+    await insertAuditEntry(trx, {
+      actor: deps.actor ?? 'admin',
+      action: 'webhook.delete',
+      subject: brandId.toLowerCase(),
+      details: {},
+      at: now,
+    });
+  });
+}
+
+/**
+ * Sends a `webhook.test` event now and reports what the receiver answered. It is recorded as a delivery
+ * (delivered, or dead: a test is not retried) and can be replayed. No transaction is held while sending.
+ */
+export async function sendTestWebhook(deps: WebhookServiceDeps, brandId: string): Promise<WebhookTestResult> {
+  const endpoint = await findWebhookEndpoint(deps.db, brandId);
+  if (!endpoint?.active) throw endpointNotFound(brandId);
+  const now = deps.clock.now();
+  const eventId = newWebhookEventId();
+  const body = webhookBody({
+    eventId,
+    type: 'webhook.test',
+    data: { brandId: endpoint.brand_id, message: 'Test event from pts', timestamp: now.getTime() },
+    at: now,
+  });
+  const row = await insertWebhookDelivery(deps.db, {
+    id: randomUUID(),
+    event_id: eventId,
+    brand_id: endpoint.brand_id,
+    type: 'webhook.test',
+    body,
+    status: 'sending',
+    attempts: 1,
+    // The lease keeps the worker away while this request is in flight.
+    next_attempt_at: new Date(now.getTime() + deps.timeoutMs + 30_000),
+    created_at: now,
+    updated_at: now,
+  });
+  const result = await sendWebhook({
+    url: endpoint.url,
+    secret: deps.secrets.decrypt(endpoint.secret_encrypted),
+    body,
+    eventId,
+    type: 'webhook.test',
+    now,
+    timeoutMs: deps.timeoutMs,
+    policy: deps.policy,
+    resolve: deps.resolve,
+  });
+  await recordDeliveryResult(deps.db, {
+    id: row.id,
+    attempt: 1,
+    now: deps.clock.now(),
+    status: result.ok ? 'delivered' : 'dead',
+    statusCode: result.statusCode,
+    error: result.error,
+    nextAttemptAt: null,
+  });
+  const saved = await findWebhookDelivery(deps.db, row.id);
+  return {
+    delivered: result.ok,
+    statusCode: result.statusCode,
+    error: result.error,
+    durationMs: result.durationMs,
+    delivery: toWebhookDelivery(saved ?? row),
+  };
+}
+
+/** The brand's deliveries, newest first, optionally of one status. */
+export async function listWebhookDeliveries(
+  deps: Pick<WebhookServiceDeps, 'db'>,
+  brandId: string,
+  input: { status?: WebhookDeliveryStatus | undefined; limit: number },
+): Promise<WebhookDelivery[]> {
+  const brand = await findBrandByAddress(deps.db, brandId);
+  if (!brand) throw brandNotFound(brandId);
+  return (await listDeliveryRows(deps.db, { brandId: brand.address, ...input })).map(toWebhookDelivery);
+}
+
+/** Re-queues a delivery (any status but `sending`, dead ones included) with a fresh set of attempts. */
+export async function replayWebhookDelivery(
+  deps: Pick<WebhookServiceDeps, 'db' | 'clock'>,
+  id: string,
+): Promise<WebhookDelivery> {
+  const row = await requeueDelivery(deps.db, id, deps.clock.now());
+  if (row) return toWebhookDelivery(row);
+  const existing = await findWebhookDelivery(deps.db, id);
+  if (!existing) {
+    throw new AppError('NOT_FOUND', `No webhook delivery ${id}; \`pts webhook deliveries --brand ID\` lists them`, {
+      field: 'id',
+      value: id,
+    });
+  }
+  throw new AppError('CONFLICT', `Delivery ${id} is being sent right now; replay it once this attempt ends`, {
+    status: existing.status,
+  });
+}
+
+async function vetUrl(deps: WebhookServiceDeps, url: string): Promise<void> {
+  try {
+    await vetTarget(url, deps.policy, deps.resolve);
+  } catch (error) {
+    if (!(error instanceof SsrfError)) throw error;
+    throw new AppError('VALIDATION_ERROR', `Webhook URL refused: ${error.message}`, {
+      field: 'url',
+      value: url,
+      errors: [`url: ${error.message}`],
+    });
+  }
+}
+
+function brandNotFound(brandId: string): AppError {
+  return new AppError('BRAND_NOT_FOUND', `No brand with Brand ID ${brandId}; \`pts brand list\` shows the brands`, {
+    field: 'brandId',
+    value: brandId,
+  });
+}
+
+function endpointNotFound(brandId: string): AppError {
+  return new AppError(
+    'NOT_FOUND',
+    `Brand ${brandId} has no webhook endpoint; set one with \`pts webhook set --brand ${brandId} --url URL\``,
+    { brandId },
+  );
+}
