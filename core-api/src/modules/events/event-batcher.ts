@@ -154,7 +154,10 @@ export function createEventBatcher(deps: EventBatcherDeps) {
         if (c.signature) {
           const sig = c.signature.signature;
           if (!owners.has(sig) && fresh.has(sig)) owners.set(sig, c.signature);
-          if (owners.get(sig) !== c.signature) return reject(i, replayedSignature());
+          if (owners.get(sig) !== c.signature) {
+            reject(i, replayedSignature());
+            return;
+          }
         }
         live.push(i);
       });
