@@ -20,6 +20,7 @@ import {
   createPaymentsRouter,
   registerPaymentDocs,
 } from './modules/payments/payments.routes.ts';
+import { createPregenerationRouter } from './modules/pregeneration/pregeneration.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
 import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
@@ -113,6 +114,7 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
   );
   eventRouter.use(createDnsRouter(deps));
   eventRouter.use(createPaymentsRouter(deps));
+  eventRouter.use(createPregenerationRouter({ db: deps.db, wallets: deps.wallets, logger }));
   mount('event-handler', '/pts-api', eventRouter);
   mount(
     'reward-processor',

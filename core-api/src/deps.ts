@@ -4,7 +4,7 @@ import type { Minter } from './chain/minter.types.ts';
 import type { Config } from './config.ts';
 import type { Database, DatabaseKind } from './db/database.ts';
 import type { PaymentProvider } from './modules/payments/payment-provider.ts';
-import type { WalletProvider } from './modules/wallets/wallet-provider.ts';
+import type { IdentityWalletProvider, WalletProvider } from './modules/wallets/wallet-provider.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { SecretBox } from './security/secret-box.ts';
 
@@ -32,7 +32,7 @@ export interface AppDeps {
   logger: Logger;
   metrics: Metrics;
   secrets: SecretBox;
-  wallets: WalletProvider;
+  wallets: WalletProvider & IdentityWalletProvider;
   minter: Minter;
   chain: ChainInfo;
   resolveTxt: TxtResolver;

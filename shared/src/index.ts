@@ -116,6 +116,25 @@ export {
   purchaseTotalsSchema,
 } from './schemas/payments.ts';
 export {
+  IDENTITY_VERIFICATIONS,
+  type IdentityVerification,
+  isOAuthUserIdFormat,
+  OAUTH_PROVIDERS,
+  OAUTH_USER_ID_FORMATS,
+  OAUTH_USER_ID_MAX,
+  type OAuthProvider,
+  oauthProviderSchema,
+  oauthUsernameSchema,
+  PREGENERATE_REQUIRED_FIELDS,
+  type PregenerateEmailRequest,
+  type PregenerateUserRequest,
+  type PregenerateUserResponse,
+  pregenerateEmailRequestSchema,
+  pregenerateErrorSchemas,
+  pregenerateUserRequestSchema,
+  pregenerateUserResponseSchema,
+} from './schemas/pregeneration.ts';
+export {
   achievementUnlockedDataSchema,
   paymentCompletedDataSchema,
   perkRedeemedDataSchema,

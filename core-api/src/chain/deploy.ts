@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import {
+  type Abi,
   type Account,
   type Address,
   type Chain,
@@ -9,12 +10,24 @@ import {
   getAddress,
   type Hex,
   http,
+  keccak256,
   type PublicClient,
+  parseAbi,
   type Transport,
+  toHex,
   type WalletClient,
 } from 'viem';
 import type { Database } from '../db/database.ts';
-import { rewardTokenAbi, rewardTokenBytecode } from './artifacts/index.ts';
+import {
+  businessEscrowAbi,
+  businessEscrowBytecode,
+  perkNFTAbi,
+  perkNFTBytecode,
+  pointsSaleAbi,
+  pointsSaleBytecode,
+  rewardTokenAbi,
+  rewardTokenBytecode,
+} from './artifacts/index.ts';
 
 export const SONEIUM_CHAIN_ID = 1868;
 export const REWARD_TOKEN_NAME = 'PTS Reward';
@@ -57,80 +70,182 @@ export function createChainClients(rpcUrl: string, chainId: number): ChainClient
 export interface EnsureContractsDeps {
   db: Database;
   publicClient: ChainPublicClient;
-  /** Signs as the deployer, which becomes the token's admin. */
+  /** Signs as the deployer, which becomes the admin of every contract. */
   walletClient: ChainWalletClient;
   chainId: number;
   minterAddress: Address;
+  /** Gets RELAYER_ROLE on PointsSale and OPERATOR_ROLE on PerkNFT; none when unset. */
+  relayerAddress?: Address;
   logger: Logger;
 }
 
 export interface DeployedContracts {
   rewardToken: Address;
+  perkNft: Address;
+  pointsSale: Address;
+  businessEscrow: Address;
 }
 
 const REWARD_TOKEN = 'RewardToken';
+const BUSINESS_ESCROW = 'BusinessEscrow';
+const PERK_NFT = 'PerkNFT';
+const POINTS_SALE = 'PointsSale';
+
+/** ERC-1155 metadata URI template of the perks (`{id}` is the hex token id, per the standard). */
+export const PERK_METADATA_URI = '';
+
+const role = (name: string): Hex => keccak256(toHex(name));
+/** PerkNFT: may mint (the PointsSale contract). */
+export const SALE_ROLE = role('SALE_ROLE');
+/** PerkNFT: may spend holders' charges (the relayer). */
+export const OPERATOR_ROLE = role('OPERATOR_ROLE');
+/** PerkNFT: creates and updates collections (the deployer; a brand may also update its own collections). */
+export const COLLECTION_ADMIN_ROLE = role('COLLECTION_ADMIN_ROLE');
+/** PointsSale: may call claimPerk / claimPerkWithPermit (the relayer). */
+export const RELAYER_ROLE = role('RELAYER_ROLE');
+
+interface Deployable {
+  name: string;
+  abi: Abi;
+  bytecode: Hex;
+  args: readonly unknown[];
+  /** Whether a recorded instance with code still fits (its immutable links point at the current contracts). */
+  fits?: (address: Address) => Promise<boolean>;
+}
 
 /**
- * Reuses the reward token recorded in `chain_deployments` when code still exists at its address (a chain
- * reset, such as anvil without its state file, wipes it); otherwise deploys and records a new one. Either
- * way the minter ends up holding MINTER_ROLE.
+ * Reuses the contract recorded in `chain_deployments` when code still exists at its address (a chain reset,
+ * such as anvil without its state file, wipes it) and it still fits; otherwise deploys and records a new one.
  */
-export async function ensureContracts(deps: EnsureContractsDeps): Promise<DeployedContracts> {
-  const { db, publicClient, walletClient, chainId, minterAddress, logger } = deps;
+async function ensureDeployed(deps: EnsureContractsDeps, contract: Deployable): Promise<Address> {
+  const { db, publicClient, walletClient, chainId, logger } = deps;
+  const { name } = contract;
   const recorded = await db
     .selectFrom('chain_deployments')
     .select(['address', 'tx_hash'])
     .where('chain_id', '=', chainId)
-    .where('name', '=', REWARD_TOKEN)
+    .where('name', '=', name)
     .executeTakeFirst();
-
-  let rewardToken: Address | undefined;
   if (recorded) {
-    const code = await publicClient.getCode({ address: recorded.address as Address });
-    if (code && code !== '0x') {
-      rewardToken = getAddress(recorded.address);
-      logger.info({ chainId, rewardToken }, 'reusing deployed RewardToken');
+    const address = getAddress(recorded.address);
+    const code = await publicClient.getCode({ address });
+    if (!code || code === '0x') {
+      logger.warn({ chainId, address }, `recorded ${name} has no code (chain was reset); redeploying`);
+    } else if (contract.fits && !(await contract.fits(address))) {
+      logger.warn({ chainId, address }, `recorded ${name} is wired to other contracts; redeploying`);
     } else {
-      logger.warn(
-        { chainId, address: recorded.address },
-        'recorded RewardToken has no code (chain was reset); redeploying',
-      );
+      logger.info({ chainId, address }, `reusing deployed ${name}`);
+      return address;
     }
   }
-
-  if (!rewardToken) {
-    const hash = await walletClient.deployContract({
-      abi: rewardTokenAbi,
-      bytecode: rewardTokenBytecode,
-      args: [REWARD_TOKEN_NAME, REWARD_TOKEN_SYMBOL, walletClient.account.address],
-    });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash });
-    if (receipt.status !== 'success' || !receipt.contractAddress) {
-      throw new Error(`RewardToken deployment ${hash} failed (status ${receipt.status})`);
-    }
-    rewardToken = getAddress(receipt.contractAddress);
-    await recordDeployment(db, chainId, REWARD_TOKEN, rewardToken, hash);
-    logger.info({ chainId, rewardToken, hash }, 'deployed RewardToken');
+  const hash = await walletClient.deployContract({
+    abi: contract.abi,
+    bytecode: contract.bytecode,
+    args: contract.args,
+  } as Parameters<ChainWalletClient['deployContract']>[0]);
+  const receipt = await publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success' || !receipt.contractAddress) {
+    throw new Error(`${name} deployment ${hash} failed (status ${receipt.status})`);
   }
+  const address = getAddress(receipt.contractAddress);
+  await recordDeployment(db, chainId, name, address, hash);
+  logger.info({ chainId, address, hash }, `deployed ${name}`);
+  return address;
+}
 
-  const isMinter = await publicClient.readContract({
-    address: rewardToken,
-    abi: rewardTokenAbi,
+const accessControlAbi = parseAbi([
+  'function hasRole(bytes32 role, address account) view returns (bool)',
+  'function grantRole(bytes32 role, address account)',
+]);
+
+/** Grants `roleId` on `contract` to `account` unless it already holds it. */
+async function ensureRole(
+  deps: EnsureContractsDeps,
+  contract: Address,
+  roleName: string,
+  roleId: Hex,
+  account: Address,
+): Promise<void> {
+  const { publicClient, walletClient, logger } = deps;
+  const has = await publicClient.readContract({
+    address: contract,
+    abi: accessControlAbi,
     functionName: 'hasRole',
-    args: [MINTER_ROLE, minterAddress],
+    args: [roleId, account],
   });
-  if (!isMinter) {
-    const hash = await walletClient.writeContract({
-      address: rewardToken,
-      abi: rewardTokenAbi,
-      functionName: 'grantRole',
-      args: [MINTER_ROLE, minterAddress],
-    });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash });
-    if (receipt.status !== 'success') throw new Error(`granting MINTER_ROLE to ${minterAddress} reverted (${hash})`);
-    logger.info({ rewardToken, minterAddress, hash }, 'granted MINTER_ROLE');
+  if (has) return;
+  const hash = await walletClient.writeContract({
+    address: contract,
+    abi: accessControlAbi,
+    functionName: 'grantRole',
+    args: [roleId, account],
+  });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`granting ${roleName} to ${account} reverted (${hash})`);
+  logger.info({ contract, account, hash }, `granted ${roleName}`);
+}
+
+async function readAddress(
+  publicClient: ChainPublicClient,
+  address: Address,
+  functionName: 'token' | 'perkNft' | 'treasury',
+): Promise<Address | undefined> {
+  try {
+    const abi = parseAbi([`function ${functionName}() view returns (address)`]);
+    return getAddress(await publicClient.readContract({ address, abi, functionName }));
+  } catch {
+    return undefined;
   }
-  return { rewardToken };
+}
+
+/**
+ * Ensures the reward token, the business escrow, the perk NFT and the points sale exist (reusing the ones
+ * recorded in `chain_deployments` while their code exists and they are wired to each other), and that the
+ * roles are in place: MINTER_ROLE on the token for the minter, SALE_ROLE on PerkNFT for PointsSale and, when a
+ * relayer is given, RELAYER_ROLE on PointsSale and OPERATOR_ROLE on PerkNFT for it. Roles are only ever
+ * granted, never revoked (a former relayer keeps its roles until an admin revokes them).
+ */
+export async function ensureContracts(deps: EnsureContractsDeps): Promise<DeployedContracts> {
+  const { publicClient, walletClient, minterAddress, relayerAddress } = deps;
+  const admin = walletClient.account.address;
+
+  const rewardToken = await ensureDeployed(deps, {
+    name: REWARD_TOKEN,
+    abi: rewardTokenAbi,
+    bytecode: rewardTokenBytecode,
+    args: [REWARD_TOKEN_NAME, REWARD_TOKEN_SYMBOL, admin],
+  });
+  await ensureRole(deps, rewardToken, 'MINTER_ROLE', MINTER_ROLE, minterAddress);
+
+  const businessEscrow = await ensureDeployed(deps, {
+    name: BUSINESS_ESCROW,
+    abi: businessEscrowAbi,
+    bytecode: businessEscrowBytecode,
+    args: [rewardToken],
+    fits: async (address) => (await readAddress(publicClient, address, 'token')) === rewardToken,
+  });
+  const perkNft = await ensureDeployed(deps, {
+    name: PERK_NFT,
+    abi: perkNFTAbi,
+    bytecode: perkNFTBytecode,
+    args: [PERK_METADATA_URI, admin],
+  });
+  const pointsSale = await ensureDeployed(deps, {
+    name: POINTS_SALE,
+    abi: pointsSaleAbi,
+    bytecode: pointsSaleBytecode,
+    args: [rewardToken, perkNft, businessEscrow, admin],
+    fits: async (address) =>
+      (await readAddress(publicClient, address, 'token')) === rewardToken &&
+      (await readAddress(publicClient, address, 'perkNft')) === perkNft &&
+      (await readAddress(publicClient, address, 'treasury')) === businessEscrow,
+  });
+  await ensureRole(deps, perkNft, 'SALE_ROLE', SALE_ROLE, pointsSale);
+  if (relayerAddress) {
+    await ensureRole(deps, pointsSale, 'RELAYER_ROLE', RELAYER_ROLE, relayerAddress);
+    await ensureRole(deps, perkNft, 'OPERATOR_ROLE', OPERATOR_ROLE, relayerAddress);
+  }
+  return { rewardToken, perkNft, pointsSale, businessEscrow };
 }
 
 async function recordDeployment(

@@ -6,6 +6,7 @@ import pg from 'pg';
 import * as coreSpine from './migrations/2026_11_22_0000_core_spine.ts';
 import * as payments from './migrations/2026_11_22_0100_payments.ts';
 import * as webhooks from './migrations/2026_11_22_0200_webhooks.ts';
+import * as oauthIdentities from './migrations/2026_11_22_0300_oauth_identities.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_0000_core_spine': coreSpine,
   '2026_11_22_0100_payments': payments,
   '2026_11_22_0200_webhooks': webhooks,
+  '2026_11_22_0300_oauth_identities': oauthIdentities,
 };
 
 const migrationProvider: MigrationProvider = {

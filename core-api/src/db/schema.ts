@@ -232,6 +232,20 @@ export interface PaymentWebhookEventsTable {
   received_at: Timestamp;
 }
 
+/** A social-login identity with its own wallet (spec 4.8); one row per provider and provider user id. */
+export interface OAuthIdentitiesTable {
+  /** Also the local identity provider's derivation index on the identity branch (m/44'/60'/1'/0/<id>). */
+  id: bigint;
+  /** Lowercase provider name (discord, twitter, …). */
+  provider: string;
+  /** The provider's user id (`oauth_user_id`). */
+  subject: string;
+  username: string | null;
+  wallet_address: string;
+  idp_user_id: string;
+  created_at: Timestamp;
+}
+
 export interface DB {
   brands: BrandsTable;
   event_rules: EventRulesTable;
@@ -248,4 +262,5 @@ export interface DB {
   payment_webhook_events: PaymentWebhookEventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  oauth_identities: OAuthIdentitiesTable;
 }

@@ -7,6 +7,7 @@ import { createApp } from '../app.ts';
 import {
   ANVIL_DEPLOYER_PRIVATE_KEY,
   ANVIL_MINTER_PRIVATE_KEY,
+  ANVIL_RELAYER_PRIVATE_KEY,
   type AnvilInstance,
   startAnvil,
 } from '../chain/anvil.ts';
@@ -105,6 +106,9 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     const minterAccount = privateKeyToAccount(minterKey as `0x${string}`);
 
     let tokenAddress = config.PTS_REWARD_TOKEN_ADDRESS as `0x${string}` | undefined;
+    // Addresses of the contracts this process knows: all of them when it deploys, the token alone when
+    // the token address is configured (the perk contracts' addresses come with the relayer's config).
+    let contractAddresses: Record<string, `0x${string}`> = {};
     if (!tokenAddress) {
       const deployerKey =
         config.PTS_DEPLOYER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_DEPLOYER_PRIVATE_KEY : undefined);
@@ -118,9 +122,13 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         walletClient: clients.walletClientFor(deployer),
         chainId: config.PTS_CHAIN_ID,
         minterAddress: minterAccount.address,
+        ...(config.PTS_CHAIN === 'local'
+          ? { relayerAddress: privateKeyToAccount(ANVIL_RELAYER_PRIVATE_KEY).address }
+          : {}),
         logger,
       });
       tokenAddress = contracts.rewardToken;
+      contractAddresses = { ...contracts };
     }
 
     const metrics = createMetrics({ defaultMetrics: true });
@@ -159,7 +167,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     const chain: ChainInfo = {
       chainId: config.PTS_CHAIN_ID,
       rpcUrl: config.PTS_CHAIN === 'local' ? rpcUrl : new URL(rpcUrl).origin,
-      contracts: { rewardToken: tokenAddress },
+      contracts: { ...contractAddresses, rewardToken: tokenAddress },
       minterAddress: minterAccount.address,
       explorerUrl: config.PTS_EXPLORER_URL,
       ping: () => clients.publicClient.getBlockNumber({ cacheTime: 0 }),

@@ -14,7 +14,7 @@ import { loadConfig } from '../../config.ts';
 import type { ChainInfo } from '../../deps.ts';
 import { createErrorHandler, notFoundHandler } from '../../http/errors.ts';
 import { createLogger } from '../../observability/logger.ts';
-import type { WalletProvider } from '../wallets/wallet-provider.ts';
+import type { IdentityWalletProvider, WalletProvider } from '../wallets/wallet-provider.ts';
 import { createHealthRouter } from './health.routes.ts';
 
 type Mode = 'ok' | 'fail' | 'hang';
@@ -45,11 +45,15 @@ const chain: ChainInfo = {
 };
 
 /** A wallet provider with the optional `ping` a remote identity provider adapter may offer. */
-const wallets: WalletProvider & { ping(): Promise<void> } = {
+const wallets: WalletProvider & IdentityWalletProvider & { ping(): Promise<void> } = {
   kind: 'remote-test',
   walletForUser: async () => ({
     address: '0x00000000000000000000000000000000000000cc',
     idpUserId: 'did:test:1',
+  }),
+  walletForIdentity: async () => ({
+    address: '0x00000000000000000000000000000000000000dd',
+    idpUserId: 'did:test:identity:1',
   }),
   ping: () => behave(state.identity, undefined),
 };

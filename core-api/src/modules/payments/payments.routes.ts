@@ -81,6 +81,32 @@ function absoluteUrl(url: string, req: Request, publicUrl: string | undefined): 
   }
 }
 
+function notFound(res: Response): void {
+  sendPage(res, 404, renderCheckoutMessage('Checkout not found', 'There is no checkout session with this id.'));
+}
+
+function formToken(req: Request): string {
+  return typeof req.body?.token === 'string' ? req.body.token : '';
+}
+
+/** The page for a Pay or Cancel the session refused: unknown, stale form, or no longer open. */
+function answerRefusedAction(
+  res: Response,
+  result: 'not_found' | 'bad_token' | 'not_open',
+  closedTitle: string,
+  closedText: string,
+): void {
+  if (result === 'not_found') return notFound(res);
+  if (result === 'bad_token') {
+    return sendPage(
+      res,
+      403,
+      renderCheckoutMessage('Checkout form expired', 'Reload the checkout page and try again.'),
+    );
+  }
+  sendPage(res, 409, renderCheckoutMessage(closedTitle, closedText));
+}
+
 function sendPage(res: Response, status: number, html: string): void {
   res.status(status).set(CHECKOUT_PAGE_HEADERS).send(html);
 }
@@ -122,9 +148,6 @@ export function createPaymentsRouter(deps: PaymentsRouterDeps): Router {
     const parsed = checkoutSessionIdSchema.safeParse(req.params.sessionId);
     return parsed.success ? parsed.data : undefined;
   };
-  const notFound = (res: Response) =>
-    sendPage(res, 404, renderCheckoutMessage('Checkout not found', 'There is no checkout session with this id.'));
-
   router.get('/checkout/:sessionId', async (req, res) => {
     const id = hostedSessionId(req);
     const session = local && id ? await local.findHostedSession(id) : undefined;
@@ -151,21 +174,13 @@ export function createPaymentsRouter(deps: PaymentsRouterDeps): Router {
   router.post('/checkout/:sessionId/pay', form, async (req, res) => {
     const id = hostedSessionId(req);
     if (!local || !id) return notFound(res);
-    const token = typeof req.body?.token === 'string' ? req.body.token : '';
-    const action = await local.payHostedSession(id, token);
-    if (action.result === 'not_found') return notFound(res);
-    if (action.result === 'bad_token') {
-      return sendPage(
+    const action = await local.payHostedSession(id, formToken(req));
+    if (action.result !== 'done') {
+      return answerRefusedAction(
         res,
-        403,
-        renderCheckoutMessage('Checkout form expired', 'Reload the checkout page and try again.'),
-      );
-    }
-    if (action.result === 'not_open') {
-      return sendPage(
-        res,
-        409,
-        renderCheckoutMessage('Checkout canceled', 'This checkout was canceled; start a new one.'),
+        action.result,
+        'Checkout canceled',
+        'This checkout was canceled; start a new one.',
       );
     }
     try {
@@ -180,18 +195,9 @@ export function createPaymentsRouter(deps: PaymentsRouterDeps): Router {
   router.post('/checkout/:sessionId/cancel', form, async (req, res) => {
     const id = hostedSessionId(req);
     if (!local || !id) return notFound(res);
-    const token = typeof req.body?.token === 'string' ? req.body.token : '';
-    const action = await local.cancelHostedSession(id, token);
-    if (action.result === 'not_found') return notFound(res);
-    if (action.result === 'bad_token') {
-      return sendPage(
-        res,
-        403,
-        renderCheckoutMessage('Checkout form expired', 'Reload the checkout page and try again.'),
-      );
-    }
-    if (action.result === 'not_open') {
-      return sendPage(res, 409, renderCheckoutMessage('Checkout closed', 'This checkout is already paid or canceled.'));
+    const action = await local.cancelHostedSession(id, formToken(req));
+    if (action.result !== 'done') {
+      return answerRefusedAction(res, action.result, 'Checkout closed', 'This checkout is already paid or canceled.');
     }
     await markPaymentCanceled(deps.db, id, deps.clock.now());
     res.redirect(303, action.session.cancel_url);

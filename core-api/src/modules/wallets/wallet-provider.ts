@@ -10,8 +10,20 @@ export interface WalletProvider {
   walletForUser(input: { userId: bigint; email: string }): Promise<{ address: `0x${string}`; idpUserId: string }>;
 }
 
+/**
+ * Port: gives a social-login identity (spec 4.8) its own wallet, on a derivation branch apart from email
+ * users so the two never collide. A separate interface so adapters without it still satisfy WalletProvider.
+ */
+export interface IdentityWalletProvider {
+  /** Wallet for the `oauth_identities` row with this id (the derivation index in the local adapter). */
+  walletForIdentity(input: { identityId: bigint }): Promise<{ address: `0x${string}`; idpUserId: string }>;
+}
+
 /** Path of user wallets under the local seed: m/44'/60'/0'/0/<user id>. */
 const USER_WALLET_PARENT = "m/44'/60'/0'/0";
+
+/** Path of social-login identity wallets under the same seed: m/44'/60'/1'/0/<identity id> (another account). */
+const IDENTITY_WALLET_PARENT = "m/44'/60'/1'/0";
 
 /** Order of the secp256k1 group. */
 const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -28,16 +40,54 @@ const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0
  * up to 2^31 - 1). The astronomically rare indexes BIP-32 says to skip (I_L ≥ n or a zero key) go through
  * @scure/bip32 itself, so even they match.
  */
-export function createLocalWalletProvider(mnemonic: string): WalletProvider & {
-  privateKeyForUser(userId: bigint): Hex;
-} {
-  const parent = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic)).derive(USER_WALLET_PARENT);
+export function createLocalWalletProvider(mnemonic: string): WalletProvider &
+  IdentityWalletProvider & {
+    privateKeyForUser(userId: bigint): Hex;
+  } {
+  const master = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
+  const childPrivateKey = createChildDeriver(master.derive(USER_WALLET_PARENT));
+  const identityChildPrivateKey = createChildDeriver(master.derive(IDENTITY_WALLET_PARENT));
+
+  const checkedIndex = (userId: bigint): number => {
+    if (userId < 0n || userId >= 2n ** 31n) throw new Error(`user id ${userId} is outside the derivation range`);
+    return Number(userId);
+  };
+
+  const privateKeyForUser = (userId: bigint): Hex => bytesToHex(childPrivateKey(checkedIndex(userId)));
+
+  return {
+    kind: 'local',
+    privateKeyForUser,
+    async walletForUser({ userId }) {
+      const address = addressOf(childPrivateKey(checkedIndex(userId)));
+      return { address, idpUserId: `did:pts:local:${userId}` };
+    },
+    async walletForIdentity({ identityId }) {
+      if (identityId < 0n || identityId >= 2n ** 31n) {
+        throw new Error(`identity id ${identityId} is outside the derivation range`);
+      }
+      const address = addressOf(identityChildPrivateKey(Number(identityId)));
+      return { address, idpUserId: `did:pts:local:identity:${identityId}` };
+    },
+  };
+}
+
+/** Ethereum address: last 20 bytes of keccak256 of the uncompressed public key without its 0x04 prefix. */
+function addressOf(privateKey: Buffer): `0x${string}` {
+  const ecdh = createECDH('secp256k1');
+  ecdh.setPrivateKey(privateKey);
+  const hash = keccak256(ecdh.getPublicKey().subarray(1));
+  return `0x${hash.slice(-40)}` as `0x${string}`;
+}
+
+/** Non-hardened child keys of `parent` with native HMAC-SHA512 (see createLocalWalletProvider). */
+function createChildDeriver(parent: HDKey): (index: number) => Buffer {
   if (!parent.privateKey || !parent.publicKey || !parent.chainCode) throw new Error('wallet parent key is incomplete');
   const parentPublicKey = Buffer.from(parent.publicKey);
   const parentChainCode = Buffer.from(parent.chainCode);
   const parentPrivateKey = BigInt(bytesToHex(parent.privateKey));
 
-  const childPrivateKey = (index: number): Buffer => {
+  return (index: number): Buffer => {
     const data = Buffer.allocUnsafe(37);
     parentPublicKey.copy(data, 0);
     data.writeUInt32BE(index, 33);
@@ -51,24 +101,5 @@ export function createLocalWalletProvider(mnemonic: string): WalletProvider & {
       return Buffer.from(child.privateKey);
     }
     return Buffer.from(key.toString(16).padStart(64, '0'), 'hex');
-  };
-
-  const checkedIndex = (userId: bigint): number => {
-    if (userId < 0n || userId >= 2n ** 31n) throw new Error(`user id ${userId} is outside the derivation range`);
-    return Number(userId);
-  };
-
-  const privateKeyForUser = (userId: bigint): Hex => bytesToHex(childPrivateKey(checkedIndex(userId)));
-
-  return {
-    kind: 'local',
-    privateKeyForUser,
-    async walletForUser({ userId }) {
-      const ecdh = createECDH('secp256k1');
-      ecdh.setPrivateKey(childPrivateKey(checkedIndex(userId)));
-      // Ethereum address: last 20 bytes of keccak256 of the uncompressed public key without its 0x04 prefix.
-      const hash = keccak256(ecdh.getPublicKey().subarray(1));
-      return { address: `0x${hash.slice(-40)}` as `0x${string}`, idpUserId: `did:pts:local:${userId}` };
-    },
   };
 }

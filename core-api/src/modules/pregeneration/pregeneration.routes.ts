@@ -1,0 +1,275 @@
+import {
+  type IdentityVerification,
+  isAppError,
+  isOAuthUserIdFormat,
+  OAUTH_PROVIDERS,
+  OAUTH_USER_ID_FORMATS,
+  type OAuthProvider,
+  oauthUsernameSchema,
+  PREGENERATE_REQUIRED_FIELDS,
+  type PregenerateUserResponse,
+  pregenerateEmailRequestSchema,
+  sanitizeJson,
+} from '@pts/shared';
+import express, { type Response, Router } from 'express';
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.ts';
+import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
+import type { IdentityWalletProvider, WalletProvider } from '../wallets/wallet-provider.ts';
+import {
+  auditPregeneration,
+  brandExists,
+  createFormatOnlyVerifier,
+  type IdentityVerifier,
+  type PregeneratedWallet,
+  pregenerateEmailUser,
+  pregenerateIdentity,
+} from './pregeneration.service.ts';
+
+export interface PregenerationRouterDeps {
+  db: Database;
+  /** Needs walletForIdentity (the local adapter has it) besides walletForUser (the email form). */
+  wallets: WalletProvider & IdentityWalletProvider;
+  logger: Logger;
+  /** Real-account check (spec 4.8 rule 1); default: format only, said so in `message`. */
+  verifier?: IdentityVerifier;
+  /** Per-brand limits (spec 8); default 100 per minute and 10,000 per day, in process. */
+  limits?: { perMinute: RateLimit; perDay: RateLimit };
+}
+
+/** Spec 8: the event handler's 10 KB body limit applies here too. */
+const BODY_LIMIT_BYTES = 10 * 1024;
+const BRAND_ID_PATTERN = /^0x[a-fA-F0-9]{40}$/;
+const BRAND_ID_EXAMPLE = '0x1234567890abcdef1234567890abcdef12345678';
+
+/** A failure answered with one of the spec 4.8 bodies (not the usual envelope). */
+class PregenerationError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown> & { error: string },
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(body.error);
+  }
+}
+
+const missingFields = (missing: string[], emailForm: boolean) =>
+  new PregenerationError(400, {
+    error: `Missing required fields: ${missing.join(', ')}${emailForm ? '' : ' (or send brand_id and email)'}`,
+    required: [...PREGENERATE_REQUIRED_FIELDS],
+  });
+
+const invalidFormat = (error: string, details: string, example: string) =>
+  new PregenerationError(400, { error, details, example });
+
+const invalidCredentials = (error: string, hint: string, provider: string) =>
+  new PregenerationError(400, { error, hint, provider });
+
+const PROVIDER_LABELS: Record<OAuthProvider, string> = {
+  discord: 'Discord',
+  twitter: 'Twitter',
+  github: 'GitHub',
+  google: 'Google',
+  telegram: 'Telegram',
+  spotify: 'Spotify',
+  instagram: 'Instagram',
+  tiktok: 'TikTok',
+};
+
+const present = (value: unknown) => value !== undefined && value !== null && value !== '';
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** `POST /pregenerate-user` (spec 4.8), mounted under `/pts-api`. No authentication: server-side use only. */
+export function createPregenerationRouter(deps: PregenerationRouterDeps): Router {
+  const router = Router();
+  const verifier = deps.verifier ?? createFormatOnlyVerifier();
+  const limits = deps.limits ?? {
+    perMinute: createRateLimit({ name: 'pregeneration brand per minute', points: 100, durationSeconds: 60 }),
+    perDay: createRateLimit({ name: 'pregeneration brand per day', points: 10_000, durationSeconds: 86_400 }),
+  };
+
+  const consumeLimits = async (res: Response, brandId: string) => {
+    try {
+      await limits.perMinute.consume(res, brandId);
+      await limits.perDay.consume(res, brandId);
+    } catch (error) {
+      if (!isAppError(error) || error.code !== 'RATE_LIMIT_EXCEEDED') throw error;
+      const headers: Record<string, string> =
+        error.retryAfter !== undefined ? { 'Retry-After': String(error.retryAfter) } : {};
+      throw new PregenerationError(429, { error: error.message }, headers);
+    }
+  };
+
+  router.post('/pregenerate-user', express.json({ limit: BODY_LIMIT_BYTES, strict: false }), async (req, res) => {
+    try {
+      const body: Record<string, unknown> = isPlainObject(req.body) ? req.body : {};
+      const emailForm = !present(body.oauth_provider) && !present(body.oauth_user_id) && present(body.email);
+      const required = emailForm ? ['brand_id'] : PREGENERATE_REQUIRED_FIELDS;
+      const missing = required.filter((field) => !present(body[field]));
+      if (missing.length > 0) throw missingFields(missing, emailForm);
+
+      const brandId = parseBrandId(body.brand_id);
+      const metadata = parseMetadata(body.metadata);
+
+      if (emailForm) {
+        const parsed = pregenerateEmailRequestSchema.safeParse({ brand_id: brandId, email: body.email });
+        if (!parsed.success) {
+          throw invalidFormat(
+            'Invalid email',
+            'email must be a valid email address of at most 254 characters',
+            'user@example.com',
+          );
+        }
+        const email = parsed.data.email;
+        await requireBrand(deps.db, brandId);
+        await consumeLimits(res, brandId);
+        const wallet = await pregenerateEmailUser(deps, email);
+        await auditPregeneration(deps.db, {
+          brandId,
+          provider: 'email',
+          userId: email,
+          wallet: wallet.walletAddress,
+          createdNew: wallet.createdNew,
+          verification: 'email',
+          metadata,
+        });
+        res.json({ ...respond('email', email, wallet, 'email'), email });
+        return;
+      }
+
+      const provider = parseProvider(body.oauth_provider);
+      const userId = parseUserId(provider, body.oauth_user_id);
+      const username = parseUsername(body.oauth_username);
+      await requireBrand(deps.db, brandId);
+      await consumeLimits(res, brandId);
+
+      const verification = await verifier.verify(provider, userId);
+      if (verification === 'rejected') {
+        throw invalidCredentials(
+          `Invalid ${PROVIDER_LABELS[provider]} credentials: the account was rejected`,
+          `Send the id of a real ${PROVIDER_LABELS[provider]} account (${OAUTH_USER_ID_FORMATS[provider].description}); test, placeholder and fake accounts are refused`,
+          provider,
+        );
+      }
+      const wallet = await pregenerateIdentity(deps, { brandId, provider, subject: userId, username });
+      await auditPregeneration(deps.db, {
+        brandId,
+        provider,
+        userId,
+        wallet: wallet.walletAddress,
+        createdNew: wallet.createdNew,
+        verification,
+        metadata,
+      });
+      res.json(respond(provider, userId, wallet, verification));
+    } catch (error) {
+      if (error instanceof PregenerationError) {
+        for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+        res.status(error.status).json(error.body);
+        return;
+      }
+      deps.logger.error({ err: error, path: req.path }, 'pregeneration failed');
+      res.status(500).json({
+        error: 'Failed to pregenerate wallet',
+        details: 'Internal error; it has been logged. Retry later: the same identity always gets the same wallet.',
+      });
+    }
+  });
+
+  return router;
+}
+
+async function requireBrand(db: Database, brandId: string): Promise<void> {
+  if (!(await brandExists(db, brandId))) {
+    throw new PregenerationError(404, { error: `Brand not found: ${brandId} is not registered; check brand_id` });
+  }
+}
+
+function parseBrandId(value: unknown): string {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (!BRAND_ID_PATTERN.test(text)) {
+    throw invalidFormat(
+      'Invalid brand_id',
+      'brand_id must be the brand wallet address: 0x followed by 40 hex characters',
+      BRAND_ID_EXAMPLE,
+    );
+  }
+  return text.toLowerCase();
+}
+
+function parseProvider(value: unknown): OAuthProvider {
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  const provider = OAUTH_PROVIDERS.find((name) => name === text);
+  if (!provider) {
+    throw new PregenerationError(400, {
+      error: `Invalid oauth_provider${typeof value === 'string' ? `: ${value.slice(0, 50)}` : ''}`,
+      valid_providers: [...OAUTH_PROVIDERS],
+    });
+  }
+  return provider;
+}
+
+function parseUserId(provider: OAuthProvider, value: unknown): string {
+  const format = OAUTH_USER_ID_FORMATS[provider];
+  const label = PROVIDER_LABELS[provider];
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  if (text !== undefined && isOAuthUserIdFormat(provider, text)) return text;
+  const why =
+    text === undefined
+      ? 'oauth_user_id must be a string (JSON numbers lose precision beyond 2^53)'
+      : `oauth_user_id must be ${format.description}`;
+  if (provider === 'discord') throw invalidFormat(`Invalid ${label} user ID format`, why, format.example);
+  throw invalidCredentials(`Invalid ${label} user ID format`, `${why}, for example ${format.example}`, provider);
+}
+
+function parseUsername(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const parsed = oauthUsernameSchema.safeParse(value);
+  if (!parsed.success || typeof parsed.data !== 'string') {
+    throw invalidFormat('Invalid oauth_username', 'oauth_username must be a string of at most 100 characters', 'jane');
+  }
+  return parsed.data || undefined;
+}
+
+function parseMetadata(value: unknown): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) {
+    throw invalidFormat('Invalid metadata', 'metadata must be a JSON object', '{"source":"discord_bot"}');
+  }
+  return sanitizeJson(value) as Record<string, unknown>;
+}
+
+function respond(
+  provider: string,
+  userId: string,
+  wallet: PregeneratedWallet,
+  verification: IdentityVerification | 'email',
+): PregenerateUserResponse {
+  const label = provider === 'email' ? 'email' : PROVIDER_LABELS[provider as OAuthProvider];
+  const what = provider === 'email' ? `user ${userId}` : `${label} user ${userId}`;
+  const head = wallet.createdNew ? `Wallet created for ${what}.` : `Existing wallet returned for ${what}.`;
+  const check =
+    verification === 'verified'
+      ? ` The account was verified with ${label}.`
+      : verification === 'format_only'
+        ? ` Only the user ID format was checked; the account was not verified with ${label}.`
+        : ' This is the wallet that events for this email are rewarded to.';
+  return {
+    success: true,
+    wallet_address: wallet.walletAddress,
+    idp_user_id: wallet.idpUserId,
+    oauth_provider: provider,
+    oauth_user_id: userId,
+    created_new: wallet.createdNew,
+    message: head + check,
+    next_steps: [
+      `Store wallet_address with this ${provider === 'email' ? 'user' : `${label} account`}: the same ${provider === 'email' ? 'email' : 'provider and user ID'} always returns this wallet.`,
+      'Reward the user through events; rewards are minted to wallet_address.',
+      provider === 'email'
+        ? 'The user claims the wallet by signing in with this email.'
+        : `The user claims the wallet by signing in with ${label}.`,
+    ],
+  };
+}
