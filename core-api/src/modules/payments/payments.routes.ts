@@ -96,15 +96,10 @@ function answerRefusedAction(
   closedTitle: string,
   closedText: string,
 ): void {
-  if (result === 'not_found') return notFound(res);
-  if (result === 'bad_token') {
-    return sendPage(
-      res,
-      403,
-      renderCheckoutMessage('Checkout form expired', 'Reload the checkout page and try again.'),
-    );
-  }
-  sendPage(res, 409, renderCheckoutMessage(closedTitle, closedText));
+  if (result === 'not_found') notFound(res);
+  else if (result === 'bad_token') {
+    sendPage(res, 403, renderCheckoutMessage('Checkout form expired', 'Reload the checkout page and try again.'));
+  } else sendPage(res, 409, renderCheckoutMessage(closedTitle, closedText));
 }
 
 function sendPage(res: Response, status: number, html: string): void {
