@@ -88,6 +88,25 @@ describe('the composed app (all roles)', () => {
     expect(JSON.parse(out.join(''))).toMatchObject({ eventType: 'first_purchase', rewardAmount: 500 });
   });
 
+  it('issues a local access token for a user through the CLI, verifiable with the served JWKS', async () => {
+    const { runCli } = await import('./cli/run-cli.ts');
+    const out: string[] = [];
+    const io = {
+      env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
+      stdout: { write: (text: string) => out.push(text) },
+      stderr: { write: (text: string) => out.push(text) },
+    };
+    const code = await runCli(['user', 'token', '--email', 'token.user@example.com', '--json'], io as never);
+    expect(code, out.join('')).toBe(0);
+    const { token, walletAddress } = JSON.parse(out.join(''));
+    expect(walletAddress).toMatch(/^0x[0-9a-f]{40}$/);
+    const claims = await platform.deps.tokenIssuer.verifyAccessToken(token);
+    expect(claims).toMatchObject({ email: 'token.user@example.com', wallet_address: walletAddress });
+    const jwks = (await platform.get('/.well-known/jwks.json')).body;
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0]).not.toHaveProperty('d');
+  });
+
   it('answers debug with the spec fields', async () => {
     const debug = await platform.get('/pts-api/debug');
     expect(debug.body).toMatchObject({

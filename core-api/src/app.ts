@@ -15,6 +15,7 @@ import { createBrandCache } from './modules/events/brand-cache.ts';
 import { createEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
+import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
 import {
   createPaymentsAdminRouter,
   createPaymentsRouter,
@@ -126,6 +127,14 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
   adminRouter.use(createPaymentsAdminRouter(deps));
   adminRouter.use(createWebhookAdminRouter(deps));
+  adminRouter.use(
+    createIdentityAdminRouter({
+      db: deps.db,
+      wallets: deps.wallets,
+      issuer: deps.tokenIssuer,
+      adminToken: deps.adminToken,
+    }),
+  );
   mount('admin', '/admin', adminRouter);
   adminRouter.use(
     createAdminRouter({
@@ -184,6 +193,7 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
       logger,
     }),
   );
+  app.use(createJwksRouter({ issuer: deps.tokenIssuer }));
   app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
 
   for (const [, prefix, router] of roleRouters) app.use(prefix, router);

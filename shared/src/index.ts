@@ -87,6 +87,13 @@ export {
   serviceHealthSchema,
 } from './schemas/health.ts';
 export {
+  type IssuedUserToken,
+  type IssueUserTokenRequest,
+  issuedUserTokenSchema,
+  issueUserTokenRequestSchema,
+  issueUserTokenResponseSchema,
+} from './schemas/identity.ts';
+export {
   type BrandPurchases,
   brandPurchasesResponseSchema,
   CHECKOUT_CURRENCIES,

@@ -5,6 +5,7 @@ import { type CliCommand, CliError, type CliIo, type CommandContext, UsageError 
 import { createBrandCommand, listBrandsCommand, setBrandCommand } from './commands/brand.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { listRulesCommand, setRuleCommand } from './commands/rule.ts';
+import { userTokenCommand } from './commands/user.ts';
 import {
   listWebhookDeliveriesCommand,
   replayWebhookCommand,
@@ -20,6 +21,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
   brand: { create: createBrandCommand, set: setBrandCommand, list: listBrandsCommand },
   rule: { set: setRuleCommand, list: listRulesCommand },
   purchase: { list: listPurchasesCommand },
+  user: { token: userTokenCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,

@@ -11,6 +11,7 @@ import {
   type SetRuleRequest,
   type UpdateBrandInput,
 } from '../schemas/brands.ts';
+import { type IssuedUserToken, issueUserTokenResponseSchema } from '../schemas/identity.ts';
 import { type BrandPurchases, brandPurchasesResponseSchema } from '../schemas/payments.ts';
 import {
   type SavedWebhookEndpoint,
@@ -72,6 +73,8 @@ export interface AdminClient {
   replayWebhookDelivery(deliveryId: string): Promise<WebhookDelivery>;
   /** The brand's token purchases (newest first) with totals: USD paid, tokens bought, minted, confirmed. */
   listPurchases(brandId: string): Promise<BrandPurchases>;
+  /** An access token for the user with this email (user and wallet created when absent). */
+  issueUserToken(email: string): Promise<IssuedUserToken>;
 }
 
 const brandEnvelope = z.object({ success: z.literal(true), brand: brandSchema });
@@ -182,6 +185,12 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     replayWebhookDelivery: async (deliveryId) =>
       (await call('POST', `/webhook-deliveries/${encodeURIComponent(deliveryId)}/replay`, deliveryEnvelope)).delivery,
     listPurchases: (brandId) => call('GET', `${brandPath(brandId)}/purchases`, brandPurchasesResponseSchema),
+    issueUserToken: async (email) => {
+      const { token, walletAddress, expiresAt } = await call('POST', '/users/token', issueUserTokenResponseSchema, {
+        email,
+      });
+      return { token, walletAddress, expiresAt };
+    },
   };
 }
 
