@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForMintsSettled } from '../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../test/platform.ts';
+import type { CliIo } from './cli/cli-context.ts';
+import { runCli } from './cli/run-cli.ts';
+
+/** The real `pts` CLI talking to the platform over HTTP, with its output captured. */
+function cliAgainst(platform: TestPlatform) {
+  const out: string[] = [];
+  const io = {
+    env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => out.push(text) },
+  } as unknown as CliIo;
+  return { out, io };
+}
 
 describe('the composed app (all roles)', () => {
   let platform: TestPlatform;
@@ -65,38 +78,23 @@ describe('the composed app (all roles)', () => {
   });
 
   it('lets the admin CLI create a brand and a rule against the real app', async () => {
-    const { runCli } = await import('./cli/run-cli.ts');
-    const out: string[] = [];
-    const io = {
-      env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
-      stdout: { write: (text: string) => out.push(text) },
-      stderr: { write: (text: string) => out.push(text) },
-    };
-    const code = await runCli(
-      ['brand', 'create', '--name', 'CLI Brand', '--domain', 'cli.example', '--json'],
-      io as never,
-    );
+    const { out, io } = cliAgainst(platform);
+    const code = await runCli(['brand', 'create', '--name', 'CLI Brand', '--domain', 'cli.example', '--json'], io);
     expect(code, out.join('')).toBe(0);
     const created = JSON.parse(out.join(''));
     expect(created.securityKey).toMatch(/^pts_sk_/);
     out.length = 0;
     const ruleCode = await runCli(
       ['rule', 'set', '--brand', created.brandId, '--event-type', 'first_purchase', '--reward', '500', '--json'],
-      io as never,
+      io,
     );
     expect(ruleCode, out.join('')).toBe(0);
     expect(JSON.parse(out.join(''))).toMatchObject({ eventType: 'first_purchase', rewardAmount: 500 });
   });
 
   it('issues a local access token for a user through the CLI, verifiable with the served JWKS', async () => {
-    const { runCli } = await import('./cli/run-cli.ts');
-    const out: string[] = [];
-    const io = {
-      env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
-      stdout: { write: (text: string) => out.push(text) },
-      stderr: { write: (text: string) => out.push(text) },
-    };
-    const code = await runCli(['user', 'token', '--email', 'token.user@example.com', '--json'], io as never);
+    const { out, io } = cliAgainst(platform);
+    const code = await runCli(['user', 'token', '--email', 'token.user@example.com', '--json'], io);
     expect(code, out.join('')).toBe(0);
     const { token, walletAddress } = JSON.parse(out.join(''));
     expect(walletAddress).toMatch(/^0x[0-9a-f]{40}$/);

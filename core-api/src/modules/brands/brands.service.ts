@@ -270,7 +270,8 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
-function brandNotFound(brandId: string): AppError {
+/** 404 for a Brand ID nobody registered, saying where the ids are listed. */
+export function brandNotFound(brandId: string): AppError {
   return new AppError('BRAND_NOT_FOUND', `No brand with Brand ID ${brandId}; \`pts brand list\` shows the brands`, {
     field: 'brandId',
     value: brandId,

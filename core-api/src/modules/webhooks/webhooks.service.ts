@@ -13,6 +13,7 @@ import type { DB } from '../../db/schema.ts';
 import { type HostResolver, SsrfError, type SsrfPolicy, vetTarget } from '../../http/ssrf-guard.ts';
 import { generateSecret, type SecretBox } from '../../security/secret-box.ts';
 import { findBrandByAddress, insertAuditEntry } from '../brands/brands.repository.ts';
+import { brandNotFound } from '../brands/brands.service.ts';
 import { sendWebhook } from './webhooks.delivery.ts';
 import { newWebhookEventId, webhookBody } from './webhooks.outbox.ts';
 import {
@@ -199,13 +200,6 @@ async function vetUrl(deps: WebhookServiceDeps, url: string): Promise<void> {
       errors: [`url: ${error.message}`],
     });
   }
-}
-
-function brandNotFound(brandId: string): AppError {
-  return new AppError('BRAND_NOT_FOUND', `No brand with Brand ID ${brandId}; \`pts brand list\` shows the brands`, {
-    field: 'brandId',
-    value: brandId,
-  });
 }
 
 function endpointNotFound(brandId: string): AppError {
