@@ -92,6 +92,39 @@ export const configSchema = z.object({
   PTS_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   PTS_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   PTS_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(1000),
+
+  /** Identity provider (docs/identity.md): `local` issues its own ES256 tokens; `privy` verifies Privy's. */
+  PTS_IDENTITY_PROVIDER: z.enum(['local', 'privy']).default('local'),
+  PRIVY_APP_ID: z.string().min(1).optional(),
+  PRIVY_APP_SECRET: z.string().min(1).optional(),
+  /** Privy API base URL (a local fake in tests). Default https://api.privy.io. */
+  PRIVY_API_URL: z.url().optional(),
+  /** PEM (SPKI) ES256 verification key from the Privy dashboard; the JWKS is fetched when unset. */
+  PRIVY_VERIFICATION_KEY: z.string().min(1).optional(),
+  /** JWKS URL of the Privy app; default `https://auth.privy.io/api/v1/apps/<app id>/jwks.json`. */
+  PRIVY_JWKS_URL: z.url().optional(),
+
+  /** Relayer (docs/relayer.md). Its own key, never the minter's; anvil dev account 2 with PTS_CHAIN=local. */
+  PTS_RELAYER_PRIVATE_KEY: privateKey.optional(),
+  /** Perk contracts when PTS_REWARD_TOKEN_ADDRESS is configured (nothing is deployed then). */
+  PTS_PERK_NFT_ADDRESS: address.optional(),
+  PTS_POINTS_SALE_ADDRESS: address.optional(),
+  PTS_BUSINESS_ESCROW_ADDRESS: address.optional(),
+  PTS_RELAYER_MAX_GAS_LIMIT: z.coerce.number().int().min(21_000).max(1_000_000).default(1_000_000),
+  PTS_RELAYER_MAX_GAS_PRICE_GWEI: z.coerce.number().positive().max(100).default(100),
+  PTS_RELAYER_USER_PER_HOUR: z.coerce.number().int().min(1).default(35),
+  PTS_RELAYER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  /** How long `POST /relayer/relay` waits for the receipt before answering `status: "pending"`. */
+  PTS_RELAYER_WAIT_MS: z.coerce.number().int().min(0).default(15_000),
+  /** A submitted relay transaction unmined after this long is re-signed with a gas bump. */
+  PTS_RELAYER_STUCK_SECONDS: z.coerce.number().int().min(1).default(30),
+
+  /** Perk constraints (docs/constraints.md). */
+  PTS_CONSTRAINT_DEFAULT_TTL_SECONDS: z.coerce.number().int().min(0).default(60),
+  PTS_CHAT_ROLE_REFRESH_SECONDS: z.coerce.number().int().min(1).default(300),
+  PTS_CONSTRAINT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Lets constraint URLs reach loopback/plain http (tests, local development). Unset: only with PTS_CHAIN=local. */
+  PTS_CONSTRAINTS_ALLOW_INSECURE: booleanFromEnv.optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

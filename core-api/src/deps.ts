@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Minter } from './chain/minter.types.ts';
 import type { Config } from './config.ts';
 import type { Database, DatabaseKind } from './db/database.ts';
+import type { IdentityProvider } from './modules/identity/identity-provider.ts';
 import type { LocalTokenIssuer } from './modules/identity/local-token-issuer.ts';
 import type { PaymentProvider } from './modules/payments/payment-provider.ts';
 import type { IdentityWalletProvider, WalletProvider } from './modules/wallets/wallet-provider.ts';
@@ -40,6 +41,8 @@ export interface AppDeps {
   adminToken: string;
   /** Signs and verifies the local identity provider's access tokens (ES256). */
   tokenIssuer: LocalTokenIssuer;
+  /** Verifies access tokens (relay): the local issuer's, or Privy's. */
+  identity: IdentityProvider;
   /** Token purchases: Stripe, or the embedded local checkout (payments wiring). */
   payments: PaymentProvider;
 }

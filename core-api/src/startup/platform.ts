@@ -19,6 +19,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/databa
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
 import { createSystemTxtResolver } from '../modules/dns/dns.service.ts';
+import { createLocalIdentityProvider } from '../modules/identity/identity-provider.ts';
 import { createLocalTokenIssuer, loadOrCreateTokenKey } from '../modules/identity/local-token-issuer.ts';
 import { createPaymentProvider } from '../modules/payments/payment-provider.ts';
 import { startRewardProcessorJob } from '../modules/reward-processor/reward-processor.job.ts';
@@ -174,6 +175,12 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       ping: () => clients.publicClient.getBlockNumber({ cacheTime: 0 }),
     };
 
+    const tokenIssuer = createLocalTokenIssuer({
+      privateJwk: loadOrCreateTokenKey(config.PTS_DATA_DIR),
+      issuer: (config.PTS_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, ''),
+      audience: 'pts-local',
+      clock,
+    });
     const deps: AppDeps = {
       config,
       db: database.db,
@@ -188,12 +195,8 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       chain,
       resolveTxt: options.resolveTxt ?? createSystemTxtResolver(config.PTS_DNS_SERVERS),
       adminToken: secrets.adminToken,
-      tokenIssuer: createLocalTokenIssuer({
-        privateJwk: loadOrCreateTokenKey(config.PTS_DATA_DIR),
-        issuer: (config.PTS_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, ''),
-        audience: 'pts-local',
-        clock,
-      }),
+      tokenIssuer,
+      identity: createLocalIdentityProvider(tokenIssuer),
       // payments wiring
       payments: createPaymentProvider(config, { db: database.db, clock }),
     };
