@@ -10,6 +10,12 @@ import { createRateLimit } from './http/rate-limit.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
+import {
+  createConstraintsAdminRouter,
+  createConstraintUpdaterRouter,
+  registerConstraintDocs,
+} from './modules/constraints/constraints.routes.ts';
+import { createCampaignAdminRouter, registerCommunityDocs } from './modules/community/community.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
 import { createBrandCache } from './modules/events/brand-cache.ts';
 import { createEventBatcher } from './modules/events/event-batcher.ts';
@@ -17,12 +23,27 @@ import { createEventConfigCache, createEventsRouter } from './modules/events/eve
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
 import {
+  createAchievementsAdminRouter,
+  registerAchievementDocs,
+} from './modules/achievements/achievements.routes.ts';
+import { registerLeaderboardDocs } from './modules/leaderboards/leaderboards.routes.ts';
+import {
   createPaymentsAdminRouter,
   createPaymentsRouter,
   registerPaymentDocs,
 } from './modules/payments/payments.routes.ts';
+import { createPerksAdminRouter, registerPerkDocs } from './modules/perks/perks.routes.ts';
+import { registerRedemptionDocs } from './modules/perks/redemption.routes.ts';
+import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { createPregenerationRouter } from './modules/pregeneration/pregeneration.routes.ts';
+import { registerPerkChargesDocs } from './modules/relayer/perk-charges.routes.ts';
+import { registerRelayerDocs } from './modules/relayer/relay.routes.ts';
+import { createRelayerRouter } from './modules/relayer/relayer.router.ts';
+import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/relayer/relayer-gas.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
+import { createServicesRouter } from './modules/services.router.ts';
+import { registerStreakDocs } from './modules/streaks/streaks.routes.ts';
+import { registerAccountDocs } from './modules/accounts/accounts.routes.ts';
 import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
@@ -115,18 +136,36 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
   );
   eventRouter.use(createDnsRouter(deps));
   eventRouter.use(createPaymentsRouter(deps));
-  eventRouter.use(createPregenerationRouter({ db: deps.db, wallets: deps.wallets, logger }));
+  // Real-account checks with the providers whose credentials are configured (docs/identity.md).
+  const accountVerifier = accountVerifierFromConfig(config, { logger });
+  eventRouter.use(
+    createPregenerationRouter({
+      db: deps.db,
+      wallets: deps.wallets,
+      logger,
+      ...(accountVerifier ? { verifier: accountVerifier } : {}),
+    }),
+  );
   mount('event-handler', '/pts-api', eventRouter);
   mount(
     'reward-processor',
     '/reward-processor',
     createRewardProcessorRouter({ minter: deps.minter, logger, adminToken: deps.adminToken }),
   );
+  mount('relayer', '/relayer', createRelayerRouter(deps));
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
   const adminRouter = Router();
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
   adminRouter.use(createPaymentsAdminRouter(deps));
   adminRouter.use(createWebhookAdminRouter(deps));
+  adminRouter.use(createAchievementsAdminRouter({ db: deps.db, adminToken: deps.adminToken }));
+  adminRouter.use(createRelayerGasAdminRouter(deps));
+  adminRouter.use(createCampaignAdminRouter(deps));
+  const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
+  adminRouter.use(createPerksAdminRouter(perkDeps));
+  adminRouter.use(
+    createConstraintsAdminRouter({ ...perkDeps, defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS }),
+  );
   adminRouter.use(
     createIdentityAdminRouter({
       db: deps.db,
@@ -135,6 +174,9 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
       adminToken: deps.adminToken,
     }),
   );
+  // Shared services (perk catalogue, eligibility, chat roles) and the constraint cache's invalidation host.
+  mount('event-handler', '/services', createServicesRouter(deps));
+  mount('constraint-updater', '/constraint-updater', createConstraintUpdaterRouter(deps));
   mount('admin', '/admin', adminRouter);
   adminRouter.use(
     createAdminRouter({
@@ -157,6 +199,17 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
   registerHealthDocs(docs);
   registerDnsDocs(docs);
   registerPaymentDocs(docs);
+  registerLeaderboardDocs(docs);
+  registerAchievementDocs(docs);
+  registerPerkChargesDocs(docs);
+  registerRelayerGasDocs(docs);
+  registerRelayerDocs(docs);
+  registerPerkDocs(docs);
+  registerRedemptionDocs(docs);
+  registerStreakDocs(docs);
+  registerAccountDocs(docs);
+  registerConstraintDocs(docs);
+  registerCommunityDocs(docs);
   app.use(
     createHealthRouter({
       pingDatabase: deps.pingDatabase,

@@ -101,8 +101,22 @@ export const configSchema = z.object({
   PRIVY_API_URL: z.url().optional(),
   /** PEM (SPKI) ES256 verification key from the Privy dashboard; the JWKS is fetched when unset. */
   PRIVY_VERIFICATION_KEY: z.string().min(1).optional(),
-  /** JWKS URL of the Privy app; default `https://auth.privy.io/api/v1/apps/<app id>/jwks.json`. */
+  /** JWKS URL of the Privy app; default `<PRIVY_API_URL>/v1/apps/<app id>/jwks.json` (as @privy-io/node). */
   PRIVY_JWKS_URL: z.url().optional(),
+
+  /**
+   * Real-account checks for pregeneration (docs/identity.md): a provider with credentials is asked whether
+   * the account exists; the others are checked for format only, and the response says so.
+   */
+  PTS_VERIFY_DISCORD_BOT_TOKEN: z.string().min(1).optional(),
+  PTS_VERIFY_DISCORD_API_URL: z.url().default('https://discord.com'),
+  PTS_VERIFY_TELEGRAM_BOT_TOKEN: z.string().min(1).optional(),
+  PTS_VERIFY_TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+  PTS_VERIFY_X_BEARER_TOKEN: z.string().min(1).optional(),
+  PTS_VERIFY_X_API_URL: z.url().default('https://api.x.com'),
+  PTS_VERIFY_GITHUB_TOKEN: z.string().min(1).optional(),
+  PTS_VERIFY_GITHUB_API_URL: z.url().default('https://api.github.com'),
+  PTS_VERIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000),
 
   /** Relayer (docs/relayer.md). Its own key, never the minter's; anvil dev account 2 with PTS_CHAIN=local. */
   PTS_RELAYER_PRIVATE_KEY: privateKey.optional(),

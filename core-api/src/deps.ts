@@ -1,11 +1,15 @@
 import type { Clock } from '@pts/shared';
 import type { Logger } from 'pino';
+import type { ChainPublicClient } from './chain/deploy.ts';
 import type { Minter } from './chain/minter.types.ts';
+import type { RelayerSender } from './chain/relayer.types.ts';
 import type { Config } from './config.ts';
 import type { Database, DatabaseKind } from './db/database.ts';
+import type { ConstraintChecker } from './modules/constraints/constraint-checker.ts';
 import type { IdentityProvider } from './modules/identity/identity-provider.ts';
 import type { LocalTokenIssuer } from './modules/identity/local-token-issuer.ts';
 import type { PaymentProvider } from './modules/payments/payment-provider.ts';
+import type { PerkChain } from './modules/perks/perk-chain.ts';
 import type { IdentityWalletProvider, WalletProvider } from './modules/wallets/wallet-provider.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { SecretBox } from './security/secret-box.ts';
@@ -36,6 +40,10 @@ export interface AppDeps {
   secrets: SecretBox;
   wallets: WalletProvider & IdentityWalletProvider;
   minter: Minter;
+  /** The relayer's transaction sender (its own key and nonces; docs/relayer.md). */
+  relayer: RelayerSender;
+  /** Read-only client of the configured chain (contract reads, logs). */
+  publicClient: ChainPublicClient;
   chain: ChainInfo;
   resolveTxt: TxtResolver;
   adminToken: string;
@@ -45,4 +53,8 @@ export interface AppDeps {
   identity: IdentityProvider;
   /** Token purchases: Stripe, or the embedded local checkout (payments wiring). */
   payments: PaymentProvider;
+  /** PerkNFT collections (collection admin) and RewardToken balance reads (docs/perks.md). */
+  perkChain?: PerkChain;
+  /** Perk eligibility: external API, token balance and chat role constraints (docs/constraints.md). */
+  constraints?: ConstraintChecker;
 }

@@ -18,6 +18,11 @@ export interface RelayTxRequest {
   value?: bigint;
   /** Gas limit; estimated (and capped by PTS_RELAYER_MAX_GAS_LIMIT) when absent. */
   gasLimit?: bigint;
+  /**
+   * A `simulate()` estimate the caller just made: when `gasLimit` is absent the limit is this × 1.2 (capped)
+   * and the sender does not simulate a second time. Without it the sender simulates itself.
+   */
+  gasEstimate?: bigint;
   /** The brand charged for the gas (the perk collection's brand), or null when no brand can be named. */
   brandId: string | null;
   /** The user the call was made for (rate limits, claim limits, audit). */

@@ -3,7 +3,10 @@ import { resolve } from 'node:path';
 import { type AdminClient, CoreApiError, createAdminClient } from '@pts/shared';
 import { type CliCommand, CliError, type CliIo, type CommandContext, UsageError } from './cli-context.ts';
 import { createBrandCommand, listBrandsCommand, setBrandCommand } from './commands/brand.ts';
+import { createCampaignCommand, listCampaignsCommand } from './commands/campaign.ts';
+import { createPerkCommand, listPerksCommand, perkConstraintCommand, updatePerkCommand } from './commands/perk.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
+import { relayerGasCommand } from './commands/relayer.ts';
 import { listRulesCommand, setRuleCommand } from './commands/rule.ts';
 import { userTokenCommand } from './commands/user.ts';
 import {
@@ -21,7 +24,15 @@ const commands: Record<string, Record<string, CliCommand>> = {
   brand: { create: createBrandCommand, set: setBrandCommand, list: listBrandsCommand },
   rule: { set: setRuleCommand, list: listRulesCommand },
   purchase: { list: listPurchasesCommand },
+  perk: {
+    create: createPerkCommand,
+    update: updatePerkCommand,
+    list: listPerksCommand,
+    constraint: perkConstraintCommand,
+  },
   user: { token: userTokenCommand },
+  campaign: { create: createCampaignCommand, list: listCampaignsCommand },
+  relayer: { gas: relayerGasCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,

@@ -3,10 +3,19 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import * as achievements from './migrations/2026_11_22_0800_achievements.ts';
+import * as accountLinks from './migrations/2026_11_22_1000_account_links.ts';
+import * as activityLeaderboards from './migrations/2026_11_22_0700_activity_leaderboards.ts';
 import * as coreSpine from './migrations/2026_11_22_0000_core_spine.ts';
+import * as community from './migrations/2026_11_22_1100_community.ts';
 import * as payments from './migrations/2026_11_22_0100_payments.ts';
 import * as webhooks from './migrations/2026_11_22_0200_webhooks.ts';
 import * as oauthIdentities from './migrations/2026_11_22_0300_oauth_identities.ts';
+import * as relayTransactions from './migrations/2026_11_22_0400_relay_transactions.ts';
+import * as relayRequests from './migrations/2026_11_22_0410_relay_requests.ts';
+import * as perks from './migrations/2026_11_22_0500_perks.ts';
+import * as perkRedemptions from './migrations/2026_11_22_0900_perk_redemptions.ts';
+import * as streaks from './migrations/2026_11_22_0600_streaks.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -28,6 +37,15 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_0100_payments': payments,
   '2026_11_22_0200_webhooks': webhooks,
   '2026_11_22_0300_oauth_identities': oauthIdentities,
+  '2026_11_22_0400_relay_transactions': relayTransactions,
+  '2026_11_22_0410_relay_requests': relayRequests,
+  '2026_11_22_0500_perks': perks,
+  '2026_11_22_0600_streaks': streaks,
+  '2026_11_22_0700_activity_leaderboards': activityLeaderboards,
+  '2026_11_22_0800_achievements': achievements,
+  '2026_11_22_0900_perk_redemptions': perkRedemptions,
+  '2026_11_22_1100_community': community,
+  '2026_11_22_1000_account_links': accountLinks,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -13,6 +13,10 @@ export interface Metrics {
   nonceLag: Gauge;
   /** Scrapes where sampling the database failed (the gauges it feeds are left empty that scrape). */
   scrapeSampleFailures: Counter;
+  /** Relayed transactions by status (queued, submitted, confirmed, failed, replaced, send_failed, refused_gas_price). */
+  relayTransactions: Counter<'status'>;
+  /** Gas used by relayed transactions, by the brand charged for it. */
+  relayGasUsed: Counter<'brand'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -71,6 +75,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     scrapeSampleFailures: new Counter({
       name: 'pts_metrics_sample_failures_total',
       help: 'Scrapes of /metrics where sampling reward_mints failed',
+      registers: [registry],
+    }),
+    relayTransactions: new Counter({
+      name: 'pts_relay_transactions_total',
+      help: 'Relayed transactions by status (queued, submitted, confirmed, failed, replaced, send_failed, refused_gas_price)',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    relayGasUsed: new Counter({
+      name: 'pts_relay_gas_used_total',
+      help: 'Gas used by relayed transactions, by the brand charged for it',
+      labelNames: ['brand'],
       registers: [registry],
     }),
   };

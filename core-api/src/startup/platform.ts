@@ -14,16 +14,21 @@ import {
 import { createChainClients, ensureContracts } from '../chain/deploy.ts';
 import { acquireSignerLock, createMinter } from '../chain/minter.ts';
 import { createElectedMinter } from '../chain/minter-election.ts';
+import { createRelayerSender, createUnavailableRelayer } from '../chain/relayer-sender.ts';
 import { type Config, hasRole } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
+import { constraintSettingsFrom, createConstraintChecker } from '../modules/constraints/constraint-checker.ts';
 import { createSystemTxtResolver } from '../modules/dns/dns.service.ts';
 import { createLocalIdentityProvider } from '../modules/identity/identity-provider.ts';
 import { createLocalTokenIssuer, loadOrCreateTokenKey } from '../modules/identity/local-token-issuer.ts';
+import { privyAdaptersFromConfig } from '../modules/identity/privy-identity-provider.ts';
 import { createPaymentProvider } from '../modules/payments/payment-provider.ts';
+import { createPerkChain } from '../modules/perks/perk-chain.ts';
 import { startRewardProcessorJob } from '../modules/reward-processor/reward-processor.job.ts';
 import { createLocalWalletProvider } from '../modules/wallets/wallet-provider.ts';
+import { recordRewardActivity } from '../modules/leaderboards/reward-activity.ts';
 import { notifyRewardsDistributed } from '../modules/webhooks/reward-distributed.ts';
 import { startWebhookWorker } from '../modules/webhooks/webhooks.worker.ts';
 import { createLogger } from '../observability/logger.ts';
@@ -57,6 +62,8 @@ export interface Platform {
 export async function startPlatform(config: Config, options: StartPlatformOptions = {}): Promise<Platform> {
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL });
   const clock = options.clock ?? systemClock;
+  // PTS_IDENTITY_PROVIDER=privy: Privy verifies tokens and holds the wallets (docs/identity.md); local otherwise.
+  const privy = privyAdaptersFromConfig(config, { clock, logger });
   const secrets = loadLocalSecrets(config.PTS_DATA_DIR, {
     adminToken: config.PTS_ADMIN_TOKEN,
     masterKey: config.PTS_MASTER_KEY,
@@ -106,6 +113,12 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       config.PTS_MINTER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_MINTER_PRIVATE_KEY : undefined);
     if (!minterKey) throw new Error('PTS_MINTER_PRIVATE_KEY is required when PTS_CHAIN=rpc');
     const minterAccount = privateKeyToAccount(minterKey as `0x${string}`);
+    const relayerKey =
+      config.PTS_RELAYER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_RELAYER_PRIVATE_KEY : undefined);
+    const relayerAccount = relayerKey ? privateKeyToAccount(relayerKey as `0x${string}`) : undefined;
+    if (!relayerAccount && hasRole(config, 'relayer')) {
+      throw new Error('PTS_RELAYER_PRIVATE_KEY is required for the relayer role when PTS_CHAIN=rpc');
+    }
 
     let tokenAddress = config.PTS_REWARD_TOKEN_ADDRESS as `0x${string}` | undefined;
     // Addresses of the contracts this process knows: all of them when it deploys, the token alone when
@@ -124,9 +137,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         walletClient: clients.walletClientFor(deployer),
         chainId: config.PTS_CHAIN_ID,
         minterAddress: minterAccount.address,
-        ...(config.PTS_CHAIN === 'local'
-          ? { relayerAddress: privateKeyToAccount(ANVIL_RELAYER_PRIVATE_KEY).address }
-          : {}),
+        ...(relayerAccount ? { relayerAddress: relayerAccount.address } : {}),
         logger,
       });
       tokenAddress = contracts.rewardToken;
@@ -144,7 +155,11 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       clock,
       logger,
       metrics,
-      onMintsConfirmed: notifyRewardsDistributed,
+      // Both run in the transaction that marks the rewards confirmed: the brand's notice and the boards.
+      onMintsConfirmed: async (trx, mints, confirmation) => {
+        await notifyRewardsDistributed(trx, mints, confirmation);
+        await recordRewardActivity(trx, mints, confirmation);
+      },
     });
     const minter = createElectedMinter({
       minter: localMinter,
@@ -166,6 +181,30 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     }
     stack.push(() => minter.stop());
 
+    // The relayer signs with its own key (never the minter's: creation refuses that) and owns its nonces.
+    const relayer = relayerAccount
+      ? createRelayerSender({
+          db: database.db,
+          chainId: config.PTS_CHAIN_ID,
+          publicClient: clients.publicClient,
+          account: relayerAccount,
+          config,
+          clock,
+          logger,
+          metrics,
+          minterAddress: minterAccount.address,
+          acquireLock: () =>
+            acquireSignerLock({
+              db: database.db,
+              kind: database.kind,
+              chainId: config.PTS_CHAIN_ID,
+              signer: relayerAccount.address,
+            }),
+        })
+      : createUnavailableRelayer('PTS_RELAYER_PRIVATE_KEY is not set on this instance');
+    if (hasRole(config, 'relayer')) relayer.start();
+    stack.push(() => relayer.stop());
+
     const chain: ChainInfo = {
       chainId: config.PTS_CHAIN_ID,
       rpcUrl: config.PTS_CHAIN === 'local' ? rpcUrl : new URL(rpcUrl).origin,
@@ -174,6 +213,17 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       explorerUrl: config.PTS_EXPLORER_URL,
       ping: () => clients.publicClient.getBlockNumber({ cacheTime: 0 }),
     };
+    // Perk collections are created by the collection admin (COLLECTION_ADMIN_ROLE): the deployer key.
+    const collectionAdminKey =
+      config.PTS_DEPLOYER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_DEPLOYER_PRIVATE_KEY : undefined);
+    const perkChain = createPerkChain({
+      publicClient: clients.publicClient,
+      tokenAddress,
+      perkNftAddress: contractAddresses.perkNft ?? (config.PTS_PERK_NFT_ADDRESS as `0x${string}` | undefined),
+      adminWallet: collectionAdminKey
+        ? clients.walletClientFor(privateKeyToAccount(collectionAdminKey as `0x${string}`))
+        : undefined,
+    });
 
     const tokenIssuer = createLocalTokenIssuer({
       privateJwk: loadOrCreateTokenKey(config.PTS_DATA_DIR),
@@ -190,15 +240,25 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       logger,
       metrics,
       secrets: createSecretBox(secrets.masterKey),
-      wallets: createLocalWalletProvider(secrets.walletMnemonic),
+      wallets: privy?.wallets ?? createLocalWalletProvider(secrets.walletMnemonic),
       minter,
+      relayer,
+      publicClient: clients.publicClient,
       chain,
       resolveTxt: options.resolveTxt ?? createSystemTxtResolver(config.PTS_DNS_SERVERS),
       adminToken: secrets.adminToken,
       tokenIssuer,
-      identity: createLocalIdentityProvider(tokenIssuer),
+      identity: privy?.identity ?? createLocalIdentityProvider(tokenIssuer),
       // payments wiring
       payments: createPaymentProvider(config, { db: database.db, clock }),
+      perkChain,
+      constraints: createConstraintChecker({
+        db: database.db,
+        clock,
+        logger,
+        balanceOf: perkChain.balanceOf,
+        settings: constraintSettingsFrom(config),
+      }),
     };
     const changes = createChangeNotifier({
       onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),

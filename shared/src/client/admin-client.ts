@@ -11,8 +11,29 @@ import {
   type SetRuleRequest,
   type UpdateBrandInput,
 } from '../schemas/brands.ts';
+import {
+  type Campaign,
+  type CreateCampaignRequest,
+  campaignResponseSchema,
+  campaignsResponseSchema,
+  type UpdateCampaignRequest,
+} from '../schemas/community.ts';
+import {
+  type AddConstraintRequest,
+  type PerkConstraint,
+  perkConstraintResponseSchema,
+  perkConstraintsResponseSchema,
+} from '../schemas/constraints.ts';
 import { type IssuedUserToken, issueUserTokenResponseSchema } from '../schemas/identity.ts';
 import { type BrandPurchases, brandPurchasesResponseSchema } from '../schemas/payments.ts';
+import {
+  type CreatePerkRequest,
+  type Perk,
+  perkResponseSchema,
+  perksResponseSchema,
+  type UpdatePerkRequest,
+} from '../schemas/perks.ts';
+import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
 import {
   type SavedWebhookEndpoint,
   type SetWebhookRequest,
@@ -34,12 +55,21 @@ export class CoreApiError extends Error {
   /** The server's error code, or `UNREACHABLE`, `TIMEOUT`, `INVALID_RESPONSE` from the client itself. */
   readonly code: string;
   readonly details: ErrorDetails | undefined;
+  /** Seconds after which a retry may succeed (429 `Retry-After`), when the server said. */
+  readonly retryAfter: number | undefined;
 
-  constructor(status: number, code: string, message: string, details?: ErrorDetails, options?: ErrorOptions) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    details?: ErrorDetails,
+    options?: ErrorOptions & { retryAfter?: number | undefined },
+  ) {
     super(message, options);
     this.status = status;
     this.code = code;
     this.details = details;
+    this.retryAfter = options?.retryAfter;
   }
 }
 
@@ -75,6 +105,20 @@ export interface AdminClient {
   listPurchases(brandId: string): Promise<BrandPurchases>;
   /** An access token for the user with this email (user and wallet created when absent). */
   issueUserToken(email: string): Promise<IssuedUserToken>;
+  /** Creates a perk and its PerkNFT collection (waits for the receipt); repeating a half-done create finishes it. */
+  createPerk(input: CreatePerkRequest): Promise<Perk>;
+  updatePerk(perkId: number, input: UpdatePerkRequest): Promise<Perk>;
+  /** Perks, one brand's when `brandId` is given. */
+  listPerks(brandId?: string): Promise<Perk[]>;
+  addPerkConstraint(perkId: number, input: AddConstraintRequest): Promise<PerkConstraint>;
+  listPerkConstraints(perkId: number): Promise<PerkConstraint[]>;
+  removePerkConstraint(perkId: number, constraintId: string): Promise<void>;
+  /** Gas the relayer paid, per brand (one brand's when given), with the total. */
+  relayerGas(brandId?: string): Promise<RelayerGasResponse>;
+  /** Creates a hashtag campaign for the brand. */
+  createCampaign(brandId: string, input: CreateCampaignRequest): Promise<Campaign>;
+  listCampaigns(brandId: string): Promise<Campaign[]>;
+  updateCampaign(brandId: string, campaignId: string, input: UpdateCampaignRequest): Promise<Campaign>;
 }
 
 const brandEnvelope = z.object({ success: z.literal(true), brand: brandSchema });
@@ -191,6 +235,32 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
       });
       return { token, walletAddress, expiresAt };
     },
+    createPerk: async (input) => (await call('POST', '/perks', perkResponseSchema, input)).perk,
+    updatePerk: async (perkId, input) => (await call('PATCH', `/perks/${perkId}`, perkResponseSchema, input)).perk,
+    listPerks: async (brandId) =>
+      (await call('GET', `/perks${brandId ? `?brand=${encodeURIComponent(brandId)}` : ''}`, perksResponseSchema)).perks,
+    addPerkConstraint: async (perkId, input) =>
+      (await call('POST', `/perks/${perkId}/constraints`, perkConstraintResponseSchema, input)).constraint,
+    listPerkConstraints: async (perkId) =>
+      (await call('GET', `/perks/${perkId}/constraints`, perkConstraintsResponseSchema)).constraints,
+    removePerkConstraint: async (perkId, constraintId) => {
+      await call('DELETE', `/perks/${perkId}/constraints/${encodeURIComponent(constraintId)}`, successEnvelope);
+    },
+    relayerGas: (brandId) =>
+      call('GET', `/relayer/gas${brandId ? `?brand=${encodeURIComponent(brandId)}` : ''}`, relayerGasResponseSchema),
+    createCampaign: async (brandId, input) =>
+      (await call('POST', `${brandPath(brandId)}/campaigns`, campaignResponseSchema, input)).campaign,
+    listCampaigns: async (brandId) =>
+      (await call('GET', `${brandPath(brandId)}/campaigns`, campaignsResponseSchema)).campaigns,
+    updateCampaign: async (brandId, campaignId, input) =>
+      (
+        await call(
+          'PATCH',
+          `${brandPath(brandId)}/campaigns/${encodeURIComponent(campaignId)}`,
+          campaignResponseSchema,
+          input,
+        )
+      ).campaign,
   };
 }
 

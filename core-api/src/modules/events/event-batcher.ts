@@ -33,6 +33,10 @@ export interface EventCandidate {
   domain: string | undefined;
   /** The request's signature, recorded as used in the same transaction as the event. */
   signature: SignatureClaim | undefined;
+  /** An amount the server computed (streak check-in × multiplier, milestone bonus); the rule's amount if absent. */
+  rewardAmount?: bigint | undefined;
+  /** Skip the duplicate window: the caller deduplicates itself (one check-in per user and UTC day). */
+  skipDuplicateWindow?: boolean | undefined;
 }
 
 /** An event that passed every rule and whose reward row is committed; the mint may still be on its way. */
@@ -203,7 +207,7 @@ export function createEventBatcher(deps: EventBatcherDeps) {
           total.total += 1;
           touchedRules.add(ruleKeyOf(c.rule));
         }
-        const amount = BigInt(c.rule.reward_amount);
+        const amount = c.rewardAmount ?? BigInt(c.rule.reward_amount);
         const wallet = users.get(c.input.userEmail)!.walletAddress as `0x${string}`;
         const mintId = amount > 0n ? randomUUID() : undefined;
         accepted.push(eventRow(c, 'accepted', null, amount, now));
@@ -250,7 +254,7 @@ export function createEventBatcher(deps: EventBatcherDeps) {
   ): AppError | undefined {
     const { input, rule, source } = c;
     const sinceLast = counter.last_claim_at ? (now.getTime() - counter.last_claim_at.getTime()) / 1000 : Infinity;
-    if (source === undefined && sinceLast < deps.settings.duplicateWindowSeconds) {
+    if (source === undefined && !c.skipDuplicateWindow && sinceLast < deps.settings.duplicateWindowSeconds) {
       return new AppError(
         'DUPLICATE_EVENT',
         `Duplicate event: ${input.eventType} was already recorded for this user ${Math.floor(sinceLast)} s ago`,

@@ -24,6 +24,7 @@ import {
   type PregeneratedWallet,
   pregenerateEmailUser,
   pregenerateIdentity,
+  toVerificationOutcome,
 } from './pregeneration.service.ts';
 
 export interface PregenerationRouterDeps {
@@ -145,10 +146,10 @@ export function createPregenerationRouter(deps: PregenerationRouterDeps): Router
       await requireBrand(deps.db, brandId);
       await consumeLimits(res, brandId);
 
-      const verification = await verifier.verify(provider, userId);
+      const { verification, reason } = toVerificationOutcome(await verifier.verify(provider, userId));
       if (verification === 'rejected') {
         throw invalidCredentials(
-          `Invalid ${PROVIDER_LABELS[provider]} credentials: the account was rejected`,
+          `Invalid ${PROVIDER_LABELS[provider]} credentials: ${reason ?? 'the account was rejected'}`,
           `Send the id of a real ${PROVIDER_LABELS[provider]} account (${OAUTH_USER_ID_FORMATS[provider].description}); test, placeholder and fake accounts are refused`,
           provider,
         );
@@ -163,7 +164,7 @@ export function createPregenerationRouter(deps: PregenerationRouterDeps): Router
         verification,
         metadata,
       });
-      res.json(respond(provider, userId, wallet, verification));
+      res.json(respond(provider, userId, wallet, verification, reason));
     } catch (error) {
       if (error instanceof PregenerationError) {
         for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
@@ -246,6 +247,7 @@ function respond(
   userId: string,
   wallet: PregeneratedWallet,
   verification: IdentityVerification | 'email',
+  reason?: string,
 ): PregenerateUserResponse {
   const label = provider === 'email' ? 'email' : PROVIDER_LABELS[provider as OAuthProvider];
   const what = provider === 'email' ? `user ${userId}` : `${label} user ${userId}`;
@@ -254,7 +256,7 @@ function respond(
     verification === 'verified'
       ? ` The account was verified with ${label}.`
       : verification === 'format_only'
-        ? ` Only the user ID format was checked; the account was not verified with ${label}.`
+        ? ` Only the user ID format was checked; the account was not verified with ${label}${reason ? `: ${reason}` : ''}.`
         : ' This is the wallet that events for this email are rewarded to.';
   return {
     success: true,

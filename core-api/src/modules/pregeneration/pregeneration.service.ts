@@ -10,7 +10,22 @@ import type { IdentityWalletProvider, WalletProvider } from '../wallets/wallet-p
  */
 export interface IdentityVerifier {
   readonly kind: string;
-  verify(provider: OAuthProvider, userId: string): Promise<IdentityVerification> | IdentityVerification;
+  verify(
+    provider: OAuthProvider,
+    userId: string,
+  ): Promise<IdentityVerification | VerificationOutcome> | IdentityVerification | VerificationOutcome;
+}
+
+/** A verifier's answer with its reason, which the response shows (`message`, or the 400's `error`). */
+export interface VerificationOutcome {
+  verification: IdentityVerification;
+  /** Why, as a clause: "Discord has no user with this ID", "Discord could not be reached (HTTP 503)". */
+  reason?: string | undefined;
+}
+
+/** A verifier's answer as an outcome (verifiers may answer the bare verification). */
+export function toVerificationOutcome(answer: IdentityVerification | VerificationOutcome): VerificationOutcome {
+  return typeof answer === 'string' ? { verification: answer } : answer;
 }
 
 /**
@@ -63,7 +78,12 @@ export async function pregenerateIdentity(
   }
   const { rows } = await sql<{ id: bigint }>`SELECT nextval('oauth_identities_id_seq') AS id`.execute(deps.db);
   const id = BigInt(rows[0]!.id);
-  const wallet = await deps.wallets.walletForIdentity({ identityId: id });
+  const wallet = await deps.wallets.walletForIdentity({
+    identityId: id,
+    provider: input.provider,
+    subject: input.subject,
+    username: input.username,
+  });
   const inserted = await deps.db
     .insertInto('oauth_identities')
     .values({

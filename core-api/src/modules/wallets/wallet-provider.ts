@@ -15,8 +15,22 @@ export interface WalletProvider {
  * users so the two never collide. A separate interface so adapters without it still satisfy WalletProvider.
  */
 export interface IdentityWalletProvider {
-  /** Wallet for the `oauth_identities` row with this id (the derivation index in the local adapter). */
-  walletForIdentity(input: { identityId: bigint }): Promise<{ address: `0x${string}`; idpUserId: string }>;
+  /**
+   * Wallet for the `oauth_identities` row with this id (the derivation index in the local adapter). A remote
+   * adapter (Privy) links the wallet to the social account itself and needs `provider` and `subject`;
+   * `username` is the account's display handle when known.
+   */
+  walletForIdentity(input: IdentityWalletInput): Promise<{ address: `0x${string}`; idpUserId: string }>;
+}
+
+/** Input of `walletForIdentity`: the row id, and the identity it stands for (optional for the local adapter). */
+export interface IdentityWalletInput {
+  identityId: bigint;
+  /** Lowercase provider name, e.g. `discord` (an OAuthProvider). */
+  provider?: string;
+  /** The provider's user id (spec 2.7 `oauth_user_id`). */
+  subject?: string;
+  username?: string | undefined;
 }
 
 /** Path of user wallets under the local seed: m/44'/60'/0'/0/<user id>. */

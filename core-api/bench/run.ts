@@ -1,0 +1,44 @@
+/**
+ * `npm run bench [-- <which> [flags…]]`: runs one benchmark, or all of them in turn.
+ *
+ *   npm run bench                       # the event path (events.bench.ts), as before
+ *   npm run bench -- events [flags]     # same, with its flags (--db both, --json, …)
+ *   npm run bench -- relay [flags]      # relayed transactions per second and p99 at 16 users
+ *   npm run bench -- leaderboard [flags]  # 1,000,000 users / 10,000,000 activity rows on PostgreSQL
+ *   npm run bench -- all                # each of them with its defaults, one after the other
+ *
+ * Each bench runs in its own process so one's memory and event loop never colour another's numbers.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const BENCHES: Record<string, string> = {
+  events: 'events.bench.ts',
+  relay: 'relay.bench.ts',
+  leaderboard: 'leaderboard.bench.ts',
+};
+
+const [first, ...rest] = process.argv.slice(2);
+const named = first !== undefined && (first in BENCHES || first === 'all');
+const which = named ? (first as string) : 'events';
+const flags = named ? rest : process.argv.slice(2);
+const selected = which === 'all' ? Object.keys(BENCHES) : [which];
+
+let failed = false;
+for (const name of selected) {
+  const file = join(here, BENCHES[name] as string);
+  if (!existsSync(file)) {
+    console.error(`bench ${name}: ${file} is missing`);
+    failed = true;
+    continue;
+  }
+  if (selected.length > 1) console.log(`\n=== ${name} ===`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', file, ...(which === 'all' ? [] : flags)], {
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,376 @@
+import { type CreatedBrand, signRequest } from '@pts/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
+import { startTestPlatform, type TestPlatform, type TestResponse } from '../../../test/platform.ts';
+import { resolveAccountKey, resolveAccountKeys } from './accounts.service.ts';
+
+let platform: TestPlatform;
+let brand: CreatedBrand;
+let other: CreatedBrand;
+let seq = 0;
+let users = 0;
+
+const DOMAIN = 'pts.example';
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ PTS_RATE_LIMIT_IP_PER_MINUTE: '10000' });
+  platform.clock.set('2026-04-01T10:00:00Z');
+  brand = await platform.createBrand({
+    domain: 'link.example',
+    rules: [
+      { eventType: 'daily_checkin', rewardAmount: 10, maxClaims: -1, cooldownHours: 0 },
+      { eventType: 'chat_reward', rewardAmount: 7, maxClaims: -1, cooldownHours: 0 },
+    ],
+  });
+  other = await platform.createBrand({ domain: 'other.example' });
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.stop();
+});
+
+/** A fresh identity pair for one test: `discord_…@` and `telegram_…@` of the same person. */
+function person() {
+  users++;
+  return {
+    discord: `discord_${100_000 + users}@${DOMAIN}`,
+    telegram: `telegram_${200_000 + users}@${DOMAIN}`,
+  };
+}
+
+/** A signed request at the platform clock; distinct timestamps keep concurrent identical bodies distinct. */
+async function signed(method: string, path: string, body: unknown, key = brand.securityKey): Promise<TestResponse> {
+  const raw = body === undefined ? '' : JSON.stringify(body);
+  const timestamp = Math.floor(platform.clock.now().getTime() / 1000) - (seq++ % 250);
+  const headers = signRequest({ securityKey: key, method, pathWithQuery: path, body: raw, timestamp });
+  const response = await fetch(`${platform.url}${path}`, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: raw }),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+const issue = (userIdentifier: string, b: CreatedBrand = brand) =>
+  signed('POST', '/services/link/code', { brandId: b.brandId, userIdentifier }, b.securityKey);
+const confirm = (userIdentifier: string, code: string, b: CreatedBrand = brand) =>
+  signed('POST', '/services/link/confirm', { brandId: b.brandId, userIdentifier, code }, b.securityKey);
+const account = (userIdentifier: string) =>
+  signed('GET', `/services/link/${brand.brandId}/${encodeURIComponent(userIdentifier)}`, undefined);
+const checkin = (userIdentifier: string, platformName: string) =>
+  signed('POST', '/services/checkin', { brandId: brand.brandId, userIdentifier, platform: platformName });
+const earn = (userEmail: string, n: number) =>
+  signed('POST', '/pts-api/manual-event', {
+    brandId: brand.brandId,
+    eventType: 'chat_reward',
+    userEmail,
+    domain: 'link.example',
+    metadata: { n },
+  });
+
+/** Issues a code on the first identity and confirms it on the second. */
+async function link(first: string, second: string): Promise<TestResponse> {
+  const code = await issue(first);
+  expect(code.status, JSON.stringify(code.body)).toBe(200);
+  return confirm(second, code.body.code);
+}
+
+describe('link codes', () => {
+  it('links the confirming identity to the issuer’s account; both see one account', async () => {
+    const p = person();
+    const code = await issue(p.discord);
+    expect(code.status).toBe(200);
+    expect(code.body.code).toMatch(/^[A-HJKMNP-Z2-9]{8}$/);
+    expect(code.body.accountKey).toBe(p.discord);
+    expect(Date.parse(code.body.expiresAt) - platform.clock.now().getTime()).toBe(10 * 60 * 1000);
+    // Stored hashed: the code itself is nowhere in the table.
+    const stored = await platform.deps.db.selectFrom('link_codes').selectAll().execute();
+    expect(stored.some((row) => row.code_hash === code.body.code)).toBe(false);
+
+    // Typed by a person: lower case and a dash are forgiven.
+    const typed = `${code.body.code.slice(0, 4)}-${code.body.code.slice(4).toLowerCase()}`;
+    const linked = await confirm(p.telegram, typed);
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    expect(linked.body).toMatchObject({
+      success: true,
+      accountKey: p.discord,
+      userIdentifier: p.telegram,
+      alreadyLinked: false,
+      previousWalletAddress: null,
+      previousWalletBalance: null,
+    });
+    expect(linked.body.identities.map((i: { identityKey: string }) => i.identityKey)).toEqual([p.discord, p.telegram]);
+
+    for (const who of [p.discord, p.telegram]) {
+      const view = await account(who);
+      expect(view.status).toBe(200);
+      expect(view.body).toMatchObject({ accountKey: p.discord, walletAddress: linked.body.walletAddress });
+      expect(view.body.identities).toEqual([
+        { identityKey: p.discord, platform: 'discord', primary: true, method: null, linkedAt: null },
+        {
+          identityKey: p.telegram,
+          platform: 'telegram',
+          primary: false,
+          method: 'code',
+          linkedAt: platform.clock.now().toISOString(),
+        },
+      ]);
+    }
+    // Both users rows carry the account's wallet.
+    const rows = await platform.deps.db
+      .selectFrom('users')
+      .select(['email', 'wallet_address'])
+      .where('email', 'in', [p.discord, p.telegram])
+      .execute();
+    expect(rows.map((row) => row.wallet_address)).toEqual([linked.body.walletAddress, linked.body.walletAddress]);
+  });
+
+  it('refuses unknown, reused, expired, replaced, other-brand and self-confirmed codes with a reason', async () => {
+    const p = person();
+    const third = `x_${300_000 + users}@${DOMAIN}`;
+    expect((await confirm(p.telegram, 'ABCDEFGH')).body).toMatchObject({
+      success: false,
+      code: 'INVALID_LINK_CODE',
+      details: { reason: 'unknown' },
+    });
+    const badFormat = await confirm(p.telegram, 'AB');
+    expect(badFormat.status).toBe(400);
+    expect(badFormat.body.code).toBe('VALIDATION_ERROR');
+
+    const code = (await issue(p.discord)).body.code;
+    const self = await confirm(p.discord, code);
+    expect(self.status).toBe(400);
+    expect(self.body.details).toMatchObject({ reason: 'self_link' });
+    const otherBrand = await confirm(p.telegram, code, other);
+    expect(otherBrand.status).toBe(400);
+    expect(otherBrand.body.details).toMatchObject({ reason: 'unknown' });
+
+    expect((await confirm(p.telegram, code)).status).toBe(200);
+    const reused = await confirm(third, code);
+    expect(reused.status).toBe(400);
+    expect(reused.body).toMatchObject({ code: 'INVALID_LINK_CODE', details: { reason: 'used' } });
+
+    const q = person();
+    const expiring = (await issue(q.discord)).body.code;
+    platform.clock.advance(10 * 60 * 1000 + 1000);
+    const expired = await confirm(q.telegram, expiring);
+    expect(expired.status).toBe(400);
+    expect(expired.body).toMatchObject({ code: 'INVALID_LINK_CODE', details: { reason: 'expired' } });
+
+    // One active code per identity: a new one replaces the unused one.
+    const first = (await issue(q.discord)).body.code;
+    const second = (await issue(q.discord)).body.code;
+    expect((await confirm(q.telegram, first)).body.details).toMatchObject({ reason: 'unknown' });
+    expect((await confirm(q.telegram, second)).status).toBe(200);
+    expect(await resolveAccountKey(platform.deps.db, q.telegram)).toBe(q.discord);
+  });
+
+  it('refuses an identity linked elsewhere (409), accepts a repeat for the same account', async () => {
+    const p = person();
+    const q = person();
+    expect((await link(p.discord, p.telegram)).status).toBe(200);
+    const elsewhere = await link(q.discord, p.telegram);
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body).toMatchObject({ code: 'CONFLICT', details: { reason: 'linked_elsewhere' } });
+    expect(await resolveAccountKey(platform.deps.db, p.telegram)).toBe(p.discord);
+
+    // Same account, either direction: no change.
+    expect((await link(p.discord, p.telegram)).body).toMatchObject({ alreadyLinked: true, accountKey: p.discord });
+    expect((await link(p.telegram, p.discord)).body).toMatchObject({ alreadyLinked: true, accountKey: p.discord });
+  });
+
+  it('flattens: a code issued by a linked identity joins the root account; a merged account brings its links', async () => {
+    const p = person();
+    const x = `x_${400_000 + users}@${DOMAIN}`;
+    await link(p.discord, p.telegram);
+    // The telegram identity issues; the X identity joins the discord account, not a chain through telegram.
+    expect((await link(p.telegram, x)).body).toMatchObject({ accountKey: p.discord });
+
+    const q = person();
+    const github = `github_${500_000 + users}@${DOMAIN}`;
+    await link(q.discord, q.telegram);
+    // q.discord (an account with a link) joins github's account: q.telegram moves along.
+    expect((await link(github, q.discord)).body.accountKey).toBe(github);
+    const resolved = await resolveAccountKeys(platform.deps.db, [q.discord, q.telegram, github, x, 'nobody@x.io']);
+    expect(Object.fromEntries(resolved)).toEqual({
+      [q.discord]: github,
+      [q.telegram]: github,
+      [github]: github,
+      [x]: p.discord,
+      'nobody@x.io': 'nobody@x.io',
+    });
+    const chains = await platform.deps.db
+      .selectFrom('account_links as a')
+      .innerJoin('account_links as b', 'b.identity_key', 'a.account_key')
+      .select('a.identity_key')
+      .execute();
+    expect(chains).toEqual([]);
+  });
+
+  it('lets exactly one of 10 concurrent confirmations of one code succeed', async () => {
+    const p = person();
+    const code = (await issue(p.discord)).body.code;
+    const claimants = Array.from({ length: 10 }, (_, i) => `telegram_${900_000 + users * 100 + i}@${DOMAIN}`);
+    const results = await Promise.all(claimants.map((who) => confirm(who, code)));
+    const won = results.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    expect(results.filter((r) => r.status === 400 && r.body.details?.reason === 'used')).toHaveLength(9);
+    const links = await platform.deps.db
+      .selectFrom('account_links')
+      .select('identity_key')
+      .where('account_key', '=', p.discord)
+      .execute();
+    expect(links.map((row) => row.identity_key)).toEqual([won[0]!.body.userIdentifier]);
+  });
+
+  it('needs a brand signature', async () => {
+    const res = await platform.post('/services/link/code', {
+      brandId: brand.brandId,
+      userIdentifier: `discord_1@${DOMAIN}`,
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.details).toMatchObject({ reason: 'signature_required' });
+  });
+});
+
+describe('POST /services/link/email', () => {
+  it('links an identity to a proven email’s account', async () => {
+    const p = person();
+    const email = `person${users}@example.com`;
+    const res = await signed('POST', '/services/link/email', {
+      brandId: brand.brandId,
+      userIdentifier: p.discord,
+      email: email.toUpperCase(),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ accountKey: email, userIdentifier: p.discord, alreadyLinked: false });
+    expect((await account(p.discord)).body.identities).toMatchObject([
+      { identityKey: email, platform: 'email', primary: true },
+      { identityKey: p.discord, platform: 'discord', method: 'email' },
+    ]);
+    const self = await signed('POST', '/services/link/email', { brandId: brand.brandId, userIdentifier: email, email });
+    expect(self.status).toBe(400);
+    expect(self.body.details).toMatchObject({ reason: 'self_link' });
+  });
+});
+
+describe('sharing across linked identities', () => {
+  it('keeps one streak: one check-in per UTC day across platforms, continued the next day', async () => {
+    const p = person();
+    platform.clock.set('2026-05-01T08:00:00Z');
+    expect((await link(p.discord, p.telegram)).status).toBe(200);
+    const onDiscord = await checkin(p.discord, 'discord');
+    expect(onDiscord.body).toMatchObject({ alreadyClaimed: false, reward: 10, streak: { currentStreak: 1 } });
+    const onTelegram = await checkin(p.telegram, 'telegram');
+    expect(onTelegram.body).toMatchObject({ alreadyClaimed: true, reward: 0, eventId: onDiscord.body.eventId });
+
+    platform.clock.set('2026-05-02T09:00:00Z');
+    const nextDay = await checkin(p.telegram, 'telegram');
+    expect(nextDay.body).toMatchObject({ alreadyClaimed: false, reward: 10, streak: { currentStreak: 2 } });
+    const status = await signed(
+      'GET',
+      `/services/streak/status/${brand.brandId}/${encodeURIComponent(p.discord)}`,
+      undefined,
+    );
+    expect(status.body).toMatchObject({ currentStreak: 2, checkedInToday: true, userIdentifier: p.discord });
+    // Both rewards went to the one wallet.
+    expect(nextDay.body.walletAddress).toBe(onDiscord.body.walletAddress);
+  });
+
+  it('mints later rewards of a linked identity to the account wallet; reports what stays on the old one', async () => {
+    const p = person();
+    platform.clock.set('2026-05-10T08:00:00Z');
+    const before = await earn(p.telegram, 1);
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    const oldWallet = before.body.walletAddress as string;
+    await waitForMintsSettled(platform);
+
+    const linked = await link(p.discord, p.telegram);
+    expect(linked.status).toBe(200);
+    const accountWallet = linked.body.walletAddress as string;
+    expect(accountWallet.toLowerCase()).not.toBe(oldWallet.toLowerCase());
+    expect(linked.body).toMatchObject({ previousWalletAddress: oldWallet, previousWalletBalance: 7 });
+
+    platform.clock.advance(61_000);
+    const after = await earn(p.telegram, 2);
+    expect(after.status).toBe(200);
+    expect(after.body.walletAddress.toLowerCase()).toBe(accountWallet.toLowerCase());
+    platform.clock.advance(61_000);
+    expect((await earn(p.discord, 3)).body.walletAddress.toLowerCase()).toBe(accountWallet.toLowerCase());
+    await waitForMintsSettled(platform);
+    expect(await tokenBalance(platform, accountWallet)).toBe(14n);
+    expect(await tokenBalance(platform, oldWallet)).toBe(7n);
+  });
+
+  it('shows one leaderboard entry and one activity feed for the pair after linking', async () => {
+    const p = person();
+    platform.clock.set('2026-06-01T08:00:00Z');
+    const early = await earn(p.telegram, 1);
+    expect(early.status).toBe(200);
+    await waitForMintsSettled(platform);
+    await link(p.discord, p.telegram);
+    for (const [n, who] of [p.discord, p.telegram, p.telegram].entries()) {
+      platform.clock.advance(61_000);
+      expect((await earn(who, 10 + n)).status).toBe(200);
+    }
+    await waitForMintsSettled(platform);
+
+    const board = await signed(
+      'GET',
+      `/services/leaderboard/${brand.brandId}?metric=pts_earned&period=all&limit=100&user=${encodeURIComponent(p.telegram)}`,
+      undefined,
+    );
+    expect(board.status).toBe(200);
+    const keys = board.body.leaderboard.map((entry: { userIdentifier: string }) => entry.userIdentifier);
+    expect(keys).toContain(p.discord);
+    // What telegram earned before linking stays under it; everything after counts for the account.
+    expect(
+      board.body.leaderboard.find((e: { userIdentifier: string }) => e.userIdentifier === p.discord),
+    ).toMatchObject({ value: 21 });
+    expect(board.body.me).toMatchObject({ userIdentifier: p.discord, value: 21 });
+
+    const feed = await signed('GET', `/services/activity/${brand.brandId}/${encodeURIComponent(p.discord)}`, undefined);
+    expect(feed.status).toBe(200);
+    expect(feed.body.items).toHaveLength(4);
+    expect(feed.body.items.map((item: { platform: string }) => item.platform).sort()).toEqual([
+      'discord',
+      'telegram',
+      'telegram',
+      'telegram',
+    ]);
+
+    const achievements = await signed(
+      'GET',
+      `/services/achievements/${brand.brandId}/${encodeURIComponent(p.telegram)}`,
+      undefined,
+    );
+    expect(achievements.status).toBe(200);
+    const progress = await platform.deps.db
+      .selectFrom('achievement_progress')
+      .select(['user_key', 'value'])
+      .where('type', '=', 'events_claimed')
+      .where('user_key', 'in', [p.discord, p.telegram])
+      .orderBy('user_key')
+      .execute();
+    expect(progress).toEqual([
+      { user_key: p.discord, value: 3n },
+      { user_key: p.telegram, value: 1n },
+    ]);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents the link routes', async () => {
+    const doc = await platform.get('/openapi.json');
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/services/link/code',
+        '/services/link/confirm',
+        '/services/link/email',
+        '/services/link/{brandId}/{userIdentifier}',
+      ]),
+    );
+    expect(doc.body.paths['/services/link/confirm'].post.responses['409']).toBeDefined();
+  });
+});

@@ -1,0 +1,136 @@
+import {
+  AppError,
+  accountParamsSchema,
+  accountResponseSchema,
+  confirmLinkCodeRequestSchema,
+  errorEnvelopeSchema,
+  issueLinkCodeRequestSchema,
+  issueLinkCodeResponseSchema,
+  linkEmailRequestSchema,
+  linkResultSchema,
+} from '@pts/shared';
+import { type Request, Router } from 'express';
+import { type BrandSignatureVerifier, hasBrandSignature } from '../../http/brand-signature.ts';
+import { jsonBody, requireJson } from '../../http/json-body.ts';
+import { parseInput } from '../../http/validate.ts';
+import type { ApiDocs } from '../../observability/openapi.ts';
+import { type AccountDeps, confirmLinkCode, describeAccount, issueLinkCode, linkEmail } from './accounts.service.ts';
+
+export interface AccountRoutesDeps extends AccountDeps {
+  verifyBrandSignature: BrandSignatureVerifier;
+}
+
+const BODY_LIMIT_BYTES = 4 * 1024;
+
+/** Every link route acts for a brand's bot or plugin: the brand signature is required and recorded as used. */
+async function requireSigned(deps: AccountRoutesDeps, req: Request, brandId: string, what: string): Promise<void> {
+  if (!hasBrandSignature(req)) {
+    throw new AppError(
+      'INVALID_SIGNATURE',
+      `${what} needs a brand signature: send X-PTS-Timestamp and X-PTS-Signature signed with the brand security key`,
+      { reason: 'signature_required' },
+    );
+  }
+  await deps.verifyBrandSignature(req, brandId);
+}
+
+/**
+ * Account linking, mounted under `/services` (docs/identity-linking.md): `POST /link/code`,
+ * `POST /link/confirm`, `POST /link/email`, `GET /link/:brandId/:userIdentifier`; all brand-signed.
+ */
+export function createAccountsRouter(deps: AccountRoutesDeps): Router {
+  const router = Router();
+
+  router.post('/link/code', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
+    const input = parseInput(issueLinkCodeRequestSchema, req.body);
+    await requireSigned(deps, req, input.brandId, 'Issuing a link code');
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(await issueLinkCode(deps, input));
+  });
+
+  router.post('/link/confirm', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
+    const input = parseInput(confirmLinkCodeRequestSchema, req.body);
+    await requireSigned(deps, req, input.brandId, 'Confirming a link code');
+    res.json(await confirmLinkCode(deps, input));
+  });
+
+  router.post('/link/email', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
+    const input = parseInput(linkEmailRequestSchema, req.body);
+    await requireSigned(deps, req, input.brandId, 'Linking an email');
+    res.json(await linkEmail(deps, input));
+  });
+
+  router.get('/link/:brandId/:userIdentifier', async (req, res) => {
+    const { brandId, userIdentifier } = parseInput(accountParamsSchema, req.params, 'path');
+    await requireSigned(deps, req, brandId, "A user's linked identities");
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(await describeAccount(deps.db, userIdentifier));
+  });
+
+  return router;
+}
+
+/** Documents the account-linking services in the OpenAPI document. */
+export function registerAccountDocs(docs: ApiDocs, prefix = '/services'): void {
+  const failure = (description: string) => ({ description, schema: errorEnvelopeSchema });
+  const signed = ['brandSignature' as const];
+  docs.register({
+    method: 'post',
+    path: `${prefix}/link/code`,
+    summary: 'Issue a single-use link code (10 minutes) for an identity; confirm it from another platform',
+    description:
+      'The code is drawn from a CSPRNG and stored hashed; issuing again replaces the identity’s unused code.',
+    tags: ['accounts'],
+    security: signed,
+    request: { body: issueLinkCodeRequestSchema },
+    responses: {
+      200: { description: 'Code issued', schema: issueLinkCodeResponseSchema },
+      400: failure('Invalid body'),
+      401: failure('Missing, wrong or replayed brand signature'),
+    },
+  });
+  docs.register({
+    method: 'post',
+    path: `${prefix}/link/confirm`,
+    summary: "Link the confirming identity to the code issuer's account (streak, balance, boards shared)",
+    description:
+      'Later rewards to the identity mint to the account wallet; tokens on its previous wallet stay there ' +
+      '(`previousWalletBalance`). A code works once: of concurrent confirmations exactly one succeeds.',
+    tags: ['accounts'],
+    security: signed,
+    request: { body: confirmLinkCodeRequestSchema },
+    responses: {
+      200: { description: 'Linked (or already linked: `alreadyLinked`)', schema: linkResultSchema },
+      400: failure('`INVALID_LINK_CODE` (details.reason unknown, expired, used), or a code confirmed by its issuer'),
+      401: failure('Missing, wrong or replayed brand signature'),
+      409: failure('The identity is already linked to another account'),
+    },
+  });
+  docs.register({
+    method: 'post',
+    path: `${prefix}/link/email`,
+    summary: 'Link an identity to the account of an email the plugin proved the user owns',
+    tags: ['accounts'],
+    security: signed,
+    request: { body: linkEmailRequestSchema },
+    responses: {
+      200: { description: 'Linked (or already linked)', schema: linkResultSchema },
+      400: failure('Invalid body, or the identity is the email itself'),
+      401: failure('Missing, wrong or replayed brand signature'),
+      409: failure('The identity is already linked to another account'),
+    },
+  });
+  docs.register({
+    method: 'get',
+    path: `${prefix}/link/:brandId/:userIdentifier`,
+    summary: "An identity's account, the account wallet and every linked identity",
+    tags: ['accounts'],
+    security: signed,
+    request: { params: accountParamsSchema },
+    responses: {
+      200: { description: 'The account', schema: accountResponseSchema },
+      400: failure('Invalid brandId or userIdentifier'),
+      401: failure('Missing, wrong or replayed brand signature'),
+    },
+  });
+}

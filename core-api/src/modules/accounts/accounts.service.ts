@@ -1,0 +1,371 @@
+import { createHash, randomInt } from 'node:crypto';
+import {
+  type AccountLinkMethod,
+  AppError,
+  type Clock,
+  type ConfirmLinkCodeRequest,
+  type IssueLinkCodeRequest,
+  type IssueLinkCodeResponse,
+  LINK_CODE_ALPHABET,
+  LINK_CODE_LENGTH,
+  type LinkEmailRequest,
+  type LinkedIdentity,
+  type LinkResult,
+  parsePlatformIdentity,
+} from '@pts/shared';
+import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import { ensureUsers, setUserWallets } from '../events/events.repository.ts';
+import type { WalletProvider } from '../wallets/wallet-provider.ts';
+
+/** How long a link code works. */
+export const LINK_CODE_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * Key of the transaction-scoped advisory lock every link takes: links are rare, and serializing them keeps
+ * the "rows always point at a root account" invariant without reasoning about concurrent merges.
+ */
+const LINK_LOCK_KEY = 7_265_340_001n;
+
+/** What linking needs: the database, the clock, wallets for the account, and a balance read (optional). */
+export interface AccountDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  wallets: WalletProvider;
+  /** Live RewardToken balance, to tell the user what stays on a wallet they leave; absent → null. */
+  balanceOf?: ((address: `0x${string}`) => Promise<bigint>) | undefined;
+}
+
+/**
+ * The account an identity belongs to: the account key of its link, or the identity itself when unlinked.
+ * Links always point at a root (chains are flattened when made), so one lookup suffices.
+ */
+export async function resolveAccountKey(db: Kysely<DB>, userKey: string): Promise<string> {
+  const row = await db
+    .selectFrom('account_links')
+    .select('account_key')
+    .where('identity_key', '=', userKey)
+    .executeTakeFirst();
+  return row?.account_key ?? userKey;
+}
+
+/** Batch form of resolveAccountKey: every given key maps to its account (itself when unlinked). */
+export async function resolveAccountKeys(db: Kysely<DB>, userKeys: string[]): Promise<Map<string, string>> {
+  const keys = [...new Set(userKeys)];
+  const resolved = new Map(keys.map((key) => [key, key]));
+  if (keys.length === 0) return resolved;
+  const rows = await db
+    .selectFrom('account_links')
+    .select(['identity_key', 'account_key'])
+    .where('identity_key', 'in', keys)
+    .execute();
+  for (const row of rows) resolved.set(row.identity_key, row.account_key);
+  return resolved;
+}
+
+/** The account key and every identity linked to it (the account first). */
+export async function accountIdentities(
+  db: Kysely<DB>,
+  userKey: string,
+): Promise<{ accountKey: string; identities: LinkedIdentity[] }> {
+  const accountKey = await resolveAccountKey(db, userKey);
+  const rows = await db
+    .selectFrom('account_links')
+    .select(['identity_key', 'method', 'linked_at'])
+    .where('account_key', '=', accountKey)
+    .orderBy('linked_at')
+    .orderBy('identity_key')
+    .execute();
+  return {
+    accountKey,
+    identities: [
+      { identityKey: accountKey, platform: platformOf(accountKey), primary: true, method: null, linkedAt: null },
+      ...rows.map((row) => ({
+        identityKey: row.identity_key,
+        platform: platformOf(row.identity_key),
+        primary: false,
+        method: row.method,
+        linkedAt: row.linked_at.toISOString(),
+      })),
+    ],
+  };
+}
+
+function platformOf(key: string): string {
+  return parsePlatformIdentity(key)?.platform ?? 'email';
+}
+
+/** SHA-256 of a normalized code: codes are stored hashed, so a database read does not reveal live codes. */
+export function hashLinkCode(code: string): string {
+  return createHash('sha256').update(`pts-link-code:${code}`).digest('hex');
+}
+
+/** A fresh code from the CSPRNG (`crypto.randomInt`): 8 symbols of 31, about 40 bits. */
+export function generateLinkCode(): string {
+  let code = '';
+  for (let i = 0; i < LINK_CODE_LENGTH; i++) code += LINK_CODE_ALPHABET[randomInt(LINK_CODE_ALPHABET.length)];
+  return code;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+/**
+ * `POST /services/link/code`: a single-use code for this identity, valid 10 minutes. Issuing again replaces
+ * the identity's unused code (one active per identity; the partial unique index enforces it under
+ * concurrency). The identity whose account the confirmer joins is resolved when the code is confirmed.
+ */
+export async function issueLinkCode(
+  deps: Pick<AccountDeps, 'db' | 'clock'>,
+  input: IssueLinkCodeRequest,
+): Promise<IssueLinkCodeResponse> {
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + LINK_CODE_TTL_MS);
+  for (let attempt = 0; ; attempt++) {
+    const code = generateLinkCode();
+    try {
+      await deps.db
+        .insertInto('link_codes')
+        .values({
+          code_hash: hashLinkCode(code),
+          brand_id: input.brandId,
+          identity_key: input.userIdentifier,
+          created_at: now,
+          expires_at: expiresAt,
+        })
+        .onConflict((oc) =>
+          oc
+            .column('identity_key')
+            .where('used_at', 'is', null)
+            .doUpdateSet((eb) => ({
+              code_hash: eb.ref('excluded.code_hash'),
+              brand_id: eb.ref('excluded.brand_id'),
+              created_at: eb.ref('excluded.created_at'),
+              expires_at: eb.ref('excluded.expires_at'),
+            })),
+        )
+        .execute();
+    } catch (error) {
+      // Two live codes with the same hash (about 1 in 10^12 per pair): draw another.
+      if (isUniqueViolation(error) && attempt < 3) continue;
+      throw error;
+    }
+    return {
+      success: true,
+      code,
+      expiresAt: expiresAt.toISOString(),
+      accountKey: await resolveAccountKey(deps.db, input.userIdentifier),
+    };
+  }
+}
+
+function invalidCode(reason: 'unknown' | 'expired' | 'used', message: string): AppError {
+  return new AppError('INVALID_LINK_CODE', message, { field: 'code', reason });
+}
+
+/**
+ * `POST /services/link/confirm`: links the confirming identity to the account of the code's issuer. The code
+ * is consumed by a conditional update (`used_at IS NULL AND expires_at > now`), so of two concurrent
+ * confirmations exactly one succeeds; a refused link rolls back and leaves the code usable.
+ */
+export async function confirmLinkCode(deps: AccountDeps, input: ConfirmLinkCodeRequest): Promise<LinkResult> {
+  const now = deps.clock.now();
+  const codeHash = hashLinkCode(input.code);
+  const outcome = await deps.db.transaction().execute(async (trx) => {
+    await lockLinks(trx);
+    const row = await trx
+      .selectFrom('link_codes')
+      .select(['identity_key', 'expires_at', 'used_at'])
+      .where('code_hash', '=', codeHash)
+      .where('brand_id', '=', input.brandId)
+      .executeTakeFirst();
+    if (!row) throw invalidCode('unknown', 'Unknown link code: ask the bot for a new one with /link');
+    if (row.used_at) throw invalidCode('used', 'This link code was already used: ask the bot for a new one');
+    if (row.expires_at.getTime() <= now.getTime()) {
+      throw invalidCode('expired', 'This link code expired (codes work 10 minutes): ask the bot for a new one');
+    }
+    if (row.identity_key === input.userIdentifier) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        'A link code links two different identities: confirm it from the other platform, not the one that issued it',
+        { field: 'code', reason: 'self_link' },
+      );
+    }
+    const consumed = await trx
+      .updateTable('link_codes')
+      .set({ used_at: now, used_by: input.userIdentifier })
+      .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    if (Number(consumed.numUpdatedRows) !== 1) {
+      throw invalidCode('used', 'This link code was already used: ask the bot for a new one');
+    }
+    const accountKey = await resolveAccountKey(trx, row.identity_key);
+    return linkIdentity(deps, trx, {
+      identity: input.userIdentifier,
+      accountKey,
+      method: 'code',
+      brandId: input.brandId,
+      at: now,
+    });
+  });
+  return finishLink(deps, input.userIdentifier, outcome);
+}
+
+/**
+ * `POST /services/link/email`: the plugin proved the user owns `email` (the brand vouches with its
+ * signature); links the identity to the email's account.
+ */
+export async function linkEmail(deps: AccountDeps, input: LinkEmailRequest): Promise<LinkResult> {
+  if (input.email === input.userIdentifier) {
+    throw new AppError('VALIDATION_ERROR', 'userIdentifier is this email already: send the platform identity to link', {
+      field: 'email',
+      reason: 'self_link',
+    });
+  }
+  const now = deps.clock.now();
+  const outcome = await deps.db.transaction().execute(async (trx) => {
+    await lockLinks(trx);
+    const accountKey = await resolveAccountKey(trx, input.email);
+    return linkIdentity(deps, trx, {
+      identity: input.userIdentifier,
+      accountKey,
+      method: 'email',
+      brandId: input.brandId,
+      at: now,
+    });
+  });
+  return finishLink(deps, input.userIdentifier, outcome);
+}
+
+async function lockLinks(trx: Kysely<DB>): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${LINK_LOCK_KEY}::bigint)`.execute(trx);
+}
+
+interface LinkOutcome {
+  accountKey: string;
+  alreadyLinked: boolean;
+  walletAddress: string;
+  previousWalletAddress: string | null;
+}
+
+/**
+ * Links `identity` (with every identity already linked to it, if it was an account) to `accountKey`, a root
+ * account, and gives their users rows the account's wallet. Runs under the link lock.
+ */
+async function linkIdentity(
+  deps: AccountDeps,
+  trx: Kysely<DB>,
+  link: { identity: string; accountKey: string; method: AccountLinkMethod; brandId: string; at: Date },
+): Promise<LinkOutcome> {
+  const { identity, accountKey } = link;
+  const current = await trx
+    .selectFrom('account_links')
+    .select('account_key')
+    .where('identity_key', '=', identity)
+    .executeTakeFirst();
+  const currentAccount = current?.account_key ?? identity;
+  const wallet = await ensureAccountWallet(deps, trx, accountKey);
+  if (currentAccount === accountKey) {
+    return { accountKey, alreadyLinked: true, walletAddress: wallet.address, previousWalletAddress: null };
+  }
+  if (current) {
+    throw new AppError(
+      'CONFLICT',
+      `${identity} is already linked to another account; it can belong to one account only`,
+      { field: 'userIdentifier', reason: 'linked_elsewhere', accountKey: current.account_key },
+    );
+  }
+  // The identity is a root: it and the identities linked to it join the account (flattened, no chains).
+  const moved = await trx
+    .updateTable('account_links')
+    .set({ account_key: accountKey })
+    .where('account_key', '=', identity)
+    .returning('identity_key')
+    .execute();
+  await trx
+    .insertInto('account_links')
+    .values({
+      identity_key: identity,
+      account_key: accountKey,
+      method: link.method,
+      brand_id: link.brandId,
+      linked_at: link.at,
+    })
+    .execute();
+  const members = [identity, ...moved.map((row) => row.identity_key)];
+  const before = await ensureUsers(trx, [identity]);
+  await trx
+    .updateTable('users')
+    .set({ wallet_address: wallet.address, idp_user_id: wallet.idpUserId })
+    .where('email', 'in', members)
+    .execute();
+  const previous = before.get(identity)?.walletAddress ?? null;
+  return {
+    accountKey,
+    alreadyLinked: false,
+    walletAddress: wallet.address,
+    previousWalletAddress: previous && previous.toLowerCase() !== wallet.address.toLowerCase() ? previous : null,
+  };
+}
+
+/** The account's users row and wallet, created as the event path creates them when absent. */
+async function ensureAccountWallet(
+  deps: AccountDeps,
+  trx: Kysely<DB>,
+  accountKey: string,
+): Promise<{ address: string; idpUserId: string | null }> {
+  const user = (await ensureUsers(trx, [accountKey])).get(accountKey);
+  if (!user) throw new Error(`user ${accountKey} was not created`);
+  if (!user.walletAddress) {
+    const wallet = await deps.wallets.walletForUser({ userId: user.id, email: accountKey });
+    await setUserWallets(trx, [{ userId: user.id, address: wallet.address, idpUserId: wallet.idpUserId }]);
+  }
+  const row = await trx
+    .selectFrom('users')
+    .select(['wallet_address', 'idp_user_id'])
+    .where('id', '=', user.id)
+    .executeTakeFirstOrThrow();
+  if (!row.wallet_address) throw new Error(`user ${accountKey} has no wallet after creating it`);
+  return { address: row.wallet_address, idpUserId: row.idp_user_id };
+}
+
+async function finishLink(deps: AccountDeps, userIdentifier: string, outcome: LinkOutcome): Promise<LinkResult> {
+  let previousWalletBalance: number | null = null;
+  if (outcome.previousWalletAddress && deps.balanceOf) {
+    try {
+      previousWalletBalance = Number(await deps.balanceOf(outcome.previousWalletAddress as `0x${string}`));
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'could not read the balance of the wallet a linked identity left');
+    }
+  }
+  const { identities } = await accountIdentities(deps.db, outcome.accountKey);
+  return {
+    success: true,
+    accountKey: outcome.accountKey,
+    userIdentifier,
+    alreadyLinked: outcome.alreadyLinked,
+    walletAddress: outcome.walletAddress,
+    previousWalletAddress: outcome.previousWalletAddress,
+    previousWalletBalance,
+    identities,
+  };
+}
+
+/** `GET /services/link/:brandId/:userIdentifier`: the identity's account, its wallet and all its identities. */
+export async function describeAccount(db: Database, userIdentifier: string) {
+  const { accountKey, identities } = await accountIdentities(db, userIdentifier);
+  const user = await db.selectFrom('users').select('wallet_address').where('email', '=', accountKey).executeTakeFirst();
+  return {
+    success: true as const,
+    userIdentifier,
+    accountKey,
+    walletAddress: user?.wallet_address ?? null,
+    identities,
+  };
+}

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AppError,
+  type Campaign,
+  type Clock,
+  type CreateCampaignRequest,
+  type UpdateCampaignRequest,
+} from '@pts/shared';
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, HashtagCampaignsTable } from '../../db/schema.ts';
+import { findBrandByAddress } from '../brands/brands.repository.ts';
+import { brandNotFound } from '../brands/brands.service.ts';
+
+type CampaignRow = Selectable<HashtagCampaignsTable>;
+
+export interface CampaignDeps {
+  db: Kysely<DB>;
+  clock: Clock;
+}
+
+const DEFAULT_MAX_CLAIMS_PER_USER = 1;
+
+/** Creates a hashtag campaign for the brand (input already validated: one reward kind, end after start). */
+export async function createCampaign(
+  deps: CampaignDeps,
+  brandId: string,
+  input: CreateCampaignRequest,
+): Promise<Campaign> {
+  await requireBrand(deps.db, brandId);
+  const now = deps.clock.now();
+  const row = await deps.db
+    .insertInto('hashtag_campaigns')
+    .values({
+      id: randomUUID(),
+      brand_id: brandId,
+      hashtag: input.hashtag,
+      reward: input.reward ?? null,
+      reward_multiplier: input.rewardMultiplier ?? null,
+      start_date: new Date(input.startDate),
+      end_date: new Date(input.endDate),
+      max_claims_per_user: input.maxClaimsPerUser ?? DEFAULT_MAX_CLAIMS_PER_USER,
+      exclude_brand_posts: input.excludeBrandPosts ?? true,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toCampaign(row);
+}
+
+/** The brand's campaigns, newest start first. */
+export async function listCampaigns(deps: CampaignDeps, brandId: string): Promise<Campaign[]> {
+  await requireBrand(deps.db, brandId);
+  const rows = await deps.db
+    .selectFrom('hashtag_campaigns')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .orderBy('start_date', 'desc')
+    .orderBy('id')
+    .execute();
+  return rows.map(toCampaign);
+}
+
+/** One campaign of the brand, or 404. */
+export async function getCampaign(deps: CampaignDeps, brandId: string, campaignId: string): Promise<Campaign> {
+  return toCampaign(await findCampaign(deps.db, brandId, campaignId));
+}
+
+/**
+ * Changes some fields; the merged campaign must still have exactly one reward kind and end after it starts
+ * (setting `reward` clears `rewardMultiplier` and the other way round unless both are given).
+ */
+export async function updateCampaign(
+  deps: CampaignDeps,
+  brandId: string,
+  campaignId: string,
+  input: UpdateCampaignRequest,
+): Promise<Campaign> {
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const existing = await findCampaign(trx, brandId, campaignId, true);
+    let reward = existing.reward;
+    let multiplier = existing.reward_multiplier;
+    if (input.reward !== undefined) {
+      reward = input.reward;
+      if (input.rewardMultiplier === undefined && input.reward !== null) multiplier = null;
+    }
+    if (input.rewardMultiplier !== undefined) {
+      multiplier = input.rewardMultiplier;
+      if (input.reward === undefined && input.rewardMultiplier !== null) reward = null;
+    }
+    if ((reward === null) === (multiplier === null)) {
+      throw new AppError('VALIDATION_ERROR', 'Invalid request body: give exactly one of reward and rewardMultiplier', {
+        errors: ['reward: give exactly one of reward and rewardMultiplier'],
+        field: 'reward',
+      });
+    }
+    const start = input.startDate !== undefined ? new Date(input.startDate) : existing.start_date;
+    const end = input.endDate !== undefined ? new Date(input.endDate) : existing.end_date;
+    if (end.getTime() <= start.getTime()) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Invalid request body: endDate (${end.toISOString()}) must be after startDate (${start.toISOString()})`,
+        { errors: ['endDate: must be after startDate'], field: 'endDate' },
+      );
+    }
+    return trx
+      .updateTable('hashtag_campaigns')
+      .set({
+        hashtag: input.hashtag ?? existing.hashtag,
+        reward,
+        reward_multiplier: multiplier,
+        start_date: start,
+        end_date: end,
+        max_claims_per_user: input.maxClaimsPerUser ?? existing.max_claims_per_user,
+        exclude_brand_posts: input.excludeBrandPosts ?? existing.exclude_brand_posts,
+        updated_at: deps.clock.now(),
+      })
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return toCampaign(row);
+}
+
+/**
+ * Campaigns active at `at` (spec 3): a campaign becomes active when time reaches `start_date` and inactive
+ * once time passes `end_date`, so both ends are inclusive.
+ */
+export async function activeCampaigns(deps: CampaignDeps, brandId: string, at: Date): Promise<Campaign[]> {
+  await requireBrand(deps.db, brandId);
+  const rows = await deps.db
+    .selectFrom('hashtag_campaigns')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .where('start_date', '<=', at)
+    .where('end_date', '>=', at)
+    .orderBy('start_date')
+    .orderBy('id')
+    .execute();
+  return rows.map(toCampaign);
+}
+
+async function requireBrand(db: Kysely<DB>, brandId: string): Promise<void> {
+  if (!(await findBrandByAddress(db, brandId))) throw brandNotFound(brandId);
+}
+
+async function findCampaign(db: Kysely<DB>, brandId: string, campaignId: string, lock = false): Promise<CampaignRow> {
+  let query = db
+    .selectFrom('hashtag_campaigns')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .where('id', '=', campaignId);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) {
+    await requireBrand(db, brandId);
+    throw new AppError('NOT_FOUND', `No campaign ${campaignId} for brand ${brandId}; list them with GET …/campaigns`, {
+      field: 'campaignId',
+      value: campaignId,
+    });
+  }
+  return row;
+}
+
+function toCampaign(row: CampaignRow): Campaign {
+  return {
+    id: row.id,
+    brandId: row.brand_id,
+    hashtag: row.hashtag,
+    reward: row.reward,
+    rewardMultiplier: row.reward_multiplier === null ? null : Number(row.reward_multiplier),
+    startDate: row.start_date.toISOString(),
+    endDate: row.end_date.toISOString(),
+    maxClaimsPerUser: row.max_claims_per_user,
+    excludeBrandPosts: row.exclude_brand_posts,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}

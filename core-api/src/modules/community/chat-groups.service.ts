@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AppError,
+  type ChatGroup,
+  type ChatGroupConfig,
+  type ChatGroupConfigPatch,
+  type Clock,
+  chatGroupConfigSchema,
+  DEFAULT_CHAT_GROUP_CONFIG,
+  type RuleSettings,
+} from '@pts/shared';
+import type { Kysely, Selectable } from 'kysely';
+import type { ChatGroupsTable, DB } from '../../db/schema.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
+import type { ChangeNotifier } from '../brands/brand-changes.ts';
+import { findRuleByEventType } from '../brands/brands.repository.ts';
+import { setRule } from '../brands/brands.service.ts';
+
+type ChatGroupRow = Selectable<ChatGroupsTable>;
+
+/** What the chat group service needs; the brand-service parts create missing rules. */
+export interface ChatGroupDeps {
+  db: Kysely<DB>;
+  clock: Clock;
+  secrets: SecretBox;
+  changes?: ChangeNotifier | undefined;
+}
+
+/** A verified `/setup`: the brand's key was already checked. */
+export interface ChatGroupSetupInput {
+  brandId: string;
+  platform: string;
+  chatGroupId: string;
+  groupName: string;
+  setupBy: string;
+}
+
+/**
+ * The full stored id `<platform>:<group id>`: a bare platform id gets the platform prefix; an id that
+ * already carries a prefix must carry this platform's.
+ */
+export function qualifiedChatGroupId(platform: string, chatGroupId: string): string {
+  const prefixed = /^[a-z]+:/.test(chatGroupId) ? chatGroupId : `${platform}:${chatGroupId}`;
+  if (!prefixed.startsWith(`${platform}:`) || !/^[a-z]+:[A-Za-z0-9_.@!-]{1,100}$/.test(prefixed)) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Invalid chatGroupId "${chatGroupId}": give the ${platform} group id (letters, digits, _.@!-) or ${platform}:<id>`,
+      { field: 'chatGroupId', value: chatGroupId },
+    );
+  }
+  return prefixed;
+}
+
+/** The rules a chat group's configuration pays through, with the amounts of that configuration. */
+export function chatRulesFor(config: ChatGroupConfig): RuleSettings[] {
+  const unlimited = -1;
+  return [
+    // One check-in per UTC day is enforced by the check-ins table (docs/streaks.md), so no cooldown.
+    { eventType: 'daily_checkin', rewardAmount: config.dailyReward, cooldownHours: 0, maxClaims: unlimited },
+    // Milestone bonuses come from the streak settings; the rule must exist and be active.
+    { eventType: 'streak_milestone', rewardAmount: 0, cooldownHours: 0, maxClaims: unlimited },
+    {
+      eventType: 'good_morning',
+      rewardAmount: config.naturalParticipation.gmReward,
+      cooldownHours: config.naturalParticipation.gmCooldownHours,
+      maxClaims: unlimited,
+    },
+    {
+      eventType: 'good_night',
+      rewardAmount: config.naturalParticipation.gnReward,
+      cooldownHours: config.naturalParticipation.gnCooldownHours,
+      maxClaims: unlimited,
+    },
+    { eventType: 'welcome_bonus', rewardAmount: config.welcomeBonus, cooldownHours: 0, maxClaims: 1 },
+  ] as RuleSettings[];
+}
+
+/**
+ * Links the group to the brand (creating the record, re-linking it from another brand, or reactivating it)
+ * and creates the rules its configuration pays through that the brand does not have yet. A group that
+ * stays with its brand keeps its configuration; one that moves to another brand starts from the defaults.
+ */
+export async function setupChatGroup(
+  deps: ChatGroupDeps,
+  input: ChatGroupSetupInput,
+): Promise<{ chatGroup: ChatGroup; created: boolean; rulesCreated: string[] }> {
+  const now = deps.clock.now();
+  const chatGroupId = qualifiedChatGroupId(input.platform, input.chatGroupId);
+  const { row, created } = await deps.db.transaction().execute(async (trx) => {
+    // Insert-or-nothing first so concurrent setups of a new group serialize on the row lock below.
+    const inserted = await trx
+      .insertInto('chat_groups')
+      .values({
+        id: randomUUID(),
+        chat_group_id: chatGroupId,
+        brand_id: input.brandId,
+        group_name: input.groupName,
+        is_active: true,
+        config_metadata: JSON.stringify(DEFAULT_CHAT_GROUP_CONFIG),
+        setup_by: input.setupBy,
+        setup_at: now,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.column('chat_group_id').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { row: inserted, created: true };
+    const existing = await trx
+      .selectFrom('chat_groups')
+      .selectAll()
+      .where('chat_group_id', '=', chatGroupId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const sameBrand = existing.brand_id === input.brandId;
+    const row = await trx
+      .updateTable('chat_groups')
+      .set({
+        brand_id: input.brandId,
+        group_name: input.groupName,
+        is_active: true,
+        config_metadata: JSON.stringify(sameBrand ? readConfig(existing) : DEFAULT_CHAT_GROUP_CONFIG),
+        setup_by: input.setupBy,
+        setup_at: now,
+        updated_at: now,
+      })
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { row, created: false };
+  });
+  const rulesCreated = await ensureChatRules(deps, input.brandId, readConfig(row));
+  return { chatGroup: toChatGroup(row), created, rulesCreated };
+}
+
+/** Creates the chat rules the brand lacks (through the brands service); existing rules are left alone. */
+async function ensureChatRules(deps: ChatGroupDeps, brandId: string, config: ChatGroupConfig): Promise<string[]> {
+  const created: string[] = [];
+  for (const rule of chatRulesFor(config)) {
+    if (await findRuleByEventType(deps.db, brandId, rule.eventType)) continue;
+    await setRule({ ...deps, actor: 'chat-group-setup' }, brandId, rule);
+    created.push(rule.eventType);
+  }
+  return created;
+}
+
+/** The record, or 404. */
+export async function getChatGroup(deps: Pick<ChatGroupDeps, 'db'>, chatGroupId: string): Promise<ChatGroup> {
+  return toChatGroup(await findOrThrow(deps.db, chatGroupId));
+}
+
+/** The brand a group is linked to, or undefined for an unknown group. */
+export async function chatGroupBrand(db: Kysely<DB>, chatGroupId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('chat_groups')
+    .select('brand_id')
+    .where('chat_group_id', '=', chatGroupId)
+    .executeTakeFirst();
+  return row?.brand_id;
+}
+
+/** Deep-merges validated configuration changes (and a new name) into the record, under its row lock. */
+export async function updateChatGroup(
+  deps: Pick<ChatGroupDeps, 'db' | 'clock'>,
+  chatGroupId: string,
+  input: { groupName?: string | undefined; configMetadata?: ChatGroupConfigPatch | undefined },
+): Promise<ChatGroup> {
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const existing = await trx
+      .selectFrom('chat_groups')
+      .selectAll()
+      .where('chat_group_id', '=', chatGroupId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!existing) throw chatGroupNotFound(chatGroupId);
+    const merged = mergeConfig(readConfig(existing), input.configMetadata ?? {});
+    return trx
+      .updateTable('chat_groups')
+      .set({
+        config_metadata: JSON.stringify(merged),
+        ...(input.groupName !== undefined ? { group_name: input.groupName } : {}),
+        updated_at: deps.clock.now(),
+      })
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return toChatGroup(row);
+}
+
+/** Marks the group inactive (a later `/setup` reactivates it). */
+export async function deactivateChatGroup(
+  deps: Pick<ChatGroupDeps, 'db' | 'clock'>,
+  chatGroupId: string,
+): Promise<ChatGroup> {
+  const row = await deps.db
+    .updateTable('chat_groups')
+    .set({ is_active: false, updated_at: deps.clock.now() })
+    .where('chat_group_id', '=', chatGroupId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw chatGroupNotFound(chatGroupId);
+  return toChatGroup(row);
+}
+
+/** `patch` over `config`, one level deep into `naturalParticipation`. */
+export function mergeConfig(config: ChatGroupConfig, patch: ChatGroupConfigPatch): ChatGroupConfig {
+  const { naturalParticipation, ...top } = patch;
+  const defined = <T extends object>(value: T) =>
+    Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return {
+    ...config,
+    ...defined(top),
+    naturalParticipation: { ...config.naturalParticipation, ...defined(naturalParticipation ?? {}) },
+  };
+}
+
+/** The stored configuration over the defaults (keys a hand edit removed fall back to them). */
+function readConfig(row: ChatGroupRow): ChatGroupConfig {
+  const stored = (row.config_metadata ?? {}) as Partial<ChatGroupConfig>;
+  const merged = {
+    ...DEFAULT_CHAT_GROUP_CONFIG,
+    ...stored,
+    naturalParticipation: { ...DEFAULT_CHAT_GROUP_CONFIG.naturalParticipation, ...(stored.naturalParticipation ?? {}) },
+  };
+  const parsed = chatGroupConfigSchema.safeParse(merged);
+  return parsed.success ? parsed.data : { ...DEFAULT_CHAT_GROUP_CONFIG };
+}
+
+function toChatGroup(row: ChatGroupRow): ChatGroup {
+  return {
+    id: row.id,
+    chatGroupId: row.chat_group_id,
+    brandId: row.brand_id,
+    groupName: row.group_name,
+    isActive: row.is_active,
+    configMetadata: readConfig(row),
+    setupBy: row.setup_by,
+    setupAt: row.setup_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+async function findOrThrow(db: Kysely<DB>, chatGroupId: string): Promise<ChatGroupRow> {
+  const row = await db
+    .selectFrom('chat_groups')
+    .selectAll()
+    .where('chat_group_id', '=', chatGroupId)
+    .executeTakeFirst();
+  if (!row) throw chatGroupNotFound(chatGroupId);
+  return row;
+}
+
+/** 404 for a group nobody set up. */
+export function chatGroupNotFound(chatGroupId: string): AppError {
+  return new AppError(
+    'NOT_FOUND',
+    `No chat group ${chatGroupId}; run /setup <brand_id> <security_key> in the group first`,
+    { field: 'chatGroupId', value: chatGroupId },
+  );
+}

@@ -1,0 +1,74 @@
+import { parsePlatformIdentity } from '@pts/shared';
+import type { ConfirmedMint, MintConfirmation } from '../../chain/minter.ts';
+import type { Database } from '../../db/database.ts';
+import { resolveAccountKeys } from '../accounts/accounts.service.ts';
+import { advanceAchievements } from '../achievements/achievements.service.ts';
+import { type ActivityInput, recordActivities } from './activity.repository.ts';
+
+const PLATFORM_NAME = /^[a-z0-9_-]{1,32}$/;
+
+/** The event type chat bots send for a rewarded good-morning message (counts towards `good_morning_count`). */
+export const GOOD_MORNING_EVENT_TYPE = 'good_morning';
+
+/**
+ * Where an event happened: `metadata.platform` when the caller said so (bots and the plugin do), else the
+ * platform of a synthetic identity (`discord_…@`), else `web`.
+ */
+export function eventPlatform(userEmail: string, metadata: Record<string, unknown> | null | undefined): string {
+  const declared = metadata?.platform;
+  if (typeof declared === 'string' && PLATFORM_NAME.test(declared.toLowerCase())) return declared.toLowerCase();
+  return parsePlatformIdentity(userEmail)?.platform ?? 'web';
+}
+
+/**
+ * Logs rewards earned by events as `earned` activity (tokens earned and activity boards) and advances the
+ * achievements they count towards, in the transaction that records their mint as confirmed: a reward counts on the boards exactly when it exists on chain.
+ * Token purchases (no event) are not earnings and are left out.
+ */
+export async function recordRewardActivity(
+  trx: Database,
+  mints: ConfirmedMint[],
+  confirmation: MintConfirmation,
+): Promise<void> {
+  const eventIds = mints.flatMap((mint) => (mint.eventId ? [mint.eventId] : []));
+  if (eventIds.length === 0) return;
+  const events = await trx
+    .selectFrom('events')
+    .select(['id', 'event_type', 'user_email', 'metadata', 'created_at'])
+    .where('id', 'in', eventIds)
+    .execute();
+  const byId = new Map(events.map((event) => [event.id, event]));
+  // Linked identities share one board entry and one set of achievements: the account's.
+  const accounts = await resolveAccountKeys(
+    trx,
+    events.map((event) => event.user_email),
+  );
+  const activities: ActivityInput[] = [];
+  for (const mint of mints) {
+    const event = mint.eventId ? byId.get(mint.eventId) : undefined;
+    if (!event) continue;
+    activities.push({
+      brandId: mint.brandId,
+      userKey: accounts.get(event.user_email) ?? event.user_email,
+      platform: eventPlatform(event.user_email, event.metadata),
+      kind: 'earned',
+      amount: mint.amount,
+      ref: mint.id,
+      detail: { eventId: event.id, eventType: event.event_type, transactionHash: confirmation.transactionHash },
+      occurredAt: event.created_at,
+    });
+  }
+  const counted = await recordActivities(trx, activities, confirmation.at);
+  // Achievements follow the same confirmed rewards, once each (replays were filtered out above).
+  await advanceAchievements(
+    trx,
+    counted.flatMap((activity) => [
+      { brandId: activity.brandId, userKey: activity.userKey, type: 'tokens_earned', increment: activity.amount },
+      { brandId: activity.brandId, userKey: activity.userKey, type: 'events_claimed', increment: 1n },
+      ...(activity.detail?.eventType === GOOD_MORNING_EVENT_TYPE
+        ? [{ brandId: activity.brandId, userKey: activity.userKey, type: 'good_morning_count', increment: 1n }]
+        : []),
+    ]),
+    confirmation.at,
+  );
+}

@@ -1,0 +1,326 @@
+import {
+  AppError,
+  type Clock,
+  type CreatePerkInput,
+  PERK_DEFAULT_CATEGORY,
+  type Perk,
+  type PerkCatalogueItem,
+  type UpdatePerkInput,
+} from '@pts/shared';
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.ts';
+import { findBrandByAddress, insertAuditEntry } from '../brands/brands.repository.ts';
+import { brandNotFound } from '../brands/brands.service.ts';
+import type { CollectionSettings, PerkChain } from './perk-chain.ts';
+import {
+  findPerk,
+  findPerkByName,
+  insertPerk,
+  listPerkRows,
+  type PerkRow,
+  type PerkRowPatch,
+  toPerk,
+  updatePerkRow,
+} from './perks.repository.ts';
+
+/** What the perk catalogue works with. `perkChain` is absent when this process has no chain access for perks. */
+export interface PerkServiceDeps {
+  db: Database;
+  clock: Clock;
+  perkChain?: PerkChain | undefined;
+  logger?: Logger | undefined;
+  /** Who the audit log names; `admin` when absent. */
+  actor?: string | undefined;
+}
+
+/**
+ * One lock per perk and chain: a create and its retry (or two updates) never sync the same collection at
+ * once. Keyed by the PerkChain instance, so two platforms in one process (tests) keep separate locks.
+ */
+const perkLocksByChain = new WeakMap<PerkChain, Map<string, Promise<unknown>>>();
+function withPerkLock<T>(chain: PerkChain, id: bigint, work: () => Promise<T>): Promise<T> {
+  let locks = perkLocksByChain.get(chain);
+  if (!locks) {
+    locks = new Map();
+    perkLocksByChain.set(chain, locks);
+  }
+  const perkLocks = locks;
+  const key = id.toString();
+  const previous = perkLocks.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const tail = next.catch(() => undefined);
+  perkLocks.set(key, tail);
+  void tail.then(() => {
+    if (perkLocks.get(key) === tail) perkLocks.delete(key);
+  });
+  return next;
+}
+
+/**
+ * Creates a perk: the row is written `pending` first, then the PerkNFT collection (id = the row's id) is
+ * created on-chain and its receipt awaited, then the row becomes `synced`. A create that failed half-way is
+ * finished by repeating it (same brand and name): the pending row is reused with the new request's fields
+ * and the chain step runs again (it creates the collection only if it does not exist yet). A synced perk
+ * with the same name is a 409.
+ */
+export async function createPerk(deps: PerkServiceDeps, input: CreatePerkInput): Promise<Perk> {
+  const chain = writableChain(deps);
+  const brand = await findBrandByAddress(deps.db, input.brandId);
+  if (!brand) throw brandNotFound(input.brandId);
+  const now = deps.clock.now();
+  const fields = {
+    name: input.name,
+    description: input.description ?? '',
+    category: input.category ?? PERK_DEFAULT_CATEGORY,
+    cost: BigInt(input.cost),
+    max_supply: input.maxSupply === undefined || input.maxSupply === null ? null : BigInt(input.maxSupply),
+    max_per_user: BigInt(input.maxPerUser ?? 1),
+    charges_per_token: BigInt(input.chargesPerToken ?? 1),
+    active: input.active ?? true,
+    image_url: input.imageUrl ?? null,
+    updated_at: now,
+  };
+  let row: PerkRow;
+  try {
+    row = await deps.db.transaction().execute(async (trx) => {
+      const inserted = await insertPerk(trx, {
+        ...fields,
+        brand_id: input.brandId,
+        chain_status: 'pending',
+        created_at: now,
+      });
+      await insertAuditEntry(trx, {
+        actor: deps.actor ?? 'admin',
+        action: 'perk.create',
+        subject: inserted.id.toString(),
+        details: { brandId: input.brandId, ...toPerkDetails(inserted) },
+        at: now,
+      });
+      return inserted;
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const existing = await findPerkByName(deps.db, input.brandId, input.name);
+    if (!existing) throw error;
+    if (existing.chain_status === 'synced') {
+      throw new AppError(
+        'CONFLICT',
+        `Brand ${input.brandId} already has a perk named "${existing.name}" (id ${existing.id}); change it with PATCH /admin/perks/${existing.id} or pick another name`,
+        { field: 'name', value: input.name, perkId: Number(existing.id) },
+      );
+    }
+    // A half-done create: finish it with this request's settings.
+    row = await withPerkLock(chain, existing.id, async () => {
+      const current = await findPerk(deps.db, existing.id);
+      if (current?.chain_status === 'synced') return current;
+      return (await updatePerkRow(deps.db, existing.id, fields)) as PerkRow;
+    });
+    if (row.chain_status === 'synced') return toPerk(row);
+  }
+  return toPerk(await withPerkLock(chain, row.id, () => syncRow(deps, chain, row.id)));
+}
+
+/**
+ * Changes a perk. The row takes the new values marked `pending`, the collection is updated on-chain
+ * (`updateCollection`, or `createCollection` when a create never finished), then the row is `synced`. A
+ * contract refusal (e.g. `MaxSupplyBelowClaimed`) restores the previous values and answers 409; a chain
+ * that does not answer leaves the row `pending` and a repeat of the PATCH finishes it.
+ */
+export async function updatePerk(deps: PerkServiceDeps, perkId: bigint, input: UpdatePerkInput): Promise<Perk> {
+  const chain = writableChain(deps);
+  return withPerkLock(chain, perkId, async () => {
+    const previous = await findPerk(deps.db, perkId);
+    if (!previous) throw perkNotFound(perkId);
+    const now = deps.clock.now();
+    const patch: PerkRowPatch = { updated_at: now, chain_status: 'pending' };
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.category !== undefined) patch.category = input.category;
+    if (input.cost !== undefined) patch.cost = BigInt(input.cost);
+    if (input.maxSupply !== undefined) patch.max_supply = input.maxSupply === null ? null : BigInt(input.maxSupply);
+    if (input.maxPerUser !== undefined) patch.max_per_user = BigInt(input.maxPerUser);
+    if (input.chargesPerToken !== undefined) patch.charges_per_token = BigInt(input.chargesPerToken);
+    if (input.active !== undefined) patch.active = input.active;
+    if (input.imageUrl !== undefined) patch.image_url = input.imageUrl;
+    await deps.db
+      .transaction()
+      .execute(async (trx) => {
+        await updatePerkRow(trx, perkId, patch);
+        await insertAuditEntry(trx, {
+          actor: deps.actor ?? 'admin',
+          action: 'perk.update',
+          subject: perkId.toString(),
+          details: { ...input },
+          at: now,
+        });
+      })
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error)) {
+          throw new AppError('CONFLICT', `Brand ${previous.brand_id} already has a perk named "${input.name}"`, {
+            field: 'name',
+            value: input.name,
+          });
+        }
+        throw error;
+      });
+    try {
+      return toPerk(await syncRow(deps, chain, perkId));
+    } catch (error) {
+      // Refused by the contract before anything was sent: the previous values are still the chain's.
+      if (error instanceof AppError && error.code === 'CONFLICT' && previous.chain_status === 'synced') {
+        const { id: _id, created_at: _created, ...restore } = previous;
+        await updatePerkRow(deps.db, perkId, { ...restore, last_error: error.message });
+      }
+      throw error;
+    }
+  });
+}
+
+/** The brand's perks (all when no brand is given), oldest first. */
+export async function listPerks(deps: Pick<PerkServiceDeps, 'db'>, brandId?: string): Promise<Perk[]> {
+  if (brandId && !(await findBrandByAddress(deps.db, brandId))) throw brandNotFound(brandId);
+  return (await listPerkRows(deps.db, { brandId })).map(toPerk);
+}
+
+/** One perk, or PERK_NOT_FOUND. */
+export async function getPerk(deps: Pick<PerkServiceDeps, 'db'>, perkId: bigint): Promise<Perk> {
+  const row = await findPerk(deps.db, perkId);
+  if (!row) throw perkNotFound(perkId);
+  return toPerk(row);
+}
+
+/**
+ * The public catalogue of a brand: synced perks with their live claimed count (PerkNFT.totalClaimed).
+ * `available` keeps only (true) or drops (false) perks that are active and not sold out.
+ */
+export async function listCatalogue(
+  deps: PerkServiceDeps,
+  brandId: string,
+  filter: { category?: string | undefined; available?: boolean | undefined } = {},
+): Promise<PerkCatalogueItem[]> {
+  if (!(await findBrandByAddress(deps.db, brandId))) throw brandNotFound(brandId);
+  const rows = await listPerkRows(deps.db, { brandId, category: filter.category, syncedOnly: true });
+  if (rows.length === 0) return [];
+  if (!deps.perkChain) throw chainUnavailable('the perk contracts are not configured in this process');
+  let claimed: bigint[];
+  try {
+    claimed = await deps.perkChain.totalClaimed(rows.map((row) => row.id));
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    deps.logger?.warn({ err: error }, 'perk catalogue: chain read failed');
+    throw chainUnavailable('the chain did not answer; retry shortly');
+  }
+  const items = rows.map((row, index): PerkCatalogueItem => {
+    const total = claimed[index] ?? 0n;
+    const remaining = row.max_supply === null ? null : row.max_supply > total ? row.max_supply - total : 0n;
+    return {
+      id: Number(row.id),
+      uuid: row.public_id,
+      brandId: row.brand_id,
+      name: row.name,
+      description: row.description,
+      category: row.category,
+      cost: Number(row.cost),
+      maxSupply: row.max_supply === null ? null : Number(row.max_supply),
+      totalClaimed: Number(total),
+      remainingSupply: remaining === null ? null : Number(remaining),
+      maxPerUser: Number(row.max_per_user),
+      chargesPerToken: Number(row.charges_per_token),
+      imageUrl: row.image_url,
+      active: row.active,
+      available: row.active && (remaining === null || remaining > 0n),
+    };
+  });
+  return filter.available === undefined ? items : items.filter((item) => item.available === filter.available);
+}
+
+/** 404 for an unknown perk id. */
+export function perkNotFound(perkId: bigint | number | string): AppError {
+  return new AppError(
+    'PERK_NOT_FOUND',
+    `No perk with id ${perkId}; \`pts perk list --brand ID\` shows a brand's perks`,
+    {
+      field: 'perkId',
+      value: String(perkId),
+    },
+  );
+}
+
+/** The chain settings a row stands for (null supply = 0 = unlimited on-chain). */
+export function collectionSettingsOf(row: PerkRow): Omit<CollectionSettings, 'brand'> {
+  return {
+    price: row.cost,
+    maxSupply: row.max_supply ?? 0n,
+    maxPerUser: row.max_per_user,
+    chargesPerToken: row.charges_per_token,
+    active: row.active,
+  };
+}
+
+/** Brings the collection in line with the row (create or update, or nothing when equal) and marks it synced. */
+async function syncRow(deps: PerkServiceDeps, chain: PerkChain, perkId: bigint): Promise<PerkRow> {
+  const row = await findPerk(deps.db, perkId);
+  if (!row) throw perkNotFound(perkId);
+  const settings = collectionSettingsOf(row);
+  let hash = row.chain_tx_hash;
+  try {
+    const existing = await chain.getCollection(row.id);
+    if (!existing) {
+      hash = await chain.createCollection(row.id, { ...settings, brand: row.brand_id as `0x${string}` });
+    } else {
+      if (existing.brand.toLowerCase() !== row.brand_id) {
+        throw new AppError(
+          'CONFLICT',
+          `PerkNFT collection ${row.id} already exists for brand ${existing.brand.toLowerCase()}, not ${row.brand_id}: the database and the chain disagree (was one of them reset?)`,
+          { perkId: Number(row.id) },
+        );
+      }
+      if (!sameSettings(existing, settings)) hash = await chain.updateCollection(row.id, settings);
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await updatePerkRow(deps.db, row.id, { last_error: message.slice(0, 500) });
+    if (error instanceof AppError) throw error;
+    deps.logger?.warn({ err: error, perkId: row.id.toString() }, 'perk collection sync failed');
+    throw chainUnavailable(
+      `the PerkNFT transaction did not complete (${message.split('\n')[0]}); perk ${row.id} stays pending — repeat the request to finish it`,
+    );
+  }
+  return (await updatePerkRow(deps.db, row.id, {
+    chain_status: 'synced',
+    chain_tx_hash: hash,
+    last_error: null,
+  })) as PerkRow;
+}
+
+function sameSettings(a: Omit<CollectionSettings, 'brand'>, b: Omit<CollectionSettings, 'brand'>): boolean {
+  return (
+    a.price === b.price &&
+    a.maxSupply === b.maxSupply &&
+    a.maxPerUser === b.maxPerUser &&
+    a.chargesPerToken === b.chargesPerToken &&
+    a.active === b.active
+  );
+}
+
+function writableChain(deps: PerkServiceDeps): PerkChain {
+  if (!deps.perkChain?.canWrite) {
+    throw chainUnavailable(
+      'no collection-admin key or PerkNFT address: set PTS_DEPLOYER_PRIVATE_KEY (and PTS_PERK_NFT_ADDRESS when the contracts are not deployed by this process)',
+    );
+  }
+  return deps.perkChain;
+}
+
+function chainUnavailable(why: string): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', `Perk collections unavailable: ${why}`);
+}
+
+function toPerkDetails(row: PerkRow): Record<string, unknown> {
+  const perk = toPerk(row);
+  return { name: perk.name, cost: perk.cost, maxSupply: perk.maxSupply, maxPerUser: perk.maxPerUser };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}

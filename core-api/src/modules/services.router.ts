@@ -1,0 +1,108 @@
+import { AppError, checkEligibilityRequestSchema, reportChatRolesRequestSchema } from '@pts/shared';
+import { Router } from 'express';
+import type { AppDeps } from '../deps.ts';
+import { createBrandSignatureVerifier } from '../http/brand-signature.ts';
+import { jsonBody } from '../http/json-body.ts';
+import { createRateLimit } from '../http/rate-limit.ts';
+import { parseInput } from '../http/validate.ts';
+import { findBrandByAddress } from './brands/brands.repository.ts';
+import { saveChatRoles } from './constraints/chat-roles.ts';
+import { createCommunityServicesRouter } from './community/community.routes.ts';
+import { createAccountsRouter } from './accounts/accounts.routes.ts';
+import { createAchievementsRouter } from './achievements/achievements.routes.ts';
+import { createLeaderboardsRouter } from './leaderboards/leaderboards.routes.ts';
+import { createPerkCatalogueRouter } from './perks/perks.routes.ts';
+import { perkNotFound } from './perks/perks.service.ts';
+import { createRedemptionRouter } from './perks/redemption.routes.ts';
+import { createStreakServicesRouter } from './streaks/streaks.routes.ts';
+
+const SERVICES_BODY_LIMIT_BYTES = 16 * 1024;
+
+export type ServicesRouterDeps = Pick<
+  AppDeps,
+  'db' | 'clock' | 'logger' | 'config' | 'secrets' | 'perkChain' | 'constraints' | 'metrics' | 'minter' | 'wallets'
+> &
+  Pick<AppDeps, 'chain' | 'relayer' | 'publicClient'>;
+
+/**
+ * Shared services for bots, the site plugin and brand backends, mounted at `/services` (event-handler role):
+ * `GET /perks/:brandId` (catalogue), `POST /perks/check-eligibility`, `POST /chat-roles` (brand-signed).
+ */
+export function createServicesRouter(deps: ServicesRouterDeps): Router {
+  const router = Router();
+  const ipLimit = createRateLimit({
+    name: 'ip',
+    points: deps.config.PTS_RATE_LIMIT_IP_PER_MINUTE,
+    durationSeconds: 60,
+  });
+  const verifyBrandSignature = createBrandSignatureVerifier({
+    db: deps.db,
+    clock: deps.clock,
+    toleranceSeconds: deps.config.PTS_SIGNATURE_TOLERANCE_SECONDS,
+    securityKeyFor: async (brandId) => {
+      const brand = await findBrandByAddress(deps.db, brandId);
+      return brand ? deps.secrets.decrypt(brand.security_key_encrypted) : undefined;
+    },
+  });
+
+  router.use(createStreakServicesRouter(deps));
+  router.use(
+    createAccountsRouter({
+      db: deps.db,
+      clock: deps.clock,
+      logger: deps.logger,
+      wallets: deps.wallets,
+      balanceOf: deps.perkChain?.balanceOf,
+      verifyBrandSignature,
+    }),
+  );
+  router.use(createCommunityServicesRouter({ db: deps.db, clock: deps.clock, secrets: deps.secrets, verifyBrandSignature }));
+  router.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
+  router.use(createAchievementsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
+  router.use(
+    createPerkCatalogueRouter({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger: deps.logger }),
+  );
+
+  router.use(createRedemptionRouter({ ...deps, verifyBrandSignature }));
+
+  router.post('/perks/check-eligibility', jsonBody(SERVICES_BODY_LIMIT_BYTES), async (req, res) => {
+    await ipLimit.consume(res, req.ip ?? 'unknown');
+    const input = parseInput(checkEligibilityRequestSchema, req.body);
+    if (!deps.constraints) throw new AppError('SERVICE_UNAVAILABLE', 'Constraint checks are not configured here');
+    const perkId = BigInt(input.perkId);
+    const verdict = await deps.constraints.check({ collectionId: perkId, userAddress: input.userAddress });
+    // A perk of another brand is reported as unknown to this brand.
+    if (verdict.brandId !== input.brandId) throw perkNotFound(perkId);
+    res.json({
+      success: true,
+      brandId: input.brandId,
+      perkId: Number(perkId),
+      userAddress: input.userAddress,
+      eligible: verdict.eligible,
+      results: verdict.results,
+    });
+  });
+
+  router.post('/chat-roles', jsonBody(SERVICES_BODY_LIMIT_BYTES), async (req, res) => {
+    const brandId = typeof req.body?.brandId === 'string' ? req.body.brandId.trim().toLowerCase() : '';
+    const claim = await verifyBrandSignature(req, brandId);
+    if (!claim) {
+      throw new AppError(
+        'INVALID_SIGNATURE',
+        'Sign this request with the brand security key (X-PTS-Timestamp and X-PTS-Signature headers)',
+        { reason: 'unsigned' },
+      );
+    }
+    const input = parseInput(reportChatRolesRequestSchema, req.body);
+    const saved = await saveChatRoles(deps, {
+      brandId: input.brandId,
+      platform: input.platform,
+      guildId: input.guildId,
+      userId: input.userId,
+      roles: input.roles,
+    });
+    res.json({ success: true, refreshedAt: saved.refreshedAt.toISOString(), roles: saved.roles });
+  });
+
+  return router;
+}

@@ -1,0 +1,269 @@
+import type { StreakState } from '@pts/shared';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+/** Streak rows are per brand, user and streak type; spec 4.3 counts `daily` streaks. */
+const STREAK_TYPE = 'daily';
+
+export interface StreakKey {
+  brandId: string;
+  userKey: string;
+}
+
+/** The brand's stored settings document, or undefined when it uses the defaults. */
+export async function findStreakSettings(
+  db: Kysely<DB>,
+  brandId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const row = await db
+    .selectFrom('brand_streak_settings')
+    .select('settings')
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  return row?.settings;
+}
+
+/** Stores the brand's full settings document. */
+export async function saveStreakSettings(
+  db: Kysely<DB>,
+  brandId: string,
+  settings: Record<string, unknown>,
+  at: Date,
+): Promise<void> {
+  const json = JSON.stringify(settings);
+  await db
+    .insertInto('brand_streak_settings')
+    .values({ brand_id: brandId, settings: json, updated_at: at })
+    .onConflict((oc) => oc.column('brand_id').doUpdateSet({ settings: json, updated_at: at }))
+    .execute();
+}
+
+function toState(row: {
+  current: number;
+  longest: number;
+  last_activity_at: Date | null;
+  last_counted_day: string | null;
+  freezes: number;
+  freezes_used: number;
+  last_freeze_used_at: Date | null;
+}): StreakState {
+  return {
+    current: row.current,
+    longest: row.longest,
+    lastActivityAt: row.last_activity_at,
+    lastCountedDay: row.last_counted_day,
+    freezes: row.freezes,
+    freezesUsed: row.freezes_used,
+    lastFreezeUsedAt: row.last_freeze_used_at,
+  };
+}
+
+const STREAK_COLUMNS = [
+  'current',
+  'longest',
+  'last_activity_at',
+  'last_counted_day',
+  'freezes',
+  'freezes_used',
+  'last_freeze_used_at',
+] as const;
+
+/** The stored streak, or undefined for a user without activity. */
+export async function findStreak(db: Kysely<DB>, key: StreakKey): Promise<StreakState | undefined> {
+  const row = await db
+    .selectFrom('streaks')
+    .select(STREAK_COLUMNS)
+    .where('brand_id', '=', key.brandId)
+    .where('user_key', '=', key.userKey)
+    .where('streak_type', '=', STREAK_TYPE)
+    .executeTakeFirst();
+  return row ? toState(row) : undefined;
+}
+
+/**
+ * Creates the user's streak row if missing and locks it (`SELECT … FOR UPDATE`) for the rest of the
+ * transaction: every change to one user's streak, check-ins and milestone claims runs behind this lock.
+ */
+export async function lockStreak(trx: Kysely<DB>, key: StreakKey, at: Date): Promise<StreakState> {
+  await trx
+    .insertInto('streaks')
+    .values({
+      brand_id: key.brandId,
+      user_key: key.userKey,
+      streak_type: STREAK_TYPE,
+      current: 0,
+      longest: 0,
+      freezes: 0,
+      freezes_used: 0,
+      created_at: at,
+      updated_at: at,
+    })
+    .onConflict((oc) => oc.columns(['brand_id', 'user_key', 'streak_type']).doNothing())
+    .execute();
+  const row = await trx
+    .selectFrom('streaks')
+    .select(STREAK_COLUMNS)
+    .where('brand_id', '=', key.brandId)
+    .where('user_key', '=', key.userKey)
+    .where('streak_type', '=', STREAK_TYPE)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return toState(row);
+}
+
+/** Writes the user's streak (inside the transaction holding its lock). */
+export async function saveStreak(
+  trx: Kysely<DB>,
+  key: StreakKey,
+  state: StreakState,
+  platform: string,
+  at: Date,
+): Promise<void> {
+  await trx
+    .updateTable('streaks')
+    .set({
+      current: state.current,
+      longest: state.longest,
+      last_activity_at: state.lastActivityAt,
+      last_counted_day: state.lastCountedDay,
+      freezes: state.freezes,
+      freezes_used: state.freezesUsed,
+      last_freeze_used_at: state.lastFreezeUsedAt,
+      last_platform: platform,
+      updated_at: at,
+    })
+    .where('brand_id', '=', key.brandId)
+    .where('user_key', '=', key.userKey)
+    .where('streak_type', '=', STREAK_TYPE)
+    .execute();
+}
+
+/** Milestone lengths the user has claimed at the brand, ascending. */
+export async function listClaimedMilestones(db: Kysely<DB>, key: StreakKey): Promise<number[]> {
+  const rows = await db
+    .selectFrom('milestone_claims')
+    .select('milestone')
+    .where('brand_id', '=', key.brandId)
+    .where('user_key', '=', key.userKey)
+    .orderBy('milestone')
+    .execute();
+  return rows.map((row) => row.milestone);
+}
+
+export interface CheckinRecord {
+  day: string;
+  eventId: string;
+  platform: string;
+  streak: number;
+  multiplier: number;
+  reward: bigint;
+  createdAt: Date;
+}
+
+/** The user's check-in of a UTC day, if any. */
+export async function findCheckin(db: Kysely<DB>, key: StreakKey, day: string): Promise<CheckinRecord | undefined> {
+  const row = await db
+    .selectFrom('checkins')
+    .select(['day', 'event_id', 'platform', 'streak', 'multiplier', 'reward', 'created_at'])
+    .where('brand_id', '=', key.brandId)
+    .where('user_key', '=', key.userKey)
+    .where('day', '=', day)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    day: row.day,
+    eventId: row.event_id,
+    platform: row.platform,
+    streak: row.streak,
+    multiplier: Number(row.multiplier),
+    reward: BigInt(row.reward),
+    createdAt: row.created_at,
+  };
+}
+
+/** A user's claim of one milestone, if any. */
+export async function findMilestoneClaim(
+  db: Kysely<DB>,
+  key: StreakKey,
+  milestone: number,
+): Promise<{ eventId: string; bonus: bigint; claimedAt: Date } | undefined> {
+  const row = await db
+    .selectFrom('milestone_claims')
+    .select(['event_id', 'bonus', 'claimed_at'])
+    .where('brand_id', '=', key.brandId)
+    .where('user_key', '=', key.userKey)
+    .where('milestone', '=', milestone)
+    .executeTakeFirst();
+  return row ? { eventId: row.event_id, bonus: BigInt(row.bonus), claimedAt: row.claimed_at } : undefined;
+}
+
+/** Whether the event pipeline recorded an event (accepted or rejected) under this id. */
+export async function eventExists(db: Kysely<DB>, eventId: string): Promise<boolean> {
+  const row = await db.selectFrom('events').select('id').where('id', '=', eventId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Records the day's check-in. The primary key (brand, user, day) makes a second one impossible; returns
+ * false when the row already existed.
+ */
+export async function insertCheckin(
+  trx: Kysely<DB>,
+  row: StreakKey & {
+    day: string;
+    platform: string;
+    eventId: string;
+    streak: number;
+    multiplier: number;
+    reward: bigint;
+    at: Date;
+  },
+): Promise<boolean> {
+  const result = await trx
+    .insertInto('checkins')
+    .values({
+      brand_id: row.brandId,
+      user_key: row.userKey,
+      day: row.day,
+      platform: row.platform,
+      event_id: row.eventId,
+      streak: row.streak,
+      multiplier: row.multiplier,
+      reward: row.reward,
+      created_at: row.at,
+    })
+    .onConflict((oc) => oc.columns(['brand_id', 'user_key', 'day']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+/** Records a milestone claim; false when this milestone was already claimed (primary key). */
+export async function insertMilestoneClaim(
+  trx: Kysely<DB>,
+  row: StreakKey & { milestone: number; bonus: bigint; eventId: string; at: Date },
+): Promise<boolean> {
+  const result = await trx
+    .insertInto('milestone_claims')
+    .values({
+      brand_id: row.brandId,
+      user_key: row.userKey,
+      milestone: row.milestone,
+      bonus: row.bonus,
+      event_id: row.eventId,
+      claimed_at: row.at,
+    })
+    .onConflict((oc) => oc.columns(['brand_id', 'user_key', 'milestone']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+/** Releases a milestone claim whose bonus the event pipeline refused, so it can be claimed again. */
+export async function deleteMilestoneClaim(db: Kysely<DB>, eventId: string): Promise<void> {
+  await db.deleteFrom('milestone_claims').where('event_id', '=', eventId).execute();
+}
+
+/** The platform user id of an identifier, for webhooks (`users.id`), when the user has one yet. */
+export async function findUserId(db: Kysely<DB>, email: string): Promise<string | undefined> {
+  const row = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+  return row ? String(row.id) : undefined;
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { CUSTOM_ACHIEVEMENT_TYPE, isReportableAchievementType } from '../rules/achievements.ts';
+import { brandIdSchema, cleanString } from './common.ts';
+
+const userIdentifier = cleanString(z.string().min(3).max(320)).transform((value) => value.toLowerCase());
+
+/** Path of `GET /services/achievements/:brandId/:userIdentifier`. */
+export const achievementsParamsSchema = z.object({ brandId: brandIdSchema, userIdentifier });
+
+export const achievementSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  name: z.string(),
+  description: z.string(),
+  threshold: z.number().int(),
+  /** Progress so far, capped at the threshold. */
+  progress: z.number(),
+  /** 0 to 1. */
+  fraction: z.number(),
+  unlocked: z.boolean(),
+  unlockedAt: z.string().nullable(),
+});
+
+export const achievementsResponseSchema = z.object({
+  success: z.literal(true),
+  brandId: z.string(),
+  userIdentifier: z.string(),
+  achievements: z.array(achievementSchema),
+  unlockedCount: z.number().int(),
+});
+export type AchievementsResponse = z.infer<typeof achievementsResponseSchema>;
+
+/**
+ * `POST /services/achievements/progress` (brand-signed): bots and brand back-ends report progress of the
+ * types they observe (messages, voice hours, level, custom types). `increment` adds to a running total;
+ * `value` sets a high-water mark (levels); exactly one of them.
+ */
+export const reportAchievementProgressRequestSchema = z
+  .object({
+    brandId: brandIdSchema,
+    userIdentifier,
+    type: cleanString(z.string().min(1).max(60)).refine(isReportableAchievementType, {
+      message:
+        'type must be message_count, voice_hours, level_reached or custom_<name>; tokens, events, streaks and ' +
+        'good-morning counts are computed by the platform',
+    }),
+    increment: z.number().int().min(1).max(1_000_000).optional(),
+    value: z.number().int().min(0).max(1_000_000_000).optional(),
+  })
+  .refine((body) => (body.increment === undefined) !== (body.value === undefined), {
+    message: 'send exactly one of increment or value',
+    path: ['increment'],
+  });
+
+export const reportAchievementProgressResponseSchema = z.object({
+  success: z.literal(true),
+  type: z.string(),
+  value: z.number(),
+  /** Achievements this report unlocked (empty when none). */
+  unlocked: z.array(z.object({ id: z.string(), name: z.string(), threshold: z.number().int() })),
+});
+
+export const achievementDefinitionInputSchema = z.object({
+  id: cleanString(z.string().regex(/^[a-z0-9_]{1,60}$/, 'id must be 1 to 60 lowercase letters, digits or underscores')),
+  type: cleanString(
+    z
+      .string()
+      .refine(
+        (type) =>
+          [
+            'tokens_earned',
+            'events_claimed',
+            'streak_days',
+            'good_morning_count',
+            'message_count',
+            'voice_hours',
+            'level_reached',
+          ].includes(type) || CUSTOM_ACHIEVEMENT_TYPE.test(type),
+        'type must be a built-in achievement type or custom_<name>',
+      ),
+  ),
+  threshold: z.number().int().min(1).max(1_000_000_000),
+  name: cleanString(z.string().min(1).max(80)),
+  description: cleanString(z.string().max(300)).default(''),
+});
+
+/** `PUT /admin/brands/:brandId/achievements`: the brand's definitions (replace the defaults entirely). */
+export const setAchievementDefinitionsRequestSchema = z.object({
+  definitions: z
+    .array(achievementDefinitionInputSchema)
+    .max(200)
+    .refine((list) => new Set(list.map((d) => d.id)).size === list.length, 'definition ids must be unique'),
+});
