@@ -174,6 +174,20 @@ async function main(): Promise<void> {
       }),
     );
 
+    // Ceiling: the same server's health route with the same number of clients, for the same time.
+    let healthRequests = 0;
+    const healthStop = performance.now() + DURATION_MS;
+    await Promise.all(
+      users.map(async () => {
+        while (performance.now() < healthStop) {
+          const response = await fetch(`${url}/health`);
+          await response.arrayBuffer();
+          if (response.ok) healthRequests += 1;
+        }
+      }),
+    );
+    const healthPerSecond = healthRequests / (DURATION_MS / 1000);
+
     const measured = samples.filter((sample) => sample.at >= WARMUP_MS);
     const confirmed = measured.filter((sample) => sample.ok);
     const latencies = confirmed.map((sample) => sample.ms).sort((a, b) => a - b);
@@ -190,6 +204,8 @@ async function main(): Promise<void> {
       requests: measured.length,
       confirmed: confirmed.length,
       relayedPerSecond: confirmed.length / seconds,
+      healthPerSecond,
+      ratioToHealth: healthPerSecond > 0 ? confirmed.length / seconds / healthPerSecond : 0,
       latencyMs: {
         p50: percentile(latencies, 50),
         p95: percentile(latencies, 95),
@@ -212,6 +228,9 @@ async function main(): Promise<void> {
         `  latency p50 ${fmt(result.latencyMs.p50)} ms, p95 ${fmt(result.latencyMs.p95)} ms, p99 ${fmt(result.latencyMs.p99)} ms, max ${fmt(result.latencyMs.max)} ms`,
       );
       log(`  outcomes ${JSON.stringify(statuses)}`);
+      log(
+        `  ceiling: GET /health ${fmt(healthPerSecond)} req/s with ${USERS} clients → ratio relayed ÷ health ${fmt(result.ratioToHealth, 3)}`,
+      );
       log(
         `  machine: ${cpus().length} CPUs, load ${loadavg()
           .map((n) => fmt(n, 2))

@@ -7,25 +7,23 @@ import { createCors } from './http/cors.ts';
 import { createErrorHandler, notFoundHandler } from './http/errors.ts';
 import { jsonBody } from './http/json-body.ts';
 import { createRateLimit } from './http/rate-limit.ts';
+import { registerAccountDocs } from './modules/accounts/accounts.routes.ts';
+import { createAchievementsAdminRouter, registerAchievementDocs } from './modules/achievements/achievements.routes.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
+import { createCampaignAdminRouter, registerCommunityDocs } from './modules/community/community.routes.ts';
 import {
   createConstraintsAdminRouter,
   createConstraintUpdaterRouter,
   registerConstraintDocs,
 } from './modules/constraints/constraints.routes.ts';
-import { createCampaignAdminRouter, registerCommunityDocs } from './modules/community/community.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
 import { createBrandCache } from './modules/events/brand-cache.ts';
 import { createEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
-import {
-  createAchievementsAdminRouter,
-  registerAchievementDocs,
-} from './modules/achievements/achievements.routes.ts';
 import { registerLeaderboardDocs } from './modules/leaderboards/leaderboards.routes.ts';
 import {
   createPaymentsAdminRouter,
@@ -43,7 +41,6 @@ import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/r
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
 import { createServicesRouter } from './modules/services.router.ts';
 import { registerStreakDocs } from './modules/streaks/streaks.routes.ts';
-import { registerAccountDocs } from './modules/accounts/accounts.routes.ts';
 import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';

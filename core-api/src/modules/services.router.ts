@@ -5,11 +5,11 @@ import { createBrandSignatureVerifier } from '../http/brand-signature.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { createRateLimit } from '../http/rate-limit.ts';
 import { parseInput } from '../http/validate.ts';
-import { findBrandByAddress } from './brands/brands.repository.ts';
-import { saveChatRoles } from './constraints/chat-roles.ts';
-import { createCommunityServicesRouter } from './community/community.routes.ts';
 import { createAccountsRouter } from './accounts/accounts.routes.ts';
 import { createAchievementsRouter } from './achievements/achievements.routes.ts';
+import { findBrandByAddress } from './brands/brands.repository.ts';
+import { createCommunityServicesRouter } from './community/community.routes.ts';
+import { saveChatRoles } from './constraints/chat-roles.ts';
 import { createLeaderboardsRouter } from './leaderboards/leaderboards.routes.ts';
 import { createPerkCatalogueRouter } from './perks/perks.routes.ts';
 import { perkNotFound } from './perks/perks.service.ts';
@@ -56,7 +56,9 @@ export function createServicesRouter(deps: ServicesRouterDeps): Router {
       verifyBrandSignature,
     }),
   );
-  router.use(createCommunityServicesRouter({ db: deps.db, clock: deps.clock, secrets: deps.secrets, verifyBrandSignature }));
+  router.use(
+    createCommunityServicesRouter({ db: deps.db, clock: deps.clock, secrets: deps.secrets, verifyBrandSignature }),
+  );
   router.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
   router.use(createAchievementsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
   router.use(

@@ -13,6 +13,7 @@ const rewardSchema = z
   .max(COMMUNITY_MAX_REWARD, `must be at most ${COMMUNITY_MAX_REWARD}`);
 const cooldownSchema = z
   .number()
+  .int('must be a whole number of hours')
   .min(0, 'must be at least 0')
   .max(COMMUNITY_MAX_COOLDOWN_HOURS, `must be at most ${COMMUNITY_MAX_COOLDOWN_HOURS}`);
 
@@ -72,7 +73,7 @@ export const CHAT_GROUP_PLATFORMS = ['discord', 'telegram', 'slack', 'matrix'] a
  * A chat group id: `<platform>:<platform's group id>`, e.g. `discord:123456789012345678`,
  * `telegram:-1001234567890`. The platform prefix keeps ids of different platforms apart.
  */
-export const CHAT_GROUP_ID_PATTERN = /^(discord|telegram|slack|matrix):[A-Za-z0-9_.@!-]{1,100}$/;
+export const CHAT_GROUP_ID_PATTERN = /^(discord|telegram|slack|matrix):[A-Za-z0-9_.@!:-]{1,100}$/;
 export const chatGroupIdSchema = cleanString(
   z
     .string()
@@ -125,7 +126,12 @@ export const chatGroupSchema = z
   .meta({ id: 'ChatGroup' });
 export type ChatGroup = z.infer<typeof chatGroupSchema>;
 
-export const chatGroupResponseSchema = z.object({ success: z.literal(true), chatGroup: chatGroupSchema });
+export const chatGroupResponseSchema = z.object({
+  success: z.literal(true),
+  chatGroup: chatGroupSchema,
+  /** PATCH only: event types whose brand rule took the changed reward or cooldown. */
+  rulesUpdated: z.array(z.string()).optional(),
+});
 
 export const chatGroupSetupResponseSchema = z
   .object({

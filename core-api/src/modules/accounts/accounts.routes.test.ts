@@ -1,4 +1,4 @@
-import { type CreatedBrand, signRequest } from '@pts/shared';
+import { type CreatedBrand, LINK_CODE_ALPHABET, signRequest } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform, type TestResponse } from '../../../test/platform.ts';
@@ -222,6 +222,17 @@ describe('link codes', () => {
       .where('account_key', '=', p.discord)
       .execute();
     expect(links.map((row) => row.identity_key)).toEqual([won[0]!.body.userIdentifier]);
+  });
+
+  it('limits confirmation attempts per identity (guessing codes)', async () => {
+    const guesser = `telegram_${700_000 + users++}@${DOMAIN}`;
+    for (let i = 0; i < 10; i++) {
+      const res = await confirm(guesser, `ABCDEF${LINK_CODE_ALPHABET[i]}${LINK_CODE_ALPHABET[i]}`);
+      expect(res.body.details).toMatchObject({ reason: 'unknown' });
+    }
+    const limited = await confirm(guesser, 'ABCDEFGH');
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe('RATE_LIMIT_EXCEEDED');
   });
 
   it('needs a brand signature', async () => {

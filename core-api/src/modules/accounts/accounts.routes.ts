@@ -12,6 +12,7 @@ import {
 import { type Request, Router } from 'express';
 import { type BrandSignatureVerifier, hasBrandSignature } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
+import { createRateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import { type AccountDeps, confirmLinkCode, describeAccount, issueLinkCode, linkEmail } from './accounts.service.ts';
@@ -21,6 +22,8 @@ export interface AccountRoutesDeps extends AccountDeps {
 }
 
 const BODY_LIMIT_BYTES = 4 * 1024;
+/** Confirmation attempts per confirming identity and brand per code lifetime: guessing stays hopeless. */
+export const CONFIRM_ATTEMPTS_PER_10_MINUTES = 10;
 
 /** Every link route acts for a brand's bot or plugin: the brand signature is required and recorded as used. */
 async function requireSigned(deps: AccountRoutesDeps, req: Request, brandId: string, what: string): Promise<void> {
@@ -40,6 +43,11 @@ async function requireSigned(deps: AccountRoutesDeps, req: Request, brandId: str
  */
 export function createAccountsRouter(deps: AccountRoutesDeps): Router {
   const router = Router();
+  const confirmLimit = createRateLimit({
+    name: 'link-confirm identity',
+    points: CONFIRM_ATTEMPTS_PER_10_MINUTES,
+    durationSeconds: 600,
+  });
 
   router.post('/link/code', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
     const input = parseInput(issueLinkCodeRequestSchema, req.body);
@@ -51,6 +59,7 @@ export function createAccountsRouter(deps: AccountRoutesDeps): Router {
   router.post('/link/confirm', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
     const input = parseInput(confirmLinkCodeRequestSchema, req.body);
     await requireSigned(deps, req, input.brandId, 'Confirming a link code');
+    await confirmLimit.consume(res, `${input.brandId}:${input.userIdentifier}`);
     res.json(await confirmLinkCode(deps, input));
   });
 
@@ -104,6 +113,7 @@ export function registerAccountDocs(docs: ApiDocs, prefix = '/services'): void {
       400: failure('`INVALID_LINK_CODE` (details.reason unknown, expired, used), or a code confirmed by its issuer'),
       401: failure('Missing, wrong or replayed brand signature'),
       409: failure('The identity is already linked to another account'),
+      429: failure('More than 10 confirmation attempts for this identity in 10 minutes'),
     },
   });
   docs.register({

@@ -1,19 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import {
   AppError,
+  CHAT_GROUP_ID_PATTERN,
+  CHAT_GROUP_PLATFORMS,
   type ChatGroup,
   type ChatGroupConfig,
   type ChatGroupConfigPatch,
   type Clock,
   chatGroupConfigSchema,
   DEFAULT_CHAT_GROUP_CONFIG,
+  type Rule,
   type RuleSettings,
 } from '@pts/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { ChatGroupsTable, DB } from '../../db/schema.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
-import { findRuleByEventType } from '../brands/brands.repository.ts';
+import { findRuleByEventType, toRule } from '../brands/brands.repository.ts';
 import { setRule } from '../brands/brands.service.ts';
 
 type ChatGroupRow = Selectable<ChatGroupsTable>;
@@ -40,11 +43,12 @@ export interface ChatGroupSetupInput {
  * already carries a prefix must carry this platform's.
  */
 export function qualifiedChatGroupId(platform: string, chatGroupId: string): string {
-  const prefixed = /^[a-z]+:/.test(chatGroupId) ? chatGroupId : `${platform}:${chatGroupId}`;
-  if (!prefixed.startsWith(`${platform}:`) || !/^[a-z]+:[A-Za-z0-9_.@!-]{1,100}$/.test(prefixed)) {
+  const givenPrefix = CHAT_GROUP_PLATFORMS.find((name) => chatGroupId.startsWith(`${name}:`));
+  const prefixed = givenPrefix ? chatGroupId : `${platform}:${chatGroupId}`;
+  if ((givenPrefix && givenPrefix !== platform) || !CHAT_GROUP_ID_PATTERN.test(prefixed)) {
     throw new AppError(
       'VALIDATION_ERROR',
-      `Invalid chatGroupId "${chatGroupId}": give the ${platform} group id (letters, digits, _.@!-) or ${platform}:<id>`,
+      `Invalid chatGroupId "${chatGroupId}": give the ${platform} group id (1 to 100 letters, digits or _.@!:-) or ${platform}:<id>`,
       { field: 'chatGroupId', value: chatGroupId },
     );
   }
@@ -133,14 +137,23 @@ export async function setupChatGroup(
   return { chatGroup: toChatGroup(row), created, rulesCreated };
 }
 
-/** Creates the chat rules the brand lacks (through the brands service); existing rules are left alone. */
+/**
+ * Creates the chat rules the brand lacks (through the brands service); existing rules are left alone.
+ * Concurrent setups serialize on the brand row, so each missing rule is created, and reported, once; the
+ * rule caches hear about it after the commit.
+ */
 async function ensureChatRules(deps: ChatGroupDeps, brandId: string, config: ChatGroupConfig): Promise<string[]> {
-  const created: string[] = [];
-  for (const rule of chatRulesFor(config)) {
-    if (await findRuleByEventType(deps.db, brandId, rule.eventType)) continue;
-    await setRule({ ...deps, actor: 'chat-group-setup' }, brandId, rule);
-    created.push(rule.eventType);
-  }
+  const created = await deps.db.transaction().execute(async (trx) => {
+    await trx.selectFrom('brands').select('address').where('address', '=', brandId).forUpdate().execute();
+    const created: string[] = [];
+    for (const rule of chatRulesFor(config)) {
+      if (await findRuleByEventType(trx, brandId, rule.eventType)) continue;
+      await setRule({ db: trx, secrets: deps.secrets, clock: deps.clock, actor: 'chat-group-setup' }, brandId, rule);
+      created.push(rule.eventType);
+    }
+    return created;
+  });
+  if (created.length > 0) deps.changes?.emit({ kind: 'rules', brandId });
   return created;
 }
 
@@ -159,13 +172,18 @@ export async function chatGroupBrand(db: Kysely<DB>, chatGroupId: string): Promi
   return row?.brand_id;
 }
 
-/** Deep-merges validated configuration changes (and a new name) into the record, under its row lock. */
+/**
+ * Deep-merges validated configuration changes (and a new name) into the record, under its row lock. A
+ * changed reward or cooldown is also written to the brand's rule for that event type (the rules are what
+ * the event pipeline pays; they are per brand, so the brand's groups share them and the last change wins);
+ * the rule's other settings (max claims, channels, …) are kept.
+ */
 export async function updateChatGroup(
-  deps: Pick<ChatGroupDeps, 'db' | 'clock'>,
+  deps: ChatGroupDeps,
   chatGroupId: string,
   input: { groupName?: string | undefined; configMetadata?: ChatGroupConfigPatch | undefined },
-): Promise<ChatGroup> {
-  const row = await deps.db.transaction().execute(async (trx) => {
+): Promise<{ chatGroup: ChatGroup; rulesUpdated: string[] }> {
+  const { row, rulesUpdated } = await deps.db.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom('chat_groups')
       .selectAll()
@@ -173,8 +191,9 @@ export async function updateChatGroup(
       .forUpdate()
       .executeTakeFirst();
     if (!existing) throw chatGroupNotFound(chatGroupId);
-    const merged = mergeConfig(readConfig(existing), input.configMetadata ?? {});
-    return trx
+    const before = readConfig(existing);
+    const merged = mergeConfig(before, input.configMetadata ?? {});
+    const row = await trx
       .updateTable('chat_groups')
       .set({
         config_metadata: JSON.stringify(merged),
@@ -184,8 +203,54 @@ export async function updateChatGroup(
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    const rulesUpdated = await syncChangedRules({ ...deps, db: trx }, existing.brand_id, before, merged);
+    return { row, rulesUpdated };
   });
-  return toChatGroup(row);
+  if (rulesUpdated.length > 0) deps.changes?.emit({ kind: 'rules', brandId: row.brand_id });
+  return { chatGroup: toChatGroup(row), rulesUpdated };
+}
+
+/** Writes the reward and cooldown of each chat rule whose values differ between `before` and `after`. */
+async function syncChangedRules(
+  deps: ChatGroupDeps,
+  brandId: string,
+  before: ChatGroupConfig,
+  after: ChatGroupConfig,
+): Promise<string[]> {
+  const previous = new Map(chatRulesFor(before).map((rule) => [rule.eventType, rule]));
+  const updated: string[] = [];
+  for (const wanted of chatRulesFor(after)) {
+    const old = previous.get(wanted.eventType);
+    if (old && old.rewardAmount === wanted.rewardAmount && old.cooldownHours === wanted.cooldownHours) continue;
+    const current = await findRuleByEventType(deps.db, brandId, wanted.eventType);
+    const settings: RuleSettings = current
+      ? {
+          ...ruleSettingsOf(toRule(current)),
+          rewardAmount: wanted.rewardAmount,
+          cooldownHours: wanted.cooldownHours,
+        }
+      : wanted;
+    await setRule(
+      { db: deps.db, secrets: deps.secrets, clock: deps.clock, actor: 'chat-group-config' },
+      brandId,
+      settings,
+    );
+    updated.push(wanted.eventType);
+  }
+  return updated;
+}
+
+function ruleSettingsOf(rule: Rule): RuleSettings {
+  return {
+    eventType: rule.eventType,
+    rewardAmount: rule.rewardAmount,
+    cooldownHours: rule.cooldownHours,
+    maxClaims: rule.maxClaims,
+    maxTotal: rule.maxTotal,
+    detectionMethod: rule.detectionMethod,
+    detectionConfig: rule.detectionConfig,
+    active: rule.active,
+  };
 }
 
 /** Marks the group inactive (a later `/setup` reactivates it). */

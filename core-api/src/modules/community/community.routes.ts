@@ -113,7 +113,7 @@ export function createCommunityServicesRouter(deps: CommunityServicesDeps): Rout
     const { chatGroupId } = parseInput(chatGroupParamsSchema, req.params, 'path');
     const input = parseInput(updateChatGroupRequestSchema, req.body);
     await requireGroupSigned(req, chatGroupId, "Changing a chat group's configuration");
-    res.json({ success: true, chatGroup: await updateChatGroup(deps, chatGroupId, input) });
+    res.json({ success: true, ...(await updateChatGroup(deps, chatGroupId, input)) });
   });
 
   router.delete('/chat-groups/:chatGroupId', async (req, res) => {

@@ -1,6 +1,8 @@
 import {
+  CoreApiError,
   type CreatedBrand,
   createAdminClient,
+  createCoreClient,
   DEFAULT_CHAT_GROUP_CONFIG,
   signRequest,
   UNLIMITED_CLAIMS,
@@ -153,12 +155,47 @@ describe('chat group setup', () => {
     expect(unknownBrand.status).toBe(401);
   });
 
+  it('creates the group and each rule once under 12 concurrent setups', async () => {
+    const fresh = await platform.createBrand({ domain: 'fresh.example', name: 'Fresh' });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        send(
+          'POST',
+          '/services/chat-groups/setup',
+          setupBody({ brandId: fresh.brandId, securityKey: fresh.securityKey, chatGroupId: '777', setupBy: `a${i}` }),
+        ),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201,
+    ]);
+    const reported = answers.flatMap((answer) => answer.body.rulesCreated as string[]).sort();
+    expect(reported).toEqual(['daily_checkin', 'good_morning', 'good_night', 'streak_milestone', 'welcome_bonus']);
+    const rows = await platform.deps.db
+      .selectFrom('chat_groups')
+      .select('id')
+      .where('chat_group_id', '=', 'discord:777')
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it('rejects bad input with 400', async () => {
     const response = await send('POST', '/services/chat-groups/setup', setupBody({ platform: 'icq' }));
     expect(response.status).toBe(400);
     const mismatch = await send('POST', '/services/chat-groups/setup', setupBody({ chatGroupId: 'telegram:-100' }));
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.details.field).toBe('chatGroupId');
+    const matrix = await send(
+      'POST',
+      '/services/chat-groups/setup',
+      setupBody({ platform: 'matrix', chatGroupId: '!room42:matrix.example' }),
+    );
+    expect(matrix.status).toBe(201);
+    expect(matrix.body.chatGroup.chatGroupId).toBe('matrix:!room42:matrix.example');
+    const read = await send('GET', '/services/chat-groups/matrix:!room42:matrix.example', undefined, {
+      key: brand.securityKey,
+    });
+    expect(read.status).toBe(200);
   });
 
   it('re-links a group to another brand with fresh defaults', async () => {
@@ -210,7 +247,19 @@ describe('chat group record', () => {
         gmResponseEnabled: true,
       },
     });
+    expect(patched.body.rulesUpdated.sort()).toEqual(['good_morning', 'welcome_bonus']);
+    const byType = Object.fromEntries((await rules(brand.brandId)).map((rule) => [rule.eventType, rule]));
+    expect(byType.good_morning).toMatchObject({ rewardAmount: 40, cooldownHours: 24, maxClaims: -1 });
+    expect(byType.welcome_bonus).toMatchObject({ rewardAmount: 0, maxClaims: 1 });
+    const flagOnly = await send(
+      'PATCH',
+      path,
+      { configMetadata: { welcomeMessageEnabled: false } },
+      { key: brand.securityKey },
+    );
+    expect(flagOnly.body.rulesUpdated).toEqual([]);
     for (const bad of [
+      { configMetadata: { naturalParticipation: { gmCooldownHours: 1.5 } } },
       { configMetadata: { dailyReward: 1_000_001 } },
       { configMetadata: { naturalParticipation: { gnCooldownHours: 8761 } } },
       { configMetadata: { naturalParticipation: { enabled: 'yes' } } },
@@ -365,5 +414,48 @@ describe('hashtag campaigns', () => {
       stderr: { write: () => undefined },
     });
     expect(bad).toBe(2);
+  });
+});
+
+describe('core client against core-api', () => {
+  it('sets up a group, reads and patches it, checks in and reads the streak, all signed', async () => {
+    const core = createCoreClient({
+      baseUrl: platform.url,
+      brandId: brand.brandId,
+      securityKey: brand.securityKey,
+      clock: platform.clock,
+    });
+    const setup = await core.chatGroupSetup({
+      platform: 'telegram',
+      chatGroupId: '-1009876',
+      groupName: 'TG fans',
+      setupBy: 'tg_admin',
+    });
+    expect(setup.chatGroup.chatGroupId).toBe('telegram:-1009876');
+    // Two identical signed reads in the same second both pass (distinct timestamps).
+    const [a, b] = [await core.chatGroupGet('telegram:-1009876'), await core.chatGroupGet('telegram:-1009876')];
+    expect(a.id).toBe(b.id);
+    const patched = await core.chatGroupUpdate('telegram:-1009876', {
+      configMetadata: { naturalParticipation: { gnReward: 30 } },
+    });
+    expect(patched.configMetadata.naturalParticipation.gnReward).toBe(30);
+    expect(patched.configMetadata.naturalParticipation.gmReward).toBe(25);
+    const user = 'telegram_555@pts.local';
+    const checkin = await core.checkin(user, 'telegram');
+    expect(checkin.alreadyClaimed).toBe(false);
+    // The brand's daily_checkin rule pays (an earlier PATCH of dailyReward set it).
+    const daily = (await rules(brand.brandId)).find((rule) => rule.eventType === 'daily_checkin');
+    expect(checkin.reward).toBe(daily?.rewardAmount);
+    expect(checkin.reward).toBe(77);
+    expect((await core.checkin(user, 'telegram')).alreadyClaimed).toBe(true);
+    const status = await core.streakStatus(user);
+    expect(status).toMatchObject({ currentStreak: 1, checkedInToday: true });
+    const campaigns = await core.activeCampaigns();
+    expect(campaigns.brandId).toBe(brand.brandId);
+    const config = await core.eventConfig();
+    expect(config.success).toBe(true);
+    const error = await core.chatGroupGet('telegram:-1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CoreApiError);
+    expect(error).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 });

@@ -13,8 +13,8 @@ import { perkNFTAbi, pointsSaleAbi, rewardTokenAbi } from '../../chain/artifacts
 import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { RelayerSender, RelayTransaction, RelayTxStatus } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
-import type { ConstraintChecker } from '../constraints/constraint-checker.ts';
 import { describeIssues } from '../../http/validate.ts';
+import type { ConstraintChecker } from '../constraints/constraint-checker.ts';
 import type { AuthenticatedUser, IdentityProvider } from '../identity/identity-provider.ts';
 import { normalizeV, type PermitDomain, verifyPermit } from './permit.ts';
 import { decodeRelayCall, type PermitParts, type RelayCall, type RelayContracts } from './relay-policy.ts';
