@@ -125,3 +125,29 @@ export function replayedSignature(): AppError {
     reason: 'replayed',
   });
 }
+
+/** The 401 for an unsigned request to a route that acts for a brand. `what` names the action. */
+export function signatureRequired(what: string): AppError {
+  return new AppError(
+    'INVALID_SIGNATURE',
+    `${what} needs a brand signature: send X-PTS-Timestamp and X-PTS-Signature signed with the brand security key ` +
+      '(HMAC-SHA256 of `timestamp.METHOD.path-with-query.raw-body`; a GET signs an empty body)',
+    { reason: 'signature_required' },
+  );
+}
+
+/**
+ * Verifies the brand's signature and records it as used; an unsigned request is refused (401), never treated
+ * as anonymous. For routes that act for a brand's bot, plugin or back-end.
+ */
+export async function requireBrandSignature(
+  verify: BrandSignatureVerifier,
+  req: Request,
+  brandId: string,
+  what: string,
+): Promise<SignatureClaim> {
+  if (!hasBrandSignature(req)) throw signatureRequired(what);
+  const claim = await verify(req, brandId);
+  if (!claim) throw signatureRequired(what);
+  return claim;
+}

@@ -1,7 +1,7 @@
 import { AppError, checkEligibilityRequestSchema, reportChatRolesRequestSchema } from '@pts/shared';
 import { Router } from 'express';
 import type { AppDeps } from '../deps.ts';
-import { createBrandSignatureVerifier } from '../http/brand-signature.ts';
+import { createBrandSignatureVerifier, requireBrandSignature } from '../http/brand-signature.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { createRateLimit } from '../http/rate-limit.ts';
 import { parseInput } from '../http/validate.ts';
@@ -87,14 +87,7 @@ export function createServicesRouter(deps: ServicesRouterDeps): Router {
 
   router.post('/chat-roles', jsonBody(SERVICES_BODY_LIMIT_BYTES), async (req, res) => {
     const brandId = typeof req.body?.brandId === 'string' ? req.body.brandId.trim().toLowerCase() : '';
-    const claim = await verifyBrandSignature(req, brandId);
-    if (!claim) {
-      throw new AppError(
-        'INVALID_SIGNATURE',
-        'Sign this request with the brand security key (X-PTS-Timestamp and X-PTS-Signature headers)',
-        { reason: 'unsigned' },
-      );
-    }
+    await requireBrandSignature(verifyBrandSignature, req, brandId, 'Reporting chat roles');
     const input = parseInput(reportChatRolesRequestSchema, req.body);
     const saved = await saveChatRoles(deps, {
       brandId: input.brandId,

@@ -264,7 +264,8 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
   };
 }
 
-function parseJson(text: string): unknown {
+/** The body as JSON, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -273,7 +274,7 @@ function parseJson(text: string): unknown {
 }
 
 /** Node's fetch hides the socket error (ECONNREFUSED …) in `cause`. */
-function describeCause(error: Error): string | undefined {
+export function describeCause(error: Error): string | undefined {
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
   if (!cause) return undefined;
   if (typeof cause.code === 'string') return cause.code;

@@ -45,7 +45,7 @@ import {
   streakStatusResponseSchema,
 } from '../schemas/streaks.ts';
 import { signRequest } from '../signing.ts';
-import { CoreApiError } from './admin-client.ts';
+import { CoreApiError, describeCause, parseJson } from './admin-client.ts';
 
 /**
  * How a call may be repeated after a failure:
@@ -283,7 +283,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
           cause: error,
         });
       }
-      const reason = error instanceof Error ? (causeCode(error) ?? error.message) : String(error);
+      const reason = error instanceof Error ? (describeCause(error) ?? error.message) : String(error);
       throw new CoreApiError(0, 'UNREACHABLE', `Cannot reach ${baseUrl}: ${reason}`, { reason }, { cause: error });
     }
     const json = parseJson(text);
@@ -565,20 +565,4 @@ function pruneTimestamps(map: Map<string, Set<number>>, now: number): void {
   for (const [key, stamps] of map) {
     if ([...stamps].every((stamp) => stamp < now - 2 * TIMESTAMP_SPREAD_SECONDS)) map.delete(key);
   }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Node's fetch hides the socket error (ECONNREFUSED …) in `cause`. */
-function causeCode(error: Error): string | undefined {
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
-  if (!cause) return undefined;
-  if (typeof cause.code === 'string') return cause.code;
-  return typeof cause.message === 'string' ? cause.message : undefined;
 }

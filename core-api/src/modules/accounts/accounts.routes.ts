@@ -1,5 +1,4 @@
 import {
-  AppError,
   accountParamsSchema,
   accountResponseSchema,
   confirmLinkCodeRequestSchema,
@@ -10,7 +9,7 @@ import {
   linkResultSchema,
 } from '@pts/shared';
 import { type Request, Router } from 'express';
-import { type BrandSignatureVerifier, hasBrandSignature } from '../../http/brand-signature.ts';
+import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { createRateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
@@ -27,14 +26,7 @@ export const CONFIRM_ATTEMPTS_PER_10_MINUTES = 10;
 
 /** Every link route acts for a brand's bot or plugin: the brand signature is required and recorded as used. */
 async function requireSigned(deps: AccountRoutesDeps, req: Request, brandId: string, what: string): Promise<void> {
-  if (!hasBrandSignature(req)) {
-    throw new AppError(
-      'INVALID_SIGNATURE',
-      `${what} needs a brand signature: send X-PTS-Timestamp and X-PTS-Signature signed with the brand security key`,
-      { reason: 'signature_required' },
-    );
-  }
-  await deps.verifyBrandSignature(req, brandId);
+  await requireBrandSignature(deps.verifyBrandSignature, req, brandId, what);
 }
 
 /**

@@ -1,5 +1,4 @@
 import {
-  AppError,
   achievementsParamsSchema,
   achievementsResponseSchema,
   brandIdParamsSchema,
@@ -12,7 +11,7 @@ import {
 import { type Request, Router } from 'express';
 import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
-import type { BrandSignatureVerifier } from '../../http/brand-signature.ts';
+import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { jsonBody } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
@@ -29,14 +28,7 @@ export interface AchievementsRouterDeps {
 const BODY_LIMIT_BYTES = 16 * 1024;
 
 async function requireSigned(deps: AchievementsRouterDeps, req: Request, brandId: string): Promise<void> {
-  const claim = await deps.verifyBrandSignature(req, brandId);
-  if (!claim) {
-    throw new AppError(
-      'INVALID_SIGNATURE',
-      'Sign this request with the brand security key (X-PTS-Timestamp and X-PTS-Signature headers)',
-      { reason: 'unsigned' },
-    );
-  }
+  await requireBrandSignature(deps.verifyBrandSignature, req, brandId, 'Achievements');
 }
 
 async function requireBrand(db: Database, brandId: string): Promise<void> {

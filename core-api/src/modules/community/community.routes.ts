@@ -19,7 +19,7 @@ import express, { type Request, Router } from 'express';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { AppDeps } from '../../deps.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
-import { type BrandSignatureVerifier, hasBrandSignature } from '../../http/brand-signature.ts';
+import { type BrandSignatureVerifier, hasBrandSignature, signatureRequired } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
@@ -90,13 +90,7 @@ export function createCommunityServicesRouter(deps: CommunityServicesDeps): Rout
 
   /** The group's brand must have signed the request. */
   const requireGroupSigned = async (req: Request, chatGroupId: string, what: string) => {
-    if (!hasBrandSignature(req)) {
-      throw new AppError(
-        'INVALID_SIGNATURE',
-        `${what} needs a brand signature: send X-PTS-Timestamp and X-PTS-Signature signed with the brand security key`,
-        { reason: 'signature_required' },
-      );
-    }
+    if (!hasBrandSignature(req)) throw signatureRequired(what);
     const brandId = await chatGroupBrand(deps.db, chatGroupId);
     if (!brandId) throw chatGroupNotFound(chatGroupId);
     await deps.verifyBrandSignature(req, brandId);

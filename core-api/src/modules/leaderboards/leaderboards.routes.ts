@@ -1,5 +1,4 @@
 import {
-  AppError,
   activityParamsSchema,
   activityQuerySchema,
   activityResponseSchema,
@@ -11,7 +10,7 @@ import {
 } from '@pts/shared';
 import { Router } from 'express';
 import type { Database } from '../../db/database.ts';
-import { type BrandSignatureVerifier, hasBrandSignature } from '../../http/brand-signature.ts';
+import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import { brandNotFound } from '../brands/brands.service.ts';
@@ -64,16 +63,7 @@ export function createLeaderboardsRouter(deps: LeaderboardsRouterDeps): Router {
   router.get('/activity/:brandId/:userIdentifier', async (req, res) => {
     const { brandId, userIdentifier } = parseInput(activityParamsSchema, req.params, 'path');
     const query = parseInput(activityQuerySchema, req.query, 'query');
-    if (!hasBrandSignature(req)) {
-      throw new AppError(
-        'INVALID_SIGNATURE',
-        'A user’s activity is private: sign the request with the brand security key',
-        {
-          reason: 'signature_required',
-        },
-      );
-    }
-    await deps.verifyBrandSignature(req, brandId);
+    await requireBrandSignature(deps.verifyBrandSignature, req, brandId, 'Reading a user’s activity');
     const page = await readActivity(deps.db, {
       brandId,
       userKey: userIdentifier.toLowerCase(),

@@ -1,7 +1,12 @@
-import { AppError, errorEnvelopeSchema, perkRedemptionRequestSchema, perkRedemptionResponseSchema } from '@pts/shared';
+import { errorEnvelopeSchema, perkRedemptionRequestSchema, perkRedemptionResponseSchema } from '@pts/shared';
 import { Router } from 'express';
 import type { AppDeps } from '../../deps.ts';
-import { type BrandSignatureVerifier, hasBrandSignature } from '../../http/brand-signature.ts';
+import {
+  type BrandSignatureVerifier,
+  hasBrandSignature,
+  requireBrandSignature,
+  signatureRequired,
+} from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
@@ -36,15 +41,9 @@ export function createRedemptionRouter(deps: RedemptionRouterDeps): Router {
   });
 
   router.post('/perks/redeem', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
-    if (!hasBrandSignature(req)) {
-      throw new AppError(
-        'INVALID_SIGNATURE',
-        'Redeeming a perk needs a brand signature: send X-PTS-Timestamp and X-PTS-Signature signed with the brand security key',
-        { reason: 'signature_required' },
-      );
-    }
+    if (!hasBrandSignature(req)) throw signatureRequired('Redeeming a perk');
     const input = parseInput(perkRedemptionRequestSchema, req.body);
-    await deps.verifyBrandSignature(req, input.brandId);
+    await requireBrandSignature(deps.verifyBrandSignature, req, input.brandId, 'Redeeming a perk');
     const outcome = await service.redeem(input);
     res.setHeader('Cache-Control', 'no-store');
     res.status(outcome.status).json(outcome.body);

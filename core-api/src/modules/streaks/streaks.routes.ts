@@ -18,7 +18,7 @@ import type { AppDeps } from '../../deps.ts';
 import {
   type BrandSignatureVerifier,
   createBrandSignatureVerifier,
-  hasBrandSignature,
+  requireBrandSignature,
 } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
@@ -56,14 +56,7 @@ export function createStreaksRouter(deps: StreakRoutesDeps): Router {
 
   /** A valid signature of the brand is required; the signature is recorded as used. */
   const requireSigned = async (req: Request, res: Response, brandId: string, what: string) => {
-    if (!hasBrandSignature(req)) {
-      throw new AppError(
-        'INVALID_SIGNATURE',
-        `${what} needs a brand signature: send X-PTS-Timestamp and X-PTS-Signature signed with the brand security key`,
-        { reason: 'signature_required' },
-      );
-    }
-    await deps.verifyBrandSignature(req, brandId);
+    await requireBrandSignature(deps.verifyBrandSignature, req, brandId, what);
     await deps.brandLimit?.consume(res, brandId);
   };
 

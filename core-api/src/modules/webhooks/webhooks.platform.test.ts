@@ -39,8 +39,11 @@ describe('webhooks on the whole platform', () => {
     });
     expect(event.status, JSON.stringify(event.body)).toBe(200);
 
-    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1);
-    const [request] = receiver.received;
+    // The same confirmation also unlocks achievements (`achievement.unlocked`); this test is about the reward.
+    const rewardNotices = () =>
+      receiver.received.filter((r) => JSON.parse(r.body ?? '{}').type === 'reward.distributed');
+    await expect.poll(() => rewardNotices().length, { timeout: 10_000 }).toBe(1);
+    const [request] = rewardNotices();
     const now = Math.floor(platform.clock.now().getTime() / 1000);
     const header = request?.headers[WEBHOOK_SIGNATURE_HEADER] as string;
     expect(verifyWebhookSignature({ secret: webhook.secret, body: request?.body ?? '', header, now }).ok).toBe(true);
@@ -65,7 +68,10 @@ describe('webhooks on the whole platform', () => {
       const reply = await fetch(`${platform.url}/admin/brands/${brand.brandId}/webhook/deliveries`, {
         headers: { authorization: `Bearer ${platform.deps.adminToken}` },
       });
-      return ((await reply.json()) as { deliveries: { status: string; eventId: string }[] }).deliveries;
+      const { deliveries } = (await reply.json()) as {
+        deliveries: { status: string; eventId: string; type: string }[];
+      };
+      return deliveries.filter((delivery) => delivery.type === 'reward.distributed');
     };
     await expect
       .poll(listDeliveries, { timeout: 5_000 })
