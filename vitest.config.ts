@@ -15,6 +15,18 @@ export default defineConfig({
           globalSetup: ['./test/global-setup.ts'],
         },
       },
+      {
+        test: {
+          name: 'bots',
+          root: './bots',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          // End-to-end tests start a real core-api (PGlite + anvil) from core-api's test harness.
+          globalSetup: ['../core-api/test/global-setup.ts'],
+        },
+      },
     ],
   },
 });

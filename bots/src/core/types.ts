@@ -1,0 +1,96 @@
+import type { Clock, CoreClient } from '@pts/shared';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+
+/**
+ * The command core's neutral model (ARCHITECTURE §6, CONVENTIONS habit 8): adapters translate platform
+ * updates into these inputs and render `Reply` on their platform. The core never imports a platform SDK and
+ * reaches core-api only through the typed client.
+ */
+export type ChatPlatform = 'discord' | 'telegram';
+
+/** Who acted. `id` is the platform's user id (a Discord snowflake, a Telegram user id). */
+export interface ChatUser {
+  platform: ChatPlatform;
+  id: string;
+  username?: string;
+  displayName?: string;
+  isBot?: boolean;
+}
+
+/** Where it happened. `groupId` is the guild / group chat id, null in a direct message. */
+export interface ChatPlace {
+  platform: ChatPlatform;
+  groupId: string | null;
+  groupName?: string;
+  /** The channel (Discord) or the chat itself (Telegram); travels as `channel_id` on events. */
+  channelId: string | null;
+  channelName?: string;
+}
+
+/** What a command (or a button, or a message) runs with. */
+export interface CommandInput<Args> {
+  user: ChatUser;
+  place: ChatPlace;
+  args: Args;
+  /** Asks the platform whether the user administers this group (real permissions: Discord Manage Guild, Telegram administrator/creator). */
+  isAdmin(): Promise<boolean>;
+}
+
+export type ButtonStyle = 'primary' | 'secondary' | 'success' | 'danger';
+
+/** A button; `action` is routed back to the core's button handlers (`<handler>:<payload>`, ≤ 64 bytes). */
+export interface ReplyButton {
+  action: string;
+  label: string;
+  style?: ButtonStyle;
+}
+
+/** A platform-neutral answer: adapters render text, fields and buttons their own way. */
+export interface Reply {
+  text: string;
+  title?: string;
+  fields?: { name: string; value: string; inline?: boolean }[];
+  buttons?: ReplyButton[];
+  /** Only the user sees it (Discord ephemeral replies; Telegram answers in private when it can). */
+  ephemeral?: boolean;
+}
+
+/** One command: `/name` or any alias, arguments validated by `args` (positional tokens map onto `argNames`). */
+export interface Command<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  aliases: readonly string[];
+  description: string;
+  /** Names of the positional arguments, in order (`/setup <brand_id> <security_key>`). */
+  argNames: readonly string[];
+  args: Schema;
+  /** Group admins only (checked with `isAdmin`). */
+  adminOnly?: boolean;
+  /** Whether it makes sense in a direct message. */
+  dmAllowed?: boolean;
+  run(input: CommandInput<z.output<Schema>>, deps: BotDeps): Promise<Reply>;
+}
+
+/** A brand's credentials for signing core-api requests on behalf of one group. */
+export interface BrandCredentials {
+  brandId: string;
+  securityKey: string;
+}
+
+/** Which brand each group was set up for (`/setup`); secrets encrypted at rest. */
+export interface GroupStore {
+  get(platform: ChatPlatform, groupId: string): Promise<BrandCredentials | undefined>;
+  set(platform: ChatPlatform, groupId: string, credentials: BrandCredentials): Promise<void>;
+  delete(platform: ChatPlatform, groupId: string): Promise<void>;
+}
+
+/** Everything commands may touch; passed, never imported. */
+export interface BotDeps {
+  /** A client signing as the given brand. */
+  coreClient(credentials: BrandCredentials): CoreClient;
+  groups: GroupStore;
+  logger: Logger;
+  clock: Clock;
+  /** The domain of synthetic identities: `<platform>_<id>@<serviceDomain>`. */
+  serviceDomain: string;
+}
