@@ -57,6 +57,8 @@ export const configSchema = z.object({
   PTS_TRUST_PROXY: booleanFromEnv.default(false),
   PTS_DNS_SERVERS: listFromEnv.optional(),
   PTS_SEED_DEMO: booleanFromEnv.default(true),
+  /** Worker threads computing new wallets' addresses off the event loop (local identity provider); 0 = inline. */
+  PTS_WALLET_ADDRESS_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   /** `local` spawns anvil and deploys the contracts; `rpc` uses PTS_RPC_URL and configured addresses. */

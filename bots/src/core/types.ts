@@ -35,6 +35,11 @@ export interface CommandInput<Args> {
   args: Args;
   /** Asks the platform whether the user administers this group (real permissions: Discord Manage Guild, Telegram administrator/creator). */
   isAdmin(): Promise<boolean>;
+  /**
+   * Turns a user reference typed in a command (`@username`, a mention) into the platform user id, when the
+   * adapter can (Telegram: text mentions and members seen in the group); numeric ids need no resolving.
+   */
+  resolveUser?(reference: string): Promise<string | undefined>;
 }
 
 export type ButtonStyle = 'primary' | 'secondary' | 'success' | 'danger';
@@ -54,6 +59,8 @@ export interface Reply {
   buttons?: ReplyButton[];
   /** Only the user sees it (Discord ephemeral replies; Telegram answers in private when it can). */
   ephemeral?: boolean;
+  /** The message that triggered this reply held a secret (`/setup`'s key): delete it when the platform allows. */
+  sensitiveInput?: boolean;
 }
 
 /** One command: `/name` or any alias, arguments validated by `args` (positional tokens map onto `argNames`). */
@@ -68,6 +75,8 @@ export interface Command<Schema extends z.ZodType = z.ZodType> {
   adminOnly?: boolean;
   /** Whether it makes sense in a direct message. */
   dmAllowed?: boolean;
+  /** The arguments hold a secret: replies carry `sensitiveInput`, arguments are never logged or echoed. */
+  sensitiveArgs?: boolean;
   run(input: CommandInput<z.output<Schema>>, deps: BotDeps): Promise<Reply>;
 }
 

@@ -230,6 +230,14 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         : undefined,
     });
 
+    const localWallets = () => {
+      const wallets = createLocalWalletProvider(secrets.walletMnemonic, {
+        addressThreads: config.PTS_WALLET_ADDRESS_THREADS,
+        onWorkerError: (error) => logger.warn({ err: error }, 'wallet address worker failed; deriving inline'),
+      });
+      stack.push(() => wallets.close());
+      return wallets;
+    };
     const tokenIssuer = createLocalTokenIssuer({
       privateJwk: loadOrCreateTokenKey(config.PTS_DATA_DIR),
       issuer: (config.PTS_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, ''),
@@ -245,7 +253,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       logger,
       metrics,
       secrets: createSecretBox(secrets.masterKey),
-      wallets: privy?.wallets ?? createLocalWalletProvider(secrets.walletMnemonic),
+      wallets: privy?.wallets ?? localWallets(),
       minter,
       relayer,
       publicClient: clients.publicClient,

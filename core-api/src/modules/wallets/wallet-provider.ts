@@ -2,6 +2,7 @@ import { createECDH, createHmac } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { bytesToHex, type Hex, keccak256 } from 'viem';
+import { createAddressPool } from './address-pool.ts';
 
 /** Port: gives a user a wallet. Local adapter derives from an HD seed; Privy comes with the relayer issue. */
 export interface WalletProvider {
@@ -54,11 +55,32 @@ const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0
  * up to 2^31 - 1). The astronomically rare indexes BIP-32 says to skip (I_L ≥ n or a zero key) go through
  * @scure/bip32 itself, so even they match.
  */
-export function createLocalWalletProvider(mnemonic: string): WalletProvider &
+export function createLocalWalletProvider(
+  mnemonic: string,
+  options: {
+    /**
+     * Worker threads computing addresses (public key + keccak) off the caller's event loop; 0 computes them
+     * in this thread. See address-pool.ts.
+     */
+    addressThreads?: number;
+    onWorkerError?(error: Error): void;
+  } = {},
+): WalletProvider &
   IdentityWalletProvider & {
     privateKeyForUser(userId: bigint): Hex;
+    /** Stops the address workers. */
+    close(): Promise<void>;
   } {
   const master = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
+  const pool =
+    options.addressThreads && options.addressThreads > 0
+      ? createAddressPool({
+          threads: options.addressThreads,
+          fallback: addressOf,
+          ...(options.onWorkerError ? { onWorkerError: options.onWorkerError } : {}),
+        })
+      : undefined;
+  const address = (privateKey: Buffer) => (pool ? pool.addressOf(privateKey) : Promise.resolve(addressOf(privateKey)));
   const childPrivateKey = createChildDeriver(master.derive(USER_WALLET_PARENT));
   const identityChildPrivateKey = createChildDeriver(master.derive(IDENTITY_WALLET_PARENT));
 
@@ -73,15 +95,19 @@ export function createLocalWalletProvider(mnemonic: string): WalletProvider &
     kind: 'local',
     privateKeyForUser,
     async walletForUser({ userId }) {
-      const address = addressOf(childPrivateKey(checkedIndex(userId)));
-      return { address, idpUserId: `did:pts:local:${userId}` };
+      return { address: await address(childPrivateKey(checkedIndex(userId))), idpUserId: `did:pts:local:${userId}` };
     },
     async walletForIdentity({ identityId }) {
       if (identityId < 0n || identityId >= 2n ** 31n) {
         throw new Error(`identity id ${identityId} is outside the derivation range`);
       }
-      const address = addressOf(identityChildPrivateKey(Number(identityId)));
-      return { address, idpUserId: `did:pts:local:identity:${identityId}` };
+      return {
+        address: await address(identityChildPrivateKey(Number(identityId))),
+        idpUserId: `did:pts:local:identity:${identityId}`,
+      };
+    },
+    close: async () => {
+      await pool?.close();
     },
   };
 }

@@ -1,0 +1,113 @@
+import { CoreApiError } from '@pts/shared';
+import type { Reply } from './types.ts';
+
+/** `3 h 12 min`, `45 min`, `20 s`: a friendly rendering of a number of seconds. */
+export function formatDuration(totalSeconds: number): string {
+  const seconds = Math.max(0, Math.ceil(totalSeconds));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.ceil(seconds / 60);
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const rest = minutes % 60;
+  const parts: string[] = [];
+  if (days > 0) parts.push(`${days} d`);
+  if (hours > 0) parts.push(`${hours} h`);
+  if (rest > 0 || parts.length === 0) parts.push(`${rest} min`);
+  return parts.join(' ');
+}
+
+/** Seconds from `now` to the next midnight UTC (when `/daily` resets). */
+export function secondsUntilUtcMidnight(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return (next - now.getTime()) / 1000;
+}
+
+/** The reply for a group nobody has linked to a brand yet. */
+export const NOT_SET_UP: Reply = {
+  text: 'This group is not linked to pts yet: a group admin must run /setup <brand_id> <security_key> first.',
+};
+
+/** The reply in a direct message for commands that need a group (decision: DMs never guess a brand). */
+export const GROUP_ONLY: Reply = {
+  text: 'This command works in a group that is linked to pts. Run it there (an admin links a group with /setup).',
+};
+
+/** The generic answer to an internal failure (details go to the log, never to the chat). */
+export const INTERNAL_ERROR: Reply = {
+  text: 'Something went wrong on our side. It has been logged; please try again in a minute.',
+};
+
+function numberDetail(error: CoreApiError, name: string): number | undefined {
+  const value = error.details?.[name];
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * A friendly, specific answer for every outcome core-api can report; `undefined` for errors that are not
+ * core-api answers (the caller logs those and answers `INTERNAL_ERROR`).
+ */
+export function replyForCoreError(error: unknown): Reply | undefined {
+  if (!(error instanceof CoreApiError)) return undefined;
+  switch (error.code) {
+    case 'COOLDOWN_ACTIVE': {
+      const remaining = numberDetail(error, 'remainingSeconds') ?? numberDetail(error, 'cooldownSeconds');
+      return {
+        text:
+          remaining === undefined
+            ? 'You were rewarded for this recently; come back later.'
+            : `You were rewarded for this recently; come back in ${formatDuration(remaining)}.`,
+      };
+    }
+    case 'MAX_CLAIMS_REACHED':
+      return { text: 'You have already claimed this reward as many times as allowed.' };
+    case 'MAX_TOTAL_CLAIMS_REACHED':
+      return { text: 'This reward has been claimed as many times as the brand allows in total; it is closed.' };
+    case 'DUPLICATE_EVENT':
+      return { text: 'That was already counted a moment ago; nothing more to do.' };
+    case 'BRAND_NOT_FOUND':
+      return { text: 'The brand this group is linked to no longer exists in pts; a group admin should run /setup again.' };
+    case 'AUTOMATION_DISABLED':
+      return { text: 'The brand has paused rewards for now; try again later.' };
+    case 'UNKNOWN_EVENT_TYPE':
+      return { text: 'The brand has not switched this reward on; ask a group admin (they can run /setup again).' };
+    case 'CHANNEL_NOT_ALLOWED':
+      return { text: 'This reward is not available in this channel; try the channel the brand set up for it.' };
+    case 'INSUFFICIENT_BALANCE': {
+      const missing = numberDetail(error, 'missing');
+      const balance = numberDetail(error, 'balance');
+      return {
+        text:
+          missing === undefined
+            ? 'You do not have enough pts for this perk yet.'
+            : `You need ${missing} more pts for this perk${balance === undefined ? '' : ` (you have ${balance} to spend)`}.`,
+      };
+    }
+    case 'SOLD_OUT':
+      return { text: 'Sorry, this perk is sold out.' };
+    case 'CLAIM_LIMIT_REACHED':
+      return { text: 'You have already claimed this perk as many times as allowed.' };
+    case 'NOT_ELIGIBLE':
+      return { text: 'You are not eligible for this perk.' };
+    case 'PERK_UNAVAILABLE':
+    case 'NOT_FOUND':
+      return { text: 'That perk does not exist or is not available; see /perks for the list.' };
+    case 'CLAIM_FAILED':
+      return { text: `This milestone cannot be claimed: ${error.message}.` };
+    case 'UNAUTHORIZED':
+      return { text: 'pts did not accept the brand credentials; a group admin should run /setup again.' };
+    case 'RATE_LIMIT_EXCEEDED':
+      return {
+        text: `Too many requests right now; try again in ${formatDuration(error.retryAfter ?? 60)}.`,
+      };
+    case 'VALIDATION_ERROR':
+      return { text: `pts could not accept that: ${error.message}` };
+    case 'UNREACHABLE':
+    case 'TIMEOUT':
+    case 'SERVICE_UNAVAILABLE':
+      return { text: 'pts is unreachable right now; try again in a minute.' };
+    default:
+      if (error.status === 0 || error.status >= 500) return { text: 'pts is unreachable right now; try again in a minute.' };
+      if (error.status >= 400) return { text: `pts could not do that: ${error.message}` };
+      return undefined;
+  }
+}

@@ -1,0 +1,252 @@
+import { z } from 'zod';
+import { groupContext } from './context.ts';
+import { formatDuration, secondsUntilUtcMidnight } from './replies.ts';
+import type { BotDeps, Command, CommandInput, Reply, ReplyButton } from './types.ts';
+
+/** Declares a command with its argument schema inferred. */
+export function defineCommand<Schema extends z.ZodType>(command: Command<Schema>): Command<Schema> {
+  return command;
+}
+
+const noArgs = z.object({});
+
+/** Runs `body` with the group's context, or answers why it cannot (DM, group not set up). */
+async function inGroup(
+  input: CommandInput<unknown>,
+  deps: BotDeps,
+  body: (ctx: Exclude<Awaited<ReturnType<typeof groupContext>>, { reply: Reply }>) => Promise<Reply>,
+): Promise<Reply> {
+  const ctx = await groupContext(input.user, input.place, deps);
+  if ('reply' in ctx) return ctx.reply;
+  return body(ctx);
+}
+
+/** Claim buttons for unclaimed streak milestones (`milestone:<days>`). */
+export function milestoneButtons(milestones: readonly { days: number; bonus: number }[]): ReplyButton[] {
+  return milestones.map((m) => ({
+    action: `milestone:${m.days}`,
+    label: `Claim ${m.days}-day bonus (${m.bonus} pts)`,
+    style: 'success' as const,
+  }));
+}
+
+export const dailyCommand = defineCommand({
+  name: 'daily',
+  aliases: ['checkin'],
+  description: 'Daily check-in reward (resets at midnight UTC)',
+  argNames: [],
+  args: noArgs,
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identity }) => {
+      const result = await client.checkin(identity, input.user.platform);
+      const wait = formatDuration(secondsUntilUtcMidnight(deps.clock.now()));
+      const streakLine = `Streak: ${result.streak.currentStreak} day(s), multiplier ×${result.streak.multiplier}`;
+      const buttons = milestoneButtons(result.streak.unclaimedMilestones);
+      if (result.alreadyClaimed) {
+        return {
+          text: `You already checked in today. The next check-in opens at midnight UTC (in ${wait}).\n${streakLine}`,
+          ...(buttons.length ? { buttons } : {}),
+        };
+      }
+      if (result.rewardRefused) {
+        return {
+          text: `Checked in, but no reward this time: ${result.rewardRefused.message}.\n${streakLine}`,
+          ...(buttons.length ? { buttons } : {}),
+        };
+      }
+      const next = result.streak.nextMilestone;
+      return {
+        text: `Checked in: +${result.reward} pts.\n${streakLine}${
+          next ? `\nNext milestone: ${next.days} days (+${next.bonus} pts) in ${next.daysRemaining} day(s).` : ''
+        }`,
+        ...(buttons.length ? { buttons } : {}),
+      };
+    }),
+});
+
+export const balanceCommand = defineCommand({
+  name: 'balance',
+  aliases: ['pts'],
+  description: 'Tokens you have earned in this community',
+  argNames: [],
+  args: noArgs,
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identity }) => {
+      // core-api has no balance endpoint for a chat identity; the all-time "tokens earned" leaderboard entry is
+      // what it tells us. Tokens spent on perks are not subtracted, and the reply says so.
+      const board = await client.leaderboard({ metric: 'pts_earned', period: 'all_time', limit: 1, user: identity });
+      const earned = board.me?.value ?? 0;
+      return {
+        text: `You have earned ${earned} pts here (all time, confirmed on chain). Perks you bought are not subtracted; /claim tells you if a perk is out of reach.`,
+        fields: board.me ? [{ name: 'Rank', value: `#${board.me.rank} of ${board.total}`, inline: true }] : [],
+      };
+    }),
+});
+
+export const streakCommand = defineCommand({
+  name: 'streak',
+  aliases: [],
+  description: 'Your streak, multiplier and milestones to claim',
+  argNames: [],
+  args: noArgs,
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identity }) => {
+      const status = await client.streakStatus(identity);
+      const unclaimed = status.unclaimedMilestones;
+      return {
+        title: 'Your streak',
+        text: status.checkedInToday ? 'You checked in today.' : 'You have not checked in today: /daily',
+        fields: [
+          { name: 'Current', value: `${status.currentStreak} day(s)`, inline: true },
+          { name: 'Longest', value: `${status.longestStreak} day(s)`, inline: true },
+          { name: 'Multiplier', value: `×${status.multiplier}`, inline: true },
+          {
+            name: 'Unclaimed milestones',
+            value: unclaimed.length ? unclaimed.map((m) => `${m.days} days: ${m.bonus} pts`).join(', ') : 'none',
+          },
+          ...(status.nextMilestone
+            ? [
+                {
+                  name: 'Next milestone',
+                  value: `${status.nextMilestone.days} days (+${status.nextMilestone.bonus} pts) in ${status.nextMilestone.daysRemaining} day(s)`,
+                },
+              ]
+            : []),
+        ],
+        ...(unclaimed.length ? { buttons: milestoneButtons(unclaimed) } : {}),
+      };
+    }),
+});
+
+const METRICS = { tokens: 'pts_earned', pts: 'pts_earned', streaks: 'streak', streak: 'streak', activity: 'activity', claims: 'claims' } as const;
+const PERIODS = { week: 'weekly', weekly: 'weekly', month: 'monthly', monthly: 'monthly', all: 'all_time', alltime: 'all_time', all_time: 'all_time' } as const;
+const METRIC_LABELS: Record<string, string> = { pts_earned: 'tokens earned', streak: 'current streak', activity: 'rewarded actions', claims: 'perks claimed' };
+
+export const leaderboardCommand = defineCommand({
+  name: 'leaderboard',
+  aliases: ['lb'],
+  description: 'Top members: /lb [tokens|streaks|activity|claims] [week|month|all]',
+  argNames: ['metric', 'period'],
+  args: z.object({
+    metric: z.enum(Object.keys(METRICS) as [keyof typeof METRICS], { message: 'metric must be tokens, streaks, activity or claims' }).default('tokens'),
+    period: z.enum(Object.keys(PERIODS) as [keyof typeof PERIODS], { message: 'period must be week, month or all' }).default('week'),
+  }),
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identity }) => {
+      const board = await client.leaderboard({
+        metric: METRICS[input.args.metric],
+        period: PERIODS[input.args.period],
+        limit: 10,
+        user: identity,
+      });
+      const label = METRIC_LABELS[board.metric] ?? board.metric;
+      const period = board.period === 'all_time' ? 'all time' : board.period.replace('ly', '').replace('dai', 'day');
+      if (board.leaderboard.length === 0) return { text: `Nobody is on the ${label} leaderboard (${period}) yet.` };
+      const lines = board.leaderboard.map((e) => `${e.rank}. ${e.username}: ${e.value}`);
+      const me = board.me ? `\nYou: #${board.me.rank} with ${board.me.value}` : '';
+      return { title: `Leaderboard: ${label} (${period})`, text: `${lines.join('\n')}${me}` };
+    }),
+});
+
+export const perksCommand = defineCommand({
+  name: 'perks',
+  aliases: ['rewards'],
+  description: 'Perks you can claim with your pts',
+  argNames: [],
+  args: noArgs,
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client }) => {
+      const { perks } = await client.perks({ available: true });
+      if (perks.length === 0) return { text: 'No perks are available right now.' };
+      const shown = perks.slice(0, 10);
+      return {
+        title: 'Perks',
+        text: 'Claim one with /claim <id> or a button below.',
+        fields: shown.map((p) => ({
+          name: `#${p.id} ${p.name}`,
+          value: `${p.cost} pts${p.remainingSupply === null ? '' : `, ${p.remainingSupply} left`}${p.description ? ` — ${p.description}` : ''}`,
+        })),
+        buttons: shown.map((p) => ({ action: `perk:${p.id}`, label: `Claim ${p.name} (${p.cost} pts)`.slice(0, 60), style: 'primary' as const })),
+      };
+    }),
+});
+
+/** Redeems a perk for the user; shared by `/claim` and the perk buttons. */
+export async function claimPerk(input: CommandInput<unknown>, deps: BotDeps, perkId: string): Promise<Reply> {
+  return inGroup(input, deps, async ({ client, identity }) => {
+    const result = await client.redeemPerk({ perkId, userIdentifier: identity, platform: input.user.platform });
+    const name = result.perk?.name ?? `perk ${perkId}`;
+    return {
+      text: `You claimed ${name}${result.perk ? ` for ${result.perk.cost} pts` : ''}.${
+        result.confirmationCode ? ` Confirmation code: ${result.confirmationCode}` : ''
+      }`,
+      ephemeral: true,
+    };
+  });
+}
+
+export const claimCommand = defineCommand({
+  name: 'claim',
+  aliases: ['buy'],
+  description: 'Claim a perk: /claim <perk id>',
+  argNames: ['perk'],
+  args: z.object({ perk: z.string({ message: 'give the perk id, e.g. /claim 3 (see /perks)' }).regex(/^[0-9a-fA-F-]{1,36}$/, 'the perk id is a number or uuid from /perks') }),
+  run: (input, deps) => claimPerk(input, deps, input.args.perk),
+});
+
+export const activityCommand = defineCommand({
+  name: 'activity',
+  aliases: [],
+  description: 'Your latest rewards and claims',
+  argNames: [],
+  args: noArgs,
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identity }) => {
+      const { items } = await client.activity(identity, { limit: 10 });
+      if (items.length === 0) return { text: 'No activity yet: try /daily.' };
+      return {
+        title: 'Your activity',
+        text: items.map((i) => `${i.occurredAt.slice(0, 10)} ${i.kind}: ${i.amount >= 0 ? '+' : ''}${i.amount} (${i.platform})`).join('\n'),
+        ephemeral: true,
+      };
+    }),
+});
+
+export const achievementsCommand = defineCommand({
+  name: 'achievements',
+  aliases: [],
+  description: 'Your achievements and progress',
+  argNames: [],
+  args: noArgs,
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identity }) => {
+      const result = await client.achievements(identity);
+      if (result.achievements.length === 0) return { text: 'This community has no achievements yet.' };
+      return {
+        title: `Achievements (${result.unlockedCount} unlocked)`,
+        text: result.achievements
+          .map((a) => `${a.unlocked ? '✅' : '▫️'} ${a.name}: ${a.progress}/${a.threshold}`)
+          .join('\n'),
+      };
+    }),
+});
+
+export const linkCommand = defineCommand({
+  name: 'link',
+  aliases: [],
+  description: 'Join your accounts: /link gives a code; /link <code> on the other platform confirms it',
+  argNames: ['code'],
+  args: z.object({ code: z.string().regex(/^[A-Za-z0-9]{8}$/, 'the code has 8 letters and digits').optional() }),
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identity }) => {
+      if (!input.args.code) {
+        const code = await client.linkCode(identity);
+        return {
+          text: `Your link code is ${code.code} (valid until ${code.expiresAt}). Send /link ${code.code} from your other account, on the other platform.`,
+          ephemeral: true,
+        };
+      }
+      await client.linkConfirm(identity, input.args.code.toUpperCase());
+      return { text: 'Your accounts are linked: they now share one wallet, streak and balance.', ephemeral: true };
+    }),
+});
