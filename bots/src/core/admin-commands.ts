@@ -1,4 +1,4 @@
-import { brandIdSchema, CoreApiError, type ChatGroupConfigPatch } from '@pts/shared';
+import { brandIdSchema, type ChatGroupConfigPatch, CoreApiError } from '@pts/shared';
 import { z } from 'zod';
 import { groupContext, identityOf } from './context.ts';
 import { GROUP_ONLY } from './replies.ts';
@@ -78,10 +78,16 @@ export const configCommand = defineCommand({
   adminOnly: true,
   args: z
     .object({
-      key: z.enum(Object.keys(CONFIG_KEYS) as [string, ...string[]], { message: `key must be one of ${Object.keys(CONFIG_KEYS).join(', ')}` }).optional(),
+      key: z
+        .enum(Object.keys(CONFIG_KEYS) as [string, ...string[]], {
+          message: `key must be one of ${Object.keys(CONFIG_KEYS).join(', ')}`,
+        })
+        .optional(),
       value: z.string().optional(),
     })
-    .refine((a) => (a.key === undefined) === (a.value === undefined), { message: 'give a key and a value, e.g. /config daily 20' }),
+    .refine((a) => (a.key === undefined) === (a.value === undefined), {
+      message: 'give a key and a value, e.g. /config daily 20',
+    }),
   run: async (input, deps) => {
     const ctx = await groupContext(input.user, input.place, deps);
     if ('reply' in ctx) return ctx.reply;
@@ -109,8 +115,14 @@ export const configCommand = defineCommand({
         { name: 'welcome', value: `${c.welcomeBonus} pts`, inline: true },
         { name: 'welcome_message', value: onOff(c.welcomeMessageEnabled), inline: true },
         { name: 'greetings', value: onOff(np.enabled), inline: true },
-        { name: 'gm / gm_cooldown / gm_reply', value: `${np.gmReward} pts / ${np.gmCooldownHours} h / ${onOff(np.gmResponseEnabled)}` },
-        { name: 'gn / gn_cooldown / gn_reply', value: `${np.gnReward} pts / ${np.gnCooldownHours} h / ${onOff(np.gnResponseEnabled)}` },
+        {
+          name: 'gm / gm_cooldown / gm_reply',
+          value: `${np.gmReward} pts / ${np.gmCooldownHours} h / ${onOff(np.gmResponseEnabled)}`,
+        },
+        {
+          name: 'gn / gn_cooldown / gn_reply',
+          value: `${np.gnReward} pts / ${np.gnCooldownHours} h / ${onOff(np.gnResponseEnabled)}`,
+        },
       ],
       ephemeral: true,
     };
@@ -125,7 +137,10 @@ export const rewardCommand = defineCommand({
   adminOnly: true,
   args: z.object({
     user: z.string({ message: 'name the member: /reward <@user or id> <amount>' }).min(1),
-    amount: z.coerce.number({ message: 'give an amount: /reward <@user or id> <amount>' }).int('the amount is a whole number').min(1, 'the amount must be at least 1'),
+    amount: z.coerce
+      .number({ message: 'give an amount: /reward <@user or id> <amount>' })
+      .int('the amount is a whole number')
+      .min(1, 'the amount must be at least 1'),
   }),
   run: async (input, deps) => {
     const ctx = await groupContext(input.user, input.place, deps);
@@ -136,7 +151,9 @@ export const rewardCommand = defineCommand({
       ? reference
       : (mention ?? (input.resolveUser ? await input.resolveUser(reference) : undefined));
     if (!targetId) {
-      return { text: `I do not know who ${reference} is: use their numeric user id, or mention a member who has written in this group.` };
+      return {
+        text: `I do not know who ${reference} is: use their numeric user id, or mention a member who has written in this group.`,
+      };
     }
     const config = await ctx.client.eventConfig();
     const rule = config.events.find((e) => e.eventType === MANUAL_REWARD_EVENT);

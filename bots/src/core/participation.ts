@@ -77,7 +77,13 @@ export async function handleMessage(
   } catch (error) {
     if (error instanceof CoreApiError && QUIET_CODES.has(error.code)) return undefined;
     deps.logger.warn(
-      { err: error, event: greeting, platform: message.place.platform, groupId: message.place.groupId, userId: message.user.id },
+      {
+        err: error,
+        event: greeting,
+        platform: message.place.platform,
+        groupId: message.place.groupId,
+        userId: message.user.id,
+      },
       'greeting reward failed',
     );
     return undefined;
@@ -106,7 +112,9 @@ export async function handleMemberJoined(
     });
     if (!group.configMetadata.welcomeMessageEnabled) return undefined;
     const name = member.user.displayName ?? member.user.username ?? 'there';
-    return { text: `Welcome, ${name}! You received a welcome bonus of ${result.rewardAmount} pts. Try /daily and /help.` };
+    return {
+      text: `Welcome, ${name}! You received a welcome bonus of ${result.rewardAmount} pts. Try /daily and /help.`,
+    };
   } catch (error) {
     if (error instanceof CoreApiError && QUIET_CODES.has(error.code)) return undefined;
     deps.logger.warn(

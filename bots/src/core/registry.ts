@@ -78,13 +78,10 @@ export function createCommandRegistry(deps: BotDeps, commands: readonly Command[
   });
   const all: Command[] = [...commands, help as unknown as Command];
   const byName = new Map<string, Command>();
-  for (const command of all) for (const name of [command.name, ...command.aliases]) byName.set(name.toLowerCase(), command);
+  for (const command of all)
+    for (const name of [command.name, ...command.aliases]) byName.set(name.toLowerCase(), command);
 
-  async function guarded(
-    label: Record<string, unknown>,
-    run: () => Promise<Reply>,
-    sensitive = false,
-  ): Promise<Reply> {
+  async function guarded(label: Record<string, unknown>, run: () => Promise<Reply>, sensitive = false): Promise<Reply> {
     try {
       const reply = await run();
       return sensitive ? { ...reply, sensitiveInput: true } : reply;
@@ -132,7 +129,12 @@ export function createCommandRegistry(deps: BotDeps, commands: readonly Command[
     },
     press(action, input) {
       const [handler, payload = ''] = action.split(':', 2);
-      const label = { button: action, platform: input.place.platform, groupId: input.place.groupId, userId: input.user.id };
+      const label = {
+        button: action,
+        platform: input.place.platform,
+        groupId: input.place.groupId,
+        userId: input.user.id,
+      };
       return guarded(label, async () => {
         if (handler === 'milestone' && /^\d{1,4}$/.test(payload)) {
           const ctx = await groupContext(input.user, input.place, deps);
@@ -151,7 +153,11 @@ export function createCommandRegistry(deps: BotDeps, commands: readonly Command[
   };
 }
 
-async function groupContextReply(command: Command, input: Omit<CommandInput<unknown>, 'args'>, deps: BotDeps): Promise<Reply> {
+async function groupContextReply(
+  command: Command,
+  input: Omit<CommandInput<unknown>, 'args'>,
+  deps: BotDeps,
+): Promise<Reply> {
   const ctx = await groupContext(input.user, input.place, deps);
   if ('reply' in ctx) return command.sensitiveArgs ? { ...ctx.reply, sensitiveInput: true } : ctx.reply;
   throw new Error(`/${command.name}: a direct message resolved to a group`);

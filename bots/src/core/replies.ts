@@ -65,7 +65,9 @@ export function replyForCoreError(error: unknown): Reply | undefined {
     case 'DUPLICATE_EVENT':
       return { text: 'That was already counted a moment ago; nothing more to do.' };
     case 'BRAND_NOT_FOUND':
-      return { text: 'The brand this group is linked to no longer exists in pts; a group admin should run /setup again.' };
+      return {
+        text: 'The brand this group is linked to no longer exists in pts; a group admin should run /setup again.',
+      };
     case 'AUTOMATION_DISABLED':
       return { text: 'The brand has paused rewards for now; try again later.' };
     case 'UNKNOWN_EVENT_TYPE':
@@ -106,7 +108,8 @@ export function replyForCoreError(error: unknown): Reply | undefined {
     case 'SERVICE_UNAVAILABLE':
       return { text: 'pts is unreachable right now; try again in a minute.' };
     default:
-      if (error.status === 0 || error.status >= 500) return { text: 'pts is unreachable right now; try again in a minute.' };
+      if (error.status === 0 || error.status >= 500)
+        return { text: 'pts is unreachable right now; try again in a minute.' };
       if (error.status >= 400) return { text: `pts could not do that: ${error.message}` };
       return undefined;
   }

@@ -118,9 +118,29 @@ export const streakCommand = defineCommand({
     }),
 });
 
-const METRICS = { tokens: 'pts_earned', pts: 'pts_earned', streaks: 'streak', streak: 'streak', activity: 'activity', claims: 'claims' } as const;
-const PERIODS = { week: 'weekly', weekly: 'weekly', month: 'monthly', monthly: 'monthly', all: 'all_time', alltime: 'all_time', all_time: 'all_time' } as const;
-const METRIC_LABELS: Record<string, string> = { pts_earned: 'tokens earned', streak: 'current streak', activity: 'rewarded actions', claims: 'perks claimed' };
+const METRICS = {
+  tokens: 'pts_earned',
+  pts: 'pts_earned',
+  streaks: 'streak',
+  streak: 'streak',
+  activity: 'activity',
+  claims: 'claims',
+} as const;
+const PERIODS = {
+  week: 'weekly',
+  weekly: 'weekly',
+  month: 'monthly',
+  monthly: 'monthly',
+  all: 'all_time',
+  alltime: 'all_time',
+  all_time: 'all_time',
+} as const;
+const METRIC_LABELS: Record<string, string> = {
+  pts_earned: 'tokens earned',
+  streak: 'current streak',
+  activity: 'rewarded actions',
+  claims: 'perks claimed',
+};
 
 export const leaderboardCommand = defineCommand({
   name: 'leaderboard',
@@ -128,8 +148,14 @@ export const leaderboardCommand = defineCommand({
   description: 'Top members: /lb [tokens|streaks|activity|claims] [week|month|all]',
   argNames: ['metric', 'period'],
   args: z.object({
-    metric: z.enum(Object.keys(METRICS) as [keyof typeof METRICS], { message: 'metric must be tokens, streaks, activity or claims' }).default('tokens'),
-    period: z.enum(Object.keys(PERIODS) as [keyof typeof PERIODS], { message: 'period must be week, month or all' }).default('week'),
+    metric: z
+      .enum(Object.keys(METRICS) as [keyof typeof METRICS], {
+        message: 'metric must be tokens, streaks, activity or claims',
+      })
+      .default('tokens'),
+    period: z
+      .enum(Object.keys(PERIODS) as [keyof typeof PERIODS], { message: 'period must be week, month or all' })
+      .default('week'),
   }),
   run: (input, deps) =>
     inGroup(input, deps, async ({ client, identity }) => {
@@ -166,7 +192,11 @@ export const perksCommand = defineCommand({
           name: `#${p.id} ${p.name}`,
           value: `${p.cost} pts${p.remainingSupply === null ? '' : `, ${p.remainingSupply} left`}${p.description ? ` — ${p.description}` : ''}`,
         })),
-        buttons: shown.map((p) => ({ action: `perk:${p.id}`, label: `Claim ${p.name} (${p.cost} pts)`.slice(0, 60), style: 'primary' as const })),
+        buttons: shown.map((p) => ({
+          action: `perk:${p.id}`,
+          label: `Claim ${p.name} (${p.cost} pts)`.slice(0, 60),
+          style: 'primary' as const,
+        })),
       };
     }),
 });
@@ -190,7 +220,11 @@ export const claimCommand = defineCommand({
   aliases: ['buy'],
   description: 'Claim a perk: /claim <perk id>',
   argNames: ['perk'],
-  args: z.object({ perk: z.string({ message: 'give the perk id, e.g. /claim 3 (see /perks)' }).regex(/^[0-9a-fA-F-]{1,36}$/, 'the perk id is a number or uuid from /perks') }),
+  args: z.object({
+    perk: z
+      .string({ message: 'give the perk id, e.g. /claim 3 (see /perks)' })
+      .regex(/^[0-9a-fA-F-]{1,36}$/, 'the perk id is a number or uuid from /perks'),
+  }),
   run: (input, deps) => claimPerk(input, deps, input.args.perk),
 });
 
@@ -206,7 +240,9 @@ export const activityCommand = defineCommand({
       if (items.length === 0) return { text: 'No activity yet: try /daily.' };
       return {
         title: 'Your activity',
-        text: items.map((i) => `${i.occurredAt.slice(0, 10)} ${i.kind}: ${i.amount >= 0 ? '+' : ''}${i.amount} (${i.platform})`).join('\n'),
+        text: items
+          .map((i) => `${i.occurredAt.slice(0, 10)} ${i.kind}: ${i.amount >= 0 ? '+' : ''}${i.amount} (${i.platform})`)
+          .join('\n'),
         ephemeral: true,
       };
     }),
@@ -236,7 +272,12 @@ export const linkCommand = defineCommand({
   aliases: [],
   description: 'Join your accounts: /link gives a code; /link <code> on the other platform confirms it',
   argNames: ['code'],
-  args: z.object({ code: z.string().regex(/^[A-Za-z0-9]{8}$/, 'the code has 8 letters and digits').optional() }),
+  args: z.object({
+    code: z
+      .string()
+      .regex(/^[A-Za-z0-9]{8}$/, 'the code has 8 letters and digits')
+      .optional(),
+  }),
   run: (input, deps) =>
     inGroup(input, deps, async ({ client, identity }) => {
       if (!input.args.code) {

@@ -10,33 +10,47 @@ import {
   PermissionFlagsBits,
   type PermissionsBitField,
 } from 'discord.js';
-import type { BotDeps, ChatPlace, ChatUser, Command, CommandInput, Reply } from '../core/types.ts';
-import { renderReply } from './render.ts';
+import type { Logger } from 'pino';
+import type { ChatPlace, ChatUser, Command, CommandInput, Reply } from '../core/types.ts';
+import { renderInteractionReply, renderReply } from './render.ts';
 import { optionName } from './slash-commands.ts';
 
 /** What a command, button or message handler receives: a `CommandInput` before its arguments are parsed. */
 export type AdapterInput = Omit<CommandInput<unknown>, 'args'>;
 
-/** The command core as the Discord adapter uses it (the platform-agnostic dispatcher in bots/src/core). */
+/**
+ * The command core as the Discord adapter uses it, with its deps bound (`createDiscordCore` in
+ * core-binding.ts builds it from bots/src/core; tests may pass their own).
+ */
 export interface DiscordCommandCore {
   commands: readonly Command[];
-  /** Runs `/name` (or an alias) with positional argument tokens; validation and admin checks are the core's. */
-  dispatchCommand(name: string, rawArgs: readonly string[], input: AdapterInput, deps: BotDeps): Promise<Reply>;
+  /**
+   * Runs `/name` (or an alias): `rawArgs` are the positional tokens joined by spaces (the last argument takes
+   * the rest); validation and the admin check are the core's. Undefined for an unknown command.
+   */
+  dispatch(name: string, rawArgs: string, input: AdapterInput): Promise<Reply | undefined>;
   /** Runs a button's action (`<handler>:<payload>`). */
-  handleButton(action: string, input: AdapterInput, deps: BotDeps): Promise<Reply>;
-  /** A plain message (greetings); undefined/null when the bot stays silent. */
-  handleMessage(text: string, input: AdapterInput, deps: BotDeps): Promise<Reply | null | undefined>;
-  /** A member joined a group (welcome bonus); undefined/null when the bot stays silent. */
-  handleMemberJoin(input: AdapterInput, deps: BotDeps): Promise<Reply | null | undefined>;
+  press(action: string, input: AdapterInput): Promise<Reply>;
+  /** A plain message (greetings); undefined when the bot stays silent. */
+  handleMessage(message: { user: ChatUser; place: ChatPlace; text: string }): Promise<Reply | undefined>;
+  /** A member joined a group (welcome bonus); undefined when the bot stays silent. */
+  handleMemberJoined(member: { user: ChatUser; place: ChatPlace }): Promise<Reply | undefined>;
 }
 
 export interface DiscordBotOptions {
+  logger: Logger;
   /**
    * Discord drops an interaction not answered within 3 s. A handler slower than this is deferred (an
    * ephemeral "thinking…") and the reply edited in when it is ready. 2 s when absent.
    */
   deferAfterMs?: number;
 }
+
+/** The answer to a slash command the core does not know (an outdated registration). */
+export const UNKNOWN_COMMAND: Reply = {
+  text: 'I do not know that command any more. Try /help (an admin may need to re-register the commands).',
+  ephemeral: true,
+};
 
 /** The answer when a handler throws (the core normally turns failures into replies itself). */
 export const ADAPTER_ERROR: Reply = {
@@ -48,14 +62,9 @@ export const ADAPTER_ERROR: Reply = {
  * Wires a discord.js client to the command core: slash commands and buttons (interactions), messages
  * (greetings) and member joins (welcome bonus). Returns a function that detaches the listeners.
  */
-export function attachDiscordBot(
-  client: Client,
-  core: DiscordCommandCore,
-  deps: BotDeps,
-  options: DiscordBotOptions = {},
-): () => void {
+export function attachDiscordBot(client: Client, core: DiscordCommandCore, options: DiscordBotOptions): () => void {
   const deferAfterMs = options.deferAfterMs ?? 2_000;
-  const log = deps.logger.child({ platform: 'discord' });
+  const log = options.logger.child({ platform: 'discord' });
   const commandArgs = new Map<string, readonly string[]>();
   for (const command of core.commands) {
     commandArgs.set(command.name.toLowerCase(), command.argNames);
@@ -76,11 +85,14 @@ export function attachDiscordBot(
         }
         const input = interactionInput(interaction);
         log.info({ command: interaction.commandName, user: input.user.id, group: input.place.groupId }, 'command');
-        await respond(interaction, core.dispatchCommand(interaction.commandName, rawArgs, input, deps));
+        const work = core
+          .dispatch(interaction.commandName, rawArgs.join(' '), input)
+          .then((reply) => reply ?? UNKNOWN_COMMAND);
+        await respond(interaction, work);
       } else if (interaction.isButton()) {
         const input = interactionInput(interaction);
         log.info({ action: interaction.customId, user: input.user.id, group: input.place.groupId }, 'button');
-        await respond(interaction, core.handleButton(interaction.customId, input, deps));
+        await respond(interaction, core.press(interaction.customId, input));
       }
     } catch (error) {
       log.error({ err: error }, 'discord interaction failed');
@@ -98,13 +110,15 @@ export function attachDiscordBot(
     let reply: Reply;
     try {
       reply = await work;
+      // The command carried a secret (`/setup`'s key): its answer stays with the admin who typed it.
+      if (reply.sensitiveInput) reply = { ...reply, ephemeral: true };
     } catch (error) {
       log.error({ err: error }, 'handler failed');
       reply = ADAPTER_ERROR;
     } finally {
       clearTimeout(timer);
     }
-    const rendered = renderReply(reply, { interaction: true });
+    const rendered = renderInteractionReply(reply);
     if (!deferral) {
       await interaction.reply(rendered);
       return;
@@ -125,12 +139,12 @@ export function attachDiscordBot(
       if (message.author.bot || message.system || message.webhookId) return;
       if (!message.content) return;
       const input = messageInput(message);
-      const reply = await core.handleMessage(message.content, input, deps);
+      const reply = await core.handleMessage({ user: input.user, place: input.place, text: message.content });
       if (!reply) return;
       if (reply.ephemeral && message.inGuild()) {
-        await message.author.send(renderReply(reply, { interaction: false }));
+        await message.author.send(renderReply(reply));
       } else {
-        await message.reply(renderReply(reply, { interaction: false }));
+        await message.reply(renderReply(reply));
       }
     } catch (error) {
       log.error({ err: error }, 'discord message handling failed');
@@ -140,7 +154,7 @@ export function attachDiscordBot(
   const onMemberAdd = async (member: GuildMember) => {
     try {
       if (member.user.bot) return;
-      const input: AdapterInput = {
+      const reply = await core.handleMemberJoined({
         user: userOf(member.user, member.displayName),
         place: {
           platform: 'discord',
@@ -149,15 +163,13 @@ export function attachDiscordBot(
           channelId: member.guild.systemChannelId,
           ...(member.guild.systemChannel ? { channelName: member.guild.systemChannel.name } : {}),
         },
-        isAdmin: async () => isGuildAdmin(member.permissions),
-      };
-      const reply = await core.handleMemberJoin(input, deps);
+      });
       if (!reply) return;
       const channel = member.guild.systemChannel;
       if (channel && !reply.ephemeral) {
-        await channel.send(renderReply(reply, { interaction: false, mentionUserId: member.id }));
+        await channel.send(renderReply(reply, { mentionUserId: member.id }));
       } else {
-        await member.send(renderReply(reply, { interaction: false }));
+        await member.send(renderReply(reply));
       }
     } catch (error) {
       log.error({ err: error }, 'discord member join handling failed');
@@ -177,7 +189,9 @@ export function attachDiscordBot(
 /** Manage Server or Administrator: who may run admin-only commands in a guild. */
 export function isGuildAdmin(permissions: Readonly<PermissionsBitField> | null | undefined): boolean {
   if (!permissions) return false;
-  return permissions.has(PermissionFlagsBits.ManageGuild, false) || permissions.has(PermissionFlagsBits.Administrator, false);
+  return (
+    permissions.has(PermissionFlagsBits.ManageGuild, false) || permissions.has(PermissionFlagsBits.Administrator, false)
+  );
 }
 
 function userOf(

@@ -1,41 +1,48 @@
 import { z } from 'zod';
+import { type BotConfig, loadBotConfig } from '../config.ts';
 
-const snowflake = z.string().regex(/^\d{17,20}$/, 'a Discord id (17-20 digits)');
+const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
+const snowflake = z
+  .string()
+  .regex(/^\d{17,20}$/, 'must be a Discord id (17-20 digits; Developer Portal → General Information)');
 
-/** The Discord bot's environment (`npm run bot:discord`); every key is documented in docs/bots.md. */
-export const discordConfigSchema = z.object({
-  DISCORD_BOT_TOKEN: z.string().min(20, 'the bot token from the Developer Portal (Bot → Reset Token)'),
-  DISCORD_APPLICATION_ID: snowflake,
-  /** Commands are registered for this guild only (instant, for development) when set; globally otherwise. */
-  DISCORD_GUILD_ID: snowflake.optional(),
-  DISCORD_API_URL: z.url({ protocol: /^https?$/ }).default('https://discord.com/api'),
-  PTS_CORE_API_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
-  PTS_SERVICE_DOMAIN: z
-    .string()
-    .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, 'a domain such as pts.example.com')
-    .default('pts.local'),
-  BOT_DATA_DIR: z.string().min(1).default('data/bots'),
-  BOT_MASTER_KEY: z.string().min(32, 'at least 32 characters; it encrypts the groups\' security keys at rest'),
-  HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+/**
+ * The Discord adapter's own keys (docs/bots.md); the shared keys (PTS_CORE_API_URL, PTS_SERVICE_DOMAIN,
+ * BOT_DATA_DIR, BOT_MASTER_KEY, HEALTH_PORT, LOG_LEVEL) are read by bots/src/config.ts.
+ */
+export const discordEnvSchema = z.object({
+  DISCORD_BOT_TOKEN: z
+    .string({ message: 'is required: the bot token (Developer Portal → Bot → Reset Token)' })
+    .regex(/^[A-Za-z0-9_.-]{30,}$/, 'must be the bot token from the Developer Portal (Bot → Reset Token)'),
+  DISCORD_APPLICATION_ID: z.string({ message: 'is required: the application id' }).pipe(snowflake),
+  /** Register commands in this guild only (they appear at once; for development) instead of globally. */
+  DISCORD_GUILD_ID: z.preprocess(emptyToUndefined, snowflake.optional()),
+  /** Discord's REST base without version (a local fake in tests). */
+  DISCORD_API_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .url({ protocol: /^https?$/, message: 'must be an http(s) URL such as https://discord.com/api' })
+      .default('https://discord.com/api'),
+  ),
 });
+export type DiscordEnv = z.output<typeof discordEnvSchema>;
 
-export type DiscordConfig = z.output<typeof discordConfigSchema>;
+export interface DiscordBotConfig extends BotConfig {
+  discord: DiscordEnv;
+}
 
-/** Parses the environment; a bad value throws one message listing every key to fix. */
-export function loadDiscordConfig(env: NodeJS.ProcessEnv = process.env): DiscordConfig {
-  const parsed = discordConfigSchema.safeParse(env);
+/** Parses the Discord keys only; the message names every wrong variable and what to fix. */
+export function parseDiscordEnv(env: Record<string, string | undefined>): DiscordEnv {
+  const parsed = discordEnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid Discord bot configuration:\n  ${problems.join('\n  ')}`);
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'env'} ${issue.message}`);
+    throw new Error(`Invalid Discord bot configuration: ${problems.join('; ')}`);
   }
   return parsed.data;
 }
 
-/** Only the keys register-commands.ts needs. */
-export const registerConfigSchema = discordConfigSchema.pick({
-  DISCORD_BOT_TOKEN: true,
-  DISCORD_APPLICATION_ID: true,
-  DISCORD_GUILD_ID: true,
-  DISCORD_API_URL: true,
-});
+/** Everything `npm run bot:discord` needs: the Discord keys, then the shared bot configuration. */
+export function loadDiscordConfig(env: Record<string, string | undefined> = process.env): DiscordBotConfig {
+  const discord = parseDiscordEnv(env);
+  return { ...loadBotConfig(env), discord };
+}

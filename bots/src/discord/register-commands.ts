@@ -1,7 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import { REST, Routes, type RESTPutAPIApplicationCommandsJSONBody } from 'discord.js';
+import { REST, type RESTPutAPIApplicationCommandsJSONBody, Routes } from 'discord.js';
 import type { Command } from '../core/types.ts';
-import { registerConfigSchema } from './config.ts';
+import { parseDiscordEnv } from './config.ts';
+import { loadCommandList } from './core-binding.ts';
 import { buildSlashCommands, type SlashCommandOptions } from './slash-commands.ts';
 
 export interface RegisterOptions extends SlashCommandOptions {
@@ -32,15 +33,7 @@ export async function registerCommands(
 }
 
 async function main(): Promise<void> {
-  const parsed = registerConfigSchema.safeParse(process.env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    console.error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
-    process.exitCode = 1;
-    return;
-  }
-  const config = parsed.data;
-  const { loadCommandList } = await import('./core-binding.ts');
+  const config = parseDiscordEnv(process.env);
   const registered = await registerCommands(loadCommandList(), {
     token: config.DISCORD_BOT_TOKEN,
     applicationId: config.DISCORD_APPLICATION_ID,
@@ -48,7 +41,9 @@ async function main(): Promise<void> {
     ...(config.DISCORD_GUILD_ID ? { guildId: config.DISCORD_GUILD_ID } : {}),
   });
   const where = config.DISCORD_GUILD_ID ? `guild ${config.DISCORD_GUILD_ID}` : 'all guilds (global)';
-  console.log(`Registered ${registered.length} slash commands for ${where}: ${registered.map((c) => `/${c.name}`).join(' ')}`);
+  console.log(
+    `Registered ${registered.length} slash commands for ${where}: ${registered.map((c) => `/${c.name}`).join(' ')}`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -18,7 +18,10 @@ const LIMITS = {
 /** The pts brand colour on embeds. */
 export const EMBED_COLOUR = 0x5865f2;
 
-const STYLES: Record<ReplyButtonStyle, ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger> = {
+const STYLES: Record<
+  ReplyButtonStyle,
+  ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger
+> = {
   primary: ButtonStyle.Primary,
   secondary: ButtonStyle.Secondary,
   success: ButtonStyle.Success,
@@ -30,19 +33,31 @@ export interface RenderedReply {
   content?: string;
   embeds: APIEmbed[];
   components: APIActionRowComponent<APIButtonComponentWithCustomId>[];
-  flags?: MessageFlags.Ephemeral;
   allowedMentions: { parse: []; users?: string[] };
 }
 
+/** An interaction response: a message that may be ephemeral. */
+export interface RenderedInteractionReply extends RenderedReply {
+  flags?: MessageFlags.Ephemeral;
+}
+
 export interface RenderOptions {
-  /** Whether the message can be ephemeral (interaction responses only); ephemeral replies elsewhere go by DM. */
-  interaction: boolean;
   /** A user to mention (and ping) in the message content, e.g. a newcomer being welcomed. */
   mentionUserId?: string;
 }
 
-/** Renders a neutral Reply as a Discord message: text in an embed, fields, buttons, the ephemeral flag. */
-export function renderReply(reply: Reply, options: RenderOptions): RenderedReply {
+/** A Reply as an interaction response: the message plus the ephemeral flag when the reply is personal. */
+export function renderInteractionReply(reply: Reply): RenderedInteractionReply {
+  const rendered: RenderedInteractionReply = renderReply(reply);
+  if (reply.ephemeral) rendered.flags = MessageFlags.Ephemeral;
+  return rendered;
+}
+
+/**
+ * Renders a neutral Reply as a Discord message: text in an embed, fields, buttons. Channel messages cannot
+ * be ephemeral; the adapter sends personal replies outside interactions by DM instead.
+ */
+export function renderReply(reply: Reply, options: RenderOptions = {}): RenderedReply {
   const embed: APIEmbed = { color: EMBED_COLOUR };
   if (reply.title) embed.title = truncate(reply.title, LIMITS.title);
   if (reply.text) embed.description = truncate(reply.text, LIMITS.description);
@@ -73,7 +88,6 @@ export function renderReply(reply: Reply, options: RenderOptions): RenderedReply
     rendered.content = `<@${options.mentionUserId}>`;
     rendered.allowedMentions = { parse: [], users: [options.mentionUserId] };
   }
-  if (reply.ephemeral && options.interaction) rendered.flags = MessageFlags.Ephemeral;
   return rendered;
 }
 

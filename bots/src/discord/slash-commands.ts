@@ -45,7 +45,9 @@ export function buildSlashCommands(
     const name = rawName.toLowerCase();
     if (!NAME_PATTERN.test(name)) {
       if (aliasOf) continue;
-      throw new Error(`Command name "${rawName}" is not a valid Discord slash command name (1-32 lowercase letters, digits, - or _)`);
+      throw new Error(
+        `Command name "${rawName}" is not a valid Discord slash command name (1-32 lowercase letters, digits, - or _)`,
+      );
     }
     if (seen.has(name)) continue;
     if (body.length >= MAX_COMMANDS) {
@@ -64,7 +66,7 @@ export function buildSlashCommands(
         return {
           type: ApplicationCommandOptionType.String,
           name: optionName(argName),
-          description: clip(argName.replaceAll('_', ' '), 100),
+          description: clip(optionName(argName).replaceAll('_', ' '), 100),
           required: !optional,
         };
       }),
@@ -82,6 +84,7 @@ export function buildSlashCommands(
 export function optionName(argName: string): string {
   return (
     argName
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
       .toLowerCase()
       .replace(/[^-_\p{Ll}\p{N}]/gu, '_')
       .slice(0, 32) || 'value'

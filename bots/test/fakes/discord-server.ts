@@ -231,9 +231,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
           body = raw;
         }
       }
+      // discord.js percent-encodes `@original`; Discord routes on the decoded path.
+      const pathname = decodeURIComponent(url.pathname);
       const call: RecordedCall = {
         method: request.method ?? 'GET',
-        path: url.pathname,
+        path: pathname,
         query: Object.fromEntries(url.searchParams),
         body,
         authorization: request.headers.authorization,
@@ -248,7 +250,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         }
       };
       // Interaction callbacks and webhook calls are authenticated by the interaction token in the path.
-      const tokenInPath = /^\/api\/v10\/(interactions|webhooks)\//.test(url.pathname);
+      const tokenInPath = /^\/api\/v10\/(interactions|webhooks)\//.test(pathname);
       if (!tokenInPath && request.headers.authorization !== `Bot ${options.token}`) {
         record(call);
         send(401, { message: '401: Unauthorized', code: 0 });
@@ -256,7 +258,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       }
       for (const route of routes) {
         if (route.method !== call.method) continue;
-        const match = url.pathname.match(route.pattern);
+        const match = pathname.match(route.pattern);
         if (!match) continue;
         const result = route.handle(match, body, call.query);
         record(call);
@@ -583,9 +585,7 @@ export function buttonInteraction(
       mention_roles: [],
       attachments: [],
       embeds: [],
-      components: [
-        { type: 1, components: [{ type: 2, style: 1, custom_id: customId, label: 'Claim' }] },
-      ],
+      components: [{ type: 1, components: [{ type: 2, style: 1, custom_id: customId, label: 'Claim' }] }],
       pinned: false,
       type: 0,
       flags: 0,

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { type CreatedBrand, createCoreClient } from '@pts/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenBalance, waitForMintsSettled } from '../../../core-api/test/chain-helpers.ts';
+import { startTestPlatform, type TestPlatform } from '../../../core-api/test/platform.ts';
+import { memoryGroupStore, testDeps } from '../../test/helpers.ts';
+import { createCommandRegistry } from './registry.ts';
+import type { BotDeps, ChatPlace, ChatUser } from './types.ts';
+
+// The command core against the real core-api (PGlite + anvil, our contracts), through the typed client:
+// /setup, /daily (pays and mints), /streak, /reward (brand-signed chat_manual_reward) and /claim.
+
+let platform: TestPlatform;
+let brand: CreatedBrand;
+let deps: BotDeps;
+
+const admin: ChatUser = { platform: 'discord', id: '100000000000000001', displayName: 'Admin' };
+const member: ChatUser = { platform: 'discord', id: '100000000000000002', displayName: 'Mia' };
+const place: ChatPlace = {
+  platform: 'discord',
+  groupId: '900000000000000001',
+  groupName: 'Guild',
+  channelId: '800000000000000001',
+};
+
+function run(user: ChatUser, name: string, args = '', isAdmin = false) {
+  platform.clock.advance(1_000); // fresh signature timestamps
+  return createCommandRegistry(deps).dispatch(name, args, { user, place, isAdmin: async () => isAdmin });
+}
+
+async function createPerk(cost: number) {
+  const res = await platform.post(
+    '/admin/perks',
+    { brandId: brand.brandId, name: `Perk ${randomUUID().slice(0, 8)}`, cost, maxPerUser: 1 },
+    { authorization: `Bearer ${platform.deps.adminToken}` },
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.perk as { perkId: number; name: string };
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  brand = await platform.createBrand({ name: 'Core Brand' });
+  deps = testDeps(
+    (credentials) =>
+      createCoreClient({
+        baseUrl: platform.url,
+        brandId: credentials.brandId,
+        securityKey: credentials.securityKey,
+        clock: platform.clock,
+      }),
+    { clock: platform.clock, groups: memoryGroupStore() },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.stop();
+});
+
+describe('command core against core-api', () => {
+  it('/setup refuses a wrong key, then links the group with the default configuration', async () => {
+    expect((await run(admin, 'setup', `${brand.brandId} pts_sk_wrong`, true))?.text).toMatch(
+      /brand id or the security key is wrong/,
+    );
+    const reply = await run(admin, 'setup', `${brand.brandId} ${brand.securityKey}`, true);
+    expect(reply?.text).toMatch(/now linked/);
+    expect(reply?.fields?.[0]).toEqual({ name: 'Daily reward', value: '10 pts', inline: true });
+    expect((await run(admin, 'config', '', true))?.fields?.find((f) => f.name === 'welcome')?.value).toBe('50 pts');
+  });
+
+  it('/daily pays and mints; /streak shows it', async () => {
+    expect((await run(member, 'daily'))?.text).toMatch(/Checked in: \+10 pts/);
+    await waitForMintsSettled(platform);
+    const client = deps.coreClient({ brandId: brand.brandId, securityKey: brand.securityKey });
+    const wallet = (await client.pregenerateUser(`discord_${member.id}@pts.local`)).wallet_address;
+    expect(await tokenBalance(platform, wallet)).toBe(10n);
+    const streak = await run(member, 'streak');
+    expect(streak?.fields?.slice(0, 3).map((f) => f.value)).toEqual(['1 day(s)', '1 day(s)', '×1']);
+    expect(streak?.text).toBe('You checked in today.');
+  });
+
+  it('/reward needs the brand rule, then pays its amount bypassing the cooldown', async () => {
+    expect((await run(admin, 'reward', `<@${member.id}> 25`, true))?.text).toMatch(/no "chat_manual_reward" rule/);
+    await platform.setRule(brand.brandId, {
+      eventType: 'chat_manual_reward',
+      rewardAmount: 25,
+      cooldownHours: 24,
+      maxClaims: 1,
+    });
+    platform.clock.advance(6_000); // the rule cache
+    expect((await run(admin, 'reward', `<@${member.id}> 25`, true))?.text).toBe(
+      `Rewarded <@${member.id}> with 25 pts.`,
+    );
+    expect((await run(admin, 'reward', `${member.id} 40`, true))?.text).toMatch(
+      /with 25 pts \(pts pays the amount of the brand's chat_manual_reward rule, not the 40 asked for\)/,
+    );
+    expect((await run(member, 'reward', `${member.id} 40`, false))?.text).toBe('Only group admins can use /reward.');
+    await waitForMintsSettled(platform);
+    expect((await run(member, 'balance'))?.text).toMatch(/You have earned 60 pts here/);
+  });
+
+  it('/claim buys a perk it can afford and says how much is missing otherwise', async () => {
+    const cheap = await createPerk(30);
+    const dear = await createPerk(1000);
+    expect((await run(member, 'perks'))?.fields?.map((f) => f.name)).toEqual(
+      expect.arrayContaining([`#${cheap.perkId} ${cheap.name}`]),
+    );
+    expect((await run(member, 'claim', String(cheap.perkId)))?.text).toMatch(
+      new RegExp(`You claimed ${cheap.name} for 30 pts`),
+    );
+    expect((await run(member, 'buy', String(dear.perkId)))?.text).toBe(
+      'You need 970 more pts for this perk (you have 30 to spend).',
+    );
+    expect((await run(member, 'claim', String(cheap.perkId)))?.text).toBe(
+      'You have already claimed this perk as many times as allowed.',
+    );
+  });
+});

@@ -1,0 +1,194 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CreatedBrand } from '@pts/shared';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForMintsSettled } from '../../../core-api/test/chain-helpers.ts';
+import { startTestPlatform, type TestPlatform } from '../../../core-api/test/platform.ts';
+import { type FakeBotApi, startFakeBotApi } from '../../test/fakes/telegram-bot-api.ts';
+import { memoryGroupStore } from '../../test/helpers.ts';
+import { loadBotConfig } from '../config.ts';
+import { type RunningTelegramBot, startTelegramBot } from './app.ts';
+
+// The real grammY bot (long polling, auto-retry) against a local fake Bot API, over the real core-api
+// (PGlite + anvil): setup, daily, a greeting, a member join, a milestone claimed with a button, and an
+// admin-only command refused to a member.
+
+const GROUP = -1001234567890;
+const ADMIN = { id: 1001, is_bot: false, first_name: 'Ada', username: 'ada' };
+const MEMBER = { id: 2002, is_bot: false, first_name: 'Bob', username: 'bob' };
+const chat = { id: GROUP, type: 'supergroup', title: 'Fans' };
+
+let platform: TestPlatform;
+let brand: CreatedBrand;
+let api: FakeBotApi;
+let bot: RunningTelegramBot;
+let dataDir: string;
+let messageId = 1;
+
+function sendText(from: typeof ADMIN, text: string): { since: number; messageId: number } {
+  const since = api.calls.length;
+  const id = messageId++;
+  const entities = text.startsWith('/')
+    ? [{ type: 'bot_command', offset: 0, length: text.split(/\s/)[0]!.length }]
+    : undefined;
+  api.pushUpdate({
+    message: {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat,
+      from,
+      text,
+      ...(entities ? { entities } : {}),
+    },
+  });
+  return { since, messageId: id };
+}
+
+async function replyTo(from: typeof ADMIN, text: string): Promise<string> {
+  const { since } = sendText(from, text);
+  const call = await api.waitForCall('sendMessage', (p) => Number(p.chat_id) === GROUP, since);
+  return String(call.params.text);
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  brand = await platform.createBrand({ name: 'Fans Brand' });
+  api = await startFakeBotApi();
+  api.setMember(GROUP, ADMIN.id, 'creator');
+  api.setMember(GROUP, MEMBER.id, 'member');
+  dataDir = mkdtempSync(join(tmpdir(), 'pts-bot-'));
+  const config = loadBotConfig({
+    TELEGRAM_BOT_TOKEN: api.token,
+    TELEGRAM_API_ROOT: api.apiRoot,
+    PTS_CORE_API_URL: platform.url,
+    BOT_DATA_DIR: dataDir,
+    HEALTH_PORT: '0',
+    LOG_LEVEL: 'silent',
+  });
+  bot = await startTelegramBot(config, {
+    clock: platform.clock,
+    groups: memoryGroupStore(),
+    logger: pino({ level: process.env.PTS_TEST_LOG_LEVEL ?? 'silent' }),
+  });
+  await api.waitForCall('getUpdates');
+}, 120_000);
+
+afterAll(async () => {
+  await bot?.stop();
+  await api?.close();
+  await platform?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('telegram bot end to end', () => {
+  it('serves /health once polling runs', async () => {
+    const res = await fetch(`${bot.url}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ok', platform: 'telegram' });
+  });
+
+  it('refuses /setup to a member (getChatMember says member) and deletes the message holding the key', async () => {
+    const { since, messageId: id } = sendText(MEMBER, `/setup ${brand.brandId} ${brand.securityKey}`);
+    const reply = await api.waitForCall('sendMessage', () => true, since);
+    expect(reply.params.text).toBe('Only group admins can use /setup.');
+    expect(api.calls.slice(since).find((c) => c.method === 'getChatMember')?.params).toMatchObject({
+      user_id: MEMBER.id,
+    });
+    expect(api.calls.slice(since).find((c) => c.method === 'deleteMessage')?.params).toMatchObject({ message_id: id });
+    expect(await replyTo(MEMBER, '/daily')).toMatch(
+      /a group admin must run \/setup &lt;brand_id&gt; &lt;security_key&gt;/,
+    );
+  });
+
+  it('sets the group up for an admin, without echoing the key', async () => {
+    const { since } = sendText(ADMIN, `/setup@pts_test_bot ${brand.brandId} ${brand.securityKey}`);
+    const reply = await api.waitForCall('sendMessage', () => true, since);
+    expect(reply.params.text).toMatch(/now linked to brand/);
+    expect(reply.params.text).toMatch(/Daily reward<\/b>: 10 pts/);
+    expect(JSON.stringify(api.calls.slice(since))).not.toContain(brand.securityKey);
+    expect(api.calls.slice(since).some((c) => c.method === 'deleteMessage')).toBe(true);
+    const group = await platform.deps.db
+      .selectFrom('chat_groups')
+      .selectAll()
+      .where('chat_group_id', '=', `telegram:${GROUP}`)
+      .executeTakeFirstOrThrow();
+    expect(group.brand_id).toBe(brand.brandId.toLowerCase());
+  });
+
+  it('pays /daily and answers a second one with the reset time', async () => {
+    expect(await replyTo(MEMBER, '/daily')).toMatch(/Checked in: \+10 pts/);
+    expect(await replyTo(MEMBER, '/checkin')).toMatch(/already checked in today/);
+  });
+
+  it('pays a good-morning greeting (silently by default) and rewards the event with the chat as channel_id', async () => {
+    const { since } = sendText(MEMBER, 'well GOOD MORNING everyone');
+    await expect
+      .poll(
+        async () => {
+          const rows = await platform.deps.db
+            .selectFrom('events')
+            .select(['event_type', 'status'])
+            .where('user_email', '=', `telegram_${MEMBER.id}@pts.local`)
+            .where('event_type', '=', 'good_morning')
+            .execute();
+          return rows.map((r) => r.status);
+        },
+        { timeout: 10_000 },
+      )
+      .toEqual(['accepted']);
+    expect(api.calls.slice(since).some((c) => c.method === 'sendMessage')).toBe(false);
+  });
+
+  it('pays the welcome bonus when a member joins and greets them', async () => {
+    const since = api.calls.length;
+    const newcomer = { id: 3003, is_bot: false, first_name: 'Cy' };
+    api.pushUpdate({
+      message: {
+        message_id: messageId++,
+        date: Math.floor(Date.now() / 1000),
+        chat,
+        from: newcomer,
+        new_chat_members: [newcomer],
+      },
+    });
+    const reply = await api.waitForCall('sendMessage', () => true, since);
+    expect(reply.params.text).toMatch(/Welcome, Cy! You received a welcome bonus of 50 pts/);
+  });
+
+  it('claims a 7-day milestone with the inline button', async () => {
+    for (let day = 1; day < 7; day++) {
+      platform.clock.advance(24 * 3600 * 1000);
+      expect(await replyTo(MEMBER, '/daily')).toMatch(/Checked in/);
+    }
+    const { since } = sendText(MEMBER, '/streak');
+    const streak = await api.waitForCall('sendMessage', () => true, since);
+    const keyboard = (streak.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] })
+      .inline_keyboard;
+    expect(keyboard[0]?.[0]).toEqual({ text: 'Claim 7-day bonus (100 pts)', callback_data: 'milestone:7' });
+    const clickSince = api.calls.length;
+    api.pushUpdate({
+      callback_query: {
+        id: 'cb1',
+        from: MEMBER,
+        chat_instance: 'ci',
+        data: 'milestone:7',
+        message: { message_id: 999, date: 0, chat, text: 'streak' },
+      },
+    });
+    const answer = await api.waitForCall('answerCallbackQuery', () => true, clickSince);
+    expect(answer.params).toMatchObject({ callback_query_id: 'cb1' });
+    const claimed = await api.waitForCall('sendMessage', () => true, clickSince);
+    expect(claimed.params.text).toMatch(/Bob claimed the 7-day streak bonus: \+100 pts/);
+    await waitForMintsSettled(platform);
+  });
+
+  it('retries a 429 from the Bot API after retry_after (auto-retry)', async () => {
+    api.failNext('sendMessage', 1);
+    const { since } = sendText(MEMBER, '/help');
+    const sends = () => api.calls.slice(since).filter((c) => c.method === 'sendMessage');
+    await expect.poll(() => sends().length, { timeout: 10_000 }).toBe(2);
+    expect(String(sends()[1]?.params.text)).toMatch(/pts commands/);
+  });
+});
