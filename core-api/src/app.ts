@@ -9,6 +9,7 @@ import { jsonBody } from './http/json-body.ts';
 import { createRateLimit } from './http/rate-limit.ts';
 import { registerAccountDocs } from './modules/accounts/accounts.routes.ts';
 import { createAchievementsAdminRouter, registerAchievementDocs } from './modules/achievements/achievements.routes.ts';
+import { registerBalanceDocs } from './modules/balances/balances.routes.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
@@ -198,6 +199,7 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
   registerPaymentDocs(docs);
   registerLeaderboardDocs(docs);
   registerAchievementDocs(docs);
+  registerBalanceDocs(docs);
   registerPerkChargesDocs(docs);
   registerRelayerGasDocs(docs);
   registerRelayerDocs(docs);

@@ -93,6 +93,7 @@ export {
   reportAchievementProgressResponseSchema,
   setAchievementDefinitionsRequestSchema,
 } from './schemas/achievements.ts';
+export { type BalanceResponse, balanceParamsSchema, balanceResponseSchema } from './schemas/balances.ts';
 export {
   type Brand,
   brandIdParamsSchema,

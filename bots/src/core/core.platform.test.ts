@@ -96,7 +96,7 @@ describe('command core against core-api', () => {
     );
     expect((await run(member, 'reward', `${member.id} 40`, false))?.text).toBe('Only group admins can use /reward.');
     await waitForMintsSettled(platform);
-    expect((await run(member, 'balance'))?.text).toMatch(/You have earned 60 pts here/);
+    expect((await run(member, 'balance'))?.text).toBe('You have 60 pts to spend.');
   });
 
   it('/claim buys a perk it can afford and says how much is missing otherwise', async () => {

@@ -224,28 +224,43 @@ describe('command dispatch', () => {
     expect((await run(deps, 'claim'))?.text).toMatch(/give the perk id/);
   });
 
-  it('/balance says plainly that it shows tokens earned', async () => {
+  it('/balance shows the spendable balance and rewards on their way, privately', async () => {
     const deps = testDeps(
       fakeCoreClient({
-        leaderboard: async (options) => {
-          expect(options).toMatchObject({ metric: 'pts_earned', period: 'all_time', user: IDENTITY });
+        balance: async (userIdentifier) => {
+          expect(userIdentifier).toBe(IDENTITY);
           return {
             success: true,
-            leaderboard: [],
-            metric: 'pts_earned',
-            period: 'all_time',
-            total: 5,
-            platform: null,
-            periodStart: null,
-            me: { userIdentifier: IDENTITY, username: 'al***', value: 75, rank: 2 },
+            brandId: BRAND.brandId,
+            userIdentifier,
+            walletAddress: '0x00000000000000000000000000000000000000aa',
+            balance: 45,
+            pending: 10,
           };
         },
       }),
     );
     await setUp(deps);
     const reply = await run(deps, 'pts');
-    expect(reply?.text).toMatch(/You have earned 75 pts here \(all time/);
-    expect(reply?.text).toMatch(/not subtracted/);
+    expect(reply?.text).toBe('You have 45 pts to spend. 10 more are on their way (confirming on chain).');
+    expect(reply?.ephemeral).toBe(true);
+  });
+
+  it('/balance before any reward says how to earn', async () => {
+    const deps = testDeps(
+      fakeCoreClient({
+        balance: async (userIdentifier) => ({
+          success: true,
+          brandId: BRAND.brandId,
+          userIdentifier,
+          walletAddress: null,
+          balance: 0,
+          pending: 0,
+        }),
+      }),
+    );
+    await setUp(deps);
+    expect((await run(deps, 'balance'))?.text).toMatch(/no pts yet: run \/daily/);
   });
 });
 

@@ -67,18 +67,22 @@ export const dailyCommand = defineCommand({
 export const balanceCommand = defineCommand({
   name: 'balance',
   aliases: ['pts'],
-  description: 'Tokens you have earned in this community',
+  description: 'Your pts balance (spendable now) and rewards on their way',
   argNames: [],
   args: noArgs,
   run: (input, deps) =>
     inGroup(input, deps, async ({ client, identity }) => {
-      // core-api has no balance endpoint for a chat identity; the all-time "tokens earned" leaderboard entry is
-      // what it tells us. Tokens spent on perks are not subtracted, and the reply says so.
-      const board = await client.leaderboard({ metric: 'pts_earned', period: 'all_time', limit: 1, user: identity });
-      const earned = board.me?.value ?? 0;
+      // The live on-chain balance of the user's wallet (their account's when linked), plus rewards accepted
+      // but not yet confirmed on chain.
+      const balance = await client.balance(identity);
+      if (!balance.walletAddress) {
+        return { text: 'You have no pts yet: run /daily to earn your first ones.', ephemeral: true };
+      }
       return {
-        text: `You have earned ${earned} pts here (all time, confirmed on chain). Perks you bought are not subtracted; /claim tells you if a perk is out of reach.`,
-        fields: board.me ? [{ name: 'Rank', value: `#${board.me.rank} of ${board.total}`, inline: true }] : [],
+        text: `You have ${balance.balance} pts to spend.${
+          balance.pending > 0 ? ` ${balance.pending} more are on their way (confirming on chain).` : ''
+        }`,
+        ephemeral: true,
       };
     }),
 });

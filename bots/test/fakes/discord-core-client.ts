@@ -176,6 +176,7 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
       streakStatus: unused('streakStatus'),
       leaderboard: unused('leaderboard'),
       achievements: unused('achievements'),
+      balance: unused('balance'),
       reportAchievementProgress: unused('reportAchievementProgress'),
       activity: unused('activity'),
       perks: unused('perks'),

@@ -7,6 +7,7 @@ import { createRateLimit } from '../http/rate-limit.ts';
 import { parseInput } from '../http/validate.ts';
 import { createAccountsRouter } from './accounts/accounts.routes.ts';
 import { createAchievementsRouter } from './achievements/achievements.routes.ts';
+import { createBalancesRouter } from './balances/balances.routes.ts';
 import { findBrandByAddress } from './brands/brands.repository.ts';
 import { createCommunityServicesRouter } from './community/community.routes.ts';
 import { saveChatRoles } from './constraints/chat-roles.ts';
@@ -61,6 +62,15 @@ export function createServicesRouter(deps: ServicesRouterDeps): Router {
   );
   router.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
   router.use(createAchievementsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
+  router.use(
+    createBalancesRouter({
+      db: deps.db,
+      clock: deps.clock,
+      publicClient: deps.publicClient,
+      rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+      verifyBrandSignature,
+    }),
+  );
   router.use(
     createPerkCatalogueRouter({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger: deps.logger }),
   );

@@ -7,6 +7,7 @@ import {
   achievementsResponseSchema,
   reportAchievementProgressResponseSchema,
 } from '../schemas/achievements.ts';
+import { type BalanceResponse, balanceResponseSchema } from '../schemas/balances.ts';
 import {
   type ActiveCampaignsResponse,
   activeCampaignsResponseSchema,
@@ -136,6 +137,8 @@ export interface CoreClient {
   leaderboard(options?: LeaderboardOptions): Promise<LeaderboardResponse>;
   /** `GET /services/achievements/:brandId/:userIdentifier`. */
   achievements(userIdentifier: string): Promise<AchievementsResponse>;
+  /** `GET /services/balance/:brandId/:userIdentifier`: spendable tokens (live on chain) and pending rewards. */
+  balance(userIdentifier: string): Promise<BalanceResponse>;
   /** `POST /services/achievements/progress`: exactly one of `increment` and `value`. */
   reportAchievementProgress(input: {
     userIdentifier: string;
@@ -415,6 +418,13 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         path: `/services/leaderboard/${brand}`,
         query: { ...query },
         schema: leaderboardResponseSchema,
+        retry: 'safe',
+      }),
+    balance: (userIdentifier) =>
+      call({
+        method: 'GET',
+        path: `/services/balance/${brand}/${user(userIdentifier)}`,
+        schema: balanceResponseSchema,
         retry: 'safe',
       }),
     achievements: (userIdentifier) =>

@@ -1,0 +1,68 @@
+import { type CreatedBrand, signRequest } from '@pts/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
+import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+
+let platform: TestPlatform;
+let brand: CreatedBrand;
+
+const signedGet = (path: string) => {
+  // One signature per request: the same path signed in the same second would be a replay.
+  platform.clock.advance(1000);
+  return platform.get(
+    path,
+    signRequest({
+      securityKey: brand.securityKey,
+      method: 'GET',
+      pathWithQuery: path,
+      body: '',
+      timestamp: Math.floor(platform.clock.now().getTime() / 1000),
+    }),
+  );
+};
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  brand = await platform.createBrand({
+    rules: [{ eventType: 'first_purchase', rewardAmount: 70, cooldownHours: 0, maxClaims: -1 }],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.stop();
+});
+
+describe('GET /services/balance/:brandId/:userIdentifier', () => {
+  it('is the live on-chain balance of the user’s wallet', async () => {
+    const event = await platform.post('/pts-api/manual-event', {
+      brandId: brand.brandId,
+      eventType: 'first_purchase',
+      userEmail: 'Wallet.Owner@example.com',
+      domain: 'shop.example.com',
+    });
+    expect(event.status, JSON.stringify(event.body)).toBe(200);
+    await waitForMintsSettled(platform);
+    const res = await signedGet(`/services/balance/${brand.brandId}/wallet.owner%40example.com`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      brandId: brand.brandId,
+      userIdentifier: 'wallet.owner@example.com',
+      walletAddress: event.body.walletAddress.toLowerCase(),
+      balance: 70,
+      pending: 0,
+    });
+    expect(await tokenBalance(platform, event.body.walletAddress)).toBe(70n);
+  });
+
+  it('a user without a wallet has none and 0', async () => {
+    const res = await signedGet(`/services/balance/${brand.brandId}/nobody%40example.com`);
+    expect(res.body).toMatchObject({ walletAddress: null, balance: 0, pending: 0 });
+  });
+
+  it('needs the brand signature', async () => {
+    const res = await platform.get(`/services/balance/${brand.brandId}/nobody%40example.com`);
+    expect(res.status).toBe(401);
+    expect(res.body.details.reason).toBe('signature_required');
+  });
+});

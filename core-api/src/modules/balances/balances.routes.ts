@@ -1,0 +1,89 @@
+import { balanceParamsSchema, balanceResponseSchema, type Clock, errorEnvelopeSchema } from '@pts/shared';
+import { Router } from 'express';
+import type { Address } from 'viem';
+import { rewardTokenAbi } from '../../chain/artifacts/index.ts';
+import type { ChainPublicClient } from '../../chain/deploy.ts';
+import type { Database } from '../../db/database.ts';
+import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
+import { parseInput } from '../../http/validate.ts';
+import type { ApiDocs } from '../../observability/openapi.ts';
+import { resolveAccountKey } from '../accounts/accounts.service.ts';
+
+export interface BalancesRouterDeps {
+  db: Database;
+  clock: Clock;
+  publicClient: ChainPublicClient;
+  rewardToken: Address;
+  verifyBrandSignature: BrandSignatureVerifier;
+}
+
+/** The wallet of a user: their own row, or their account's when the identity is linked and has none yet. */
+async function walletOf(db: Database, userKey: string): Promise<string | null> {
+  const own = await db.selectFrom('users').select('wallet_address').where('email', '=', userKey).executeTakeFirst();
+  if (own?.wallet_address) return own.wallet_address;
+  const account = await resolveAccountKey(db, userKey);
+  if (account === userKey) return null;
+  const row = await db.selectFrom('users').select('wallet_address').where('email', '=', account).executeTakeFirst();
+  return row?.wallet_address ?? null;
+}
+
+/**
+ * `GET /balance/:brandId/:userIdentifier` (brand-signed, under `/services`): what a chat user or site visitor
+ * can spend — the live on-chain balance of their wallet, never a cached figure — plus rewards accepted and
+ * not yet confirmed. One token serves every brand, so the balance is the wallet's, whichever brand asks.
+ */
+export function createBalancesRouter(deps: BalancesRouterDeps): Router {
+  const router = Router();
+  router.get('/balance/:brandId/:userIdentifier', async (req, res) => {
+    const { brandId, userIdentifier } = parseInput(balanceParamsSchema, req.params, 'path');
+    await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
+    const wallet = await walletOf(deps.db, userIdentifier);
+    let balance = 0n;
+    let pending = 0n;
+    if (wallet) {
+      const [onChain, waiting] = await Promise.all([
+        deps.publicClient.readContract({
+          address: deps.rewardToken,
+          abi: rewardTokenAbi,
+          functionName: 'balanceOf',
+          args: [wallet as Address],
+        }),
+        deps.db
+          .selectFrom('reward_mints')
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('total'))
+          .where('wallet_address', '=', wallet)
+          .where('status', 'in', ['pending', 'submitted'])
+          .executeTakeFirstOrThrow(),
+      ]);
+      balance = onChain;
+      pending = BigInt(waiting.total ?? '0');
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({
+      success: true,
+      brandId,
+      userIdentifier,
+      walletAddress: wallet,
+      balance: Number(balance),
+      pending: Number(pending),
+    });
+  });
+  return router;
+}
+
+/** OpenAPI entry of the balance route. */
+export function registerBalanceDocs(docs: ApiDocs): void {
+  docs.register({
+    method: 'get',
+    path: '/services/balance/:brandId/:userIdentifier',
+    tags: ['engagement'],
+    summary: "A user's spendable tokens (live on chain) and rewards not yet confirmed",
+    request: { params: balanceParamsSchema },
+    responses: {
+      200: { description: 'The balance', schema: balanceResponseSchema },
+      400: { description: 'Malformed brand id or identifier', schema: errorEnvelopeSchema },
+      401: { description: 'Unsigned or badly signed', schema: errorEnvelopeSchema },
+    },
+    security: ['brandSignature'],
+  });
+}
