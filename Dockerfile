@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# One image for every process: core-api (any PTS_ROLES), the worker, and the local anvil chain.
+# One image for every process: core-api (any PTS_ROLES), the worker, the local anvil chain and the chat bots
+# (`npm run bot:discord`, `npm run bot:telegram`).
 # linux/amd64 only: the lockfile pins @foundry-rs/anvil-linux-amd64.
 FROM node:20-bookworm-slim
 
@@ -14,6 +15,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY shared/package.json shared/package.json
 COPY core-api/package.json core-api/package.json
+COPY bots/package.json bots/package.json
 # Dev dependencies are kept (--include=dev) until the runtime import graph is verified free of them;
 # optional ones must stay: the anvil binary ships in @foundry-rs/anvil-linux-amd64.
 RUN npm ci --include=dev --include=optional \
