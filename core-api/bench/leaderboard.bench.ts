@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { type LeaderboardMetric, type LeaderboardPeriod, periodKey } from '@pts/shared';
 import { sql } from 'kysely';
 import pg from 'pg';
+import pino from 'pino';
 import { migrateToLatest, openDatabase } from '../src/db/database.ts';
 import { type ActivityInput, recordActivities } from '../src/modules/leaderboards/activity.repository.ts';
 import { readLeaderboard } from '../src/modules/leaderboards/leaderboards.service.ts';
@@ -36,6 +37,7 @@ const ROWS = flag('rows', 10_000_000);
 const QUERIES = flag('queries', 600);
 const JSON_OUT = args.includes('--json');
 const TARGET_P95_MS = 50;
+const logger = pino({ level: 'warn' });
 const BRAND = '0x00000000000000000000000000000000000be4c1';
 const PLATFORMS = ['web', 'discord', 'telegram', 'x'];
 
@@ -173,7 +175,7 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       await readLeaderboard(
         db,
-        { brandId: BRAND, metric, period, limit, platform, user, revealIdentifiers: false },
+        { brandId: BRAND, metric, period, limit, platform, user, revealIdentifiers: false, logger },
         now,
       );
       const ms = performance.now() - t0;

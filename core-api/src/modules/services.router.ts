@@ -60,7 +60,7 @@ export function createServicesRouter(deps: ServicesRouterDeps): Router {
   router.use(
     createCommunityServicesRouter({ db: deps.db, clock: deps.clock, secrets: deps.secrets, verifyBrandSignature }),
   );
-  router.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
+  router.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, logger: deps.logger, verifyBrandSignature }));
   router.use(createAchievementsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
   router.use(
     createBalancesRouter({

@@ -16,7 +16,7 @@ import { jsonBody } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
-import { brandNotFound } from '../brands/brands.service.ts';
+import { requireBrandExists } from '../brands/brands.service.ts';
 import { advanceAchievements, definitionsFor, readAchievements, setDefinitions } from './achievements.service.ts';
 
 export interface AchievementsRouterDeps {
@@ -29,11 +29,6 @@ const BODY_LIMIT_BYTES = 16 * 1024;
 
 async function requireSigned(deps: AchievementsRouterDeps, req: Request, brandId: string): Promise<void> {
   await requireBrandSignature(deps.verifyBrandSignature, req, brandId, 'Achievements');
-}
-
-async function requireBrand(db: Database, brandId: string): Promise<void> {
-  const row = await db.selectFrom('brands').select('address').where('address', '=', brandId).executeTakeFirst();
-  if (!row) throw brandNotFound(brandId);
 }
 
 /**
@@ -62,7 +57,7 @@ export function createAchievementsRouter(deps: AchievementsRouterDeps): Router {
     const brandId = typeof req.body?.brandId === 'string' ? req.body.brandId.trim().toLowerCase() : '';
     await requireSigned(deps, req, brandId);
     const input = parseInput(reportAchievementProgressRequestSchema, req.body);
-    await requireBrand(deps.db, input.brandId);
+    await requireBrandExists(deps.db, input.brandId);
     const now = deps.clock.now();
     const userKey = await resolveAccountKey(deps.db, input.userIdentifier);
     const unlocked = await deps.db.transaction().execute((trx) =>
@@ -103,7 +98,7 @@ export function createAchievementsAdminRouter(deps: { db: Database; adminToken: 
   const router = Router();
   router.get('/brands/:brandId/achievements', requireAdminToken(deps.adminToken), async (req, res) => {
     const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    await requireBrand(deps.db, brandId);
+    await requireBrandExists(deps.db, brandId);
     const custom = await deps.db
       .selectFrom('achievement_definitions')
       .select('id')
@@ -114,7 +109,7 @@ export function createAchievementsAdminRouter(deps: { db: Database; adminToken: 
   router.put('/brands/:brandId/achievements', requireAdminToken(deps.adminToken), async (req, res) => {
     const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
     const input = parseInput(setAchievementDefinitionsRequestSchema, req.body ?? {});
-    await requireBrand(deps.db, brandId);
+    await requireBrandExists(deps.db, brandId);
     await setDefinitions(deps.db, brandId, input.definitions);
     res.json({
       success: true,

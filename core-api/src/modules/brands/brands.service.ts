@@ -120,6 +120,11 @@ export async function getBrand(deps: BrandReadDeps, brandId: string): Promise<Br
   return toBrand(row);
 }
 
+/** Throws 404 BRAND_NOT_FOUND unless the brand exists. */
+export async function requireBrandExists(db: Kysely<DB>, brandId: string): Promise<void> {
+  if (!(await findBrandByAddress(db, brandId))) throw brandNotFound(brandId);
+}
+
 /** Every brand, oldest first. */
 export async function listBrands(deps: BrandReadDeps): Promise<Brand[]> {
   return (await listBrandRows(deps.db)).map(toBrand);

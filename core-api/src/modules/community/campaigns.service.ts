@@ -8,8 +8,7 @@ import {
 } from '@pts/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, HashtagCampaignsTable } from '../../db/schema.ts';
-import { findBrandByAddress } from '../brands/brands.repository.ts';
-import { brandNotFound } from '../brands/brands.service.ts';
+import { requireBrandExists } from '../brands/brands.service.ts';
 
 type CampaignRow = Selectable<HashtagCampaignsTable>;
 
@@ -26,7 +25,7 @@ export async function createCampaign(
   brandId: string,
   input: CreateCampaignRequest,
 ): Promise<Campaign> {
-  await requireBrand(deps.db, brandId);
+  await requireBrandExists(deps.db, brandId);
   const now = deps.clock.now();
   const row = await deps.db
     .insertInto('hashtag_campaigns')
@@ -50,7 +49,7 @@ export async function createCampaign(
 
 /** The brand's campaigns, newest start first. */
 export async function listCampaigns(deps: CampaignDeps, brandId: string): Promise<Campaign[]> {
-  await requireBrand(deps.db, brandId);
+  await requireBrandExists(deps.db, brandId);
   const rows = await deps.db
     .selectFrom('hashtag_campaigns')
     .selectAll()
@@ -127,7 +126,7 @@ export async function updateCampaign(
  * once time passes `end_date`, so both ends are inclusive.
  */
 export async function activeCampaigns(deps: CampaignDeps, brandId: string, at: Date): Promise<Campaign[]> {
-  await requireBrand(deps.db, brandId);
+  await requireBrandExists(deps.db, brandId);
   const rows = await deps.db
     .selectFrom('hashtag_campaigns')
     .selectAll()
@@ -140,10 +139,6 @@ export async function activeCampaigns(deps: CampaignDeps, brandId: string, at: D
   return rows.map(toCampaign);
 }
 
-async function requireBrand(db: Kysely<DB>, brandId: string): Promise<void> {
-  if (!(await findBrandByAddress(db, brandId))) throw brandNotFound(brandId);
-}
-
 async function findCampaign(db: Kysely<DB>, brandId: string, campaignId: string, lock = false): Promise<CampaignRow> {
   let query = db
     .selectFrom('hashtag_campaigns')
@@ -153,7 +148,7 @@ async function findCampaign(db: Kysely<DB>, brandId: string, campaignId: string,
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
   if (!row) {
-    await requireBrand(db, brandId);
+    await requireBrandExists(db, brandId);
     throw new AppError('NOT_FOUND', `No campaign ${campaignId} for brand ${brandId}; list them with GET …/campaigns`, {
       field: 'campaignId',
       value: campaignId,

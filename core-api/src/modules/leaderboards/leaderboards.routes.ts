@@ -9,15 +9,17 @@ import {
   leaderboardResponseSchema,
 } from '@pts/shared';
 import { Router } from 'express';
+import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
-import { brandNotFound } from '../brands/brands.service.ts';
+import { requireBrandExists } from '../brands/brands.service.ts';
 import { readActivity, readLeaderboard } from './leaderboards.service.ts';
 
 export interface LeaderboardsRouterDeps {
   db: Database;
+  logger: Logger;
   clock: Clock;
   verifyBrandSignature: BrandSignatureVerifier;
 }
@@ -33,7 +35,7 @@ export function createLeaderboardsRouter(deps: LeaderboardsRouterDeps): Router {
     const { brandId } = parseInput(leaderboardParamsSchema, req.params, 'path');
     const query = parseInput(leaderboardQuerySchema, req.query, 'query');
     const signed = (await deps.verifyBrandSignature(req, brandId)) !== undefined;
-    await requireBrand(deps.db, brandId);
+    await requireBrandExists(deps.db, brandId);
     const result = await readLeaderboard(
       deps.db,
       {
@@ -44,6 +46,7 @@ export function createLeaderboardsRouter(deps: LeaderboardsRouterDeps): Router {
         platform: query.platform,
         user: query.user,
         revealIdentifiers: signed,
+        logger: deps.logger,
       },
       deps.clock.now(),
     );
@@ -75,11 +78,6 @@ export function createLeaderboardsRouter(deps: LeaderboardsRouterDeps): Router {
   });
 
   return router;
-}
-
-async function requireBrand(db: Database, brandId: string): Promise<void> {
-  const row = await db.selectFrom('brands').select('address').where('address', '=', brandId).executeTakeFirst();
-  if (!row) throw brandNotFound(brandId);
 }
 
 /** OpenAPI entries of the leaderboard and activity routes. */

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
 import { type ActivityInput, recordActivities } from './activity.repository.ts';
@@ -36,6 +37,7 @@ const board = (overrides: Partial<LeaderboardRequest> = {}, now = NOW) =>
       period: 'weekly',
       limit: 10,
       revealIdentifiers: true,
+      logger: pino({ level: 'silent' }),
       ...overrides,
     },
     now,

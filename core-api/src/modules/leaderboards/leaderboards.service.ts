@@ -8,13 +8,11 @@ import {
   periodKey,
 } from '@pts/shared';
 import { sql } from 'kysely';
-import pino from 'pino';
+import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { accountIdentities, resolveAccountKey } from '../accounts/accounts.service.ts';
 import { loadStreakSettings } from '../streaks/streaks.service.ts';
 import { ALL_PLATFORMS } from './activity.repository.ts';
-
-const silentLogger = pino({ level: 'silent' });
 
 export interface LeaderboardRequest {
   brandId: string;
@@ -26,6 +24,8 @@ export interface LeaderboardRequest {
   user?: string | undefined;
   /** Show full identifiers (brand-signed requests); public requests see masked emails. */
   revealIdentifiers: boolean;
+  /** Where a brand's unreadable streak settings are reported (the streak board). */
+  logger: Logger;
 }
 
 export interface LeaderboardResult {
@@ -108,7 +108,7 @@ export async function readLeaderboard(db: Database, input: LeaderboardRequest, n
  * `last activity + grace + one day per freeze` has passed).
  */
 async function readStreakBoard(db: Database, request: LeaderboardRequest, now: Date): Promise<LeaderboardResult> {
-  const { settings } = await loadStreakSettings({ db, logger: silentLogger }, request.brandId);
+  const { settings } = await loadStreakSettings({ db, logger: request.logger }, request.brandId);
   const alive = db
     .selectFrom('streaks')
     .where('brand_id', '=', request.brandId)
