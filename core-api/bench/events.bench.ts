@@ -3,7 +3,7 @@
  * machine, next to the same server's `GET /pts-api/health` rate as a ceiling. See docs/benchmarks.md.
  *
  *   npm run bench -- [--db postgres|pglite|both] [--concurrency 32] [--duration 10] [--health-duration 5]
- *                    [--warmup 5] [--json] [--trace]
+ *                    [--warmup 5] [--json] [--trace] [--profile DIR]
  *
  * The platform (server, minter, anvil, database) runs in the main thread exactly as `npm start` builds it;
  * the load generator runs in a worker thread of the same process, so client work does not queue on the
@@ -424,6 +424,8 @@ interface Options {
   warmupSeconds: number;
   json: boolean;
   trace: boolean;
+  /** Directory for a V8 CPU profile of the server's main thread during the events phase only. */
+  profileDir: string | undefined;
 }
 
 interface RunSummary {
@@ -465,6 +467,31 @@ const TARGET_RATE = 500;
 const TARGET_P99_MS = 250;
 const SETTLE_TIMEOUT_MS = 120_000;
 const EVENT_TYPE = 'bench_reward';
+
+/**
+ * `--profile DIR`: a V8 CPU profile of this thread (the server's event loop; the load runs in a worker) for
+ * the events phase alone, written as DIR/events-<db>-<time>.cpuprofile (open it in Chrome DevTools).
+ */
+async function startCpuProfile() {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  return {
+    begin: () => void session.post('Profiler.start'),
+    async end(dir: string, kind: string): Promise<string> {
+      const { mkdirSync, writeFileSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `events-${kind}-${Date.now()}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
+}
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const fmt = (value: number, digits = 1) => value.toFixed(digits);
@@ -631,8 +658,10 @@ async function runOne(kind: 'postgres' | 'pglite', options: Options, tracer: Tra
     let elu = 0;
     let schedBefore = mainThreadSchedstat();
     let schedAfter = schedBefore;
+    const profiler = options.profileDir ? await startCpuProfile() : undefined;
     const events = await runLoadInWorker(eventJob(brand, 'user', options.durationSeconds), progress('events'), {
       onStart: () => {
+        profiler?.begin();
         cpuBefore = cpuSnapshot(benchDatabase);
         schedBefore = mainThreadSchedstat();
         eluBefore = performance.eventLoopUtilization();
@@ -643,6 +672,7 @@ async function runOne(kind: 'postgres' | 'pglite', options: Options, tracer: Tra
         cpuAfter = cpuSnapshot(benchDatabase);
       },
     });
+    if (profiler && options.profileDir) log(`cpu profile: ${await profiler.end(options.profileDir, kind)}`);
     const loadTicks = events.cpuSeconds * CLK_TCK;
     cpuAfter.set(LOAD_THREAD, (cpuBefore.get(LOAD_THREAD) ?? 0) + loadTicks);
     cpuAfter.set(OTHER_THREADS, (cpuAfter.get(OTHER_THREADS) ?? 0) - loadTicks);
@@ -848,6 +878,7 @@ function parseArgs(argv: string[]): Options {
     warmupSeconds: 5,
     json: false,
     trace: false,
+    profileDir: undefined,
   };
   const fail = (message: string): never => {
     console.error(`${message} (see --help)`);
@@ -889,10 +920,13 @@ function parseArgs(argv: string[]): Options {
       case '--trace':
         options.trace = true;
         break;
+      case '--profile':
+        options.profileDir = value() ?? fail('--profile needs a directory');
+        break;
       case '--help':
       case '-h':
         log(
-          'npm run bench -- [--db postgres|pglite|both] [--concurrency 32] [--duration 10] [--health-duration 5] [--warmup 5] [--json] [--trace]',
+          'npm run bench -- [--db postgres|pglite|both] [--concurrency 32] [--duration 10] [--health-duration 5] [--warmup 5] [--json] [--trace] [--profile DIR]',
         );
         process.exit(0);
         break;

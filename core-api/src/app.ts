@@ -21,7 +21,7 @@ import {
 } from './modules/constraints/constraints.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
 import { createBrandCache } from './modules/events/brand-cache.ts';
-import { createEventBatcher } from './modules/events/event-batcher.ts';
+import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
@@ -104,14 +104,10 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
         metrics: deps.metrics,
         minter: deps.minter,
         brands,
-        batcher: createEventBatcher({
-          db: deps.db,
-          clock: deps.clock,
-          logger,
-          metrics: deps.metrics,
-          wallets: deps.wallets,
-          settings: { duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS },
-        }),
+        batcher: createConfiguredEventBatcher(
+          { db: deps.db, clock: deps.clock, logger, metrics: deps.metrics, wallets: deps.wallets, minter: deps.minter },
+          config,
+        ),
         settings: { mintWaitMs: config.PTS_MINT_WAIT_MS },
         verifyBrandSignature: createBrandSignatureVerifier({
           db: deps.db,

@@ -74,6 +74,7 @@ export const configSchema = z.object({
 
   PTS_MINT_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(200),
   PTS_MINT_BATCH_WAIT_MS: z.coerce.number().int().min(0).default(5),
+  PTS_MINT_INLINE: booleanFromEnv.default(true),
   PTS_MINT_WAIT_MS: z.coerce.number().int().min(0).default(10_000),
   PTS_MINT_STUCK_SECONDS: z.coerce.number().int().min(1).default(30),
   PTS_MINT_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),

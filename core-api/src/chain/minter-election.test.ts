@@ -17,6 +17,11 @@ function recordingMinter() {
       calls.push(`submit:${id}`);
       return { status: 'submitted', transactionHash: `0x${'ab'.repeat(32)}` };
     },
+    mintInline: async (work) => {
+      calls.push('mintInline');
+      const value = await work({ sign: async () => ({ chainTxId: 1n, transactionHash: `0x${'cd'.repeat(32)}` }) });
+      return { value, sent: Promise.resolve({ status: 'submitted', transactionHash: `0x${'cd'.repeat(32)}` }) };
+    },
     processPending: async () => {
       calls.push('processPending');
       return { claimed: 0, batches: 0, transactionHashes: [], confirmedTransactions: 0, requeued: 0, replaced: 0 };
@@ -49,6 +54,9 @@ describe('minter election', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(elected.isLeader()).toBe(false);
     expect(await elected.submit('m1')).toEqual({ status: 'pending' });
+    // A follower's accept path gets no signer: its rows go in pending, for the leader's sweep.
+    const followerInline = await elected.mintInline(async (signer) => signer);
+    expect(followerInline).toEqual({ value: undefined, sent: undefined });
     await expect(elected.processPending()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(calls).toEqual([]);
 
@@ -58,6 +66,9 @@ describe('minter election', () => {
     expect(calls).toContain('start');
     expect((await elected.submit('m2')).status).toBe('submitted');
     expect(calls).toContain('submit:m2');
+    const leaderInline = await elected.mintInline(async (signer) => signer !== undefined);
+    expect(leaderInline.value).toBe(true);
+    expect((await leaderInline.sent)?.status).toBe('submitted');
     await elected.stop();
     expect(released).toBe(1);
   });

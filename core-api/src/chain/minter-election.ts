@@ -44,6 +44,10 @@ export function createElectedMinter(options: {
       if (!lock) return { status: 'pending' };
       return minter.submit(mintId, submitOptions);
     },
+    async mintInline(work, inlineOptions) {
+      if (!lock) return { value: await work(undefined), sent: undefined };
+      return minter.mintInline(work, inlineOptions);
+    },
     async processPending() {
       if (!lock) {
         throw new AppError(

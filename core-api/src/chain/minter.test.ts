@@ -412,4 +412,126 @@ describe('acquireSignerLock', () => {
     expect(lock).not.toBeNull();
     await lock!.release();
   });
+
+  describe('inline signing (mintInline, the accept path)', () => {
+    /** Inserts reward rows the way the event batcher does: inside `work`'s transaction, signed there. */
+    async function acceptInline(
+      minter: Minter,
+      rewards: { wallet: Address; amount: bigint }[],
+      options: { failAfterSigning?: boolean } = {},
+    ) {
+      const rows = rewards.map((reward) => ({ id: crypto.randomUUID(), ...reward }));
+      const result = await minter.mintInline((signer) =>
+        database.db.transaction().execute(async (trx) => {
+          const signed = await signer?.sign(
+            trx,
+            rows.map((row) => ({ id: row.id, walletAddress: row.wallet.toLowerCase(), amount: row.amount })),
+          );
+          const now = new Date();
+          await trx
+            .insertInto('reward_mints')
+            .values(
+              rows.map((row) => ({
+                id: row.id,
+                event_id: null,
+                brand_id: '0x00000000000000000000000000000000000000b1',
+                wallet_address: row.wallet.toLowerCase(),
+                amount: row.amount,
+                status: signed ? ('submitted' as const) : ('pending' as const),
+                chain_tx_id: signed?.chainTxId ?? null,
+                created_at: now,
+                updated_at: now,
+              })),
+            )
+            .execute();
+          if (options.failAfterSigning) throw new Error('the accept transaction failed after signing');
+          return signed;
+        }),
+      );
+      return { rows, ...result };
+    }
+
+    it('commits rows already submitted with their signed batch, sends it after the commit, confirms once', async () => {
+      const { minter } = track(createTestMinter(database.db, chain));
+      const { rows, value, sent } = await acceptInline(minter, rewardsFor(randomWallets(4), 8));
+      expect(value && isTxHash(value.transactionHash)).toBe(true);
+      expect(await sent).toEqual({ status: 'submitted', transactionHash: value!.transactionHash });
+      const [tx] = await chainTxsOf(rows.map((row) => row.id));
+      expect(tx?.hashes).toEqual([value!.transactionHash]);
+      expect((await minter.processPending()).confirmedTransactions).toBe(1);
+      expect(
+        new Set(
+          (
+            await rowStatuses(
+              database.db,
+              rows.map((row) => row.id),
+            )
+          ).values(),
+        ),
+      ).toEqual(new Set(['confirmed']));
+      await expectMintedExactlyOnce(rows);
+    });
+
+    it('gives the nonce back when the transaction rolls back: the next batch takes it, no gap', async () => {
+      const { minter } = track(createTestMinter(database.db, chain));
+      const nonceBefore = await chain.clients.publicClient.getTransactionCount({ address: minterAddress });
+      await expect(acceptInline(minter, rewardsFor(randomWallets(2), 3), { failAfterSigning: true })).rejects.toThrow(
+        'failed after signing',
+      );
+      const { rows, sent } = await acceptInline(minter, rewardsFor(randomWallets(2), 3));
+      await sent;
+      const [tx] = await chainTxsOf(rows.map((row) => row.id));
+      expect(tx!.nonce).toBe(BigInt(nonceBefore));
+      expect((await minter.processPending()).confirmedTransactions).toBe(1);
+      await expectMintedExactlyOnce(rows);
+    });
+
+    it('recovers a batch committed but never sent (crash after commit) and mints it once', async () => {
+      let attempts = 0;
+      const crashed = track(
+        createTestMinter(database.db, chain, {
+          sendRawTransaction: async () => {
+            attempts++;
+            throw new Error('fetch failed: connect ECONNREFUSED');
+          },
+        }),
+      );
+      const { rows, value, sent } = await acceptInline(crashed.minter, rewardsFor(randomWallets(3), 5));
+      expect((await sent)?.transactionHash).toBe(value!.transactionHash);
+      expect(attempts).toBe(1);
+      const [recorded] = await chainTxsOf(rows.map((row) => row.id));
+      expect(recorded).toMatchObject({ status: 'signed', hashes: [value!.transactionHash] });
+      await crashed.minter.stop();
+
+      const { minter } = track(createTestMinter(database.db, chain));
+      await minter.processPending();
+      expect((await minter.processPending()).confirmedTransactions).toBe(1);
+      await expectMintedExactlyOnce(rows);
+    });
+
+    it('keeps nonces consecutive and mints each reward once when inline batches race the minter’s own path', async () => {
+      const { minter } = track(createTestMinter(database.db, chain));
+      const pendingRows = await insertPendingRewards(database.db, rewardsFor(randomWallets(5), 20));
+      const inline = Array.from({ length: 10 }, () => acceptInline(minter, rewardsFor(randomWallets(3), 3)));
+      const submitted = pendingRows.map((row) => minter.submit(row.id));
+      const results = await Promise.all(inline);
+      await Promise.all([...submitted, ...results.map((r) => r.sent)]);
+      await minter.processPending();
+      await minter.processPending();
+      const all = [...pendingRows, ...results.flatMap((r) => r.rows)];
+      const txs = await chainTxsOf(all.map((row) => row.id));
+      const nonces = txs.map((tx) => Number(tx.nonce)).sort((a, b) => a - b);
+      expect(nonces).toEqual(Array.from({ length: nonces.length }, (_, i) => nonces[0]! + i));
+      expect(new Set(txs.map((tx) => tx.status))).toEqual(new Set(['confirmed']));
+      await expectMintedExactlyOnce(all);
+    });
+
+    it('does not sign for a stopped minter: rows go in pending', async () => {
+      const { minter } = track(createTestMinter(database.db, chain));
+      await minter.stop();
+      const { value, sent } = await acceptInline(minter, rewardsFor(randomWallets(1), 1));
+      expect(value).toBeUndefined();
+      expect(sent).toBeUndefined();
+    });
+  });
 });

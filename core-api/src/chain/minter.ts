@@ -18,7 +18,7 @@ import type { ChainTxsTable } from '../db/schema.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import type { ChainPublicClient } from './deploy.ts';
-import type { Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
+import type { InlineMintSigner, Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
 
 export type MinterConfig = Pick<
   Config,
@@ -72,6 +72,8 @@ export function mintBatchGasLimit(recipients: number): bigint {
 
 const OPEN_STATUSES = ['signed', 'submitted'] as const;
 const FEE_CACHE_MS = 2_000;
+/** How long sent transactions gather before one UPDATE marks them all `submitted`. */
+const MARK_GATHER_MS = 50;
 /** Bounds one processPending pass so a flood of pending rows cannot keep the reward processor busy forever. */
 const MAX_BATCHES_PER_PASS = 50;
 const PURPOSE = 'mintBatch';
@@ -189,14 +191,60 @@ export function createMinter(deps: MinterDeps): Minter {
     return fees;
   }
 
-  /**
-   * Claims pending rows, signs one `mintBatch` for them and records both in one DB transaction. No RPC
-   * happens inside it: nonce and fees are read before, the broadcast happens after the commit.
-   */
+  /** Signs one `mintBatch` for these rows with `nonce` and records it (`signed`) in `trx`. No RPC here. */
+  async function signInto(
+    trx: Database,
+    rows: { wallet_address: string; amount: bigint | string | number }[],
+    nonce: bigint,
+    fees: Fees,
+    now: Date,
+  ): Promise<{ chainTxId: bigint; hash: Hex; raw: Hex }> {
+    const data = encodeFunctionData({
+      abi: rewardTokenAbi,
+      functionName: 'mintBatch',
+      args: [rows.map((row) => row.wallet_address as Address), rows.map((row) => BigInt(row.amount))],
+    });
+    const gas = mintBatchGasLimit(rows.length);
+    const raw = await account.signTransaction({
+      type: 'eip1559',
+      chainId,
+      nonce: Number(nonce),
+      to: tokenAddress,
+      data,
+      gas,
+      value: 0n,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    const hash = keccak256(raw);
+    const inserted = await trx
+      .insertInto('chain_txs')
+      .values({
+        chain_id: chainId,
+        signer,
+        nonce,
+        purpose: PURPOSE,
+        status: 'signed',
+        hashes: JSON.stringify([hash]),
+        current_hash: hash,
+        raw_tx: raw,
+        max_fee_per_gas: fees.maxFeePerGas.toString(),
+        max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
+        gas_limit: gas.toString(),
+        submitted_at: now,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return { chainTxId: BigInt(inserted.id), hash, raw };
+  }
+
   /**
    * Claims pending rows (only `onlyIds` when given; with `fresh`, only never-attempted rows older than
    * `fresh.before`, so a sweep never races a request's own flush nor retries a reverted batch early) and
-   * signs one batch for them.
+   * signs one `mintBatch` for them, recording both in one DB transaction. No RPC happens inside it: nonce and
+   * fees are read before, the broadcast happens after the commit.
    */
   function signAndRecord(onlyIds?: string[], fresh?: { before: Date }): Promise<SignedBatch | null> {
     return withSigningLock(async () => {
@@ -241,51 +289,14 @@ export function createMinter(deps: MinterDeps): Minter {
           const valid = rows.filter((row) => isAddress(row.wallet_address, { strict: false }));
           if (valid.length === 0) return null;
 
-          const data = encodeFunctionData({
-            abi: rewardTokenAbi,
-            functionName: 'mintBatch',
-            args: [valid.map((row) => row.wallet_address as Address), valid.map((row) => BigInt(row.amount))],
-          });
-          const gas = mintBatchGasLimit(valid.length);
-          const raw = await account.signTransaction({
-            type: 'eip1559',
-            chainId,
-            nonce: Number(nonce),
-            to: tokenAddress,
-            data,
-            gas,
-            value: 0n,
-            maxFeePerGas: fees.maxFeePerGas,
-            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-          });
-          const hash = keccak256(raw);
-          const inserted = await trx
-            .insertInto('chain_txs')
-            .values({
-              chain_id: chainId,
-              signer,
-              nonce,
-              purpose: PURPOSE,
-              status: 'signed',
-              hashes: JSON.stringify([hash]),
-              current_hash: hash,
-              raw_tx: raw,
-              max_fee_per_gas: fees.maxFeePerGas.toString(),
-              max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
-              gas_limit: gas.toString(),
-              submitted_at: now,
-              created_at: now,
-              updated_at: now,
-            })
-            .returning('id')
-            .executeTakeFirstOrThrow();
+          const { chainTxId, hash, raw } = await signInto(trx, valid, nonce, fees, now);
           const mintIds = valid.map((row) => row.id);
           await trx
             .updateTable('reward_mints')
-            .set({ status: 'submitted', chain_tx_id: inserted.id, last_error: null, updated_at: now })
+            .set({ status: 'submitted', chain_tx_id: chainTxId, last_error: null, updated_at: now })
             .where('id', 'in', mintIds)
             .execute();
-          return { chainTxId: BigInt(inserted.id), nonce, hash, raw, mintIds };
+          return { chainTxId, nonce, hash, raw, mintIds };
         });
       } catch (error) {
         // Another signer process took this nonce: the unique (chain, signer, nonce) key refused the double use.
@@ -301,59 +312,122 @@ export function createMinter(deps: MinterDeps): Minter {
     });
   }
 
-  async function markSubmitted(chainTxId: bigint, hash: Hex, lastError: string | null): Promise<void> {
-    await db
-      .updateTable('chain_txs')
-      .set({ status: 'submitted', last_error: lastError, submitted_at: clock.now(), updated_at: clock.now() })
-      .where('id', '=', chainTxId)
-      .where('status', '=', 'signed')
-      .where('current_hash', '=', hash)
-      .execute();
+  interface Mark {
+    chainTxId: bigint;
+    hash: Hex;
+    lastError: string | null;
+    done(): void;
+    fail(error: unknown): void;
+  }
+  let marks: Mark[] = [];
+  let marking: Promise<void> | undefined;
+
+  /**
+   * `signed` → `submitted` once a transaction was sent. Marks made within MARK_GATHER_MS of each other (or
+   * while one UPDATE runs) share one statement, so under load this costs one statement per several
+   * transactions, and no send waits for it. Until marked, the transaction stays in `broadcasting`, so the
+   * tracker does not send it again.
+   */
+  function markSubmitted(chainTxId: bigint, hash: Hex, lastError: string | null): Promise<void> {
+    return new Promise<void>((done, fail) => {
+      marks.push({ chainTxId, hash, lastError, done, fail });
+      marking ??= new Promise((resolve) => setTimeout(resolve, stopped ? 0 : MARK_GATHER_MS))
+        .then(drainMarks)
+        .finally(() => {
+          marking = undefined;
+        });
+    });
   }
 
-  /** Sends a recorded transaction. Failures leave it `signed`: the tracker sends `raw_tx` again. */
-  async function broadcast(chainTxId: bigint, hash: Hex, raw: Hex): Promise<SendOutcome> {
-    broadcasting.add(chainTxId);
+  async function drainMarks(): Promise<void> {
+    while (marks.length > 0) {
+      const group = marks;
+      marks = [];
+      const now = clock.now();
+      const values = sql.join(
+        group.map((m) => sql`(${String(m.chainTxId)}::bigint, ${m.hash}::text, ${m.lastError}::text)`),
+      );
+      try {
+        await sql`
+          UPDATE chain_txs SET status = 'submitted', last_error = v.last_error, submitted_at = ${now}, updated_at = ${now}
+          FROM (VALUES ${values}) AS v(id, hash, last_error)
+          WHERE chain_txs.id = v.id AND chain_txs.status = 'signed' AND chain_txs.current_hash = v.hash`.execute(db);
+        for (const m of group) m.done();
+      } catch (error) {
+        for (const m of group) m.fail(error);
+      }
+    }
+  }
+
+  interface SendResult {
+    outcome: SendOutcome;
+    error?: unknown;
+  }
+
+  /** One send of a recorded transaction, classified; never throws. */
+  async function sendOnce(hash: Hex, raw: Hex): Promise<SendResult> {
     try {
       await send(raw);
-      await markSubmitted(chainTxId, hash, null);
       metrics.mintTransactions.inc({ result: 'sent' });
-      return 'sent';
+      return { outcome: 'sent' };
     } catch (error) {
       const text = errorText(error);
-      if (KNOWN_TX.test(text)) {
-        await markSubmitted(chainTxId, hash, null);
-        return 'known';
-      }
+      if (KNOWN_TX.test(text)) return { outcome: 'known' };
       if (NONCE_CONSUMED.test(text)) {
         // Either this transaction already mined (its receipt settles it) or another sender used the nonce
         // (the tracker sees the nonce passed with no receipt and re-queues). Re-read the nonce either way.
         nextNonce = undefined;
-        await markSubmitted(chainTxId, hash, shortError(error));
         log.warn({ hash, error: shortError(error) }, 'broadcast: nonce already used');
-        return 'nonce_consumed';
+        return { outcome: 'nonce_consumed', error };
       }
       metrics.mintTransactions.inc({ result: 'send_failed' });
+      log.warn({ hash, error: shortError(error) }, 'broadcast failed; the tracker will resend');
+      return { outcome: 'failed', error };
+    }
+  }
+
+  /** Writes what a send found. Failures leave the transaction `signed`: the tracker sends `raw_tx` again. */
+  async function recordSend(chainTxId: bigint, hash: Hex, result: SendResult): Promise<void> {
+    if (result.outcome === 'failed') {
       await db
         .updateTable('chain_txs')
-        .set({ last_error: shortError(error), updated_at: clock.now() })
+        .set({ last_error: shortError(result.error), updated_at: clock.now() })
         .where('id', '=', chainTxId)
         .execute();
-      log.warn({ hash, error: shortError(error) }, 'broadcast failed; the tracker will resend');
-      return 'failed';
+      return;
+    }
+    await markSubmitted(chainTxId, hash, result.error === undefined ? null : shortError(result.error));
+  }
+
+  /** Sends a recorded transaction and records the outcome. */
+  async function broadcast(chainTxId: bigint, hash: Hex, raw: Hex): Promise<SendOutcome> {
+    broadcasting.add(chainTxId);
+    try {
+      const result = await sendOnce(hash, raw);
+      await recordSend(chainTxId, hash, result);
+      return result.outcome;
     } finally {
       broadcasting.delete(chainTxId);
     }
   }
 
-  /** Broadcasts in signing (nonce) order, overlapping with the signing of the next group. */
-  function enqueueBroadcast(batch: SignedBatch): Promise<SendOutcome> {
+  /**
+   * Broadcasts in signing (nonce) order, overlapping with the signing of the next group. Only the sends are
+   * chained: recording the outcome never holds up the next send. `onSent` runs right after the send.
+   */
+  function enqueueBroadcast(batch: SignedBatch, onSent?: () => void): Promise<SendOutcome> {
     // Marked from the moment it is queued, so the receipt tracker never re-sends a transaction that is
     // still waiting for its turn (a second send would fail as a used nonce and reset the nonce counter).
     broadcasting.add(batch.chainTxId);
-    const run = broadcastTail.then(() => broadcast(batch.chainTxId, batch.hash, batch.raw));
-    broadcastTail = run.catch(() => undefined);
-    return run;
+    const sent = broadcastTail.then(() => sendOnce(batch.hash, batch.raw));
+    broadcastTail = sent;
+    return sent
+      .then(async (result) => {
+        onSent?.();
+        await recordSend(batch.chainTxId, batch.hash, result);
+        return result.outcome;
+      })
+      .finally(() => broadcasting.delete(batch.chainTxId));
   }
 
   function settle(id: string, result: MintSubmission | Error): void {
@@ -393,15 +467,12 @@ export function createMinter(deps: MinterDeps): Minter {
       const batch = await signAndRecord(ids);
       const claimed = new Set(batch?.mintIds ?? []);
       if (batch) {
-        void enqueueBroadcast(batch).then(
-          () => {
-            for (const id of batch.mintIds) {
-              for (const waiter of groupWaiters.get(id) ?? [])
-                waiter({ status: 'submitted', transactionHash: batch.hash });
-            }
-          },
-          () => undefined,
-        );
+        void enqueueBroadcast(batch, () => {
+          for (const id of batch.mintIds) {
+            for (const waiter of groupWaiters.get(id) ?? [])
+              waiter({ status: 'submitted', transactionHash: batch.hash });
+          }
+        }).catch((error: unknown) => log.warn({ error: shortError(error) }, 'recording a broadcast failed'));
       }
       await settleUnclaimed(
         ids.filter((id) => !claimed.has(id)),
@@ -737,6 +808,70 @@ export function createMinter(deps: MinterDeps): Minter {
       });
     },
 
+    mintInline(work, options) {
+      const waitMs = options?.waitMs ?? defaultWaitMs;
+      return withSigningLock(async () => {
+        if (stopped) return { value: await work(undefined), sent: undefined };
+        let nonce: bigint;
+        let fees: Fees;
+        try {
+          nextNonce ??= await readNextNonce();
+          nonce = nextNonce;
+          fees = await currentFees();
+        } catch (error) {
+          // The chain is unreachable: the rows go in `pending` and the minter's own path sends them later.
+          log.warn(
+            { error: shortError(error) },
+            'cannot sign inline (nonce or fees unavailable); rewards stay pending',
+          );
+          return { value: await work(undefined), sent: undefined };
+        }
+        const signed: { batch?: SignedBatch } = {};
+        const signer: InlineMintSigner = {
+          async sign(trx, rows) {
+            if (signed.batch) throw new Error('mintInline signs one batch per transaction');
+            if (rows.length === 0 || rows.length > batchMax) return undefined;
+            if (rows.some((row) => !isAddress(row.walletAddress, { strict: false }))) return undefined;
+            const recorded = await signInto(
+              trx,
+              rows.map((row) => ({ wallet_address: row.walletAddress, amount: row.amount })),
+              nonce,
+              fees,
+              clock.now(),
+            );
+            signed.batch = { ...recorded, nonce, mintIds: rows.map((row) => row.id) };
+            return { chainTxId: recorded.chainTxId, transactionHash: recorded.hash };
+          },
+        };
+        let value: Awaited<ReturnType<typeof work>>;
+        try {
+          value = await work(signer);
+        } catch (error) {
+          // Rolled back: the nonce was never used. A unique-key refusal means another signer took it.
+          if ((error as { code?: string }).code === '23505') nextNonce = undefined;
+          throw error;
+        }
+        const batch = signed.batch;
+        if (!batch) return { value, sent: undefined };
+        nextNonce = nonce + 1n;
+        metrics.mintBatchSize.observe(batch.mintIds.length);
+        log.debug({ nonce: Number(nonce), hash: batch.hash, rewards: batch.mintIds.length }, 'mintBatch signed inline');
+        const sent = new Promise<MintSubmission>((resolve) => {
+          const timer = setTimeout(() => resolve({ status: 'pending' }), waitMs);
+          const answer = () => {
+            clearTimeout(timer);
+            resolve({ status: 'submitted', transactionHash: batch.hash });
+          };
+          // Queued while the signing lock is held, so sends stay in nonce order.
+          enqueueBroadcast(batch, answer).catch((error: unknown) => {
+            log.warn({ error: shortError(error) }, 'recording a broadcast failed');
+            answer();
+          });
+        });
+        return { value, sent };
+      });
+    },
+
     async processPending() {
       const tracked = await track();
       const result: ProcessPendingResult = {
@@ -808,6 +943,7 @@ export function createMinter(deps: MinterDeps): Minter {
       await sweeping?.catch(() => undefined);
       await broadcastTail;
       await signingTail;
+      await marking?.catch(() => undefined);
       // Rows still waiting are committed `pending`; the next start re-drives them.
       for (const id of [...waiting.keys()]) settle(id, { status: 'pending' });
     },

@@ -65,7 +65,7 @@ function killCore(signal: NodeJS.Signals): Promise<void> {
   });
 }
 
-beforeAll(async () => {
+async function setUp(inline: boolean): Promise<void> {
   anvil = await startAnvil({ port: 0 });
   dataDir = mkdtempSync(join(tmpdir(), 'pts-crash-'));
   database = testDatabaseKind === 'postgres' ? await createTestDatabase() : undefined;
@@ -77,24 +77,46 @@ beforeAll(async () => {
     PTS_MINTER_PRIVATE_KEY: ANVIL_MINTER_PRIVATE_KEY,
     PTS_SEED_DEMO: 'true',
     PTS_RATE_LIMIT_IP_PER_MINUTE: '100000',
-    // A long gather window keeps committed rewards waiting in the minter when the process is killed.
+    PTS_MINT_INLINE: String(inline),
+    // Without inline signing, a long gather window keeps committed rewards waiting in the minter.
     PTS_MINT_BATCH_WAIT_MS: '1500',
     PTS_RECEIPT_POLL_MS: '100',
     LOG_LEVEL: 'error',
     ...(database?.url ? { DATABASE_URL: database.url } : {}),
   };
-}, 120_000);
+}
 
-afterAll(async () => {
+async function tearDown(): Promise<void> {
   await killCore('SIGTERM');
   await anvil?.stop();
   await database?.close();
   rmSync(dataDir, { recursive: true, force: true });
-});
+}
 
-describe(`crash recovery (${testDatabaseKind})`, () => {
+async function rpc(method: string, params: unknown[] = []): Promise<void> {
+  const res = await fetch(anvil.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await res.json()) as { error?: unknown };
+  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+}
+
+// Two windows between accepting and minting. Inline (the default): the accept transaction signs the batch's
+// mintBatch, so the kill finds rewards `submitted` in transactions the chain has not mined (automine is off
+// until after the kill) or not even received. Not inline: rewards committed `pending`, waiting in the
+// minter's gather window.
+describe.each([
+  { inline: true, waitFor: 'submitted' as const },
+  { inline: false, waitFor: 'pending' as const },
+])(`crash recovery (${testDatabaseKind}, inline signing $inline)`, ({ inline, waitFor }) => {
+  beforeAll(() => setUp(inline), 120_000);
+  afterAll(() => tearDown());
+
   it('loses no accepted reward and mints none twice when killed between accepting and minting', async () => {
     let url = await startCore();
+    if (inline) await rpc('evm_setAutomine', [false]);
     const { brandId } = JSON.parse(readFileSync(join(dataDir, 'demo-brand.json'), 'utf8')) as { brandId: string };
     const send = (i: number): Promise<{ status: number; body: { walletAddress?: string } }> =>
       fetch(`${url}/pts-api/manual-event`, {
@@ -114,8 +136,8 @@ describe(`crash recovery (${testDatabaseKind})`, () => {
     // Kill once rewards are committed and waiting in the minter's gather window.
     const killBy = Date.now() + 30_000;
     for (;;) {
-      const queue = (await (await fetch(`${url}/reward-processor/queue`)).json()) as { pending: number };
-      if (queue.pending >= 5) break;
+      const queue = (await (await fetch(`${url}/reward-processor/queue`)).json()) as Record<string, number>;
+      if ((queue[waitFor] ?? 0) >= 5) break;
       if (Date.now() > killBy) throw new Error('no rewards became pending');
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -132,6 +154,11 @@ describe(`crash recovery (${testDatabaseKind})`, () => {
       .executeTakeFirstOrThrow();
     await afterKill.close();
     expect(Number(open.count)).toBeGreaterThan(0);
+    if (inline) {
+      // What the dead process sent is still in the mempool; the chain mines again from here on.
+      await rpc('evm_setAutomine', [true]);
+      await rpc('evm_mine');
+    }
 
     url = await startCore();
     const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();

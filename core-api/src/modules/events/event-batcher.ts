@@ -2,17 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type Clock, type EventRequest } from '@pts/shared';
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
+import type { InlineMintSigner, Minter, MintSubmission } from '../../chain/minter.types.ts';
+import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import type { EventsTable } from '../../db/schema.ts';
 import { replayedSignature, type SignatureClaim } from '../../http/brand-signature.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
+import { createWalletReserve, type ReservedWallet, type WalletReserve } from '../wallets/wallet-reserve.ts';
 import {
   type ClaimCounter,
   claimSignatures,
   ensureUsers,
+  findUsers,
   insertEvents,
   insertRewardMints,
+  insertUsersWithWallets,
   lockClaimCounters,
   lockRuleTotals,
   type RuleRecord,
@@ -47,6 +52,11 @@ export interface AcceptedEvent {
   walletAddress: `0x${string}`;
   walletCreated: boolean;
   mintId: string | undefined;
+  /**
+   * When the accept transaction signed the reward's `mintBatch` itself (minter.mintInline): resolves once
+   * that transaction was sent (or `pending` after the mint wait). Absent: ask `minter.submit`.
+   */
+  mintSubmission?: Promise<MintSubmission> | undefined;
 }
 
 export interface EventBatcherDeps {
@@ -55,7 +65,11 @@ export interface EventBatcherDeps {
   logger: Logger;
   metrics: Metrics;
   wallets: WalletProvider;
-  settings: { duplicateWindowSeconds: number; maxBatch?: number };
+  /** New users' wallets made ahead (local HD wallets only); without it they are derived on demand. */
+  walletReserve?: WalletReserve | undefined;
+  /** Signs each batch's `mintBatch` inside its accept transaction; without it rows go in `pending`. */
+  minter?: Pick<Minter, 'mintInline'> | undefined;
+  settings: { duplicateWindowSeconds: number; maxBatch?: number; mintWaitMs?: number };
 }
 
 interface Pending {
@@ -115,15 +129,45 @@ export function createEventBatcher(deps: EventBatcherDeps) {
     }
   }
 
-  async function judgeAndWrite(candidates: EventCandidate[]): Promise<(AcceptedEvent | AppError)[]> {
-    const now = deps.clock.now();
-    deps.metrics.eventBatchSize.observe(candidates.length);
-    const outcomes: (AcceptedEvent | AppError | undefined)[] = candidates.map(() => undefined);
+  /**
+   * Finds or creates the users of these emails, each with a wallet. New users take a wallet made ahead of
+   * time (wallet-reserve.ts) and are inserted with it in one statement; users without a wallet yet (or all
+   * of them, without a reserve) get one derived now.
+   */
+  async function resolveUsers(emails: string[]): Promise<{
+    users: Map<string, { id: bigint; walletAddress: string | null }>;
+    walletCreatedFor: Set<string>;
+  }> {
+    const users = new Map<string, { id: bigint; walletAddress: string | null }>();
+    const walletCreatedFor = new Set<string>();
+    let rest = emails;
+    let restAreExisting = false;
+    const reserve = deps.walletReserve;
+    if (reserve && emails.length > 0) {
+      let reserved: ReservedWallet[] | undefined;
+      try {
+        reserved = await reserve.take(emails.length);
+        const rows = emails.map((email, i) => ({ email, ...reserved![i]! }));
+        const inserted = await insertUsersWithWallets(deps.db, rows);
+        const unused = rows.filter((row) => !inserted.has(row.email));
+        reserve.giveBack(unused.map(({ userId, address, idpUserId }) => ({ userId, address, idpUserId })));
+        for (const row of rows) {
+          if (!inserted.has(row.email)) continue;
+          users.set(row.email, { id: row.userId, walletAddress: row.address });
+          walletCreatedFor.add(row.email);
+        }
+        rest = unused.map((row) => row.email);
+        restAreExisting = true;
+      } catch (error) {
+        // The insert is one statement, so nothing was written: the wallets go back, the path below takes over.
+        if (reserved) reserve.giveBack(reserved);
+        deps.logger.warn({ err: error }, 'reserved wallets unavailable; deriving them on demand');
+      }
+    }
+    if (rest.length === 0) return { users, walletCreatedFor };
 
-    // Users and wallets first, outside the transaction: key derivation is CPU work no lock should wait on.
-    const emails = [...new Set(candidates.map((c) => c.input.userEmail))];
-    const users = await ensureUsers(deps.db, emails);
-    const missing = [...users.entries()].filter(([, user]) => !user.walletAddress);
+    const found = restAreExisting ? await findUsers(deps.db, rest) : await ensureUsers(deps.db, rest);
+    const missing = [...found.entries()].filter(([, user]) => !user.walletAddress);
     const derived = await Promise.all(
       missing.map(async ([email, user]) => ({
         email,
@@ -135,8 +179,21 @@ export function createEventBatcher(deps: EventBatcherDeps) {
       deps.db,
       derived.map((d) => ({ userId: d.userId, address: d.address, idpUserId: d.idpUserId })),
     );
-    for (const d of derived) users.get(d.email)!.walletAddress = d.address;
-    const walletCreatedFor = new Set(derived.filter((d) => created.has(d.userId)).map((d) => d.email));
+    for (const d of derived) {
+      found.get(d.email)!.walletAddress = d.address;
+      if (created.has(d.userId)) walletCreatedFor.add(d.email);
+    }
+    for (const [email, user] of found) users.set(email, user);
+    return { users, walletCreatedFor };
+  }
+
+  async function judgeAndWrite(candidates: EventCandidate[]): Promise<(AcceptedEvent | AppError)[]> {
+    const now = deps.clock.now();
+    deps.metrics.eventBatchSize.observe(candidates.length);
+    const outcomes: (AcceptedEvent | AppError | undefined)[] = candidates.map(() => undefined);
+
+    // Users and wallets first, outside the transaction: no lock should wait on them.
+    const { users, walletCreatedFor } = await resolveUsers([...new Set(candidates.map((c) => c.input.userEmail))]);
 
     const rejected: Insertable<EventsTable>[] = [];
     const reject = (i: number, error: AppError) => {
@@ -147,99 +204,117 @@ export function createEventBatcher(deps: EventBatcherDeps) {
       rejected.push(eventRow(c, 'rejected', error.code, 0n, now));
     };
 
-    await deps.db.transaction().execute(async (trx) => {
-      const signatures = candidates.filter((c) => c.signature).map((c) => c.signature!);
-      const fresh = await claimSignatures(trx, dedupe(signatures));
-      // A signature counts once: the first request presenting it in this batch owns it, a second request
-      // with the same signature (a replay racing the original) is refused.
-      const owners = new Map<string, SignatureClaim>();
-      const live: number[] = [];
-      candidates.forEach((c, i) => {
-        if (c.signature) {
-          const sig = c.signature.signature;
-          if (!owners.has(sig) && fresh.has(sig)) owners.set(sig, c.signature);
-          if (owners.get(sig) !== c.signature) {
-            reject(i, replayedSignature());
-            return;
+    const write = (signer: InlineMintSigner | undefined) =>
+      deps.db.transaction().execute(async (trx) => {
+        const signatures = candidates.filter((c) => c.signature).map((c) => c.signature!);
+        const fresh = await claimSignatures(trx, dedupe(signatures));
+        // A signature counts once: the first request presenting it in this batch owns it, a second request
+        // with the same signature (a replay racing the original) is refused.
+        const owners = new Map<string, SignatureClaim>();
+        const live: number[] = [];
+        candidates.forEach((c, i) => {
+          if (c.signature) {
+            const sig = c.signature.signature;
+            if (!owners.has(sig) && fresh.has(sig)) owners.set(sig, c.signature);
+            if (owners.get(sig) !== c.signature) {
+              reject(i, replayedSignature());
+              return;
+            }
           }
-        }
-        live.push(i);
-      });
-
-      const counterKeys = new Map<string, { brandId: string; eventType: string; email: string }>();
-      for (const i of live) {
-        const { input } = candidates[i]!;
-        counterKeys.set(counterKeyOf(input), {
-          brandId: input.brandId,
-          eventType: input.eventType,
-          email: input.userEmail,
+          live.push(i);
         });
-      }
-      const counters = new Map<string, ClaimCounter>();
-      for (const counter of await lockClaimCounters(trx, [...counterKeys.values()])) {
-        counters.set(`${counter.brand_id}\u0000${counter.event_type}\u0000${counter.user_email}`, counter);
-      }
-      const cappedRules = new Map<string, RuleRecord>();
-      for (const i of live) {
-        const { rule } = candidates[i]!;
-        if (rule.max_total_claims !== null) cappedRules.set(ruleKeyOf(rule), rule);
-      }
-      const totals = await lockRuleTotals(trx, [...cappedRules.values()]);
-      const touchedCounters = new Set<ClaimCounter>();
-      const touchedRules = new Set<string>();
-      const accepted: Insertable<EventsTable>[] = [];
-      const mints: Parameters<typeof insertRewardMints>[1] = [];
 
-      for (const i of live) {
-        const c = candidates[i]!;
-        const counter = counters.get(counterKeyOf(c.input))!;
-        const error = judge(c, counter, totals.get(ruleKeyOf(c.rule)), now);
-        if (error) {
-          reject(i, error);
-          continue;
-        }
-        counter.claims += 1;
-        counter.last_claim_at = now;
-        counter.last_event_id = c.eventId;
-        touchedCounters.add(counter);
-        const total = totals.get(ruleKeyOf(c.rule));
-        if (total && c.rule.max_total_claims !== null) {
-          total.total += 1;
-          touchedRules.add(ruleKeyOf(c.rule));
-        }
-        const amount = c.rewardAmount ?? BigInt(c.rule.reward_amount);
-        const wallet = users.get(c.input.userEmail)!.walletAddress as `0x${string}`;
-        const mintId = amount > 0n ? randomUUID() : undefined;
-        accepted.push(eventRow(c, 'accepted', null, amount, now));
-        if (mintId) {
-          mints.push({
-            id: mintId,
-            eventId: c.eventId,
-            brandId: c.input.brandId,
-            walletAddress: wallet,
-            amount,
-            at: now,
+        const counterKeys = new Map<string, { brandId: string; eventType: string; email: string }>();
+        for (const i of live) {
+          const { input } = candidates[i]!;
+          counterKeys.set(counterKeyOf(input), {
+            brandId: input.brandId,
+            eventType: input.eventType,
+            email: input.userEmail,
           });
         }
-        const walletCreated = walletCreatedFor.delete(c.input.userEmail);
-        outcomes[i] = {
-          eventId: c.eventId,
-          eventType: c.input.eventType,
-          rewardAmount: Number(amount),
-          walletAddress: wallet,
-          walletCreated,
-          mintId,
-        };
-      }
+        const counters = new Map<string, ClaimCounter>();
+        for (const counter of await lockClaimCounters(trx, [...counterKeys.values()])) {
+          counters.set(`${counter.brand_id}\u0000${counter.event_type}\u0000${counter.user_email}`, counter);
+        }
+        const cappedRules = new Map<string, RuleRecord>();
+        for (const i of live) {
+          const { rule } = candidates[i]!;
+          if (rule.max_total_claims !== null) cappedRules.set(ruleKeyOf(rule), rule);
+        }
+        const totals = await lockRuleTotals(trx, [...cappedRules.values()]);
+        const touchedCounters = new Set<ClaimCounter>();
+        const touchedRules = new Set<string>();
+        const accepted: Insertable<EventsTable>[] = [];
+        const mints: Parameters<typeof insertRewardMints>[1] = [];
 
-      await insertEvents(trx, [...accepted, ...rejected]);
-      await updateClaimCounters(trx, [...touchedCounters]);
-      await updateRuleTotals(
-        trx,
-        [...touchedRules].map((key) => ({ rule: cappedRules.get(key)!, total: totals.get(key)!.total })),
-      );
-      await insertRewardMints(trx, mints);
-    });
+        for (const i of live) {
+          const c = candidates[i]!;
+          const counter = counters.get(counterKeyOf(c.input))!;
+          const error = judge(c, counter, totals.get(ruleKeyOf(c.rule)), now);
+          if (error) {
+            reject(i, error);
+            continue;
+          }
+          counter.claims += 1;
+          counter.last_claim_at = now;
+          counter.last_event_id = c.eventId;
+          touchedCounters.add(counter);
+          const total = totals.get(ruleKeyOf(c.rule));
+          if (total && c.rule.max_total_claims !== null) {
+            total.total += 1;
+            touchedRules.add(ruleKeyOf(c.rule));
+          }
+          const amount = c.rewardAmount ?? BigInt(c.rule.reward_amount);
+          const wallet = users.get(c.input.userEmail)!.walletAddress as `0x${string}`;
+          const mintId = amount > 0n ? randomUUID() : undefined;
+          accepted.push(eventRow(c, 'accepted', null, amount, now));
+          if (mintId) {
+            mints.push({
+              id: mintId,
+              eventId: c.eventId,
+              brandId: c.input.brandId,
+              walletAddress: wallet,
+              amount,
+              at: now,
+            });
+          }
+          const walletCreated = walletCreatedFor.delete(c.input.userEmail);
+          outcomes[i] = {
+            eventId: c.eventId,
+            eventType: c.input.eventType,
+            rewardAmount: Number(amount),
+            walletAddress: wallet,
+            walletCreated,
+            mintId,
+          };
+        }
+
+        await insertEvents(trx, [...accepted, ...rejected]);
+        await updateClaimCounters(trx, [...touchedCounters]);
+        await updateRuleTotals(
+          trx,
+          [...touchedRules].map((key) => ({ rule: cappedRules.get(key)!, total: totals.get(key)!.total })),
+        );
+        // The batch's own mintBatch, signed and recorded here: its rows commit already `submitted`.
+        const inline =
+          signer && mints.length > 0
+            ? await signer.sign(
+                trx,
+                mints.map((m) => ({ id: m.id, walletAddress: m.walletAddress, amount: m.amount })),
+              )
+            : undefined;
+        await insertRewardMints(trx, mints, inline?.chainTxId);
+        return inline !== undefined;
+      });
+    const { value: signedInline, sent } = deps.minter
+      ? await deps.minter.mintInline(write, { waitMs: deps.settings.mintWaitMs })
+      : { value: await write(undefined), sent: undefined };
+    if (signedInline && sent) {
+      for (const outcome of outcomes) {
+        if (outcome && !(outcome instanceof AppError) && outcome.mintId) outcome.mintSubmission = sent;
+      }
+    }
     const rewarded = outcomes.filter((o) => o && !(o instanceof AppError)).length;
     if (rewarded > 0) deps.metrics.eventsProcessed.inc({ outcome: 'rewarded' }, rewarded);
     return outcomes.map((o) => o ?? new AppError('INTERNAL_ERROR', 'Event was not judged'));
@@ -317,6 +392,26 @@ export function createEventBatcher(deps: EventBatcherDeps) {
 }
 
 export type EventBatcher = ReturnType<typeof createEventBatcher>;
+
+/** The batcher with the operator's settings; every batch signs its own mintBatch when `minter` may sign. */
+export function createConfiguredEventBatcher(
+  deps: Omit<EventBatcherDeps, 'settings' | 'walletReserve'>,
+  config: Pick<Config, 'PTS_DUPLICATE_WINDOW_SECONDS' | 'PTS_MINT_BATCH_MAX' | 'PTS_MINT_WAIT_MS' | 'PTS_MINT_INLINE'>,
+): EventBatcher {
+  return createEventBatcher({
+    ...deps,
+    minter: config.PTS_MINT_INLINE ? deps.minter : undefined,
+    walletReserve: deps.wallets.derivesFromUserId
+      ? createWalletReserve({ db: deps.db, wallets: deps.wallets, logger: deps.logger })
+      : undefined,
+    settings: {
+      duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
+      // A batch's rewards must fit in the one mintBatch its transaction signs.
+      maxBatch: Math.min(128, config.PTS_MINT_BATCH_MAX),
+      mintWaitMs: config.PTS_MINT_WAIT_MS,
+    },
+  });
+}
 
 function dedupe(claims: SignatureClaim[]): SignatureClaim[] {
   return [...new Map(claims.map((c) => [c.signature, c])).values()];

@@ -42,6 +42,33 @@ export async function ensureUsers(
     .values(emails.map((email) => ({ email })))
     .onConflict((oc) => oc.column('email').doNothing())
     .execute();
+  return findUsers(db, emails);
+}
+
+/**
+ * Inserts new users with their wallets already made (see wallet-reserve.ts): one statement. Emails that
+ * already have a user are left alone; returns the emails this call inserted.
+ */
+export async function insertUsersWithWallets(
+  db: Database,
+  users: { email: string; userId: bigint; address: string; idpUserId: string }[],
+): Promise<Set<string>> {
+  if (users.length === 0) return new Set();
+  const rows = await db
+    .insertInto('users')
+    .values(users.map((u) => ({ id: u.userId, email: u.email, wallet_address: u.address, idp_user_id: u.idpUserId })))
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning('email')
+    .execute();
+  return new Set(rows.map((row) => row.email));
+}
+
+/** The users of these emails, if they exist. */
+export async function findUsers(
+  db: Database,
+  emails: string[],
+): Promise<Map<string, { id: bigint; walletAddress: string | null }>> {
+  if (emails.length === 0) return new Map();
   const rows = await db
     .selectFrom('users')
     .select(['id', 'email', 'wallet_address'])
@@ -141,9 +168,14 @@ export async function insertEvents(db: Database, events: Insertable<EventsTable>
   await db.insertInto('events').values(events).execute();
 }
 
+/**
+ * Inserts reward rows: `pending` for the minter, or — with `chainTxId`, the `mintBatch` the accept
+ * transaction signed for them (minter.mintInline) — already `submitted` in that transaction.
+ */
 export async function insertRewardMints(
   trx: Database,
   mints: { id: string; eventId: string; brandId: string; walletAddress: string; amount: bigint; at: Date }[],
+  chainTxId?: bigint,
 ): Promise<void> {
   if (mints.length === 0) return;
   await trx
@@ -155,7 +187,8 @@ export async function insertRewardMints(
         brand_id: mint.brandId,
         wallet_address: mint.walletAddress,
         amount: mint.amount,
-        status: 'pending' as const,
+        status: chainTxId === undefined ? ('pending' as const) : ('submitted' as const),
+        chain_tx_id: chainTxId ?? null,
         created_at: mint.at,
         updated_at: mint.at,
       })),

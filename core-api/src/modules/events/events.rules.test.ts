@@ -66,6 +66,32 @@ describe('manual-event', () => {
     expect(again.body.walletAddress).toBe(res.body.walletAddress);
   });
 
+  it('gives a new user the wallet its id derives, and one to a user who existed without a wallet', async () => {
+    const wallets = platform.deps.wallets as unknown as { privateKeyForUser(id: bigint): `0x${string}` };
+    const { privateKeyToAddress } = await import('viem/accounts');
+    const fresh = nextEmail();
+    const res = await platform.post('/pts-api/manual-event', event({ userEmail: fresh }));
+    expect(res.body).toMatchObject({ walletCreated: true, mintStatus: 'submitted' });
+    const row = await platform.deps.db
+      .selectFrom('users')
+      .select(['id', 'wallet_address'])
+      .where('email', '=', fresh)
+      .executeTakeFirstOrThrow();
+    expect(row.wallet_address).toBe(res.body.walletAddress);
+    expect(privateKeyToAddress(wallets.privateKeyForUser(row.id)).toLowerCase()).toBe(res.body.walletAddress);
+
+    // A user row another path created without a wallet (e.g. a crash between its two steps).
+    const bare = nextEmail();
+    const inserted = await platform.deps.db
+      .insertInto('users')
+      .values({ email: bare })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const late = await platform.post('/pts-api/manual-event', event({ userEmail: bare }));
+    expect(late.body).toMatchObject({ walletCreated: true, mintStatus: 'submitted' });
+    expect(privateKeyToAddress(wallets.privateKeyForUser(inserted.id)).toLowerCase()).toBe(late.body.walletAddress);
+  });
+
   it('answers 400 with every validation problem listed in details.errors', async () => {
     const res = await platform.post('/pts-api/manual-event', {
       brandId: 'not-an-address',

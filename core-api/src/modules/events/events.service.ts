@@ -190,7 +190,8 @@ export async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): P
   let mintStatus: EventResponse['mintStatus'] = 'none';
   let transactionHash: `0x${string}` | undefined;
   if (accepted.mintId) {
-    const submission = await deps.minter.submit(accepted.mintId, { waitMs: deps.settings.mintWaitMs });
+    const submission = await (accepted.mintSubmission ??
+      deps.minter.submit(accepted.mintId, { waitMs: deps.settings.mintWaitMs }));
     mintStatus = submission.status;
     transactionHash = submission.transactionHash;
   }

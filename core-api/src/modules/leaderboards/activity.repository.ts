@@ -111,56 +111,44 @@ export async function recordActivities(
     if (entry) entry.users += users;
     else histogram.set(id, { key: { ...key, value }, users });
   };
-  for (let i = 0; i < rows.length; i += 500) {
-    const slice = rows.slice(i, i + 500);
-    const updated = await trx
-      .insertInto('leaderboard_scores')
-      .values(slice)
-      .onConflict((oc) =>
-        oc.columns(['brand_id', 'metric', 'period', 'period_start', 'platform', 'user_key']).doUpdateSet({
-          value: sql`leaderboard_scores.value + excluded.value`,
-          updated_at: sql`excluded.updated_at`,
-        }),
-      )
-      .returning([
-        'brand_id',
-        'metric',
-        'period',
-        'period_start',
-        'platform',
-        'user_key',
-        'value',
-        sql<boolean>`(xmax = 0)`.as('inserted'),
-      ])
-      .execute();
-    const deltaOf = new Map(slice.map((row) => [scoreId(row), row.value]));
-    for (const row of updated) {
-      const key = {
-        brand_id: row.brand_id,
-        metric: row.metric,
-        period: row.period,
-        period_start: row.period_start,
-        platform: row.platform,
-      };
-      const value = BigInt(row.value);
-      if (!row.inserted) bump(key, value - (deltaOf.get(scoreId(row)) ?? 0n), -1n);
-      bump(key, value, 1n);
-    }
+  // One statement over column arrays (unnest): its size does not grow with the rows, so neither does the
+  // cost of building, sending, parsing and planning it (a VALUES list of 16 rows per reward did).
+  const column = <K extends keyof (typeof rows)[number]>(name: K) => rows.map((row) => String(row[name]));
+  const { rows: updated } = await sql<ScoreKey & { value: string; inserted: boolean }>`
+    INSERT INTO leaderboard_scores (brand_id, metric, period, period_start, platform, user_key, value, updated_at)
+    SELECT brand_id, metric, period, period_start, platform, user_key, value, ${now}::timestamptz
+    FROM unnest(${column('brand_id')}::text[], ${column('metric')}::text[], ${column('period')}::text[],
+      ${column('period_start')}::text[], ${column('platform')}::text[], ${column('user_key')}::text[],
+      ${column('value')}::bigint[]) AS t(brand_id, metric, period, period_start, platform, user_key, value)
+    ON CONFLICT (brand_id, metric, period, period_start, platform, user_key)
+      DO UPDATE SET value = leaderboard_scores.value + excluded.value, updated_at = excluded.updated_at
+    RETURNING brand_id, metric, period, period_start, platform, user_key, value, (xmax = 0) AS inserted`.execute(trx);
+  const deltaOf = new Map(rows.map((row) => [scoreId(row), row.value]));
+  for (const row of updated) {
+    const key = {
+      brand_id: row.brand_id,
+      metric: row.metric,
+      period: row.period,
+      period_start: row.period_start,
+      platform: row.platform,
+    };
+    const value = BigInt(row.value);
+    if (!row.inserted) bump(key, value - (deltaOf.get(scoreId(row)) ?? 0n), -1n);
+    bump(key, value, 1n);
   }
   const counts = [...histogram.entries()]
     .filter(([, entry]) => entry.users !== 0n)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, entry]) => ({ ...entry.key, users: entry.users }));
-  for (let i = 0; i < counts.length; i += 500) {
-    await trx
-      .insertInto('leaderboard_value_counts')
-      .values(counts.slice(i, i + 500))
-      .onConflict((oc) =>
-        oc.columns(['brand_id', 'metric', 'period', 'period_start', 'platform', 'value']).doUpdateSet({
-          users: sql`leaderboard_value_counts.users + excluded.users`,
-        }),
-      )
-      .execute();
+  if (counts.length > 0) {
+    const column = <K extends keyof (typeof counts)[number]>(name: K) => counts.map((row) => String(row[name]));
+    await sql`
+      INSERT INTO leaderboard_value_counts (brand_id, metric, period, period_start, platform, value, users)
+      SELECT * FROM unnest(${column('brand_id')}::text[], ${column('metric')}::text[], ${column('period')}::text[],
+        ${column('period_start')}::text[], ${column('platform')}::text[], ${column('value')}::bigint[],
+        ${column('users')}::bigint[])
+      ON CONFLICT (brand_id, metric, period, period_start, platform, value)
+        DO UPDATE SET users = leaderboard_value_counts.users + excluded.users`.execute(trx);
   }
   return counted;
 }

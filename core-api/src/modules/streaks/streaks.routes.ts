@@ -25,7 +25,7 @@ import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import { createBrandCache } from '../events/brand-cache.ts';
-import { createEventBatcher } from '../events/event-batcher.ts';
+import { createConfiguredEventBatcher } from '../events/event-batcher.ts';
 import type { EventDeps } from '../events/events.service.ts';
 import {
   checkIn,
@@ -230,14 +230,17 @@ export function createStreakServicesRouter(deps: StreakAppDeps): Router {
     metrics: deps.metrics,
     minter: deps.minter,
     brands,
-    batcher: createEventBatcher({
-      db: deps.db,
-      clock: deps.clock,
-      logger: deps.logger,
-      metrics: deps.metrics,
-      wallets: deps.wallets,
-      settings: { duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS },
-    }),
+    batcher: createConfiguredEventBatcher(
+      {
+        db: deps.db,
+        clock: deps.clock,
+        logger: deps.logger,
+        metrics: deps.metrics,
+        wallets: deps.wallets,
+        minter: deps.minter,
+      },
+      config,
+    ),
     settings: { mintWaitMs: config.PTS_MINT_WAIT_MS },
   };
   return createStreaksRouter({

@@ -7,6 +7,11 @@ import { createAddressPool } from './address-pool.ts';
 /** Port: gives a user a wallet. Local adapter derives from an HD seed; Privy comes with the relayer issue. */
 export interface WalletProvider {
   readonly kind: string;
+  /**
+   * The wallet depends on the user's id alone (local HD wallets), so it can be made before the user row
+   * exists (wallet-reserve.ts).
+   */
+  readonly derivesFromUserId?: boolean;
   /** Wallet for the user with this database id (the derivation index in the local adapter). */
   walletForUser(input: { userId: bigint; email: string }): Promise<{ address: `0x${string}`; idpUserId: string }>;
 }
@@ -93,6 +98,7 @@ export function createLocalWalletProvider(
 
   return {
     kind: 'local',
+    derivesFromUserId: true,
     privateKeyForUser,
     async walletForUser({ userId }) {
       return { address: await address(childPrivateKey(checkedIndex(userId))), idpUserId: `did:pts:local:${userId}` };
