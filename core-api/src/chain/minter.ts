@@ -57,11 +57,14 @@ export interface ConfirmedMint {
   brandId: string;
   walletAddress: string;
   amount: bigint;
-}
-
-export interface MintConfirmation {
+  /** The mined `mintBatch` that carried it. */
   transactionHash: Hex;
   blockNumber: bigint;
+}
+
+/** About the confirmation itself (one may cover several mined transactions). */
+export interface MintConfirmation {
+  /** When it was recorded. */
   at: Date;
 }
 
@@ -74,6 +77,8 @@ const OPEN_STATUSES = ['signed', 'submitted'] as const;
 const FEE_CACHE_MS = 2_000;
 /** How long sent transactions gather before one UPDATE marks them all `submitted`. */
 const MARK_GATHER_MS = 50;
+/** Mined transactions confirmed in one database transaction (confirmMined). */
+const CONFIRM_GROUP = 25;
 /** Bounds one processPending pass so a flood of pending rows cannot keep the reward processor busy forever. */
 const MAX_BATCHES_PER_PASS = 50;
 const PURPOSE = 'mintBatch';
@@ -534,45 +539,65 @@ export function createMinter(deps: MinterDeps): Minter {
     }
   }
 
-  async function confirm(tx: ChainTxRow, receipt: TransactionReceipt): Promise<boolean> {
-    return db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('chain_txs')
-        .set({
-          status: 'confirmed',
-          current_hash: receipt.transactionHash,
-          block_number: receipt.blockNumber,
-          gas_used: receipt.gasUsed.toString(),
-          last_error: null,
-          updated_at: clock.now(),
-        })
-        .where('id', '=', tx.id)
-        .where('status', 'in', OPEN_STATUSES)
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return false;
-      const at = clock.now();
-      const confirmed = await trx
-        .updateTable('reward_mints')
-        .set({ status: 'confirmed', last_error: null, updated_at: at })
-        .where('chain_tx_id', '=', tx.id)
-        .where('status', '=', 'submitted')
-        .returning(['id', 'event_id', 'brand_id', 'wallet_address', 'amount'])
-        .execute();
-      if (deps.onMintsConfirmed && confirmed.length > 0) {
-        await deps.onMintsConfirmed(
-          trx,
-          confirmed.map((row) => ({
-            id: row.id,
-            eventId: row.event_id,
-            brandId: row.brand_id,
-            walletAddress: row.wallet_address,
-            amount: BigInt(row.amount),
-          })),
-          { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, at },
+  /**
+   * Records mined transactions as confirmed, with their rewards and whatever `onMintsConfirmed` writes, in
+   * one database transaction per group of up to CONFIRM_GROUP: under load the tracker finds several mined
+   * batches per pass, and their bookkeeping (webhooks, leaderboards, achievements) then costs one set of
+   * statements instead of one per batch. Returns how many transactions this call confirmed.
+   */
+  async function confirmMined(mined: { tx: ChainTxRow; receipt: TransactionReceipt }[]): Promise<number> {
+    let confirmedCount = 0;
+    for (let start = 0; start < mined.length; start += CONFIRM_GROUP) {
+      const group = mined.slice(start, start + CONFIRM_GROUP);
+      confirmedCount += await db.transaction().execute(async (trx) => {
+        const at = clock.now();
+        const values = sql.join(
+          group.map(
+            ({ tx, receipt }) =>
+              sql`(${String(tx.id)}::bigint, ${receipt.transactionHash}::text, ${String(receipt.blockNumber)}::bigint, ${receipt.gasUsed.toString()}::text)`,
+          ),
         );
-      }
-      return true;
-    });
+        const { rows: updated } = await sql<{ id: string | bigint }>`
+          UPDATE chain_txs SET status = 'confirmed', current_hash = v.hash, block_number = v.block_number,
+            gas_used = v.gas_used, last_error = NULL, updated_at = ${at}
+          FROM (VALUES ${values}) AS v(id, hash, block_number, gas_used)
+          WHERE chain_txs.id = v.id AND chain_txs.status IN ('signed', 'submitted')
+          RETURNING chain_txs.id`.execute(trx);
+        if (updated.length === 0) return 0;
+        const receiptOf = new Map(group.map(({ tx, receipt }) => [String(tx.id), receipt]));
+        const confirmed = await trx
+          .updateTable('reward_mints')
+          .set({ status: 'confirmed', last_error: null, updated_at: at })
+          .where(
+            'chain_tx_id',
+            'in',
+            updated.map((row) => BigInt(row.id)),
+          )
+          .where('status', '=', 'submitted')
+          .returning(['id', 'event_id', 'brand_id', 'wallet_address', 'amount', 'chain_tx_id'])
+          .execute();
+        if (deps.onMintsConfirmed && confirmed.length > 0) {
+          await deps.onMintsConfirmed(
+            trx,
+            confirmed.map((row) => {
+              const receipt = receiptOf.get(String(row.chain_tx_id))!;
+              return {
+                id: row.id,
+                eventId: row.event_id,
+                brandId: row.brand_id,
+                walletAddress: row.wallet_address,
+                amount: BigInt(row.amount),
+                transactionHash: receipt.transactionHash,
+                blockNumber: receipt.blockNumber,
+              };
+            }),
+            { at },
+          );
+        }
+        return updated.length;
+      });
+    }
+    return confirmedCount;
   }
 
   /** Marks the transaction failed and puts its rows back to `pending` (or `failed` after the last attempt). */
@@ -714,22 +739,23 @@ export function createMinter(deps: MinterDeps): Minter {
       ageOf,
       stuckMs,
     );
+    const mined = open.flatMap((tx, index) => {
+      const receipt = receipts[index];
+      return receipt?.status === 'success' ? [{ tx, receipt }] : [];
+    });
+    const confirmedNow = await confirmMined(mined);
+    result.confirmedTransactions += confirmedNow;
+    if (confirmedNow > 0) metrics.mintTransactions.inc({ result: 'confirmed' }, confirmedNow);
     for (const [index, tx] of open.entries()) {
       const receipt = receipts[index];
       const age = ageOf(tx);
       if (receipt) {
-        if (receipt.status === 'success') {
-          if (await confirm(tx, receipt)) {
-            result.confirmedTransactions++;
-            metrics.mintTransactions.inc({ result: 'confirmed' });
-          }
-        } else {
-          const requeued = await requeue(tx, `transaction ${receipt.transactionHash} reverted`, receipt.blockNumber);
-          result.requeued += requeued;
-          result.confirmedTransactions++;
-          metrics.mintTransactions.inc({ result: 'reverted' });
-          log.warn({ hash: receipt.transactionHash, requeued }, 'mintBatch reverted; rewards re-queued');
-        }
+        if (receipt.status === 'success') continue; // confirmed above
+        const requeued = await requeue(tx, `transaction ${receipt.transactionHash} reverted`, receipt.blockNumber);
+        result.requeued += requeued;
+        result.confirmedTransactions++;
+        metrics.mintTransactions.inc({ result: 'reverted' });
+        log.warn({ hash: receipt.transactionHash, requeued }, 'mintBatch reverted; rewards re-queued');
       } else if (tx.nonce < confirmedNonce && age >= stuckMs) {
         // The nonce was used by a transaction none of our recorded hashes match: ours can never mine now.
         const requeued = await requeue(tx, `dropped: nonce ${tx.nonce} was used by another transaction`, null);

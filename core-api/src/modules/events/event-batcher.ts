@@ -12,19 +12,14 @@ import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import { createWalletReserve, type ReservedWallet, type WalletReserve } from '../wallets/wallet-reserve.ts';
 import {
   type ClaimCounter,
-  claimSignatures,
   ensureUsers,
   findUsers,
-  insertEvents,
-  insertRewardMints,
-  insertUsersWithWallets,
-  lockClaimCounters,
   lockRuleTotals,
+  openAcceptBatch,
   type RuleRecord,
   ruleKeyOf,
   setUserWallets,
-  updateClaimCounters,
-  updateRuleTotals,
+  writeJudgedBatch,
 } from './events.repository.ts';
 
 /** An event that passed the checks needing no lock (brand, domain, automation, rule, channel). */
@@ -70,6 +65,12 @@ export interface EventBatcherDeps {
   /** Signs each batch's `mintBatch` inside its accept transaction; without it rows go in `pending`. */
   minter?: Pick<Minter, 'mintInline'> | undefined;
   settings: { duplicateWindowSeconds: number; maxBatch?: number; mintWaitMs?: number };
+}
+
+interface ResolvedUsers {
+  users: Map<string, { id: bigint; walletAddress: string | null }>;
+  /** Emails whose user got a wallet in this batch (told once, as `walletCreated`). */
+  walletCreatedFor: Set<string>;
 }
 
 interface Pending {
@@ -130,44 +131,49 @@ export function createEventBatcher(deps: EventBatcherDeps) {
   }
 
   /**
-   * Finds or creates the users of these emails, each with a wallet. New users take a wallet made ahead of
-   * time (wallet-reserve.ts) and are inserted with it in one statement; users without a wallet yet (or all
-   * of them, without a reserve) get one derived now.
+   * Without a wallet reserve (wallets from a remote provider): finds or creates the users of these emails
+   * before the transaction, so no lock waits on a remote call.
    */
-  async function resolveUsers(emails: string[]): Promise<{
-    users: Map<string, { id: bigint; walletAddress: string | null }>;
-    walletCreatedFor: Set<string>;
-  }> {
-    const users = new Map<string, { id: bigint; walletAddress: string | null }>();
-    const walletCreatedFor = new Set<string>();
-    let rest = emails;
-    let restAreExisting = false;
-    const reserve = deps.walletReserve;
-    if (reserve && emails.length > 0) {
-      let reserved: ReservedWallet[] | undefined;
-      try {
-        reserved = await reserve.take(emails.length);
-        const rows = emails.map((email, i) => ({ email, ...reserved![i]! }));
-        const inserted = await insertUsersWithWallets(deps.db, rows);
-        const unused = rows.filter((row) => !inserted.has(row.email));
-        reserve.giveBack(unused.map(({ userId, address, idpUserId }) => ({ userId, address, idpUserId })));
-        for (const row of rows) {
-          if (!inserted.has(row.email)) continue;
-          users.set(row.email, { id: row.userId, walletAddress: row.address });
-          walletCreatedFor.add(row.email);
-        }
-        rest = unused.map((row) => row.email);
-        restAreExisting = true;
-      } catch (error) {
-        // The insert is one statement, so nothing was written: the wallets go back, the path below takes over.
-        if (reserved) reserve.giveBack(reserved);
-        deps.logger.warn({ err: error }, 'reserved wallets unavailable; deriving them on demand');
-      }
-    }
-    if (rest.length === 0) return { users, walletCreatedFor };
+  async function resolveUsersAhead(emails: string[]): Promise<ResolvedUsers> {
+    const users = await ensureUsers(deps.db, emails);
+    const walletCreatedFor = await completeWallets(deps.db, users);
+    return { users, walletCreatedFor };
+  }
 
-    const found = restAreExisting ? await findUsers(deps.db, rest) : await ensureUsers(deps.db, rest);
-    const missing = [...found.entries()].filter(([, user]) => !user.walletAddress);
+  /**
+   * With a reserve: the users the transaction's first statement inserted (with their reserved wallets) or
+   * found. Reserved wallets it did not use go back; a user inserted concurrently after that statement's
+   * snapshot is read again.
+   */
+  async function adoptUsers(
+    trx: Database,
+    emails: string[],
+    newUsers: (ReservedWallet & { email: string })[],
+    opened: Awaited<ReturnType<typeof openAcceptBatch>>,
+  ): Promise<ResolvedUsers> {
+    const users = new Map(opened.existingUsers);
+    const walletCreatedFor = new Set<string>();
+    const unused: ReservedWallet[] = [];
+    for (const { email, ...wallet } of newUsers) {
+      if (opened.insertedEmails.has(email)) {
+        users.set(email, { id: wallet.userId, walletAddress: wallet.address });
+        walletCreatedFor.add(email);
+      } else unused.push(wallet);
+    }
+    deps.walletReserve?.giveBack(unused);
+    const unseen = emails.filter((email) => !users.has(email));
+    if (unseen.length > 0) for (const [email, user] of await findUsers(trx, unseen)) users.set(email, user);
+    for (const email of await completeWallets(trx, users)) walletCreatedFor.add(email);
+    return { users, walletCreatedFor };
+  }
+
+  /** Gives users without a wallet yet (created by another path, or a crash between its steps) one now. */
+  async function completeWallets(
+    db: Database,
+    users: Map<string, { id: bigint; walletAddress: string | null }>,
+  ): Promise<Set<string>> {
+    const missing = [...users.entries()].filter(([, user]) => !user.walletAddress);
+    if (missing.length === 0) return new Set();
     const derived = await Promise.all(
       missing.map(async ([email, user]) => ({
         email,
@@ -176,15 +182,15 @@ export function createEventBatcher(deps: EventBatcherDeps) {
       })),
     );
     const created = await setUserWallets(
-      deps.db,
+      db,
       derived.map((d) => ({ userId: d.userId, address: d.address, idpUserId: d.idpUserId })),
     );
+    const walletCreatedFor = new Set<string>();
     for (const d of derived) {
-      found.get(d.email)!.walletAddress = d.address;
+      users.get(d.email)!.walletAddress = d.address;
       if (created.has(d.userId)) walletCreatedFor.add(d.email);
     }
-    for (const [email, user] of found) users.set(email, user);
-    return { users, walletCreatedFor };
+    return walletCreatedFor;
   }
 
   async function judgeAndWrite(candidates: EventCandidate[]): Promise<(AcceptedEvent | AppError)[]> {
@@ -192,8 +198,20 @@ export function createEventBatcher(deps: EventBatcherDeps) {
     deps.metrics.eventBatchSize.observe(candidates.length);
     const outcomes: (AcceptedEvent | AppError | undefined)[] = candidates.map(() => undefined);
 
-    // Users and wallets first, outside the transaction: no lock should wait on them.
-    const { users, walletCreatedFor } = await resolveUsers([...new Set(candidates.map((c) => c.input.userEmail))]);
+    // New users take wallets made ahead (wallet-reserve.ts) and are inserted by the transaction's first
+    // statement; without a reserve (or when it fails) users are resolved here, before any lock is taken.
+    const emails = [...new Set(candidates.map((c) => c.input.userEmail))];
+    let ahead: ResolvedUsers | undefined;
+    let newUsers: (ReservedWallet & { email: string })[] = [];
+    if (deps.walletReserve) {
+      try {
+        const reserved = await deps.walletReserve.take(emails.length);
+        newUsers = emails.map((email, i) => ({ email, ...reserved[i]! }));
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'reserved wallets unavailable; deriving them on demand');
+        ahead = await resolveUsersAhead(emails);
+      }
+    } else ahead = await resolveUsersAhead(emails);
 
     const rejected: Insertable<EventsTable>[] = [];
     const reject = (i: number, error: AppError) => {
@@ -207,7 +225,23 @@ export function createEventBatcher(deps: EventBatcherDeps) {
     const write = (signer: InlineMintSigner | undefined) =>
       deps.db.transaction().execute(async (trx) => {
         const signatures = candidates.filter((c) => c.signature).map((c) => c.signature!);
-        const fresh = await claimSignatures(trx, dedupe(signatures));
+        // Every candidate's counter is locked, a replay's too: a lock more, a round trip less.
+        const counterKeys = new Map<string, { brandId: string; eventType: string; email: string }>();
+        for (const { input } of candidates) {
+          counterKeys.set(counterKeyOf(input), {
+            brandId: input.brandId,
+            eventType: input.eventType,
+            email: input.userEmail,
+          });
+        }
+        const opened = await openAcceptBatch(trx, {
+          emails: ahead ? [] : emails,
+          newUsers: ahead ? [] : newUsers,
+          claims: dedupe(signatures),
+          counterKeys: [...counterKeys.values()],
+        });
+        const { fresh, counters: locked } = opened;
+        const { users, walletCreatedFor } = ahead ?? (await adoptUsers(trx, emails, newUsers, opened));
         // A signature counts once: the first request presenting it in this batch owns it, a second request
         // with the same signature (a replay racing the original) is refused.
         const owners = new Map<string, SignatureClaim>();
@@ -224,17 +258,8 @@ export function createEventBatcher(deps: EventBatcherDeps) {
           live.push(i);
         });
 
-        const counterKeys = new Map<string, { brandId: string; eventType: string; email: string }>();
-        for (const i of live) {
-          const { input } = candidates[i]!;
-          counterKeys.set(counterKeyOf(input), {
-            brandId: input.brandId,
-            eventType: input.eventType,
-            email: input.userEmail,
-          });
-        }
         const counters = new Map<string, ClaimCounter>();
-        for (const counter of await lockClaimCounters(trx, [...counterKeys.values()])) {
+        for (const counter of locked) {
           counters.set(`${counter.brand_id}\u0000${counter.event_type}\u0000${counter.user_email}`, counter);
         }
         const cappedRules = new Map<string, RuleRecord>();
@@ -246,7 +271,7 @@ export function createEventBatcher(deps: EventBatcherDeps) {
         const touchedCounters = new Set<ClaimCounter>();
         const touchedRules = new Set<string>();
         const accepted: Insertable<EventsTable>[] = [];
-        const mints: Parameters<typeof insertRewardMints>[1] = [];
+        const mints: Parameters<typeof writeJudgedBatch>[1]['mints'] = [];
 
         for (const i of live) {
           const c = candidates[i]!;
@@ -290,12 +315,6 @@ export function createEventBatcher(deps: EventBatcherDeps) {
           };
         }
 
-        await insertEvents(trx, [...accepted, ...rejected]);
-        await updateClaimCounters(trx, [...touchedCounters]);
-        await updateRuleTotals(
-          trx,
-          [...touchedRules].map((key) => ({ rule: cappedRules.get(key)!, total: totals.get(key)!.total })),
-        );
         // The batch's own mintBatch, signed and recorded here: its rows commit already `submitted`.
         const inline =
           signer && mints.length > 0
@@ -304,7 +323,14 @@ export function createEventBatcher(deps: EventBatcherDeps) {
                 mints.map((m) => ({ id: m.id, walletAddress: m.walletAddress, amount: m.amount })),
               )
             : undefined;
-        await insertRewardMints(trx, mints, inline?.chainTxId);
+        await writeJudgedBatch(trx, {
+          events: [...accepted, ...rejected],
+          counters: [...touchedCounters],
+          ruleTotals: [...touchedRules].map((key) => ({ rule: cappedRules.get(key)!, total: totals.get(key)!.total })),
+          mints,
+          chainTxId: inline?.chainTxId,
+          now,
+        });
         return inline !== undefined;
       });
     const { value: signedInline, sent } = deps.minter

@@ -45,24 +45,6 @@ export async function ensureUsers(
   return findUsers(db, emails);
 }
 
-/**
- * Inserts new users with their wallets already made (see wallet-reserve.ts): one statement. Emails that
- * already have a user are left alone; returns the emails this call inserted.
- */
-export async function insertUsersWithWallets(
-  db: Database,
-  users: { email: string; userId: bigint; address: string; idpUserId: string }[],
-): Promise<Set<string>> {
-  if (users.length === 0) return new Set();
-  const rows = await db
-    .insertInto('users')
-    .values(users.map((u) => ({ id: u.userId, email: u.email, wallet_address: u.address, idp_user_id: u.idpUserId })))
-    .onConflict((oc) => oc.column('email').doNothing())
-    .returning('email')
-    .execute();
-  return new Set(rows.map((row) => row.email));
-}
-
 /** The users of these emails, if they exist. */
 export async function findUsers(
   db: Database,
@@ -92,45 +74,6 @@ export async function setUserWallets(
   return new Set(rows.map((row) => BigInt(row.id)));
 }
 
-/**
- * Locks (creating if absent) the claim counters of these users, in key order so concurrent batches never
- * wait on each other in a cycle. The conflict branch is a no-op update: it row-locks an existing counter
- * (waiting for a concurrent holder, then reading its latest committed version) and returns it.
- */
-export async function lockClaimCounters(trx: Database, keys: CounterKey[]): Promise<ClaimCounter[]> {
-  if (keys.length === 0) return [];
-  const sorted = [...keys].sort(
-    (a, b) =>
-      a.brandId.localeCompare(b.brandId) || a.eventType.localeCompare(b.eventType) || a.email.localeCompare(b.email),
-  );
-  return trx
-    .insertInto('claim_counters')
-    .values(sorted.map((k) => ({ brand_id: k.brandId, event_type: k.eventType, user_email: k.email, claims: 0 })))
-    .onConflict((oc) =>
-      oc
-        .columns(['brand_id', 'event_type', 'user_email'])
-        .doUpdateSet((eb) => ({ claims: eb.ref('claim_counters.claims') })),
-    )
-    .returningAll()
-    .execute();
-}
-
-/** Writes the counters' new state after a batch's claims. */
-export async function updateClaimCounters(trx: Database, counters: ClaimCounter[]): Promise<void> {
-  if (counters.length === 0) return;
-  const values = sql.join(
-    counters.map(
-      (c) =>
-        sql`(${c.brand_id}, ${c.event_type}, ${c.user_email}, ${c.claims}::int, ${c.last_claim_at}::timestamptz, ${c.last_event_id}::uuid)`,
-    ),
-  );
-  await sql`
-    UPDATE claim_counters SET claims = v.claims, last_claim_at = v.last_claim_at, last_event_id = v.last_event_id
-    FROM (VALUES ${values}) AS v(brand_id, event_type, user_email, claims, last_claim_at, last_event_id)
-    WHERE claim_counters.brand_id = v.brand_id AND claim_counters.event_type = v.event_type
-      AND claim_counters.user_email = v.user_email`.execute(trx);
-}
-
 /** Locks the rules that have a global max total and returns their running totals. */
 export async function lockRuleTotals(
   trx: Database,
@@ -152,61 +95,147 @@ export function ruleKeyOf(rule: RuleKey): string {
   return `${rule.brand_id}/${rule.id}`;
 }
 
-export async function updateRuleTotals(trx: Database, totals: { rule: RuleKey; total: number }[]): Promise<void> {
-  for (const { rule, total } of totals) {
-    await trx
-      .updateTable('event_rules')
-      .set({ total_claims: total })
-      .where('brand_id', '=', rule.brand_id)
-      .where('id', '=', rule.id)
-      .execute();
-  }
-}
-
 export async function insertEvents(db: Database, events: Insertable<EventsTable>[]): Promise<void> {
   if (events.length === 0) return;
   await db.insertInto('events').values(events).execute();
 }
 
 /**
- * Inserts reward rows: `pending` for the minter, or — with `chainTxId`, the `mintBatch` the accept
- * transaction signed for them (minter.mintInline) — already `submitted` in that transaction.
+ * The first statement of an accept transaction, three writes in one round trip:
+ * 1. inserts new users with the wallets reserved for them (`newUsers`; emails that already have a user are
+ *    left alone) and reads the users of `emails` that existed before this statement;
+ * 2. claims these signatures — the new ones come back, the others are replays;
+ * 3. locks, creating if absent, these claim counters.
+ * Signatures are claimed before counters are locked, and counters are locked in key order, in every
+ * transaction, so concurrent batches never wait on each other in a cycle. The counters' conflict branch is
+ * a no-op update that row-locks an existing counter (waiting for a concurrent holder, then reading its
+ * latest committed version). A user another transaction inserted after this statement's snapshot is in
+ * neither `insertedEmails` nor `existingUsers`: the caller reads it again.
  */
-export async function insertRewardMints(
+export async function openAcceptBatch(
   trx: Database,
-  mints: { id: string; eventId: string; brandId: string; walletAddress: string; amount: bigint; at: Date }[],
-  chainTxId?: bigint,
-): Promise<void> {
-  if (mints.length === 0) return;
-  await trx
-    .insertInto('reward_mints')
-    .values(
-      mints.map((mint) => ({
-        id: mint.id,
-        event_id: mint.eventId,
-        brand_id: mint.brandId,
-        wallet_address: mint.walletAddress,
-        amount: mint.amount,
-        status: chainTxId === undefined ? ('pending' as const) : ('submitted' as const),
-        chain_tx_id: chainTxId ?? null,
-        created_at: mint.at,
-        updated_at: mint.at,
-      })),
+  batch: {
+    emails: string[];
+    newUsers: { email: string; userId: bigint; address: string; idpUserId: string }[];
+    claims: { signature: string; expiresAt: Date }[];
+    counterKeys: CounterKey[];
+  },
+): Promise<{
+  insertedEmails: Set<string>;
+  existingUsers: Map<string, { id: bigint; walletAddress: string | null }>;
+  fresh: Set<string>;
+  counters: ClaimCounter[];
+}> {
+  const { newUsers, claims } = batch;
+  const sorted = [...batch.counterKeys].sort(
+    (a, b) =>
+      a.brandId.localeCompare(b.brandId) || a.eventType.localeCompare(b.eventType) || a.email.localeCompare(b.email),
+  );
+  const { rows } = await sql<{ inserted: unknown; existing: unknown; signatures: unknown; counters: unknown }>`
+    WITH u AS (
+      INSERT INTO users (id, email, wallet_address, idp_user_id)
+      SELECT * FROM unnest(${newUsers.map((u) => String(u.userId))}::bigint[], ${newUsers.map((u) => u.email)}::text[],
+        ${newUsers.map((u) => u.address)}::text[], ${newUsers.map((u) => u.idpUserId)}::text[])
+      ON CONFLICT (email) DO NOTHING
+      RETURNING email
+    ), e AS (
+      SELECT id::text AS id, email, wallet_address FROM users WHERE email = ANY(${batch.emails}::text[])
+    ), s AS (
+      INSERT INTO used_signatures (signature, expires_at)
+      SELECT * FROM unnest(${claims.map((c) => c.signature)}::text[], ${claims.map((c) => c.expiresAt.toISOString())}::timestamptz[])
+      WHERE (SELECT count(*) FROM u) >= 0
+      ON CONFLICT (signature) DO NOTHING
+      RETURNING signature
+    ), c AS (
+      INSERT INTO claim_counters (brand_id, event_type, user_email, claims)
+      SELECT brand_id, event_type, user_email, 0
+      FROM unnest(${sorted.map((k) => k.brandId)}::text[], ${sorted.map((k) => k.eventType)}::text[],
+        ${sorted.map((k) => k.email)}::text[]) AS k(brand_id, event_type, user_email)
+      WHERE (SELECT count(*) FROM s) >= 0
+      ON CONFLICT (brand_id, event_type, user_email) DO UPDATE SET claims = claim_counters.claims
+      RETURNING *
     )
-    .execute();
+    SELECT (SELECT coalesce(json_agg(email), '[]'::json) FROM u) AS inserted,
+           (SELECT coalesce(json_agg(e), '[]'::json) FROM e) AS existing,
+           (SELECT coalesce(json_agg(signature), '[]'::json) FROM s) AS signatures,
+           (SELECT coalesce(json_agg(c), '[]'::json) FROM c) AS counters`.execute(trx);
+  const row = rows[0]!;
+  const parse = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+  const existing = parse<{ id: string; email: string; wallet_address: string | null }[]>(row.existing);
+  const counters = parse<
+    {
+      brand_id: string;
+      event_type: string;
+      user_email: string;
+      claims: number;
+      last_claim_at: string | null;
+      last_event_id: string | null;
+    }[]
+  >(row.counters);
+  return {
+    insertedEmails: new Set(parse<string[]>(row.inserted)),
+    existingUsers: new Map(existing.map((u) => [u.email, { id: BigInt(u.id), walletAddress: u.wallet_address }])),
+    fresh: new Set(parse<string[]>(row.signatures)),
+    counters: counters.map((c) => ({
+      ...c,
+      last_claim_at: c.last_claim_at === null ? null : new Date(c.last_claim_at),
+    })),
+  };
 }
 
-/** Records signatures as used; returns those that were new (the others are replays). */
-export async function claimSignatures(
+/**
+ * Writes a judged batch in one statement: its events (accepted and rejected), the claim counters' and rule
+ * totals' new state, and its reward rows (`submitted` in `chainTxId` when the batch signed its own
+ * mintBatch, else `pending`). Column arrays (unnest) keep the statement the same size whatever the batch.
+ */
+export async function writeJudgedBatch(
   trx: Database,
-  claims: { signature: string; expiresAt: Date }[],
-): Promise<Set<string>> {
-  if (claims.length === 0) return new Set();
-  const rows = await trx
-    .insertInto('used_signatures')
-    .values(claims.map((c) => ({ signature: c.signature, expires_at: c.expiresAt })))
-    .onConflict((oc) => oc.column('signature').doNothing())
-    .returning('signature')
-    .execute();
-  return new Set(rows.map((row) => row.signature));
+  batch: {
+    events: Insertable<EventsTable>[];
+    counters: ClaimCounter[];
+    ruleTotals: { rule: RuleKey; total: number }[];
+    mints: { id: string; eventId: string; brandId: string; walletAddress: string; amount: bigint; at: Date }[];
+    chainTxId: bigint | undefined;
+    now: Date;
+  },
+): Promise<void> {
+  const { events, counters, ruleTotals, mints } = batch;
+  const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+  const at = (value: unknown) => (value instanceof Date ? value.toISOString() : text(value));
+  await sql`
+    WITH ev AS (
+      INSERT INTO events (id, brand_id, event_type, user_email, status, reason, source, domain, channel_id, metadata,
+        reward_amount, created_at)
+      SELECT id, brand_id, event_type, user_email, status, reason, source, domain, channel_id, metadata::jsonb,
+        reward_amount, created_at
+      FROM unnest(${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.brand_id)}::text[],
+        ${events.map((e) => e.event_type)}::text[], ${events.map((e) => e.user_email)}::text[],
+        ${events.map((e) => e.status)}::text[], ${events.map((e) => text(e.reason))}::text[],
+        ${events.map((e) => text(e.source))}::text[], ${events.map((e) => text(e.domain))}::text[],
+        ${events.map((e) => text(e.channel_id))}::text[], ${events.map((e) => text(e.metadata) ?? '{}')}::text[],
+        ${events.map((e) => text(e.reward_amount) ?? '0')}::bigint[], ${events.map((e) => at(e.created_at))}::timestamptz[])
+        AS v(id, brand_id, event_type, user_email, status, reason, source, domain, channel_id, metadata,
+          reward_amount, created_at)
+    ), counters AS (
+      UPDATE claim_counters SET claims = v.claims, last_claim_at = v.last_claim_at, last_event_id = v.last_event_id
+      FROM unnest(${counters.map((c) => c.brand_id)}::text[], ${counters.map((c) => c.event_type)}::text[],
+        ${counters.map((c) => c.user_email)}::text[], ${counters.map((c) => c.claims)}::int[],
+        ${counters.map((c) => at(c.last_claim_at))}::timestamptz[], ${counters.map((c) => text(c.last_event_id))}::uuid[])
+        AS v(brand_id, event_type, user_email, claims, last_claim_at, last_event_id)
+      WHERE claim_counters.brand_id = v.brand_id AND claim_counters.event_type = v.event_type
+        AND claim_counters.user_email = v.user_email
+    ), totals AS (
+      UPDATE event_rules SET total_claims = v.total
+      FROM unnest(${ruleTotals.map((t) => t.rule.brand_id)}::text[], ${ruleTotals.map((t) => t.rule.id)}::text[],
+        ${ruleTotals.map((t) => t.total)}::int[]) AS v(brand_id, id, total)
+      WHERE event_rules.brand_id = v.brand_id AND event_rules.id = v.id
+    )
+    INSERT INTO reward_mints (id, event_id, brand_id, wallet_address, amount, status, chain_tx_id, created_at, updated_at)
+    SELECT id, event_id, brand_id, wallet_address, amount, ${batch.chainTxId === undefined ? 'pending' : 'submitted'},
+      ${batch.chainTxId === undefined ? null : String(batch.chainTxId)}::bigint, ${batch.now}, ${batch.now}
+    FROM unnest(${mints.map((m) => m.id)}::uuid[], ${mints.map((m) => m.eventId)}::uuid[],
+      ${mints.map((m) => m.brandId)}::text[], ${mints.map((m) => m.walletAddress)}::text[],
+      ${mints.map((m) => String(m.amount))}::bigint[]) AS v(id, event_id, brand_id, wallet_address, amount)`.execute(
+    trx,
+  );
 }

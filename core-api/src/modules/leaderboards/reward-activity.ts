@@ -54,7 +54,7 @@ export async function recordRewardActivity(
       kind: 'earned',
       amount: mint.amount,
       ref: mint.id,
-      detail: { eventId: event.id, eventType: event.event_type, transactionHash: confirmation.transactionHash },
+      detail: { eventId: event.id, eventType: event.event_type, transactionHash: mint.transactionHash },
       occurredAt: event.created_at,
     });
   }

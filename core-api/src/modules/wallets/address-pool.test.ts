@@ -1,12 +1,25 @@
-import { randomBytes } from 'node:crypto';
+import { createECDH, randomBytes } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { createAddressPool } from './address-pool.ts';
+import { publicKeyImplementation, uncompressedPublicKey } from './public-key.mjs';
 import { createLocalWalletProvider } from './wallet-provider.ts';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const checksumless = (key: Buffer) =>
   privateKeyToAccount(`0x${key.toString('hex')}`).address.toLowerCase() as `0x${string}`;
+
+describe('public keys', () => {
+  it('come from libsecp256k1 where its prebuilt binding exists, identical to OpenSSL’s', () => {
+    if (process.platform === 'linux' && process.arch === 'x64') expect(publicKeyImplementation).toBe('libsecp256k1');
+    const ecdh = createECDH('secp256k1');
+    for (let i = 0; i < 200; i++) {
+      const key = randomBytes(32);
+      ecdh.setPrivateKey(key);
+      expect(uncompressedPublicKey(key).toString('hex')).toBe(ecdh.getPublicKey('hex'));
+    }
+  });
+});
 
 describe('address pool', () => {
   it('computes the same addresses as viem, many keys in one tick and across ticks', async () => {

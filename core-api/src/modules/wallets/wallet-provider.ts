@@ -1,8 +1,9 @@
-import { createECDH, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { bytesToHex, type Hex, keccak256 } from 'viem';
 import { createAddressPool } from './address-pool.ts';
+import { uncompressedPublicKey } from './public-key.mjs';
 
 /** Port: gives a user a wallet. Local adapter derives from an HD seed; Privy comes with the relayer issue. */
 export interface WalletProvider {
@@ -120,9 +121,7 @@ export function createLocalWalletProvider(
 
 /** Ethereum address: last 20 bytes of keccak256 of the uncompressed public key without its 0x04 prefix. */
 function addressOf(privateKey: Buffer): `0x${string}` {
-  const ecdh = createECDH('secp256k1');
-  ecdh.setPrivateKey(privateKey);
-  const hash = keccak256(ecdh.getPublicKey().subarray(1));
+  const hash = keccak256(uncompressedPublicKey(privateKey).subarray(1));
   return `0x${hash.slice(-40)}` as `0x${string}`;
 }
 

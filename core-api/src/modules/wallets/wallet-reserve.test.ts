@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
-import { ensureUsers, insertUsersWithWallets } from '../events/events.repository.ts';
+import { ensureUsers, openAcceptBatch } from '../events/events.repository.ts';
 import { createLocalWalletProvider } from './wallet-provider.ts';
 import { createWalletReserve } from './wallet-reserve.ts';
 
@@ -54,15 +54,25 @@ describe('wallet reserve', () => {
     expect(new Set(ids).size).toBe(70);
   });
 
-  it('inserts new users with their reserved wallets in one statement, leaving existing users alone', async () => {
+  it('the accept batch inserts new users with their reserved wallets and reads existing ones, in one statement', async () => {
     const reserve = createWalletReserve({ db: database.db, wallets, logger, size: 8 });
     const [a, b] = await reserve.take(2);
     const existing = (await ensureUsers(database.db, ['existing@example.com'])).get('existing@example.com')!;
-    const inserted = await insertUsersWithWallets(database.db, [
-      { email: 'new@example.com', ...a! },
-      { email: 'existing@example.com', ...b! },
-    ]);
-    expect([...inserted]).toEqual(['new@example.com']);
+    const opened = await database.db.transaction().execute((trx) =>
+      openAcceptBatch(trx, {
+        emails: ['new@example.com', 'existing@example.com'],
+        newUsers: [
+          { email: 'new@example.com', ...a! },
+          { email: 'existing@example.com', ...b! },
+        ],
+        claims: [{ signature: 'sig-1', expiresAt: new Date('2030-01-01T00:00:00Z') }],
+        counterKeys: [{ brandId: 'brand', eventType: 'visit', email: 'new@example.com' }],
+      }),
+    );
+    expect([...opened.insertedEmails]).toEqual(['new@example.com']);
+    expect([...opened.existingUsers]).toEqual([['existing@example.com', { id: existing.id, walletAddress: null }]]);
+    expect([...opened.fresh]).toEqual(['sig-1']);
+    expect(opened.counters).toMatchObject([{ brand_id: 'brand', event_type: 'visit', claims: 0, last_claim_at: null }]);
     const rows = await database.db
       .selectFrom('users')
       .select(['id', 'email', 'wallet_address', 'idp_user_id'])

@@ -35,7 +35,7 @@ export async function notifyRewardsDistributed(
         email: event.user_email,
         walletAddress: mint.walletAddress,
         ptsAmount: Number(mint.amount),
-        transactionHash: confirmation.transactionHash,
+        transactionHash: mint.transactionHash,
         timestamp: event.created_at.getTime(),
         eventId: event.id,
         eventType: event.event_type,
