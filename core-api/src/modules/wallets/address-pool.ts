@@ -13,8 +13,8 @@ interface Waiting {
 }
 
 /**
- * A small pool of worker threads computing wallet addresses (secp256k1 public key + keccak256: ~0.05 ms with libsecp256k1, ~0.3 ms with OpenSSL, of
- * CPU each, the largest single cost of an event for a new user). Keys asked for in the same tick travel to
+ * A small pool of worker threads computing wallet addresses (secp256k1 public key + keccak256: ~0.05 ms of
+ * CPU each with libsecp256k1, ~0.3 ms with OpenSSL; see public-key.mjs). Keys asked for in the same tick travel to
  * one worker in one message (a transferred buffer), so a batch of new users costs one round trip. When a
  * worker fails, the pool answers with `fallback` (the same computation in this thread) from then on: an
  * address is never lost to a pool problem.
