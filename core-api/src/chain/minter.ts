@@ -416,16 +416,38 @@ export function createMinter(deps: MinterDeps): Minter {
     }
   }
 
+  let sendQueue: { batch: SignedBatch; done(result: SendResult): void }[] = [];
+  let sending = false;
+
+  /** Sends everything queued, in nonce order and in one tick (one JSON-RPC batch), then what queued meanwhile. */
+  function pumpSends(): void {
+    if (sending || sendQueue.length === 0) return;
+    sending = true;
+    const group = sendQueue;
+    sendQueue = [];
+    broadcastTail = Promise.all(group.map(({ batch, done }) => sendOnce(batch.hash, batch.raw).then(done))).finally(
+      () => {
+        sending = false;
+        pumpSends();
+      },
+    );
+  }
+
   /**
-   * Broadcasts in signing (nonce) order, overlapping with the signing of the next group. Only the sends are
-   * chained: recording the outcome never holds up the next send. `onSent` runs right after the send.
+   * Broadcasts in signing (nonce) order, overlapping with the signing of the next batch. While one send is
+   * on its way, batches signed meanwhile queue up and then go together: a slow node never makes sends the
+   * bottleneck at one batch per round trip. Nodes hold a transaction whose nonce arrives early until the
+   * gap closes, so order within a group is a courtesy, not a requirement. Recording the outcome never
+   * holds up the next send; `onSent` runs right after this batch's send.
    */
   function enqueueBroadcast(batch: SignedBatch, onSent?: () => void): Promise<SendOutcome> {
     // Marked from the moment it is queued, so the receipt tracker never re-sends a transaction that is
     // still waiting for its turn (a second send would fail as a used nonce and reset the nonce counter).
     broadcasting.add(batch.chainTxId);
-    const sent = broadcastTail.then(() => sendOnce(batch.hash, batch.raw));
-    broadcastTail = sent;
+    const sent = new Promise<SendResult>((done) => {
+      sendQueue.push({ batch, done });
+      pumpSends();
+    });
     return sent
       .then(async (result) => {
         onSent?.();
@@ -967,8 +989,8 @@ export function createMinter(deps: MinterDeps): Minter {
       await flushLoop;
       await tracking?.catch(() => undefined);
       await sweeping?.catch(() => undefined);
-      await broadcastTail;
       await signingTail;
+      while (sending) await broadcastTail;
       await marking?.catch(() => undefined);
       // Rows still waiting are committed `pending`; the next start re-drives them.
       for (const id of [...waiting.keys()]) settle(id, { status: 'pending' });

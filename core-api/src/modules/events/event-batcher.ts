@@ -101,14 +101,24 @@ export function createEventBatcher(deps: EventBatcherDeps) {
   let queue: Pending[] = [];
   let flushing: Promise<void> | undefined;
 
+  /**
+   * A batch is cut one event-loop turn after the first event queues (setImmediate): every request whose
+   * bytes already arrived is parsed and joins it. Without the turn, an embedded database that answers
+   * without real I/O (PGlite) would run each first event's transaction before the next request was read:
+   * batches of one.
+   */
   const schedule = () => {
     if (flushing || queue.length === 0) return;
-    const batch = queue.slice(0, maxBatch);
-    queue = queue.slice(batch.length);
-    flushing = flush(batch).finally(() => {
-      flushing = undefined;
-      schedule();
-    });
+    flushing = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => {
+        const batch = queue.slice(0, maxBatch);
+        queue = queue.slice(batch.length);
+        return flush(batch);
+      })
+      .finally(() => {
+        flushing = undefined;
+        schedule();
+      });
   };
 
   async function flush(batch: Pending[]): Promise<void> {
