@@ -74,94 +74,56 @@ export async function recordActivities(
   // Rows without a ref are always new; rows with one only when this call inserted them.
   const counted = activities.filter((a) => a.ref === null || fresh.has(`${a.kind}\u0000${a.ref}`));
 
-  const deltas = new Map<string, { key: ScoreKey; delta: bigint }>();
-  for (const activity of counted) {
-    for (const [metric, delta] of metricDeltas(activity)) {
-      if (delta === 0n) continue;
-      for (const period of LEADERBOARD_PERIODS) {
-        const periodStart = periodKey(period, activity.occurredAt);
-        for (const platform of [activity.platform, ALL_PLATFORMS]) {
-          const key: ScoreKey = {
-            brand_id: activity.brandId,
-            metric,
-            period,
-            period_start: periodStart,
-            platform,
-            user_key: activity.userKey,
-          };
-          const id = Object.values(key).join('\u0000');
-          const entry = deltas.get(id);
-          if (entry) entry.delta += delta;
-          else deltas.set(id, { key, delta });
-        }
-      }
-    }
-  }
-  if (deltas.size === 0) return counted;
-  // A fixed order of row locks: concurrent writers never deadlock on the aggregates.
-  const rows = [...deltas.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, { key, delta }]) => ({ ...key, value: delta, updated_at: now }));
-  // Each user's score moves from `value - delta` (absent when the row is new) to `value`; the histogram of
-  // values per board follows, so a rank is a sum over distinct values rather than a count over users.
-  const histogram = new Map<string, { key: Omit<ScoreKey, 'user_key'> & { value: bigint }; users: bigint }>();
-  const bump = (key: Omit<ScoreKey, 'user_key'>, value: bigint, users: bigint) => {
-    const id = [key.brand_id, key.metric, key.period, key.period_start, key.platform, value].join('\u0000');
-    const entry = histogram.get(id);
-    if (entry) entry.users += users;
-    else histogram.set(id, { key: { ...key, value }, users });
-  };
-  // One statement over column arrays (unnest): its size does not grow with the rows, so neither does the
-  // cost of building, sending, parsing and planning it (a VALUES list of 16 rows per reward did).
-  const column = <K extends keyof (typeof rows)[number]>(name: K) => rows.map((row) => String(row[name]));
-  const { rows: updated } = await sql<ScoreKey & { value: string; inserted: boolean }>`
-    INSERT INTO leaderboard_scores (brand_id, metric, period, period_start, platform, user_key, value, updated_at)
-    SELECT brand_id, metric, period, period_start, platform, user_key, value, ${now}::timestamptz
-    FROM unnest(${column('brand_id')}::text[], ${column('metric')}::text[], ${column('period')}::text[],
-      ${column('period_start')}::text[], ${column('platform')}::text[], ${column('user_key')}::text[],
-      ${column('value')}::bigint[]) AS t(brand_id, metric, period, period_start, platform, user_key, value)
-    ON CONFLICT (brand_id, metric, period, period_start, platform, user_key)
-      DO UPDATE SET value = leaderboard_scores.value + excluded.value, updated_at = excluded.updated_at
-    RETURNING brand_id, metric, period, period_start, platform, user_key, value, (xmax = 0) AS inserted`.execute(trx);
-  const deltaOf = new Map(rows.map((row) => [scoreId(row), row.value]));
-  for (const row of updated) {
-    const key = {
-      brand_id: row.brand_id,
-      metric: row.metric,
-      period: row.period,
-      period_start: row.period_start,
-      platform: row.platform,
-    };
-    const value = BigInt(row.value);
-    if (!row.inserted) bump(key, value - (deltaOf.get(scoreId(row)) ?? 0n), -1n);
-    bump(key, value, 1n);
-  }
-  const counts = [...histogram.entries()]
-    .filter(([, entry]) => entry.users !== 0n)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, entry]) => ({ ...entry.key, users: entry.users }));
-  if (counts.length > 0) {
-    const column = <K extends keyof (typeof counts)[number]>(name: K) => counts.map((row) => String(row[name]));
-    await sql`
-      INSERT INTO leaderboard_value_counts (brand_id, metric, period, period_start, platform, value, users)
-      SELECT * FROM unnest(${column('brand_id')}::text[], ${column('metric')}::text[], ${column('period')}::text[],
-        ${column('period_start')}::text[], ${column('platform')}::text[], ${column('value')}::bigint[],
-        ${column('users')}::bigint[])
-      ON CONFLICT (brand_id, metric, period, period_start, platform, value)
-        DO UPDATE SET users = leaderboard_value_counts.users + excluded.users`.execute(trx);
-  }
+  // Each activity once, with its deltas per metric and its period starts; the database fans it out to every
+  // (metric, period, platform) row, adds it to the scores and moves the histogram of values per board, in
+  // one statement with no per-row work here. Each user's score moves from `value - delta` (absent when the
+  // row is new) to `value`, so a rank is a sum over distinct values rather than a count over users.
+  const metricsOf = counted.map((activity) => new Map(metricDeltas(activity)));
+  const periods = counted.flatMap((activity, index) =>
+    LEADERBOARD_PERIODS.map((period) => ({ index, period, start: periodKey(period, activity.occurredAt) })),
+  );
+  const delta = (metric: Exclude<LeaderboardMetric, 'streak'>) =>
+    metricsOf.map((deltas) => String(deltas.get(metric) ?? 0n));
+  await sql`
+    WITH a AS (
+      SELECT * FROM unnest(${counted.map((_, i) => i)}::int[], ${counted.map((c) => c.brandId)}::text[],
+        ${counted.map((c) => c.userKey)}::text[], ${counted.map((c) => c.platform)}::text[],
+        ${delta('pts_earned')}::bigint[], ${delta('activity')}::bigint[], ${delta('claims')}::bigint[])
+        AS a(idx, brand_id, user_key, platform, pts_earned, activity, claims)
+    ), p AS (
+      SELECT * FROM unnest(${periods.map((p) => p.index)}::int[], ${periods.map((p) => p.period)}::text[],
+        ${periods.map((p) => p.start)}::text[]) AS p(idx, period, period_start)
+    ), input AS (
+      SELECT a.brand_id, m.metric, p.period, p.period_start, pl.platform, a.user_key, sum(m.delta)::bigint AS delta
+      FROM a JOIN p USING (idx)
+      CROSS JOIN LATERAL (VALUES ('pts_earned', a.pts_earned), ('activity', a.activity), ('claims', a.claims))
+        AS m(metric, delta)
+      CROSS JOIN LATERAL (VALUES (a.platform), (${ALL_PLATFORMS})) AS pl(platform)
+      WHERE m.delta <> 0
+      GROUP BY 1, 2, 3, 4, 5, 6
+    ), upserted AS (
+      INSERT INTO leaderboard_scores (brand_id, metric, period, period_start, platform, user_key, value, updated_at)
+      SELECT brand_id, metric, period, period_start, platform, user_key, delta, ${now}::timestamptz FROM input
+      -- A fixed order of row locks: concurrent writers never deadlock on the aggregates.
+      ORDER BY brand_id COLLATE "C", metric COLLATE "C", period COLLATE "C", period_start COLLATE "C",
+        platform COLLATE "C", user_key COLLATE "C"
+      ON CONFLICT (brand_id, metric, period, period_start, platform, user_key)
+        DO UPDATE SET value = leaderboard_scores.value + excluded.value, updated_at = excluded.updated_at
+      RETURNING brand_id, metric, period, period_start, platform, user_key, value, (xmax = 0) AS inserted
+    ), moves AS (
+      SELECT brand_id, metric, period, period_start, platform, value, 1::bigint AS users FROM upserted
+      UNION ALL
+      SELECT u.brand_id, u.metric, u.period, u.period_start, u.platform, u.value - i.delta, -1::bigint
+      FROM upserted u JOIN input i USING (brand_id, metric, period, period_start, platform, user_key)
+      WHERE NOT u.inserted
+    )
+    INSERT INTO leaderboard_value_counts (brand_id, metric, period, period_start, platform, value, users)
+    SELECT brand_id, metric, period, period_start, platform, value, sum(users)::bigint FROM moves
+    GROUP BY 1, 2, 3, 4, 5, 6
+    HAVING sum(users) <> 0
+    ORDER BY brand_id COLLATE "C", metric COLLATE "C", period COLLATE "C", period_start COLLATE "C",
+      platform COLLATE "C", value
+    ON CONFLICT (brand_id, metric, period, period_start, platform, value)
+      DO UPDATE SET users = leaderboard_value_counts.users + excluded.users`.execute(trx);
   return counted;
-}
-
-function scoreId(row: ScoreKey): string {
-  return [row.brand_id, row.metric, row.period, row.period_start, row.platform, row.user_key].join('\u0000');
-}
-
-interface ScoreKey {
-  brand_id: string;
-  metric: string;
-  period: string;
-  period_start: string;
-  platform: string;
-  user_key: string;
 }
