@@ -44,6 +44,20 @@ function track<T extends { minter: Minter }>(created: T): T {
   return created;
 }
 
+/** A minter whose every broadcast fails the way an unreachable node (or a crash before the send) does. */
+function minterWithUnreachableNode() {
+  let attempts = 0;
+  const created = track(
+    createTestMinter(database.db, chain, {
+      sendRawTransaction: async () => {
+        attempts++;
+        throw new Error('fetch failed: connect ECONNREFUSED');
+      },
+    }),
+  );
+  return { ...created, sendAttempts: () => attempts };
+}
+
 async function expectMintedExactlyOnce(rows: RewardRow[]): Promise<void> {
   for (const [wallet, amount] of ledgerTotals(rows)) {
     expect(await chain.balanceOf(wallet), `balance of ${wallet}`).toBe(amount);
@@ -119,17 +133,9 @@ describe('minter', () => {
   it('recovers a batch committed but never broadcast (crash between commit and send) and mints it once', async () => {
     const supplyBefore = await chain.totalSupply();
     const rows = await insertPendingRewards(database.db, rewardsFor(randomWallets(3), 6));
-    let attempts = 0;
-    const crashed = track(
-      createTestMinter(database.db, chain, {
-        sendRawTransaction: async () => {
-          attempts++;
-          throw new Error('fetch failed: connect ECONNREFUSED');
-        },
-      }),
-    );
+    const crashed = minterWithUnreachableNode();
     const submissions = await Promise.all(rows.map((row) => crashed.minter.submit(row.id)));
-    expect(attempts).toBe(1);
+    expect(crashed.sendAttempts()).toBe(1);
     const hash = submissions[0]!.transactionHash!;
     expect(submissions.every((submission) => submission.transactionHash === hash)).toBe(true);
     const [recorded] = await chainTxsOf(rows.map((row) => row.id));
@@ -487,18 +493,10 @@ describe('acquireSignerLock', () => {
     });
 
     it('recovers a batch committed but never sent (crash after commit) and mints it once', async () => {
-      let attempts = 0;
-      const crashed = track(
-        createTestMinter(database.db, chain, {
-          sendRawTransaction: async () => {
-            attempts++;
-            throw new Error('fetch failed: connect ECONNREFUSED');
-          },
-        }),
-      );
+      const crashed = minterWithUnreachableNode();
       const { rows, value, sent } = await acceptInline(crashed.minter, rewardsFor(randomWallets(3), 5));
       expect((await sent)?.transactionHash).toBe(value!.transactionHash);
-      expect(attempts).toBe(1);
+      expect(crashed.sendAttempts()).toBe(1);
       const [recorded] = await chainTxsOf(rows.map((row) => row.id));
       expect(recorded).toMatchObject({ status: 'signed', hashes: [value!.transactionHash] });
       await crashed.minter.stop();
