@@ -19,6 +19,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import type { ChainPublicClient } from './deploy.ts';
 import type { InlineMintSigner, Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
+import { readNextNonce } from './nonces.ts';
 
 export type MinterConfig = Pick<
   Config,
@@ -172,20 +173,8 @@ export function createMinter(deps: MinterDeps): Minter {
     return run;
   }
 
-  async function readNextNonce(): Promise<bigint> {
-    const [pendingCount, recorded] = await Promise.all([
-      publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-      db
-        .selectFrom('chain_txs')
-        .select((eb) => eb.fn.max('nonce').as('max_nonce'))
-        .where('chain_id', '=', chainId)
-        .where('signer', '=', signer)
-        .executeTakeFirst(),
-    ]);
-    const fromDb =
-      recorded?.max_nonce === null || recorded?.max_nonce === undefined ? 0n : BigInt(recorded.max_nonce) + 1n;
-    return maxOf(BigInt(pendingCount), fromDb);
-  }
+  const nextNonceFromChainAndDb = () =>
+    readNextNonce({ db, publicClient, table: 'chain_txs', chainId, address: account.address });
 
   async function currentFees(fresh = false): Promise<Fees> {
     const now = performance.now();
@@ -254,7 +243,7 @@ export function createMinter(deps: MinterDeps): Minter {
   function signAndRecord(onlyIds?: string[], fresh?: { before: Date }): Promise<SignedBatch | null> {
     return withSigningLock(async () => {
       if (onlyIds && onlyIds.length === 0) return null;
-      nextNonce ??= await readNextNonce();
+      nextNonce ??= await nextNonceFromChainAndDb();
       const fees = await currentFees();
       const nonce = nextNonce;
       const now = clock.now();
@@ -863,7 +852,7 @@ export function createMinter(deps: MinterDeps): Minter {
         let nonce: bigint;
         let fees: Fees;
         try {
-          nextNonce ??= await readNextNonce();
+          nextNonce ??= await nextNonceFromChainAndDb();
           nonce = nextNonce;
           fees = await currentFees();
         } catch (error) {
@@ -959,7 +948,7 @@ export function createMinter(deps: MinterDeps): Minter {
           .where('status', 'in', OPEN_STATUSES)
           .executeTakeFirstOrThrow(),
         publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' }).catch(() => null),
-        nextNonce === undefined ? readNextNonce().catch(() => null) : Promise.resolve(nextNonce),
+        nextNonce === undefined ? nextNonceFromChainAndDb().catch(() => null) : Promise.resolve(nextNonce),
       ]);
       if (confirmedNonce !== null && next !== null) metrics.nonceLag.set(Math.max(Number(next) - confirmedNonce, 0));
       return {

@@ -24,6 +24,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import { businessEscrowAbi, perkNFTAbi, pointsSaleAbi, rewardTokenAbi } from './artifacts/index.ts';
 import type { ChainPublicClient } from './deploy.ts';
 import type { SignerLock } from './minter.ts';
+import { readNextNonce } from './nonces.ts';
 import type {
   BrandGasUsage,
   RelayerSender,
@@ -253,20 +254,8 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
     }
   }
 
-  async function readNextNonce(): Promise<bigint> {
-    const [pendingCount, recorded] = await Promise.all([
-      publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-      db
-        .selectFrom('relay_transactions')
-        .select((eb) => eb.fn.max('nonce').as('max_nonce'))
-        .where('chain_id', '=', chainId)
-        .where('signer', '=', signer)
-        .executeTakeFirst(),
-    ]);
-    const fromDb =
-      recorded?.max_nonce === null || recorded?.max_nonce === undefined ? 0n : BigInt(recorded.max_nonce) + 1n;
-    return maxOf(BigInt(pendingCount), fromDb);
-  }
+  const nextNonceFromChainAndDb = () =>
+    readNextNonce({ db, publicClient, table: 'relay_transactions', chainId, address: account.address });
 
   async function currentFees(fresh = false): Promise<Fees> {
     const now = performance.now();
@@ -607,7 +596,7 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
     }
 
     const signed = await withSigningLock(async () => {
-      nextNonce ??= await readNextNonce();
+      nextNonce ??= await nextNonceFromChainAndDb();
       const nonce = nextNonce;
       const raw = await account.signTransaction({
         type: 'eip1559',
