@@ -135,7 +135,8 @@ describe('pts help and usage errors', () => {
     const before = requests;
     const brand = '0x0000000000000000000000000000000000000001';
     const cases: [string[], string][] = [
-      [['--reward', '-3'], 'argument is ambiguous'],
+      [['--reward', '-3'], '--reward must be a whole number ≥ 0, got "-3"'],
+      [['--reward', '5', '--max-claims', '-2'], '--max-claims must be a whole number ≥ 1 or "unlimited"'],
       [['--reward=-3'], '--reward must be a whole number ≥ 0, got "-3"'],
       [['--reward', '1.5'], '--reward must be a whole number ≥ 0'],
       [['--reward', 'ten'], '--reward must be a whole number ≥ 0'],
@@ -198,6 +199,18 @@ describe('pts brand', () => {
 });
 
 describe('pts rule', () => {
+  it("rule set takes the spec's -1 and 999999 as unlimited per-user claims", async () => {
+    const { brandId } = await createBrand();
+    const base = ['rule', 'set', '--brand', brandId, '--event-type', 'referral', '--reward', '500'];
+    const minusOne = await ptsJson([...base, '--max-claims', '-1']);
+    expect(minusOne).toMatchObject({ eventType: 'referral', maxClaims: -1 });
+    const big = await ptsJson([...base, '--max-claims', '999999']);
+    expect(big).toMatchObject({ eventType: 'referral', maxClaims: 999999 });
+    const readable = await pts([...base, '--max-claims', '-1']);
+    expect(readable.code).toBe(0);
+    expect(readable.stdout).toContain('max claims    unlimited per user');
+  });
+
   it('rule set --json returns the rule with its eventId, kept when the rule is set again', async () => {
     const { brandId } = await createBrand();
     const rule = await ptsJson([

@@ -6,10 +6,34 @@ type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 /** `--json`, accepted by every command. */
 export const jsonOption = { json: { type: 'boolean' } } as const satisfies OptionsConfig;
 
+/** A negative number as written after a flag (`-1`, `-3`, `-0.5`): a value, not an option. */
+const NEGATIVE_NUMBER = /^-\d+(\.\d+)?$/;
+
+/**
+ * Joins `--flag -1` into `--flag=-1` for string options: node's parser takes a leading dash for an option
+ * ("argument is ambiguous"), but the spec writes `-1` as a value (unlimited claims).
+ */
+function joinNegativeValues(args: string[], options: OptionsConfig): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    const next = args[index + 1];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    if (name && options[name]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
 /** Parses flags strictly (no unknown flags, no positionals); a failure becomes a one-line UsageError. */
 export function parseFlags<T extends OptionsConfig>(args: string[], options: T) {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+    return parseArgs({ args: joinNegativeValues(args, options), options, strict: true, allowPositionals: false })
+      .values;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new UsageError(message.replace(/\s*\n\s*/g, ' '));
