@@ -178,6 +178,30 @@ describe('POST /services/perks/redeem', () => {
     expect(await perkBalance(user.wallet, perk.perkId)).toBe(3n);
   }, 60_000);
 
+  it('a platform identity linked to an email account redeems from the account wallet', async () => {
+    const perk = await createPerk({ cost: 40, maxPerUser: 1 });
+    const owner = await earningUser();
+    const discord = `discord_${randomUUID().slice(0, 8)}@pts.local`;
+    platform.clock.advance(1_000);
+    const linked = await platform.signedPost(
+      '/services/link/email',
+      { brandId: brand.brandId, userIdentifier: discord, email: owner.email },
+      brand.securityKey,
+    );
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    expect(linked.body.walletAddress.toLowerCase()).toBe(owner.wallet.toLowerCase());
+
+    const res = await redeem({ perkId: perk.uuid, userIdentifier: discord });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ status: 'confirmed', walletAddress: owner.wallet.toLowerCase() });
+    expect(await tokenBalance(platform, owner.wallet)).toBe(60n);
+    expect(await perkBalance(owner.wallet, perk.perkId)).toBe(1n);
+    // One person, one per-user allowance: the account's own email cannot take a second one.
+    const again = await redeem({ perkId: perk.uuid, userIdentifier: owner.email });
+    expect(again.status).toBe(409);
+    expect(await tokenBalance(platform, owner.wallet)).toBe(60n);
+  });
+
   it('says how much is missing when the balance does not cover the cost', async () => {
     const perk = await createPerk({ cost: 150 });
     const user = await earningUser();

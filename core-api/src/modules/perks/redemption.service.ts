@@ -15,6 +15,7 @@ import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { RelayerSender, RelayTransaction } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
 import type { ConstraintChecker } from '../constraints/constraint-checker.ts';
+import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { recordActivities } from '../leaderboards/activity.repository.ts';
 import { PERMIT_TYPES } from '../relayer/permit.ts';
 import type { PerkRow } from './perks.repository.ts';
@@ -368,10 +369,12 @@ export function createRedemptionService(deps: RedemptionDeps) {
       }
       const { perkNft, pointsSale, rewardToken } = contractsOrFail();
       const perk = await findBrandPerk(deps.db, input.brandId, input.perkId);
+      // A linked identity spends from its account's wallet, whose key derives from the account's own user.
+      const accountKey = await resolveAccountKey(deps.db, input.userIdentifier);
       const user = await deps.db
         .selectFrom('users')
         .select(['id', 'email', 'wallet_address'])
-        .where('email', '=', input.userIdentifier)
+        .where('email', '=', accountKey)
         .executeTakeFirst();
       if (!user?.wallet_address) {
         throw new AppError(
@@ -403,7 +406,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
       }
       const walletKey = wallet.toLowerCase();
       await refreshPending(walletKey);
-      const platform = input.platform ?? parsePlatformIdentity(user.email)?.platform ?? 'web';
+      const platform = input.platform ?? parsePlatformIdentity(input.userIdentifier)?.platform ?? 'web';
       const { id, code } = await reserve({ perk, userId: user.id, userKey: user.email, platform, wallet, perkNft });
 
       let tx: RelayTransaction;
