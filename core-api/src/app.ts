@@ -1,17 +1,13 @@
 import express, { type Express, Router } from 'express';
 import { registerApiDocs } from './api-docs.ts';
+import type { AppServices } from './compose.ts';
 import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
-import { createBrandSignatureVerifier } from './http/brand-signature.ts';
-import { createCors } from './http/cors.ts';
 import { createErrorHandler, notFoundHandler } from './http/errors.ts';
 import { jsonBody } from './http/json-body.ts';
-import { createRateLimit } from './http/rate-limit.ts';
 import { registerAccountDocs } from './modules/accounts/accounts.routes.ts';
 import { createAchievementsAdminRouter, registerAchievementDocs } from './modules/achievements/achievements.routes.ts';
 import { registerBalanceDocs } from './modules/balances/balances.routes.ts';
-import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
-import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
 import { createCampaignAdminRouter, registerCommunityDocs } from './modules/community/community.routes.ts';
 import {
@@ -20,9 +16,7 @@ import {
   registerConstraintDocs,
 } from './modules/constraints/constraints.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
-import { createBrandCache } from './modules/events/brand-cache.ts';
-import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
-import { createEventConfigCache, createEventsRouter } from './modules/events/events.routes.ts';
+import { createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
 import { registerLeaderboardDocs } from './modules/leaderboards/leaderboards.routes.ts';
@@ -51,10 +45,6 @@ import { createApiDocs } from './observability/openapi.ts';
 export const SERVICE_NAME = 'pts-core-api';
 export const SERVICE_VERSION = '0.1.0';
 
-export interface AppExtras {
-  changes: ChangeNotifier;
-}
-
 /** Bulk requests carry up to 100 events of up to 10 KB each; the envelope gets room for that. */
 const BULK_BODY_LIMIT_BYTES = 256 * 1024;
 const ADMIN_BODY_LIMIT_BYTES = 64 * 1024;
@@ -64,27 +54,17 @@ const ADMIN_BODY_LIMIT_BYTES = 64 * 1024;
  * a process running a single role also serves that role's routes at the root, so each host of the spec
  * (`{reward_processor_url}/queue`, …) matches exactly. One JSON error handler comes last.
  */
-export function createApp(deps: AppDeps, extras: AppExtras): Express {
+export function createApp(deps: AppDeps, services: AppServices): Express {
   const { config, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.PTS_TRUST_PROXY);
   app.set('etag', false);
 
-  const brands = createBrandCache({ db: deps.db, secrets: deps.secrets, ttlMs: config.PTS_RULE_CACHE_SECONDS * 1000 });
-  const eventConfigCache = createEventConfigCache(config.PTS_EVENT_CONFIG_CACHE_SECONDS);
-  const cors = createCors({
-    serviceDomains: config.PTS_SERVICE_DOMAINS,
-    loadBrandDomains: () => listAllBrandDomains(deps.db),
-  });
-  extras.changes.subscribe((change) => {
-    brands.invalidate(change.brandId);
-    eventConfigCache.invalidate(change.brandId);
-    cors.refresh();
-  });
+  const { verifyBrandSignature } = services;
 
   app.use(createHttpMetricsMiddleware({ metrics: deps.metrics, logger }));
-  app.use(cors);
+  app.use(services.cors);
 
   const mounted: string[] = [];
   const roleRouters: [Role, string, Router][] = [];
@@ -98,34 +78,15 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
   eventRouter.use(
     createEventsRouter(
       {
-        db: deps.db,
-        clock: deps.clock,
-        logger,
-        metrics: deps.metrics,
-        minter: deps.minter,
-        brands,
-        batcher: createConfiguredEventBatcher(
-          { db: deps.db, clock: deps.clock, logger, metrics: deps.metrics, wallets: deps.wallets, minter: deps.minter },
-          config,
-        ),
-        settings: { mintWaitMs: config.PTS_MINT_WAIT_MS },
-        verifyBrandSignature: createBrandSignatureVerifier({
-          db: deps.db,
-          clock: deps.clock,
-          toleranceSeconds: config.PTS_SIGNATURE_TOLERANCE_SECONDS,
-          securityKeyFor: async (brandId) => (await brands.get(brandId))?.securityKey,
-        }),
-        ipLimit: createRateLimit({ name: 'ip', points: config.PTS_RATE_LIMIT_IP_PER_MINUTE, durationSeconds: 60 }),
-        brandLimit: createRateLimit({
-          name: 'brand',
-          points: config.PTS_RATE_LIMIT_BRAND_PER_MINUTE,
-          durationSeconds: 60,
-        }),
+        ...services.events,
+        verifyBrandSignature,
+        ipLimit: services.limits.ip,
+        brandLimit: services.limits.brand,
         bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
         bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
         eventConfigCacheSeconds: config.PTS_EVENT_CONFIG_CACHE_SECONDS,
       },
-      eventConfigCache,
+      services.eventConfigCache,
     ),
   );
   eventRouter.use(createDnsRouter(deps));
@@ -146,7 +107,7 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
     '/reward-processor',
     createRewardProcessorRouter({ minter: deps.minter, logger, adminToken: deps.adminToken }),
   );
-  mount('relayer', '/relayer', createRelayerRouter(deps));
+  mount('relayer', '/relayer', createRelayerRouter(deps, { verifyBrandSignature }));
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
   const adminRouter = Router();
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
@@ -169,7 +130,7 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
     }),
   );
   // Shared services (perk catalogue, eligibility, chat roles) and the constraint cache's invalidation host.
-  mount('event-handler', '/services', createServicesRouter(deps));
+  mount('event-handler', '/services', createServicesRouter(deps, services));
   mount('constraint-updater', '/constraint-updater', createConstraintUpdaterRouter(deps));
   mount('admin', '/admin', adminRouter);
   adminRouter.use(
@@ -177,7 +138,7 @@ export function createApp(deps: AppDeps, extras: AppExtras): Express {
       db: deps.db,
       secrets: deps.secrets,
       clock: deps.clock,
-      changes: extras.changes,
+      changes: services.changes,
       defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
       adminToken: deps.adminToken,
     }),

@@ -6,6 +6,8 @@ export interface CorsOptions {
   /** Brands' authorized domains; cached here and refreshed on `refresh()` or after `ttlMs`. */
   loadBrandDomains: () => Promise<string[]>;
   ttlMs?: number;
+  /** The injected clock's time in ms (default: the system clock). */
+  now?: () => number;
 }
 
 /** Whether `hostname` is `domain` or one of its subdomains. */
@@ -21,17 +23,19 @@ export function hostMatchesDomain(hostname: string, domain: string): boolean {
  */
 export function createCors(options: CorsOptions): RequestHandler & { refresh(): void } {
   const ttlMs = options.ttlMs ?? 30_000;
+  const now = options.now ?? (() => Date.now());
   let domains: string[] = [];
   let loadedAt = 0;
   let loading: Promise<void> | undefined;
 
   const ensureFresh = async () => {
-    if (Date.now() - loadedAt < ttlMs) return;
+    const age = now() - loadedAt;
+    if (loadedAt > 0 && age >= 0 && age < ttlMs) return;
     loading ??= options
       .loadBrandDomains()
       .then((loaded) => {
         domains = loaded;
-        loadedAt = Date.now();
+        loadedAt = now();
       })
       .finally(() => {
         loading = undefined;

@@ -1,21 +1,20 @@
 import { AppError, checkEligibilityRequestSchema, reportChatRolesRequestSchema } from '@pts/shared';
 import { Router } from 'express';
+import type { AppServices } from '../compose.ts';
 import type { AppDeps } from '../deps.ts';
-import { createBrandSignatureVerifier, requireBrandSignature } from '../http/brand-signature.ts';
+import { requireBrandSignature } from '../http/brand-signature.ts';
 import { jsonBody } from '../http/json-body.ts';
-import { createRateLimit } from '../http/rate-limit.ts';
 import { parseInput } from '../http/validate.ts';
 import { createAccountsRouter } from './accounts/accounts.routes.ts';
 import { createAchievementsRouter } from './achievements/achievements.routes.ts';
 import { createBalancesRouter } from './balances/balances.routes.ts';
-import { findBrandByAddress } from './brands/brands.repository.ts';
 import { createCommunityServicesRouter } from './community/community.routes.ts';
 import { saveChatRoles } from './constraints/chat-roles.ts';
 import { createLeaderboardsRouter } from './leaderboards/leaderboards.routes.ts';
 import { createPerkCatalogueRouter } from './perks/perks.routes.ts';
 import { perkNotFound } from './perks/perks.service.ts';
 import { createRedemptionRouter } from './perks/redemption.routes.ts';
-import { createStreakServicesRouter } from './streaks/streaks.routes.ts';
+import { createStreaksRouter } from './streaks/streaks.routes.ts';
 
 const SERVICES_BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -25,28 +24,29 @@ export type ServicesRouterDeps = Pick<
 > &
   Pick<AppDeps, 'chain' | 'relayer' | 'publicClient'>;
 
+/** The shared services the /services routes use (built once in compose.ts). */
+export type ServicesRouterServices = Pick<AppServices, 'events' | 'verifyBrandSignature' | 'limits'>;
+
 /**
  * Shared services for bots, the site plugin and brand backends, mounted at `/services` (event-handler role):
  * `GET /perks/:brandId` (catalogue), `POST /perks/check-eligibility`, `POST /chat-roles` (brand-signed).
  */
-export function createServicesRouter(deps: ServicesRouterDeps): Router {
+export function createServicesRouter(deps: ServicesRouterDeps, services: ServicesRouterServices): Router {
   const router = Router();
-  const ipLimit = createRateLimit({
-    name: 'ip',
-    points: deps.config.PTS_RATE_LIMIT_IP_PER_MINUTE,
-    durationSeconds: 60,
-  });
-  const verifyBrandSignature = createBrandSignatureVerifier({
-    db: deps.db,
-    clock: deps.clock,
-    toleranceSeconds: deps.config.PTS_SIGNATURE_TOLERANCE_SECONDS,
-    securityKeyFor: async (brandId) => {
-      const brand = await findBrandByAddress(deps.db, brandId);
-      return brand ? deps.secrets.decrypt(brand.security_key_encrypted) : undefined;
-    },
-  });
+  const { verifyBrandSignature } = services;
+  const ipLimit = services.limits.ip;
 
-  router.use(createStreakServicesRouter(deps));
+  // Check-in and milestones reward through the event handler's own pipeline, cache and brand limit.
+  router.use(
+    createStreaksRouter({
+      db: deps.db,
+      clock: deps.clock,
+      logger: deps.logger,
+      events: services.events,
+      verifyBrandSignature,
+      brandLimit: services.limits.brand,
+    }),
+  );
   router.use(
     createAccountsRouter({
       db: deps.db,

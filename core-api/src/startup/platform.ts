@@ -15,6 +15,7 @@ import { createChainClients, ensureContracts } from '../chain/deploy.ts';
 import { acquireSignerLock, createMinter } from '../chain/minter.ts';
 import { createElectedMinter } from '../chain/minter-election.ts';
 import { createRelayerSender, createUnavailableRelayer } from '../chain/relayer-sender.ts';
+import { type AppServices, composeServices } from '../compose.ts';
 import { type Config, hasRole } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
@@ -53,6 +54,8 @@ export interface Platform {
   /** `http://host:port` the server listens on. */
   url: string;
   changes: ReturnType<typeof createChangeNotifier>;
+  /** The process's shared services, each built once (compose.ts). */
+  services: AppServices;
   anvil: AnvilInstance | undefined;
   /** Stops the server, jobs, minter, chain and database, in that order. */
   stop(): Promise<void>;
@@ -276,7 +279,8 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     const changes = createChangeNotifier({
       onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),
     });
-    const app = createApp(deps, { changes });
+    const services = composeServices(deps, changes);
+    const app = createApp(deps, services);
 
     if (runsWorker) {
       const job = startRewardProcessorJob({ minter, cronExpression: config.PTS_REWARD_PROCESSOR_CRON, logger });
@@ -305,7 +309,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       );
     }
 
-    return { deps, app, server, url, changes, anvil, stop: stopAll };
+    return { deps, app, server, url, changes, services, anvil, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

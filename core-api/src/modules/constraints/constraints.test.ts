@@ -7,6 +7,7 @@ import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { createApp } from '../../app.ts';
 import { runCli } from '../../cli/run-cli.ts';
+import { composeServices } from '../../compose.ts';
 import type { ChatRoleSource } from './chat-roles.ts';
 import { type ConstraintChecker, createConstraintChecker } from './constraint-checker.ts';
 
@@ -273,10 +274,8 @@ describe('POST /constraint-updater/invalidate-external-api', () => {
 
 describe('the constraint-updater role on its own host', () => {
   it('serves POST /invalidate-external-api at the root, and not the other roles', async () => {
-    const app = createApp(
-      { ...platform.deps, config: { ...platform.deps.config, PTS_ROLES: ['constraint-updater'] } },
-      { changes: platform.changes },
-    );
+    const deps = { ...platform.deps, config: { ...platform.deps.config, PTS_ROLES: ['constraint-updater' as const] } };
+    const app = createApp(deps, composeServices(deps, platform.changes));
     const server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });

@@ -1,3 +1,4 @@
+import type { Clock } from '@pts/shared';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { type BrandRecord, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
@@ -20,7 +21,7 @@ export interface BrandCache {
  * changes made elsewhere quickly; changes made through this process invalidate at once. Limits are never
  * read from here: counters are locked in the database.
  */
-export function createBrandCache(deps: { db: Database; secrets: SecretBox; ttlMs: number }): BrandCache {
+export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock: Clock; ttlMs: number }): BrandCache {
   const entries = new Map<string, { value: CachedBrand; loadedAt: number }>();
   const inflight = new Map<string, Promise<CachedBrand | undefined>>();
 
@@ -32,14 +33,16 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; ttlMs
       rulesByType: new Map(loaded.rules.map((rule) => [rule.event_type, rule])),
       securityKey: deps.secrets.decrypt(loaded.brand.security_key_encrypted),
     };
-    entries.set(brandId, { value, loadedAt: Date.now() });
+    entries.set(brandId, { value, loadedAt: deps.clock.now().getTime() });
     return value;
   };
 
   return {
     async get(brandId) {
       const entry = entries.get(brandId);
-      if (entry && Date.now() - entry.loadedAt < deps.ttlMs) return entry.value;
+      // A clock set back (tests) makes the age negative: such an entry counts as stale.
+      const age = entry ? deps.clock.now().getTime() - entry.loadedAt : -1;
+      if (entry && age >= 0 && age < deps.ttlMs) return entry.value;
       let pending = inflight.get(brandId);
       if (!pending) {
         pending = load(brandId).finally(() => inflight.delete(brandId));

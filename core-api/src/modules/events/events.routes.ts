@@ -2,6 +2,7 @@ import {
   AppError,
   type BulkEventFailure,
   bulkEventsRequestSchema,
+  type Clock,
   type EventConfigResponse,
   type EventRequest,
   type EventResponse,
@@ -30,15 +31,16 @@ export interface EventRoutesDeps extends EventDeps {
 }
 
 /** The event-config cache: answers for 5 minutes (spec 4.3) unless a rule of the brand changes. */
-export function createEventConfigCache(ttlSeconds: number) {
+export function createEventConfigCache(ttlSeconds: number, clock: Clock) {
   const entries = new Map<string, { body: EventConfigResponse; at: number }>();
   return {
     get(brandId: string): EventConfigResponse | undefined {
       const entry = entries.get(brandId);
-      return entry && Date.now() - entry.at < ttlSeconds * 1000 ? entry.body : undefined;
+      const age = entry ? clock.now().getTime() - entry.at : -1;
+      return entry && age >= 0 && age < ttlSeconds * 1000 ? entry.body : undefined;
     },
     set(brandId: string, body: EventConfigResponse) {
-      entries.set(brandId, { body, at: Date.now() });
+      entries.set(brandId, { body, at: clock.now().getTime() });
     },
     invalidate(brandId?: string) {
       if (brandId) entries.delete(brandId);

@@ -14,8 +14,8 @@ import { perkNFTAbi, pointsSaleAbi, rewardTokenAbi } from '../../chain/artifacts
 import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { RelayerSender, RelayTransaction } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
-import type { ConstraintChecker } from '../constraints/constraint-checker.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
+import type { ConstraintChecker } from '../constraints/constraint-checker.ts';
 import { recordActivities } from '../leaderboards/activity.repository.ts';
 import { PERMIT_TYPES } from '../relayer/permit.ts';
 import type { PerkRow } from './perks.repository.ts';

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Address } from 'viem';
 import type { AppDeps } from '../../deps.ts';
-import { createBrandSignatureVerifier } from '../../http/brand-signature.ts';
+import type { BrandSignatureVerifier } from '../../http/brand-signature.ts';
 import { createRateLimit } from '../../http/rate-limit.ts';
 import { createPerkChargesRouter } from './perk-charges.routes.ts';
 import { createRelayRouter } from './relay.routes.ts';
@@ -10,22 +10,9 @@ import { createRelayRouter } from './relay.routes.ts';
  * Everything the relayer host serves under `/relayer` (and at the root of a relayer-only process): the
  * brand-signed perk charge endpoints (spec 4.10) and the user relay endpoint (spec 4.9).
  */
-export function createRelayerRouter(deps: AppDeps): Router {
+export function createRelayerRouter(deps: AppDeps, services: { verifyBrandSignature: BrandSignatureVerifier }): Router {
   const router = Router();
-  const verifyBrandSignature = createBrandSignatureVerifier({
-    db: deps.db,
-    clock: deps.clock,
-    toleranceSeconds: deps.config.PTS_SIGNATURE_TOLERANCE_SECONDS,
-    // Read on each request (no cache): a rotated security key takes effect at once.
-    securityKeyFor: async (brandId) => {
-      const row = await deps.db
-        .selectFrom('brands')
-        .select('security_key_encrypted')
-        .where('address', '=', brandId.toLowerCase())
-        .executeTakeFirst();
-      return row ? deps.secrets.decrypt(row.security_key_encrypted) : undefined;
-    },
-  });
+  const { verifyBrandSignature } = services;
   router.use(
     createPerkChargesRouter({
       db: deps.db,

@@ -168,6 +168,24 @@ describe('POST /services/checkin', () => {
     expect(rows).toHaveLength(0);
   });
 
+  it('honours a daily_checkin rule the admin creates right after a refused check-in', async () => {
+    const late = await platform.createBrand({ domain: 'late-rule.example', name: 'Rule comes later' });
+    const user = 'late@example.com';
+    const before = await checkin(user, late);
+    expect(before.status).toBe(400);
+    expect(before.body.details).toMatchObject({ reason: 'rule_missing' });
+    // The admin sets the rule through the admin API, as `pts rule set` does.
+    const set = await fetch(`${platform.url}/admin/brands/${late.brandId}/rules/daily_checkin`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${platform.deps.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ rewardAmount: 7, maxClaims: -1, cooldownHours: 0 }),
+    });
+    expect(set.status).toBe(200);
+    const after = await checkin(user, late);
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    expect(after.body).toMatchObject({ reward: 7, alreadyClaimed: false });
+  });
+
   it("applies the rule's limits: a refused reward pays 0 and the check-in still counts", async () => {
     const limited = await platform.createBrand({
       domain: 'limited.example',

@@ -14,19 +14,11 @@ import {
   updateStreakSettingsRequestSchema,
 } from '@pts/shared';
 import { type Request, type Response, Router } from 'express';
-import type { AppDeps } from '../../deps.ts';
-import {
-  type BrandSignatureVerifier,
-  createBrandSignatureVerifier,
-  requireBrandSignature,
-} from '../../http/brand-signature.ts';
+import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
-import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
+import type { RateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
-import { createBrandCache } from '../events/brand-cache.ts';
-import { createConfiguredEventBatcher } from '../events/event-batcher.ts';
-import type { EventDeps } from '../events/events.service.ts';
 import {
   checkIn,
   claimMilestone,
@@ -206,58 +198,5 @@ export function registerStreakDocs(docs: ApiDocs, prefix = '/services'): void {
       401: failure('Missing, wrong or replayed brand signature'),
       404: failure('Unknown brand'),
     },
-  });
-}
-
-/** What `createStreakServicesRouter` builds its event pipeline from. */
-export type StreakAppDeps = Pick<
-  AppDeps,
-  'db' | 'clock' | 'logger' | 'config' | 'secrets' | 'metrics' | 'minter' | 'wallets'
->;
-
-/**
- * The streak router over its own brand cache and event batcher (the `/services` router gets the app's
- * dependencies, not the event handler's instances). Limits stay exact: claim counters and rule totals are
- * locked in the database, as between replicas; a rule change reaches this cache within PTS_RULE_CACHE_SECONDS.
- */
-export function createStreakServicesRouter(deps: StreakAppDeps): Router {
-  const { config } = deps;
-  const brands = createBrandCache({ db: deps.db, secrets: deps.secrets, ttlMs: config.PTS_RULE_CACHE_SECONDS * 1000 });
-  const events: EventDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    logger: deps.logger,
-    metrics: deps.metrics,
-    minter: deps.minter,
-    brands,
-    batcher: createConfiguredEventBatcher(
-      {
-        db: deps.db,
-        clock: deps.clock,
-        logger: deps.logger,
-        metrics: deps.metrics,
-        wallets: deps.wallets,
-        minter: deps.minter,
-      },
-      config,
-    ),
-    settings: { mintWaitMs: config.PTS_MINT_WAIT_MS },
-  };
-  return createStreaksRouter({
-    db: deps.db,
-    clock: deps.clock,
-    logger: deps.logger,
-    events,
-    verifyBrandSignature: createBrandSignatureVerifier({
-      db: deps.db,
-      clock: deps.clock,
-      toleranceSeconds: config.PTS_SIGNATURE_TOLERANCE_SECONDS,
-      securityKeyFor: async (brandId) => (await brands.get(brandId))?.securityKey,
-    }),
-    brandLimit: createRateLimit({
-      name: 'brand',
-      points: config.PTS_RATE_LIMIT_BRAND_PER_MINUTE,
-      durationSeconds: 60,
-    }),
   });
 }
