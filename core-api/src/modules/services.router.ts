@@ -25,7 +25,7 @@ export type ServicesRouterDeps = Pick<
   Pick<AppDeps, 'chain' | 'relayer' | 'publicClient'>;
 
 /** The shared services the /services routes use (built once in compose.ts). */
-export type ServicesRouterServices = Pick<AppServices, 'events' | 'verifyBrandSignature' | 'limits'>;
+export type ServicesRouterServices = Pick<AppServices, 'events' | 'verifyBrandSignature' | 'limits' | 'changes'>;
 
 /**
  * Shared services for bots, the site plugin and brand backends, mounted at `/services` (event-handler role):
@@ -58,7 +58,13 @@ export function createServicesRouter(deps: ServicesRouterDeps, services: Service
     }),
   );
   router.use(
-    createCommunityServicesRouter({ db: deps.db, clock: deps.clock, secrets: deps.secrets, verifyBrandSignature }),
+    createCommunityServicesRouter({
+      db: deps.db,
+      clock: deps.clock,
+      secrets: deps.secrets,
+      verifyBrandSignature,
+      changes: services.changes,
+    }),
   );
   router.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, logger: deps.logger, verifyBrandSignature }));
   router.use(createAchievementsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));

@@ -26,7 +26,8 @@ export interface ChatGroupDeps {
   db: Kysely<DB>;
   clock: Clock;
   secrets: SecretBox;
-  changes?: ChangeNotifier | undefined;
+  /** Required: the rules written here must reach every rule cache at once. */
+  changes: ChangeNotifier;
 }
 
 /** A verified `/setup`: the brand's key was already checked. */
@@ -153,7 +154,7 @@ async function ensureChatRules(deps: ChatGroupDeps, brandId: string, config: Cha
     }
     return created;
   });
-  if (created.length > 0) deps.changes?.emit({ kind: 'rules', brandId });
+  if (created.length > 0) deps.changes.emit({ kind: 'rules', brandId });
   return created;
 }
 
@@ -206,7 +207,7 @@ export async function updateChatGroup(
     const rulesUpdated = await syncChangedRules({ ...deps, db: trx }, existing.brand_id, before, merged);
     return { row, rulesUpdated };
   });
-  if (rulesUpdated.length > 0) deps.changes?.emit({ kind: 'rules', brandId: row.brand_id });
+  if (rulesUpdated.length > 0) deps.changes.emit({ kind: 'rules', brandId: row.brand_id });
   return { chatGroup: toChatGroup(row), rulesUpdated };
 }
 

@@ -23,6 +23,7 @@ import { type BrandSignatureVerifier, hasBrandSignature, signatureRequired } fro
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
+import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { verifySecurityKey } from '../brands/brands.service.ts';
 import { activeCampaigns, createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns.service.ts';
 import {
@@ -42,6 +43,8 @@ export const SETUP_FAILURE_WINDOW_SECONDS = 600;
 
 export type CommunityServicesDeps = Pick<AppDeps, 'db' | 'clock' | 'secrets'> & {
   verifyBrandSignature: BrandSignatureVerifier;
+  /** Chat group settings write the brand's rules: every rule cache hears of it. */
+  changes: ChangeNotifier;
 };
 
 /**
