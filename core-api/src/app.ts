@@ -65,6 +65,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
 
   app.use(createHttpMetricsMiddleware({ metrics: deps.metrics, logger }));
   app.use(services.cors);
+  app.use(services.signedReplies.capture);
 
   const mounted: string[] = [];
   const roleRouters: [Role, string, Router][] = [];
@@ -208,6 +209,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   for (const [, prefix, router] of roleRouters) app.use(prefix, router);
 
   app.use(notFoundHandler);
-  app.use(createErrorHandler(logger));
+  app.use(createErrorHandler(logger, { replies: services.signedReplies }));
   return app;
 }

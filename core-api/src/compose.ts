@@ -2,6 +2,7 @@ import type { AppDeps } from './deps.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
 import { createCors } from './http/cors.ts';
 import { createRateLimit, type RateLimit } from './http/rate-limit.ts';
+import { createSignedReplies, type SignedReplies } from './http/signed-replies.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
@@ -27,6 +28,8 @@ export interface AppServices {
   events: EventDeps;
   /** Brand request signatures, with one key lookup: the brand cache. */
   verifyBrandSignature: BrandSignatureVerifier;
+  /** Identical signed requests: the first one's answer, replayed (docs/api/events.md, "Retries"). */
+  signedReplies: SignedReplies;
   /** Unsigned traffic per IP, and signed traffic per brand, on the event handler host (/pts-api, /services). */
   limits: { ip: RateLimit; brand: RateLimit };
 }
@@ -77,6 +80,8 @@ export function composeServices(deps: AppDeps, changes: ChangeNotifier): AppServ
     cors,
     events,
     verifyBrandSignature,
+    // A retry waits at most as long as the first request may wait for its mint, and a little more.
+    signedReplies: createSignedReplies({ db, logger, waitMs: config.PTS_MINT_WAIT_MS + 5_000 }),
     limits: {
       ip: createRateLimit({ name: 'ip', points: config.PTS_RATE_LIMIT_IP_PER_MINUTE, durationSeconds: 60 }),
       brand: createRateLimit({ name: 'brand', points: config.PTS_RATE_LIMIT_BRAND_PER_MINUTE, durationSeconds: 60 }),

@@ -16,6 +16,7 @@ import * as achievements from './migrations/2026_11_22_0800_achievements.ts';
 import * as perkRedemptions from './migrations/2026_11_22_0900_perk_redemptions.ts';
 import * as accountLinks from './migrations/2026_11_22_1000_account_links.ts';
 import * as community from './migrations/2026_11_22_1100_community.ts';
+import * as signedResponses from './migrations/2026_11_24_0000_signed_responses.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_0900_perk_redemptions': perkRedemptions,
   '2026_11_22_1100_community': community,
   '2026_11_22_1000_account_links': accountLinks,
+  '2026_11_24_0000_signed_responses': signedResponses,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -133,6 +133,10 @@ export interface ChainDeploymentsTable {
 export interface UsedSignaturesTable {
   signature: string;
   expires_at: Timestamp;
+  /** The first request's answer, replayed to identical retries; null while it runs (or when it failed). */
+  response_status: ColumnType<number | null, number | null | undefined, number | null>;
+  response_type: ColumnType<string | null, string | null | undefined, string | null>;
+  response_body: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AuditLogTable {

@@ -13,6 +13,8 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** The exact bytes of the body, kept for signature verification. */
     rawBody?: Buffer;
+    /** The signature this request recorded as used: its answer is kept for identical retries. */
+    signatureOwned?: string;
   }
 }
 
@@ -22,6 +24,20 @@ export interface BrandSignatureDeps {
   toleranceSeconds: number;
   /** The brand's security key in clear (decrypted from storage), or undefined for an unknown brand. */
   securityKeyFor(brandId: string): Promise<string | undefined>;
+}
+
+/** GET and HEAD: reads, which may repeat a signature inside the window. */
+export function isSafeMethod(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
+
+/**
+ * Marks the request as the one that recorded `claim` as used, so its answer is stored and replayed to
+ * identical retries (http/signed-replies.ts). Paths that record the claim in their own transaction call it
+ * once that transaction committed.
+ */
+export function markSignatureOwner(req: Request, claim: SignatureClaim): void {
+  req.signatureOwned = claim.signature;
 }
 
 /** Whether the request carries brand-signature headers at all. */
@@ -96,6 +112,8 @@ export function createBrandSignatureVerifier(deps: BrandSignatureDeps) {
     }
     const expiresAt = new Date((timestamp + deps.toleranceSeconds) * 1000 + 1000);
     const claim = { signature, expiresAt };
+    // A read has no effect to repeat: the same signed GET may come again inside the window.
+    if (isSafeMethod(req.method)) return claim;
     cleanup(now);
     if (options.record === false) return claim;
     const inserted = await deps.db
@@ -106,6 +124,7 @@ export function createBrandSignatureVerifier(deps: BrandSignatureDeps) {
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
       throw replayedSignature();
     }
+    markSignatureOwner(req, claim);
     return claim;
   };
 }
@@ -119,11 +138,23 @@ export interface SignatureClaim {
   expiresAt: Date;
 }
 
-/** The 401 for a signature that was already used. */
+/**
+ * A signature that was already used. The error handler answers it with the first request's stored answer
+ * (an idempotent retry); the 401 below is what remains when no answer store is configured.
+ */
 export function replayedSignature(): AppError {
   return new AppError('INVALID_SIGNATURE', 'This signature was already used; sign each request afresh', {
     reason: 'replayed',
   });
+}
+
+/** Whether `error` is the replay of an already used signature. */
+export function isReplayedSignature(error: unknown): boolean {
+  return (
+    error instanceof AppError &&
+    error.code === 'INVALID_SIGNATURE' &&
+    (error.details as { reason?: unknown } | undefined)?.reason === 'replayed'
+  );
 }
 
 /** The 401 for an unsigned request to a route that acts for a brand. `what` names the action. */

@@ -1,6 +1,8 @@
 import { AppError, type ErrorEnvelope, isAppError } from '@pts/shared';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { isReplayedSignature } from './brand-signature.ts';
+import type { SignedReplies } from './signed-replies.ts';
 
 /** Shape A error envelope (spec 2.8): `{success:false, error, code, details, retryAfter?}`. */
 export function errorBody(error: AppError): ErrorEnvelope {
@@ -27,8 +29,11 @@ interface BodyParserError extends Error {
 }
 
 /** The one JSON error handler, mounted last. Maps body-parser failures, AppErrors and everything else. */
-export function createErrorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+export function createErrorHandler(
+  logger: Logger,
+  options: { replies?: Pick<SignedReplies, 'replay'> } = {},
+): ErrorRequestHandler {
+  const handle: ErrorRequestHandler = (err, req, res, _next) => {
     if (res.headersSent) {
       req.socket.destroy();
       return;
@@ -57,5 +62,12 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
     sendError(res, new AppError('INTERNAL_ERROR', 'Internal error; it has been logged'));
+  };
+  const { replies } = options;
+  if (!replies) return handle;
+  // A repeated signature of an unsafe request gets the first request's answer (http/signed-replies.ts).
+  return (err, req, res, next) => {
+    if (!isReplayedSignature(err) || res.headersSent) return handle(err, req, res, next);
+    replies.replay(req, res).catch((error: unknown) => handle(error, req, res, next));
   };
 }

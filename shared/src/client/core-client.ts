@@ -230,9 +230,10 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
   const random = options.random ?? Math.random;
   const nowSeconds = () => Math.floor((options.clock ? options.clock.now().getTime() : Date.now()) / 1000);
 
-  // The server refuses a signature it has seen (replay protection), and identical requests signed in the
-  // same second would have the same signature; each request therefore gets a timestamp not yet used for
-  // the same method, path and body, counting back from now within the server's tolerance.
+  // Identical requests signed in the same second have the same signature, and the server answers a repeated
+  // signature of a change with the first request's answer (an idempotent retry); two distinct calls that
+  // happen to be identical must both act, so each call gets a timestamp not yet used for the same method,
+  // path and body, counting back from now within the server's tolerance. Retries of one call reuse it.
   const usedTimestamps = new Map<string, Set<number>>();
   const timestampFor = (key: string): number => {
     const now = nowSeconds();
@@ -256,18 +257,16 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     );
   };
 
-  async function attempt(spec: CallSpec<z.ZodType>, url: string, pathWithQuery: string): Promise<unknown> {
+  async function attempt(
+    spec: CallSpec<z.ZodType>,
+    url: string,
+    pathWithQuery: string,
+    timestamp: number,
+  ): Promise<unknown> {
     const raw = spec.body === undefined ? '' : JSON.stringify(spec.body);
-    const key = `${spec.method} ${pathWithQuery} ${createHash('sha256').update(raw).digest('hex')}`;
     const headers: Record<string, string> = {
       accept: 'application/json',
-      ...signRequest({
-        securityKey: options.securityKey,
-        method: spec.method,
-        pathWithQuery,
-        body: raw,
-        timestamp: timestampFor(key),
-      }),
+      ...signRequest({ securityKey: options.securityKey, method: spec.method, pathWithQuery, body: raw, timestamp }),
     };
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
@@ -329,13 +328,22 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     }
     const pathWithQuery = search.size > 0 ? `${spec.path}?${search}` : spec.path;
     const url = `${baseUrl}${pathWithQuery}`;
+    const raw = spec.body === undefined ? '' : JSON.stringify(spec.body);
+    const key = `${spec.method} ${pathWithQuery} ${createHash('sha256').update(raw).digest('hex')}`;
+    let timestamp: number | undefined;
     for (let attemptNo = 0; ; attemptNo++) {
+      timestamp ??= timestampFor(key);
       try {
-        return (await attempt(spec, url, pathWithQuery)) as z.output<T>;
+        return (await attempt(spec, url, pathWithQuery, timestamp)) as z.output<T>;
       } catch (error) {
-        if (!(error instanceof CoreApiError) || attemptNo >= retries || !isRetryable(error, spec.retry)) throw error;
+        if (!(error instanceof CoreApiError) || attemptNo >= retries) throw error;
+        // A change whose answer was lost (timeout) is sent again with the SAME signature: the server answers
+        // with the first attempt's outcome and never acts twice (docs/api/events.md, "Retries").
+        const resend = spec.method !== 'GET' && (error.code === 'TIMEOUT' || isSignatureInUse(error));
+        if (!resend && !isRetryable(error, spec.retry)) throw error;
         const delay = retryDelay(error, attemptNo);
         if (delay === undefined) throw error;
+        if (!resend) timestamp = undefined;
         if (delay > 0) await sleep(delay);
       }
     }
@@ -557,6 +565,11 @@ export function isRetryable(error: CoreApiError, mode: RetryMode): boolean {
   if (mode === 'once') return false;
   if (mode === 'deduplicated') return error.code === 'UNREACHABLE' || error.status === 503;
   return error.code === 'UNREACHABLE' || error.code === 'TIMEOUT' || SAFE_RETRY_STATUSES.has(error.status);
+}
+
+/** The server still runs (or lost the outcome of) the first request with this signature: 409, Retry-After. */
+function isSignatureInUse(error: CoreApiError): boolean {
+  return error.status === 409 && error.details?.reason === 'signature_in_use';
 }
 
 function isReplayRefusal(error: CoreApiError): boolean {

@@ -135,14 +135,22 @@ describe('limits under concurrency', () => {
     expect((await batchCount()) - before).toBeLessThan(40);
   });
 
-  it('refuses a replay that races its original into the same batch', async () => {
+  it('a replay racing its original into the same batch has no effect and gets the original answer', async () => {
     const body = { brandId: brand.brandId, eventType: 'account_creation', userEmail: 'replay-race@example.com' };
     const [a, b] = await Promise.all([
       platform.signedPost('/pts-api/manual-event', body, brand.securityKey),
       platform.signedPost('/pts-api/manual-event', body, brand.securityKey),
     ]);
-    expect([a.status, b.status].sort()).toEqual([200, 401]);
-    expect([a, b].find((r) => r.status === 401)!.body.details.reason).toBe('replayed');
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body).toEqual(a.body);
+    expect([a, b].filter((r) => r.headers.get('x-pts-replayed') === 'true')).toHaveLength(1);
+    const accepted = await platform.deps.db
+      .selectFrom('events')
+      .select('id')
+      .where('user_email', '=', 'replay-race@example.com')
+      .where('status', '=', 'accepted')
+      .execute();
+    expect(accepted).toHaveLength(1);
   });
 
   it('keeps on-chain balances equal to the ledger of confirmed rewards', async () => {

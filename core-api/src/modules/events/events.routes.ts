@@ -13,7 +13,7 @@ import {
 import type express from 'express';
 import { type Request, Router } from 'express';
 import type { BrandSignatureVerifier, SignatureClaim } from '../../http/brand-signature.ts';
-import { hasBrandSignature } from '../../http/brand-signature.ts';
+import { hasBrandSignature, markSignatureOwner } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { describeIssues, parseInput } from '../../http/validate.ts';
@@ -88,6 +88,8 @@ export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: Even
       signature,
       origin: req.headers.origin,
     });
+    // The event's transaction recorded the signature: this request's answer is the one retries get.
+    if (signature) markSignatureOwner(req, signature);
     res.json(response);
   });
 

@@ -32,7 +32,10 @@ async function sendSigned(raw: string, headers: Record<string, string>) {
     headers: { 'content-type': 'application/json', ...headers },
     body: raw,
   });
-  return { status: res.status, body: (await res.json()) as { code?: string; details?: { reason?: string } } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { code?: string; eventId?: string; details?: { reason?: string } },
+  };
 }
 
 describe('brand-signed requests', () => {
@@ -109,7 +112,7 @@ describe('brand-signed requests', () => {
     expect((await sendSigned(raw, edge)).status).toBe(200);
   });
 
-  it('never accepts the same signature twice', async () => {
+  it('never accepts the same signature twice: the repeat gets the first answer back, with no second effect', async () => {
     const raw = JSON.stringify(body());
     const headers = signRequest({
       securityKey: brand.securityKey,
@@ -118,10 +121,17 @@ describe('brand-signed requests', () => {
       body: raw,
       timestamp: now(),
     });
-    expect((await sendSigned(raw, headers)).status).toBe(200);
+    const first = await sendSigned(raw, headers);
+    expect(first.status).toBe(200);
     const replay = await sendSigned(raw, headers);
-    expect(replay.status).toBe(401);
-    expect(replay.body.details?.reason).toBe('replayed');
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+    const events = await platform.deps.db
+      .selectFrom('events')
+      .select('id')
+      .where('id', '=', first.body.eventId as string)
+      .execute();
+    expect(events).toHaveLength(1);
   });
 
   it('stores the security key hashed and encrypted, never in clear', async () => {
