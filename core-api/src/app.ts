@@ -5,6 +5,7 @@ import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './http/errors.ts';
 import { jsonBody } from './http/json-body.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { registerAccountDocs } from './modules/accounts/accounts.routes.ts';
 import { createAchievementsAdminRouter, registerAchievementDocs } from './modules/achievements/achievements.routes.ts';
 import { registerBalanceDocs } from './modules/balances/balances.routes.ts';
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   const { verifyBrandSignature } = services;
 
   app.use(createHttpMetricsMiddleware({ metrics: deps.metrics, logger }));
+  app.use(securityHeaders);
   app.use(services.cors);
   app.use(services.signedReplies.capture);
 

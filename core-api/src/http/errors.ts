@@ -2,6 +2,7 @@ import { AppError, type ErrorEnvelope, isAppError } from '@pts/shared';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { isReplayedSignature } from './brand-signature.ts';
+import { UnsafeJsonError } from './json-body.ts';
 import type { SignedReplies } from './signed-replies.ts';
 
 /** Shape A error envelope (spec 2.8): `{success:false, error, code, details, retryAfter?}`. */
@@ -28,6 +29,33 @@ interface BodyParserError extends Error {
   limit?: number;
 }
 
+/**
+ * What an error means to the client: AppErrors as they are; body-reader failures (too large, not JSON,
+ * unsafe JSON text, unsupported charset or encoding, a body that does not inflate, too many form fields) as
+ * the 4xx that says what to fix; undefined for anything else (a 500, logged by the caller).
+ */
+export function toClientError(err: unknown): AppError | undefined {
+  if (isAppError(err)) return err;
+  if (err instanceof UnsafeJsonError) return new AppError('VALIDATION_ERROR', err.message, { reason: err.reason });
+  const parserError = err as BodyParserError | undefined;
+  if (parserError?.type === 'entity.too.large') {
+    return new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds the ${parserError.limit ?? 10240} byte limit`, {
+      limit: parserError.limit,
+    });
+  }
+  if (parserError?.type === 'entity.parse.failed') {
+    return new AppError('INVALID_JSON', 'Request body is not valid JSON', { errors: [parserError.message] });
+  }
+  if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', parserError.message);
+  }
+  // Everything else the body readers refuse (a body that does not inflate as its Content-Encoding says,
+  // too many form fields, an aborted upload) is the client's to fix: 4xx with the reader's reason.
+  const status = parserError?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) return bodyReadError(status, parserError!);
+  return undefined;
+}
+
 /** The one JSON error handler, mounted last. Maps body-parser failures, AppErrors and everything else. */
 export function createErrorHandler(
   logger: Logger,
@@ -38,27 +66,10 @@ export function createErrorHandler(
       req.socket.destroy();
       return;
     }
-    const parserError = err as BodyParserError;
-    if (parserError?.type === 'entity.too.large') {
-      return sendError(
-        res,
-        new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds the ${parserError.limit ?? 10240} byte limit`, {
-          limit: parserError.limit,
-        }),
-      );
-    }
-    if (parserError?.type === 'entity.parse.failed') {
-      return sendError(
-        res,
-        new AppError('INVALID_JSON', 'Request body is not valid JSON', { errors: [parserError.message] }),
-      );
-    }
-    if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
-      return sendError(res, new AppError('UNSUPPORTED_MEDIA_TYPE', parserError.message));
-    }
-    if (isAppError(err)) {
-      if (err.status >= 500) logger.error({ err, path: req.path }, err.message);
-      return sendError(res, err);
+    const error = toClientError(err);
+    if (error) {
+      if (error.status >= 500) logger.error({ err, path: req.path }, error.message);
+      return sendError(res, error);
     }
     logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
     sendError(res, new AppError('INTERNAL_ERROR', 'Internal error; it has been logged'));
@@ -70,4 +81,15 @@ export function createErrorHandler(
     if (!isReplayedSignature(err) || res.headersSent) return handle(err, req, res, next);
     replies.replay(req, res).catch((error: unknown) => handle(error, req, res, next));
   };
+}
+
+function bodyReadError(status: number, error: BodyParserError): AppError {
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', `Request body refused: ${error.message}`);
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', error.message);
+  const reason = error.type ?? 'unreadable_body';
+  return new AppError(
+    'VALIDATION_ERROR',
+    `The request body could not be read (${error.message}); send it as declared by Content-Type and Content-Encoding`,
+    { reason },
+  );
 }

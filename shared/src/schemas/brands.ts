@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { addressSchema, brandIdSchema, cleanString, domainSchema, eventTypeSchema } from './common.ts';
 import { DETECTION_METHODS, detectionConfigSchema } from './events.ts';
 
+/** The largest value an `integer` column holds (claim limits are stored as such). */
+const INT32_MAX = 2_147_483_647;
+
 /** Unlimited per-user claims: either sentinel the spec names. */
 export const UNLIMITED_CLAIMS = [-1, 999999] as const;
 
@@ -60,9 +63,10 @@ export const ruleInputSchema = z
       .number()
       .int()
       .min(-1)
+      .max(INT32_MAX)
       .refine((value) => value !== 0, 'must be positive, or -1 / 999999 for unlimited')
       .optional(),
-    maxTotal: z.number().int().min(0).nullable().optional(),
+    maxTotal: z.number().int().min(0).max(INT32_MAX).nullable().optional(),
     channels: z
       .array(cleanString(z.string().min(1).max(100)))
       .max(100)

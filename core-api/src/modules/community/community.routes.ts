@@ -15,7 +15,7 @@ import {
   updateCampaignRequestSchema,
   updateChatGroupRequestSchema,
 } from '@pts/shared';
-import express, { type Request, Router } from 'express';
+import { type Request, Router } from 'express';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { AppDeps } from '../../deps.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
@@ -134,7 +134,7 @@ export function createCommunityServicesRouter(deps: CommunityServicesDeps): Rout
 export function createCampaignAdminRouter(deps: Pick<AppDeps, 'db' | 'clock' | 'adminToken'>): Router {
   const router = Router();
   const auth = requireAdminToken(deps.adminToken);
-  const json = express.json({ limit: 16 * 1024 });
+  const json = jsonBody(16 * 1024);
 
   router.post('/brands/:brandId/campaigns', auth, json, async (req, res) => {
     const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');

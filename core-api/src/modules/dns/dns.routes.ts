@@ -1,7 +1,8 @@
 import { domainSchema, errorEnvelopeSchema } from '@pts/shared';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../../deps.ts';
+import { jsonBody } from '../../http/json-body.ts';
 import { createRateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
@@ -42,7 +43,7 @@ export function createDnsRouter(deps: DnsRouterDeps, options: DnsRouterOptions =
     durationSeconds: 60,
   });
   const router = Router();
-  router.post('/verify-dns', express.json({ limit: deps.config.PTS_BODY_LIMIT_BYTES }), async (req, res) => {
+  router.post('/verify-dns', jsonBody(deps.config.PTS_BODY_LIMIT_BYTES), async (req, res) => {
     const { domain } = parseInput(verifyDnsRequestSchema, req.body);
     await limit.consume(res, req.ip ?? 'unknown');
     const result = await verifyDns(

@@ -1,7 +1,8 @@
 import { issueUserTokenRequestSchema } from '@pts/shared';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
+import { jsonBody } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
 import { ensureUsers, setUserWallets } from '../events/events.repository.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
@@ -14,7 +15,7 @@ export interface IdentityAdminRouterDeps {
   adminToken: string;
 }
 
-const BODY_LIMIT = '16kb';
+const BODY_LIMIT = 16 * 1024;
 
 /**
  * `POST /admin/users/token` (mounted at `/admin`): an access token for the user with this email, creating
@@ -23,17 +24,12 @@ const BODY_LIMIT = '16kb';
  */
 export function createIdentityAdminRouter(deps: IdentityAdminRouterDeps): Router {
   const router = Router();
-  router.post(
-    '/users/token',
-    requireAdminToken(deps.adminToken),
-    express.json({ limit: BODY_LIMIT }),
-    async (req, res) => {
-      const { email } = parseInput(issueUserTokenRequestSchema, req.body ?? {});
-      const { userId, walletAddress } = await ensureUserWallet(deps, email);
-      const issued = deps.issuer.issue({ subject: userId, email, walletAddress });
-      res.json({ success: true, token: issued.token, walletAddress, expiresAt: issued.expiresAt.toISOString() });
-    },
-  );
+  router.post('/users/token', requireAdminToken(deps.adminToken), jsonBody(BODY_LIMIT), async (req, res) => {
+    const { email } = parseInput(issueUserTokenRequestSchema, req.body ?? {});
+    const { userId, walletAddress } = await ensureUserWallet(deps, email);
+    const issued = deps.issuer.issue({ subject: userId, email, walletAddress });
+    res.json({ success: true, token: issued.token, walletAddress, expiresAt: issued.expiresAt.toISOString() });
+  });
   return router;
 }
 

@@ -17,7 +17,8 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
-import { errorBody } from '../../http/errors.ts';
+import { errorBody, toClientError } from '../../http/errors.ts';
+import { jsonBody } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import { CHECKOUT_PAGE_HEADERS, fillSessionId, renderCheckoutMessage, renderCheckoutPage } from './checkout-page.ts';
@@ -47,27 +48,15 @@ function sendPaymentError(res: Response, error: AppError): void {
   res.status(error.status).json({ ...errorBody(error), message: error.message });
 }
 
-interface BodyParserError extends Error {
-  type?: string;
-  limit?: number;
-}
-
 /** Errors of the JSON payment routes, body-parser failures included, in the payment failure shape. */
 function createPaymentErrorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) return next(err);
-    const parserError = err as BodyParserError;
-    let error: AppError;
-    if (isAppError(err)) error = err;
-    else if (parserError?.type === 'entity.too.large') {
-      error = new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds the ${parserError.limit} byte limit`);
-    } else if (parserError?.type === 'entity.parse.failed') {
-      error = new AppError('INVALID_JSON', 'Request body is not valid JSON', { errors: [parserError.message] });
-    } else {
+    let error = toClientError(err);
+    if (!error) {
       logger.error({ err, method: req.method, path: req.path }, 'payment request failed');
       error = new AppError('INTERNAL_ERROR', 'Internal error; it has been logged. Retry with back-off');
-    }
-    if (error.status >= 500 && isAppError(err)) logger.error({ err, path: req.path }, error.message);
+    } else if (error.status >= 500) logger.error({ err, path: req.path }, error.message);
     sendPaymentError(res, error);
   };
 }
@@ -113,7 +102,7 @@ function sendPage(res: Response, status: number, html: string): void {
  */
 export function createPaymentsRouter(deps: PaymentsRouterDeps): Router {
   const payment = paymentDepsFrom(deps);
-  const json = express.json({ limit: deps.config.PTS_BODY_LIMIT_BYTES });
+  const json = jsonBody(deps.config.PTS_BODY_LIMIT_BYTES);
   const router = Router();
 
   router.post('/create-checkout', json, async (req, res) => {

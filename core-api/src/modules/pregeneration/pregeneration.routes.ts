@@ -11,9 +11,10 @@ import {
   pregenerateEmailRequestSchema,
   sanitizeJson,
 } from '@pts/shared';
-import express, { type Response, Router } from 'express';
+import { type Response, Router } from 'express';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
+import { jsonBody } from '../../http/json-body.ts';
 import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import type { IdentityWalletProvider, WalletProvider } from '../wallets/wallet-provider.ts';
 import {
@@ -103,7 +104,7 @@ export function createPregenerationRouter(deps: PregenerationRouterDeps): Router
     }
   };
 
-  router.post('/pregenerate-user', express.json({ limit: BODY_LIMIT_BYTES, strict: false }), async (req, res) => {
+  router.post('/pregenerate-user', jsonBody(BODY_LIMIT_BYTES, { strict: false }), async (req, res) => {
     try {
       const body: Record<string, unknown> = isPlainObject(req.body) ? req.body : {};
       const emailForm = !present(body.oauth_provider) && !present(body.oauth_user_id) && present(body.email);

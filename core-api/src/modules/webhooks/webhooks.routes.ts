@@ -4,10 +4,11 @@ import {
   webhookDeliveriesQuerySchema,
   webhookDeliveryParamsSchema,
 } from '@pts/shared';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { webhooksAllowInsecure } from '../../config.ts';
 import type { AppDeps } from '../../deps.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
+import { jsonBody } from '../../http/json-body.ts';
 import type { HostResolver } from '../../http/ssrf-guard.ts';
 import { parseInput } from '../../http/validate.ts';
 import {
@@ -41,7 +42,7 @@ export function createWebhookAdminRouter(deps: WebhookRouterDeps): Router {
   };
   const router = Router();
   const auth = requireAdminToken(deps.adminToken);
-  const json = express.json({ limit: 16 * 1024 });
+  const json = jsonBody(16 * 1024);
 
   // The secret is in this answer only when one was issued (new endpoint or rotateSecret).
   router.put('/brands/:brandId/webhook', auth, json, async (req, res) => {
