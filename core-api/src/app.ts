@@ -11,6 +11,7 @@ import { createAchievementsAdminRouter, registerAchievementDocs } from './module
 import { registerBalanceDocs } from './modules/balances/balances.routes.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
 import { createCampaignAdminRouter, registerCommunityDocs } from './modules/community/community.routes.ts';
+import { constraintUrlPolicy } from './modules/constraints/constraint-checker.ts';
 import {
   createConstraintsAdminRouter,
   createConstraintUpdaterRouter,
@@ -122,7 +123,11 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
   adminRouter.use(createPerksAdminRouter(perkDeps));
   adminRouter.use(
-    createConstraintsAdminRouter({ ...perkDeps, defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS }),
+    createConstraintsAdminRouter({
+      ...perkDeps,
+      defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
+      urlPolicy: constraintUrlPolicy(config),
+    }),
   );
   adminRouter.use(
     createIdentityAdminRouter({

@@ -115,20 +115,7 @@ export async function vetTarget(
   policy: SsrfPolicy,
   resolve: HostResolver = systemResolver,
 ): Promise<VettedTarget> {
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    throw new SsrfError(`${JSON.stringify(rawUrl)} is not a URL`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new SsrfError(`only https URLs are allowed, got ${url.protocol}`);
-  }
-  if (url.protocol === 'http:' && !policy.allowInsecure) {
-    throw new SsrfError('the URL must use https (plain http is only allowed in local mode)');
-  }
-  if (url.username || url.password) throw new SsrfError('the URL must not contain credentials');
-  // The WHATWG parser already normalised decimal/octal/hex IPv4 forms (http://2130706433/ → 127.0.0.1).
+  const url = vetUrlStatically(rawUrl, policy);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: ResolvedAddress[];
   if (isIP(host)) {
@@ -148,6 +135,32 @@ export async function vetTarget(
     if (reason) throw new SsrfError(`${host} resolves to ${candidate.address}, a ${reason} address`);
   }
   return { url, address: addresses[0] as ResolvedAddress };
+}
+
+/**
+ * The checks that need no DNS, for vetting a URL when it is saved (names are resolved, and vetted again, at
+ * each request): scheme, credentials, and an address written in the URL itself (or `localhost`).
+ */
+export function vetUrlStatically(rawUrl: string, policy: SsrfPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new SsrfError(`${JSON.stringify(rawUrl)} is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new SsrfError(`only https URLs are allowed, got ${url.protocol}`);
+  }
+  if (url.protocol === 'http:' && !policy.allowInsecure) {
+    throw new SsrfError('the URL must use https (plain http is only allowed in local mode)');
+  }
+  if (url.username || url.password) throw new SsrfError('the URL must not contain credentials');
+  // The WHATWG parser already normalised decimal/octal/hex IPv4 forms (http://2130706433/ → 127.0.0.1).
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const literal = isIP(host) ? host : host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : undefined;
+  const reason = literal ? forbiddenAddressReason(literal, policy) : undefined;
+  if (reason) throw new SsrfError(`${host} is a ${reason} address`);
+  return url;
 }
 
 /** What a guarded request answered. */

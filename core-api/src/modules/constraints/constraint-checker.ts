@@ -2,7 +2,7 @@ import type { Clock, ConstraintResult } from '@pts/shared';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
-import { guardedRequest, type HostResolver, SsrfError } from '../../http/ssrf-guard.ts';
+import { guardedRequest, type HostResolver, SsrfError, type SsrfPolicy } from '../../http/ssrf-guard.ts';
 import { findPerk } from '../perks/perks.repository.ts';
 import { perkNotFound } from '../perks/perks.service.ts';
 import { type ChatPlatform, type ChatRoleSource, findChatRoles, saveChatRoles } from './chat-roles.ts';
@@ -259,4 +259,10 @@ export function constraintSettingsFrom(
     timeoutMs: config.PTS_CONSTRAINT_TIMEOUT_MS,
     allowInsecure: config.PTS_CONSTRAINTS_ALLOW_INSECURE ?? config.PTS_CHAIN === 'local',
   };
+}
+
+/** What an `external_api` constraint URL may point at: public https, or also local http in local mode. */
+export function constraintUrlPolicy(config: Parameters<typeof constraintSettingsFrom>[0]): SsrfPolicy {
+  const { allowInsecure } = constraintSettingsFrom(config);
+  return { allowLoopback: allowInsecure, allowInsecure };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type AddConstraintInput, AppError, type Clock, type PerkConstraint } from '@pts/shared';
 import type { Database } from '../../db/database.ts';
+import { SsrfError, type SsrfPolicy, vetUrlStatically } from '../../http/ssrf-guard.ts';
 import { hashSecret } from '../../security/secret-box.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { findPerk } from '../perks/perks.repository.ts';
@@ -12,6 +13,8 @@ export interface ConstraintServiceDeps {
   clock: Clock;
   /** TTL of `external_api` constraints that do not set one (PTS_CONSTRAINT_DEFAULT_TTL_SECONDS). */
   defaultTtlSeconds: number;
+  /** What an `external_api` URL may point at (the checker's policy, applied when the URL is saved too). */
+  urlPolicy: SsrfPolicy;
 }
 
 /**
@@ -24,7 +27,10 @@ export function normalizeApiUrl(raw: string): string {
   return url.toString();
 }
 
-/** Adds a constraint to a perk. `external_api` URLs are normalized; the SSRF guard vets them at each call. */
+/**
+ * Adds a constraint to a perk. `external_api` URLs are normalized and vetted by the SSRF guard now (scheme,
+ * credentials, literal addresses) and again at each call (what the name resolves to then).
+ */
 export async function addConstraint(
   deps: ConstraintServiceDeps,
   perkId: bigint,
@@ -38,6 +44,16 @@ export async function addConstraint(
   let ttl = 0;
   if (input.kind === 'external_api') {
     apiUrl = normalizeApiUrl(input.url);
+    try {
+      vetUrlStatically(apiUrl, deps.urlPolicy);
+    } catch (error) {
+      if (!(error instanceof SsrfError)) throw error;
+      throw new AppError('VALIDATION_ERROR', `The constraint URL is not allowed: ${error.message}`, {
+        field: 'url',
+        value: input.url,
+        errors: [`url: ${error.message}`],
+      });
+    }
     if (new URL(apiUrl).search) {
       throw new AppError(
         'VALIDATION_ERROR',

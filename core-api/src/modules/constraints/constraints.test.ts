@@ -165,10 +165,27 @@ describe('external_api constraints', () => {
     expect(api.hits).toHaveLength(1);
   });
 
+  it('refuses, when saving, a URL that names an internal address or carries credentials', async () => {
+    const perkId = await createPerk(brand, 'Vetted Perk');
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'https://10.0.0.5/check',
+      'https://[fd00::1]/check',
+      'https://user:secret@api.example.com/check',
+      'ftp://api.example.com/check',
+    ]) {
+      const refused = await platform.post(`/admin/perks/${perkId}/constraints`, { kind: 'external_api', url }, admin());
+      expect(refused.status, `${url}: ${JSON.stringify(refused.body)}`).toBe(400);
+      expect(refused.body.error).toMatch(/not allowed|url/i);
+    }
+    const listed = await platform.get(`/admin/perks/${perkId}/constraints`, admin());
+    expect(listed.body.constraints ?? []).toHaveLength(0);
+  });
+
   it('refuses private and metadata addresses when insecure mode is off (SSRF guard, injected resolver)', async () => {
     const perkId = await createPerk(brand, 'SSRF Perk');
     await addConstraint(perkId, { kind: 'external_api', url: 'https://metadata.internal.test/latest' });
-    await addConstraint(perkId, { kind: 'external_api', url: 'https://10.1.2.3/check' });
+    await addConstraint(perkId, { kind: 'external_api', url: 'https://private.internal.test/check' });
     const resolved: string[] = [];
     const strict = createConstraintChecker({
       db: platform.deps.db,
@@ -176,7 +193,7 @@ describe('external_api constraints', () => {
       settings: { chatRoleRefreshSeconds: 300, timeoutMs: 1000, allowInsecure: false },
       resolve: async (hostname) => {
         resolved.push(hostname);
-        return [{ address: '169.254.169.254', family: 4 }];
+        return [{ address: hostname.startsWith('private.') ? '10.1.2.3' : '169.254.169.254', family: 4 }];
       },
     });
     const verdict = await strict.check({ collectionId: perkId, userAddress: randomUser() });
@@ -185,9 +202,9 @@ describe('external_api constraints', () => {
       expect.stringMatching(
         /refused: metadata\.internal\.test resolves to 169\.254\.169\.254, a link-local \/ cloud metadata/,
       ),
-      expect.stringMatching(/refused: 10\.1\.2\.3 resolves to 10\.1\.2\.3, a private/),
+      expect.stringMatching(/refused: private\.internal\.test resolves to 10\.1\.2\.3, a private/),
     ]);
-    expect(resolved).toEqual(['metadata.internal.test']);
+    expect(resolved).toEqual(['metadata.internal.test', 'private.internal.test']);
 
     // The local test API itself (loopback over http) is refused too when insecure mode is off.
     const loopbackPerk = await createPerk(brand, 'Loopback Perk');
