@@ -1,6 +1,7 @@
-import { type Clock, type CoreClient, createCoreClient, systemClock } from '@pts/shared';
+import { type Clock, systemClock } from '@pts/shared';
 import type { Client } from 'discord.js';
 import pino, { type Logger } from 'pino';
+import { createCoreClients } from '../core/core-clients.ts';
 import type { BotDeps, GroupStore } from '../core/types.ts';
 import { createFileGroupStore } from '../store/group-store.ts';
 import { attachDiscordBot } from './bot.ts';
@@ -39,27 +40,9 @@ export async function startDiscordBot(
     overrides.logger ??
     pino({ level: config.LOG_LEVEL, redact: ['securityKey', '*.securityKey', 'token', '*.token', 'args'] });
   const clock = overrides.clock ?? systemClock;
-  // One client per brand: a client spreads its signature timestamps so that identical requests never
-  // share a signature, which only works when the same client signs them all.
-  const clients = new Map<string, CoreClient>();
   const deps: BotDeps = {
     coreClient:
-      overrides.coreClient ??
-      ((credentials) => {
-        const key = `${credentials.brandId.toLowerCase()}\u0000${credentials.securityKey}`;
-        let client = clients.get(key);
-        if (!client) {
-          client = createCoreClient({
-            baseUrl: config.PTS_CORE_API_URL,
-            brandId: credentials.brandId,
-            securityKey: credentials.securityKey,
-            clock,
-            ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
-          });
-          clients.set(key, client);
-        }
-        return client;
-      }),
+      overrides.coreClient ?? createCoreClients({ baseUrl: config.PTS_CORE_API_URL, clock, fetch: overrides.fetch }),
     groups: overrides.groups ?? createFileGroupStore({ dir: config.BOT_DATA_DIR, masterKey: config.masterKey }),
     logger,
     clock,

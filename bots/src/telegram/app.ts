@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Clock, createCoreClient, systemClock } from '@pts/shared';
+import { type Clock, systemClock } from '@pts/shared';
 import { webhookCallback } from 'grammy';
 import pino, { type Logger } from 'pino';
 import type { BotConfig } from '../config.ts';
+import { createCoreClients } from '../core/core-clients.ts';
 import type { BotDeps, GroupStore } from '../core/types.ts';
 import { handleHealth } from '../health.ts';
 import { createFileGroupStore } from '../store/group-store.ts';
@@ -38,14 +39,7 @@ export async function startTelegramBot(
     overrides.logger ?? pino({ level: config.LOG_LEVEL, redact: ['securityKey', '*.securityKey', 'token'] });
   const clock = overrides.clock ?? systemClock;
   const deps: BotDeps = {
-    coreClient: (credentials) =>
-      createCoreClient({
-        baseUrl: config.PTS_CORE_API_URL,
-        brandId: credentials.brandId,
-        securityKey: credentials.securityKey,
-        clock,
-        ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
-      }),
+    coreClient: createCoreClients({ baseUrl: config.PTS_CORE_API_URL, clock, fetch: overrides.fetch }),
     groups: overrides.groups ?? createFileGroupStore({ dir: config.BOT_DATA_DIR, masterKey: config.masterKey }),
     logger,
     clock,

@@ -141,6 +141,30 @@ describe('telegram bot end to end', () => {
     expect(api.calls.slice(since).some((c) => c.method === 'sendMessage')).toBe(false);
   });
 
+  it('pays all of ten members who say good morning at once', async () => {
+    const members = Array.from({ length: 10 }, (_, i) => ({
+      id: 5000 + i,
+      is_bot: false,
+      first_name: `M${i}`,
+      username: `m${i}`,
+    }));
+    for (const member of members) sendText(member, 'gm all');
+    await expect
+      .poll(
+        async () => {
+          const rows = await platform.deps.db
+            .selectFrom('events')
+            .select(['status'])
+            .where('user_email', 'in', members.map((m) => `telegram_${m.id}@pts.local`))
+            .where('event_type', '=', 'good_morning')
+            .execute();
+          return rows.filter((r) => r.status === 'accepted').length;
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(10);
+  });
+
   it('pays the welcome bonus when a member joins and greets them', async () => {
     const since = api.calls.length;
     const newcomer = { id: 3003, is_bot: false, first_name: 'Cy' };

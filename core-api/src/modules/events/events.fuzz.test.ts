@@ -56,7 +56,7 @@ describe('event handler under arbitrary input', () => {
     );
   });
 
-  it('stores any metadata of a valid event (keys and strings with NUL and control characters included)', async () => {
+  it('stores any metadata of a valid event (control characters included); a NUL anywhere is a 400 naming it', async () => {
     let n = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -69,7 +69,13 @@ describe('event handler under arbitrary input', () => {
             domain: 'fuzz.example',
             metadata,
           });
-          expect([200, 413], JSON.stringify(res.body)).toContain(res.status);
+          // PostgreSQL text cannot hold NUL: the body reader refuses it, wherever it is (docs/decisions.md).
+          if (JSON.stringify(metadata).includes('\\u0000')) {
+            expect(res.status, JSON.stringify(res.body)).toBe(400);
+            expect(res.body.details).toMatchObject({ reason: 'nul_character' });
+          } else {
+            expect([200, 413], JSON.stringify(res.body)).toContain(res.status);
+          }
         },
       ),
       { numRuns: 60 },

@@ -13,7 +13,7 @@ import {
 import type express from 'express';
 import { type Request, Router } from 'express';
 import type { BrandSignatureVerifier, SignatureClaim } from '../../http/brand-signature.ts';
-import { hasBrandSignature, markSignatureOwner } from '../../http/brand-signature.ts';
+import { hasBrandSignature, isReplayedSignature, markSignatureOwner } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { describeIssues, parseInput } from '../../http/validate.ts';
@@ -83,11 +83,19 @@ export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: Even
   router.post('/manual-event', requireJson, jsonBody(deps.bodyLimitBytes), async (req, res) => {
     const input = parseInput(eventRequestSchema, req.body);
     const signature = await authorizeBrand(req, res, input.brandId, 1, false);
-    const response = await recordEvent(deps, input, {
-      signed: signature !== undefined,
-      signature,
-      origin: req.headers.origin,
-    });
+    let response: EventResponse;
+    try {
+      response = await recordEvent(deps, input, {
+        signed: signature !== undefined,
+        signature,
+        origin: req.headers.origin,
+      });
+    } catch (error) {
+      // A refused event (cooldown, limits) was judged in a transaction that recorded its signature too: its
+      // answer is the one identical retries get. A replay is answered by the error handler instead.
+      if (signature && !isReplayedSignature(error)) markSignatureOwner(req, signature);
+      throw error;
+    }
     // The event's transaction recorded the signature: this request's answer is the one retries get.
     if (signature) markSignatureOwner(req, signature);
     res.json(response);
