@@ -59,7 +59,8 @@ export interface PregeneratedWallet {
  * Finds or creates the wallet of one identity. The id comes from the sequence first so the wallet can be
  * derived (CPU work) before anything is written; then one `INSERT … ON CONFLICT DO NOTHING RETURNING`
  * decides the winner among concurrent callers, and a loser reads the winner's row (the insert waits for
- * the winner's commit, so the select sees it). A loser's sequence value is simply unused.
+ * the winner's commit, so the select sees it). A loser's sequence value is simply unused. A conflict on
+ * the wallet alone (another identity already holds it) reads nothing and is reported as such.
  */
 export async function pregenerateIdentity(
   deps: PregenerationDeps,
@@ -94,7 +95,10 @@ export async function pregenerateIdentity(
       wallet_address: wallet.address.toLowerCase(),
       idp_user_id: wallet.idpUserId,
     })
-    .onConflict((oc) => oc.columns(['provider', 'subject']).doNothing())
+    // No conflict target: concurrent callers for one identity get the same wallet from the identity provider
+    // (Privy dedupes by linked account), so a loser's row collides on wallet_address as well as on
+    // (provider, subject) — and PostgreSQL raises the first index it checks unless every conflict is ignored.
+    .onConflict((oc) => oc.doNothing())
     .returning(['wallet_address', 'idp_user_id'])
     .executeTakeFirst();
   if (inserted) return { walletAddress: inserted.wallet_address, idpUserId: inserted.idp_user_id, createdNew: true };
