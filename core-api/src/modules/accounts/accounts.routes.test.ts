@@ -126,6 +126,22 @@ describe('link codes', () => {
     expect(rows.map((row) => row.wallet_address)).toEqual([linked.body.walletAddress, linked.body.walletAddress]);
   });
 
+  it('a code seen by another member of the same platform cannot take over the account', async () => {
+    const victim = person();
+    const attacker = `telegram_${900_000 + users}@${DOMAIN}`;
+    const code = (await issue(victim.telegram)).body.code;
+    // The code was posted in a Telegram group; another Telegram member types it.
+    const takeover = await confirm(attacker, code);
+    expect(takeover.status).toBe(400);
+    expect(takeover.body.details).toMatchObject({ reason: 'same_platform', platform: 'telegram' });
+    expect((await account(attacker)).body.identities).toHaveLength(1);
+    expect((await account(victim.telegram)).body.identities).toHaveLength(1);
+    // The owner still confirms it from another platform.
+    const linked = await confirm(victim.discord, code);
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    expect(linked.body.identities).toHaveLength(2);
+  });
+
   it('refuses unknown, reused, expired, replaced, other-brand and self-confirmed codes with a reason', async () => {
     const p = person();
     const third = `x_${300_000 + users}@${DOMAIN}`;

@@ -195,6 +195,17 @@ export async function confirmLinkCode(deps: AccountDeps, input: ConfirmLinkCodeR
         { field: 'code', reason: 'self_link' },
       );
     }
+    // A code joins one person's accounts on two platforms. Confirmed on the platform that issued it, it would
+    // let whoever saw it there (a code posted in a group chat) join the issuer's account: refused, and the
+    // code stays usable from another platform.
+    const issuedOn = identityPlatform(row.identity_key);
+    if (issuedOn === identityPlatform(input.userIdentifier)) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `This code was issued on ${issuedOn}: confirm it from another platform (a ${issuedOn} account cannot join another ${issuedOn} account)`,
+        { field: 'code', reason: 'same_platform', platform: issuedOn },
+      );
+    }
     const consumed = await trx
       .updateTable('link_codes')
       .set({ used_at: now, used_by: input.userIdentifier })
@@ -368,4 +379,9 @@ export async function describeAccount(db: Database, userIdentifier: string) {
     walletAddress: user?.wallet_address ?? null,
     identities,
   };
+}
+
+/** The platform of an identity key (`discord`, `telegram`, `x`, …), or `email` for a plain email. */
+function identityPlatform(identityKey: string): string {
+  return parsePlatformIdentity(identityKey)?.platform ?? 'email';
 }

@@ -204,7 +204,7 @@ describe('external_api constraints', () => {
       ),
       expect.stringMatching(/refused: private\.internal\.test resolves to 10\.1\.2\.3, a private/),
     ]);
-    expect(resolved).toEqual(['metadata.internal.test', 'private.internal.test']);
+    expect([...resolved].sort()).toEqual(['metadata.internal.test', 'private.internal.test']);
 
     // The local test API itself (loopback over http) is refused too when insecure mode is off.
     const loopbackPerk = await createPerk(brand, 'Loopback Perk');
