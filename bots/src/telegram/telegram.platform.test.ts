@@ -155,7 +155,11 @@ describe('telegram bot end to end', () => {
           const rows = await platform.deps.db
             .selectFrom('events')
             .select(['status'])
-            .where('user_email', 'in', members.map((m) => `telegram_${m.id}@pts.local`))
+            .where(
+              'user_email',
+              'in',
+              members.map((m) => `telegram_${m.id}@pts.local`),
+            )
             .where('event_type', '=', 'good_morning')
             .execute();
           return rows.filter((r) => r.status === 'accepted').length;

@@ -18,6 +18,8 @@ export interface BrandsTable {
   /** Domains proven through the `_pts.<domain>` TXT record (spec 4.5). */
   verified_domains: JSONColumnType<string[], string | undefined, string>;
   automation_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Unsigned (domain-authorized) events accepted; off for brands whose integrations all sign. */
+  unsigned_events: ColumnType<boolean, boolean | undefined, boolean>;
   /** SHA-256 of the security key: compared when a caller presents the key itself (bot `/setup`). */
   security_key_hash: string;
   /** AES-256-GCM encryption of the security key under the master key: needed to verify HMAC signatures. */

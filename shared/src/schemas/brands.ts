@@ -25,6 +25,8 @@ export const updateBrandRequestSchema = z
     name: cleanString(z.string().min(1).max(200)).optional(),
     domain: domainSchema.optional(),
     automation: z.boolean().optional(),
+    /** false: only brand-signed events are accepted (docs/api/events.md, "What unsigned intake trusts"). */
+    unsignedEvents: z.boolean().optional(),
   })
   .meta({ id: 'UpdateBrandRequest' });
 export type UpdateBrandRequest = z.input<typeof updateBrandRequestSchema>;
@@ -38,6 +40,7 @@ export const brandSchema = z
     domain: z.string(),
     verifiedDomains: z.array(z.string()),
     automation: z.boolean(),
+    unsignedEvents: z.boolean(),
     tier: z.string(),
     createdAt: z.string(),
   })

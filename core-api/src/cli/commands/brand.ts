@@ -27,16 +27,18 @@ export const createBrandCommand: CliCommand = {
   },
 };
 
-/** `pts brand set`: change a brand's name, domain or automation switch. */
+/** `pts brand set`: change a brand's name, domain, automation or unsigned-events switch. */
 export const setBrandCommand: CliCommand = {
-  usage: 'pts brand set --brand ID [--name NAME] [--domain DOMAIN] [--automation on|off] [--json]',
-  summary: "change a brand's name, website domain or automation",
+  usage:
+    'pts brand set --brand ID [--name NAME] [--domain DOMAIN] [--automation on|off] [--unsigned-events on|off] [--json]',
+  summary: "change a brand's name, website domain, automation or whether it takes unsigned events",
   async run(args, context) {
     const flags = parseFlags(args, {
       brand: { type: 'string' },
       name: { type: 'string' },
       domain: { type: 'string' },
       automation: { type: 'string' },
+      'unsigned-events': { type: 'string' },
       ...jsonOption,
     });
     const brandId = requireFlag(flags.brand, 'brand');
@@ -44,7 +46,12 @@ export const setBrandCommand: CliCommand = {
     if (flags.name !== undefined) input.name = flags.name.trim();
     if (flags.domain !== undefined) input.domain = flags.domain.trim();
     if (flags.automation !== undefined) input.automation = parseOnOff(flags.automation, 'automation');
-    if (Object.keys(input).length === 0) throw new UsageError('give at least one of --name, --domain, --automation');
+    if (flags['unsigned-events'] !== undefined) {
+      input.unsignedEvents = parseOnOff(flags['unsigned-events'], 'unsigned-events');
+    }
+    if (Object.keys(input).length === 0) {
+      throw new UsageError('give at least one of --name, --domain, --automation, --unsigned-events');
+    }
     const brand = await context.client().updateBrand(brandId, input);
     if (flags.json) return context.printJson(brand);
     context.print(`Updated brand ${brand.name} (${brand.brandId})`);
@@ -93,6 +100,7 @@ function printBrandFields(print: (line: string) => void, brand: Brand): void {
   print(`  domain        ${brand.domain}`);
   if (brand.verifiedDomains.length > 0) print(`  verified      ${brand.verifiedDomains.join(', ')}`);
   print(`  automation    ${onOff(brand.automation)}`);
+  print(`  unsigned      ${brand.unsignedEvents ? 'accepted (domain-authorized)' : 'refused: signed events only'}`);
   print(`  tier          ${brand.tier}`);
 }
 

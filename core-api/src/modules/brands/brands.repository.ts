@@ -144,6 +144,7 @@ export function toBrand(row: BrandRow): Brand {
     domain: row.website_domain,
     verifiedDomains: row.verified_domains,
     automation: row.automation_enabled,
+    unsignedEvents: row.unsigned_events,
     tier: row.tier,
     createdAt: row.created_at.toISOString(),
   };

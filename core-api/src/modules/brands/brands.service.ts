@@ -130,16 +130,19 @@ export async function listBrands(deps: BrandReadDeps): Promise<Brand[]> {
   return (await listBrandRows(deps.db)).map(toBrand);
 }
 
-/** Changes a brand's name, website domain or automation switch; at least one must be given. */
+/** Changes a brand's name, website domain, automation or unsigned-events switch; at least one must be given. */
 export async function updateBrand(deps: BrandServiceDeps, brandId: string, input: UpdateBrandInput): Promise<Brand> {
   const patch: BrandRowPatch = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.domain !== undefined) patch.website_domain = input.domain;
   if (input.automation !== undefined) patch.automation_enabled = input.automation;
+  if (input.unsignedEvents !== undefined) patch.unsigned_events = input.unsignedEvents;
   if (Object.keys(patch).length === 0) {
-    throw new AppError('VALIDATION_ERROR', 'Nothing to update: give at least one of name, domain, automation', {
-      errors: ['at least one of name, domain, automation is required'],
-    });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      'Nothing to update: give at least one of name, domain, automation, unsignedEvents',
+      { errors: ['at least one of name, domain, automation, unsignedEvents is required'] },
+    );
   }
   const now = deps.clock.now();
   const row = await inTransaction(deps.db, async (trx) => {

@@ -1,6 +1,7 @@
 import { type CreatedBrand, signRequest } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { runCli } from '../../cli/run-cli.ts';
 
 let platform: TestPlatform;
 let brand: CreatedBrand;
@@ -142,6 +143,44 @@ describe('brand-signed requests', () => {
       .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(brand.securityKey);
     expect(JSON.stringify(row)).not.toContain(brand.apiKey);
+  });
+});
+
+describe('a brand that takes signed events only', () => {
+  it('`pts brand set --unsigned-events off` refuses unsigned events with 401 and keeps signed ones working', async () => {
+    const strict = await platform.createBrand({
+      domain: 'strict.example',
+      rules: [{ eventType: 'ping', rewardAmount: 1, cooldownHours: 0, maxClaims: -1 }],
+    });
+    const event = { brandId: strict.brandId, eventType: 'ping', userEmail: 'strict@example.com' };
+    const open = await platform.post('/pts-api/manual-event', { ...event, domain: 'strict.example' });
+    expect(open.status, JSON.stringify(open.body)).toBe(200);
+
+    let stdout = '';
+    const code = await runCli(['brand', 'set', '--brand', strict.brandId, '--unsigned-events', 'off', '--json'], {
+      env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: () => true },
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ brandId: strict.brandId, unsignedEvents: false });
+
+    // At once (the brand cache hears the change), for single and bulk events, whatever domain is claimed.
+    const refused = await platform.post('/pts-api/manual-event', { ...event, domain: 'strict.example' });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toMatchObject({ code: 'INVALID_SIGNATURE', details: { reason: 'signature_required' } });
+    expect(refused.body.error).toMatch(/accepts only signed events/);
+    const bulk = await platform.post('/pts-api/bulk-events', { events: [{ ...event, domain: 'strict.example' }] });
+    expect(bulk.body.results?.[0] ?? bulk.body).toMatchObject({ code: 'INVALID_SIGNATURE' });
+    platform.clock.advance(1_000);
+    const signed = await platform.signedPost(
+      '/pts-api/manual-event',
+      { ...event, userEmail: 'strict-signed@example.com' },
+      strict.securityKey,
+    );
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    const others = await platform.post('/pts-api/manual-event', { ...body(), domain: 'brand.example' });
+    expect(others.status).toBe(200);
   });
 });
 

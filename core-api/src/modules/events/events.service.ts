@@ -74,6 +74,13 @@ function checkAccess(cached: CachedBrand | undefined, input: EventRequest, conte
     });
   }
   const { brand } = cached;
+  if (!context.signed && !brand.unsigned_events) {
+    throw new AppError(
+      'INVALID_SIGNATURE',
+      `Brand ${brand.address} accepts only signed events: send X-PTS-Timestamp and X-PTS-Signature from your server (its owner turned unsigned events off)`,
+      { reason: 'signature_required' },
+    );
+  }
   if (!context.signed) {
     const domain = resolveEventDomain(input, context.origin);
     const authorized = [brand.website_domain, ...brand.verified_domains];
