@@ -83,8 +83,15 @@ export function parseBotEnv(env: Record<string, string | undefined>): BotEnv {
  * The configuration: environment plus the master key, taken from BOT_MASTER_KEY or generated once into
  * `BOT_DATA_DIR/master-key` (mode 0600) like core-api's data dir. An env key is never written to disk.
  */
-export function loadBotConfig(env: Record<string, string | undefined> = process.env): BotConfig {
+export function loadBotConfig(
+  env: Record<string, string | undefined> = process.env,
+  options: { required?: { name: string; hint: string }[] } = {},
+): BotConfig {
   const parsed = parseBotEnv(env);
+  // Checked before anything is written: a bot started without its token leaves no key file behind.
+  for (const { name, hint } of options.required ?? []) {
+    if (!env[name]?.trim()) throw new Error(`${name} is required: ${hint}`);
+  }
   mkdirSync(parsed.BOT_DATA_DIR, { recursive: true });
   let hex = parsed.BOT_MASTER_KEY;
   if (!hex) {

@@ -3,7 +3,10 @@ import { startTelegramBot } from './app.ts';
 
 // `npm run bot:telegram`: reads the environment (docs/bots.md), starts polling or the webhook server.
 try {
-  const running = await startTelegramBot(loadBotConfig());
+  const config = loadBotConfig(process.env, {
+    required: [{ name: 'TELEGRAM_BOT_TOKEN', hint: 'create a bot with @BotFather (docs/bots.md)' }],
+  });
+  const running = await startTelegramBot(config);
   const shutdown = () => {
     running.stop().then(
       () => process.exit(0),
