@@ -6,29 +6,38 @@ import type { AppDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './http/errors.ts';
 import { jsonBody } from './http/json-body.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { registerAccountDocs } from './modules/accounts/accounts.routes.ts';
-import { createAchievementsAdminRouter, registerAchievementDocs } from './modules/achievements/achievements.routes.ts';
-import { registerBalanceDocs } from './modules/balances/balances.routes.ts';
+import { createAccountsRouter, registerAccountDocs } from './modules/accounts/accounts.routes.ts';
+import {
+  createAchievementsAdminRouter,
+  createAchievementsRouter,
+  registerAchievementDocs,
+} from './modules/achievements/achievements.routes.ts';
+import { createBalancesRouter, registerBalanceDocs } from './modules/balances/balances.routes.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
-import { createCampaignAdminRouter, registerCommunityDocs } from './modules/community/community.routes.ts';
+import {
+  createCampaignAdminRouter,
+  createCommunityServicesRouter,
+  registerCommunityDocs,
+} from './modules/community/community.routes.ts';
 import { constraintUrlPolicy } from './modules/constraints/constraint-checker.ts';
 import {
   createConstraintsAdminRouter,
   createConstraintUpdaterRouter,
+  createEligibilityRouter,
   registerConstraintDocs,
 } from './modules/constraints/constraints.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
 import { createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
-import { registerLeaderboardDocs } from './modules/leaderboards/leaderboards.routes.ts';
+import { createLeaderboardsRouter, registerLeaderboardDocs } from './modules/leaderboards/leaderboards.routes.ts';
 import {
   createPaymentsAdminRouter,
   createPaymentsRouter,
   registerPaymentDocs,
 } from './modules/payments/payments.routes.ts';
-import { createPerksAdminRouter, registerPerkDocs } from './modules/perks/perks.routes.ts';
-import { registerRedemptionDocs } from './modules/perks/redemption.routes.ts';
+import { createPerkCatalogueRouter, createPerksAdminRouter, registerPerkDocs } from './modules/perks/perks.routes.ts';
+import { createRedemptionRouter, registerRedemptionDocs } from './modules/perks/redemption.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { createPregenerationRouter } from './modules/pregeneration/pregeneration.routes.ts';
 import { registerPerkChargesDocs } from './modules/relayer/perk-charges.routes.ts';
@@ -36,8 +45,7 @@ import { registerRelayerDocs } from './modules/relayer/relay.routes.ts';
 import { createRelayerRouter } from './modules/relayer/relayer.router.ts';
 import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/relayer/relayer-gas.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
-import { createServicesRouter } from './modules/services.router.ts';
-import { registerStreakDocs } from './modules/streaks/streaks.routes.ts';
+import { createStreaksRouter, registerStreakDocs } from './modules/streaks/streaks.routes.ts';
 import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
@@ -138,7 +146,61 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   // Shared services (perk catalogue, eligibility, chat roles) and the constraint cache's invalidation host.
-  mount('event-handler', '/services', createServicesRouter(deps, services));
+  // Shared services for bots, the site plugin and brand back-ends: each feature's own router.
+  const servicesRouter = Router();
+  // Check-in and milestones reward through the event handler's own pipeline, cache and brand limit.
+  servicesRouter.use(
+    createStreaksRouter({
+      db: deps.db,
+      clock: deps.clock,
+      logger,
+      events: services.events,
+      verifyBrandSignature,
+      brandLimit: services.limits.brand,
+    }),
+  );
+  servicesRouter.use(
+    createAccountsRouter({
+      db: deps.db,
+      clock: deps.clock,
+      logger,
+      wallets: deps.wallets,
+      balanceOf: deps.perkChain?.balanceOf,
+      verifyBrandSignature,
+    }),
+  );
+  servicesRouter.use(
+    createCommunityServicesRouter({
+      db: deps.db,
+      clock: deps.clock,
+      secrets: deps.secrets,
+      verifyBrandSignature,
+      changes: services.changes,
+    }),
+  );
+  servicesRouter.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, logger, verifyBrandSignature }));
+  servicesRouter.use(createAchievementsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
+  servicesRouter.use(
+    createBalancesRouter({
+      db: deps.db,
+      clock: deps.clock,
+      publicClient: deps.publicClient,
+      rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+      verifyBrandSignature,
+    }),
+  );
+  servicesRouter.use(createPerkCatalogueRouter({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger }));
+  servicesRouter.use(createRedemptionRouter({ ...deps, verifyBrandSignature }));
+  servicesRouter.use(
+    createEligibilityRouter({
+      db: deps.db,
+      clock: deps.clock,
+      constraints: deps.constraints,
+      verifyBrandSignature,
+      ipLimit: services.limits.ip,
+    }),
+  );
+  mount('event-handler', '/services', servicesRouter);
   mount('constraint-updater', '/constraint-updater', createConstraintUpdaterRouter(deps));
   mount('admin', '/admin', adminRouter);
   adminRouter.use(

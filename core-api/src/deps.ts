@@ -1,11 +1,13 @@
 import type { Clock } from '@pts/shared';
 import type { Logger } from 'pino';
+import type { ChainInfo } from './chain/chain-info.ts';
 import type { ChainPublicClient } from './chain/deploy.ts';
 import type { Minter } from './chain/minter.types.ts';
 import type { RelayerSender } from './chain/relayer.types.ts';
 import type { Config } from './config.ts';
 import type { Database, DatabaseKind } from './db/database.ts';
 import type { ConstraintChecker } from './modules/constraints/constraint-checker.ts';
+import type { TxtResolver } from './modules/dns/dns.service.ts';
 import type { IdentityProvider } from './modules/identity/identity-provider.ts';
 import type { LocalTokenIssuer } from './modules/identity/local-token-issuer.ts';
 import type { PaymentProvider } from './modules/payments/payment-provider.ts';
@@ -14,19 +16,8 @@ import type { IdentityWalletProvider, WalletProvider } from './modules/wallets/w
 import type { Metrics } from './observability/metrics.ts';
 import type { SecretBox } from './security/secret-box.ts';
 
-/** Resolves TXT records; injectable so tests use a local DNS server. */
-export type TxtResolver = (hostname: string) => Promise<string[][]>;
-
-/** What the chain exposes to health checks and diagnostics. */
-export interface ChainInfo {
-  chainId: number;
-  rpcUrl: string;
-  contracts: Record<string, `0x${string}`>;
-  minterAddress: `0x${string}`;
-  explorerUrl: string;
-  /** Resolves with the latest block number; throws when the RPC is unreachable. */
-  ping(): Promise<bigint>;
-}
+export type { ChainInfo } from './chain/chain-info.ts';
+export type { TxtResolver } from './modules/dns/dns.service.ts';
 
 /** Everything a request handler or job may touch. Passed, never imported (CONVENTIONS habit 5). */
 export interface AppDeps {

@@ -1,3 +1,4 @@
+import type { Clock } from '@pts/shared';
 import {
   AppError,
   activeCampaignsQuerySchema,
@@ -17,12 +18,13 @@ import {
 } from '@pts/shared';
 import { type Request, Router } from 'express';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import type { AppDeps } from '../../deps.ts';
+import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { type BrandSignatureVerifier, hasBrandSignature, signatureRequired } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { verifySecurityKey } from '../brands/brands.service.ts';
 import { activeCampaigns, createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns.service.ts';
@@ -41,7 +43,7 @@ const BODY_LIMIT_BYTES = 8 * 1024;
 export const SETUP_FAILURES_ALLOWED = 5;
 export const SETUP_FAILURE_WINDOW_SECONDS = 600;
 
-export type CommunityServicesDeps = Pick<AppDeps, 'db' | 'clock' | 'secrets'> & {
+export type CommunityServicesDeps = { db: Database; clock: Clock; secrets: SecretBox } & {
   verifyBrandSignature: BrandSignatureVerifier;
   /** Chat group settings write the brand's rules: every rule cache hears of it. */
   changes: ChangeNotifier;
@@ -131,7 +133,7 @@ export function createCommunityServicesRouter(deps: CommunityServicesDeps): Rout
 }
 
 /** Hashtag campaign administration under `/admin` (admin token). */
-export function createCampaignAdminRouter(deps: Pick<AppDeps, 'db' | 'clock' | 'adminToken'>): Router {
+export function createCampaignAdminRouter(deps: { db: Database; clock: Clock; adminToken: string }): Router {
   const router = Router();
   const auth = requireAdminToken(deps.adminToken);
   const json = jsonBody(16 * 1024);

@@ -1,3 +1,4 @@
+import type { Clock } from '@pts/shared';
 import {
   AppError,
   addConstraintRequestSchema,
@@ -15,10 +16,16 @@ import {
 } from '@pts/shared';
 import { Router } from 'express';
 import { z } from 'zod';
+import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
+import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { jsonBody } from '../../http/json-body.ts';
+import type { RateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
+import { perkNotFound } from '../perks/perks.service.ts';
+import { saveChatRoles } from './chat-roles.ts';
+import type { ConstraintChecker } from './constraint-checker.ts';
 import {
   addConstraint,
   brandForApiKey,
@@ -29,6 +36,58 @@ import {
 } from './constraints.service.ts';
 
 const UPDATER_BODY_LIMIT_BYTES = 16 * 1024;
+
+const SERVICES_BODY_LIMIT_BYTES = 16 * 1024;
+
+/** What the perk-eligibility and chat-role routes use. */
+export interface EligibilityRouterDeps {
+  db: Database;
+  clock: Clock;
+  constraints: ConstraintChecker | undefined;
+  verifyBrandSignature: BrandSignatureVerifier;
+  /** Unsigned eligibility checks are limited per IP (the event host's limit). */
+  ipLimit: RateLimit;
+}
+
+/**
+ * Under `/services`: `POST /perks/check-eligibility` (public, per-IP limited) and `POST /chat-roles`
+ * (brand-signed: a bot reports a member's roles for `chat_role` constraints).
+ */
+export function createEligibilityRouter(deps: EligibilityRouterDeps): Router {
+  const router = Router();
+  router.post('/perks/check-eligibility', jsonBody(SERVICES_BODY_LIMIT_BYTES), async (req, res) => {
+    await deps.ipLimit.consume(res, req.ip ?? 'unknown');
+    const input = parseInput(checkEligibilityRequestSchema, req.body);
+    if (!deps.constraints) throw new AppError('SERVICE_UNAVAILABLE', 'Constraint checks are not configured here');
+    const perkId = BigInt(input.perkId);
+    const verdict = await deps.constraints.check({ collectionId: perkId, userAddress: input.userAddress });
+    // A perk of another brand is reported as unknown to this brand.
+    if (verdict.brandId !== input.brandId) throw perkNotFound(perkId);
+    res.json({
+      success: true,
+      brandId: input.brandId,
+      perkId: Number(perkId),
+      userAddress: input.userAddress,
+      eligible: verdict.eligible,
+      results: verdict.results,
+    });
+  });
+
+  router.post('/chat-roles', jsonBody(SERVICES_BODY_LIMIT_BYTES), async (req, res) => {
+    const brandId = typeof req.body?.brandId === 'string' ? req.body.brandId.trim().toLowerCase() : '';
+    await requireBrandSignature(deps.verifyBrandSignature, req, brandId, 'Reporting chat roles');
+    const input = parseInput(reportChatRolesRequestSchema, req.body);
+    const saved = await saveChatRoles(deps, {
+      brandId: input.brandId,
+      platform: input.platform,
+      guildId: input.guildId,
+      userId: input.userId,
+      roles: input.roles,
+    });
+    res.json({ success: true, refreshedAt: saved.refreshedAt.toISOString(), roles: saved.roles });
+  });
+  return router;
+}
 
 /** `/admin/perks/:id/constraints` (admin bearer token): add, list, remove a perk's constraints. */
 export function createConstraintsAdminRouter(deps: ConstraintServiceDeps & { adminToken: string }): Router {

@@ -1,10 +1,14 @@
+import type { Clock } from '@pts/shared';
 import { domainSchema, errorEnvelopeSchema } from '@pts/shared';
 import { Router } from 'express';
+import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { AppDeps } from '../../deps.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
 import { jsonBody } from '../../http/json-body.ts';
 import { createRateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
+import type { TxtResolver } from '../../modules/dns/dns.service.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import { verifyDns } from './dns.service.ts';
 
@@ -27,7 +31,7 @@ export const verifyDnsResponseSchema = z
   })
   .meta({ id: 'VerifyDnsResponse' });
 
-export type DnsRouterDeps = Pick<AppDeps, 'db' | 'resolveTxt' | 'clock' | 'config' | 'logger'>;
+export type DnsRouterDeps = { db: Database; resolveTxt: TxtResolver; clock: Clock; config: Config; logger: Logger };
 
 export interface DnsRouterOptions {
   /** Lookups one client IP may trigger per minute (each costs an outbound DNS query). Default 30. */

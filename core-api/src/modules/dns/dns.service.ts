@@ -3,10 +3,12 @@ import { Resolver } from 'node:dns/promises';
 import { ADDRESS_PATTERN, AppError, type Clock } from '@pts/shared';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
-import type { TxtResolver } from '../../deps.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import { hashSecret } from '../../security/secret-box.ts';
 import { addVerifiedDomain, findBrandForDns } from './dns.repository.ts';
+
+/** Resolves TXT records; injectable so tests use a local DNS server. */
+export type TxtResolver = (hostname: string) => Promise<string[][]>;
 
 /** Why a domain is or is not configured; returned to the caller so a brand can fix its record. */
 export type DnsVerificationReason =

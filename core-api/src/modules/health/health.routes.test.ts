@@ -10,8 +10,8 @@ import {
 } from '@pts/shared';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ChainInfo } from '../../chain/chain-info.ts';
 import { loadConfig } from '../../config.ts';
-import type { ChainInfo } from '../../deps.ts';
 import { createErrorHandler, notFoundHandler } from '../../http/errors.ts';
 import { createLogger } from '../../observability/logger.ts';
 import type { IdentityWalletProvider, WalletProvider } from '../wallets/wallet-provider.ts';

@@ -1,4 +1,5 @@
 import { hostname as osHostname } from 'node:os';
+import type { Clock } from '@pts/shared';
 import {
   type ConnectionState,
   type DebugInfo,
@@ -16,13 +17,23 @@ import {
 } from '@pts/shared';
 import { type Response, Router } from 'express';
 import type { Logger } from 'pino';
-import type { AppDeps } from '../../deps.ts';
+import type { ChainInfo } from '../../chain/chain-info.ts';
+import type { Config } from '../../config.ts';
+import type { DatabaseKind } from '../../db/database.ts';
+import type { IdentityWalletProvider, WalletProvider } from '../../modules/wallets/wallet-provider.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 
 /** A ping slower than this counts as a failure, so a hung RPC or database never hangs the health checks. */
 export const DEFAULT_PING_TIMEOUT_MS = 2_000;
 
-export type HealthDeps = Pick<AppDeps, 'pingDatabase' | 'chain' | 'clock' | 'config' | 'wallets' | 'dbKind'> & {
+export type HealthDeps = {
+  pingDatabase: () => Promise<void>;
+  chain: ChainInfo;
+  clock: Clock;
+  config: Config;
+  wallets: WalletProvider & IdentityWalletProvider;
+  dbKind: DatabaseKind;
+} & {
   /** Route paths this process serves, listed by the root health body. */
   routes: () => string[];
   serviceName: string;

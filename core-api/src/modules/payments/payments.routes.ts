@@ -1,3 +1,4 @@
+import type { Clock } from '@pts/shared';
 import {
   AppError,
   brandIdParamsSchema,
@@ -15,7 +16,9 @@ import {
 import express, { type ErrorRequestHandler, type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { AppDeps } from '../../deps.ts';
+import type { Minter } from '../../chain/minter.types.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { errorBody, toClientError } from '../../http/errors.ts';
 import { jsonBody } from '../../http/json-body.ts';
@@ -35,7 +38,7 @@ import {
 } from './payments.service.ts';
 
 /** What the payment routes use from the app: its dependencies plus the payment provider. */
-export type PaymentsRouterDeps = Pick<AppDeps, 'db' | 'clock' | 'logger' | 'minter' | 'config'> & {
+export type PaymentsRouterDeps = { db: Database; clock: Clock; logger: Logger; minter: Minter; config: Config } & {
   payments: PaymentProvider;
 };
 
@@ -192,7 +195,7 @@ export function createPaymentsRouter(deps: PaymentsRouterDeps): Router {
 }
 
 /** `GET /brands/:brandId/purchases`, mounted under `/admin` (admin token required). */
-export function createPaymentsAdminRouter(deps: Pick<AppDeps, 'db' | 'adminToken'>): Router {
+export function createPaymentsAdminRouter(deps: { db: Database; adminToken: string }): Router {
   const router = Router();
   router.get('/brands/:brandId/purchases', requireAdminToken(deps.adminToken), async (req, res) => {
     const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');

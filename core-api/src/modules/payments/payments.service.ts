@@ -11,8 +11,8 @@ import {
 } from '@pts/shared';
 import type { Logger } from 'pino';
 import type { Minter, MintSubmission } from '../../chain/minter.types.ts';
+import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
-import type { AppDeps } from '../../deps.ts';
 import { findBrandByAddress } from '../brands/brands.repository.ts';
 import { enqueueWebhook } from '../webhooks/webhooks.outbox.ts';
 import { formatCents, parseTokens, parseUsdToCents, tokensForCents } from './payment-amounts.ts';
@@ -43,7 +43,7 @@ export interface PaymentDeps {
 
 /** The payment dependencies out of the app's (the payment provider under `payments`). */
 export function paymentDepsFrom(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'logger' | 'minter' | 'config'> & { payments: PaymentProvider },
+  deps: { db: Database; clock: Clock; logger: Logger; minter: Minter; config: Config } & { payments: PaymentProvider },
 ): PaymentDeps {
   return {
     db: deps.db,

@@ -1,6 +1,12 @@
+import type { Clock } from '@pts/shared';
 import { errorEnvelopeSchema, perkRedemptionRequestSchema, perkRedemptionResponseSchema } from '@pts/shared';
 import { Router } from 'express';
-import type { AppDeps } from '../../deps.ts';
+import type { Logger } from 'pino';
+import type { ChainInfo } from '../../chain/chain-info.ts';
+import type { ChainPublicClient } from '../../chain/deploy.ts';
+import type { RelayerSender } from '../../chain/relayer.types.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
 import {
   type BrandSignatureVerifier,
   hasBrandSignature,
@@ -9,6 +15,8 @@ import {
 } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
+import type { ConstraintChecker } from '../../modules/constraints/constraint-checker.ts';
+import type { IdentityWalletProvider, WalletProvider } from '../../modules/wallets/wallet-provider.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import { relayContractsOf } from '../relayer/relay.routes.ts';
 import { createRedemptionService, custodialKeyOf } from './redemption.service.ts';
@@ -16,10 +24,17 @@ import { createRedemptionService, custodialKeyOf } from './redemption.service.ts
 const BODY_LIMIT_BYTES = 8 * 1024;
 
 /** What the redeem route uses from the app. */
-export type RedemptionRouterDeps = Pick<
-  AppDeps,
-  'db' | 'clock' | 'logger' | 'config' | 'chain' | 'relayer' | 'publicClient' | 'wallets' | 'constraints'
-> & { verifyBrandSignature: BrandSignatureVerifier };
+export type RedemptionRouterDeps = {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  config: Config;
+  chain: ChainInfo;
+  relayer: RelayerSender;
+  publicClient: ChainPublicClient;
+  wallets: WalletProvider & IdentityWalletProvider;
+  constraints?: ConstraintChecker | undefined;
+} & { verifyBrandSignature: BrandSignatureVerifier };
 
 /**
  * `POST /perks/redeem` of the services router (spec 4.3, brand-signed): checks balance, supply, per-user

@@ -1,3 +1,4 @@
+import type { Clock } from '@pts/shared';
 import {
   errorEnvelopeSchema,
   RELAY_BODY_LIMIT_BYTES,
@@ -7,11 +8,18 @@ import {
   relayTransactionSchema,
 } from '@pts/shared';
 import { type NextFunction, type Request, type Response, Router } from 'express';
+import type { Logger } from 'pino';
 import { type Address, parseGwei } from 'viem';
-import type { AppDeps } from '../../deps.ts';
+import type { ChainInfo } from '../../chain/chain-info.ts';
+import type { ChainPublicClient } from '../../chain/deploy.ts';
+import type { RelayerSender } from '../../chain/relayer.types.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { createRateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
+import type { ConstraintChecker } from '../../modules/constraints/constraint-checker.ts';
+import type { IdentityProvider } from '../../modules/identity/identity-provider.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import {
   authenticate,
@@ -26,13 +34,20 @@ import {
 import type { RelayContracts } from './relay-policy.ts';
 
 /** What the relay routes use from the app. */
-export type RelayRouterDeps = Pick<
-  AppDeps,
-  'db' | 'clock' | 'logger' | 'identity' | 'chain' | 'config' | 'relayer' | 'publicClient' | 'constraints'
->;
+export type RelayRouterDeps = {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  identity: IdentityProvider;
+  chain: ChainInfo;
+  config: Config;
+  relayer: RelayerSender;
+  publicClient: ChainPublicClient;
+  constraints?: ConstraintChecker | undefined;
+};
 
 /** The four relay targets: deployed here (`deps.chain.contracts`) or configured (PTS_*_ADDRESS). */
-export function relayContractsOf(deps: Pick<AppDeps, 'chain' | 'config'>): RelayContracts {
+export function relayContractsOf(deps: { chain: ChainInfo; config: Config }): RelayContracts {
   const known = deps.chain.contracts;
   const pick = (name: string, configured: string | undefined) => (known[name] ?? configured) as Address | undefined;
   return {

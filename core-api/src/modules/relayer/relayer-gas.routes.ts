@@ -7,8 +7,9 @@ import {
 } from '@pts/shared';
 import { Router } from 'express';
 import { formatEther } from 'viem';
+import type { ChainInfo } from '../../chain/chain-info.ts';
 import { readGasByBrand } from '../../chain/relayer-sender.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
@@ -26,7 +27,7 @@ function view(gasUsed: bigint, costWei: bigint, transactions: number) {
  * `GET /admin/relayer/gas[?brand=ID]`: gas the relayer paid per brand, from `relay_transactions` (docs/relayer.md
  * "Gas accounting"). Reads the database only, so any admin instance answers.
  */
-export function createRelayerGasAdminRouter(deps: Pick<AppDeps, 'db' | 'chain' | 'adminToken'>): Router {
+export function createRelayerGasAdminRouter(deps: { db: Database; chain: ChainInfo; adminToken: string }): Router {
   const router = Router();
   router.get('/relayer/gas', requireAdminToken(deps.adminToken), async (req, res) => {
     const query = parseInput(relayerGasQuerySchema, req.query, 'query');

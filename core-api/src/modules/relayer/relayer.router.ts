@@ -1,16 +1,18 @@
 import { Router } from 'express';
 import type { Address } from 'viem';
-import type { AppDeps } from '../../deps.ts';
 import type { BrandSignatureVerifier } from '../../http/brand-signature.ts';
 import { createRateLimit } from '../../http/rate-limit.ts';
 import { createPerkChargesRouter } from './perk-charges.routes.ts';
-import { createRelayRouter } from './relay.routes.ts';
+import { createRelayRouter, type RelayRouterDeps } from './relay.routes.ts';
 
 /**
  * Everything the relayer host serves under `/relayer` (and at the root of a relayer-only process): the
  * brand-signed perk charge endpoints (spec 4.10) and the user relay endpoint (spec 4.9).
  */
-export function createRelayerRouter(deps: AppDeps, services: { verifyBrandSignature: BrandSignatureVerifier }): Router {
+export function createRelayerRouter(
+  deps: RelayRouterDeps,
+  services: { verifyBrandSignature: BrandSignatureVerifier },
+): Router {
   const router = Router();
   const { verifyBrandSignature } = services;
   router.use(

@@ -1,3 +1,4 @@
+import type { Clock } from '@pts/shared';
 import {
   brandIdParamsSchema,
   setWebhookRequestSchema,
@@ -5,12 +6,13 @@ import {
   webhookDeliveryParamsSchema,
 } from '@pts/shared';
 import { Router } from 'express';
-import { webhooksAllowInsecure } from '../../config.ts';
-import type { AppDeps } from '../../deps.ts';
+import { type Config, webhooksAllowInsecure } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { jsonBody } from '../../http/json-body.ts';
 import type { HostResolver } from '../../http/ssrf-guard.ts';
 import { parseInput } from '../../http/validate.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
 import {
   deleteWebhookEndpoint,
   getWebhookEndpoint,
@@ -21,8 +23,14 @@ import {
   type WebhookServiceDeps,
 } from './webhooks.service.ts';
 
-/** A slice of AppDeps (pass `deps` as is); `resolve` replaces DNS in tests. */
-export type WebhookRouterDeps = Pick<AppDeps, 'db' | 'secrets' | 'clock' | 'config' | 'adminToken'> & {
+/** What the webhook admin routes need (the app's deps fit as they are); `resolve` replaces DNS in tests. */
+export type WebhookRouterDeps = {
+  db: Database;
+  secrets: SecretBox;
+  clock: Clock;
+  config: Config;
+  adminToken: string;
+} & {
   resolve?: HostResolver;
 };
 

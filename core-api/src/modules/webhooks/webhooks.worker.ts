@@ -1,6 +1,9 @@
-import { webhooksAllowInsecure } from '../../config.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { Clock } from '@pts/shared';
+import type { Logger } from 'pino';
+import { type Config, webhooksAllowInsecure } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
 import type { HostResolver, SsrfPolicy } from '../../http/ssrf-guard.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
 import { nextAttemptAfter, sendWebhook, WEBHOOK_MAX_ATTEMPTS } from './webhooks.delivery.ts';
 import {
   claimDueDeliveries,
@@ -9,8 +12,8 @@ import {
   type WebhookDeliveryRow,
 } from './webhooks.repository.ts';
 
-/** What the worker needs: a slice of AppDeps (pass `deps` as is), plus test hooks. */
-export type WebhookWorkerDeps = Pick<AppDeps, 'db' | 'clock' | 'logger' | 'secrets' | 'config'> & {
+/** What the worker needs (the app's deps fit as they are), plus test hooks. */
+export type WebhookWorkerDeps = { db: Database; clock: Clock; logger: Logger; secrets: SecretBox; config: Config } & {
   /** DNS for the SSRF guard; the system resolver when absent. */
   resolve?: HostResolver;
   /** Background polling interval; `0` disables the timer (tests drive `runOnce`). Default PTS_WEBHOOK_POLL_MS. */
