@@ -19,13 +19,6 @@ import {
   createCommunityServicesRouter,
   registerCommunityDocs,
 } from './modules/community/community.routes.ts';
-import { constraintUrlPolicy } from './modules/constraints/constraint-checker.ts';
-import {
-  createConstraintsAdminRouter,
-  createConstraintUpdaterRouter,
-  createEligibilityRouter,
-  registerConstraintDocs,
-} from './modules/constraints/constraints.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
 import { createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
@@ -36,6 +29,13 @@ import {
   createPaymentsRouter,
   registerPaymentDocs,
 } from './modules/payments/payments.routes.ts';
+import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
+import {
+  createConstraintsAdminRouter,
+  createConstraintUpdaterRouter,
+  createEligibilityRouter,
+  registerConstraintDocs,
+} from './modules/perks/constraints/constraints.routes.ts';
 import { createPerkCatalogueRouter, createPerksAdminRouter, registerPerkDocs } from './modules/perks/perks.routes.ts';
 import { createRedemptionRouter, registerRedemptionDocs } from './modules/perks/redemption.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';

@@ -1,9 +1,3 @@
-import type { Clock } from '@pts/shared';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
-import { createLocalPaymentProvider } from './local-provider.ts';
-import { createStripePaymentProvider } from './stripe-provider.ts';
-
 /** A provider's view of a checkout session, re-fetched whenever a decision depends on it. */
 export interface CheckoutSession {
   id: string;
@@ -57,21 +51,6 @@ export interface PaymentProvider {
   retrieveSession(id: string): Promise<CheckoutSession | undefined>;
   /** Verifies the signature over the exact raw body (with a timestamp tolerance) and parses the event. */
   verifyWebhook(rawBody: Buffer, signatureHeader: string | undefined): PaymentWebhookEvent;
-}
-
-/** Stripe when `PTS_STRIPE_SECRET_KEY` is set, otherwise the embedded local provider. */
-export function createPaymentProvider(config: Config, deps: { db: Database; clock: Clock }): PaymentProvider {
-  if (config.PTS_STRIPE_SECRET_KEY) {
-    return createStripePaymentProvider({
-      secretKey: config.PTS_STRIPE_SECRET_KEY,
-      webhookSecret: config.PTS_STRIPE_WEBHOOK_SECRET,
-      host: config.PTS_STRIPE_HOST,
-      port: config.PTS_STRIPE_PORT,
-      protocol: config.PTS_STRIPE_PROTOCOL,
-      clock: deps.clock,
-    });
-  }
-  return createLocalPaymentProvider(deps);
 }
 
 /** Appends `session_id={CHECKOUT_SESSION_ID}` unless the URL already carries the placeholder. */

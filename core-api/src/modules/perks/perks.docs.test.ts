@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApiDocs } from '../../observability/openapi.ts';
-import { registerConstraintDocs } from '../constraints/constraints.routes.ts';
+import { registerConstraintDocs } from './constraints/constraints.routes.ts';
 import { registerPerkDocs } from './perks.routes.ts';
 
 describe('perk and constraint OpenAPI entries', () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { perkNFTAbi } from '../../chain/artifacts/index.ts';
-import { relayContractsOf } from '../relayer/relay.routes.ts';
+import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import {
   CONFIRMATION_CODE_PATTERN,
   createRedemptionService,

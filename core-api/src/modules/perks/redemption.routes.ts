@@ -3,6 +3,7 @@ import { errorEnvelopeSchema, perkRedemptionRequestSchema, perkRedemptionRespons
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import type { ChainInfo } from '../../chain/chain-info.ts';
+import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { RelayerSender } from '../../chain/relayer.types.ts';
 import type { Config } from '../../config.ts';
@@ -15,10 +16,9 @@ import {
 } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
-import type { ConstraintChecker } from '../../modules/constraints/constraint-checker.ts';
 import type { IdentityWalletProvider, WalletProvider } from '../../modules/wallets/wallet-provider.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
-import { relayContractsOf } from '../relayer/relay.routes.ts';
+import type { ConstraintChecker } from './constraints/constraint-checker.ts';
 import { createRedemptionService, custodialKeyOf } from './redemption.service.ts';
 
 const BODY_LIMIT_BYTES = 8 * 1024;

@@ -12,12 +12,12 @@ import { type Address, encodeFunctionData, type Hex, isAddressEqual, parseSignat
 import { privateKeyToAccount } from 'viem/accounts';
 import { perkNFTAbi, pointsSaleAbi, rewardTokenAbi } from '../../chain/artifacts/index.ts';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
+import { PERMIT_TYPES } from '../../chain/permit-types.ts';
 import type { RelayerSender, RelayTransaction } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
-import type { ConstraintChecker } from '../constraints/constraint-checker.ts';
 import { recordActivities } from '../leaderboards/activity.repository.ts';
-import { PERMIT_TYPES } from '../relayer/permit.ts';
+import type { ConstraintChecker } from './constraints/constraint-checker.ts';
 import type { PerkRow } from './perks.repository.ts';
 import { perkNotFound } from './perks.service.ts';
 

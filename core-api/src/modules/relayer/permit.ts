@@ -1,6 +1,9 @@
 import { AppError } from '@pts/shared';
 import { type Address, isAddressEqual, recoverTypedDataAddress, serializeSignature } from 'viem';
+import { PERMIT_TYPES } from '../../chain/permit-types.ts';
 import type { PermitParts } from './relay-policy.ts';
+
+export { PERMIT_TYPES } from '../../chain/permit-types.ts';
 
 /** EIP-712 domain of the reward token (`eip712Domain()`: name = the token name, version "1"). */
 export interface PermitDomain {
@@ -9,17 +12,6 @@ export interface PermitDomain {
   chainId: number;
   verifyingContract: Address;
 }
-
-/** The EIP-2612 `Permit` struct. */
-export const PERMIT_TYPES = {
-  Permit: [
-    { name: 'owner', type: 'address' },
-    { name: 'spender', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-} as const;
 
 export interface PermitCheck {
   permit: PermitParts;

@@ -10,14 +10,9 @@ import {
   toFunctionSelector,
 } from 'viem';
 import { businessEscrowAbi, perkNFTAbi, pointsSaleAbi, rewardTokenAbi } from '../../chain/artifacts/index.ts';
+import type { RelayContracts } from '../../chain/contract-addresses.ts';
 
-/** The four contracts a relayed call may target (spec 4.9 rule 3). */
-export interface RelayContracts {
-  rewardToken: Address;
-  perkNft: Address | undefined;
-  pointsSale: Address | undefined;
-  businessEscrow: Address | undefined;
-}
+export type { RelayContracts } from '../../chain/contract-addresses.ts';
 
 export type RelayContractName = keyof RelayContracts;
 

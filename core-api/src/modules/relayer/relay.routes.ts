@@ -9,8 +9,9 @@ import {
 } from '@pts/shared';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
-import { type Address, parseGwei } from 'viem';
+import { parseGwei } from 'viem';
 import type { ChainInfo } from '../../chain/chain-info.ts';
+import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { RelayerSender } from '../../chain/relayer.types.ts';
 import type { Config } from '../../config.ts';
@@ -18,9 +19,9 @@ import type { Database } from '../../db/database.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { createRateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
-import type { ConstraintChecker } from '../../modules/constraints/constraint-checker.ts';
 import type { IdentityProvider } from '../../modules/identity/identity-provider.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
+import type { ConstraintChecker } from '../perks/constraints/constraint-checker.ts';
 import {
   authenticate,
   createRelayChainReader,
@@ -31,7 +32,6 @@ import {
   type RelayServiceDeps,
   relay,
 } from './relay.service.ts';
-import type { RelayContracts } from './relay-policy.ts';
 
 /** What the relay routes use from the app. */
 export type RelayRouterDeps = {
@@ -45,18 +45,6 @@ export type RelayRouterDeps = {
   publicClient: ChainPublicClient;
   constraints?: ConstraintChecker | undefined;
 };
-
-/** The four relay targets: deployed here (`deps.chain.contracts`) or configured (PTS_*_ADDRESS). */
-export function relayContractsOf(deps: { chain: ChainInfo; config: Config }): RelayContracts {
-  const known = deps.chain.contracts;
-  const pick = (name: string, configured: string | undefined) => (known[name] ?? configured) as Address | undefined;
-  return {
-    rewardToken: (known.rewardToken ?? deps.config.PTS_REWARD_TOKEN_ADDRESS) as Address,
-    perkNft: pick('perkNft', deps.config.PTS_PERK_NFT_ADDRESS),
-    pointsSale: pick('pointsSale', deps.config.PTS_POINTS_SALE_ADDRESS),
-    businessEscrow: pick('businessEscrow', deps.config.PTS_BUSINESS_ESCROW_ADDRESS),
-  };
-}
 
 function setQuotaHeaders(res: Response, quota: QuotaState): void {
   res.setHeader('X-RateLimit-Limit', String(quota.limit));

@@ -14,8 +14,8 @@ import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { RelayerSender, RelayTransaction, RelayTxStatus } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
 import { describeIssues } from '../../http/validate.ts';
-import type { ConstraintChecker } from '../constraints/constraint-checker.ts';
 import type { AuthenticatedUser, IdentityProvider } from '../identity/identity-provider.ts';
+import type { ConstraintChecker } from '../perks/constraints/constraint-checker.ts';
 import { normalizeV, type PermitDomain, verifyPermit } from './permit.ts';
 import { decodeRelayCall, type PermitParts, type RelayCall, type RelayContracts } from './relay-policy.ts';
 

@@ -16,14 +16,14 @@ import {
 } from '@pts/shared';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Database } from '../../db/database.ts';
-import { requireAdminToken } from '../../http/admin-auth.ts';
-import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
-import { jsonBody } from '../../http/json-body.ts';
-import type { RateLimit } from '../../http/rate-limit.ts';
-import { parseInput } from '../../http/validate.ts';
-import type { ApiDocs } from '../../observability/openapi.ts';
-import { perkNotFound } from '../perks/perks.service.ts';
+import type { Database } from '../../../db/database.ts';
+import { requireAdminToken } from '../../../http/admin-auth.ts';
+import { type BrandSignatureVerifier, requireBrandSignature } from '../../../http/brand-signature.ts';
+import { jsonBody } from '../../../http/json-body.ts';
+import type { RateLimit } from '../../../http/rate-limit.ts';
+import { parseInput } from '../../../http/validate.ts';
+import type { ApiDocs } from '../../../observability/openapi.ts';
+import { perkNotFound } from '../perks.service.ts';
 import { saveChatRoles } from './chat-roles.ts';
 import type { ConstraintChecker } from './constraint-checker.ts';
 import {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type AddConstraintInput, AppError, type Clock, type PerkConstraint } from '@pts/shared';
-import type { Database } from '../../db/database.ts';
-import { SsrfError, type SsrfPolicy, vetUrlStatically } from '../../http/ssrf-guard.ts';
-import { hashSecret } from '../../security/secret-box.ts';
-import { insertAuditEntry } from '../brands/brands.repository.ts';
-import { findPerk } from '../perks/perks.repository.ts';
-import { perkNotFound } from '../perks/perks.service.ts';
+import type { Database } from '../../../db/database.ts';
+import { SsrfError, type SsrfPolicy, vetUrlStatically } from '../../../http/ssrf-guard.ts';
+import { hashSecret } from '../../../security/secret-box.ts';
+import { insertAuditEntry } from '../../brands/brands.repository.ts';
+import { findPerk } from '../perks.repository.ts';
+import { perkNotFound } from '../perks.service.ts';
 import { deleteConstraint, insertConstraint, listConstraintRows, toConstraint } from './constraints.repository.ts';
 
 export interface ConstraintServiceDeps {

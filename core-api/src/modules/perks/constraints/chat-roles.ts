@@ -1,5 +1,5 @@
 import type { Clock } from '@pts/shared';
-import type { Database } from '../../db/database.ts';
+import type { Database } from '../../../db/database.ts';
 
 /** A chat platform whose member roles a `chat_role` constraint can require. */
 export type ChatPlatform = 'discord' | 'telegram';

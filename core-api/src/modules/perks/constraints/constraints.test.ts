@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type { CreatedBrand } from '@pts/shared';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
-import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
-import { createApp } from '../../app.ts';
-import { runCli } from '../../cli/run-cli.ts';
-import { composeServices } from '../../compose.ts';
+import { waitForMintsSettled } from '../../../../test/chain-helpers.ts';
+import { startTestPlatform, type TestPlatform } from '../../../../test/platform.ts';
+import { createApp } from '../../../app.ts';
+import { runCli } from '../../../cli/run-cli.ts';
+import { composeServices } from '../../../compose.ts';
 import type { ChatRoleSource } from './chat-roles.ts';
 import { type ConstraintChecker, createConstraintChecker } from './constraint-checker.ts';
 

@@ -1,7 +1,7 @@
 import type { PerkConstraint } from '@pts/shared';
 import type { Insertable, Selectable } from 'kysely';
-import type { Database } from '../../db/database.ts';
-import type { PerkConstraintsTable } from '../../db/schema.ts';
+import type { Database } from '../../../db/database.ts';
+import type { PerkConstraintsTable } from '../../../db/schema.ts';
 
 export type ConstraintRow = Selectable<PerkConstraintsTable>;
 

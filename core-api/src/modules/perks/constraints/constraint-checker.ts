@@ -1,10 +1,10 @@
 import type { Clock, ConstraintResult } from '@pts/shared';
 import type { Logger } from 'pino';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
-import { guardedRequest, type HostResolver, SsrfError, type SsrfPolicy } from '../../http/ssrf-guard.ts';
-import { findPerk } from '../perks/perks.repository.ts';
-import { perkNotFound } from '../perks/perks.service.ts';
+import type { Config } from '../../../config.ts';
+import type { Database } from '../../../db/database.ts';
+import { guardedRequest, type HostResolver, SsrfError, type SsrfPolicy } from '../../../http/ssrf-guard.ts';
+import { findPerk } from '../perks.repository.ts';
+import { perkNotFound } from '../perks.service.ts';
 import { type ChatPlatform, type ChatRoleSource, findChatRoles, saveChatRoles } from './chat-roles.ts';
 import {
   type ConstraintRow,

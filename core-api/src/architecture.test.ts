@@ -1,0 +1,97 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The layout's rules, checked on the source itself (docs/architecture.md): modules never reach back into the
+// composition root, and no two files or feature folders import each other in a circle.
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'artifacts' ? [] : sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [relative(SRC, path)] : [];
+  });
+}
+
+const files = sourceFiles(SRC);
+const known = new Set(files);
+const imports = new Map(
+  files.map((file) => {
+    const text = readFileSync(join(SRC, file), 'utf8');
+    const targets = [...text.matchAll(/from '(\.[^']+)'/g)]
+      .map((match) => normalize(join(dirname(file), match[1] as string)))
+      .filter((target) => known.has(target));
+    return [file, targets] as const;
+  }),
+);
+
+/** `modules/<feature>` for files of a feature, else the top folder (or the file at the root). */
+const folderOf = (file: string) => {
+  const parts = file.split('/');
+  return parts[0] === 'modules' ? parts.slice(0, 2).join('/') : ((parts.length > 1 ? parts[0] : file) as string);
+};
+
+/** Strongly connected components with more than one member: the cycles of a graph. */
+function cycles(graph: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    onStack.add(node);
+    for (const target of graph.get(node) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(node, Math.min(low.get(node)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(node, Math.min(low.get(node)!, index.get(target)!));
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop() as string;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+describe('core-api layout', () => {
+  it('has no import cycle between files', () => {
+    const graph = new Map(files.map((file) => [file, new Set(imports.get(file))]));
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('has no import cycle between feature folders (or top-level folders)', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const [file, targets] of imports) {
+      const from = folderOf(file);
+      for (const target of targets) {
+        const to = folderOf(target);
+        if (to !== from) graph.set(from, (graph.get(from) ?? new Set()).add(to));
+      }
+    }
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('keeps modules out of the composition root: no module imports deps.ts, compose.ts or app.ts', () => {
+    const reaching = [...imports]
+      .filter(([file]) => file.startsWith('modules/'))
+      .flatMap(([file, targets]) =>
+        targets.filter((t) => ['deps.ts', 'compose.ts', 'app.ts'].includes(t)).map((t) => `${file} → ${t}`),
+      );
+    expect(reaching).toEqual([]);
+  });
+});
