@@ -82,6 +82,16 @@ describe('replies for every core-api outcome', () => {
     [new CoreApiError(404, 'BRAND_NOT_FOUND', 'Brand'), /no longer exists.*\/setup/],
     [new CoreApiError(0, 'UNREACHABLE', 'Cannot reach'), /pts is unreachable right now; try again in a minute/],
     [new CoreApiError(503, 'HTTP_503', 'down'), /pts is unreachable/],
+    // A 501 is an answer, not an outage; operator text (CLI commands) never reaches the chat.
+    [
+      new CoreApiError(501, 'NOT_IMPLEMENTED', 'needs custodial wallets; set PTS_IDENTITY_PROVIDER=local'),
+      /^pts does not offer that for this brand yet/,
+    ],
+    [new CoreApiError(500, 'INTERNAL_ERROR', 'boom'), /went wrong on our side/],
+    [
+      new CoreApiError(404, 'PERK_NOT_FOUND', 'Perk 7 not found: create it with npm run pts -- perk create'),
+      /^That perk does not exist or is not available; see \/perks/,
+    ],
     [
       new CoreApiError(400, 'INSUFFICIENT_BALANCE', 'x', { balance: 10, cost: 30, missing: 20 }),
       /need 20 more pts.*you have 10/,

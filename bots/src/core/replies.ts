@@ -91,6 +91,7 @@ export function replyForCoreError(error: unknown): Reply | undefined {
     case 'NOT_ELIGIBLE':
       return { text: 'You are not eligible for this perk.' };
     case 'PERK_UNAVAILABLE':
+    case 'PERK_NOT_FOUND':
     case 'NOT_FOUND':
       return { text: 'That perk does not exist or is not available; see /perks for the list.' };
     case 'CLAIM_FAILED':
@@ -103,13 +104,23 @@ export function replyForCoreError(error: unknown): Reply | undefined {
       };
     case 'VALIDATION_ERROR':
       return { text: `pts could not accept that: ${error.message}` };
+    case 'NOT_IMPLEMENTED':
+      // Operator-facing detail (configuration, CLI commands) stays in core-api's logs and message.
+      return { text: 'pts does not offer that for this brand yet; a group admin can ask the brand about it.' };
     case 'UNREACHABLE':
     case 'TIMEOUT':
     case 'SERVICE_UNAVAILABLE':
       return { text: 'pts is unreachable right now; try again in a minute.' };
     default:
-      if (error.status === 0 || error.status >= 500)
+      if (error.status === 0 || error.status === 502 || error.status === 503 || error.status === 504)
         return { text: 'pts is unreachable right now; try again in a minute.' };
+      if (error.status === 501) {
+        return { text: 'pts does not offer that for this brand yet; a group admin can ask the brand about it.' };
+      }
+      if (error.status >= 500) return INTERNAL_ERROR;
+      if (error.status === 409 && error.details?.reason === 'signature_in_use') {
+        return { text: 'That is still being processed; try again in a moment.' };
+      }
       if (error.status >= 400) return { text: `pts could not do that: ${error.message}` };
       return undefined;
   }

@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '@pts/shared';
 import { webhookCallback } from 'grammy';
+import type { Update } from 'grammy/types';
 import pino, { type Logger } from 'pino';
 import type { BotConfig } from '../config.ts';
 import { createCoreClients } from '../core/core-clients.ts';
@@ -54,17 +55,36 @@ export async function startTelegramBot(
   let ready = false;
   const state = { platform: 'telegram', ready: () => ready, startedAt: new Date() };
   const webhookPath = config.TELEGRAM_WEBHOOK_URL ? new URL(config.TELEGRAM_WEBHOOK_URL).pathname : '/telegram/webhook';
+  // The body is read and parsed here (not by grammY's http adapter, which throws on malformed JSON), so a
+  // bad body is a 400 and an oversized one a 413.
   const onWebhook =
     config.TELEGRAM_MODE === 'webhook'
-      ? webhookCallback(bot, 'http', { secretToken: config.TELEGRAM_WEBHOOK_SECRET, onTimeout: 'return' })
+      ? webhookCallback(
+          bot,
+          (update: unknown, secret: string | undefined, res: ServerResponse) => ({
+            update: Promise.resolve(update as Update),
+            header: secret,
+            end: () => res.end(),
+            respond: (json: string) => res.writeHead(200, { 'content-type': 'application/json' }).end(json),
+            unauthorized: () => res.writeHead(401, { 'content-type': 'text/plain' }).end('secret token is wrong'),
+          }),
+          { secretToken: config.TELEGRAM_WEBHOOK_SECRET, onTimeout: 'return' },
+        )
       : undefined;
   const server: Server = createServer((req, res) => {
     if (handleHealth(state, req, res)) return;
     if (onWebhook && req.method === 'POST' && (req.url ?? '').split('?')[0] === webhookPath) {
-      onWebhook(req, res).catch((error: unknown) => {
-        logger.error({ err: error }, 'webhook update failed');
-        if (!res.headersSent) res.writeHead(500).end();
-      });
+      readJsonBody(req, WEBHOOK_BODY_LIMIT_BYTES)
+        .then((update) => {
+          if (update === undefined) return void res.writeHead(400, JSON_TYPE).end('{"error":"body is not JSON"}');
+          if (update === TOO_LARGE) return void res.writeHead(413, JSON_TYPE).end('{"error":"body too large"}');
+          const secret = req.headers['x-telegram-bot-api-secret-token'];
+          return onWebhook(update, typeof secret === 'string' ? secret : undefined, res);
+        })
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'webhook update failed');
+          if (!res.headersSent) res.writeHead(500).end();
+        });
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
@@ -108,4 +128,29 @@ export async function startTelegramBot(
       });
     },
   };
+}
+
+const WEBHOOK_BODY_LIMIT_BYTES = 1024 * 1024;
+const JSON_TYPE = { 'content-type': 'application/json' };
+const TOO_LARGE = Symbol('too large');
+
+/** The request's JSON body; undefined when it is not JSON, TOO_LARGE past the limit. */
+function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    req.once('error', reject);
+    req.once('end', () => {
+      if (size > limit) return resolve(TOO_LARGE);
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        resolve(undefined);
+      }
+    });
+  });
 }

@@ -61,6 +61,20 @@ export function createTelegramBot(options: TelegramBotOptions): { bot: Bot; regi
     }),
   );
 
+  // Telegram redelivers an update it thinks was not acknowledged (a slow webhook answer, a restart): the
+  // same update_id is handled once, so a greeting or /daily is never processed twice by this process.
+  const recentUpdates = new Set<number>();
+  bot.use(async (ctx, next) => {
+    const id = ctx.update.update_id;
+    if (recentUpdates.has(id)) {
+      log.debug({ updateId: id }, 'telegram update delivered again; skipped');
+      return;
+    }
+    recentUpdates.add(id);
+    if (recentUpdates.size > 10_000) recentUpdates.delete(recentUpdates.values().next().value as number);
+    await next();
+  });
+
   // Members seen per group (username → id), so `/reward @name 10` works for people who wrote in the group.
   const seen = new Map<string, Map<string, string>>();
   const remember = (chatId: number, user: User) => {

@@ -83,4 +83,21 @@ describe('telegram webhook mode', () => {
     expect(sent.params.text).toMatch(/pts commands/);
     expect((await fetch(`${bot.url}/health`)).status).toBe(200);
   });
+
+  it('answers malformed JSON with 400, and handles an update delivered twice once', async () => {
+    const post = (body: string) =>
+      fetch(`${bot.url}/tg/hook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET },
+        body,
+      });
+    expect((await post('{"update_id": 7, "message": ')).status).toBe(400);
+    const since = api.calls.length;
+    const again = { ...update('/help'), update_id: 99 };
+    expect((await post(JSON.stringify(again))).status).toBe(200);
+    expect((await post(JSON.stringify(again))).status).toBe(200);
+    await api.waitForCall('sendMessage', () => true, since);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(api.calls.slice(since).filter((c) => c.method === 'sendMessage')).toHaveLength(1);
+  });
 });
