@@ -86,13 +86,15 @@ export function createCommandRegistry(deps: BotDeps, commands: readonly Command[
       const reply = await run();
       return sensitive ? { ...reply, sensitiveInput: true } : reply;
     } catch (error) {
+      // A refusal is the caller's business (not enough pts, an unknown perk, a cooldown): only they see it
+      // where the platform allows (Discord ephemeral replies).
       const friendly = replyForCoreError(error);
       if (friendly) {
         deps.logger.info({ ...label, code: (error as { code?: string }).code }, 'core-api refused');
-        return sensitive ? { ...friendly, sensitiveInput: true } : friendly;
+        return { ...friendly, ephemeral: true, ...(sensitive ? { sensitiveInput: true } : {}) };
       }
       deps.logger.error({ ...label, err: error }, 'command failed');
-      return sensitive ? { ...INTERNAL_ERROR, sensitiveInput: true } : INTERNAL_ERROR;
+      return { ...INTERNAL_ERROR, ephemeral: true, ...(sensitive ? { sensitiveInput: true } : {}) };
     }
   }
 
@@ -117,7 +119,7 @@ export function createCommandRegistry(deps: BotDeps, commands: readonly Command[
             return groupContextReply(command, input, deps);
           }
           if (command.adminOnly && !(await input.isAdmin())) {
-            return { text: `Only group admins can use /${command.name}.` };
+            return { text: `Only group admins can use /${command.name}.`, ephemeral: true };
           }
           if (command.name === HELP_NAME) return command.run({ ...input, args: {} }, deps);
           const parsed = command.args.safeParse(tokens(rawArgs, command.argNames));

@@ -137,6 +137,8 @@ describe('Discord adapter: the real discord.js client against a local fake Disco
     );
     expect(body.type).toBe(4);
     expect(embedText(body.data)).toMatch(/admin/i);
+    // A personal refusal: only the member sees it.
+    expect(body.data?.flags).toBe(64);
     expect(core.calls.filter((c) => c.method === 'chatGroupSetup')).toHaveLength(0);
     expect(groups.map.size).toBe(0);
   });
@@ -219,6 +221,7 @@ describe('Discord adapter: the real discord.js client against a local fake Disco
     );
     expect(embedText(soldOut.data)).not.toContain('PTS-');
     expect(embedText(soldOut.data).length).toBeGreaterThan(0);
+    expect(soldOut.data?.flags).toBe(64);
   });
 
   it('rewards a good-morning message and replies in the channel', async () => {
