@@ -59,6 +59,11 @@ export interface Reply {
   buttons?: ReplyButton[];
   /** Only the user sees it (Discord ephemeral replies; Telegram answers in private when it can). */
   ephemeral?: boolean;
+  /**
+   * The reply itself is a secret for this user alone (a link code): never posted where others read it.
+   * Discord answers ephemerally; Telegram sends it in a private chat, or says how to open one.
+   */
+  secret?: boolean;
   /** The message that triggered this reply held a secret (`/setup`'s key): delete it when the platform allows. */
   sensitiveInput?: boolean;
 }

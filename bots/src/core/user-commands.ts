@@ -289,6 +289,7 @@ export const linkCommand = defineCommand({
         return {
           text: `Your link code is ${code.code} (valid until ${code.expiresAt}). Send /link ${code.code} from your other account, on the other platform.`,
           ephemeral: true,
+          secret: true,
         };
       }
       await client.linkConfirm(identity, input.args.code.toUpperCase());

@@ -113,6 +113,27 @@ export function createTelegramBot(options: TelegramBotOptions): { bot: Bot; regi
   async function send(ctx: Context, reply: Reply, replyTo?: number): Promise<void> {
     const chatId = ctx.chat?.id;
     if (chatId === undefined) return;
+    if (reply.secret && ctx.chat?.type !== 'private') {
+      // A secret (a link code) posted in a group could be used by anyone there: it goes to a private chat.
+      const from = ctx.from;
+      let delivered = false;
+      if (from) {
+        try {
+          await ctx.api.sendMessage(from.id, renderReply(reply).text, { parse_mode: 'HTML' });
+          delivered = true;
+        } catch (error) {
+          // 403: the user never opened a private chat with the bot, which may not write first.
+          log.info({ err: error, userId: from.id }, 'could not send a secret reply privately');
+        }
+      }
+      const name = ctx.me.username;
+      const notice: Reply = delivered
+        ? { text: 'I sent it to you in a private message.' }
+        : {
+            text: `For your security I only send this in a private chat: open @${name}, press Start, then run the command here again.`,
+          };
+      return send(ctx, notice, replyTo);
+    }
     const rendered = renderReply(reply);
     await ctx.api.sendMessage(chatId, rendered.text, {
       parse_mode: 'HTML',

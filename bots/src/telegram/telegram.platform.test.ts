@@ -169,6 +169,25 @@ describe('telegram bot end to end', () => {
       .toBe(10);
   });
 
+  it('sends a /link code only in a private chat, never in the group', async () => {
+    const since = api.calls.length;
+    const notice = await replyTo(MEMBER, '/link');
+    expect(notice).toMatch(/private message/);
+    const dm = api.calls.slice(since).find((c) => c.method === 'sendMessage' && Number(c.params.chat_id) === MEMBER.id);
+    expect(String(dm?.params.text)).toMatch(/Your link code is [A-Z0-9]{8}/);
+    const inGroup = api.calls
+      .slice(since)
+      .filter((c) => c.method === 'sendMessage' && Number(c.params.chat_id) === GROUP)
+      .map((c) => String(c.params.text));
+    expect(inGroup.join('\n')).not.toMatch(/[A-Z0-9]{8}\b.*valid until|Your link code/);
+
+    // A member who never opened a private chat with the bot is told how, and the code is not shown.
+    api.blockPrivate(ADMIN.id);
+    const told = await replyTo(ADMIN, '/link');
+    expect(told).toMatch(/only send this in a private chat: open @/);
+    expect(told).not.toMatch(/Your link code/);
+  });
+
   it('pays the welcome bonus when a member joins and greets them', async () => {
     const since = api.calls.length;
     const newcomer = { id: 3003, is_bot: false, first_name: 'Cy' };

@@ -29,6 +29,8 @@ export interface FakeBotApi {
   calls: BotApiCall[];
   pushUpdate(update: Record<string, unknown>): number;
   setMember(chatId: number, userId: number, status: MemberStatus): void;
+  /** Private messages to this user answer 403, as for a user who never started the bot. */
+  blockPrivate(userId: number): void;
   /** The next `count` calls of `method` answer 429 with `retry_after`. */
   failNext(method: string, retryAfter: number, count?: number): void;
   /** Resolves with the first call of `method` (from `since`) matching `predicate`. */
@@ -76,6 +78,7 @@ export async function startFakeBotApi(token = '123456:TEST-token-abcdefghijklmno
   const updates: { update_id: number; [key: string]: unknown }[] = [];
   const polls = new Set<PendingPoll>();
   const members = new Map<string, MemberStatus>();
+  const blockedPrivate = new Set<number>();
   const failures = new Map<string, { retryAfter: number; count: number }>();
   const calls: BotApiCall[] = [];
   const waiters = new Set<() => void>();
@@ -158,6 +161,13 @@ export async function startFakeBotApi(token = '123456:TEST-token-abcdefghijklmno
           return;
         }
         case 'sendMessage':
+          if (blockedPrivate.has(Number(params.chat_id))) {
+            return json(res, 403, {
+              ok: false,
+              error_code: 403,
+              description: "Forbidden: bot can't initiate conversation with a user",
+            });
+          }
           return ok(res, message(params));
         case 'editMessageText':
           return ok(res, { ...message(params), message_id: Number(params.message_id) });
@@ -195,6 +205,9 @@ export async function startFakeBotApi(token = '123456:TEST-token-abcdefghijklmno
     },
     setMember(chatId, userId, status) {
       members.set(`${chatId}:${userId}`, status);
+    },
+    blockPrivate(userId) {
+      blockedPrivate.add(userId);
     },
     failNext(method, retryAfter, count = 1) {
       failures.set(method, { retryAfter, count });
