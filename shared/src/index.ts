@@ -82,6 +82,10 @@ export {
   linkEmailRequestSchema,
   linkedIdentitySchema,
   linkResultSchema,
+  type UnlinkIdentityRequest,
+  type UnlinkResult,
+  unlinkIdentityRequestSchema,
+  unlinkResultSchema,
 } from './schemas/accounts.ts';
 export {
   type AchievementsResponse,

@@ -1,3 +1,4 @@
+import { CoreApiError, parsePlatformIdentity } from '@pts/shared';
 import { z } from 'zod';
 import { groupContext } from './context.ts';
 import { formatDuration, secondsUntilUtcMidnight } from './replies.ts';
@@ -294,5 +295,46 @@ export const linkCommand = defineCommand({
       }
       await client.linkConfirm(identity, input.args.code.toUpperCase());
       return { text: 'Your accounts are linked: they now share one wallet, streak and balance.', ephemeral: true };
+    }),
+});
+
+/** The platform of an identity key (`telegram_1002@…` → telegram), for telling a user where to go. */
+function platformOfIdentity(identityKey: string): string {
+  return parsePlatformIdentity(identityKey)?.platform ?? 'email';
+}
+
+export const unlinkCommand = defineCommand({
+  name: 'unlink',
+  aliases: [],
+  description: 'Take this account out of the accounts you joined with /link (it gets its own wallet again)',
+  argNames: [],
+  args: noArgs,
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identity }) => {
+      try {
+        const result = await client.unlink(identity);
+        const others = result.identities.map((i) => platformOfIdentity(i.identityKey));
+        return {
+          text:
+            `This ${input.user.platform} account is unlinked: it starts again with a wallet, streak and balance of its own. ` +
+            `Your pts stay with your ${[...new Set(others)].join(' and ')} account.`,
+          ephemeral: true,
+        };
+      } catch (error) {
+        if (error instanceof CoreApiError && error.details?.reason === 'not_linked') {
+          return { text: 'This account is not linked to any other; there is nothing to unlink.', ephemeral: true };
+        }
+        if (error instanceof CoreApiError && error.details?.reason === 'primary_identity') {
+          const linked = Array.isArray(error.details.linked) ? error.details.linked.map(String) : [];
+          const platforms = [...new Set(linked.map(platformOfIdentity))];
+          return {
+            text:
+              `This ${input.user.platform} account holds your joined wallet and balance, so it stays. ` +
+              `Send /unlink from your ${platforms.join(' or ') || 'other'} account instead.`,
+            ephemeral: true,
+          };
+        }
+        throw error;
+      }
     }),
 });

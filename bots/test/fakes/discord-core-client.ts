@@ -200,6 +200,7 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
       pregenerateUser: unused('pregenerateUser'),
       linkCode: unused('linkCode'),
       linkConfirm: unused('linkConfirm'),
+      unlink: unused('unlink'),
     };
   }
   return api;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import type { ErrorDetails } from '../errors.ts';
+import { type UnlinkResult, unlinkResultSchema } from '../schemas/accounts.ts';
 import {
   type AchievementsResponse,
   achievementsResponseSchema,
@@ -179,6 +180,8 @@ export interface CoreClient {
   linkCode(userIdentifier: string): Promise<LinkCodeResult>;
   /** `POST /services/link/confirm`. */
   linkConfirm(userIdentifier: string, code: string): Promise<LinkConfirmResult>;
+  /** `POST /services/link/unlink`: takes `identityKey` (default: the caller) out of the caller's account. */
+  unlink(userIdentifier: string, identityKey?: string): Promise<UnlinkResult>;
 }
 
 const errorBody = z.object({
@@ -551,6 +554,14 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         schema: looseSuccess,
         retry: 'once',
       })) as LinkConfirmResult,
+    unlink: (userIdentifier, identityKey) =>
+      call({
+        method: 'POST',
+        path: '/services/link/unlink',
+        body: { brandId, userIdentifier, ...(identityKey ? { identityKey } : {}) },
+        schema: unlinkResultSchema,
+        retry: 'once',
+      }),
   };
 }
 

@@ -7,6 +7,8 @@ import {
   issueLinkCodeResponseSchema,
   linkEmailRequestSchema,
   linkResultSchema,
+  unlinkIdentityRequestSchema,
+  unlinkResultSchema,
 } from '@pts/shared';
 import { type Request, Router } from 'express';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
@@ -14,7 +16,14 @@ import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { createRateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
-import { type AccountDeps, confirmLinkCode, describeAccount, issueLinkCode, linkEmail } from './accounts.service.ts';
+import {
+  type AccountDeps,
+  confirmLinkCode,
+  describeAccount,
+  issueLinkCode,
+  linkEmail,
+  unlinkIdentity,
+} from './accounts.service.ts';
 
 export interface AccountRoutesDeps extends AccountDeps {
   verifyBrandSignature: BrandSignatureVerifier;
@@ -59,6 +68,12 @@ export function createAccountsRouter(deps: AccountRoutesDeps): Router {
     const input = parseInput(linkEmailRequestSchema, req.body);
     await requireSigned(deps, req, input.brandId, 'Linking an email');
     res.json(await linkEmail(deps, input));
+  });
+
+  router.post('/link/unlink', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
+    const input = parseInput(unlinkIdentityRequestSchema, req.body);
+    await requireSigned(deps, req, input.brandId, 'Unlinking an identity');
+    res.json(await unlinkIdentity(deps, input));
   });
 
   router.get('/link/:brandId/:userIdentifier', async (req, res) => {
@@ -120,6 +135,24 @@ export function registerAccountDocs(docs: ApiDocs, prefix = '/services'): void {
       400: failure('Invalid body, or the identity is the email itself'),
       401: failure('Missing, wrong or replayed brand signature'),
       409: failure('The identity is already linked to another account'),
+    },
+  });
+  docs.register({
+    method: 'post',
+    path: `${prefix}/link/unlink`,
+    summary: 'Take an identity out of its account: it gets a wallet of its own again',
+    description:
+      'The account keeps its wallet, balance, streak and history. `identityKey` (default: the caller) must ' +
+      'belong to the caller’s account; the primary identity (the account key, which holds the wallet) cannot leave.',
+    tags: ['accounts'],
+    security: signed,
+    request: { body: unlinkIdentityRequestSchema },
+    responses: {
+      200: { description: 'Unlinked', schema: unlinkResultSchema },
+      400: failure('Invalid body'),
+      401: failure('Missing, wrong or replayed brand signature'),
+      404: failure('`identityKey` is not in the caller’s account (details.reason `not_in_account`)'),
+      409: failure('Nothing to unlink (`not_linked`) or the primary identity (`primary_identity`)'),
     },
   });
   docs.register({
