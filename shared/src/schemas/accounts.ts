@@ -117,11 +117,9 @@ export const unlinkResultSchema = z
     success: z.literal(true),
     accountKey: z.string().meta({ description: 'The account the identity left (it keeps its wallet and balance)' }),
     unlinked: z.string().meta({ description: 'The identity taken out: from now on an account of its own' }),
-    walletAddress: z
-      .string()
-      .meta({
-        description: 'The wallet of the unlinked identity from now on (its own; empty of the account’s tokens)',
-      }),
+    walletAddress: z.string().meta({
+      description: 'The wallet of the unlinked identity from now on (its own; empty of the account’s tokens)',
+    }),
     identities: z.array(linkedIdentitySchema).meta({ description: 'The identities left in the account' }),
   })
   .meta({ id: 'UnlinkResult' });
