@@ -1,5 +1,6 @@
 import { CoreApiError, parsePlatformIdentity } from '@pts/shared';
 import { z } from 'zod';
+import { reportMemberRoles } from './chat-roles.ts';
 import { groupContext } from './context.ts';
 import { formatDuration, secondsUntilUtcMidnight } from './replies.ts';
 import type { BotDeps, Command, CommandInput, Reply, ReplyButton } from './types.ts';
@@ -187,6 +188,7 @@ export const perksCommand = defineCommand({
   args: noArgs,
   run: (input, deps) =>
     inGroup(input, deps, async ({ client }) => {
+      await reportMemberRoles(input, client, deps);
       const { perks } = await client.perks({ available: true });
       if (perks.length === 0) return { text: 'No perks are available right now.' };
       const shown = perks.slice(0, 10);
@@ -209,6 +211,7 @@ export const perksCommand = defineCommand({
 /** Redeems a perk for the user; shared by `/claim` and the perk buttons. */
 export async function claimPerk(input: CommandInput<unknown>, deps: BotDeps, perkId: string): Promise<Reply> {
   return inGroup(input, deps, async ({ client, identity }) => {
+    await reportMemberRoles(input, client, deps);
     const result = await client.redeemPerk({ perkId, userIdentifier: identity, platform: input.user.platform });
     const name = result.perk?.name ?? `perk ${perkId}`;
     return {

@@ -117,6 +117,22 @@ describe('telegram bot end to end', () => {
     expect(group.brand_id).toBe(brand.brandId.toLowerCase());
   });
 
+  it('reports member status as chat roles with /perks, so a role-gated perk can be judged', async () => {
+    await replyTo(MEMBER, '/perks');
+    await replyTo(ADMIN, '/rewards');
+    const rows = await platform.deps.db
+      .selectFrom('chat_member_roles')
+      .select(['platform_user_id', 'roles', 'guild_id'])
+      .where('platform', '=', 'telegram')
+      .where('platform_user_id', 'in', [String(MEMBER.id), String(ADMIN.id)])
+      .orderBy('platform_user_id')
+      .execute();
+    expect(rows).toEqual([
+      { platform_user_id: String(ADMIN.id), roles: ['creator', 'admin'], guild_id: String(GROUP) },
+      { platform_user_id: String(MEMBER.id), roles: ['member'], guild_id: String(GROUP) },
+    ]);
+  });
+
   it('pays /daily and answers a second one with the reset time', async () => {
     expect(await replyTo(MEMBER, '/daily')).toMatch(/Checked in: \+10 pts/);
     expect(await replyTo(MEMBER, '/checkin')).toMatch(/already checked in today/);

@@ -200,6 +200,10 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
       pregenerateUser: unused('pregenerateUser'),
       linkCode: unused('linkCode'),
       linkConfirm: unused('linkConfirm'),
+      async reportChatRoles(input) {
+        record('reportChatRoles', [input]);
+        return { success: true as const, refreshedAt: new Date().toISOString(), roles: [...new Set(input.roles)] };
+      },
       unlink: unused('unlink'),
     };
   }

@@ -18,7 +18,11 @@ import {
   chatGroupResponseSchema,
   chatGroupSetupResponseSchema,
 } from '../schemas/community.ts';
-import { type CheckEligibilityResponse, checkEligibilityResponseSchema } from '../schemas/constraints.ts';
+import {
+  type CheckEligibilityResponse,
+  checkEligibilityResponseSchema,
+  reportChatRolesResponseSchema,
+} from '../schemas/constraints.ts';
 import {
   type BulkEventsResponse,
   bulkEventsResponseSchema,
@@ -153,6 +157,16 @@ export interface CoreClient {
   perks(options?: { category?: string; available?: boolean }): Promise<PerkCatalogueResponse>;
   /** `POST /services/perks/check-eligibility`. */
   checkEligibility(perkId: number | string, userAddress: string): Promise<CheckEligibilityResponse>;
+  /**
+   * `POST /services/chat-roles`: a member's current roles in a group (Discord role ids, Telegram member
+   * status), for perks gated by a `chat_role` constraint. Replaces the brand's last snapshot of that member.
+   */
+  reportChatRoles(input: {
+    platform: 'discord' | 'telegram';
+    guildId: string;
+    userId: string;
+    roles: string[];
+  }): Promise<z.infer<typeof reportChatRolesResponseSchema>>;
   /** `POST /services/perks/redeem`: spends the user's tokens; never repeated after it may have been processed. */
   redeemPerk(input: { perkId: string | number; userIdentifier: string; platform?: string }): Promise<RedeemPerkResult>;
   /** `POST /services/chat-groups/setup`: the bot's `/setup <brand_id> <security_key>` (key as the admin typed it). */
@@ -476,6 +490,14 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         path: '/services/perks/check-eligibility',
         body: { brandId, perkId, userAddress },
         schema: checkEligibilityResponseSchema,
+        retry: 'safe',
+      }),
+    reportChatRoles: (input) =>
+      call({
+        method: 'POST',
+        path: '/services/chat-roles',
+        body: { brandId, ...input },
+        schema: reportChatRolesResponseSchema,
         retry: 'safe',
       }),
     redeemPerk: async (input) =>
