@@ -117,7 +117,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   mount(
     'reward-processor',
     '/reward-processor',
-    createRewardProcessorRouter({ minter: deps.minter, logger, adminToken: deps.adminToken }),
+    createRewardProcessorRouter({ minter: deps.minter, logger, clock: deps.clock, adminToken: deps.adminToken }),
   );
   mount('relayer', '/relayer', createRelayerRouter(deps, { verifyBrandSignature }));
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
