@@ -1,10 +1,11 @@
+import { createManualClock } from '@pts/shared';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/database.ts';
 import { ANVIL_DEPLOYER_PRIVATE_KEY, ANVIL_MINTER_PRIVATE_KEY, type AnvilInstance, startAnvil } from './anvil.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import { createChainClients, ensureContracts, MINTER_ROLE } from './deploy.ts';
-import { silentLogger } from './test-chain.ts';
+import { silentLogger, TEST_CLOCK_START } from './test-chain.ts';
 
 const deployer = privateKeyToAccount(ANVIL_DEPLOYER_PRIVATE_KEY);
 const minter = privateKeyToAccount(ANVIL_MINTER_PRIVATE_KEY);
@@ -30,6 +31,7 @@ async function ensureOn(anvil: AnvilInstance) {
     chainId: 1868,
     minterAddress: minter.address,
     logger: silentLogger,
+    clock: createManualClock(TEST_CLOCK_START),
   });
   const recorded = await database.db
     .selectFrom('chain_deployments')
