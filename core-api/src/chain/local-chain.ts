@@ -108,6 +108,21 @@ async function terminate(pid: number): Promise<void> {
   }
 }
 
+/**
+ * Whether the recorded anvil answers within a few seconds: right after a crash under load it may still be
+ * busy (mining what was sent, dumping its state), and a slow answer is no reason to throw its blocks away.
+ */
+async function answersSoon(record: LocalChainRecord): Promise<boolean> {
+  // Real elapsed time (monotonic): a wait for another OS process.
+  const deadline = performance.now() + 15_000;
+  while (performance.now() < deadline) {
+    if (!isAlive(record.pid)) return false;
+    if (await answersChainId(`http://127.0.0.1:${record.port}`, record.chainId)) return true;
+    await sleep(200);
+  }
+  return false;
+}
+
 function adopt(record: LocalChainRecord, recordPath: string, logger: Logger): LocalChain {
   const rpcUrl = `http://127.0.0.1:${record.port}`;
   // As for a chain this process spawned: a plain exit without stop() must not leave it running.
@@ -150,10 +165,11 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
   const record = readRecord(recordPath);
   if (record && record.stateFile === stateFile && isRecordedAnvil(record)) {
     const fits = record.chainId === chainId && (options.port === 0 || options.port === record.port);
-    if (fits && (await answersChainId(`http://127.0.0.1:${record.port}`, chainId))) {
-      return adopt(record, recordPath, logger);
-    }
-    logger.warn({ pid: record.pid, port: record.port }, 'stopping the local chain left running with other settings');
+    if (fits && (await answersSoon(record))) return adopt(record, recordPath, logger);
+    logger.warn(
+      { pid: record.pid, port: record.port, fits },
+      'stopping the local chain left running (other settings, or it does not answer)',
+    );
     await terminate(record.pid);
   }
   const anvil = await startAnvil({
