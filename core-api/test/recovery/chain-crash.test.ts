@@ -165,14 +165,20 @@ function startLoad(url: string, clients: number) {
 
 async function settleAndCheck(url: string, acknowledged: Acknowledged[]) {
   const adminToken = readFileSync(join(dataDir!, 'admin-token'), 'utf8').trim();
-  const queue = await waitUntil('rewards settling', async () => {
-    await fetch(`${url}/reward-processor/process-pending`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}` },
-    });
-    const body = (await (await fetch(`${url}/reward-processor/queue`)).json()) as Record<string, number>;
-    return body.pending === 0 && body.submitted === 0 ? body : undefined;
-  });
+  const queue = await waitUntil<Record<'pending' | 'submitted' | 'confirmed' | 'failed', number>>(
+    'rewards settling',
+    async () => {
+      await fetch(`${url}/reward-processor/process-pending`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      const body = (await (await fetch(`${url}/reward-processor/queue`)).json()) as Record<
+        'pending' | 'submitted' | 'confirmed' | 'failed',
+        number
+      >;
+      return body.pending === 0 && body.submitted === 0 ? body : undefined;
+    },
+  );
   expect(queue.failed).toBe(0);
   expect(queue.confirmed).toBeGreaterThanOrEqual(acknowledged.length);
 
