@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,5 +94,20 @@ describe('local chain', () => {
     expect(alive(first.pid)).toBe(false);
     expect(await answersChainId(second.rpcUrl, 31337)).toBe(true);
     expect(await rpc(second.rpcUrl, 'eth_blockNumber')).toBe('0x1');
+  });
+
+  it('starts from the last good copy when anvil died while writing its state file', async () => {
+    const dir = dataDir();
+    const first = await start(dir);
+    await rpc(first.rpcUrl, 'evm_mine');
+    await first.stop();
+    // The next start keeps a copy of the good state; then a dump is cut off halfway.
+    const second = await start(dir);
+    await second.stop();
+    const state = readFileSync(join(dir, 'anvil-state.json'), 'utf8');
+    writeFileSync(join(dir, 'anvil-state.json'), state.slice(0, state.length / 2));
+    const third = await start(dir);
+    expect(await rpc(third.rpcUrl, 'eth_blockNumber')).toBe('0x1');
+    expect(existsSync(join(dir, 'anvil-state.json.corrupt'))).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type AnvilInstance, answersChainId, startAnvil } from './anvil.ts';
@@ -153,6 +153,37 @@ function adopt(record: LocalChainRecord, recordPath: string, logger: Logger): Lo
   };
 }
 
+function parsesAsJson(path: string): boolean {
+  try {
+    JSON.parse(readFileSync(path, 'utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * anvil writes its state file in place, so anvil killed in the middle of a dump (a machine crash) leaves a file
+ * it cannot load, and would not start. Such a file is moved aside and the last good copy (kept at every start)
+ * is used instead; the reconciler then restores what that copy lacks.
+ */
+function prepareStateFile(stateFile: string, logger: Logger): void {
+  const backup = `${stateFile}.bak`;
+  if (existsSync(stateFile)) {
+    if (parsesAsJson(stateFile)) {
+      copyFileSync(stateFile, backup);
+      return;
+    }
+    const aside = `${stateFile}.corrupt`;
+    renameSync(stateFile, aside);
+    logger.error({ stateFile, movedTo: aside }, 'the local chain state file is damaged (anvil died while saving it)');
+  }
+  if (existsSync(backup) && parsesAsJson(backup)) {
+    copyFileSync(backup, stateFile);
+    logger.warn({ stateFile, from: backup }, 'local chain state restored from its last good copy');
+  }
+}
+
 /**
  * Adopts the local chain an earlier core-api left running in this data dir (a crash, a kill of its process
  * group), or starts one that loads `<dataDir>/anvil-state.json`. A chain left running on another port or
@@ -172,6 +203,7 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
     );
     await terminate(record.pid);
   }
+  prepareStateFile(stateFile, logger);
   const anvil = await startAnvil({
     port: options.port,
     chainId,
