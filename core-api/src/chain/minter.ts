@@ -478,12 +478,15 @@ export function createMinter(deps: MinterDeps): Minter {
             updated.map((row) => BigInt(row.id)),
           )
           .where('status', '=', 'submitted')
-          .returning(['id', 'event_id', 'brand_id', 'wallet_address', 'amount', 'chain_tx_id'])
+          .returning(['id', 'event_id', 'brand_id', 'wallet_address', 'amount', 'chain_tx_id', 'reconciled_at'])
           .execute();
-        if (deps.onMintsConfirmed && confirmed.length > 0) {
+        // A reward the reconciler put back (its first confirmation was lost on chain) had its notice and
+        // leaderboard points at that first confirmation: it is only minted again here.
+        const firstTime = confirmed.filter((row) => row.reconciled_at === null);
+        if (deps.onMintsConfirmed && firstTime.length > 0) {
           await deps.onMintsConfirmed(
             trx,
-            confirmed.map((row) => {
+            firstTime.map((row) => {
               const receipt = receiptOf.get(String(row.chain_tx_id))!;
               return {
                 id: row.id,

@@ -96,6 +96,8 @@ export interface RewardMintsTable {
   chain_tx_id: bigint | null;
   attempts: ColumnType<number, number | undefined, number>;
   last_error: string | null;
+  /** Set when the chain reconciler put this confirmed reward back in the outbox (its tx was not on chain). */
+  reconciled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

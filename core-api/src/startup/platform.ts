@@ -9,11 +9,12 @@ import {
   ANVIL_MINTER_PRIVATE_KEY,
   ANVIL_RELAYER_PRIVATE_KEY,
   type AnvilInstance,
-  startAnvil,
 } from '../chain/anvil.ts';
 import { createChainClients, ensureContracts } from '../chain/deploy.ts';
+import { startLocalChain } from '../chain/local-chain.ts';
 import { acquireSignerLock, createMinter } from '../chain/minter.ts';
 import { createElectedMinter } from '../chain/minter-election.ts';
+import { createChainReconciler } from '../chain/reconciler.ts';
 import { createRelayerSender, createUnavailableRelayer } from '../chain/relayer-sender.ts';
 import { type AppServices, composeServices } from '../compose.ts';
 import { type Config, hasRole } from '../config.ts';
@@ -100,10 +101,12 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     let anvil: AnvilInstance | undefined;
     let rpcUrl = config.PTS_RPC_URL;
     if (config.PTS_CHAIN === 'local') {
-      anvil = await startAnvil({
+      // Its own session: a kill of this process group leaves the chain running, and the next start adopts it.
+      anvil = await startLocalChain({
+        dataDir: config.PTS_DATA_DIR,
         port: config.PTS_ANVIL_PORT,
         chainId: config.PTS_CHAIN_ID,
-        stateFile: join(config.PTS_DATA_DIR, 'anvil-state.json'),
+        stateIntervalSeconds: config.PTS_ANVIL_STATE_INTERVAL,
         ...(config.PTS_ANVIL_BLOCK_TIME !== undefined ? { blockTime: config.PTS_ANVIL_BLOCK_TIME } : {}),
         logger,
       });
@@ -147,6 +150,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         minterAddress: minterAccount.address,
         ...(relayerAccount ? { relayerAddress: relayerAccount.address } : {}),
         logger,
+        clock,
       });
       tokenAddress = contracts.rewardToken;
       contractAddresses = { ...contracts };
@@ -169,8 +173,24 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         await recordRewardActivity(trx, mints, confirmation);
       },
     });
+    // Confirmed mints the chain lost go back to the outbox: at election (before the tracker runs) and periodically.
+    const reconciler = createChainReconciler({
+      db: database.db,
+      chainId: config.PTS_CHAIN_ID,
+      publicClient: clients.publicClient,
+      signer: minterAccount.address,
+      tokenAddress,
+      clock,
+      logger,
+      metrics,
+      mayRepair: () => minter.isLeader(),
+      intervalSeconds: config.PTS_RECONCILE_INTERVAL_SECONDS,
+    });
     const minter = createElectedMinter({
       minter: localMinter,
+      beforeSigning: async () => {
+        await reconciler.reconcile();
+      },
       acquireLock: () =>
         acquireSignerLock({
           db: database.db,
@@ -186,8 +206,10 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     if (runsWorker || hasRole(config, 'event-handler')) {
       await minter.elect();
       minter.start();
+      reconciler.start();
     }
     stack.push(() => minter.stop());
+    stack.push(() => reconciler.stop());
 
     // The relayer signs with its own key (never the minter's: creation refuses that) and owns its nonces.
     const relayer = relayerAccount
@@ -220,6 +242,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       minterAddress: minterAccount.address,
       explorerUrl: config.PTS_EXPLORER_URL,
       ping: () => clients.publicClient.getBlockNumber({ cacheTime: 0 }),
+      ledger: () => reconciler.report(),
     };
     // Perk collections are created by the collection admin (COLLECTION_ADMIN_ROLE): the deployer key.
     const collectionAdminKey =
