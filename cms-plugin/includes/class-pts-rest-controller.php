@@ -14,6 +14,9 @@ final class Pts_Rest_Controller {
 	/** The platform name core-api records for activity from this site. */
 	public const PLATFORM = 'wordpress';
 
+	/** Routes anyone may read; they carry no user data. */
+	private const PUBLIC_ROUTES = array( 'leaderboard', 'perks' );
+
 	private const UUID_PATTERN = '/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i';
 
 	private Pts_Core_Client $client;
@@ -114,16 +117,27 @@ final class Pts_Rest_Controller {
 	 * @return WP_Error|null|true
 	 */
 	public function spec_auth_error( $result ) {
-		if ( is_wp_error( $result ) && 'rest_cookie_invalid_nonce' === $result->get_error_code() && $this->is_own_route() ) {
-			return self::not_logged_in();
+		if ( ! is_wp_error( $result ) || 'rest_cookie_invalid_nonce' !== $result->get_error_code() ) {
+			return $result;
 		}
-		return $result;
+		$route = $this->own_route();
+		if ( null === $route ) {
+			return $result;
+		}
+		if ( in_array( $route, self::PUBLIC_ROUTES, true ) ) {
+			// Public reads are the same for everyone: answered as to a visitor who is not logged in (a cached page
+			// may carry another visitor's nonce).
+			wp_set_current_user( 0 );
+			return true;
+		}
+		return self::not_logged_in();
 	}
 
-	private function is_own_route(): bool {
+	/** The route under our namespace (`leaderboard`, `checkin`…) of the current REST request, or null. */
+	private function own_route(): ?string {
 		global $wp;
-		$route = isset( $wp->query_vars['rest_route'] ) ? (string) $wp->query_vars['rest_route'] : '';
-		return 0 === strpos( ltrim( $route, '/' ), self::NAMESPACE . '/' );
+		$route = trim( isset( $wp->query_vars['rest_route'] ) ? (string) $wp->query_vars['rest_route'] : '', '/' );
+		return 0 === strpos( $route, self::NAMESPACE . '/' ) ? substr( $route, strlen( self::NAMESPACE ) + 1 ) : null;
 	}
 
 	/** @return true|WP_Error */
@@ -148,6 +162,9 @@ final class Pts_Rest_Controller {
 				'brandId'        => $this->client->brand_id(),
 				'userIdentifier' => self::identity(),
 				'platform'       => self::PLATFORM,
+				// Unique per call: two check-ins in one second would otherwise carry the same signature, and core-api
+				// answers a repeated signature with the first call's answer. The day's check-in is unique anyway.
+				'requestId'      => wp_generate_uuid4(),
 			)
 		);
 		$failed = $this->failure( $result, 'checkin_failed', __( 'Your check-in did not go through. Please try again.', 'pts-loyalty' ) );
@@ -219,6 +236,7 @@ final class Pts_Rest_Controller {
 				'brandId'        => $this->client->brand_id(),
 				'userIdentifier' => self::identity(),
 				'milestoneDays'  => (int) $days,
+				'requestId'      => wp_generate_uuid4(),
 			)
 		);
 		$failed = $this->failure( $result, 'claim_failed', __( 'This milestone cannot be claimed.', 'pts-loyalty' ) );

@@ -20,7 +20,7 @@ async function mountBalance(root: HTMLElement): Promise<void> {
         title,
         el(
           'p',
-          { class: 'pts-balance' },
+          { class: 'pts-balance-amount' },
           el('strong', {}, String(balance)),
           ' pts to spend',
           pending > 0 ? ` (+${pending} confirming)` : '',
