@@ -39,8 +39,9 @@ beforeAll(async () => {
   fixture = await startPluginFixture({
     users: [
       { login: 'alice', email: 'alice@example.com' },
-      { login: 'bob', email: 'bob@example.com' },
       { login: 'mallory', email: 'mallory@example.com' },
+      { login: 'carol', email: 'carol@example.com' },
+      { login: 'dave', email: 'dave@example.com' },
     ],
     pages: [
       { slug: 'rewards', title: 'Rewards', content: BLOCKS_PAGE },
@@ -175,13 +176,14 @@ describe('a site user in the browser', () => {
 
 describe('a page cache', () => {
   it('serves the same page HTML to two users, and each sees their own streak', async () => {
-    const alice = await loggedInContext('alice');
-    const alicePage = await alice.newPage();
-    const response = await alicePage.goto(rewardsUrl());
+    const carol = await loggedInContext('carol');
+    const carolPage = await carol.newPage();
+    const response = await carolPage.goto(rewardsUrl());
     const cachedHtml = await response!.text();
-    await expect.poll(() => alicePage.locator('.pts-streak').textContent()).toBe('Streak: 1 day · multiplier ×1');
+    await carolPage.click('.pts-checkin-button');
+    await expect.poll(() => carolPage.locator('.pts-streak').textContent()).toBe('Streak: 1 day · multiplier ×1');
     // The page carries no user data: only the static shells.
-    expect(cachedHtml).not.toContain('alice@example.com');
+    expect(cachedHtml).not.toContain('carol@example.com');
     expect(cachedHtml).not.toContain('Streak:');
 
     const serveCached = async (context: BrowserContext) => {
@@ -193,21 +195,26 @@ describe('a page cache', () => {
       return cachedPage;
     };
 
-    const bob = await loggedInContext('bob');
-    const bobPage = await serveCached(bob);
-    await expect.poll(() => bobPage.locator('.pts-streak').textContent()).toBe('Streak: 0 days · multiplier ×1');
-    await bobPage.click('.pts-checkin-button');
+    // carol's own page again, from the cache: still her streak.
+    const carolCached = await serveCached(carol);
+    await expect.poll(() => carolCached.locator('.pts-streak').textContent()).toBe('Streak: 1 day · multiplier ×1');
+
+    const dave = await loggedInContext('dave');
+    const davePage = await serveCached(dave);
+    await expect.poll(() => davePage.locator('.pts-streak').textContent()).toBe('Streak: 0 days · multiplier ×1');
+    await davePage.click('.pts-checkin-button');
     await expect
-      .poll(() => bobPage.locator('.pts-checkin .pts-message').textContent())
+      .poll(() => davePage.locator('.pts-checkin .pts-message').textContent())
       .toBe('Checked in! +10 pts. Your streak: 1 day.');
-    await shot(bobPage, '07-cached-page-bob');
-    const bobEvents = await fixture.platform.deps.db
+    await shot(davePage, '07-cached-page-dave');
+    const daveEvents = await fixture.platform.deps.db
       .selectFrom('events')
       .select('event_type')
-      .where('user_email', '=', 'bob@example.com')
+      .where('user_email', '=', 'dave@example.com')
       .execute();
-    expect(bobEvents.map((e) => e.event_type)).toEqual(['daily_checkin']);
+    expect(daveEvents.map((e) => e.event_type)).toEqual(['daily_checkin']);
 
+    await waitForMintsSettled(fixture.platform);
     const visitor = await browser.newContext();
     contexts.push(visitor);
     const visitorPage = await serveCached(visitor);
