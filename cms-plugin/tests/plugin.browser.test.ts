@@ -62,11 +62,11 @@ afterAll(async () => {
 async function loggedInContext(login: string): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 900, height: 1100 } });
   contexts.push(context);
-  const user = fixture.wordpress.users[login]!;
+  const password = login === 'admin' ? fixture.wordpress.adminPassword : fixture.wordpress.users[login]!.password;
   const page = await context.newPage();
   await page.goto(`${fixture.wordpress.url}/wp-login.php`);
-  await page.fill('#user_login', user.login);
-  await page.fill('#user_pass', user.password);
+  await page.fill('#user_login', login);
+  await page.fill('#user_pass', password);
   await Promise.all([page.waitForURL(/wp-admin/), page.click('#wp-submit')]);
   await page.close();
   return context;
@@ -223,6 +223,28 @@ describe('a page cache', () => {
       .toBe('Log in to check in and build your streak.');
     await expect.poll(() => visitorPage.locator('.pts-leaderboard tbody tr').count()).toBeGreaterThan(0);
     await shot(visitorPage, '08-cached-page-visitor');
+  });
+});
+
+describe('the block editor', () => {
+  it('loads the blocks’ editor scripts on WordPress 6.1 (the react-jsx-runtime shim is in place)', async () => {
+    const admin = await loggedInContext('admin');
+    const page = await admin.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${fixture.wordpress.url}/wp-admin/post-new.php?post_type=page`);
+    const registered = await page.waitForFunction(
+      () => {
+        const blocks = (window as unknown as { wp?: { blocks?: { getBlockType(name: string): unknown } } }).wp?.blocks;
+        const names = ['pts/checkin', 'pts/leaderboard', 'pts/perks', 'pts/balance'];
+        return blocks && names.every((name) => blocks.getBlockType(name)) ? names : false;
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    expect(await registered.jsonValue()).toHaveLength(4);
+    await shot(page, '09-block-editor');
+    expect(errors).toEqual([]);
   });
 });
 

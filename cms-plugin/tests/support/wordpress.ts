@@ -23,6 +23,8 @@ export interface TestWordPress {
   /** The WordPress folder (ABSPATH). */
   root: string;
   users: Record<string, WordPressUser>;
+  /** The administrator (`admin`)'s password. */
+  adminPassword: string;
   /** Page slug → permalink. */
   pages: Record<string, string>;
   /** Runs PHP after loading WordPress (`$code` is the body of a PHP file, without `<?php`); returns stdout. */
@@ -190,6 +192,7 @@ export async function startWordPress(options: WordPressOptions): Promise<TestWor
       url,
       root,
       users: byLogin,
+      adminPassword: setup.adminPassword,
       pages: installed.pages,
       async php(code) {
         const file = join(home, `eval-${randomBytes(4).toString('hex')}.php`);
