@@ -211,6 +211,7 @@ export {
   type EventRequest,
   type EventRequestInput,
   type EventResponse,
+  EXTERNAL_ID_MAX,
   eventConfigItemSchema,
   eventConfigQuerySchema,
   eventConfigResponseSchema,

@@ -75,6 +75,15 @@ export interface EventsTable {
   created_at: Timestamp;
 }
 
+/** An event's idempotency key: held by the accepted event that used it (spec issue 12 §1). */
+export interface EventExternalIdsTable {
+  brand_id: string;
+  event_type: string;
+  external_id: string;
+  event_id: string;
+  created_at: Timestamp;
+}
+
 export interface ClaimCountersTable {
   brand_id: string;
   event_type: string;
@@ -581,6 +590,7 @@ export interface DB {
   event_rules: EventRulesTable;
   users: UsersTable;
   events: EventsTable;
+  event_external_ids: EventExternalIdsTable;
   claim_counters: ClaimCountersTable;
   reward_mints: RewardMintsTable;
   chain_txs: ChainTxsTable;

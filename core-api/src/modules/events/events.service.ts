@@ -196,14 +196,18 @@ async function recordRejection(
 export async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): Promise<EventResponse> {
   let mintStatus: EventResponse['mintStatus'] = 'none';
   let transactionHash: `0x${string}` | undefined;
-  if (accepted.mintId) {
+  if (accepted.knownMint) {
+    mintStatus = accepted.knownMint.status;
+    transactionHash = accepted.knownMint.transactionHash as `0x${string}` | undefined;
+  } else if (accepted.mintId) {
     const submission = await (accepted.mintSubmission ??
       deps.minter.submit(accepted.mintId, { waitMs: deps.settings.mintWaitMs }));
     mintStatus = submission.status;
     transactionHash = submission.transactionHash;
   }
-  const message =
-    mintStatus === 'pending'
+  const message = accepted.duplicate
+    ? `Already recorded: this externalId was rewarded ${accepted.rewardAmount} by event ${accepted.eventId}; nothing new was rewarded`
+    : mintStatus === 'pending'
       ? `Reward of ${accepted.rewardAmount} recorded; the mint is queued and will be sent shortly`
       : `Rewarded ${accepted.rewardAmount} for ${accepted.eventType}`;
   return {
@@ -222,6 +226,7 @@ export async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): P
       walletAddress: accepted.walletAddress,
       ...(transactionHash ? { transactionHash } : {}),
     },
+    ...(accepted.duplicate ? { duplicate: true as const } : {}),
   };
 }
 
