@@ -115,6 +115,8 @@ export {
   type UpdateBrandInput,
   type UpdateBrandRequest,
   updateBrandRequestSchema,
+  X_HANDLE_PATTERN,
+  xHandleInputSchema,
 } from './schemas/brands.ts';
 export {
   ADDRESS_PATTERN,
@@ -139,6 +141,9 @@ export {
   activeCampaignsQuerySchema,
   activeCampaignsResponseSchema,
   type Campaign,
+  type XBotSettingsResponse,
+  xBotSettingsQuerySchema,
+  xBotSettingsResponseSchema,
   CHAT_GROUP_ID_PATTERN,
   CHAT_GROUP_PLATFORMS,
   type ChatGroup,

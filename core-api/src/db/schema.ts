@@ -20,6 +20,8 @@ export interface BrandsTable {
   automation_enabled: ColumnType<boolean, boolean | undefined, boolean>;
   /** Unsigned (domain-authorized) events accepted; off for brands whose integrations all sign. */
   unsigned_events: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The brand's X (microblogging) handle without @, read by the X bot; null until set. */
+  x_handle: ColumnType<string | null, string | null | undefined, string | null>;
   /** SHA-256 of the security key: compared when a caller presents the key itself (bot `/setup`). */
   security_key_hash: string;
   /** AES-256-GCM encryption of the security key under the master key: needed to verify HMAC signatures. */
