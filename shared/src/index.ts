@@ -141,9 +141,6 @@ export {
   activeCampaignsQuerySchema,
   activeCampaignsResponseSchema,
   type Campaign,
-  type XBotSettingsResponse,
-  xBotSettingsQuerySchema,
-  xBotSettingsResponseSchema,
   CHAT_GROUP_ID_PATTERN,
   CHAT_GROUP_PLATFORMS,
   type ChatGroup,
@@ -175,6 +172,9 @@ export {
   type UpdateChatGroupRequest,
   updateCampaignRequestSchema,
   updateChatGroupRequestSchema,
+  type XBotSettingsResponse,
+  xBotSettingsQuerySchema,
+  xBotSettingsResponseSchema,
 } from './schemas/community.ts';
 export {
   type AddConstraintInput,

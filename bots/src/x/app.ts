@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, createCoreClient, systemClock } from '@pts/shared';
 import cron, { type ScheduledTask } from 'node-cron';
@@ -83,7 +83,8 @@ export async function startXBot(config: XBotConfig, overrides: XBotOverrides = {
       .then((result) => {
         lastPoll = result;
         if (result.status !== 'ok' && result.reason) lastError = { at: result.at, message: result.reason };
-        if (result.status !== 'ok') logger.warn({ status: result.status, reason: result.reason }, 'X poll did not complete');
+        if (result.status !== 'ok')
+          logger.warn({ status: result.status, reason: result.reason }, 'X poll did not complete');
         return result;
       })
       .finally(() => {

@@ -2,7 +2,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
-const required = (name: string, hint: string) =>
+const required = (hint: string) =>
   z.preprocess(
     (value) => (typeof value === 'string' ? value.trim() || undefined : value),
     z.string({ message: `is required: ${hint}` }),
@@ -18,14 +18,14 @@ export const xBotEnvSchema = z.object({
     emptyToUndefined,
     z.url("must be core-api's URL, e.g. http://127.0.0.1:3000").default('http://127.0.0.1:3000'),
   ),
-  PTS_BRAND_ID: required('PTS_BRAND_ID', 'the Brand ID the bot rewards for (pts brand list)').pipe(
+  PTS_BRAND_ID: required('the Brand ID the bot rewards for (pts brand list)').pipe(
     z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a Brand ID (0x followed by 40 hex characters)')
       .transform((v) => v.toLowerCase()),
   ),
-  PTS_BRAND_SECURITY_KEY: required('PTS_BRAND_SECURITY_KEY', 'the brand security key pts brand create printed once'),
-  X_BEARER_TOKEN: required('X_BEARER_TOKEN', "the app's bearer token from the X developer portal (app-only reads)"),
+  PTS_BRAND_SECURITY_KEY: required('the brand security key pts brand create printed once'),
+  X_BEARER_TOKEN: required("the app's bearer token from the X developer portal (app-only reads)"),
   /** Optional user-context keys (replies from the brand account); reads need only the bearer token. */
   X_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
   X_API_SECRET: z.preprocess(emptyToUndefined, z.string().optional()),
@@ -43,10 +43,9 @@ export const xBotEnvSchema = z.object({
     emptyToUndefined,
     z.enum(X_API_TIERS, { message: `must be one of ${X_API_TIERS.join(', ')}` }).default('basic'),
   ),
-  X_BOT_ADMIN_TOKEN: required(
-    'X_BOT_ADMIN_TOKEN',
-    'a secret for /config, /trigger and /reset (openssl rand -hex 24)',
-  ).pipe(z.string().min(16, 'must be at least 16 characters (openssl rand -hex 24)')),
+  X_BOT_ADMIN_TOKEN: required('a secret for /config, /trigger and /reset (openssl rand -hex 24)').pipe(
+    z.string().min(16, 'must be at least 16 characters (openssl rand -hex 24)'),
+  ),
   PTS_SERVICE_DOMAIN: z.preprocess(
     emptyToUndefined,
     z

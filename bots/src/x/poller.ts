@@ -71,8 +71,10 @@ interface PlannedEvent {
 
 class TransientFailure extends Error {}
 
-const byId = (a: { id: string }, b: { id: string }) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0);
-const maxId = (ids: string[]) => ids.reduce<string | null>((m, id) => (m === null || BigInt(id) > BigInt(m) ? id : m), null);
+const byId = (a: { id: string }, b: { id: string }) =>
+  BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0;
+const maxId = (ids: string[]) =>
+  ids.reduce<string | null>((m, id) => (m === null || BigInt(id) > BigInt(m) ? id : m), null);
 
 /** One poll of X for the brand: fetch what is new, reward it through core-api, move the marks. */
 export function createPoller(deps: PollerDeps) {
@@ -81,7 +83,11 @@ export function createPoller(deps: PollerDeps) {
   async function brandUser(state: XBotState, handle: string, spend: () => void): Promise<string | undefined> {
     const cached = state.brandUser;
     const now = clock.now().getTime();
-    if (cached && cached.handle.toLowerCase() === handle.toLowerCase() && now - Date.parse(cached.at) < BRAND_USER_TTL_MS) {
+    if (
+      cached &&
+      cached.handle.toLowerCase() === handle.toLowerCase() &&
+      now - Date.parse(cached.at) < BRAND_USER_TTL_MS
+    ) {
       return cached.id;
     }
     spend();
@@ -134,7 +140,10 @@ export function createPoller(deps: PollerDeps) {
         postedAt >= Date.parse(c.startDate) &&
         postedAt <= Date.parse(c.endDate) &&
         // "Brand posts" excluded: replies to and quotes of the brand's posts, which earn their own event.
-        !(c.excludeBrandPosts && (engagement === 'post_reply' || engagement === 'post_thread_reply' || engagement === 'post_quote')) &&
+        !(
+          c.excludeBrandPosts &&
+          (engagement === 'post_reply' || engagement === 'post_thread_reply' || engagement === 'post_quote')
+        ) &&
         (context.state.campaignClaims[`${c.id}:${post.author_id}`] ?? 0) < c.maxClaimsPerUser,
     );
     if (campaign) events.push({ eventType: 'post_hashtag', externalId: post.id, campaign });
@@ -146,7 +155,13 @@ export function createPoller(deps: PollerDeps) {
   }
 
   /** Sends one post's events; throws TransientFailure when core-api could not answer (retry next poll). */
-  async function reward(post: TweetV2, username: string | undefined, events: PlannedEvent[], result: PollResult, state: XBotState) {
+  async function reward(
+    post: TweetV2,
+    username: string | undefined,
+    events: PlannedEvent[],
+    result: PollResult,
+    state: XBotState,
+  ) {
     const identity = platformUserEmail('x', post.author_id!, deps.serviceDomain);
     let streak = { multiplier: 1, currentStreak: 0 };
     try {
@@ -189,7 +204,12 @@ export function createPoller(deps: PollerDeps) {
         }
       }
       logger.info(
-        { post: post.id, eventType: event.eventType, amount: answer.rewardAmount, duplicate: answer.duplicate === true },
+        {
+          post: post.id,
+          eventType: event.eventType,
+          amount: answer.rewardAmount,
+          duplicate: answer.duplicate === true,
+        },
         'post rewarded',
       );
     }
@@ -288,7 +308,10 @@ export function createPoller(deps: PollerDeps) {
         const reset = error.rateLimit?.reset ? error.rateLimit.reset * 1000 : now.getTime() + 15 * 60 * 1000;
         state.rateLimitedUntil = new Date(Math.max(reset, now.getTime() + 1000)).toISOString();
         deps.state.save(state);
-        logger.warn({ until: state.rateLimitedUntil, requests: result.requestsUsed }, 'X rate limit reached; poll stopped');
+        logger.warn(
+          { until: state.rateLimitedUntil, requests: result.requestsUsed },
+          'X rate limit reached; poll stopped',
+        );
         return { ...result, status: 'rate_limited', reason: `X rate limit: waiting until ${state.rateLimitedUntil}` };
       }
       return { ...result, status: 'failed', reason: `X request failed: ${describe(error)}` };
@@ -320,7 +343,14 @@ export function createPoller(deps: PollerDeps) {
         state.processed.push(post.id);
         continue;
       }
-      const events = classify(post, { brandId, handle, fromMentions, brandPosts, campaigns: settings.campaigns, state });
+      const events = classify(post, {
+        brandId,
+        handle,
+        fromMentions,
+        brandPosts,
+        campaigns: settings.campaigns,
+        state,
+      });
       if (events.length > 0) {
         try {
           await reward(post, users.get(post.author_id)?.username, events, result, state);
@@ -336,7 +366,9 @@ export function createPoller(deps: PollerDeps) {
       state.processed.push(post.id);
     }
     if (firstFailed) {
-      result.retryLater = [...posts.values()].filter((p) => BigInt(p.post.id) >= BigInt(firstFailed!) && !processed.has(p.post.id)).length;
+      result.retryLater = [...posts.values()].filter(
+        (p) => BigInt(p.post.id) >= BigInt(firstFailed!) && !processed.has(p.post.id),
+      ).length;
     }
     // Marks move past everything handled; after a transient failure, to just below the first post left.
     const below = firstFailed ? (BigInt(firstFailed) - 1n).toString() : undefined;
@@ -349,7 +381,10 @@ export function createPoller(deps: PollerDeps) {
     // Post ids are time-ordered across X: a source that found nothing on its first run starts from the
     // other's newest post instead of staying a first run.
     const anyNewest = maxId([newest.mentions, newest.search].filter((id): id is string => id !== null));
-    state.mentionsSinceId = advance(state.mentionsSinceId, newest.mentions ?? (state.mentionsSinceId ? null : anyNewest));
+    state.mentionsSinceId = advance(
+      state.mentionsSinceId,
+      newest.mentions ?? (state.mentionsSinceId ? null : anyNewest),
+    );
     state.searchSinceId = advance(state.searchSinceId, newest.search ?? (state.searchSinceId ? null : anyNewest));
     deps.state.save(state);
     logger.info(

@@ -66,7 +66,8 @@ export async function startFakeXApi(options: { bearerToken: string }): Promise<F
     return window;
   };
 
-  const byNewest = (a: FakeXPost, b: FakeXPost) => (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0);
+  const byNewest = (a: FakeXPost, b: FakeXPost) =>
+    BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0;
   const userByName = (name: string) => [...users.values()].find((u) => u.username.toLowerCase() === name.toLowerCase());
   const hashtagsOf = (post: FakeXPost) => [...post.text.matchAll(HASHTAG)].map((m) => m[1]!.toLowerCase());
   const mentionsOf = (post: FakeXPost) => [...post.text.matchAll(MENTION)].map((m) => m[1]!.toLowerCase());
@@ -95,7 +96,15 @@ export async function startFakeXApi(options: { bearerToken: string }): Promise<F
         ...(hashtags.length ? { hashtags } : {}),
         ...(mentions.length ? { mentions } : {}),
         ...(post.urls?.length
-          ? { urls: post.urls.map((u) => ({ start: 0, end: 23, url: 'https://t.co/x', expanded_url: u, display_url: u })) }
+          ? {
+              urls: post.urls.map((u) => ({
+                start: 0,
+                end: 23,
+                url: 'https://t.co/x',
+                expanded_url: u,
+                display_url: u,
+              })),
+            }
           : {}),
       };
     }
@@ -107,7 +116,11 @@ export async function startFakeXApi(options: { bearerToken: string }): Promise<F
   function page(matching: FakeXPost[], query: Record<string, string>, min: number, res: ServerResponse) {
     const max = query.max_results === undefined ? 10 : Number(query.max_results);
     if (!Number.isInteger(max) || max < min || max > 100) {
-      return sendError(res, 400, `The \`max_results\` query parameter value [${query.max_results}] is not between ${min} and 100`);
+      return sendError(
+        res,
+        400,
+        `The \`max_results\` query parameter value [${query.max_results}] is not between ${min} and 100`,
+      );
     }
     let list = matching.sort(byNewest);
     if (query.since_id) list = list.filter((p) => BigInt(p.id) > BigInt(query.since_id!));
@@ -205,7 +218,13 @@ export async function startFakeXApi(options: { bearerToken: string }): Promise<F
       const user = userByName(decodeURIComponent(path.split('/').at(-1)!));
       if (!user) {
         return sendJson(res, 200, {
-          errors: [{ title: 'Not Found Error', detail: 'Could not find user', type: 'https://api.twitter.com/2/problems/resource-not-found' }],
+          errors: [
+            {
+              title: 'Not Found Error',
+              detail: 'Could not find user',
+              type: 'https://api.twitter.com/2/problems/resource-not-found',
+            },
+          ],
         });
       }
       return sendJson(res, 200, { data: user });
@@ -214,7 +233,12 @@ export async function startFakeXApi(options: { bearerToken: string }): Promise<F
       const user = users.get(path.split('/')[3]!);
       if (!user) return sendJson(res, 200, { meta: { result_count: 0 } });
       const mine = user.username.toLowerCase();
-      return page([...posts.values()].filter((p) => mentionsOf(p).includes(mine)), query, 5, res);
+      return page(
+        [...posts.values()].filter((p) => mentionsOf(p).includes(mine)),
+        query,
+        5,
+        res,
+      );
     }
     const matcher = parseQuery(query.query ?? '');
     if (typeof matcher === 'string') {

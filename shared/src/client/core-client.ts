@@ -12,12 +12,12 @@ import {
   type ActiveCampaignsResponse,
   activeCampaignsResponseSchema,
   type ChatGroup,
-  type XBotSettingsResponse,
-  xBotSettingsResponseSchema,
   type ChatGroupConfigPatch,
   type ChatGroupSetupResponse,
   chatGroupResponseSchema,
   chatGroupSetupResponseSchema,
+  type XBotSettingsResponse,
+  xBotSettingsResponseSchema,
 } from '../schemas/community.ts';
 import { type CheckEligibilityResponse, checkEligibilityResponseSchema } from '../schemas/constraints.ts';
 import {

@@ -30,7 +30,12 @@ export const xHandleInputSchema = z
       z
         .string()
         .transform((value) => value.replace(/^@/, ''))
-        .pipe(z.union([z.literal(''), z.string().regex(X_HANDLE_PATTERN, 'must be 1 to 15 letters, digits or _ (an X handle)')])),
+        .pipe(
+          z.union([
+            z.literal(''),
+            z.string().regex(X_HANDLE_PATTERN, 'must be 1 to 15 letters, digits or _ (an X handle)'),
+          ]),
+        ),
     ),
   ])
   .transform((value) => (value === '' ? null : value));

@@ -140,7 +140,12 @@ export async function activeCampaigns(deps: CampaignDeps, brandId: string, at: D
 }
 
 /** Campaigns whose window overlaps [from, to] (both ends inclusive), oldest start first. */
-export async function campaignsOverlapping(deps: CampaignDeps, brandId: string, from: Date, to: Date): Promise<Campaign[]> {
+export async function campaignsOverlapping(
+  deps: CampaignDeps,
+  brandId: string,
+  from: Date,
+  to: Date,
+): Promise<Campaign[]> {
   await requireBrandExists(deps.db, brandId);
   const rows = await deps.db
     .selectFrom('hashtag_campaigns')
@@ -155,7 +160,11 @@ export async function campaignsOverlapping(deps: CampaignDeps, brandId: string, 
 }
 
 /** One campaign of the brand, or undefined (the event path's campaign reward). */
-export async function findBrandCampaign(db: Kysely<DB>, brandId: string, campaignId: string): Promise<Campaign | undefined> {
+export async function findBrandCampaign(
+  db: Kysely<DB>,
+  brandId: string,
+  campaignId: string,
+): Promise<Campaign | undefined> {
   const row = await db
     .selectFrom('hashtag_campaigns')
     .selectAll()

@@ -29,7 +29,14 @@ import type { ApiDocs } from '../../observability/openapi.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { getBrand, verifySecurityKey } from '../brands/brands.service.ts';
-import { activeCampaigns, campaignsOverlapping, createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns.service.ts';
+import {
+  activeCampaigns,
+  campaignsOverlapping,
+  createCampaign,
+  getCampaign,
+  listCampaigns,
+  updateCampaign,
+} from './campaigns.service.ts';
 import {
   chatGroupBrand,
   chatGroupNotFound,

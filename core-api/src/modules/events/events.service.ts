@@ -178,7 +178,8 @@ async function campaignReward(deps: EventDeps, input: EventRequest, rule: RuleRe
   const campaign = await findBrandCampaign(deps.db, input.brandId, campaignId);
   if (!campaign) throw notActive('no such campaign for this brand');
   const postedAt = input.metadata?.posted_at;
-  const at = typeof postedAt === 'string' && !Number.isNaN(Date.parse(postedAt)) ? new Date(postedAt) : deps.clock.now();
+  const at =
+    typeof postedAt === 'string' && !Number.isNaN(Date.parse(postedAt)) ? new Date(postedAt) : deps.clock.now();
   if (at.getTime() < Date.parse(campaign.startDate) || at.getTime() > Date.parse(campaign.endDate)) {
     throw notActive(`${at.toISOString()} is outside the campaign (${campaign.startDate} to ${campaign.endDate})`);
   }
