@@ -8,7 +8,7 @@ import {
 } from '@pts/shared';
 import type { Logger } from 'pino';
 import { ApiResponseError, type TweetV2, type TwitterApiReadOnly, type UserV2 } from 'twitter-api-v2';
-import type { XApiTier } from './config.ts';
+import { tierReadsEngagement, type XApiTier } from './config.ts';
 import type { StateFile, XBotState } from './state.ts';
 
 /** Posts handled on a first run (no high-water mark yet), spec 4.4. */
@@ -29,6 +29,8 @@ const TWEET_FIELDS = [
 ] as const;
 
 export type XEventType =
+  | 'post_like'
+  | 'post_repost'
   | 'post_mention'
   | 'post_reply'
   | 'post_quote'
@@ -156,7 +158,7 @@ export function createPoller(deps: PollerDeps) {
 
   /** Sends one post's events; throws TransientFailure when core-api could not answer (retry next poll). */
   async function reward(
-    post: TweetV2,
+    post: { id: string; author_id?: string | undefined; created_at?: string | undefined },
     username: string | undefined,
     events: PlannedEvent[],
     result: PollResult,
@@ -254,6 +256,8 @@ export function createPoller(deps: PollerDeps) {
     const posts = new Map<string, { post: TweetV2; fromMentions: boolean }>();
     const users = new Map<string, UserV2>();
     let brandId: string | undefined;
+    // Likes and reposts of the brand's newest post (tiers that can read them): who, and on which post.
+    const engagements: { kind: 'post_like' | 'post_repost'; postId: string; user: UserV2 }[] = [];
     const marks = { mentions: state.mentionsSinceId, search: state.searchSinceId };
     const newest: { mentions: string | null; search: string | null } = { mentions: null, search: null };
     try {
@@ -302,6 +306,20 @@ export function createPoller(deps: PollerDeps) {
         if (!posts.has(post.id)) posts.set(post.id, { post, fromMentions: false });
       }
       for (const user of search.includes.users) users.set(user.id, user);
+
+      if (tierReadsEngagement(deps.tier)) {
+        spend();
+        const own = await x.v2.userTimeline(brandId, { max_results: 5, exclude: ['replies', 'retweets'] });
+        const latest = [...own.tweets].sort(byId).at(-1);
+        if (latest) {
+          spend();
+          const likers = await x.v2.tweetLikedBy(latest.id, { 'user.fields': ['username'] });
+          spend();
+          const reposters = await x.v2.tweetRetweetedBy(latest.id, { 'user.fields': ['username'] });
+          for (const user of likers.data ?? []) engagements.push({ kind: 'post_like', postId: latest.id, user });
+          for (const user of reposters.data ?? []) engagements.push({ kind: 'post_repost', postId: latest.id, user });
+        }
+      }
     } catch (error) {
       deps.state.save(state);
       if (error instanceof ApiResponseError && error.code === 429) {
@@ -364,6 +382,27 @@ export function createPoller(deps: PollerDeps) {
       }
       processed.add(post.id);
       state.processed.push(post.id);
+    }
+    // Likes and reposts have no since_id: each (post, user) is remembered once handled.
+    for (const { kind, postId, user } of firstFailed ? [] : engagements) {
+      const key = `${kind}:${postId}:${user.id}`;
+      if (user.id === brandId || processed.has(key)) continue;
+      try {
+        await reward(
+          { id: postId, author_id: user.id },
+          user.username,
+          [{ eventType: kind, externalId: key }],
+          result,
+          state,
+        );
+      } catch (error) {
+        if (!(error instanceof TransientFailure)) throw error;
+        result.status = 'failed';
+        result.reason = `core-api unavailable, likes and reposts are read again next poll: ${error.message}`;
+        break;
+      }
+      processed.add(key);
+      state.processed.push(key);
     }
     if (firstFailed) {
       result.retryLater = [...posts.values()].filter(

@@ -41,7 +41,7 @@ function post(author: { id: string }, text: string, extra: Partial<FakeXPost> = 
   return created;
 }
 
-async function startBot(): Promise<RunningXBot> {
+async function startBot(tier = 'basic'): Promise<RunningXBot> {
   const config = loadXBotConfig({
     PTS_CORE_API_URL: platform.url,
     PTS_BRAND_ID: brand.brandId,
@@ -50,6 +50,7 @@ async function startBot(): Promise<RunningXBot> {
     X_API_ROOT: x.url,
     X_POLL_CRON: '0 0 1 1 *',
     X_BOT_ADMIN_TOKEN: BOT_ADMIN,
+    X_API_TIER: tier,
     BOT_DATA_DIR: dataDir,
     PORT: '0',
     LOG_LEVEL: 'silent',
@@ -421,5 +422,45 @@ describe('X bot end to end', () => {
     await trigger();
     expect(mentionsRequests().at(-1)!.query).toMatchObject({ max_results: '5' });
     expect(mentionsRequests().at(-1)!.query.since_id).toBeUndefined();
+  });
+
+  it("reads likes and reposts of the brand's newest post only when X_API_TIER allows", async () => {
+    expect(
+      x.requests.some(
+        (r) => r.path.includes('liking_users') || (r.path.includes('/tweets') && r.path.startsWith('/2/users/')),
+      ),
+    ).toBe(false);
+    await platform.setRule(brand.brandId, { eventType: 'post_like', rewardAmount: 2, cooldownHours: 0, maxClaims: -1 });
+    await platform.setRule(brand.brandId, {
+      eventType: 'post_repost',
+      rewardAmount: 5,
+      cooldownHours: 0,
+      maxClaims: -1,
+    });
+    const latest = post(BRAND_X, 'Our newest drop');
+    x.addLike(latest.id, alice.id);
+    x.addLike(latest.id, bob.id);
+    x.addLike(latest.id, BRAND_X.id);
+    x.addRepost(latest.id, carol.id);
+
+    // basic: not read
+    const basic = await trigger();
+    expect(basic.requestsUsed).toBe(2);
+    expect(await eventsFor(latest.id)).toEqual([]);
+
+    await bot.stop();
+    platform.clock.advance(60_000);
+    bot = await startBot('pro');
+    const pro = await trigger();
+    expect(pro).toMatchObject({ status: 'ok', requestsUsed: 5, rewarded: 3 });
+    const events = await eventsFor(latest.id);
+    expect(events.map((e) => `${e.event_type}:${e.user_email}`).sort()).toEqual([
+      `post_like:x_${alice.id}@pts.local`,
+      `post_like:x_${bob.id}@pts.local`,
+      `post_repost:x_${carol.id}@pts.local`,
+    ]);
+    expect(events.find((e) => e.event_type === 'post_like')!.metadata).toMatchObject({ streak_multiplier: 1 });
+    const again = await trigger();
+    expect(again).toMatchObject({ status: 'ok', rewarded: 0 });
   });
 });

@@ -32,7 +32,7 @@ export interface FakeXRequest {
   status: number;
 }
 
-type Endpoint = 'users' | 'mentions' | 'search';
+type Endpoint = 'users' | 'mentions' | 'search' | 'timeline' | 'likes' | 'reposts';
 
 export interface FakeXApi {
   url: string;
@@ -40,6 +40,9 @@ export interface FakeXApi {
   addUser(user: FakeXUser): void;
   addPost(post: FakeXPost): void;
   deletePosts(): void;
+  /** A user liked / reposted a post (read by the pro tier's liking_users and retweeted_by). */
+  addLike(postId: string, userId: string): void;
+  addRepost(postId: string, userId: string): void;
   /** Requests allowed per window for an endpoint (default 450) and when the window resets (unix seconds). */
   setRateLimit(endpoint: Endpoint, limit: number, resetAt: number): void;
   /** The next request to the endpoint answers this status (e.g. 503). */
@@ -57,6 +60,8 @@ export async function startFakeXApi(options: { bearerToken: string }): Promise<F
   const requests: FakeXRequest[] = [];
   const limits = new Map<Endpoint, { limit: number; remaining: number; reset: number }>();
   const failures = new Map<Endpoint, number>();
+  const likes = new Map<string, string[]>();
+  const reposts = new Map<string, string[]>();
   const windowOf = (endpoint: Endpoint) => {
     let window = limits.get(endpoint);
     if (!window) {
@@ -189,7 +194,13 @@ export async function startFakeXApi(options: { bearerToken: string }): Promise<F
         ? 'mentions'
         : path === '/2/tweets/search/recent'
           ? 'search'
-          : undefined;
+          : /^\/2\/users\/\d+\/tweets$/.test(path)
+            ? 'timeline'
+            : /^\/2\/tweets\/\d+\/liking_users$/.test(path)
+              ? 'likes'
+              : /^\/2\/tweets\/\d+\/retweeted_by$/.test(path)
+                ? 'reposts'
+                : undefined;
     if (!endpoint || req.method !== 'GET') return sendError(res, 404, `no route ${req.method} ${path}`, record);
     if (req.headers.authorization !== `Bearer ${options.bearerToken}`) {
       return sendError(res, 401, 'Unauthorized', record, { title: 'Unauthorized', type: 'about:blank' });
@@ -240,6 +251,26 @@ export async function startFakeXApi(options: { bearerToken: string }): Promise<F
         res,
       );
     }
+    if (endpoint === 'timeline') {
+      const authorId = path.split('/')[3]!;
+      const excluded = new Set((query.exclude ?? '').split(',').filter(Boolean));
+      const own = [...posts.values()].filter(
+        (p) =>
+          p.authorId === authorId &&
+          !(excluded.has('replies') && p.inReplyToUserId) &&
+          !(excluded.has('retweets') && (p.referencedTweets ?? []).some((r) => r.type === 'retweeted')),
+      );
+      return page(own, query, 5, res);
+    }
+    if (endpoint === 'likes' || endpoint === 'reposts') {
+      const ids = (endpoint === 'likes' ? likes : reposts).get(path.split('/')[3]!) ?? [];
+      const list = ids.map((id) => users.get(id)).filter(Boolean);
+      return sendJson(
+        res,
+        200,
+        list.length ? { data: list, meta: { result_count: list.length } } : { meta: { result_count: 0 } },
+      );
+    }
     const matcher = parseQuery(query.query ?? '');
     if (typeof matcher === 'string') {
       requests.at(-1)!.status = 400;
@@ -270,6 +301,8 @@ export async function startFakeXApi(options: { bearerToken: string }): Promise<F
     addUser: (user) => users.set(user.id, user),
     addPost: (post) => posts.set(post.id, post),
     deletePosts: () => posts.clear(),
+    addLike: (postId, userId) => likes.set(postId, [...(likes.get(postId) ?? []), userId]),
+    addRepost: (postId, userId) => reposts.set(postId, [...(reposts.get(postId) ?? []), userId]),
     setRateLimit(endpoint, limit, resetAt) {
       limits.set(endpoint, { limit, remaining: limit, reset: resetAt });
     },
