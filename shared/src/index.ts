@@ -119,6 +119,8 @@ export {
   type UpdateBrandInput,
   type UpdateBrandRequest,
   updateBrandRequestSchema,
+  X_HANDLE_PATTERN,
+  xHandleInputSchema,
 } from './schemas/brands.ts';
 export {
   ADDRESS_PATTERN,
@@ -174,6 +176,9 @@ export {
   type UpdateChatGroupRequest,
   updateCampaignRequestSchema,
   updateChatGroupRequestSchema,
+  type XBotSettingsResponse,
+  xBotSettingsQuerySchema,
+  xBotSettingsResponseSchema,
 } from './schemas/community.ts';
 export {
   type AddConstraintInput,
@@ -215,6 +220,7 @@ export {
   type EventRequest,
   type EventRequestInput,
   type EventResponse,
+  EXTERNAL_ID_MAX,
   eventConfigItemSchema,
   eventConfigQuerySchema,
   eventConfigResponseSchema,

@@ -197,6 +197,7 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
       chatGroupUpdate: unused('chatGroupUpdate'),
       chatGroupDeactivate: unused('chatGroupDeactivate'),
       activeCampaigns: unused('activeCampaigns'),
+      xBotSettings: unused('xBotSettings'),
       pregenerateUser: unused('pregenerateUser'),
       linkCode: unused('linkCode'),
       linkConfirm: unused('linkConfirm'),

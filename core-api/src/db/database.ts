@@ -19,6 +19,8 @@ import * as community from './migrations/2026_11_22_1100_community.ts';
 import * as signedResponses from './migrations/2026_11_24_0000_signed_responses.ts';
 import * as brandUnsignedEvents from './migrations/2026_11_24_0100_brand_unsigned_events.ts';
 import * as rewardMintsReconciled from './migrations/2026_11_24_0230_reward_mints_reconciled.ts';
+import * as eventExternalIds from './migrations/2026_11_24_2110_event_external_ids.ts';
+import * as brandXHandle from './migrations/2026_11_24_2115_brand_x_handle.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -52,6 +54,8 @@ const migrations: Record<string, Migration> = {
   '2026_11_24_0000_signed_responses': signedResponses,
   '2026_11_24_0100_brand_unsigned_events': brandUnsignedEvents,
   '2026_11_24_0230_reward_mints_reconciled': rewardMintsReconciled,
+  '2026_11_24_2110_event_external_ids': eventExternalIds,
+  '2026_11_24_2115_brand_x_handle': brandXHandle,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -20,6 +20,8 @@ export interface BrandsTable {
   automation_enabled: ColumnType<boolean, boolean | undefined, boolean>;
   /** Unsigned (domain-authorized) events accepted; off for brands whose integrations all sign. */
   unsigned_events: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The brand's X (microblogging) handle without @, read by the X bot; null until set. */
+  x_handle: ColumnType<string | null, string | null | undefined, string | null>;
   /** SHA-256 of the security key: compared when a caller presents the key itself (bot `/setup`). */
   security_key_hash: string;
   /** AES-256-GCM encryption of the security key under the master key: needed to verify HMAC signatures. */
@@ -72,6 +74,15 @@ export interface EventsTable {
   channel_id: string | null;
   metadata: Json<Record<string, unknown>>;
   reward_amount: ColumnType<bigint, bigint | number, bigint | number>;
+  created_at: Timestamp;
+}
+
+/** An event's idempotency key: held by the accepted event that used it (spec issue 12 §1). */
+export interface EventExternalIdsTable {
+  brand_id: string;
+  event_type: string;
+  external_id: string;
+  event_id: string;
   created_at: Timestamp;
 }
 
@@ -583,6 +594,7 @@ export interface DB {
   event_rules: EventRulesTable;
   users: UsersTable;
   events: EventsTable;
+  event_external_ids: EventExternalIdsTable;
   claim_counters: ClaimCountersTable;
   reward_mints: RewardMintsTable;
   chain_txs: ChainTxsTable;

@@ -17,6 +17,8 @@ import {
   type ChatGroupSetupResponse,
   chatGroupResponseSchema,
   chatGroupSetupResponseSchema,
+  type XBotSettingsResponse,
+  xBotSettingsResponseSchema,
 } from '../schemas/community.ts';
 import {
   type CheckEligibilityResponse,
@@ -188,6 +190,8 @@ export interface CoreClient {
   chatGroupDeactivate(chatGroupId: string): Promise<ChatGroup>;
   /** `GET /services/campaigns/:brandId/active`. */
   activeCampaigns(at?: Date | string): Promise<ActiveCampaignsResponse>;
+  /** `GET /services/x-bot/:brandId/settings` (signed): the brand's X handle and campaigns overlapping [since, now]. */
+  xBotSettings(options?: { since?: Date | string }): Promise<XBotSettingsResponse>;
   /** `POST /pts-api/pregenerate-user` (email form): the user's wallet, created when absent. */
   pregenerateUser(email: string, metadata?: Record<string, unknown>): Promise<PregenerateUserResponse>;
   /** `POST /services/link/code`: a one-time code to link another platform's identity. */
@@ -550,6 +554,14 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         path: `/services/campaigns/${brand}/active`,
         query: { at: at === undefined ? undefined : new Date(at).toISOString() },
         schema: activeCampaignsResponseSchema,
+        retry: 'safe',
+      }),
+    xBotSettings: (options = {}) =>
+      call({
+        method: 'GET',
+        path: `/services/x-bot/${brand}/settings`,
+        query: { since: options.since === undefined ? undefined : new Date(options.since).toISOString() },
+        schema: xBotSettingsResponseSchema,
         retry: 'safe',
       }),
     pregenerateUser: (email, metadata) =>
