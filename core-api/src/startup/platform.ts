@@ -19,6 +19,8 @@ import { type AppServices, composeServices } from '../compose.ts';
 import { type Config, hasRole } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
+import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '../http/rate-limit.ts';
+import { createPostgresChangeTransport } from '../modules/brands/brand-changes.postgres.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
 import { createSystemTxtResolver } from '../modules/dns/dns.service.ts';
 import { createLocalIdentityProvider } from '../modules/identity/identity-provider.ts';
@@ -276,10 +278,24 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         settings: constraintSettingsFrom(config),
       }),
     };
+    // Several processes on one PostgreSQL database share their rate-limit counters and hear each other's
+    // brand changes (docs/operations.md, "Several processes"); PGlite is one process, so memory suffices.
+    const { pool, connectionString } = database;
     const changes = createChangeNotifier({
       onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),
+      ...(pool && connectionString
+        ? { transport: createPostgresChangeTransport({ connectionString, pool, logger }) }
+        : {}),
     });
-    const services = composeServices(deps, changes);
+    await changes.start();
+    stack.push(() => changes.stop());
+    const rateLimits = pool
+      ? createPostgresRateLimitStore(pool, {
+          onStoreError: (error) =>
+            logger.warn({ err: error }, 'rate-limit store failed: limits count in this process until it answers'),
+        })
+      : createMemoryRateLimitStore();
+    const services = composeServices(deps, changes, rateLimits);
     const app = createApp(deps, services);
 
     if (runsWorker) {
