@@ -181,6 +181,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
           signer: minterAccount.address,
         }),
       logger,
+      retryMs: config.PTS_MINTER_ELECTION_SECONDS * 1000,
     });
     const runsWorker = hasRole(config, 'worker');
     // Whoever may sign (the worker role, or an event handler minting its own requests' rewards) stands for
