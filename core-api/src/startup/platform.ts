@@ -38,6 +38,7 @@ import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import { loadLocalSecrets } from './data-dir.ts';
+import { withStartupLock } from './startup-lock.ts';
 
 export interface StartPlatformOptions {
   /** Use this database instead of opening one from config (tests). */
@@ -141,15 +142,18 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         throw new Error('Set PTS_REWARD_TOKEN_ADDRESS, or PTS_DEPLOYER_PRIVATE_KEY so the contracts can be deployed');
       }
       const deployer: Account = privateKeyToAccount(deployerKey as `0x${string}`);
-      const contracts = await ensureContracts({
-        db: database.db,
-        publicClient: clients.publicClient,
-        walletClient: clients.walletClientFor(deployer),
-        chainId: config.PTS_CHAIN_ID,
-        minterAddress: minterAccount.address,
-        ...(relayerAccount ? { relayerAddress: relayerAccount.address } : {}),
-        logger,
-      });
+      // Replicas starting together deploy once: the others wait, then find the recorded addresses.
+      const contracts = await withStartupLock(database, `pts-deploy:${config.PTS_CHAIN_ID}`, () =>
+        ensureContracts({
+          db: database.db,
+          publicClient: clients.publicClient,
+          walletClient: clients.walletClientFor(deployer),
+          chainId: config.PTS_CHAIN_ID,
+          minterAddress: minterAccount.address,
+          ...(relayerAccount ? { relayerAddress: relayerAccount.address } : {}),
+          logger,
+        }),
+      );
       tokenAddress = contracts.rewardToken;
       contractAddresses = { ...contracts };
     }

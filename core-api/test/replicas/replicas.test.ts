@@ -176,9 +176,8 @@ describe.runIf(testDatabaseKind === 'postgres')('three core-api processes on one
       PTS_RECEIPT_POLL_MS: '100',
       LOG_LEVEL: 'error',
     };
-    // The first deploys the contracts; the other two find them in the database.
-    await startCore('a');
-    await Promise.all([startCore('b'), startCore('c')]);
+    // Started together: one deploys the contracts (under a startup lock), the other two find them recorded.
+    await Promise.all([startCore('a'), startCore('b'), startCore('c')]);
     await tokenAddress();
   }, 240_000);
 
@@ -189,7 +188,11 @@ describe.runIf(testDatabaseKind === 'postgres')('three core-api processes on one
     await database?.close();
   });
 
-  it('elects exactly one minter', async () => {
+  it('deploys the contracts once and elects exactly one minter', async () => {
+    const tokens = await Promise.all(
+      cores.map(async (core) => (await call(core, 'GET', '/pts-api/diagnostic')).body.contracts.rewardToken),
+    );
+    expect(new Set(tokens).size).toBe(1);
     expect(await findLeaders(cores)).toHaveLength(1);
   });
 
