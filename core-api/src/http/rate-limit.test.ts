@@ -114,6 +114,34 @@ describe.runIf(testDatabaseKind === 'postgres')('rate limits shared through Post
     expect(rows).toEqual([{ key: 'brand-shared:brand-y', points: 30 }]);
   });
 
+  it('sends the concurrent consumes of one key in one upsert, accepting exactly as many as one by one would', async () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    pools.push(pool);
+    let queries = 0;
+    const counting = {
+      query: (...args: Parameters<pg.Pool['query']>) => {
+        queries += 1;
+        return (pool.query as (...a: unknown[]) => unknown)(...args);
+      },
+    } as unknown as pg.Pool;
+    const limit = createRateLimit({
+      name: 'brand',
+      keyPrefix: 'brand-grouped',
+      points: 7,
+      durationSeconds: 60,
+      store: createPostgresRateLimitStore(counting),
+    });
+    const results = await Promise.all(Array.from({ length: 25 }, () => attempt(limit, 'brand-g')));
+    expect(results.filter((r) => r.ok)).toHaveLength(7);
+    // The first seven in arrival order are the accepted ones.
+    expect(results.slice(0, 7).every((r) => r.ok)).toBe(true);
+    expect(queries).toBe(1);
+    const { rows } = await pool.query<{ points: number }>(
+      "SELECT points FROM rate_limits WHERE key = 'brand-grouped:brand-g'",
+    );
+    expect(rows[0]?.points).toBe(25);
+  });
+
   it('counts in memory when the database does not answer, instead of failing the request', async () => {
     const dead = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', max: 1 });
     pools.push(dead);

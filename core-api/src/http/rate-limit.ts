@@ -114,6 +114,11 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
     points: options.points,
     durationSeconds: options.durationSeconds,
   });
+  // In memory a consume costs nothing; in PostgreSQL each is a committed upsert of one hot row per key.
+  const consumeKey =
+    store.kind === 'postgres'
+      ? createGroupedConsume(limiter, options.points)
+      : (key: string, cost: number) => limiter.consume(key, cost);
   const setHeaders = (res: Response, state: RateLimiterRes) => {
     res.setHeader('X-RateLimit-Limit', String(options.points));
     res.setHeader('X-RateLimit-Remaining', String(Math.max(0, state.remainingPoints)));
@@ -125,7 +130,7 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
     async consume(res, key, cost = 1, consumeOptions = {}) {
       const withHeaders = consumeOptions.headers ?? true;
       try {
-        const state = await limiter.consume(key, cost);
+        const state = await consumeKey(key, cost);
         if (withHeaders) setHeaders(res, state);
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
@@ -145,4 +150,71 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
       }
     },
   };
+}
+
+interface WaitingConsume {
+  cost: number;
+  resolve: (state: RateLimiterRes) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for a shared counter: the consumes of one key that arrive while its previous upsert is in
+ * flight (or in the same event-loop turn) go to the database as ONE upsert of their summed cost. The upsert
+ * returns the window's total after it; walking the group in arrival order, each consume is accepted while
+ * the running total stays within `points` — what the same consumes one by one would have answered. Each
+ * key has at most one upsert in flight per process.
+ */
+export function createGroupedConsume(
+  limiter: RateLimiterAbstract,
+  points: number,
+): (key: string, cost: number) => Promise<RateLimiterRes> {
+  const queues = new Map<string, { waiting: WaitingConsume[]; busy: boolean }>();
+
+  const flush = async (key: string) => {
+    const queue = queues.get(key);
+    if (!queue || queue.busy) return;
+    const group = queue.waiting.splice(0);
+    if (group.length === 0) {
+      queues.delete(key);
+      return;
+    }
+    queue.busy = true;
+    const total = group.reduce((sum, item) => sum + item.cost, 0);
+    let after: RateLimiterRes | undefined;
+    try {
+      after = await limiter.consume(key, total);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) after = rejection;
+      else for (const item of group) item.reject(rejection);
+    }
+    if (after) {
+      let running = after.consumedPoints - total;
+      for (const item of group) {
+        running += item.cost;
+        const state = new RateLimiterRes(
+          Math.max(0, points - running),
+          after.msBeforeNext,
+          running,
+          after.isFirstInDuration,
+        );
+        if (running <= points) item.resolve(state);
+        else item.reject(state);
+      }
+    }
+    queue.busy = false;
+    void flush(key);
+  };
+
+  return (key, cost) =>
+    new Promise<RateLimiterRes>((resolve, reject) => {
+      let queue = queues.get(key);
+      if (!queue) {
+        queue = { waiting: [], busy: false };
+        queues.set(key, queue);
+      }
+      queue.waiting.push({ cost, resolve, reject });
+      // Consumes of the same turn join this group; a busy key flushes again when its upsert returns.
+      if (!queue.busy && queue.waiting.length === 1) setImmediate(() => void flush(key));
+    });
 }
