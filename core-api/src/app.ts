@@ -101,7 +101,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       services.eventConfigCache,
     ),
   );
-  eventRouter.use(createDnsRouter(deps));
+  eventRouter.use(createDnsRouter(deps, { limit: services.limits.verifyDns }));
   eventRouter.use(createPaymentsRouter(deps));
   // Real-account checks with the providers whose credentials are configured (docs/identity.md).
   const accountVerifier = accountVerifierFromConfig(config, { logger });
@@ -110,6 +110,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       db: deps.db,
       wallets: deps.wallets,
       logger,
+      limits: services.limits.pregeneration,
       ...(accountVerifier ? { verifier: accountVerifier } : {}),
     }),
   );
@@ -119,7 +120,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     '/reward-processor',
     createRewardProcessorRouter({ minter: deps.minter, logger, clock: deps.clock, adminToken: deps.adminToken }),
   );
-  mount('relayer', '/relayer', createRelayerRouter(deps, { verifyBrandSignature }));
+  mount('relayer', '/relayer', createRelayerRouter(deps, { verifyBrandSignature, limits: services.limits }));
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
   const adminRouter = Router();
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
@@ -167,6 +168,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       wallets: deps.wallets,
       balanceOf: deps.perkChain?.balanceOf,
       verifyBrandSignature,
+      confirmLimit: services.limits.linkConfirm,
     }),
   );
   servicesRouter.use(
@@ -176,6 +178,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       secrets: deps.secrets,
       verifyBrandSignature,
       changes: services.changes,
+      setupFailures: services.limits.chatSetupFailures,
     }),
   );
   servicesRouter.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, logger, verifyBrandSignature }));

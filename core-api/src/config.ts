@@ -81,6 +81,8 @@ export const configSchema = z.object({
   PTS_MINT_STUCK_SECONDS: z.coerce.number().int().min(1).default(30),
   PTS_MINT_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   PTS_RECEIPT_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  /** How often a replica that does not sign asks for the minter signer lock (the leader's successor waits ≤ this). */
+  PTS_MINTER_ELECTION_SECONDS: z.coerce.number().min(0.1).default(15),
   PTS_REWARD_PROCESSOR_CRON: z.string().default('* * * * *'),
   /** Seconds between chain–ledger reconciler passes (docs/chain.md, "Reconciler"); 0 runs it at start only. */
   PTS_RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(60),

@@ -20,6 +20,8 @@ import { type AppServices, composeServices } from '../compose.ts';
 import { type Config, hasRole } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
+import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '../http/rate-limit.ts';
+import { createPostgresChangeTransport } from '../modules/brands/brand-changes.postgres.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
 import { createSystemTxtResolver } from '../modules/dns/dns.service.ts';
 import { createLocalIdentityProvider } from '../modules/identity/identity-provider.ts';
@@ -37,6 +39,7 @@ import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import { loadLocalSecrets } from './data-dir.ts';
+import { withStartupLock } from './startup-lock.ts';
 
 export interface StartPlatformOptions {
   /** Use this database instead of opening one from config (tests). */
@@ -142,16 +145,19 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         throw new Error('Set PTS_REWARD_TOKEN_ADDRESS, or PTS_DEPLOYER_PRIVATE_KEY so the contracts can be deployed');
       }
       const deployer: Account = privateKeyToAccount(deployerKey as `0x${string}`);
-      const contracts = await ensureContracts({
-        db: database.db,
-        publicClient: clients.publicClient,
-        walletClient: clients.walletClientFor(deployer),
-        chainId: config.PTS_CHAIN_ID,
-        minterAddress: minterAccount.address,
-        ...(relayerAccount ? { relayerAddress: relayerAccount.address } : {}),
-        logger,
-        clock,
-      });
+      // Replicas starting together deploy once: the others wait, then find the recorded addresses.
+      const contracts = await withStartupLock(database, `pts-deploy:${config.PTS_CHAIN_ID}`, () =>
+        ensureContracts({
+          db: database.db,
+          publicClient: clients.publicClient,
+          walletClient: clients.walletClientFor(deployer),
+          chainId: config.PTS_CHAIN_ID,
+          minterAddress: minterAccount.address,
+          ...(relayerAccount ? { relayerAddress: relayerAccount.address } : {}),
+          logger,
+          clock,
+        }),
+      );
       tokenAddress = contracts.rewardToken;
       contractAddresses = { ...contracts };
     }
@@ -199,6 +205,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
           signer: minterAccount.address,
         }),
       logger,
+      retryMs: config.PTS_MINTER_ELECTION_SECONDS * 1000,
     });
     const runsWorker = hasRole(config, 'worker');
     // Whoever may sign (the worker role, or an event handler minting its own requests' rewards) stands for
@@ -299,10 +306,24 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         settings: constraintSettingsFrom(config),
       }),
     };
+    // Several processes on one PostgreSQL database share their rate-limit counters and hear each other's
+    // brand changes (docs/operations.md, "Several processes"); PGlite is one process, so memory suffices.
+    const { pool, connectionString } = database;
     const changes = createChangeNotifier({
       onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),
+      ...(pool && connectionString
+        ? { transport: createPostgresChangeTransport({ connectionString, pool, logger }) }
+        : {}),
     });
-    const services = composeServices(deps, changes);
+    await changes.start();
+    stack.push(() => changes.stop());
+    const rateLimits = pool
+      ? createPostgresRateLimitStore(pool, {
+          onStoreError: (error) =>
+            logger.warn({ err: error }, 'rate-limit store failed: limits count in this process until it answers'),
+        })
+      : createMemoryRateLimitStore();
+    const services = composeServices(deps, changes, rateLimits);
     const app = createApp(deps, services);
 
     if (runsWorker) {

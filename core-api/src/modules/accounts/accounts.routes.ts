@@ -13,7 +13,7 @@ import {
 import { type Request, Router } from 'express';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
-import { createRateLimit } from '../../http/rate-limit.ts';
+import type { RateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import {
@@ -27,6 +27,8 @@ import {
 
 export interface AccountRoutesDeps extends AccountDeps {
   verifyBrandSignature: BrandSignatureVerifier;
+  /** Confirmation attempts per brand and confirming identity (CONFIRM_ATTEMPTS_PER_10_MINUTES; compose.ts). */
+  confirmLimit: RateLimit;
 }
 
 const BODY_LIMIT_BYTES = 4 * 1024;
@@ -44,11 +46,7 @@ async function requireSigned(deps: AccountRoutesDeps, req: Request, brandId: str
  */
 export function createAccountsRouter(deps: AccountRoutesDeps): Router {
   const router = Router();
-  const confirmLimit = createRateLimit({
-    name: 'link-confirm identity',
-    points: CONFIRM_ATTEMPTS_PER_10_MINUTES,
-    durationSeconds: 600,
-  });
+  const { confirmLimit } = deps;
 
   router.post('/link/code', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
     const input = parseInput(issueLinkCodeRequestSchema, req.body);

@@ -19,7 +19,7 @@ import {
   xBotSettingsResponseSchema,
 } from '@pts/shared';
 import { type Request, Router } from 'express';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { type BrandSignatureVerifier, hasBrandSignature, signatureRequired } from '../../http/brand-signature.ts';
@@ -56,6 +56,11 @@ export type CommunityServicesDeps = { db: Database; clock: Clock; secrets: Secre
   verifyBrandSignature: BrandSignatureVerifier;
   /** Chat group settings write the brand's rules: every rule cache hears of it. */
   changes: ChangeNotifier;
+  /**
+   * Failed `/setup` attempts per group and per IP: SETUP_FAILURES_ALLOWED points per
+   * SETUP_FAILURE_WINDOW_SECONDS (compose.ts builds it, shared by the replicas).
+   */
+  setupFailures: RateLimiterAbstract;
 };
 
 /**
@@ -65,11 +70,7 @@ export type CommunityServicesDeps = { db: Database; clock: Clock; secrets: Secre
  */
 export function createCommunityServicesRouter(deps: CommunityServicesDeps): Router {
   const router = Router();
-  const failures = new RateLimiterMemory({
-    keyPrefix: 'chat-setup-failures',
-    points: SETUP_FAILURES_ALLOWED,
-    duration: SETUP_FAILURE_WINDOW_SECONDS,
-  });
+  const failures = deps.setupFailures;
 
   /** 429 while the group or the IP has used up its failed attempts (checked before the key is). */
   const refuseWhenLocked = async (keys: string[]) => {
