@@ -480,4 +480,16 @@ describe('X bot end to end', () => {
     expect(a).toEqual(b);
     expect(mentionsRequests()).toHaveLength(count + 1);
   });
+
+  it("caches the handle's user id for 24 hours", async () => {
+    const lookups = () => x.requests.filter((r) => r.path.startsWith('/2/users/by/username/')).length;
+    const before = lookups();
+    await trigger();
+    expect(lookups()).toBe(before);
+    platform.clock.advance(24 * HOUR + 1000);
+    await trigger();
+    expect(lookups()).toBe(before + 1);
+    await trigger();
+    expect(lookups()).toBe(before + 1);
+  });
 });
