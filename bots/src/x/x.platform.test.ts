@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CreatedBrand } from '@pts/shared';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../../core-api/src/cli/run-cli.ts';
 import { startTestPlatform, type TestPlatform } from '../../../core-api/test/platform.ts';
 import { type FakeXApi, type FakeXPost, startFakeXApi } from '../../test/fakes/x-api.ts';
@@ -41,14 +41,14 @@ function post(author: { id: string }, text: string, extra: Partial<FakeXPost> = 
   return created;
 }
 
-async function startBot(tier = 'basic'): Promise<RunningXBot> {
+async function startBot(tier = 'basic', pollCron = '0 0 1 1 *'): Promise<RunningXBot> {
   const config = loadXBotConfig({
     PTS_CORE_API_URL: platform.url,
     PTS_BRAND_ID: brand.brandId,
     PTS_BRAND_SECURITY_KEY: brand.securityKey,
     X_BEARER_TOKEN: BEARER,
     X_API_ROOT: x.url,
-    X_POLL_CRON: '0 0 1 1 *',
+    X_POLL_CRON: pollCron,
     X_BOT_ADMIN_TOKEN: BOT_ADMIN,
     X_API_TIER: tier,
     BOT_DATA_DIR: dataDir,
@@ -462,5 +462,34 @@ describe('X bot end to end', () => {
     expect(events.find((e) => e.event_type === 'post_like')!.metadata).toMatchObject({ streak_multiplier: 1 });
     const again = await trigger();
     expect(again).toMatchObject({ status: 'ok', rewarded: 0 });
+  });
+
+  it('polls on its cron schedule, and concurrent triggers share one poll', async () => {
+    await bot.stop();
+    bot = await startBot('basic', '* * * * * *'); // every second
+    const before = mentionsRequests().length;
+    await vi.waitFor(() => expect(mentionsRequests().length).toBeGreaterThan(before), { timeout: 5000, interval: 100 });
+    await vi.waitFor(async () => expect((await health()).last_poll).not.toBeNull(), { timeout: 5000, interval: 100 });
+    const body = await health();
+    expect(new Date(body.next_poll).toISOString()).toBe(body.next_poll);
+
+    await bot.stop();
+    bot = await startBot();
+    const count = mentionsRequests().length;
+    const [a, b] = await Promise.all([trigger(), trigger()]);
+    expect(a).toEqual(b);
+    expect(mentionsRequests()).toHaveLength(count + 1);
+  });
+
+  it("caches the handle's user id for 24 hours", async () => {
+    const lookups = () => x.requests.filter((r) => r.path.startsWith('/2/users/by/username/')).length;
+    const before = lookups();
+    await trigger();
+    expect(lookups()).toBe(before);
+    platform.clock.advance(24 * HOUR + 1000);
+    await trigger();
+    expect(lookups()).toBe(before + 1);
+    await trigger();
+    expect(lookups()).toBe(before + 1);
   });
 });

@@ -66,6 +66,11 @@ export const setBrandCommand: CliCommand = {
     if (flags.json) return context.printJson(brand);
     context.print(`Updated brand ${brand.name} (${brand.brandId})`);
     printBrandFields(context.print, brand);
+    if (input.xHandle) {
+      context.print(
+        `X rules the brand lacked were created with the X bot's defaults: npm run -s pts -- rule list --brand ${brand.brandId}`,
+      );
+    }
   },
 };
 

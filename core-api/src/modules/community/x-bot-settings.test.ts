@@ -64,6 +64,7 @@ describe('pts brand set --x-handle', () => {
 
     const human = await cli('brand', 'set', '--brand', brand.brandId, '--x-handle', 'Handle_Co');
     expect(human.stdout).toContain('x handle      @Handle_Co');
+    expect(human.stdout).toContain(`pts -- rule list --brand ${brand.brandId}`);
     const cleared = await cli('brand', 'set', '--brand', brand.brandId, '--x-handle', '', '--json');
     expect(JSON.parse(cleared.stdout).xHandle).toBeNull();
     await cli('brand', 'set', '--brand', brand.brandId, '--x-handle', 'Handle_Co');
