@@ -106,6 +106,16 @@ final class Pts_Site_Events {
 	}
 
 	/**
+	 * The event's idempotency key for core-api (`externalId`, at most 128 characters): the site's host and the
+	 * object (`shop.example:wc_order_42`), so two sites of one brand never share a key. core-api pays one
+	 * (brand, event type, externalId) once, whatever happens to the marker meta here.
+	 */
+	public static function external_id( string $site, string $key ): string {
+		$id = $site . ':' . $key;
+		return strlen( $id ) <= 128 ? $id : 'sha256:' . hash( 'sha256', $id );
+	}
+
+	/**
 	 * Sends the event; on a failure that did not reach core-api the marker is removed so a later hook may retry.
 	 *
 	 * @param array<string,string> $metadata
@@ -114,15 +124,17 @@ final class Pts_Site_Events {
 		if ( ! is_email( $email ) || ! $this->settings->is_configured() ) {
 			return;
 		}
+		$site = (string) wp_parse_url( home_url(), PHP_URL_HOST );
 		$result = $this->client->post(
 			'/pts-api/manual-event',
 			array(
-				'brandId'   => $this->client->brand_id(),
-				'eventType' => Pts_Settings::SITE_EVENTS[ $site_event ],
-				'userEmail' => strtolower( $email ),
-				'metadata'  => $metadata + array(
+				'brandId'    => $this->client->brand_id(),
+				'eventType'  => Pts_Settings::SITE_EVENTS[ $site_event ],
+				'userEmail'  => strtolower( $email ),
+				'externalId' => self::external_id( $site, (string) $metadata['idempotencyKey'] ),
+				'metadata'   => $metadata + array(
 					'platform' => Pts_Rest_Controller::PLATFORM,
-					'site'     => (string) wp_parse_url( home_url(), PHP_URL_HOST ),
+					'site'     => $site,
 				),
 			)
 		);

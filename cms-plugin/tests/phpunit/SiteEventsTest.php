@@ -36,4 +36,34 @@ final class SiteEventsTest extends Pts_Test_Case {
 		wp_set_comment_status( $comment_id, 'approve' );
 		$this->assertSame( 20, $this->confirmed_points( 'erin@example.com' ) );
 	}
+
+	public function test_a_lost_marker_still_pays_once_core_api_keeps_the_external_id(): void {
+		$this->with_settings( array( 'events' => array( 'comment_approved' => true ) ) );
+		$post_id    = (int) get_posts( array( 'post_type' => 'page', 'numberposts' => 1, 'fields' => 'ids' ) )[0];
+		$comment_id = wp_insert_comment(
+			array(
+				'comment_post_ID'      => $post_id,
+				'comment_author'       => 'Faye',
+				'comment_author_email' => 'faye@example.com',
+				'comment_content'      => 'Great',
+				'comment_approved'     => 0,
+			)
+		);
+		wp_set_comment_status( $comment_id, 'approve' );
+		$this->assertSame( 20, $this->confirmed_points( 'faye@example.com' ) );
+		// The site's own marker is gone (a restored backup, a cleared meta table): the hook sends again, and
+		// core-api answers with the first event instead of paying twice.
+		delete_comment_meta( $comment_id, '_pts_loyalty_rewarded' );
+		wp_set_comment_status( $comment_id, 'hold' );
+		wp_set_comment_status( $comment_id, 'approve' );
+		$this->assertSame( 20, $this->confirmed_points( 'faye@example.com' ) );
+	}
+
+	public function test_external_ids_name_the_site_and_stay_within_128_characters(): void {
+		$this->assertSame( 'shop.example:wc_order_42', Pts_Site_Events::external_id( 'shop.example', 'wc_order_42' ) );
+		$long = Pts_Site_Events::external_id( str_repeat( 'a', 200 ) . '.example', 'wc_order_42' );
+		$this->assertLessThanOrEqual( 128, strlen( $long ) );
+		$this->assertStringStartsWith( 'sha256:', $long );
+		$this->assertSame( $long, Pts_Site_Events::external_id( str_repeat( 'a', 200 ) . '.example', 'wc_order_42' ) );
+	}
 }
