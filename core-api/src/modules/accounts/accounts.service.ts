@@ -19,7 +19,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { ensureUsers, setUserWallets } from '../events/events.repository.ts';
+import { ensureUsers, setUserWallets } from '../users/users.repository.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
 
 /** How long a link code works. */

@@ -8,6 +8,7 @@ import type { Database } from '../../db/database.ts';
 import type { EventsTable } from '../../db/schema.ts';
 import { replayedSignature, type SignatureClaim } from '../../http/brand-signature.ts';
 import type { Metrics } from '../../observability/metrics.ts';
+import { ensureUsers, findUsers, setUserWallets } from '../users/users.repository.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import { createWalletReserve, type ReservedWallet, type WalletReserve } from '../wallets/wallet-reserve.ts';
 import {
@@ -15,16 +16,13 @@ import {
   claimExternalIds,
   type ExternalIdKey,
   type ExternalIdOwner,
-  ensureUsers,
   externalIdKeyOf,
   findExternalIdOwners,
-  findUsers,
   lockRuleTotals,
   openAcceptBatch,
   type RuleRecord,
   ruleKeyOf,
   settleExternalIds,
-  setUserWallets,
   writeJudgedBatch,
 } from './events.repository.ts';
 

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
 import { createErrorHandler } from '../../http/errors.ts';
-import { ensureUsers } from '../events/events.repository.ts';
+import { ensureUsers } from '../users/users.repository.ts';
 import { createLocalWalletProvider } from '../wallets/wallet-provider.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './identity.routes.ts';
 import { createLocalTokenIssuer } from './local-token-issuer.ts';

@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { jsonBody } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
-import { ensureUsers, setUserWallets } from '../events/events.repository.ts';
+import { ensureUsers, setUserWallets } from '../users/users.repository.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import type { LocalTokenIssuer } from './local-token-issuer.ts';
 

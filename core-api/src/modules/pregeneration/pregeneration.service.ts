@@ -1,7 +1,7 @@
 import { type IdentityVerification, isOAuthUserIdFormat, type OAuthProvider } from '@pts/shared';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { ensureUsers, setUserWallets } from '../events/events.repository.ts';
+import { ensureUsers, setUserWallets } from '../users/users.repository.ts';
 import type { IdentityWalletProvider, WalletProvider } from '../wallets/wallet-provider.ts';
 
 /**

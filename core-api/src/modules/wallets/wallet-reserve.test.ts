@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
-import { ensureUsers, openAcceptBatch } from '../events/events.repository.ts';
+import { openAcceptBatch } from '../events/events.repository.ts';
+import { ensureUsers } from '../users/users.repository.ts';
 import { createLocalWalletProvider } from './wallet-provider.ts';
 import { createWalletReserve } from './wallet-reserve.ts';
 
