@@ -1,3 +1,4 @@
+import { buildSdk } from '@pts/sdk/build';
 import type { AppDeps } from './deps.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
 import { createCors } from './http/cors.ts';
@@ -9,6 +10,7 @@ import { type BrandCache, createBrandCache } from './modules/events/brand-cache.
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
 import type { EventDeps } from './modules/events/events.service.ts';
+import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 
 /**
  * The services a process shares between its routers and jobs, each built once (CONVENTIONS habit 5): two
@@ -32,6 +34,8 @@ export interface AppServices {
   signedReplies: SignedReplies;
   /** Unsigned traffic per IP, and signed traffic per brand, on the event handler host (/pts-api, /services). */
   limits: { ip: RateLimit; brand: RateLimit };
+  /** The browser SDK served at `/sdk.js`, built once per process (docs/sdk.md). */
+  sdk: { load(): Promise<SdkScript> };
 }
 
 /** Builds the shared services from the process's ports and wires every cache to the change notifier. */
@@ -82,6 +86,7 @@ export function composeServices(deps: AppDeps, changes: ChangeNotifier): AppServ
     verifyBrandSignature,
     // A retry waits at most as long as the first request may wait for its mint, and a little more.
     signedReplies: createSignedReplies({ db, logger, waitMs: config.PTS_MINT_WAIT_MS + 5_000 }),
+    sdk: createSdkScriptSource(buildSdk),
     limits: {
       ip: createRateLimit({ name: 'ip', points: config.PTS_RATE_LIMIT_IP_PER_MINUTE, durationSeconds: 60 }),
       brand: createRateLimit({ name: 'brand', points: config.PTS_RATE_LIMIT_BRAND_PER_MINUTE, durationSeconds: 60 }),
