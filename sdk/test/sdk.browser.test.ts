@@ -1,8 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../core-api/test/platform.ts';
+import { buildSdk } from '../build.ts';
 
 // The SDK as a brand's visitors get it: Debian's Chromium loads pages from the brand's domain
 // (shop.example.com, mapped to a local page server) that include `{core-api}/sdk.js`, against a real
@@ -164,6 +166,8 @@ async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, 
   }
 }
 
+/** The tab's outbox (sessionStorage) as JSON, `[]` once every event has had its final answer. */
+const outbox = (page: Page) => page.evaluate((key) => sessionStorage.getItem(key), `pts:${brandId}:q`);
 const ready = (page: Page) => page.evaluate(() => (window.pts as import('../sdk.d.ts').PtsApi).ready());
 const settle = (ms = 700) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -179,6 +183,9 @@ describe('sdk.js in Chromium against core-api', () => {
     expect(events).toMatchObject([
       { event_type: 'thank_you_visit', status: 'accepted', domain: BRAND_DOMAIN, metadata: { detection: 'url_pattern' } },
     ]);
+    // Reloading while the answer is still on its way would send it again (core-api's duplicate window
+    // answers that with 409 in production): wait for the answer.
+    expect(await waitFor(() => outbox(page), (value) => value === '[]')).toBe('[]');
     await page.reload();
     await ready(page);
     await settle();
@@ -335,7 +342,66 @@ describe('sdk.js in Chromium against core-api', () => {
     expect(await eventsOf(email)).toHaveLength(1);
     expect(posts()).toBe(attempts); // nothing sent after the delivery
     // The tab's outbox is empty again.
-    expect(await page.evaluate((key) => sessionStorage.getItem(key), `pts:${brandId}:q`)).toBe('[]');
+    expect(await outbox(page)).toBe('[]');
     await close();
+  });
+});
+
+/** A GET or HEAD with exactly these headers (fetch would add Accept-Encoding and decompress). */
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${platform.url}${path}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('GET /sdk.js', () => {
+  it('serves the built SDK as JavaScript with a strong ETag and a 5-minute Cache-Control', async () => {
+    const plain = await rawRequest('GET', '/sdk.js');
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(plain.headers['cache-control']).toBe('public, max-age=300');
+    expect(plain.headers.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString('utf8')).toBe(await buildSdk());
+
+    const gzipped = await rawRequest('GET', '/sdk.js', { 'accept-encoding': 'br, gzip;q=0.8' });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gzipped.headers.vary).toMatch(/Accept-Encoding/i);
+    expect(gzipped.headers.etag).not.toBe(plain.headers.etag); // another representation, another strong tag
+    expect(gzipped.body.length).toBeLessThanOrEqual(8 * 1024);
+    expect(gunzipSync(gzipped.body).equals(plain.body)).toBe(true);
+
+    const refused = await rawRequest('GET', '/sdk.js', { 'accept-encoding': 'gzip;q=0, identity' });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+
+    const head = await rawRequest('HEAD', '/sdk.js');
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(String(plain.body.length));
+  });
+
+  it('answers 304 without a body when If-None-Match carries its ETag', async () => {
+    const { headers } = await rawRequest('GET', '/sdk.js');
+    const etag = headers.etag as string;
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const revalidated = await rawRequest('GET', '/sdk.js', { 'if-none-match': ifNoneMatch });
+      expect(revalidated.status, ifNoneMatch).toBe(304);
+      expect(revalidated.body.length).toBe(0);
+      expect(revalidated.headers.etag).toBe(etag);
+      expect(revalidated.headers['cache-control']).toBe('public, max-age=300');
+    }
+    const changed = await rawRequest('GET', '/sdk.js', { 'if-none-match': '"an-older-build"' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.length).toBeGreaterThan(0);
   });
 });
