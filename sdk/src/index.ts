@@ -152,7 +152,7 @@ function boot(): void {
     track: (eventType, options = {}) => {
       try {
         if (!valid) return Promise.resolve(refused(eventType, 'pts is not configured: check data-brand-id'));
-        if (!EVENT_TYPE.test(String(eventType))) {
+        if (typeof eventType !== 'string' || !EVENT_TYPE.test(eventType)) {
           return Promise.resolve(refused(eventType, 'eventType must be 1-50 letters, digits or underscores'));
         }
         const email = options.email?.trim() || user();

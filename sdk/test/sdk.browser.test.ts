@@ -68,7 +68,7 @@ function pageHtml(path: string, query: URLSearchParams): string {
   const identify = query.get('email') ? `pts.push(['identify', ${JSON.stringify(query.get('email'))}]);` : '';
   return `<!doctype html><html><head><meta charset="utf-8">
     <script>window.pts = window.pts || []; ${identify}</script>
-    <script src="${platform.url}/sdk.js" data-brand-id="${brandId}" data-form-timeout-ms="2000"
+    <script src="${platform.url}/sdk.js" data-brand-id="${query.get('brand') ?? brandId}" data-form-timeout-ms="2000"
       data-retry-base-ms="300" async></script>
     </head><body>${PAGES[path.startsWith('/app') ? '/app' : path] ?? '<h1>Page</h1>'}</body></html>`;
 }
@@ -301,6 +301,102 @@ describe('sdk.js in Chromium against core-api', () => {
       (rows) => rows.length > 0,
     );
     expect(events).toMatchObject([{ event_type: 'account_creation', metadata: { detection: 'sdk_auto' } }]);
+    await close();
+  });
+
+  it('waits out Retry-After on a 429 rate limit and backs off on 5xx, but takes a cooldown as final', async () => {
+    const email = 'throttled@example.com';
+    const { page, posts, close } = await visitor();
+    const answers = [
+      { status: 429, headers: { 'Retry-After': '2' }, body: { code: 'RATE_LIMIT_EXCEEDED', retryAfter: 2 } },
+      { status: 503, headers: {}, body: { code: 'SERVICE_UNAVAILABLE' } },
+    ];
+    const attempts: number[] = [];
+    await page.route('**/pts-api/manual-event', async (route) => {
+      attempts.push(Date.now());
+      const answer = answers.shift();
+      if (!answer) return route.continue();
+      await route.fulfill({
+        status: answer.status,
+        headers: {
+          ...answer.headers,
+          'Access-Control-Allow-Origin': site,
+          'Access-Control-Expose-Headers': 'Retry-After',
+        },
+        contentType: 'application/json',
+        body: JSON.stringify({ success: false, error: 'busy', ...answer.body }),
+      });
+    });
+    await page.goto(`${site}/survey`);
+    const first = await page.evaluate(
+      (userEmail) => (window.pts as import('../sdk.d.ts').PtsApi).track('rate_experience', { email: userEmail }),
+      email,
+    );
+    expect(first.status).toBe('queued');
+    const events = await waitFor(
+      () => eventsOf(email),
+      (rows) => rows.length > 0,
+    );
+    expect(events).toMatchObject([{ event_type: 'rate_experience', status: 'accepted' }]);
+    expect(attempts).toHaveLength(3);
+    expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(2000); // Retry-After: 2
+    expect(attempts[2]! - attempts[1]!).toBeGreaterThanOrEqual(200); // back-off after the 503
+
+    // A cooldown is the rule's answer: not retried.
+    await page.unroute('**/pts-api/manual-event');
+    await page.route('**/pts-api/manual-event', (route) =>
+      route.fulfill({
+        status: 429,
+        headers: { 'Retry-After': '1', 'Access-Control-Allow-Origin': site },
+        contentType: 'application/json',
+        body: JSON.stringify({ success: false, error: 'Cooldown active', code: 'COOLDOWN_ACTIVE', retryAfter: 1 }),
+      }),
+    );
+    const before = posts();
+    const cooled = await page.evaluate(
+      (userEmail) => (window.pts as import('../sdk.d.ts').PtsApi).track('complete_survey', { email: userEmail }),
+      email,
+    );
+    expect(cooled).toMatchObject({ status: 'rejected', error: { status: 429, code: 'COOLDOWN_ACTIVE' } });
+    await settle(1500);
+    expect(posts()).toBe(before + 1);
+    expect(await outbox(page)).toBe('[]');
+    await close();
+  });
+
+  it('never throws into the page, whatever it is given', async () => {
+    const { page, posts, close } = await visitor();
+    await page.goto(`${site}/survey?brand=not-a-brand`);
+    const results = await page.evaluate(async () => {
+      const pts = window.pts as import('../sdk.d.ts').PtsApi;
+      const anyPts = pts as unknown as Record<string, (...args: unknown[]) => unknown>;
+      anyPts.identify!(42);
+      anyPts.identify!(undefined);
+      anyPts.push!(['no_such_command']);
+      anyPts.push!(null);
+      anyPts.on!('nothing', null);
+      const track = await pts.track('complete_survey', { email: 'a@example.com' });
+      return { track: track.status, ready: await pts.ready() };
+    });
+    expect(results).toEqual({ track: 'rejected', ready: [] });
+
+    // With a valid brand, bad arguments are refused with a reason, not an exception.
+    await page.goto(`${site}/survey`);
+    const refused = await page.evaluate(async () => {
+      const pts = window.pts as import('../sdk.d.ts').PtsApi;
+      const anyTrack = pts.track as (...args: unknown[]) => Promise<{ status: string }>;
+      pts.on('reward', () => {
+        throw new Error('a listener that throws');
+      });
+      return [
+        (await anyTrack('bad type!', { email: 'a@example.com' })).status,
+        (await anyTrack('complete_survey', { email: 'not-an-email' })).status,
+        (await anyTrack(undefined)).status,
+        (await anyTrack('complete_survey', { email: 'listener@example.com' })).status,
+      ];
+    });
+    expect(refused).toEqual(['rejected', 'rejected', 'rejected', 'sent']);
+    expect(posts()).toBe(1);
     await close();
   });
 
