@@ -25,6 +25,8 @@ export interface DetectionOptions {
 interface PendingForm {
   until: number;
   email?: string;
+  /** The rules that applied on the form's page (the next page's URL need not match their patterns). */
+  eventTypes: string[];
 }
 
 /**
@@ -73,11 +75,16 @@ export function startDetection(options: DetectionOptions): (href: string) => voi
 
   // form_auto
   let watching: { stop(): void } | undefined;
-  const watchForSuccess = (email: string | undefined, until: number, before: Set<Element>) => {
+  const watchForSuccess = (
+    candidates: PtsEventConfig[],
+    email: string | undefined,
+    until: number,
+    before: Set<Element>,
+  ) => {
     watching?.stop();
-    const candidates = formRules.filter(appliesHere);
     if (candidates.length === 0) return;
-    store.write(formKey, { until, ...(email ? { email } : {}) } satisfies PendingForm);
+    const eventTypes = candidates.map((rule) => rule.eventType);
+    store.write(formKey, { until, eventTypes, ...(email ? { email } : {}) } satisfies PendingForm);
     const check = () => {
       const succeeded = candidates.filter((rule) =>
         (rule.detectionConfig.successSelectors ?? []).some((selector) =>
@@ -114,7 +121,7 @@ export function startDetection(options: DetectionOptions): (href: string) => voi
               for (const element of visibleMatches(selector)) before.add(element);
             }
           }
-          watchForSuccess(emailIn(form), Date.now() + options.formTimeoutMs, before);
+          watchForSuccess(formRules.filter(appliesHere), emailIn(form), Date.now() + options.formTimeoutMs, before);
         } catch {
           // never break the host page's form
         }
@@ -123,8 +130,10 @@ export function startDetection(options: DetectionOptions): (href: string) => voi
     );
     // A classic form navigated here: its success element may be on this page.
     const pendingForm = store.read<PendingForm | undefined>(formKey, undefined);
-    if (pendingForm && pendingForm.until > Date.now()) watchForSuccess(pendingForm.email, pendingForm.until, new Set());
-    else store.remove(formKey);
+    if (pendingForm && pendingForm.until > Date.now() && Array.isArray(pendingForm.eventTypes)) {
+      const carried = formRules.filter((rule) => pendingForm.eventTypes.includes(rule.eventType));
+      watchForSuccess(carried, pendingForm.email, pendingForm.until, new Set());
+    } else store.remove(formKey);
     // An AJAX form's watch that ends with its page must not carry over to an unrelated reload.
     addEventListener('pagehide', () => {
       if (!watching) store.remove(formKey);

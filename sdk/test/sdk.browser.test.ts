@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../core-api/test/platform.ts';
@@ -49,6 +49,14 @@ const PAGES: Record<string, string> = {
         setTimeout(() => { document.querySelector(ok ? '.signup-success' : '.form-error').hidden = false; }, 300);
       });
     </script>`,
+  '/classic': `
+    <form id="classic" action="/classic-done" method="get">
+      <input type="text" name="subscriber_email" id="subscriber">
+      <button type="submit" formaction="/classic-done">Subscribe</button>
+      <button type="submit" id="broken" formaction="/classic-failed">Subscribe (refused)</button>
+    </form>`,
+  '/classic-done': '<div class="classic-success">Welcome aboard!</div>',
+  '/classic-failed': '<p class="form-error">We could not subscribe you.</p><div class="classic-success" hidden>x</div>',
   '/app': `
     <nav><a id="done" href="/app/checkout/done">done</a> <a id="other" href="/app/other">other</a></nav>
     <script>
@@ -86,6 +94,7 @@ beforeAll(async () => {
           ['thank_you_visit', 'url_pattern', { urlPatterns: ['/thank-you'] }],
           ['checkout_done', 'url_pattern', { urlPatterns: ['/app/checkout/*'] }],
           ['newsletter_subscribe', 'form_auto', { urlPatterns: ['/signup'], successSelectors: ['.signup-success'] }],
+          ['classic_subscribe', 'form_auto', { urlPatterns: ['/classic'], successSelectors: ['.classic-success'] }],
           ['account_creation', 'sdk_auto', { urlPatterns: ['/welcome'], successSelectors: ['#welcome-banner'] }],
           ['complete_survey', 'manual', {}],
           ['rate_experience', 'manual', {}],
@@ -181,11 +190,21 @@ describe('sdk.js in Chromium against core-api', () => {
       (rows) => rows.length > 0,
     );
     expect(events).toMatchObject([
-      { event_type: 'thank_you_visit', status: 'accepted', domain: BRAND_DOMAIN, metadata: { detection: 'url_pattern' } },
+      {
+        event_type: 'thank_you_visit',
+        status: 'accepted',
+        domain: BRAND_DOMAIN,
+        metadata: { detection: 'url_pattern' },
+      },
     ]);
     // Reloading while the answer is still on its way would send it again (core-api's duplicate window
     // answers that with 409 in production): wait for the answer.
-    expect(await waitFor(() => outbox(page), (value) => value === '[]')).toBe('[]');
+    expect(
+      await waitFor(
+        () => outbox(page),
+        (value) => value === '[]',
+      ),
+    ).toBe('[]');
     await page.reload();
     await ready(page);
     await settle();
@@ -224,6 +243,30 @@ describe('sdk.js in Chromium against core-api', () => {
     await settle();
     expect(posts()).toBe(1);
     expect(await eventsOf('joiner@example.com')).toHaveLength(1);
+    await close();
+  });
+
+  it('follows a classic form to the page it navigates to: success there rewards, an error page does not', async () => {
+    const { page, posts, close } = await visitor();
+    await page.goto(`${site}/classic`);
+    await ready(page);
+    await page.fill('#subscriber', 'refused@example.com');
+    await Promise.all([page.waitForURL(/classic-failed/), page.click('#broken')]);
+    await ready(page);
+    await settle(2500); // past the 2 s form timeout
+    expect(posts()).toBe(0);
+
+    await page.goto(`${site}/classic`);
+    await ready(page);
+    await page.fill('#subscriber', 'classic@example.com');
+    await Promise.all([page.waitForURL(/classic-done/), page.click('button[formaction="/classic-done"]')]);
+    const events = await waitFor(
+      () => eventsOf('classic@example.com'),
+      (rows) => rows.length > 0,
+    );
+    expect(events).toMatchObject([{ event_type: 'classic_subscribe', status: 'accepted' }]);
+    expect(await eventsOf('refused@example.com')).toHaveLength(0);
+    expect(posts()).toBe(1);
     await close();
   });
 
@@ -307,7 +350,7 @@ describe('sdk.js in Chromium against core-api', () => {
   it('waits out Retry-After on a 429 rate limit and backs off on 5xx, but takes a cooldown as final', async () => {
     const email = 'throttled@example.com';
     const { page, posts, close } = await visitor();
-    const answers = [
+    const answers: { status: number; headers: Record<string, string>; body: Record<string, unknown> }[] = [
       { status: 429, headers: { 'Retry-After': '2' }, body: { code: 'RATE_LIMIT_EXCEEDED', retryAfter: 2 } },
       { status: 503, headers: {}, body: { code: 'SERVICE_UNAVAILABLE' } },
     ];
