@@ -23,6 +23,8 @@ interface Backoff {
   failures: number;
   /** Epoch ms before which nothing is sent (back-off or `Retry-After`). */
   until: number;
+  /** Whether `until` is core-api's own `Retry-After`. */
+  retryAfter?: boolean;
 }
 
 export interface DeliveryOptions {
@@ -67,10 +69,14 @@ export function createDelivery(options: DeliveryOptions) {
     resolve?.(result);
   };
 
+  const settleAllQueued = () => {
+    for (const item of queue()) settle(item.key, { status: 'queued', eventType: item.body.eventType });
+  };
+
   const schedule = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (!queue().some((item) => item.body.userEmail)) return;
+    if (!queue().some((item) => item.body.userEmail) || isOffline()) return;
     timer = setTimeout(() => void flush(), Math.max(0, backoff().until - Date.now()));
   };
 
@@ -129,16 +135,18 @@ export function createDelivery(options: DeliveryOptions) {
         if (backoff().until > Date.now()) break;
         const item = queue().find((candidate) => candidate.body.userEmail);
         if (!item) break;
-        if (typeof navigator !== 'undefined' && navigator.onLine === false) {
-          settle(item.key, { status: 'queued', eventType: item.body.eventType });
-          break;
+        // Offline: nothing is tried until the browser says it is back (the `online` event resumes).
+        if (isOffline()) {
+          settleAllQueued();
+          return;
         }
         const outcome = await send(item);
         if ('retry' in outcome) {
           const failures = backoff().failures + 1;
           const exponential = Math.min(MAX_DELAY_MS, retryBaseMs * 2 ** (failures - 1)) * (0.75 + Math.random() / 4);
-          store.write(backoffKey, { failures, until: Date.now() + (outcome.retryAfterMs ?? exponential) });
-          for (const waiting of queue()) settle(waiting.key, { status: 'queued', eventType: waiting.body.eventType });
+          const retryAfter = outcome.retryAfterMs !== undefined;
+          store.write(backoffKey, { failures, until: Date.now() + (outcome.retryAfterMs ?? exponential), retryAfter });
+          settleAllQueued();
           break;
         }
         store.write(backoffKey, { failures: 0, until: 0 });
@@ -180,11 +188,20 @@ export function createDelivery(options: DeliveryOptions) {
       saveQueue(items);
       void flush();
     },
-    /** Sends what a previous page of this tab left queued. */
-    resume() {
+    /**
+     * Sends what a previous page of this tab left queued. `now`: the network is back (the browser's
+     * `online` event), so a back-off still running is cut short — a `Retry-After` is not.
+     */
+    resume(now = false) {
+      const { failures, until, retryAfter } = backoff();
+      if (now && !retryAfter && until > Date.now()) store.write(backoffKey, { failures, until: 0 });
       void flush();
     },
   };
+}
+
+function isOffline(): boolean {
+  return typeof navigator !== 'undefined' && navigator.onLine === false;
 }
 
 function dedupeKey(eventType: string, email: string | undefined, occurrence: string): string {

@@ -59,12 +59,14 @@ export function startDetection(options: DetectionOptions): (href: string) => voi
     checkAuto();
   };
 
-  // sdk_auto: checked on each navigation and, for rules with selectors, on DOM changes.
+  // sdk_auto: checked on each navigation and, for rules with selectors, on DOM changes, until it fires.
+  const fired = new Set<PtsEventConfig>();
   const checkAuto = () => {
     for (const rule of autoRules) {
-      if (!appliesHere(rule)) continue;
+      if (fired.has(rule) || !appliesHere(rule)) continue;
       const selectors = rule.detectionConfig.successSelectors ?? [];
       if (selectors.length === 0 || selectors.some((selector) => visibleMatches(selector).length > 0)) {
+        fired.add(rule);
         options.onDetected({ rule, occurrence: 'auto' });
       }
     }

@@ -10,6 +10,7 @@ const BRAND_ID = /^0x[a-fA-F0-9]{40}$/;
 const EVENT_TYPE = /^[a-zA-Z0-9_]{1,50}$/;
 const USER_KEY = 'pts:user';
 const CONFIG_MAX_AGE_MS = 5 * 60_000;
+const CONFIG_ATTEMPTS = 8;
 const COMMANDS: readonly string[] = ['track', 'identify', 'reset', 'on'] satisfies PtsCommand[0][];
 
 /** Everything the script does on load; nothing here may throw into the host page. */
@@ -123,6 +124,11 @@ function boot(): void {
     }
     const stored = session.read<{ at: number; events: PtsEventConfig[] } | undefined>(configKey, undefined);
     if (stored && Date.now() - stored.at < CONFIG_MAX_AGE_MS) return start(stored.events);
+    // About four minutes of tries: longer than an outage a visitor waits out on one page.
+    if (attempt >= CONFIG_ATTEMPTS) {
+      warn(`could not load the event configuration from ${base}; automatic detection is off on this page`);
+      return resolveReady([]);
+    }
     setTimeout(() => void loadConfig(attempt + 1), Math.min(60_000, 1000 * 2 ** attempt));
   };
 
@@ -145,7 +151,7 @@ function boot(): void {
   }
   addEventListener('popstate', navigated);
   addEventListener('hashchange', navigated);
-  addEventListener('online', () => delivery.resume());
+  addEventListener('online', () => delivery.resume(true));
 
   const api: PtsApi = {
     version: VERSION,

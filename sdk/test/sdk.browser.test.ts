@@ -407,6 +407,30 @@ describe('sdk.js in Chromium against core-api', () => {
     await close();
   });
 
+  it('holds events while the browser is offline and sends them once when it is back online', async () => {
+    const email = 'offline@example.com';
+    const { page, posts, close } = await visitor();
+    await page.goto(`${site}/survey`);
+    await ready(page);
+    await page.context().setOffline(true);
+    const result = await page.evaluate(
+      (userEmail) => (window.pts as import('../sdk.d.ts').PtsApi).track('rate_experience', { email: userEmail }),
+      email,
+    );
+    expect(result.status).toBe('queued');
+    await settle(1500);
+    expect(posts()).toBe(0); // offline: not even tried
+    await page.context().setOffline(false);
+    const events = await waitFor(
+      () => eventsOf(email),
+      (rows) => rows.length > 0,
+    );
+    expect(events).toMatchObject([{ event_type: 'rate_experience', status: 'accepted' }]);
+    await settle();
+    expect(posts()).toBe(1);
+    await close();
+  });
+
   it('never throws into the page, whatever it is given', async () => {
     const { page, posts, close } = await visitor();
     await page.goto(`${site}/survey?brand=not-a-brand`);
