@@ -45,7 +45,7 @@ import { registerRelayerDocs } from './modules/relayer/relay.routes.ts';
 import { createRelayerRouter } from './modules/relayer/relayer.router.ts';
 import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/relayer/relayer-gas.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
-import { createSdkRouter } from './modules/sdk/sdk.routes.ts';
+import { createSdkRouter, registerSdkDocs } from './modules/sdk/sdk.routes.ts';
 import { createStreaksRouter, registerStreakDocs } from './modules/streaks/streaks.routes.ts';
 import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
@@ -239,6 +239,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerAccountDocs(docs);
   registerConstraintDocs(docs);
   registerCommunityDocs(docs);
+  registerSdkDocs(docs);
   app.use(
     createHealthRouter({
       pingDatabase: deps.pingDatabase,

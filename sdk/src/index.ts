@@ -75,7 +75,7 @@ function boot(): void {
       eventType,
       domain: location.hostname.toLowerCase(),
       sourceUrl: sourceUrl(),
-      metadata: { ...metadata, detection, sdkVersion: VERSION },
+      metadata: { ...(metadata && typeof metadata === 'object' ? metadata : {}), detection, sdkVersion: VERSION },
       ...(email ? { userEmail: email } : {}),
     };
     return delivery.enqueue(body, occurrence);

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../core-api/test/platform.ts';
-import { buildSdk } from '../build.ts';
+import { buildSdk, SDK_VERSION } from '../build.ts';
 
 // The SDK as a brand's visitors get it: Debian's Chromium loads pages from the brand's domain
 // (shop.example.com, mapped to a local page server) that include `{core-api}/sdk.js`, against a real
@@ -298,7 +298,7 @@ describe('sdk.js in Chromium against core-api', () => {
         event_type: 'complete_survey',
         status: 'accepted',
         domain: BRAND_DOMAIN,
-        metadata: { answers: 3, detection: 'manual', sdkVersion: expect.any(String) },
+        metadata: { answers: 3, detection: 'manual', sdkVersion: SDK_VERSION },
       },
     ]);
     await close();

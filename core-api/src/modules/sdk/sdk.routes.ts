@@ -1,6 +1,8 @@
 import { AppError } from '@pts/shared';
 import { type Request, Router } from 'express';
 import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { ApiDocs } from '../../observability/openapi.ts';
 import type { SdkScript } from './sdk-script.ts';
 
 export interface SdkRoutesDeps {
@@ -60,4 +62,23 @@ function matchesIfNoneMatch(header: string | undefined, etags: string[]): boolea
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => etags.includes(tag.trim().replace(/^W\//, '')));
+}
+
+/** The OpenAPI entry of `/sdk.js`. */
+export function registerSdkDocs(docs: ApiDocs): void {
+  docs.register({
+    method: 'get',
+    path: '/sdk.js',
+    summary: 'The browser SDK: `<script src="{base_url}/sdk.js" data-brand-id="0x…" async>` (docs/sdk.md)',
+    tags: ['sdk'],
+    responses: {
+      200: {
+        description: 'The script; gzipped when accepted; `ETag` and `Cache-Control: public, max-age=300`',
+        schema: z.string(),
+        contentType: 'application/javascript',
+      },
+      304: { description: '`If-None-Match` matched the current ETag' },
+      503: { description: 'The SDK failed to build on this instance (see its logs)' },
+    },
+  });
 }
