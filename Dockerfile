@@ -14,6 +14,7 @@ WORKDIR /app
 # Manifests first so the dependency layer is cached until they change.
 COPY package.json package-lock.json ./
 COPY shared/package.json shared/package.json
+COPY sdk/package.json sdk/package.json
 COPY core-api/package.json core-api/package.json
 COPY bots/package.json bots/package.json
 # Dev dependencies are kept (--include=dev) until the runtime import graph is verified free of them;

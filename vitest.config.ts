@@ -6,6 +6,18 @@ export default defineConfig({
       { test: { name: 'shared', root: './shared', include: ['src/**/*.test.ts'] } },
       {
         test: {
+          name: 'sdk',
+          root: './sdk',
+          include: ['test/**/*.test.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          // The browser tests run Chromium against a real core-api from core-api's test harness.
+          globalSetup: ['../core-api/test/global-setup.ts'],
+        },
+      },
+      {
+        test: {
           name: 'core-api',
           root: './core-api',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'contracts/**/*.test.ts'],

@@ -45,6 +45,7 @@ import { registerRelayerDocs } from './modules/relayer/relay.routes.ts';
 import { createRelayerRouter } from './modules/relayer/relayer.router.ts';
 import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/relayer/relayer-gas.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
+import { createSdkRouter, registerSdkDocs } from './modules/sdk/sdk.routes.ts';
 import { createStreaksRouter, registerStreakDocs } from './modules/streaks/streaks.routes.ts';
 import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
@@ -58,6 +59,8 @@ export const SERVICE_VERSION = '0.1.0';
 /** Bulk requests carry up to 100 events of up to 10 KB each; the envelope gets room for that. */
 const BULK_BODY_LIMIT_BYTES = 256 * 1024;
 const ADMIN_BODY_LIMIT_BYTES = 64 * 1024;
+/** Brands' pages revalidate their copy of /sdk.js (a 304 when unchanged) after 5 minutes. */
+const SDK_MAX_AGE_SECONDS = 300;
 
 /**
  * Builds the HTTP app: every role's routes under its prefix (`/pts-api`, `/reward-processor`, `/admin`, …);
@@ -239,6 +242,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerAccountDocs(docs);
   registerConstraintDocs(docs);
   registerCommunityDocs(docs);
+  registerSdkDocs(docs);
   app.use(
     createHealthRouter({
       pingDatabase: deps.pingDatabase,
@@ -276,6 +280,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   app.use(createJwksRouter({ issuer: deps.tokenIssuer }));
+  // {base_url}/sdk.js (spec 1 item 6): the browser SDK belongs to the event handler host.
+  if (hasRole(config, 'event-handler')) {
+    app.use(createSdkRouter({ sdk: services.sdk, logger, maxAgeSeconds: SDK_MAX_AGE_SECONDS }));
+  }
   app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
 
   for (const [, prefix, router] of roleRouters) app.use(prefix, router);

@@ -1,3 +1,4 @@
+import { buildSdk } from '@pts/sdk/build';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppDeps } from './deps.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
@@ -12,6 +13,7 @@ import { type BrandCache, createBrandCache } from './modules/events/brand-cache.
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
 import type { EventDeps } from './modules/events/events.service.ts';
+import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 
 /**
  * The services a process shares between its routers and jobs, each built once (CONVENTIONS habit 5): two
@@ -38,6 +40,8 @@ export interface AppServices {
    * database) when DATABASE_URL is set, memory on PGlite (docs/operations.md, "Several processes").
    */
   limits: AppLimits;
+  /** The browser SDK served at `/sdk.js`, built once per process (docs/sdk.md). */
+  sdk: { load(): Promise<SdkScript> };
 }
 
 export interface AppLimits {
@@ -153,6 +157,7 @@ export function composeServices(
     verifyBrandSignature,
     // A retry waits at most as long as the first request may wait for its mint, and a little more.
     signedReplies: createSignedReplies({ db, logger, waitMs: config.PTS_MINT_WAIT_MS + 5_000 }),
+    sdk: createSdkScriptSource(buildSdk),
     limits: composeLimits(deps, rateLimits),
   };
 }

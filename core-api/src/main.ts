@@ -1,4 +1,4 @@
-import { loadConfig } from './config.ts';
+import { hasRole, loadConfig } from './config.ts';
 import { ensureDemoBrand } from './startup/demo-seed.ts';
 import { startPlatform } from './startup/platform.ts';
 
@@ -13,6 +13,12 @@ async function main(): Promise<void> {
   }
   const platform = await startPlatform(config);
   const { deps, url } = platform;
+  // Build the browser SDK now (~50 ms) so the first /sdk.js is served at once and a broken build shows here.
+  if (hasRole(config, 'event-handler')) {
+    await platform.services.sdk.load().catch((error: unknown) => {
+      deps.logger.error({ err: error }, 'the browser SDK failed to build; /sdk.js answers 503');
+    });
+  }
   const lines = [
     '',
     `pts core-api is running (${deps.dbKind}, chain ${deps.chain.chainId} at ${deps.chain.rpcUrl})`,
@@ -20,6 +26,7 @@ async function main(): Promise<void> {
     `  API docs   ${url}/docs`,
     `  health     ${url}/health`,
     `  metrics    ${url}/metrics`,
+    `  sdk        ${url}/sdk.js`,
     `  token      ${deps.chain.contracts.rewardToken}`,
     `  data dir   ${config.PTS_DATA_DIR}`,
   ];

@@ -266,6 +266,49 @@ describe('pts rule', () => {
     expect(custom).toMatchObject({ eventId: `custom_${brandId.slice(2, 10)}`, isCustom: true });
   });
 
+  it('rule set --url-patterns and --success-selectors configure what the browser SDK detects', async () => {
+    const { brandId } = await ptsJson(['brand', 'create', '--name', 'Sdk', '--domain', 'sdk.example']);
+    const rule = await ptsJson([
+      'rule',
+      'set',
+      '--brand',
+      brandId,
+      '--event-type',
+      'newsletter_subscribe',
+      '--reward',
+      '25',
+      '--detection',
+      'form_auto',
+      '--url-patterns',
+      '/signup, /newsletter/*',
+      '--success-selectors',
+      '.signup-success,#thanks',
+    ]);
+    expect(rule).toMatchObject({
+      detectionMethod: 'form_auto',
+      detectionConfig: { urlPatterns: ['/signup', '/newsletter/*'], successSelectors: ['.signup-success', '#thanks'] },
+    });
+    const { rules } = await ptsJson(['rule', 'list', '--brand', brandId]);
+    expect(rules).toContainEqual(
+      expect.objectContaining({ eventId: rule.eventId, detectionConfig: rule.detectionConfig }),
+    );
+    const text = await pts([
+      'rule',
+      'set',
+      '--brand',
+      brandId,
+      '--event-type',
+      'thanks_visit',
+      '--reward',
+      '5',
+      '--detection',
+      'url_pattern',
+      '--url-patterns',
+      '/thank-you',
+    ]);
+    expect(text.stdout).toContain('url patterns  /thank-you');
+  });
+
   it('rule list shows the default rules as a table, or one JSON object with --json', async () => {
     const { brandId } = await createBrand();
     const { rules } = await ptsJson(['rule', 'list', '--brand', brandId]);

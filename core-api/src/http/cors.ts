@@ -70,6 +70,11 @@ export function createCors(options: CorsOptions): RequestHandler & { refresh(): 
         res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
         res.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization');
         res.setHeader('Access-Control-Max-Age', '600');
+        // Browsers hide other headers from scripts: the SDK honours Retry-After and shows rate limits.
+        res.setHeader(
+          'Access-Control-Expose-Headers',
+          'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+        );
       }
     }
     if (req.method === 'OPTIONS') {

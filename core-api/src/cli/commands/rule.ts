@@ -9,7 +9,8 @@ type DetectionMethod = (typeof DETECTION_METHODS)[number];
 export const setRuleCommand: CliCommand = {
   usage:
     'pts rule set --brand ID --event-type TYPE --reward N [--cooldown-hours H] [--max-claims M|unlimited] ' +
-    '[--max-total T] [--channels a,b] [--detection manual|url_pattern|form_auto|sdk_auto] [--inactive] [--json]',
+    '[--max-total T] [--channels a,b] [--detection manual|url_pattern|form_auto|sdk_auto] ' +
+    '[--url-patterns /a,/b/*] [--success-selectors .ok,#done] [--inactive] [--json]',
   summary: 'create or replace the rule for an event type (omitted settings take their defaults)',
   async run(args, context) {
     const flags = parseFlags(args, {
@@ -21,6 +22,8 @@ export const setRuleCommand: CliCommand = {
       'max-total': { type: 'string' },
       channels: { type: 'string' },
       detection: { type: 'string' },
+      'url-patterns': { type: 'string' },
+      'success-selectors': { type: 'string' },
       inactive: { type: 'boolean' },
       ...jsonOption,
     });
@@ -36,6 +39,15 @@ export const setRuleCommand: CliCommand = {
     if (flags['max-total'] !== undefined) settings.maxTotal = parseNonNegativeInteger(flags['max-total'], 'max-total');
     if (flags.channels !== undefined) settings.channels = parseList(flags.channels);
     if (flags.detection !== undefined) settings.detectionMethod = parseDetection(flags.detection);
+    // What the browser SDK watches for (docs/sdk.md). A comma separates entries, as in a CSS selector list.
+    if (flags['url-patterns'] !== undefined || flags['success-selectors'] !== undefined) {
+      settings.detectionConfig = {
+        ...(flags['url-patterns'] !== undefined ? { urlPatterns: parseList(flags['url-patterns']) } : {}),
+        ...(flags['success-selectors'] !== undefined
+          ? { successSelectors: parseList(flags['success-selectors']) }
+          : {}),
+      };
+    }
     if (flags.inactive) settings.active = false;
     const rule = await context.client().setRule(brandId, eventType, settings);
     if (flags.json) return context.printJson(rule);
@@ -47,6 +59,11 @@ export const setRuleCommand: CliCommand = {
     context.print(`  max total     ${rule.maxTotal ?? 'unlimited'} (claimed ${rule.totalClaims ?? '-'})`);
     context.print(`  detection     ${rule.detectionMethod}`);
     if (rule.detectionConfig.channels) context.print(`  channels      ${rule.detectionConfig.channels.join(', ')}`);
+    if (rule.detectionConfig.urlPatterns)
+      context.print(`  url patterns  ${rule.detectionConfig.urlPatterns.join(', ')}`);
+    if (rule.detectionConfig.successSelectors) {
+      context.print(`  selectors     ${rule.detectionConfig.successSelectors.join(', ')}`);
+    }
   },
 };
 

@@ -192,6 +192,10 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.brand.example');
     expect(res.headers.get('access-control-allow-credentials')).toBe('true');
     expect(res.headers.get('vary')).toContain('Origin');
+    // The browser SDK reads Retry-After; browsers hide it from scripts unless it is exposed.
+    expect(res.headers.get('access-control-expose-headers')).toBe(
+      'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+    );
   });
 
   it('answers preflight on every path with the spec methods and headers', async () => {
