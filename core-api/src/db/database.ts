@@ -18,6 +18,7 @@ import * as accountLinks from './migrations/2026_11_22_1000_account_links.ts';
 import * as community from './migrations/2026_11_22_1100_community.ts';
 import * as signedResponses from './migrations/2026_11_24_0000_signed_responses.ts';
 import * as brandUnsignedEvents from './migrations/2026_11_24_0100_brand_unsigned_events.ts';
+import * as displayNames from './migrations/2026_11_25_0000_display_names.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_1000_account_links': accountLinks,
   '2026_11_24_0000_signed_responses': signedResponses,
   '2026_11_24_0100_brand_unsigned_events': brandUnsignedEvents,
+  '2026_11_25_0000_display_names': displayNames,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -568,7 +568,16 @@ export interface HashtagCampaignsTable {
   updated_at: Timestamp;
 }
 
+/** The display name a brand's clients last sent for a user (`metadata.displayName`), for its leaderboards. */
+export interface UserDisplayNamesTable {
+  brand_id: string;
+  user_key: string;
+  display_name: string;
+  updated_at: Timestamp;
+}
+
 export interface DB {
+  user_display_names: UserDisplayNamesTable;
   chat_groups: ChatGroupsTable;
   hashtag_campaigns: HashtagCampaignsTable;
   achievement_definitions: AchievementDefinitionsTable;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { brandIdSchema, cleanString, emailSchema } from './common.ts';
+import { brandIdSchema, cleanString, emailSchema, metadataSchema } from './common.ts';
 
 /** Streak kinds the services count; spec 4.3 names only `daily`. */
 export const STREAK_TYPES = ['daily'] as const;
@@ -69,13 +69,21 @@ export const recordActivityRequestSchema = z
     userIdentifier: userIdentifierSchema,
     platform: streakPlatformSchema,
     streakType: z.enum(STREAK_TYPES).default('daily'),
+    /** `displayName` (≤ 64 characters once cleaned) is shown for the user on the brand's leaderboards. */
+    metadata: metadataSchema.optional(),
   })
   .meta({ id: 'RecordActivityRequest' });
 export type RecordActivityRequest = z.infer<typeof recordActivityRequestSchema>;
 
 /** `POST /services/checkin` (and the CMS plugin's `/checkin`). */
 export const checkinRequestSchema = z
-  .object({ brandId: brandIdSchema, userIdentifier: userIdentifierSchema, platform: streakPlatformSchema })
+  .object({
+    brandId: brandIdSchema,
+    userIdentifier: userIdentifierSchema,
+    platform: streakPlatformSchema,
+    /** `displayName` (≤ 64 characters once cleaned) is shown for the user on the brand's leaderboards. */
+    metadata: metadataSchema.optional(),
+  })
   .meta({ id: 'CheckinRequest' });
 export type CheckinRequest = z.infer<typeof checkinRequestSchema>;
 

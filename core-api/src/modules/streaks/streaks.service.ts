@@ -39,6 +39,7 @@ import type { CachedBrand } from '../events/brand-cache.ts';
 import type { EventCandidate } from '../events/event-batcher.ts';
 import type { RuleRecord } from '../events/events.repository.ts';
 import { type AcceptedEvent, completeEvent, type EventDeps, prepareEvent } from '../events/events.service.ts';
+import { displayNameOf, saveDisplayNames } from '../leaderboards/display-names.ts';
 import { enqueueWebhook } from '../webhooks/webhooks.outbox.ts';
 import {
   deleteMilestoneClaim,
@@ -158,6 +159,17 @@ async function applyActivity(
   return result;
 }
 
+/** Keeps the name the client sent (`metadata.displayName`) for the brand's leaderboards. */
+async function saveDisplayName(
+  trx: Kysely<DB>,
+  key: StreakKey,
+  metadata: Record<string, unknown> | undefined,
+  now: Date,
+): Promise<void> {
+  const displayName = displayNameOf(metadata);
+  if (displayName) await saveDisplayNames(trx, [{ ...key, displayName }], now);
+}
+
 /** `POST /streak/record-activity`: counts the day for the user's streak (no reward of its own). */
 export async function recordActivity(deps: StreakDeps, input: RecordActivityRequest): Promise<RecordActivityResponse> {
   await requireBrand(deps, input.brandId);
@@ -166,6 +178,7 @@ export async function recordActivity(deps: StreakDeps, input: RecordActivityRequ
   const key = { brandId: input.brandId, userKey: await resolveAccountKey(deps.db, input.userIdentifier) };
   const now = deps.clock.now();
   const { result, claimed } = await deps.db.transaction().execute(async (trx) => {
+    await saveDisplayName(trx, key, input.metadata, now);
     const result = await applyActivity(trx, key, input.platform, settings, now);
     return { result, claimed: await listClaimedMilestones(trx, key) };
   });
@@ -336,6 +349,7 @@ export async function checkIn(deps: StreakDeps, input: CheckinRequest): Promise<
 
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const locked = await lockStreak(trx, key, now);
+    await saveDisplayName(trx, key, input.metadata, now);
     const existing = await findCheckin(trx, key, day);
     if (existing)
       return { already: true as const, state: locked, existing, claimed: await listClaimedMilestones(trx, key) };
