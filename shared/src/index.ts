@@ -172,6 +172,21 @@ export {
   updateChatGroupRequestSchema,
 } from './schemas/community.ts';
 export {
+  type ClaimDropRequest,
+  type ClaimDropResponse,
+  type CreateDropRequest,
+  calculateRewardRequestSchema,
+  claimDropRequestSchema,
+  claimDropResponseSchema,
+  createDropRequestSchema,
+  createDropResponseSchema,
+  type Drop,
+  dropSchema,
+  logActivityRequestSchema,
+  processIntegrationRequestSchema,
+  userBalanceRequestSchema,
+} from './schemas/compat.ts';
+export {
   type AddConstraintInput,
   type AddConstraintRequest,
   addConstraintRequestSchema,
@@ -406,8 +421,10 @@ export {
   streakSettingsResponseSchema,
   streakSettingsSchema,
   streakStatusParamsSchema,
+  streakStatusQuerySchema,
   streakStatusResponseSchema,
   streakSummarySchema,
+  streakTypeSchema,
   type UpdateStreakSettingsRequest,
   updateStreakSettingsRequestSchema,
   userIdentifierSchema,

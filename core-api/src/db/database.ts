@@ -19,6 +19,7 @@ import * as community from './migrations/2026_11_22_1100_community.ts';
 import * as signedResponses from './migrations/2026_11_24_0000_signed_responses.ts';
 import * as brandUnsignedEvents from './migrations/2026_11_24_0100_brand_unsigned_events.ts';
 import * as displayNames from './migrations/2026_11_25_0000_display_names.ts';
+import * as seedCompat from './migrations/2026_11_25_0100_seed_compat.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_24_0000_signed_responses': signedResponses,
   '2026_11_24_0100_brand_unsigned_events': brandUnsignedEvents,
   '2026_11_25_0000_display_names': displayNames,
+  '2026_11_25_0100_seed_compat': seedCompat,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import { brandIdSchema, cleanString, emailSchema, metadataSchema } from './common.ts';
 
-/** Streak kinds the services count; spec 4.3 names only `daily`. */
+/** Streak kinds named by spec 4.3; any other `streakType` is its own streak too (`engagement`, …). */
 export const STREAK_TYPES = ['daily'] as const;
+
+/** A streak type: `daily` (check-ins and milestones count it) or another lowercase name, each its own streak. */
+export const streakTypeSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,31}$/, 'must be 1 to 32 lowercase letters, digits or underscores, e.g. daily');
 
 /** A platform name (`discord`, `telegram`, `x`, `web`, `cms`…): letters, digits, `_` and `-`. */
 export const streakPlatformSchema = cleanString(
@@ -68,7 +73,7 @@ export const recordActivityRequestSchema = z
     brandId: brandIdSchema,
     userIdentifier: userIdentifierSchema,
     platform: streakPlatformSchema,
-    streakType: z.enum(STREAK_TYPES).default('daily'),
+    streakType: streakTypeSchema.default('daily'),
     /** `displayName` (≤ 64 characters once cleaned) is shown for the user on the brand's leaderboards. */
     metadata: metadataSchema.optional(),
   })
@@ -98,6 +103,8 @@ export const claimMilestoneRequestSchema = z
 export type ClaimMilestoneRequest = z.infer<typeof claimMilestoneRequestSchema>;
 
 export const streakStatusParamsSchema = z.object({ brandId: brandIdSchema, userIdentifier: userIdentifierSchema });
+/** `?streakType=` of the status read: `daily` unless asked. */
+export const streakStatusQuerySchema = z.object({ streakType: streakTypeSchema.default('daily') });
 
 export const streakSettingsParamsSchema = z.object({ brandId: brandIdSchema });
 
@@ -134,7 +141,7 @@ export const recordActivityResponseSchema = z
     success: z.literal(true),
     brandId: z.string(),
     userIdentifier: z.string(),
-    streakType: z.enum(STREAK_TYPES),
+    streakType: streakTypeSchema,
     /** The activity counted a new UTC day (false: the user was already active today). */
     isNew: z.boolean(),
     /** The previous streak had lapsed and this activity started a new one. */

@@ -42,6 +42,7 @@ import { type AcceptedEvent, completeEvent, type EventDeps, prepareEvent } from 
 import { displayNameOf, saveDisplayNames } from '../leaderboards/display-names.ts';
 import { enqueueWebhook } from '../webhooks/webhooks.outbox.ts';
 import {
+  DAILY_STREAK,
   deleteMilestoneClaim,
   eventExists,
   findCheckin,
@@ -131,12 +132,14 @@ async function applyActivity(
   const locked = await lockStreak(trx, key, now);
   const result = recordStreakActivity(locked, now, settings);
   await saveStreak(trx, key, result.state, platform, now);
-  // Streak achievements follow the longest streak (a high-water mark), in the same transaction.
-  await advanceAchievements(
-    trx,
-    [{ brandId: key.brandId, userKey: key.userKey, type: 'streak_days', value: BigInt(result.state.longest) }],
-    now,
-  );
+  // Streak achievements follow the longest daily streak (a high-water mark), in the same transaction.
+  if ((key.streakType ?? DAILY_STREAK) === DAILY_STREAK) {
+    await advanceAchievements(
+      trx,
+      [{ brandId: key.brandId, userKey: key.userKey, type: 'streak_days', value: BigInt(result.state.longest) }],
+      now,
+    );
+  }
   if (result.milestonesReached.length > 0) {
     const userId = (await findUserId(trx, key.userKey)) ?? key.userKey;
     for (const milestone of result.milestonesReached) {
@@ -147,7 +150,7 @@ async function applyActivity(
           brandId: key.brandId,
           userId,
           email: key.userKey,
-          streakType: 'daily',
+          streakType: key.streakType ?? DAILY_STREAK,
           streakLength: result.state.current,
           milestone: milestone.days,
           timestamp: now.getTime(),
@@ -157,6 +160,16 @@ async function applyActivity(
     }
   }
   return result;
+}
+
+/**
+ * Milestones claimed on the streak of `key`. Only the daily streak's milestones are claimable
+ * (`/streak/claim-milestone`); other streak types count as having every milestone claimed, so they never
+ * announce bonuses nobody can claim.
+ */
+function claimedMilestones(db: Kysely<DB>, key: StreakKey, settings: StreakSettings): Promise<number[]> {
+  if ((key.streakType ?? DAILY_STREAK) !== DAILY_STREAK) return Promise.resolve(settings.milestones.map((m) => m.days));
+  return listClaimedMilestones(db, key);
 }
 
 /** Keeps the name the client sent (`metadata.displayName`) for the brand's leaderboards. */
@@ -175,12 +188,16 @@ export async function recordActivity(deps: StreakDeps, input: RecordActivityRequ
   await requireBrand(deps, input.brandId);
   const { settings } = await loadStreakSettings(deps, input.brandId);
   // Linked identities share one streak: the account's (docs/identity-linking.md).
-  const key = { brandId: input.brandId, userKey: await resolveAccountKey(deps.db, input.userIdentifier) };
+  const key = {
+    brandId: input.brandId,
+    userKey: await resolveAccountKey(deps.db, input.userIdentifier),
+    streakType: input.streakType,
+  };
   const now = deps.clock.now();
   const { result, claimed } = await deps.db.transaction().execute(async (trx) => {
     await saveDisplayName(trx, key, input.metadata, now);
     const result = await applyActivity(trx, key, input.platform, settings, now);
-    return { result, claimed: await listClaimedMilestones(trx, key) };
+    return { result, claimed: await claimedMilestones(trx, key, settings) };
   });
   return {
     success: true,
@@ -201,14 +218,15 @@ export async function getStreakStatus(
   deps: StreakDeps,
   brandId: string,
   userIdentifier: string,
+  streakType: string = DAILY_STREAK,
 ): Promise<StreakStatusResponse> {
   await requireBrand(deps, brandId);
   const { settings } = await loadStreakSettings(deps, brandId);
-  const key = { brandId, userKey: await resolveAccountKey(deps.db, userIdentifier) };
+  const key = { brandId, userKey: await resolveAccountKey(deps.db, userIdentifier), streakType };
   const now = deps.clock.now();
   const [state, claimed, checkin] = await Promise.all([
     findStreak(deps.db, key),
-    listClaimedMilestones(deps.db, key),
+    claimedMilestones(deps.db, key, settings),
     findCheckin(deps.db, key, utcDay(now)),
   ]);
   const current = state ?? EMPTY_STREAK;
@@ -223,7 +241,7 @@ export async function getStreakStatus(
     multiplier: summary.multiplier,
     nextMilestone: summary.nextMilestone,
     unclaimedMilestones: summary.unclaimedMilestones,
-    claimedMilestones: claimed,
+    claimedMilestones: streakType === DAILY_STREAK ? claimed : [],
     checkedInToday: checkin !== undefined,
     lapsed: view.lapsed,
     lastActivityAt: current.lastActivityAt?.toISOString() ?? null,
