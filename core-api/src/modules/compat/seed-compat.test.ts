@@ -217,3 +217,190 @@ describe('leaderboards', () => {
     expect(streaks.body.leaderboard[0].formattedValue).toMatch(/^\d+ days?$/);
   });
 });
+
+describe('perks', () => {
+  it('category=all lists every category', async () => {
+    for (const [name, category] of [
+      ['Mug', 'merch'],
+      ['Coffee', 'food'],
+    ] as const) {
+      const res = await platform.post('/admin/perks', { brandId: brand.brandId, name, cost: 0, category }, admin());
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const all = await platform.get(`/services/perks/${brand.brandId}?category=all`);
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    expect(all.body.perks.map((p: { name: string }) => p.name).sort()).toEqual(['Coffee', 'Mug']);
+    const food = await platform.get(`/services/perks/${brand.brandId}?category=food`);
+    expect(food.body.perks.map((p: { name: string }) => p.name)).toEqual(['Coffee']);
+  });
+
+  it('check-eligibility takes the seed body {brandId, perkId (uuid), userIdentifier, platform}, signed', async () => {
+    const created = await platform.post('/admin/perks', { brandId: brand.brandId, name: 'Gated', cost: 0 }, admin());
+    const perk = created.body.perk as { perkId: number; uuid: string };
+    const user = 'telegram_5001@pts.local'; // earned above, so it has a wallet
+    const wallet = (
+      await platform.deps.db.selectFrom('users').select('wallet_address').where('email', '=', user).executeTakeFirstOrThrow()
+    ).wallet_address;
+    const seedBody = { brandId: brand.brandId, perkId: perk.uuid, userIdentifier: user, platform: 'telegram' };
+    for (const path of ['/services/perks/check-eligibility', '/pts-api/check-eligibility']) {
+      const res = await signed(path, seedBody);
+      expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(200);
+      expect(res.body).toMatchObject({ success: true, perkId: perk.perkId, userAddress: wallet, eligible: true });
+      // Naming a user by identifier needs the brand's signature.
+      const unsigned = await platform.post(path, seedBody);
+      expect(unsigned.status).toBe(401);
+    }
+    // pts's own body stays public, also at the seed path.
+    const own = await platform.post('/pts-api/check-eligibility', {
+      brandId: brand.brandId,
+      perkId: perk.perkId,
+      userAddress: wallet,
+    });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    const noWallet = await signed('/services/perks/check-eligibility', { ...seedBody, userIdentifier: 'new@example.com' });
+    expect(noWallet.status).toBe(400);
+    expect(noWallet.body.code).toBe('NO_WALLET');
+    const otherPerk = await signed('/services/perks/check-eligibility', {
+      ...seedBody,
+      perkId: '00000000-0000-4000-8000-000000000000',
+    });
+    expect(otherPerk.status).toBe(404);
+  });
+});
+
+describe('achievements', () => {
+  it('entries carry achievementType, currentProgress, isUnlocked; update-progress is the progress call', async () => {
+    const user = 'discord_8080@pts.local';
+    const progress = await signed('/services/achievements/update-progress', {
+      brandId: brand.brandId,
+      userIdentifier: user,
+      achievementType: 'message_count',
+      progress: 3,
+    });
+    expect(progress.status, JSON.stringify(progress.body)).toBe(200);
+    expect(progress.body).toMatchObject({ success: true, type: 'message_count', value: 3 });
+    const unsigned = await platform.post('/services/achievements/update-progress', {
+      brandId: brand.brandId,
+      userIdentifier: user,
+      achievementType: 'message_count',
+      progress: 3,
+    });
+    expect(unsigned.status).toBe(401);
+    const list = await signedGet(`/services/achievements/${brand.brandId}/${user}`);
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    const messages = list.body.achievements.find((a: { type: string }) => a.type === 'message_count');
+    expect(messages).toMatchObject({
+      achievementType: 'message_count',
+      currentProgress: 3,
+      progress: 3,
+      isUnlocked: messages.unlocked,
+    });
+  });
+});
+
+describe('endpoints the seed clients call', () => {
+  it('user-balance, GET and POST, brand-signed', async () => {
+    await waitForMintsSettled(platform);
+    const user = 'telegram_5001@pts.local';
+    const path = `/pts-api/user-balance?brandId=${brand.brandId}&userEmail=${encodeURIComponent(user)}`;
+    const got = await signedGet(path);
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    expect(got.body).toMatchObject({ success: true, userEmail: user, balance: 20, pending: 0 });
+    const posted = await signed('/pts-api/user-balance', { brandId: brand.brandId, userEmail: user });
+    expect(posted.body).toMatchObject({ balance: 20, walletAddress: got.body.walletAddress });
+    expect((await platform.get(path)).status).toBe(401);
+    const bad = await signed('/pts-api/user-balance', { brandId: brand.brandId });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/userEmail/);
+  });
+
+  it('activity/log counts on the activity board once per activityId; reserved kinds refused', async () => {
+    const user = 'discord_9090@pts.local';
+    const body = {
+      brandId: brand.brandId,
+      userIdentifier: user,
+      activityType: 'message_sent',
+      platform: 'discord',
+      activityId: 'msg-1',
+      metadata: { displayName: 'Chatty' },
+    };
+    const first = await signed('/services/activity/log', body);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ success: true, logged: true, activityType: 'message_sent' });
+    expect((await signed('/services/activity/log', body)).body.logged).toBe(false);
+    const board = await platform.get(
+      `/services/leaderboard/${brand.brandId}?metric=activity&period=all&user=${encodeURIComponent(user)}`,
+    );
+    expect(board.body.me).toMatchObject({ value: 1, username: 'Chatty', formattedValue: '1 activity' });
+    const reserved = await signed('/services/activity/log', { ...body, activityType: 'earned', activityId: 'x' });
+    expect(reserved.status).toBe(400);
+    expect((await platform.post('/services/activity/log', body)).status).toBe(401);
+  });
+
+  it('reward/calculate: the rule amount × the daily streak multiplier, by eventType or eventId', async () => {
+    const user = 'discord_424242@pts.local'; // a 7-day streak from the milestone test
+    await platform.setRule(brand.brandId, { eventType: 'telegram_gm', rewardAmount: 20, cooldownHours: 0, maxClaims: -1 });
+    const gm = (await eventConfig()).find((e) => e.eventType === 'telegram_gm')!;
+    const status = await signedGet(`/services/streak/status/${brand.brandId}/${user}`);
+    const res = await signed('/services/reward/calculate', {
+      brandId: brand.brandId,
+      userIdentifier: user,
+      eventId: gm.eventId,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      eventType: 'telegram_gm',
+      baseReward: 20,
+      currentStreak: status.body.currentStreak,
+      multiplier: status.body.multiplier,
+      reward: Math.floor(20 * status.body.multiplier),
+    });
+    expect(status.body.multiplier).toBeGreaterThan(1);
+    const unknown = await signed('/services/reward/calculate', {
+      brandId: brand.brandId,
+      userIdentifier: user,
+      eventType: 'nope',
+    });
+    expect(unknown.body.code).toBe('UNKNOWN_EVENT_TYPE');
+  });
+
+  it('user-stats: earned, redeemed, streaks, achievements, rank', async () => {
+    const user = 'discord_424242@pts.local';
+    await waitForMintsSettled(platform);
+    const res = await signedGet(`/services/user-stats/${brand.brandId}/${user}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      success: true,
+      earned: expect.any(Number),
+      redeemed: 0,
+      streaks: [{ streakType: 'daily', currentStreak: expect.any(Number), longestStreak: 7 }],
+      achievements: { unlocked: expect.any(Number), total: expect.any(Number) },
+      rank: expect.any(Number),
+    });
+    expect(res.body.earned).toBeGreaterThanOrEqual(170); // 7 check-ins of ≥ 10 and the 100 bonus
+    expect((await platform.get(`/services/user-stats/${brand.brandId}/${user}`)).status).toBe(401);
+  });
+
+  it('integrations/process records the brand event the third-party event maps to', async () => {
+    const body = {
+      brandId: brand.brandId,
+      integration: 'shopify',
+      event: 'order_created',
+      userEmail: 'buyer@example.com',
+      metadata: { orderId: 'o-1' },
+    };
+    const res = await signed('/services/integrations/process', body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      success: true,
+      eventType: 'shopify_order_created',
+      rewardAmount: 40,
+      integration: 'shopify',
+      integrationEvent: 'order_created',
+    });
+    const unmapped = await signed('/services/integrations/process', { ...body, event: 'refund' });
+    expect(unmapped.status).toBe(400);
+    expect(unmapped.body.details.tried).toEqual(['shopify_refund', 'refund']);
+    expect((await platform.post('/services/integrations/process', body)).status).toBe(401);
+  });
+});
