@@ -24,6 +24,7 @@ import {
   createSeedEventCompatRouter,
   createSeedRelayerCompatRouter,
   createSeedServicesCompatRouter,
+  registerSeedCompatDocs,
 } from './modules/compat/seed-compat.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
 import { createDropsRouter, registerDropDocs } from './modules/drops/drops.routes.ts';
@@ -287,6 +288,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerConstraintDocs(docs);
   registerCommunityDocs(docs);
   registerDropDocs(docs);
+  registerSeedCompatDocs(docs);
   app.use(
     createHealthRouter({
       pingDatabase: deps.pingDatabase,

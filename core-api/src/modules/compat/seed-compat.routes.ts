@@ -1,6 +1,7 @@
 import {
   AppError,
   calculateRewardRequestSchema,
+  errorEnvelopeSchema,
   logActivityRequestSchema,
   processIntegrationRequestSchema,
   userBalanceRequestSchema,
@@ -11,6 +12,7 @@ import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/b
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
+import type { ApiDocs } from '../../observability/openapi.ts';
 import type { EventDeps } from '../events/events.service.ts';
 import {
   calculateReward,
@@ -389,4 +391,71 @@ export function createSeedRelayerCompatRouter(options: { bodyLimitBytes: number 
     next();
   });
   return router;
+}
+
+/** OpenAPI entries of the endpoints added for seed clients (the adapters of existing routes add fields only). */
+export function registerSeedCompatDocs(docs: ApiDocs): void {
+  const failure = (description: string) => ({ description, schema: errorEnvelopeSchema });
+  const signed = ['brandSignature' as const];
+  const common = {
+    400: failure('Invalid body'),
+    401: failure('Missing, wrong or replayed brand signature'),
+    404: failure('Unknown brand'),
+  };
+  docs.register({
+    method: 'post',
+    path: '/pts-api/user-balance',
+    tags: ['seed compatibility'],
+    summary: "A user's balance by `userEmail` (also `GET ?brandId=&userEmail=`); as /services/balance",
+    security: signed,
+    request: { body: userBalanceRequestSchema },
+    responses: { 200: { description: '`{success, brandId, userEmail, walletAddress, balance, pending}`' }, ...common },
+  });
+  docs.register({
+    method: 'post',
+    path: '/pts-api/check-eligibility',
+    tags: ['seed compatibility'],
+    summary: 'Perk eligibility, as /services/perks/check-eligibility (seed body accepted there too)',
+    description:
+      '`{brandId, perkId, userAddress}` is public; the seed body `{brandId, perkId: <perk uuid>, userIdentifier, ' +
+      'platform}` names a user and needs the brand signature.',
+    request: { body: z.object({ brandId: z.string(), perkId: z.union([z.number(), z.string()]) }).loose() },
+    responses: { 200: { description: 'The verdict per constraint' }, ...common },
+  });
+  docs.register({
+    method: 'get',
+    path: '/services/user-stats/:brandId/:userIdentifier',
+    tags: ['seed compatibility'],
+    summary: 'Earned, redeemed, streaks (per type), achievements and all-time rank of a user',
+    security: signed,
+    responses: { 200: { description: 'The stats' }, ...common },
+  });
+  docs.register({
+    method: 'post',
+    path: '/services/activity/log',
+    tags: ['seed compatibility'],
+    summary: 'Log an activity on the activity board (no reward); once per activityId',
+    security: signed,
+    request: { body: logActivityRequestSchema },
+    responses: { 200: { description: '`{success, logged}`' }, ...common },
+  });
+  docs.register({
+    method: 'post',
+    path: '/services/reward/calculate',
+    tags: ['seed compatibility'],
+    summary: 'The reward an event would pay the user now: rule amount × daily streak multiplier',
+    description: '`eventId` (a rule id) is accepted for `eventType`.',
+    security: signed,
+    request: { body: calculateRewardRequestSchema },
+    responses: { 200: { description: '`{eventType, baseReward, currentStreak, multiplier, reward}`' }, ...common },
+  });
+  docs.register({
+    method: 'post',
+    path: '/services/integrations/process',
+    tags: ['seed compatibility'],
+    summary: 'Record the brand event a third-party event maps to (eventType, else <integration>_<event>, else <event>)',
+    security: signed,
+    request: { body: processIntegrationRequestSchema },
+    responses: { 200: { description: 'The manual-event answer plus integration and integrationEvent' }, ...common },
+  });
 }

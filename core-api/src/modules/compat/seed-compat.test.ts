@@ -239,7 +239,11 @@ describe('perks', () => {
     const perk = created.body.perk as { perkId: number; uuid: string };
     const user = 'telegram_5001@pts.local'; // earned above, so it has a wallet
     const wallet = (
-      await platform.deps.db.selectFrom('users').select('wallet_address').where('email', '=', user).executeTakeFirstOrThrow()
+      await platform.deps.db
+        .selectFrom('users')
+        .select('wallet_address')
+        .where('email', '=', user)
+        .executeTakeFirstOrThrow()
     ).wallet_address;
     const seedBody = { brandId: brand.brandId, perkId: perk.uuid, userIdentifier: user, platform: 'telegram' };
     for (const path of ['/services/perks/check-eligibility', '/pts-api/check-eligibility']) {
@@ -257,7 +261,10 @@ describe('perks', () => {
       userAddress: wallet,
     });
     expect(own.status, JSON.stringify(own.body)).toBe(200);
-    const noWallet = await signed('/services/perks/check-eligibility', { ...seedBody, userIdentifier: 'new@example.com' });
+    const noWallet = await signed('/services/perks/check-eligibility', {
+      ...seedBody,
+      userIdentifier: 'new@example.com',
+    });
     expect(noWallet.status).toBe(400);
     expect(noWallet.body.code).toBe('NO_WALLET');
     const otherPerk = await signed('/services/perks/check-eligibility', {
@@ -339,7 +346,12 @@ describe('endpoints the seed clients call', () => {
 
   it('reward/calculate: the rule amount × the daily streak multiplier, by eventType or eventId', async () => {
     const user = 'discord_424242@pts.local'; // a 7-day streak from the milestone test
-    await platform.setRule(brand.brandId, { eventType: 'telegram_gm', rewardAmount: 20, cooldownHours: 0, maxClaims: -1 });
+    await platform.setRule(brand.brandId, {
+      eventType: 'telegram_gm',
+      rewardAmount: 20,
+      cooldownHours: 0,
+      maxClaims: -1,
+    });
     const gm = (await eventConfig()).find((e) => e.eventType === 'telegram_gm')!;
     const status = await signedGet(`/services/streak/status/${brand.brandId}/${user}`);
     const res = await signed('/services/reward/calculate', {

@@ -20,7 +20,10 @@ async function createDrop(body: Record<string, unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ PTS_RATE_LIMIT_IP_PER_MINUTE: '10000', PTS_RATE_LIMIT_BRAND_PER_MINUTE: '10000' });
+  platform = await startTestPlatform({
+    PTS_RATE_LIMIT_IP_PER_MINUTE: '10000',
+    PTS_RATE_LIMIT_BRAND_PER_MINUTE: '10000',
+  });
   brand = await platform.createBrand({ domain: 'drops.example.com' });
 }, 120_000);
 
@@ -114,7 +117,11 @@ describe('drops (seed /services/drops/*)', () => {
     expect(outcomes.filter((r) => r.status === 200)).toHaveLength(6);
     expect(outcomes.filter((r) => r.status === 409).every((r) => r.body.code === 'SOLD_OUT')).toBe(true);
     expect(outcomes.filter((r) => r.status === 409)).toHaveLength(14);
-    const drop = await platform.deps.db.selectFrom('drops').selectAll().where('id', '=', dropId).executeTakeFirstOrThrow();
+    const drop = await platform.deps.db
+      .selectFrom('drops')
+      .selectAll()
+      .where('id', '=', dropId)
+      .executeTakeFirstOrThrow();
     expect(drop.claimed).toBe(7);
     const rows = await platform.deps.db
       .selectFrom('events')
@@ -147,7 +154,11 @@ describe('drops (seed /services/drops/*)', () => {
       userIdentifier: 'a@example.com',
     });
     expect(unknown.status).toBe(404);
-    const malformed = await signed('/services/drops/claim', { brandId: brand.brandId, dropId: 'x', userIdentifier: 'a' });
+    const malformed = await signed('/services/drops/claim', {
+      brandId: brand.brandId,
+      dropId: 'x',
+      userIdentifier: 'a',
+    });
     expect(malformed.status).toBe(400);
   });
 });

@@ -11,9 +11,9 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { accountIdentities, resolveAccountKey } from '../accounts/accounts.service.ts';
+import { findDisplayNames } from '../display-names/display-names.ts';
 import { loadStreakSettings } from '../streaks/streaks.service.ts';
 import { ALL_PLATFORMS } from './activity.repository.ts';
-import { findDisplayNames } from './display-names.ts';
 
 export interface LeaderboardRequest {
   brandId: string;

@@ -3,8 +3,8 @@ import type { ConfirmedMint, MintConfirmation } from '../../chain/minter.ts';
 import type { Database } from '../../db/database.ts';
 import { resolveAccountKeys } from '../accounts/accounts.service.ts';
 import { advanceAchievements } from '../achievements/achievements.service.ts';
+import { type DisplayNameInput, displayNameOf, saveDisplayNames } from '../display-names/display-names.ts';
 import { type ActivityInput, recordActivities } from './activity.repository.ts';
-import { type DisplayNameInput, displayNameOf, saveDisplayNames } from './display-names.ts';
 
 const PLATFORM_NAME = /^[a-z0-9_-]{1,32}$/;
 

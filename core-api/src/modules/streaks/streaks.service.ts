@@ -35,11 +35,11 @@ import type { DB } from '../../db/schema.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { advanceAchievements } from '../achievements/achievements.service.ts';
 import { brandNotFound } from '../brands/brands.service.ts';
+import { displayNameOf, saveDisplayNames } from '../display-names/display-names.ts';
 import type { CachedBrand } from '../events/brand-cache.ts';
 import type { EventCandidate } from '../events/event-batcher.ts';
 import type { RuleRecord } from '../events/events.repository.ts';
 import { type AcceptedEvent, completeEvent, type EventDeps, prepareEvent } from '../events/events.service.ts';
-import { displayNameOf, saveDisplayNames } from '../leaderboards/display-names.ts';
 import { enqueueWebhook } from '../webhooks/webhooks.outbox.ts';
 import {
   DAILY_STREAK,

@@ -58,7 +58,7 @@ describe('display names on the leaderboards', () => {
     expect((await mention(brand, user, { displayName: 17 })).status).toBe(200);
     await waitForMintsSettled(platform);
     const res = await platform.get(`/services/leaderboard/${brand.brandId}?metric=pts_earned&period=all_time`);
-    expect(res.body.leaderboard).toEqual([{ userIdentifier: user, username: '@ada_x', value: 120, rank: 1 }]);
+    expect(res.body.leaderboard).toMatchObject([{ userIdentifier: user, username: '@ada_x', value: 120, rank: 1 }]);
     const elsewhere = await platform.get(`/services/leaderboard/${other.brandId}?metric=pts_earned&period=all_time`);
     expect(elsewhere.body.leaderboard[0].username).toBe('Other brand name');
   });
