@@ -19,7 +19,8 @@ import * as community from './migrations/2026_11_22_1100_community.ts';
 import * as signedResponses from './migrations/2026_11_24_0000_signed_responses.ts';
 import * as brandUnsignedEvents from './migrations/2026_11_24_0100_brand_unsigned_events.ts';
 import * as displayNames from './migrations/2026_11_25_0000_display_names.ts';
-import * as seedCompat from './migrations/2026_11_25_0100_seed_compat.ts';
+import * as customRuleIds from './migrations/2026_11_25_0100_custom_rule_ids.ts';
+import * as drops from './migrations/2026_11_25_0200_drops.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -53,7 +54,8 @@ const migrations: Record<string, Migration> = {
   '2026_11_24_0000_signed_responses': signedResponses,
   '2026_11_24_0100_brand_unsigned_events': brandUnsignedEvents,
   '2026_11_25_0000_display_names': displayNames,
-  '2026_11_25_0100_seed_compat': seedCompat,
+  '2026_11_25_0100_custom_rule_ids': customRuleIds,
+  '2026_11_25_0200_drops': drops,
 };
 
 const migrationProvider: MigrationProvider = {
