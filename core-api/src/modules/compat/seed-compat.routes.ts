@@ -300,19 +300,24 @@ export function createSeedServicesCompatRouter(deps: SeedServicesCompatDeps): Ro
       })),
     })),
   );
-  router.post('/achievements/update-progress', jsonBody(8 * 1024), (req, _res, next) => {
-    const body = req.body;
-    if (isObject(body)) {
-      if (body.type === undefined && body.achievementType !== undefined) body.type = body.achievementType;
-      if (body.increment === undefined && body.value === undefined && body.progress !== undefined) {
-        body.increment = body.progress;
+  router.post(
+    '/achievements/update-progress',
+    jsonBody(8 * 1024),
+    decorate((body) => ({ achievementType: body.type, currentProgress: body.value })),
+    (req, _res, next) => {
+      const body = req.body;
+      if (isObject(body)) {
+        if (body.type === undefined && body.achievementType !== undefined) body.type = body.achievementType;
+        if (body.increment === undefined && body.value === undefined && body.progress !== undefined) {
+          body.increment = body.progress;
+        }
+        delete body.achievementType;
+        delete body.progress;
       }
-      delete body.achievementType;
-      delete body.progress;
-    }
-    req.url = '/achievements/progress';
-    next();
-  });
+      req.url = '/achievements/progress';
+      next();
+    },
+  );
 
   // Endpoints the seed clients call that pts had no route for.
   router.get(
@@ -326,7 +331,7 @@ export function createSeedServicesCompatRouter(deps: SeedServicesCompatDeps): Ro
         req.params,
         'path',
       );
-      await requireBrandSignature(deps.verifyBrandSignature, req, params.brandId, "A user's stats");
+      await requireSigned(req, res, params.brandId, "A user's stats");
       res.setHeader('Cache-Control', 'no-store');
       res.json(await readUserStats(deps, params.brandId, params.userIdentifier));
     }),

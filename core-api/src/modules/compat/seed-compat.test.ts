@@ -285,7 +285,13 @@ describe('achievements', () => {
       progress: 3,
     });
     expect(progress.status, JSON.stringify(progress.body)).toBe(200);
-    expect(progress.body).toMatchObject({ success: true, type: 'message_count', value: 3 });
+    expect(progress.body).toMatchObject({
+      success: true,
+      type: 'message_count',
+      value: 3,
+      achievementType: 'message_count',
+      currentProgress: 3,
+    });
     const unsigned = await platform.post('/services/achievements/update-progress', {
       brandId: brand.brandId,
       userIdentifier: user,
