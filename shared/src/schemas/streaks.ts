@@ -150,6 +150,14 @@ export const recordActivityResponseSchema = z
     freezeEarned: z.boolean(),
     longestStreak: z.number().int(),
     streak: streakSummarySchema,
+    // The seed clients' top-level fields (docs/compatibility.md).
+    isNewActivity: z.boolean().optional(),
+    currentStreak: z.number().int().optional(),
+    multiplier: z.number().optional(),
+    nextMilestone: nextMilestoneSchema.nullable().optional(),
+    unclaimedMilestones: z.array(streakMilestoneSchema).optional(),
+    /** Recording activity pays nothing by itself: 0. */
+    reward: z.number().int().optional(),
   })
   .meta({ id: 'RecordActivityResponse' });
 export type RecordActivityResponse = z.infer<typeof recordActivityResponseSchema>;
@@ -172,6 +180,8 @@ export const streakStatusResponseSchema = z
     /** The last moment an activity still continues the streak, held freezes included. */
     streakExpiresAt: z.string().nullable(),
     freezes: streakFreezesSchema,
+    /** `nextMilestone.daysRemaining` (seed clients). */
+    daysToNextMilestone: z.number().int().nullable().optional(),
   })
   .meta({ id: 'StreakStatusResponse' });
 export type StreakStatusResponse = z.infer<typeof streakStatusResponseSchema>;
@@ -201,6 +211,8 @@ export const claimMilestoneResponseSchema = z
   .object({
     success: z.literal(true),
     bonusPts: z.number().int(),
+    /** `bonusPts` (seed clients). */
+    bonus: z.number().int().optional(),
     milestone: z.number().int(),
     eventId: z.string(),
     walletAddress: z.string(),
