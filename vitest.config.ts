@@ -27,6 +27,18 @@ export default defineConfig({
           globalSetup: ['../core-api/test/global-setup.ts'],
         },
       },
+      {
+        test: {
+          name: 'cms-plugin',
+          root: './cms-plugin',
+          include: ['tests/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
+          pool: 'forks',
+          // Builds the plugin zip (installing its own @wordpress/scripts when missing), and the PGlite template.
+          globalSetup: ['./tests/support/global-setup.ts', '../core-api/test/global-setup.ts'],
+        },
+      },
     ],
   },
 });

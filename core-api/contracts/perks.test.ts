@@ -1,3 +1,4 @@
+import { createManualClock } from '@pts/shared';
 import { type Address, type Hex, parseEther, parseSignature } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ import {
   REWARD_TOKEN_NAME,
   SALE_ROLE,
 } from '../src/chain/deploy.ts';
-import { silentLogger } from '../src/chain/test-chain.ts';
+import { silentLogger, TEST_CLOCK_START } from '../src/chain/test-chain.ts';
 import { createTestDatabase, type TestDatabase } from '../test/database.ts';
 
 const deployer = privateKeyToAccount(ANVIL_DEPLOYER_PRIVATE_KEY);
@@ -56,6 +57,7 @@ function ensureAll() {
     minterAddress: minter.address,
     relayerAddress: relayer.address,
     logger: silentLogger,
+    clock: createManualClock(TEST_CLOCK_START),
   });
 }
 

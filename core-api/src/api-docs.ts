@@ -33,11 +33,14 @@ export function registerApiDocs(docs: ApiDocs): void {
     path: '/pts-api/manual-event',
     summary: 'Record a customer event and mint its reward',
     description:
-      'Applies the brand rule: domain authorization (or a brand signature), automation, channel, duplicate window, cooldown, per-user and global max claims. Brand-signed requests may set `metadata.source` to a privileged origin or `metadata.skip_cooldown`.',
+      'Applies the brand rule: domain authorization (or a brand signature), automation, channel, duplicate window, cooldown, per-user and global max claims. Brand-signed requests may set `metadata.source` to a privileged origin or `metadata.skip_cooldown`. An optional `externalId` (1 to 128 characters: a post id, an order id) makes the event idempotent: a repeat of the same brand, eventType and externalId is never rewarded again and answers 200 with the first event and `duplicate: true` (such events skip the 60 s duplicate window; cooldown and limits still apply).',
     tags: ['events'],
     request: { body: eventRequestSchema },
     responses: {
-      200: { description: 'Rewarded', schema: eventResponseSchema },
+      200: {
+        description: 'Rewarded (or, with `duplicate: true`, already rewarded for this externalId)',
+        schema: eventResponseSchema,
+      },
       400: error('Validation failed or unknown event type'),
       401: error('Bad brand signature'),
       403: error('Domain not authorized, automation disabled or channel not allowed'),
@@ -52,6 +55,8 @@ export function registerApiDocs(docs: ApiDocs): void {
     method: 'post',
     path: '/pts-api/bulk-events',
     summary: 'Record 1 to 100 events in one request',
+    description:
+      'Each item is a manual-event body (its `externalId` included); items are judged in order, so a repeated externalId inside one request is paid once and its repeats answer `duplicate: true`.',
     tags: ['events'],
     request: { body: bulkEventsRequestSchema },
     responses: {

@@ -137,7 +137,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       services.eventConfigCache,
     ),
   );
-  eventRouter.use(createDnsRouter(deps));
+  eventRouter.use(createDnsRouter(deps, { limit: services.limits.verifyDns }));
   eventRouter.use(createPaymentsRouter(deps));
   // Real-account checks with the providers whose credentials are configured (docs/identity.md).
   const accountVerifier = accountVerifierFromConfig(config, { logger });
@@ -146,6 +146,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       db: deps.db,
       wallets: deps.wallets,
       logger,
+      limits: services.limits.pregeneration,
       ...(accountVerifier ? { verifier: accountVerifier } : {}),
     }),
   );
@@ -153,11 +154,11 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   mount(
     'reward-processor',
     '/reward-processor',
-    createRewardProcessorRouter({ minter: deps.minter, logger, adminToken: deps.adminToken }),
+    createRewardProcessorRouter({ minter: deps.minter, logger, clock: deps.clock, adminToken: deps.adminToken }),
   );
   const relayerRouter = Router();
   relayerRouter.use(createSeedRelayerCompatRouter({ bodyLimitBytes: RELAY_BODY_LIMIT_BYTES }));
-  relayerRouter.use(createRelayerRouter(deps, { verifyBrandSignature }));
+  relayerRouter.use(createRelayerRouter(deps, { verifyBrandSignature, limits: services.limits }));
   mount('relayer', '/relayer', relayerRouter);
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
   const adminRouter = Router();
@@ -214,6 +215,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       wallets: deps.wallets,
       balanceOf: deps.perkChain?.balanceOf,
       verifyBrandSignature,
+      confirmLimit: services.limits.linkConfirm,
     }),
   );
   servicesRouter.use(
@@ -223,6 +225,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       secrets: deps.secrets,
       verifyBrandSignature,
       changes: services.changes,
+      setupFailures: services.limits.chatSetupFailures,
     }),
   );
   servicesRouter.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, logger, verifyBrandSignature }));

@@ -1,10 +1,13 @@
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppDeps } from './deps.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
 import { createCors } from './http/cors.ts';
-import { createRateLimit, type RateLimit } from './http/rate-limit.ts';
+import { createMemoryRateLimitStore, createRateLimit, type RateLimit, type RateLimitStore } from './http/rate-limit.ts';
 import { createSignedReplies, type SignedReplies } from './http/signed-replies.ts';
+import { CONFIRM_ATTEMPTS_PER_10_MINUTES } from './modules/accounts/accounts.routes.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
+import { SETUP_FAILURE_WINDOW_SECONDS, SETUP_FAILURES_ALLOWED } from './modules/community/community.routes.ts';
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
@@ -30,12 +33,79 @@ export interface AppServices {
   verifyBrandSignature: BrandSignatureVerifier;
   /** Identical signed requests: the first one's answer, replayed (docs/api/events.md, "Retries"). */
   signedReplies: SignedReplies;
-  /** Unsigned traffic per IP, and signed traffic per brand, on the event handler host (/pts-api, /services). */
-  limits: { ip: RateLimit; brand: RateLimit };
+  /**
+   * Every request limit of the process, over one store: PostgreSQL (shared by every replica on the
+   * database) when DATABASE_URL is set, memory on PGlite (docs/operations.md, "Several processes").
+   */
+  limits: AppLimits;
 }
 
-/** Builds the shared services from the process's ports and wires every cache to the change notifier. */
-export function composeServices(deps: AppDeps, changes: ChangeNotifier): AppServices {
+export interface AppLimits {
+  /** Unsigned traffic per IP on the event handler host (/pts-api, /services). */
+  ip: RateLimit;
+  /** Signed traffic per brand on the event handler host. */
+  brand: RateLimit;
+  /** `POST /pts-api/verify-dns` per IP (each costs an outbound DNS query). */
+  verifyDns: RateLimit;
+  /** `POST /pts-api/pregenerate-user` per brand (spec 8). */
+  pregeneration: { perMinute: RateLimit; perDay: RateLimit };
+  /** `POST /relay` per IP (the per-user hourly quota is a database row already). */
+  relayIp: RateLimit;
+  /** The relayer's perk charge endpoints per IP. */
+  perkChargeIp: RateLimit;
+  /** `POST /services/link/confirm` per brand and confirming identity. */
+  linkConfirm: RateLimit;
+  /** Failed chat group `/setup` attempts per group and per IP. */
+  chatSetupFailures: RateLimiterAbstract;
+}
+
+/** Builds every limit once, over `store`; each has its own key prefix so none shares another's counters. */
+export function composeLimits(deps: Pick<AppDeps, 'config' | 'clock'>, store: RateLimitStore): AppLimits {
+  const { config, clock } = deps;
+  const perMinute = (name: string, keyPrefix: string, points: number) =>
+    createRateLimit({ name, keyPrefix, points, durationSeconds: 60, store, clock });
+  return {
+    ip: perMinute('ip', 'ip', config.PTS_RATE_LIMIT_IP_PER_MINUTE),
+    brand: perMinute('brand', 'brand', config.PTS_RATE_LIMIT_BRAND_PER_MINUTE),
+    verifyDns: perMinute('verify-dns', 'verify-dns', 30),
+    pregeneration: {
+      perMinute: perMinute('pregeneration brand per minute', 'pregeneration-minute', 100),
+      perDay: createRateLimit({
+        name: 'pregeneration brand per day',
+        keyPrefix: 'pregeneration-day',
+        points: 10_000,
+        durationSeconds: 86_400,
+        store,
+        clock,
+      }),
+    },
+    relayIp: perMinute('ip', 'relay-ip', config.PTS_RELAYER_IP_PER_MINUTE),
+    perkChargeIp: perMinute('ip', 'perk-charge-ip', config.PTS_RELAYER_IP_PER_MINUTE),
+    linkConfirm: createRateLimit({
+      name: 'link-confirm identity',
+      keyPrefix: 'link-confirm',
+      points: CONFIRM_ATTEMPTS_PER_10_MINUTES,
+      durationSeconds: 600,
+      store,
+      clock,
+    }),
+    chatSetupFailures: store.limiter({
+      keyPrefix: 'chat-setup-failures',
+      points: SETUP_FAILURES_ALLOWED,
+      durationSeconds: SETUP_FAILURE_WINDOW_SECONDS,
+    }),
+  };
+}
+
+/**
+ * Builds the shared services from the process's ports and wires every cache to the change notifier. The
+ * rate-limit store is PostgreSQL's when several processes share the database (startup/platform.ts).
+ */
+export function composeServices(
+  deps: AppDeps,
+  changes: ChangeNotifier,
+  rateLimits: RateLimitStore = createMemoryRateLimitStore(),
+): AppServices {
   const { config, db, clock, logger, metrics } = deps;
   const brands = createBrandCache({
     db,
@@ -49,6 +119,7 @@ export function composeServices(deps: AppDeps, changes: ChangeNotifier): AppServ
     loadBrandDomains: () => listAllBrandDomains(db),
     now: () => clock.now().getTime(),
   });
+  // `all` (another process's notices may have been missed) carries no brand id: every entry goes.
   changes.subscribe((change) => {
     brands.invalidate(change.brandId);
     eventConfigCache.invalidate(change.brandId);
@@ -82,9 +153,6 @@ export function composeServices(deps: AppDeps, changes: ChangeNotifier): AppServ
     verifyBrandSignature,
     // A retry waits at most as long as the first request may wait for its mint, and a little more.
     signedReplies: createSignedReplies({ db, logger, waitMs: config.PTS_MINT_WAIT_MS + 5_000 }),
-    limits: {
-      ip: createRateLimit({ name: 'ip', points: config.PTS_RATE_LIMIT_IP_PER_MINUTE, durationSeconds: 60 }),
-      brand: createRateLimit({ name: 'brand', points: config.PTS_RATE_LIMIT_BRAND_PER_MINUTE, durationSeconds: 60 }),
-    },
+    limits: composeLimits(deps, rateLimits),
   };
 }

@@ -67,6 +67,8 @@ export const configSchema = z.object({
   PTS_RPC_URL: z.url().optional(),
   PTS_ANVIL_PORT: z.coerce.number().int().min(0).max(65535).default(8545),
   PTS_ANVIL_BLOCK_TIME: z.coerce.number().min(0).optional(),
+  /** Seconds between the local chain's state dumps: what survives if anvil itself dies uncleanly. */
+  PTS_ANVIL_STATE_INTERVAL: z.coerce.number().int().min(1).default(5),
   PTS_EXPLORER_URL: z.url().default('https://soneium.blockscout.com'),
   PTS_DEPLOYER_PRIVATE_KEY: privateKey.optional(),
   PTS_MINTER_PRIVATE_KEY: privateKey.optional(),
@@ -79,7 +81,11 @@ export const configSchema = z.object({
   PTS_MINT_STUCK_SECONDS: z.coerce.number().int().min(1).default(30),
   PTS_MINT_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   PTS_RECEIPT_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  /** How often a replica that does not sign asks for the minter signer lock (the leader's successor waits ≤ this). */
+  PTS_MINTER_ELECTION_SECONDS: z.coerce.number().min(0.1).default(15),
   PTS_REWARD_PROCESSOR_CRON: z.string().default('* * * * *'),
+  /** Seconds between chain–ledger reconciler passes (docs/chain.md, "Reconciler"); 0 runs it at start only. */
+  PTS_RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(60),
 
   /** Token purchases (docs/payments.md): Stripe when a secret key is set, the embedded local checkout otherwise. */
   PTS_STRIPE_SECRET_KEY: z.string().min(1).optional(),

@@ -82,6 +82,10 @@ export {
   linkEmailRequestSchema,
   linkedIdentitySchema,
   linkResultSchema,
+  type UnlinkIdentityRequest,
+  type UnlinkResult,
+  unlinkIdentityRequestSchema,
+  unlinkResultSchema,
 } from './schemas/accounts.ts';
 export {
   type AchievementsResponse,
@@ -115,6 +119,8 @@ export {
   type UpdateBrandInput,
   type UpdateBrandRequest,
   updateBrandRequestSchema,
+  X_HANDLE_PATTERN,
+  xHandleInputSchema,
 } from './schemas/brands.ts';
 export {
   ADDRESS_PATTERN,
@@ -170,6 +176,9 @@ export {
   type UpdateChatGroupRequest,
   updateCampaignRequestSchema,
   updateChatGroupRequestSchema,
+  type XBotSettingsResponse,
+  xBotSettingsQuerySchema,
+  xBotSettingsResponseSchema,
 } from './schemas/community.ts';
 export {
   type ClaimDropRequest,
@@ -226,6 +235,7 @@ export {
   type EventRequest,
   type EventRequestInput,
   type EventResponse,
+  EXTERNAL_ID_MAX,
   eventConfigItemSchema,
   eventConfigQuerySchema,
   eventConfigResponseSchema,
@@ -242,7 +252,9 @@ export {
   type Diagnostic,
   debugInfoSchema,
   diagnosticSchema,
+  type LedgerReconciliation,
   type Liveness,
+  ledgerReconciliationSchema,
   livenessSchema,
   type Readiness,
   type RootHealth,

@@ -23,9 +23,14 @@ const place: ChatPlace = {
   channelId: '800000000000000001',
 };
 
-function run(user: ChatUser, name: string, args = '', isAdmin = false) {
+function run(user: ChatUser, name: string, args = '', isAdmin = false, roles?: string[]) {
   platform.clock.advance(1_000); // fresh signature timestamps
-  return createCommandRegistry(deps).dispatch(name, args, { user, place, isAdmin: async () => isAdmin });
+  return createCommandRegistry(deps).dispatch(name, args, {
+    user,
+    place,
+    isAdmin: async () => isAdmin,
+    ...(roles ? { memberRoles: async () => roles } : {}),
+  });
 }
 
 async function createPerk(cost: number) {
@@ -113,6 +118,39 @@ describe('command core against core-api', () => {
     );
     expect((await run(member, 'claim', String(cheap.perkId)))?.text).toBe(
       'You have already claimed this perk as many times as allowed.',
+    );
+  });
+
+  it('a chat_role perk: the member’s roles travel with /perks and /claim, so only a member with the role gets it', async () => {
+    const vipRole = '700000000000000001';
+    const perk = await createPerk(5);
+    const constraint = await platform.post(
+      `/admin/perks/${perk.perkId}/constraints`,
+      { kind: 'chat_role', platform: 'discord', guildId: place.groupId, role: vipRole },
+      { authorization: `Bearer ${platform.deps.adminToken}` },
+    );
+    expect(constraint.status, JSON.stringify(constraint.body)).toBe(201);
+    const vip: ChatUser = { platform: 'discord', id: '100000000000000007', displayName: 'Vi' };
+    const plain: ChatUser = { platform: 'discord', id: '100000000000000008', displayName: 'Pa' };
+    for (const user of [vip, plain]) expect((await run(user, 'daily'))?.text).toMatch(/Checked in/);
+    await waitForMintsSettled(platform);
+
+    // Without the role (the bot reports the roles it reads): refused.
+    expect((await run(plain, 'claim', String(perk.perkId), false, ['700000000000000002']))?.text).toBe(
+      'You are not eligible for this perk.',
+    );
+    // Roles never reported (an adapter that cannot read them): refused, core-api knows nothing.
+    expect((await run(vip, 'claim', String(perk.perkId)))?.text).toBe('You are not eligible for this perk.');
+    // /perks reports the role; the claim then passes.
+    await run(vip, 'perks', '', false, [vipRole]);
+    const stored = await platform.deps.db
+      .selectFrom('chat_member_roles')
+      .select(['roles', 'guild_id'])
+      .where('platform_user_id', '=', vip.id)
+      .executeTakeFirstOrThrow();
+    expect(stored).toEqual({ roles: [vipRole], guild_id: place.groupId });
+    expect((await run(vip, 'claim', String(perk.perkId), false, [vipRole]))?.text).toMatch(
+      new RegExp(`You claimed ${perk.name} for 5 pts`),
     );
   });
 });

@@ -15,6 +15,7 @@ import {
   linkCommand,
   perksCommand,
   streakCommand,
+  unlinkCommand,
 } from './user-commands.ts';
 
 /** Looks commands up by name or alias and runs them, buttons included; never throws. */
@@ -176,5 +177,6 @@ export const DEFAULT_COMMANDS: readonly Command[] = [
   activityCommand,
   achievementsCommand,
   linkCommand,
+  unlinkCommand,
   ...ADMIN_COMMANDS,
 ] as unknown as Command[];

@@ -40,6 +40,11 @@ export interface CommandInput<Args> {
    * adapter can (Telegram: text mentions and members seen in the group); numeric ids need no resolving.
    */
   resolveUser?(reference: string): Promise<string | undefined>;
+  /**
+   * The member's current roles in this group, when the adapter can read them (Discord role ids, Telegram
+   * member status); reported to core-api for `chat_role` perk constraints. Undefined when unknown.
+   */
+  memberRoles?(): Promise<string[] | undefined>;
 }
 
 export type ButtonStyle = 'primary' | 'secondary' | 'success' | 'danger';

@@ -1,4 +1,6 @@
+import { CoreApiError, parsePlatformIdentity } from '@pts/shared';
 import { z } from 'zod';
+import { reportMemberRoles } from './chat-roles.ts';
 import { groupContext, memberMetadata } from './context.ts';
 import { formatDuration, secondsUntilUtcMidnight } from './replies.ts';
 import type { BotDeps, Command, CommandInput, Reply, ReplyButton } from './types.ts';
@@ -186,6 +188,7 @@ export const perksCommand = defineCommand({
   args: noArgs,
   run: (input, deps) =>
     inGroup(input, deps, async ({ client }) => {
+      await reportMemberRoles(input, client, deps);
       const { perks } = await client.perks({ available: true });
       if (perks.length === 0) return { text: 'No perks are available right now.' };
       const shown = perks.slice(0, 10);
@@ -208,6 +211,7 @@ export const perksCommand = defineCommand({
 /** Redeems a perk for the user; shared by `/claim` and the perk buttons. */
 export async function claimPerk(input: CommandInput<unknown>, deps: BotDeps, perkId: string): Promise<Reply> {
   return inGroup(input, deps, async ({ client, identity }) => {
+    await reportMemberRoles(input, client, deps);
     const result = await client.redeemPerk({ perkId, userIdentifier: identity, platform: input.user.platform });
     const name = result.perk?.name ?? `perk ${perkId}`;
     return {
@@ -294,5 +298,46 @@ export const linkCommand = defineCommand({
       }
       await client.linkConfirm(identity, input.args.code.toUpperCase());
       return { text: 'Your accounts are linked: they now share one wallet, streak and balance.', ephemeral: true };
+    }),
+});
+
+/** The platform of an identity key (`telegram_1002@…` → telegram), for telling a user where to go. */
+function platformOfIdentity(identityKey: string): string {
+  return parsePlatformIdentity(identityKey)?.platform ?? 'email';
+}
+
+export const unlinkCommand = defineCommand({
+  name: 'unlink',
+  aliases: [],
+  description: 'Take this account out of the accounts you joined with /link (it gets its own wallet again)',
+  argNames: [],
+  args: noArgs,
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identity }) => {
+      try {
+        const result = await client.unlink(identity);
+        const others = result.identities.map((i) => platformOfIdentity(i.identityKey));
+        return {
+          text:
+            `This ${input.user.platform} account is unlinked: it starts again with a wallet, streak and balance of its own. ` +
+            `Your pts stay with your ${[...new Set(others)].join(' and ')} account.`,
+          ephemeral: true,
+        };
+      } catch (error) {
+        if (error instanceof CoreApiError && error.details?.reason === 'not_linked') {
+          return { text: 'This account is not linked to any other; there is nothing to unlink.', ephemeral: true };
+        }
+        if (error instanceof CoreApiError && error.details?.reason === 'primary_identity') {
+          const linked = Array.isArray(error.details.linked) ? error.details.linked.map(String) : [];
+          const platforms = [...new Set(linked.map(platformOfIdentity))];
+          return {
+            text:
+              `This ${input.user.platform} account holds your joined wallet and balance, so it stays. ` +
+              `Send /unlink from your ${platforms.join(' or ') || 'other'} account instead.`,
+            ephemeral: true,
+          };
+        }
+        throw error;
+      }
     }),
 });

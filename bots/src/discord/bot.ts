@@ -7,6 +7,7 @@ import {
   type Interaction,
   type Message,
   MessageFlags,
+  type PartialGuildMember,
   PermissionFlagsBits,
   type PermissionsBitField,
 } from 'discord.js';
@@ -35,6 +36,8 @@ export interface DiscordCommandCore {
   handleMessage(message: { user: ChatUser; place: ChatPlace; text: string }): Promise<Reply | undefined>;
   /** A member joined a group (welcome bonus); undefined when the bot stays silent. */
   handleMemberJoined(member: { user: ChatUser; place: ChatPlace }): Promise<Reply | undefined>;
+  /** A member's roles changed: reported to core-api for `chat_role` perk constraints. */
+  handleMemberRolesChanged(change: { user: ChatUser; place: ChatPlace; roles: readonly string[] }): Promise<void>;
 }
 
 export interface DiscordBotOptions {
@@ -176,14 +179,42 @@ export function attachDiscordBot(client: Client, core: DiscordCommandCore, optio
     }
   };
 
+  /** Role changes (and members first seen through an update) go to core-api for role-gated perks. */
+  const reportMemberRoles = async (member: GuildMember | PartialGuildMember) => {
+    try {
+      if (member.partial || member.user.bot) return;
+      await core.handleMemberRolesChanged({
+        user: userOf(member.user, member.displayName),
+        place: { platform: 'discord', groupId: member.guild.id, groupName: member.guild.name, channelId: null },
+        roles: memberRoleIds(member.guild.id, [...member.roles.cache.keys()]),
+      });
+    } catch (error) {
+      log.error({ err: error }, 'discord member role report failed');
+    }
+  };
+  const onMemberUpdate = async (before: GuildMember | PartialGuildMember, after: GuildMember) => {
+    const was = before.partial ? undefined : [...before.roles.cache.keys()].sort().join();
+    if (was === [...after.roles.cache.keys()].sort().join()) return;
+    await reportMemberRoles(after);
+  };
+
   client.on(Events.InteractionCreate, onInteraction);
   client.on(Events.MessageCreate, onMessage);
   client.on(Events.GuildMemberAdd, onMemberAdd);
+  client.on(Events.GuildMemberUpdate, onMemberUpdate);
+  client.on(Events.GuildMemberAvailable, reportMemberRoles);
   return () => {
     client.off(Events.InteractionCreate, onInteraction);
     client.off(Events.MessageCreate, onMessage);
     client.off(Events.GuildMemberAdd, onMemberAdd);
+    client.off(Events.GuildMemberUpdate, onMemberUpdate);
+    client.off(Events.GuildMemberAvailable, reportMemberRoles);
   };
+}
+
+/** A member's role ids without `@everyone` (whose id is the guild's: every member holds it). */
+export function memberRoleIds(guildId: string, roles: readonly string[]): string[] {
+  return roles.filter((role) => role !== guildId).sort();
 }
 
 /** Manage Server or Administrator: who may run admin-only commands in a guild. */
@@ -225,6 +256,12 @@ function interactionInput(interaction: ChatInputCommandInteraction | ButtonInter
     // The permissions Discord computed for this member in this channel, sent with the interaction.
     isAdmin: async () => interaction.inGuild() && isGuildAdmin(interaction.memberPermissions),
     resolveUser: async (reference) => resolveMention(reference),
+    // The member's roles, sent with the interaction (a cached GuildMember, or the raw API member's ids).
+    memberRoles: async () => {
+      if (!interaction.guildId || !member) return undefined;
+      const roles = Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
+      return memberRoleIds(interaction.guildId, roles);
+    },
   };
 }
 

@@ -1,4 +1,10 @@
-import { createCommandRegistry, DEFAULT_COMMANDS, handleMemberJoined, handleMessage } from '../core/index.ts';
+import {
+  createCommandRegistry,
+  DEFAULT_COMMANDS,
+  handleMemberJoined,
+  handleMemberRolesChanged,
+  handleMessage,
+} from '../core/index.ts';
 import type { BotDeps, Command } from '../core/types.ts';
 import type { DiscordCommandCore } from './bot.ts';
 
@@ -11,6 +17,7 @@ export function createDiscordCore(deps: BotDeps, commands: readonly Command[] = 
     press: (action, input) => registry.press(action, input),
     handleMessage: (message) => handleMessage(message, deps),
     handleMemberJoined: (member) => handleMemberJoined(member, deps),
+    handleMemberRolesChanged: (change) => handleMemberRolesChanged(change, deps),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   type FakeGuild,
   type FakeUser,
   guildMemberAdd,
+  guildMemberUpdate,
   INTENT,
   messageCreate,
   PERMISSION,
@@ -37,6 +38,10 @@ const guild: FakeGuild = {
   channels: [
     { id: snowflake(), name: 'welcome' },
     { id: snowflake(), name: 'general' },
+  ],
+  roles: [
+    { id: snowflake(), name: 'VIP' },
+    { id: snowflake(), name: 'Regular' },
   ],
 };
 const welcomeChannel = guild.channels[0]!.id;
@@ -222,6 +227,36 @@ describe('Discord adapter: the real discord.js client against a local fake Disco
     expect(embedText(soldOut.data)).not.toContain('PTS-');
     expect(embedText(soldOut.data).length).toBeGreaterThan(0);
     expect(soldOut.data?.flags).toBe(64);
+  });
+
+  it('reports the member’s roles with /perks and whenever they change (chat_role perks)', async () => {
+    const vip = guild.roles![0]!.id;
+    const withRoles: FakeUser = { ...member, roles: [vip] };
+    const before = core.calls.length;
+    const listed = await interact(slashCommandInteraction(APP_ID, withRoles, { guild, channelId: general }, 'perks'));
+    expect(listed.type).toBe(4);
+    expect(core.calls.slice(before).find((c) => c.method === 'reportChatRoles')?.args[0]).toEqual({
+      platform: 'discord',
+      guildId: guild.id,
+      userId: member.id,
+      roles: [vip],
+    });
+
+    // An admin takes the role away, then gives two: each change reaches core-api without the member acting.
+    const extra = guild.roles![1]!.id;
+    for (const roles of [[], [vip, extra]]) {
+      const since = core.calls.length;
+      expect(fake.dispatch('GUILD_MEMBER_UPDATE', guildMemberUpdate(guild, member, roles))).toBe(1);
+      await expect
+        .poll(() => core.calls.slice(since).find((c) => c.method === 'reportChatRoles')?.args[0], { timeout: 5_000 })
+        .toEqual({ platform: 'discord', guildId: guild.id, userId: member.id, roles: [...roles].sort() });
+    }
+    // An update that changes no role (a nickname) reports nothing.
+    const since = core.calls.length;
+    fake.dispatch('GUILD_MEMBER_UPDATE', { ...guildMemberUpdate(guild, member, [vip, extra]), nick: 'Bobby' });
+    const probe = await interact(slashCommandInteraction(APP_ID, admin, { guild, channelId: general }, 'help'));
+    expect(probe.type).toBe(4);
+    expect(core.calls.slice(since).filter((c) => c.method === 'reportChatRoles')).toHaveLength(0);
   });
 
   it('rewards a good-morning message and replies in the channel', async () => {

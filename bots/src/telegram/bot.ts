@@ -99,6 +99,17 @@ export function createTelegramBot(options: TelegramBotOptions): { bot: Bot; regi
     }
   };
 
+  /**
+   * The member's "roles" for `chat_role` perk constraints: Telegram has no roles, so its member status
+   * (`creator`, `administrator`, `member`, `restricted`), plus `admin` for the first two.
+   */
+  const memberRoles = (ctx: Context, user: User) => async (): Promise<string[] | undefined> => {
+    const chat = ctx.chat;
+    if (!chat || (chat.type !== 'group' && chat.type !== 'supergroup')) return undefined;
+    const member = await ctx.api.getChatMember(chat.id, user.id);
+    return telegramMemberRoles(member.status);
+  };
+
   const resolveUser =
     (chatId: number, entities: readonly MessageEntity[], text: string) => async (reference: string) => {
       for (const entity of entities) {
@@ -167,6 +178,7 @@ export function createTelegramBot(options: TelegramBotOptions): { bot: Bot; regi
         user,
         place,
         isAdmin: isAdmin(ctx, from),
+        memberRoles: memberRoles(ctx, from),
         resolveUser: resolveUser(ctx.chat.id, message.entities ?? [], message.text),
       });
       if (!reply) return;
@@ -196,6 +208,7 @@ export function createTelegramBot(options: TelegramBotOptions): { bot: Bot; regi
           user: chatUser(query.from),
           place: chatPlace(chat),
           isAdmin: isAdmin(ctx, query.from),
+          memberRoles: memberRoles(ctx, query.from),
         })
       : { text: 'This button only works in the chat it was sent to.' };
     await ctx.answerCallbackQuery({ text: reply.text.slice(0, 200) });
@@ -207,4 +220,9 @@ export function createTelegramBot(options: TelegramBotOptions): { bot: Bot; regi
   });
 
   return { bot, registry };
+}
+
+/** A Telegram member status as `chat_role` roles: the status itself, plus `admin` for creators and administrators. */
+export function telegramMemberRoles(status: string): string[] {
+  return ADMIN_STATUSES.has(status) ? [status, 'admin'] : [status];
 }

@@ -117,6 +117,22 @@ describe('telegram bot end to end', () => {
     expect(group.brand_id).toBe(brand.brandId.toLowerCase());
   });
 
+  it('reports member status as chat roles with /perks, so a role-gated perk can be judged', async () => {
+    await replyTo(MEMBER, '/perks');
+    await replyTo(ADMIN, '/rewards');
+    const rows = await platform.deps.db
+      .selectFrom('chat_member_roles')
+      .select(['platform_user_id', 'roles', 'guild_id'])
+      .where('platform', '=', 'telegram')
+      .where('platform_user_id', 'in', [String(MEMBER.id), String(ADMIN.id)])
+      .orderBy('platform_user_id')
+      .execute();
+    expect(rows).toEqual([
+      { platform_user_id: String(ADMIN.id), roles: ['creator', 'admin'], guild_id: String(GROUP) },
+      { platform_user_id: String(MEMBER.id), roles: ['member'], guild_id: String(GROUP) },
+    ]);
+  });
+
   it('pays /daily and answers a second one with the reset time', async () => {
     expect(await replyTo(MEMBER, '/daily')).toMatch(/Checked in: \+10 pts/);
     expect(await replyTo(MEMBER, '/checkin')).toMatch(/already checked in today/);
@@ -196,6 +212,69 @@ describe('telegram bot end to end', () => {
     const told = await replyTo(ADMIN, '/link');
     expect(told).toMatch(/only send this in a private chat: open @/);
     expect(told).not.toMatch(/Your link code/);
+  });
+
+  it('/unlink takes the Telegram account out of an account joined from Discord; the primary is told where to go', async () => {
+    const member = { id: 4004, is_bot: false, first_name: 'Di', username: 'di' };
+    const telegramKey = `telegram_${member.id}@pts.local`;
+    const discordKey = 'discord_4004000@pts.local';
+    // Di asks for a code on Telegram (it arrives privately) and confirms it from Discord.
+    const since = api.calls.length;
+    sendText(member, '/link');
+    const dm = await api.waitForCall('sendMessage', (p) => Number(p.chat_id) === member.id, since);
+    const code = /Your link code is ([A-Z0-9]{8})/.exec(String(dm.params.text))?.[1];
+    expect(code).toBeDefined();
+    const confirmed = await platform.signedPost(
+      '/services/link/confirm',
+      { brandId: brand.brandId, userIdentifier: discordKey, code },
+      brand.securityKey,
+    );
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    expect(confirmed.body.accountKey).toBe(telegramKey);
+
+    // The Telegram identity is the account (it issued the code): it holds the wallet and stays.
+    expect(await replyTo(member, '/unlink')).toMatch(
+      /holds your joined wallet.*Send \/unlink from your discord account/s,
+    );
+    const accountOf = async (key: string) =>
+      (
+        await platform.deps.db
+          .selectFrom('account_links')
+          .select('account_key')
+          .where('identity_key', '=', key)
+          .executeTakeFirst()
+      )?.account_key ?? key;
+    expect(await accountOf(discordKey)).toBe(telegramKey);
+
+    // Unlinking from the other side works; then Telegram is told there is nothing left to unlink.
+    const unlinked = await platform.signedPost(
+      '/services/link/unlink',
+      { brandId: brand.brandId, userIdentifier: discordKey },
+      brand.securityKey,
+    );
+    expect(unlinked.status, JSON.stringify(unlinked.body)).toBe(200);
+    expect(await accountOf(discordKey)).toBe(discordKey);
+    expect(await replyTo(member, '/unlink')).toMatch(/not linked to any other; there is nothing to unlink/);
+  });
+
+  it('/unlink from a linked (non-primary) Telegram account gives it its own wallet again', async () => {
+    const member = { id: 4005, is_bot: false, first_name: 'Ed', username: 'ed' };
+    const telegramKey = `telegram_${member.id}@pts.local`;
+    const discordKey = 'discord_4005000@pts.local';
+    const issued = await platform.signedPost(
+      '/services/link/code',
+      { brandId: brand.brandId, userIdentifier: discordKey },
+      brand.securityKey,
+    );
+    expect(issued.status).toBe(200);
+    expect(await replyTo(member, `/link ${issued.body.code}`)).toMatch(/accounts are linked/);
+    expect(await replyTo(member, '/unlink')).toMatch(/is unlinked: it starts again.*stay with your discord account/s);
+    const link = await platform.deps.db
+      .selectFrom('account_links')
+      .select('account_key')
+      .where('identity_key', '=', telegramKey)
+      .executeTakeFirst();
+    expect(link).toBeUndefined();
   });
 
   it('pays the welcome bonus when a member joins and greets them', async () => {

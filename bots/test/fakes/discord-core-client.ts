@@ -197,9 +197,15 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
       chatGroupUpdate: unused('chatGroupUpdate'),
       chatGroupDeactivate: unused('chatGroupDeactivate'),
       activeCampaigns: unused('activeCampaigns'),
+      xBotSettings: unused('xBotSettings'),
       pregenerateUser: unused('pregenerateUser'),
       linkCode: unused('linkCode'),
       linkConfirm: unused('linkConfirm'),
+      async reportChatRoles(input) {
+        record('reportChatRoles', [input]);
+        return { success: true as const, refreshedAt: new Date().toISOString(), roles: [...new Set(input.roles)] };
+      },
+      unlink: unused('unlink'),
     };
   }
   return api;

@@ -31,6 +31,8 @@ export interface FakeUser {
   username: string;
   global_name?: string | null;
   bot?: boolean;
+  /** The member's role ids in the guild (sent in member payloads). */
+  roles?: string[];
 }
 
 export interface FakeGuild {
@@ -40,6 +42,8 @@ export interface FakeGuild {
   /** Text channels: the first is the system channel unless `systemChannelId` says otherwise. */
   channels: { id: string; name: string }[];
   systemChannelId?: string | null;
+  /** Roles besides `@everyone` (members hold them by id). */
+  roles?: { id: string; name: string }[];
 }
 
 /** One REST request the bot made. */
@@ -367,7 +371,9 @@ function filterByIntents(
   data: Record<string, unknown>,
   intents: number,
 ): Record<string, unknown> | undefined {
-  if (event === 'GUILD_MEMBER_ADD') return intents & INTENT.GuildMembers ? data : undefined;
+  if (event === 'GUILD_MEMBER_ADD' || event === 'GUILD_MEMBER_UPDATE') {
+    return intents & INTENT.GuildMembers ? data : undefined;
+  }
   if (event === 'MESSAGE_CREATE') {
     const inGuild = typeof data.guild_id === 'string';
     if (inGuild && !(intents & INTENT.GuildMessages)) return undefined;
@@ -399,7 +405,7 @@ function memberPayload(user: FakeUser, permissions: bigint) {
     user: userPayload(user),
     nick: null,
     avatar: null,
-    roles: [],
+    roles: user.roles ?? [],
     joined_at: new Date().toISOString(),
     premium_since: null,
     deaf: false,
@@ -437,6 +443,19 @@ function guildCreatePayload(guild: FakeGuild, botUser: FakeUser) {
         mentionable: false,
         flags: 0,
       },
+      ...(guild.roles ?? []).map((role, index) => ({
+        id: role.id,
+        name: role.name,
+        color: 0,
+        hoist: false,
+        icon: null,
+        unicode_emoji: null,
+        position: index + 1,
+        permissions: '0',
+        managed: false,
+        mentionable: false,
+        flags: 0,
+      })),
     ],
     emojis: [],
     stickers: [],
@@ -623,6 +642,12 @@ export function messageCreate(user: FakeUser, place: FakePlace, content: string)
     return { ...base, channel_id: place.channelId, guild_id: place.guild.id, member };
   }
   return { ...base, channel_id: place.dmChannelId };
+}
+
+/** A `GUILD_MEMBER_UPDATE` payload: the member's roles are now `roles`. */
+export function guildMemberUpdate(guild: FakeGuild, user: FakeUser, roles: string[]): Record<string, unknown> {
+  const { permissions: _permissions, ...member } = memberPayload({ ...user, roles }, 0n);
+  return { ...member, guild_id: guild.id };
 }
 
 /** A `GUILD_MEMBER_ADD` payload. */

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -19,8 +19,16 @@ export interface StartAnvilOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one. */
   port: number;
   chainId?: number;
-  /** Loads the chain from this file at start and dumps it there on SIGTERM (and every 30 s). */
+  /** Loads the chain from this file at start and dumps it there on SIGTERM (and every `stateIntervalSeconds`). */
   stateFile?: string;
+  /** Seconds between periodic state dumps (default 30); only with `stateFile`. */
+  stateIntervalSeconds?: number;
+  /**
+   * Runs anvil in its own session (process group), writing its output to `logFile` instead of pipes, so a
+   * kill of core-api's process group (Ctrl-C of a hung terminal, `kill -9 -PGID`, a supervisor) leaves the
+   * chain running with everything it mined; the next start adopts it (local-chain.ts). Requires `logFile`.
+   */
+  detached?: { logFile: string };
   /** Seconds between blocks; unset mines one block per transaction (automine). */
   blockTime?: number;
   logger?: Logger;
@@ -29,6 +37,8 @@ export interface StartAnvilOptions {
 export interface AnvilInstance {
   rpcUrl: string;
   port: number;
+  /** Process id of anvil (what local-chain.ts records to adopt it after a crash). */
+  pid: number;
   /** SIGTERM, then waits for the exit so anvil can dump its state file. */
   stop(): Promise<void>;
 }
@@ -72,7 +82,8 @@ export async function findFreePort(): Promise<number> {
   });
 }
 
-async function answersChainId(rpcUrl: string): Promise<boolean> {
+/** Whether something answers `eth_chainId` at `rpcUrl` (with `chainId` when given). */
+export async function answersChainId(rpcUrl: string, chainId?: number): Promise<boolean> {
   try {
     const response = await fetch(rpcUrl, {
       method: 'POST',
@@ -81,7 +92,8 @@ async function answersChainId(rpcUrl: string): Promise<boolean> {
       signal: AbortSignal.timeout(1000),
     });
     const body = (await response.json()) as { result?: string };
-    return typeof body.result === 'string';
+    if (typeof body.result !== 'string') return false;
+    return chainId === undefined || Number(body.result) === chainId;
   } catch {
     return false;
   }
@@ -111,26 +123,49 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
 async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<AnvilInstance> {
   const chainId = options.chainId ?? 1868;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
-  if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', '30');
+  if (options.stateFile) {
+    args.push('--state', options.stateFile, '--state-interval', String(options.stateIntervalSeconds ?? 30));
+  }
   if (options.blockTime !== undefined && options.blockTime > 0) args.push('--block-time', String(options.blockTime));
   const logger = options.logger;
-  const child = spawn(findAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  // The pipes must be drained or anvil blocks once the buffer fills; the tail explains a failed start.
   const recent: string[] = [];
   // Another process may already answer on this port; only our own "Listening on" line proves the bind.
   let listening = false;
-  const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (!line.trim()) continue;
-      recent.push(line);
-      if (stream === 'stdout' && line.startsWith('Listening on')) listening = true;
-      if (recent.length > 20) recent.shift();
-      if (stream === 'stderr') logger?.warn({ anvil: line }, 'anvil stderr');
-      else logger?.trace({ anvil: line }, 'anvil');
+  let child: ChildProcess;
+  let readLog: () => void = () => {};
+  if (options.detached) {
+    // A pipe would die with core-api and anvil would then fail writing its log: a file outlives both.
+    const { logFile } = options.detached;
+    const fd = openSync(logFile, 'w');
+    try {
+      child = spawn(findAnvilBinary(), args, { stdio: ['ignore', fd, fd], detached: true });
+    } finally {
+      closeSync(fd);
     }
-  };
-  child.stdout?.on('data', collect('stdout'));
-  child.stderr?.on('data', collect('stderr'));
+    child.unref();
+    readLog = () => {
+      const lines = readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim());
+      if (lines.some((line) => line.startsWith('Listening on'))) listening = true;
+      recent.splice(0, recent.length, ...lines.slice(-20));
+    };
+  } else {
+    child = spawn(findAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // The pipes must be drained or anvil blocks once the buffer fills; the tail explains a failed start.
+    const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line.trim()) continue;
+        recent.push(line);
+        if (stream === 'stdout' && line.startsWith('Listening on')) listening = true;
+        if (recent.length > 20) recent.shift();
+        if (stream === 'stderr') logger?.warn({ anvil: line }, 'anvil stderr');
+        else logger?.trace({ anvil: line }, 'anvil');
+      }
+    };
+    child.stdout?.on('data', collect('stdout'));
+    child.stderr?.on('data', collect('stderr'));
+  }
   const exited = waitForExit(child);
   let spawnError: Error | undefined;
   child.once('error', (error) => {
@@ -142,10 +177,13 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
   process.once('exit', killOnExit);
 
   const rpcUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 15_000;
+  // Real elapsed time on purpose (monotonic, not the injected clock): this waits for an OS process, and a
+  // test's manual clock never advances while it waits.
+  const deadline = performance.now() + 15_000;
   let ready = false;
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     if (spawnError || child.exitCode !== null || child.signalCode !== null) break;
+    readLog();
     if (listening && (await answersChainId(rpcUrl))) {
       ready = true;
       break;
@@ -156,6 +194,7 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
     process.removeListener('exit', killOnExit);
     child.kill('SIGKILL');
     await exited;
+    readLog();
     const reason = spawnError?.message ?? recent.join('\n');
     throw new Error(`anvil did not start on port ${port}: ${reason || 'no output'}`);
   }
@@ -165,6 +204,7 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
   return {
     rpcUrl,
     port,
+    pid: child.pid ?? 0,
     stop: () => {
       stopping ??= (async () => {
         process.removeListener('exit', killOnExit);

@@ -1,3 +1,5 @@
+import type { LedgerReconciliation } from '@pts/shared';
+
 /** What the chain exposes to health checks and diagnostics. */
 export interface ChainInfo {
   chainId: number;
@@ -7,4 +9,6 @@ export interface ChainInfo {
   explorerUrl: string;
   /** Resolves with the latest block number; throws when the RPC is unreachable. */
   ping(): Promise<bigint>;
+  /** The chain–ledger reconciler's last finding, where this process runs it (chain/reconciler.ts). */
+  ledger?: () => LedgerReconciliation;
 }

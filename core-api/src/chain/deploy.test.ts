@@ -1,10 +1,11 @@
+import { createManualClock } from '@pts/shared';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/database.ts';
 import { ANVIL_DEPLOYER_PRIVATE_KEY, ANVIL_MINTER_PRIVATE_KEY, type AnvilInstance, startAnvil } from './anvil.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import { createChainClients, ensureContracts, MINTER_ROLE } from './deploy.ts';
-import { silentLogger } from './test-chain.ts';
+import { silentLogger, TEST_CLOCK_START } from './test-chain.ts';
 
 const deployer = privateKeyToAccount(ANVIL_DEPLOYER_PRIVATE_KEY);
 const minter = privateKeyToAccount(ANVIL_MINTER_PRIVATE_KEY);
@@ -21,17 +22,18 @@ afterAll(async () => {
   await database?.close();
 });
 
-async function ensureOn(anvil: AnvilInstance) {
+async function ensureOn(anvil: AnvilInstance, db = database.db) {
   const clients = createChainClients(anvil.rpcUrl, 1868);
   const contracts = await ensureContracts({
-    db: database.db,
+    db,
     publicClient: clients.publicClient,
     walletClient: clients.walletClientFor(deployer),
     chainId: 1868,
     minterAddress: minter.address,
     logger: silentLogger,
+    clock: createManualClock(TEST_CLOCK_START),
   });
-  const recorded = await database.db
+  const recorded = await db
     .selectFrom('chain_deployments')
     .selectAll()
     .where('chain_id', '=', 1868)
@@ -86,6 +88,53 @@ describe('ensureContracts', () => {
         args: [MINTER_ROLE, minter.address],
       }),
     ).toBe(true);
+  });
+
+  it('refuses to deploy a new token over a ledger that holds mints on the recorded one', async () => {
+    const ledger = await createTestDatabase();
+    try {
+      const first = await startAnvil({ port: 0 });
+      anvils.push(first);
+      const { contracts } = await ensureOn(first, ledger.db);
+      const at = new Date(TEST_CLOCK_START);
+      await ledger.db
+        .insertInto('chain_txs')
+        .values({
+          chain_id: 1868,
+          signer: minter.address.toLowerCase(),
+          nonce: 0n,
+          purpose: 'mintBatch',
+          status: 'confirmed',
+          hashes: JSON.stringify([`0x${'1'.repeat(64)}`]),
+          current_hash: `0x${'1'.repeat(64)}`,
+          raw_tx: '0x',
+          max_fee_per_gas: '1',
+          max_priority_fee_per_gas: '1',
+          gas_limit: '1',
+          submitted_at: at,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      // The chain lost its state (anvil without its state file): the recorded token has no code there.
+      const fresh = await startAnvil({ port: 0 });
+      anvils.push(fresh);
+      await expect(ensureOn(fresh, ledger.db)).rejects.toThrow(
+        new RegExp(`no code at the recorded RewardToken ${contracts.rewardToken}.*1 mint transactions.*Restore it`),
+      );
+      const deployer = await createChainClients(fresh.rpcUrl, 1868).publicClient.getTransactionCount({
+        address: privateKeyToAccount(ANVIL_DEPLOYER_PRIVATE_KEY).address,
+      });
+      expect(deployer).toBe(0);
+      const recorded = await ledger.db
+        .selectFrom('chain_deployments')
+        .select('address')
+        .where('name', '=', 'RewardToken')
+        .executeTakeFirstOrThrow();
+      expect(recorded.address).toBe(contracts.rewardToken.toLowerCase());
+    } finally {
+      await ledger.close();
+    }
   });
 
   it('grants MINTER_ROLE again when the recorded token exists but the minter lost it', async () => {

@@ -1,3 +1,4 @@
+import type { Clock } from '@pts/shared';
 import type { Logger } from 'pino';
 import {
   type Abi,
@@ -77,6 +78,8 @@ export interface EnsureContractsDeps {
   /** Gets RELAYER_ROLE on PointsSale and OPERATOR_ROLE on PerkNFT; none when unset. */
   relayerAddress?: Address;
   logger: Logger;
+  /** Stamps `chain_deployments.created_at`. */
+  clock: Clock;
 }
 
 export interface DeployedContracts {
@@ -111,6 +114,38 @@ interface Deployable {
   args: readonly unknown[];
   /** Whether a recorded instance with code still fits (its immutable links point at the current contracts). */
   fits?: (address: Address) => Promise<boolean>;
+  /**
+   * Whether losing the recorded instance loses data the ledger vouches for; a new instance would then be an
+   * empty copy the ledger does not match, so the start is refused instead (see refuseTokenRedeploy).
+   */
+  guardsLedger?: boolean;
+}
+
+/** Thrown instead of deploying a new reward token while the ledger holds mints on the recorded one. */
+export class ChainLostLedgerError extends Error {
+  override readonly name = 'ChainLostLedgerError';
+}
+
+/**
+ * A chain without the recorded token but a ledger with mints on it means the chain lost its state (an anvil
+ * whose state file is gone or older than the deployment, or the wrong RPC URL). A fresh token would start
+ * at zero balances while the ledger says otherwise, and replayed mints would go to an address without code,
+ * where they "succeed" doing nothing: refuse, and say how to recover.
+ */
+async function refuseTokenRedeploy(deps: EnsureContractsDeps, name: string, address: Address): Promise<void> {
+  const { count } = await deps.db
+    .selectFrom('chain_txs')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('chain_id', '=', deps.chainId)
+    .executeTakeFirstOrThrow();
+  if (Number(count) === 0) return;
+  throw new ChainLostLedgerError(
+    `The chain (id ${deps.chainId}) has no code at the recorded ${name} ${address}, but the ledger holds ` +
+      `${count} mint transactions on it: the chain lost its state. Restore it (the data dir's anvil-state.json ` +
+      'for the local chain, or PTS_RPC_URL of the chain that holds the token) and start again; deploying a new ' +
+      'token would leave every balance the ledger records behind. To start over, use an empty PTS_DATA_DIR ' +
+      '(or database).',
+  );
 }
 
 /**
@@ -130,6 +165,7 @@ async function ensureDeployed(deps: EnsureContractsDeps, contract: Deployable): 
     const address = getAddress(recorded.address);
     const code = await publicClient.getCode({ address });
     if (!code || code === '0x') {
+      if (contract.guardsLedger) await refuseTokenRedeploy(deps, name, address);
       logger.warn({ chainId, address }, `recorded ${name} has no code (chain was reset); redeploying`);
     } else if (contract.fits && !(await contract.fits(address))) {
       logger.warn({ chainId, address }, `recorded ${name} is wired to other contracts; redeploying`);
@@ -148,7 +184,7 @@ async function ensureDeployed(deps: EnsureContractsDeps, contract: Deployable): 
     throw new Error(`${name} deployment ${hash} failed (status ${receipt.status})`);
   }
   const address = getAddress(receipt.contractAddress);
-  await recordDeployment(db, chainId, name, address, hash);
+  await recordDeployment(db, chainId, name, address, hash, deps.clock.now());
   logger.info({ chainId, address, hash }, `deployed ${name}`);
   return address;
 }
@@ -214,6 +250,7 @@ export async function ensureContracts(deps: EnsureContractsDeps): Promise<Deploy
     abi: rewardTokenAbi,
     bytecode: rewardTokenBytecode,
     args: [REWARD_TOKEN_NAME, REWARD_TOKEN_SYMBOL, admin],
+    guardsLedger: true,
   });
   await ensureRole(deps, rewardToken, 'MINTER_ROLE', MINTER_ROLE, minterAddress);
 
@@ -254,6 +291,7 @@ async function recordDeployment(
   name: string,
   address: Address,
   txHash: Hex,
+  at: Date,
 ): Promise<void> {
   await db
     .insertInto('chain_deployments')
@@ -262,12 +300,10 @@ async function recordDeployment(
       name,
       address: address.toLowerCase(),
       tx_hash: txHash,
-      created_at: new Date(),
+      created_at: at,
     })
     .onConflict((oc) =>
-      oc
-        .columns(['chain_id', 'name'])
-        .doUpdateSet({ address: address.toLowerCase(), tx_hash: txHash, created_at: new Date() }),
+      oc.columns(['chain_id', 'name']).doUpdateSet({ address: address.toLowerCase(), tx_hash: txHash, created_at: at }),
     )
     .execute();
 }

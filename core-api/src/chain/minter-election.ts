@@ -19,6 +19,12 @@ export function createElectedMinter(options: {
   acquireLock: () => Promise<SignerLock | null>;
   logger: Logger;
   retryMs?: number;
+  /**
+   * Runs once this process holds the lock, before its minter starts tracking: the chain reconciler puts
+   * confirmed transactions the chain lost back in the outbox first, so the tracker re-sends them instead of
+   * burning their nonces as a gap. A failure is logged and does not stop the minter.
+   */
+  beforeSigning?: () => Promise<void>;
 }): ElectedMinter & { elect(): Promise<boolean> } {
   const { minter, logger } = options;
   let lock: SignerLock | null = null;
@@ -27,7 +33,16 @@ export function createElectedMinter(options: {
 
   const elect = async (): Promise<boolean> => {
     if (lock || stopped) return lock !== null;
-    lock = await options.acquireLock();
+    const acquired = await options.acquireLock();
+    if (acquired && options.beforeSigning) {
+      try {
+        lock = acquired;
+        await options.beforeSigning();
+      } catch (error) {
+        logger.warn({ err: error }, 'reconciling before signing failed; the periodic pass will retry');
+      }
+    }
+    lock = acquired;
     if (lock) {
       logger.info('this process holds the minter signer lock: it signs reward mints');
       if (retryTimer) clearInterval(retryTimer);

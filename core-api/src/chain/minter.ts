@@ -6,11 +6,9 @@ import {
   encodeFunctionData,
   type Hex,
   isAddress,
-  keccak256,
   type LocalAccount,
   parseTransaction,
   type TransactionReceipt,
-  TransactionReceiptNotFoundError,
 } from 'viem';
 import type { Config } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
@@ -19,7 +17,15 @@ import type { Metrics } from '../observability/metrics.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import type { ChainPublicClient } from './deploy.ts';
 import type { InlineMintSigner, Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
-import { readNextNonce } from './nonces.ts';
+import {
+  createTxSender,
+  type Fees,
+  maxOf,
+  replacementFees,
+  type SendOutcome,
+  type SendResult,
+  shortError,
+} from './tx-sender.ts';
 
 export type MinterConfig = Pick<
   Config,
@@ -75,7 +81,6 @@ export function mintBatchGasLimit(recipients: number): bigint {
 }
 
 const OPEN_STATUSES = ['signed', 'submitted'] as const;
-const FEE_CACHE_MS = 2_000;
 /** How long sent transactions gather before one UPDATE marks them all `submitted`. */
 const MARK_GATHER_MS = 50;
 /** Mined transactions confirmed in one database transaction (confirmMined). */
@@ -89,11 +94,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Nonces burned per tracking pass when closing a gap; a larger gap closes over several passes. */
 const MAX_GAP_FILL = 100n;
 
-interface Fees {
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
-}
-
 interface SignedBatch {
   chainTxId: bigint;
   nonce: bigint;
@@ -106,38 +106,6 @@ type ChainTxRow = Selectable<ChainTxsTable>;
 
 type Waiter = (submission: MintSubmission | Error) => void;
 
-type SendOutcome = 'sent' | 'known' | 'nonce_consumed' | 'failed';
-
-/** Node messages meaning "this exact transaction is already in the pool" (geth, reth, anvil wordings). */
-const KNOWN_TX = /already known|known transaction|already imported|already exists|transaction already in/i;
-/** The nonce was used by a mined transaction: ours (the tracker finds its receipt) or someone else's. */
-const NONCE_CONSUMED = /nonce too low|nonce has already been used|invalid nonce|noncetoolow/i;
-
-function errorText(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 6; depth++) {
-    const entry = current as { message?: unknown; details?: unknown; cause?: unknown };
-    if (typeof entry.message === 'string') parts.push(entry.message);
-    if (typeof entry.details === 'string') parts.push(entry.details);
-    current = entry.cause;
-  }
-  return parts.join(' | ') || String(error);
-}
-
-function shortError(error: unknown): string {
-  return errorText(error).slice(0, 500);
-}
-
-function bump(value: bigint): bigint {
-  // Nodes require ≥ +10% (geth) or +12.5% on both fee fields to replace; +25% leaves headroom.
-  return (value * 125n) / 100n + 1n;
-}
-
-function maxOf(a: bigint, b: bigint): bigint {
-  return a > b ? a : b;
-}
-
 /**
  * The reward minter: an outbox of `reward_mints` rows turned into `mintBatch` transactions by one batcher
  * per signer (see docs/chain.md for the states and the crash-safety argument).
@@ -146,9 +114,14 @@ export function createMinter(deps: MinterDeps): Minter {
   const { db, chainId, publicClient, account, tokenAddress, config, clock, logger, metrics } = deps;
   const signer = account.address.toLowerCase();
   const log = logger.child({ component: 'minter', signer: account.address });
-  const send =
-    deps.sendRawTransaction ??
-    ((serializedTransaction: Hex) => publicClient.sendRawTransaction({ serializedTransaction }));
+  const sender = createTxSender({
+    db,
+    publicClient,
+    account,
+    chainId,
+    table: 'chain_txs',
+    sendRawTransaction: deps.sendRawTransaction,
+  });
   const batchMax = config.PTS_MINT_BATCH_MAX;
   const defaultWaitMs = config.PTS_MINT_WAIT_MS ?? 10_000;
 
@@ -158,32 +131,8 @@ export function createMinter(deps: MinterDeps): Minter {
   let stopped = false;
   let pollTimer: NodeJS.Timeout | undefined;
 
-  /** Next nonce to sign with; `undefined` until read from chain and database (and after a nonce surprise). */
-  let nextNonce: bigint | undefined;
-  let signingTail: Promise<unknown> = Promise.resolve();
-  let broadcastTail: Promise<unknown> = Promise.resolve();
   const broadcasting = new Set<bigint>();
   let tracking: Promise<TrackResult> | undefined;
-  let cachedFees: { fees: Fees; at: number } | undefined;
-
-  /** Serialises nonce allocation: a rolled-back transaction must give its nonce back before anyone takes the next. */
-  function withSigningLock<T>(fn: () => Promise<T>): Promise<T> {
-    const run = signingTail.then(fn);
-    signingTail = run.catch(() => undefined);
-    return run;
-  }
-
-  const nextNonceFromChainAndDb = () =>
-    readNextNonce({ db, publicClient, table: 'chain_txs', chainId, address: account.address });
-
-  async function currentFees(fresh = false): Promise<Fees> {
-    const now = performance.now();
-    if (!fresh && cachedFees && now - cachedFees.at < FEE_CACHE_MS) return cachedFees.fees;
-    const estimate = await publicClient.estimateFeesPerGas({ type: 'eip1559' });
-    const fees = { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
-    cachedFees = { fees, at: now };
-    return fees;
-  }
 
   /** Signs one `mintBatch` for these rows with `nonce` and records it (`signed`) in `trx`. No RPC here. */
   async function signInto(
@@ -199,18 +148,7 @@ export function createMinter(deps: MinterDeps): Minter {
       args: [rows.map((row) => row.wallet_address as Address), rows.map((row) => BigInt(row.amount))],
     });
     const gas = mintBatchGasLimit(rows.length);
-    const raw = await account.signTransaction({
-      type: 'eip1559',
-      chainId,
-      nonce: Number(nonce),
-      to: tokenAddress,
-      data,
-      gas,
-      value: 0n,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
-    const hash = keccak256(raw);
+    const { raw, hash } = await sender.sign({ nonce, to: tokenAddress, data, gas, value: 0n, ...fees });
     const inserted = await trx
       .insertInto('chain_txs')
       .values({
@@ -241,11 +179,10 @@ export function createMinter(deps: MinterDeps): Minter {
    * fees are read before, the broadcast happens after the commit.
    */
   function signAndRecord(onlyIds?: string[], fresh?: { before: Date }): Promise<SignedBatch | null> {
-    return withSigningLock(async () => {
+    return sender.withSigningLock(async () => {
       if (onlyIds && onlyIds.length === 0) return null;
-      nextNonce ??= await nextNonceFromChainAndDb();
-      const fees = await currentFees();
-      const nonce = nextNonce;
+      const nonce = await sender.nextNonce();
+      const fees = await sender.fees();
       const now = clock.now();
       let batch: SignedBatch | null;
       try {
@@ -294,11 +231,11 @@ export function createMinter(deps: MinterDeps): Minter {
         });
       } catch (error) {
         // Another signer process took this nonce: the unique (chain, signer, nonce) key refused the double use.
-        if ((error as { code?: string }).code === '23505') nextNonce = undefined;
+        if ((error as { code?: string }).code === '23505') sender.forgetNonce();
         throw error;
       }
       if (batch) {
-        nextNonce = nonce + 1n;
+        sender.nonceUsed(nonce);
         metrics.mintBatchSize.observe(batch.mintIds.length);
         log.debug({ nonce: Number(nonce), hash: batch.hash, rewards: batch.mintIds.length }, 'mintBatch signed');
       }
@@ -353,31 +290,20 @@ export function createMinter(deps: MinterDeps): Minter {
     }
   }
 
-  interface SendResult {
-    outcome: SendOutcome;
-    error?: unknown;
-  }
-
   /** One send of a recorded transaction, classified; never throws. */
   async function sendOnce(hash: Hex, raw: Hex): Promise<SendResult> {
-    try {
-      await send(raw);
-      metrics.mintTransactions.inc({ result: 'sent' });
-      return { outcome: 'sent' };
-    } catch (error) {
-      const text = errorText(error);
-      if (KNOWN_TX.test(text)) return { outcome: 'known' };
-      if (NONCE_CONSUMED.test(text)) {
-        // Either this transaction already mined (its receipt settles it) or another sender used the nonce
-        // (the tracker sees the nonce passed with no receipt and re-queues). Re-read the nonce either way.
-        nextNonce = undefined;
-        log.warn({ hash, error: shortError(error) }, 'broadcast: nonce already used');
-        return { outcome: 'nonce_consumed', error };
-      }
-      metrics.mintTransactions.inc({ result: 'send_failed' });
-      log.warn({ hash, error: shortError(error) }, 'broadcast failed; the tracker will resend');
-      return { outcome: 'failed', error };
+    const result = await sender.send(raw);
+    if (result.outcome === 'sent') metrics.mintTransactions.inc({ result: 'sent' });
+    if (result.outcome === 'nonce_consumed') {
+      // Either this transaction already mined (its receipt settles it) or another sender used the nonce
+      // (the tracker sees the nonce passed with no receipt and re-queues); the sender re-reads the nonce.
+      log.warn({ hash, error: shortError(result.error) }, 'broadcast: nonce already used');
     }
+    if (result.outcome === 'failed') {
+      metrics.mintTransactions.inc({ result: 'send_failed' });
+      log.warn({ hash, error: shortError(result.error) }, 'broadcast failed; the tracker will resend');
+    }
+    return result;
   }
 
   /** Writes what a send found. Failures leave the transaction `signed`: the tracker sends `raw_tx` again. */
@@ -405,39 +331,16 @@ export function createMinter(deps: MinterDeps): Minter {
     }
   }
 
-  let sendQueue: { batch: SignedBatch; done(result: SendResult): void }[] = [];
-  let sending = false;
-
-  /** Sends everything queued, in nonce order and in one tick (one JSON-RPC batch), then what queued meanwhile. */
-  function pumpSends(): void {
-    if (sending || sendQueue.length === 0) return;
-    sending = true;
-    const group = sendQueue;
-    sendQueue = [];
-    broadcastTail = Promise.all(group.map(({ batch, done }) => sendOnce(batch.hash, batch.raw).then(done))).finally(
-      () => {
-        sending = false;
-        pumpSends();
-      },
-    );
-  }
-
   /**
-   * Broadcasts in signing (nonce) order, overlapping with the signing of the next batch. While one send is
-   * on its way, batches signed meanwhile queue up and then go together: a slow node never makes sends the
-   * bottleneck at one batch per round trip. Nodes hold a transaction whose nonce arrives early until the
-   * gap closes, so order within a group is a courtesy, not a requirement. Recording the outcome never
-   * holds up the next send; `onSent` runs right after this batch's send.
+   * Broadcasts in signing (nonce) order, overlapping with the signing of the next batch (TxSender.send
+   * groups what queues while a send is on its way). Recording the outcome never holds up the next send;
+   * `onSent` runs right after this batch's send.
    */
   function enqueueBroadcast(batch: SignedBatch, onSent?: () => void): Promise<SendOutcome> {
     // Marked from the moment it is queued, so the receipt tracker never re-sends a transaction that is
     // still waiting for its turn (a second send would fail as a used nonce and reset the nonce counter).
     broadcasting.add(batch.chainTxId);
-    const sent = new Promise<SendResult>((done) => {
-      sendQueue.push({ batch, done });
-      pumpSends();
-    });
-    return sent
+    return sendOnce(batch.hash, batch.raw)
       .then(async (result) => {
         onSent?.();
         await recordSend(batch.chainTxId, batch.hash, result);
@@ -540,16 +443,6 @@ export function createMinter(deps: MinterDeps): Minter {
     replaced: number;
   }
 
-  async function fetchReceipt(hash: Hex): Promise<TransactionReceipt | null> {
-    try {
-      return await publicClient.getTransactionReceipt({ hash });
-    } catch (error) {
-      // Only "not found" means no receipt; an RPC failure must abort the pass, or it would look like a drop.
-      if (error instanceof TransactionReceiptNotFoundError) return null;
-      throw error;
-    }
-  }
-
   /**
    * Records mined transactions as confirmed, with their rewards and whatever `onMintsConfirmed` writes, in
    * one database transaction per group of up to CONFIRM_GROUP: under load the tracker finds several mined
@@ -585,12 +478,15 @@ export function createMinter(deps: MinterDeps): Minter {
             updated.map((row) => BigInt(row.id)),
           )
           .where('status', '=', 'submitted')
-          .returning(['id', 'event_id', 'brand_id', 'wallet_address', 'amount', 'chain_tx_id'])
+          .returning(['id', 'event_id', 'brand_id', 'wallet_address', 'amount', 'chain_tx_id', 'reconciled_at'])
           .execute();
-        if (deps.onMintsConfirmed && confirmed.length > 0) {
+        // A reward the reconciler put back (its first confirmation was lost on chain) had its notice and
+        // leaderboard points at that first confirmation: it is only minted again here.
+        const firstTime = confirmed.filter((row) => row.reconciled_at === null);
+        if (deps.onMintsConfirmed && firstTime.length > 0) {
           await deps.onMintsConfirmed(
             trx,
-            confirmed.map((row) => {
+            firstTime.map((row) => {
               const receipt = receiptOf.get(String(row.chain_tx_id))!;
               return {
                 id: row.id,
@@ -642,21 +538,20 @@ export function createMinter(deps: MinterDeps): Minter {
   /** Re-signs the same nonce with +25% fees. The new hash is recorded before it is sent, so whichever mines is found. */
   async function replace(tx: ChainTxRow): Promise<void> {
     const previous = parseTransaction(tx.raw_tx as Hex);
-    const network = await currentFees(true);
-    const maxPriorityFeePerGas = maxOf(bump(BigInt(tx.max_priority_fee_per_gas)), network.maxPriorityFeePerGas);
-    const maxFeePerGas = maxOf(maxOf(bump(BigInt(tx.max_fee_per_gas)), network.maxFeePerGas), maxPriorityFeePerGas);
-    const raw = await account.signTransaction({
-      type: 'eip1559',
-      chainId,
-      nonce: Number(tx.nonce),
+    const fees = replacementFees(
+      { maxFeePerGas: BigInt(tx.max_fee_per_gas), maxPriorityFeePerGas: BigInt(tx.max_priority_fee_per_gas) },
+      await sender.fees(true),
+    );
+    if (!fees) return; // with no cap a +25% bump always passes; kept for the type
+    const { maxFeePerGas, maxPriorityFeePerGas } = fees;
+    const { raw, hash } = await sender.sign({
+      nonce: BigInt(tx.nonce),
       to: previous.to ?? tokenAddress,
-      data: previous.data,
+      data: previous.data ?? '0x',
       gas: previous.gas ?? BigInt(tx.gas_limit),
       value: 0n,
-      maxFeePerGas,
-      maxPriorityFeePerGas,
+      ...fees,
     });
-    const hash = keccak256(raw);
     const now = clock.now();
     const updated = await db
       .updateTable('chain_txs')
@@ -698,23 +593,24 @@ export function createMinter(deps: MinterDeps): Minter {
       await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
     );
     if (pendingNonce >= lowest.nonce) return false;
-    const fees = await currentFees(true);
+    const fees = await sender.fees(true);
     const last = lowest.nonce - pendingNonce > MAX_GAP_FILL ? pendingNonce + MAX_GAP_FILL : lowest.nonce;
     log.warn(
       { from: Number(pendingNonce), to: Number(lowest.nonce), filling: Number(last - pendingNonce) },
       'nonce gap below the oldest open mintBatch; burning the missing nonces',
     );
     for (let nonce = pendingNonce; nonce < last; nonce++) {
-      const raw = await account.signTransaction({
-        type: 'eip1559',
-        chainId,
-        nonce: Number(nonce),
+      const { raw } = await sender.sign({
+        nonce,
         to: account.address,
+        data: '0x',
         value: 0n,
         gas: 21_000n,
-        ...fees,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
-      await send(raw);
+      const sent = await sender.send(raw);
+      if (sent.outcome === 'failed') throw sent.error;
       metrics.mintTransactions.inc({ result: 'gap_filled' });
     }
     return last === lowest.nonce;
@@ -734,13 +630,14 @@ export function createMinter(deps: MinterDeps): Minter {
     const confirmedNonce = BigInt(
       await publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' }),
     );
+    const nextNonce = sender.peekNonce();
     if (nextNonce !== undefined) metrics.nonceLag.set(Number(maxOf(nextNonce - confirmedNonce, 0n)));
     else metrics.nonceLag.set(open.length);
     if (open.length === 0) return result;
 
     const receipts = await Promise.all(
       open.map(async (tx) =>
-        (await Promise.all(tx.hashes.map((hash) => fetchReceipt(hash as Hex)))).find((r) => r !== null),
+        (await Promise.all(tx.hashes.map((hash) => sender.receipt(hash as Hex)))).find((r) => r !== null),
       ),
     );
     const stuckMs = config.PTS_MINT_STUCK_SECONDS * 1000;
@@ -847,14 +744,13 @@ export function createMinter(deps: MinterDeps): Minter {
 
     mintInline(work, options) {
       const waitMs = options?.waitMs ?? defaultWaitMs;
-      return withSigningLock(async () => {
+      return sender.withSigningLock(async () => {
         if (stopped) return { value: await work(undefined), sent: undefined };
         let nonce: bigint;
         let fees: Fees;
         try {
-          nextNonce ??= await nextNonceFromChainAndDb();
-          nonce = nextNonce;
-          fees = await currentFees();
+          nonce = await sender.nextNonce();
+          fees = await sender.fees();
         } catch (error) {
           // The chain is unreachable: the rows go in `pending` and the minter's own path sends them later.
           log.warn(
@@ -885,12 +781,12 @@ export function createMinter(deps: MinterDeps): Minter {
           value = await work(signer);
         } catch (error) {
           // Rolled back: the nonce was never used. A unique-key refusal means another signer took it.
-          if ((error as { code?: string }).code === '23505') nextNonce = undefined;
+          if ((error as { code?: string }).code === '23505') sender.forgetNonce();
           throw error;
         }
         const batch = signed.batch;
         if (!batch) return { value, sent: undefined };
-        nextNonce = nonce + 1n;
+        sender.nonceUsed(nonce);
         metrics.mintBatchSize.observe(batch.mintIds.length);
         log.debug({ nonce: Number(nonce), hash: batch.hash, rewards: batch.mintIds.length }, 'mintBatch signed inline');
         const sent = new Promise<MintSubmission>((resolve) => {
@@ -948,7 +844,7 @@ export function createMinter(deps: MinterDeps): Minter {
           .where('status', 'in', OPEN_STATUSES)
           .executeTakeFirstOrThrow(),
         publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' }).catch(() => null),
-        nextNonce === undefined ? nextNonceFromChainAndDb().catch(() => null) : Promise.resolve(nextNonce),
+        sender.peekNonce() === undefined ? sender.readNonce().catch(() => null) : Promise.resolve(sender.peekNonce()!),
       ]);
       if (confirmedNonce !== null && next !== null) metrics.nonceLag.set(Math.max(Number(next) - confirmedNonce, 0));
       return {
@@ -978,8 +874,7 @@ export function createMinter(deps: MinterDeps): Minter {
       await flushLoop;
       await tracking?.catch(() => undefined);
       await sweeping?.catch(() => undefined);
-      await signingTail;
-      while (sending) await broadcastTail;
+      await sender.drained();
       await marking?.catch(() => undefined);
       // Rows still waiting are committed `pending`; the next start re-drives them.
       for (const id of [...waiting.keys()]) settle(id, { status: 'pending' });

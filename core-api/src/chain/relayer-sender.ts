@@ -11,11 +11,9 @@ import {
   formatGwei,
   getAddress,
   type Hex,
-  keccak256,
   type LocalAccount,
   parseGwei,
   type TransactionReceipt,
-  TransactionReceiptNotFoundError,
 } from 'viem';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -24,7 +22,6 @@ import type { Metrics } from '../observability/metrics.ts';
 import { businessEscrowAbi, perkNFTAbi, pointsSaleAbi, rewardTokenAbi } from './artifacts/index.ts';
 import type { ChainPublicClient } from './deploy.ts';
 import type { SignerLock } from './minter.ts';
-import { readNextNonce } from './nonces.ts';
 import type {
   BrandGasUsage,
   RelayerSender,
@@ -33,6 +30,7 @@ import type {
   RelayTxStatus,
   SimulationResult,
 } from './relayer.types.ts';
+import { createTxSender, errorReason, minOf, replacementFees } from './tx-sender.ts';
 
 export type RelayerSenderConfig = Pick<
   Config,
@@ -63,47 +61,13 @@ export interface RelayerSenderDeps {
 
 type Row = Selectable<RelayTransactionsTable>;
 
-interface Fees {
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
-  /** eth_gasPrice: what a transaction pays right now (base fee + tip). */
-  networkGasPrice: bigint;
-}
-
 const OPEN: RelayTxStatus[] = ['submitted', 'mined'];
 const FINAL: RelayTxStatus[] = ['confirmed', 'failed'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const FEE_CACHE_MS = 2_000;
 /** Estimates are raised by 20% before signing: state can change between estimate and inclusion. */
 const GAS_MARGIN_PERCENT = 120n;
 /** Every contract the relayer may call: their custom errors decode a revert into a readable reason. */
 const KNOWN_ABIS: Abi[] = [rewardTokenAbi, perkNFTAbi, pointsSaleAbi, businessEscrowAbi] as Abi[];
-/** Node messages meaning "this exact transaction is already in the pool" (geth, reth, anvil wordings). */
-const KNOWN_TX = /already known|known transaction|already imported|already exists|transaction already in/i;
-/** The nonce was used by a mined transaction: ours (a receipt will be found) or someone else's. */
-const NONCE_CONSUMED = /nonce too low|nonce has already been used|invalid nonce|noncetoolow/i;
-
-function errorText(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 6; depth++) {
-    const entry = current as { shortMessage?: unknown; message?: unknown; details?: unknown; cause?: unknown };
-    if (typeof entry.shortMessage === 'string') parts.push(entry.shortMessage);
-    else if (typeof entry.message === 'string') parts.push(entry.message);
-    if (typeof entry.details === 'string') parts.push(entry.details);
-    current = entry.cause;
-  }
-  return (parts.join(' | ') || String(error)).slice(0, 500);
-}
-
-function maxOf(a: bigint, b: bigint): bigint {
-  return a > b ? a : b;
-}
-
-function minOf(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
-}
-
 function formatArg(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'string') return value;
@@ -161,7 +125,7 @@ export function decodeRevert(error: unknown): { reason: string; errorName?: stri
     }
     return { reason: `reverted with unknown error data ${data.slice(0, 10)}` };
   }
-  return { reason: errorText(error) };
+  return { reason: errorReason(error) };
 }
 
 function toTransaction(row: Row, from: Address): RelayTransaction {
@@ -204,17 +168,19 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
   }
   const signer = account.address.toLowerCase();
   const log = logger.child({ component: 'relayer', signer: account.address });
-  const send =
-    deps.sendRawTransaction ??
-    ((serializedTransaction: Hex) => publicClient.sendRawTransaction({ serializedTransaction }));
+  const sender = createTxSender({
+    db,
+    publicClient,
+    account,
+    chainId,
+    table: 'relay_transactions',
+    sendRawTransaction: deps.sendRawTransaction,
+    readGasPrice: true,
+  });
   const maxGasLimit = BigInt(config.PTS_RELAYER_MAX_GAS_LIMIT);
   const maxGasPrice = parseGwei(String(config.PTS_RELAYER_MAX_GAS_PRICE_GWEI));
   const stuckMs = config.PTS_RELAYER_STUCK_SECONDS * 1000;
 
-  let nextNonce: bigint | undefined;
-  let signingTail: Promise<unknown> = Promise.resolve();
-  let broadcastTail: Promise<unknown> = Promise.resolve();
-  let cachedFees: { fees: Fees; at: number } | undefined;
   let tracking: Promise<void> | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -224,12 +190,6 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
   /** Waiters of `waitFor`: told the id of each row that reached a final state (no id: everyone, at stop). */
   const listeners = new Set<(id?: string) => void>();
   let lastTrackAt = Number.NEGATIVE_INFINITY;
-
-  function withSigningLock<T>(fn: () => Promise<T>): Promise<T> {
-    const run = signingTail.then(fn);
-    signingTail = run.catch(() => undefined);
-    return run;
-  }
 
   function notify(id?: string): void {
     for (const listener of [...listeners]) listener(id);
@@ -254,36 +214,18 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
     }
   }
 
-  const nextNonceFromChainAndDb = () =>
-    readNextNonce({ db, publicClient, table: 'relay_transactions', chainId, address: account.address });
-
-  async function currentFees(fresh = false): Promise<Fees> {
-    const now = performance.now();
-    if (!fresh && cachedFees && now - cachedFees.at < FEE_CACHE_MS) return cachedFees.fees;
-    const [estimate, networkGasPrice] = await Promise.all([
-      publicClient.estimateFeesPerGas({ type: 'eip1559' }),
-      publicClient.getGasPrice(),
-    ]);
-    const fees = {
-      maxFeePerGas: estimate.maxFeePerGas,
-      maxPriorityFeePerGas: estimate.maxPriorityFeePerGas,
-      networkGasPrice,
-    };
-    cachedFees = { fees, at: now };
-    return fees;
-  }
-
   /** Fees to sign with, never above the cap; refuses (503) when the network itself is above the cap. */
   async function cappedFees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-    const fees = await currentFees();
-    if (fees.networkGasPrice > maxGasPrice) {
+    const fees = await sender.fees();
+    const networkGasPrice = fees.networkGasPrice ?? fees.maxFeePerGas;
+    if (networkGasPrice > maxGasPrice) {
       metrics.relayTransactions.inc({ status: 'refused_gas_price' });
       throw new AppError(
         'SERVICE_UNAVAILABLE',
-        `Network gas price ${formatGwei(fees.networkGasPrice)} gwei is above the relayer's cap of ${config.PTS_RELAYER_MAX_GAS_PRICE_GWEI} gwei; retry later`,
+        `Network gas price ${formatGwei(networkGasPrice)} gwei is above the relayer's cap of ${config.PTS_RELAYER_MAX_GAS_PRICE_GWEI} gwei; retry later`,
         {
           reason: 'gas_price_above_cap',
-          networkGasPriceGwei: formatGwei(fees.networkGasPrice),
+          networkGasPriceGwei: formatGwei(networkGasPrice),
           maxGasPriceGwei: String(config.PTS_RELAYER_MAX_GAS_PRICE_GWEI),
         },
         { retryAfter: 60 },
@@ -342,22 +284,14 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
 
   /** Sends one signed transaction; failures are remembered so the tracker re-sends. */
   async function broadcast(id: string, raw: Hex): Promise<void> {
-    try {
-      await send(raw);
+    const result = await sender.send(raw);
+    if (result.outcome === 'sent') metrics.relayTransactions.inc({ status: 'submitted' });
+    // Known: the node has it. Nonce used: ours was mined (the tracker finds the receipt) or another key
+    // user took the nonce (the sender re-reads it).
+    if (result.outcome !== 'failed') {
       needsBroadcast.delete(id);
-      metrics.relayTransactions.inc({ status: 'submitted' });
-    } catch (error) {
-      const text = errorText(error);
-      if (KNOWN_TX.test(text)) {
-        needsBroadcast.delete(id);
-        return;
-      }
-      if (NONCE_CONSUMED.test(text)) {
-        // Ours was mined (the tracker finds the receipt) or another key user took the nonce: re-read it.
-        needsBroadcast.delete(id);
-        nextNonce = undefined;
-        return;
-      }
+    } else {
+      const text = errorReason(result.error);
       needsBroadcast.add(id);
       metrics.relayTransactions.inc({ status: 'send_failed' });
       log.warn({ id, error: text }, 'relay broadcast failed; will retry');
@@ -370,20 +304,9 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
     }
   }
 
+  /** Sends in nonce order (TxSender.send): a node may drop a transaction that arrives far ahead of its predecessor. */
   function enqueueBroadcast(id: string, raw: Hex): Promise<void> {
-    // In nonce order: a node may drop a transaction that arrives far ahead of its predecessor.
-    const run = broadcastTail.then(() => broadcast(id, raw));
-    broadcastTail = run.catch(() => undefined);
-    return run;
-  }
-
-  async function fetchReceipt(hash: Hex): Promise<TransactionReceipt | null> {
-    try {
-      return await publicClient.getTransactionReceipt({ hash });
-    } catch (error) {
-      if (error instanceof TransactionReceiptNotFoundError) return null;
-      throw error;
-    }
+    return broadcast(id, raw);
   }
 
   /** Best effort: replays a reverted call on the state before its block to learn the reason. */
@@ -431,31 +354,31 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
 
   /** Re-signs the same nonce with +25% on both fees (at least the network's), never above the cap. */
   async function replace(row: Row): Promise<void> {
-    const network = await currentFees(true);
-    const oldMax = BigInt(row.max_fee_per_gas ?? '0');
-    const oldTip = BigInt(row.max_priority_fee_per_gas ?? '0');
-    const maxFeePerGas = minOf(maxOf((oldMax * 125n) / 100n + 1n, network.maxFeePerGas), maxGasPrice);
-    const maxPriorityFeePerGas = minOf(maxOf((oldTip * 125n) / 100n + 1n, network.maxPriorityFeePerGas), maxFeePerGas);
+    const fees = replacementFees(
+      {
+        maxFeePerGas: BigInt(row.max_fee_per_gas ?? '0'),
+        maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas ?? '0'),
+      },
+      await sender.fees(true),
+      maxGasPrice,
+    );
     // Nodes refuse a replacement under +12.5% on both fields (geth 10%, others 12.5%).
-    if (maxFeePerGas * 1000n < oldMax * 1125n || maxPriorityFeePerGas * 1000n < oldTip * 1125n) {
+    if (!fees) {
       log.warn(
-        { id: row.id, nonce: Number(row.nonce), maxFeePerGas: maxFeePerGas.toString() },
+        { id: row.id, nonce: Number(row.nonce), maxGasPrice: maxGasPrice.toString() },
         'stuck relay transaction cannot be bumped further: the gas price cap is reached',
       );
       return;
     }
-    const raw = await account.signTransaction({
-      type: 'eip1559',
-      chainId,
-      nonce: Number(row.nonce),
+    const { maxFeePerGas, maxPriorityFeePerGas } = fees;
+    const { raw, hash } = await sender.sign({
+      nonce: BigInt(row.nonce ?? 0),
       to: row.to_address as Address,
       data: row.data as Hex,
       value: BigInt(row.value),
       gas: BigInt(row.gas_limit ?? maxGasLimit),
-      maxFeePerGas,
-      maxPriorityFeePerGas,
+      ...fees,
     });
-    const hash = keccak256(raw);
     const now = clock.now();
     const updated = await db
       .updateTable('relay_transactions')
@@ -498,7 +421,7 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
     );
     const receipts = await Promise.all(
       open.map(async (row) =>
-        (await Promise.all((row.hashes ?? []).map((hash) => fetchReceipt(hash as Hex)))).find((r) => r !== null),
+        (await Promise.all((row.hashes ?? []).map((hash) => sender.receipt(hash as Hex)))).find((r) => r !== null),
       ),
     );
     for (const [index, row] of open.entries()) {
@@ -591,49 +514,47 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
         gasLimit = minOf((simulation.gasEstimate * GAS_MARGIN_PERCENT) / 100n, maxGasLimit);
       }
     } catch (error) {
-      await markFailed(id, errorText(error));
+      await markFailed(id, errorReason(error));
       throw error;
     }
 
-    const signed = await withSigningLock(async () => {
-      nextNonce ??= await nextNonceFromChainAndDb();
-      const nonce = nextNonce;
-      const raw = await account.signTransaction({
-        type: 'eip1559',
-        chainId,
-        nonce: Number(nonce),
-        to: request.to,
-        data: request.data,
-        value: request.value ?? 0n,
-        gas: gasLimit,
-        ...fees,
-      });
-      const hash = keccak256(raw);
-      const at = clock.now();
-      await db
-        .updateTable('relay_transactions')
-        .set({
-          status: 'submitted',
+    const signed = await sender
+      .withSigningLock(async () => {
+        const nonce = await sender.nextNonce();
+        const { raw, hash } = await sender.sign({
           nonce,
-          current_hash: hash,
-          hashes: JSON.stringify([hash]),
-          raw_tx: raw,
-          max_fee_per_gas: fees.maxFeePerGas.toString(),
-          max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
-          gas_limit: gasLimit!.toString(),
-          submitted_at: at,
-          updated_at: at,
-        })
-        .where('id', '=', id)
-        .execute();
-      nextNonce = nonce + 1n;
-      return { raw, hash, nonce };
-    }).catch(async (error: unknown) => {
-      // Nothing signed was committed; the nonce is re-read from chain and database next time.
-      nextNonce = undefined;
-      await markFailed(id, errorText(error));
-      throw error;
-    });
+          to: request.to,
+          data: request.data,
+          value: request.value ?? 0n,
+          gas: gasLimit!,
+          ...fees,
+        });
+        const at = clock.now();
+        await db
+          .updateTable('relay_transactions')
+          .set({
+            status: 'submitted',
+            nonce,
+            current_hash: hash,
+            hashes: JSON.stringify([hash]),
+            raw_tx: raw,
+            max_fee_per_gas: fees.maxFeePerGas.toString(),
+            max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
+            gas_limit: gasLimit!.toString(),
+            submitted_at: at,
+            updated_at: at,
+          })
+          .where('id', '=', id)
+          .execute();
+        sender.nonceUsed(nonce);
+        return { raw, hash, nonce };
+      })
+      .catch(async (error: unknown) => {
+        // Nothing signed was committed; the nonce is re-read from chain and database next time.
+        sender.forgetNonce();
+        await markFailed(id, errorReason(error));
+        throw error;
+      });
     log.debug({ id, nonce: Number(signed.nonce), hash: signed.hash, purpose: request.purpose }, 'relay signed');
     await enqueueBroadcast(id, signed.raw);
     return toTransaction((await load(id))!, account.address);
@@ -683,7 +604,7 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
         });
         if (dirty) continue;
         await trackThrottled().catch((error: unknown) =>
-          log.warn({ error: errorText(error) }, 'receipt tracking failed'),
+          log.warn({ error: errorReason(error) }, 'receipt tracking failed'),
         );
         if (++polls % 10 === 0) dirty = true;
       }
@@ -705,9 +626,9 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
     gasByBrand: (brandId) => readGasByBrand(db, chainId, brandId),
     start() {
       if (pollTimer || stopped) return;
-      recover().catch((error: unknown) => log.warn({ error: errorText(error) }, 'relay recovery failed'));
+      recover().catch((error: unknown) => log.warn({ error: errorReason(error) }, 'relay recovery failed'));
       pollTimer = setInterval(() => {
-        track().catch((error: unknown) => log.warn({ error: errorText(error) }, 'receipt tracking failed'));
+        track().catch((error: unknown) => log.warn({ error: errorReason(error) }, 'receipt tracking failed'));
       }, config.PTS_RECEIPT_POLL_MS);
       pollTimer.unref();
     },
@@ -717,8 +638,7 @@ export function createRelayerSender(deps: RelayerSenderDeps): RelayerSender {
       pollTimer = undefined;
       notify();
       await tracking?.catch(() => undefined);
-      await signingTail;
-      await broadcastTail;
+      await sender.drained();
       await lock?.release();
     },
   };

@@ -13,6 +13,9 @@ import { createMinter, type MinterConfig, type MinterDeps } from './minter.ts';
 
 export const silentLogger = pino({ level: 'silent' });
 
+/** Where the chain tests' manual clocks start (and the time test rows are stamped with). */
+export const TEST_CLOCK_START = '2026-11-22T10:00:00Z';
+
 const erc20 = parseAbi([
   'function balanceOf(address) view returns (uint256)',
   'function totalSupply() view returns (uint256)',
@@ -39,6 +42,7 @@ export async function startTestChain(db: Database): Promise<TestChain> {
     chainId: 1868,
     minterAddress: privateKeyToAccount(ANVIL_MINTER_PRIVATE_KEY).address,
     logger: silentLogger,
+    clock: createManualClock(TEST_CLOCK_START),
   });
   return {
     anvil,
@@ -73,7 +77,7 @@ export interface TestMinterOptions extends Partial<Omit<MinterDeps, 'config'>> {
 
 /** A minter over the test chain with a manual clock and its own metrics; overrides replace any dependency. */
 export function createTestMinter(db: Database, chain: TestChain, overrides: TestMinterOptions = {}) {
-  const clock: ManualClock = createManualClock('2026-11-22T10:00:00Z');
+  const clock: ManualClock = createManualClock(TEST_CLOCK_START);
   const metrics: Metrics = createMetrics();
   const { config, ...rest } = overrides;
   const minter = createMinter({
@@ -102,13 +106,17 @@ export interface RewardRow {
   amount: bigint;
 }
 
-/** Inserts committed `pending` rows the way the event path does before it calls `submit`. */
+/**
+ * Inserts committed `pending` rows the way the event path does before it calls `submit`, stamped `at` (by
+ * default the test clocks' start, so nothing here depends on the wall clock).
+ */
 export async function insertPendingRewards(
   db: Database,
   rewards: { wallet: Address; amount: bigint }[],
+  at: Date = new Date(TEST_CLOCK_START),
 ): Promise<RewardRow[]> {
   const rows = rewards.map((reward) => ({ id: randomUUID(), ...reward }));
-  const now = new Date();
+  const now = at;
   await db
     .insertInto('reward_mints')
     .values(

@@ -18,6 +18,10 @@ import * as accountLinks from './migrations/2026_11_22_1000_account_links.ts';
 import * as community from './migrations/2026_11_22_1100_community.ts';
 import * as signedResponses from './migrations/2026_11_24_0000_signed_responses.ts';
 import * as brandUnsignedEvents from './migrations/2026_11_24_0100_brand_unsigned_events.ts';
+import * as rateLimits from './migrations/2026_11_24_0200_rate_limits.ts';
+import * as rewardMintsReconciled from './migrations/2026_11_24_0230_reward_mints_reconciled.ts';
+import * as eventExternalIds from './migrations/2026_11_24_2110_event_external_ids.ts';
+import * as brandXHandle from './migrations/2026_11_24_2115_brand_x_handle.ts';
 import * as displayNames from './migrations/2026_11_25_0000_display_names.ts';
 import * as customRuleIds from './migrations/2026_11_25_0100_custom_rule_ids.ts';
 import * as drops from './migrations/2026_11_25_0200_drops.ts';
@@ -31,6 +35,10 @@ export interface DatabaseHandle {
   kind: DatabaseKind;
   /** The embedded instance when kind is `pglite` (dumps, clones). */
   pglite?: PGlite;
+  /** The connection pool when kind is `postgres` (rate-limit counters share it). */
+  pool?: pg.Pool;
+  /** The connection string when kind is `postgres` (a dedicated LISTEN connection opens its own). */
+  connectionString?: string;
   /** Runs a cheap query; throws when the database is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -53,6 +61,10 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_1000_account_links': accountLinks,
   '2026_11_24_0000_signed_responses': signedResponses,
   '2026_11_24_0100_brand_unsigned_events': brandUnsignedEvents,
+  '2026_11_24_0200_rate_limits': rateLimits,
+  '2026_11_24_0230_reward_mints_reconciled': rewardMintsReconciled,
+  '2026_11_24_2110_event_external_ids': eventExternalIds,
+  '2026_11_24_2115_brand_x_handle': brandXHandle,
   '2026_11_25_0000_display_names': displayNames,
   '2026_11_25_0100_custom_rule_ids': customRuleIds,
   '2026_11_25_0200_drops': drops,
@@ -95,6 +107,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return {
       db,
       kind: 'postgres',
+      pool,
+      connectionString: options.databaseUrl,
       ping: async () => {
         await pool.query('SELECT 1');
       },

@@ -20,6 +20,8 @@ export interface BrandsTable {
   automation_enabled: ColumnType<boolean, boolean | undefined, boolean>;
   /** Unsigned (domain-authorized) events accepted; off for brands whose integrations all sign. */
   unsigned_events: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The brand's X (microblogging) handle without @, read by the X bot; null until set. */
+  x_handle: ColumnType<string | null, string | null | undefined, string | null>;
   /** SHA-256 of the security key: compared when a caller presents the key itself (bot `/setup`). */
   security_key_hash: string;
   /** AES-256-GCM encryption of the security key under the master key: needed to verify HMAC signatures. */
@@ -75,6 +77,15 @@ export interface EventsTable {
   created_at: Timestamp;
 }
 
+/** An event's idempotency key: held by the accepted event that used it (spec issue 12 §1). */
+export interface EventExternalIdsTable {
+  brand_id: string;
+  event_type: string;
+  external_id: string;
+  event_id: string;
+  created_at: Timestamp;
+}
+
 export interface ClaimCountersTable {
   brand_id: string;
   event_type: string;
@@ -96,6 +107,8 @@ export interface RewardMintsTable {
   chain_tx_id: bigint | null;
   attempts: ColumnType<number, number | undefined, number>;
   last_error: string | null;
+  /** Set when the chain reconciler put this confirmed reward back in the outbox (its tx was not on chain). */
+  reconciled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -615,6 +628,7 @@ export interface DB {
   event_rules: EventRulesTable;
   users: UsersTable;
   events: EventsTable;
+  event_external_ids: EventExternalIdsTable;
   claim_counters: ClaimCountersTable;
   reward_mints: RewardMintsTable;
   chain_txs: ChainTxsTable;

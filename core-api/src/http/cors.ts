@@ -7,7 +7,7 @@ export interface CorsOptions {
   loadBrandDomains: () => Promise<string[]>;
   ttlMs?: number;
   /** The injected clock's time in ms (default: the system clock). */
-  now?: () => number;
+  now: () => number;
 }
 
 /** Whether `hostname` is `domain` or one of its subdomains. */
@@ -23,7 +23,7 @@ export function hostMatchesDomain(hostname: string, domain: string): boolean {
  */
 export function createCors(options: CorsOptions): RequestHandler & { refresh(): void } {
   const ttlMs = options.ttlMs ?? 30_000;
-  const now = options.now ?? (() => Date.now());
+  const { now } = options;
   let domains: string[] = [];
   let loadedAt = 0;
   let loading: Promise<void> | undefined;

@@ -1,6 +1,12 @@
-import { AppError } from '@pts/shared';
+import { AppError, type Clock, systemClock } from '@pts/shared';
 import type { Response } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import pg from 'pg';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
 
 /** A named limit: `points` per `durationSeconds` for each key. */
 export interface RateLimit {
@@ -10,20 +16,113 @@ export interface RateLimit {
   consume(res: Response, key: string, cost?: number, options?: { headers?: boolean }): Promise<void>;
 }
 
+/** Fixed-window counters of rate-limiter-flexible, held in this process or shared by every process. */
+export interface RateLimitStore {
+  /** `postgres`: every process on the database counts against the same windows. */
+  readonly kind: 'memory' | 'postgres';
+  /** A limiter over this store; `keyPrefix` must be unique per limit (it names the limit's rows). */
+  limiter(options: { keyPrefix: string; points: number; durationSeconds: number }): RateLimiterAbstract;
+}
+
+/** Counters in this process: exact for one process (PGlite runs in one). */
+export function createMemoryRateLimitStore(): RateLimitStore {
+  return {
+    kind: 'memory',
+    limiter: ({ keyPrefix, points, durationSeconds }) =>
+      new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds }),
+  };
+}
+
+const INT8_OID = 20;
+
+/** The table of the shared counters (migration 2026_11_24_0200_rate_limits). */
+export const RATE_LIMIT_TABLE = 'rate_limits';
+
 /**
- * In-process fixed-window counters. One process is exact; replicas each count their own share
- * (docs/decisions.md: a shared PostgreSQL or Redis store is the scale-out path).
+ * Counters in PostgreSQL, shared by every core-api process on the database: one atomic upsert per request
+ * (`INSERT … ON CONFLICT DO UPDATE … RETURNING`). If the database does not answer, each process falls back
+ * to counting in memory (the insurance limiter) rather than failing the request it limits.
  */
-export function createRateLimit(options: { name: string; points: number; durationSeconds: number }): RateLimit {
-  const limiter = new RateLimiterMemory({
-    keyPrefix: options.name,
+export function createPostgresRateLimitStore(
+  pool: pg.Pool,
+  options: {
+    /** Hears why the store failed (the limits then count in memory); called at most once per 10 s. */
+    onStoreError?: (error: unknown) => void;
+  } = {},
+): RateLimitStore {
+  let quiet = false;
+  const reportError = (error: unknown) => {
+    if (quiet || !options.onStoreError) return;
+    quiet = true;
+    setTimeout(() => {
+      quiet = false;
+    }, 10_000).unref();
+    options.onStoreError(error);
+  };
+  // The process reads int8 as BigInt (db/database.ts); the library does arithmetic on `expire` (epoch ms,
+  // exact as a number), so its queries read int8 as numbers.
+  const numericTypes = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format),
+  };
+  const storeClient = {
+    query: (query: pg.QueryConfig) =>
+      pool.query({ ...query, types: numericTypes } as pg.QueryConfig).catch((error: unknown) => {
+        reportError(error);
+        throw error;
+      }),
+  };
+  return {
+    kind: 'postgres',
+    limiter: ({ keyPrefix, points, durationSeconds }) =>
+      new RateLimiterPostgres({
+        storeClient,
+        storeType: 'pool',
+        tableName: RATE_LIMIT_TABLE,
+        // The migration created it: no CREATE TABLE race between replicas starting together.
+        tableCreated: true,
+        keyPrefix,
+        points,
+        duration: durationSeconds,
+        insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds }),
+      }),
+  };
+}
+
+export interface RateLimitOptions {
+  /** Named in the 429 message ("per brand"). */
+  name: string;
+  /** Names the limit's counters in the store; defaults to `name`. Two limits must not share one. */
+  keyPrefix?: string;
+  points: number;
+  durationSeconds: number;
+  /** Where the counters live; in this process by default. */
+  store?: RateLimitStore;
+  /** Time for X-RateLimit-Reset. The store's windows run on the system time (the library reads it itself). */
+  clock?: Clock;
+}
+
+/**
+ * Fixed-window counters per key. In memory, one process is exact; with the PostgreSQL store every replica
+ * counts against the same window (docs/operations.md, "Several processes").
+ */
+export function createRateLimit(options: RateLimitOptions): RateLimit {
+  const store = options.store ?? createMemoryRateLimitStore();
+  const clock = options.clock ?? systemClock;
+  const limiter = store.limiter({
+    keyPrefix: options.keyPrefix ?? options.name,
     points: options.points,
-    duration: options.durationSeconds,
+    durationSeconds: options.durationSeconds,
   });
+  // In memory a consume costs nothing; in PostgreSQL each is a committed upsert of one hot row per key.
+  const consumeKey =
+    store.kind === 'postgres'
+      ? createGroupedConsume(limiter, options.points)
+      : (key: string, cost: number) => limiter.consume(key, cost);
   const setHeaders = (res: Response, state: RateLimiterRes) => {
     res.setHeader('X-RateLimit-Limit', String(options.points));
     res.setHeader('X-RateLimit-Remaining', String(Math.max(0, state.remainingPoints)));
-    res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + state.msBeforeNext) / 1000)));
+    res.setHeader('X-RateLimit-Reset', String(Math.ceil((clock.now().getTime() + state.msBeforeNext) / 1000)));
   };
   return {
     name: options.name,
@@ -31,7 +130,7 @@ export function createRateLimit(options: { name: string; points: number; duratio
     async consume(res, key, cost = 1, consumeOptions = {}) {
       const withHeaders = consumeOptions.headers ?? true;
       try {
-        const state = await limiter.consume(key, cost);
+        const state = await consumeKey(key, cost);
         if (withHeaders) setHeaders(res, state);
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
@@ -51,4 +150,71 @@ export function createRateLimit(options: { name: string; points: number; duratio
       }
     },
   };
+}
+
+interface WaitingConsume {
+  cost: number;
+  resolve: (state: RateLimiterRes) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for a shared counter: the consumes of one key that arrive while its previous upsert is in
+ * flight (or in the same event-loop turn) go to the database as ONE upsert of their summed cost. The upsert
+ * returns the window's total after it; walking the group in arrival order, each consume is accepted while
+ * the running total stays within `points` — what the same consumes one by one would have answered. Each
+ * key has at most one upsert in flight per process.
+ */
+export function createGroupedConsume(
+  limiter: RateLimiterAbstract,
+  points: number,
+): (key: string, cost: number) => Promise<RateLimiterRes> {
+  const queues = new Map<string, { waiting: WaitingConsume[]; busy: boolean }>();
+
+  const flush = async (key: string) => {
+    const queue = queues.get(key);
+    if (!queue || queue.busy) return;
+    const group = queue.waiting.splice(0);
+    if (group.length === 0) {
+      queues.delete(key);
+      return;
+    }
+    queue.busy = true;
+    const total = group.reduce((sum, item) => sum + item.cost, 0);
+    let after: RateLimiterRes | undefined;
+    try {
+      after = await limiter.consume(key, total);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) after = rejection;
+      else for (const item of group) item.reject(rejection);
+    }
+    if (after) {
+      let running = after.consumedPoints - total;
+      for (const item of group) {
+        running += item.cost;
+        const state = new RateLimiterRes(
+          Math.max(0, points - running),
+          after.msBeforeNext,
+          running,
+          after.isFirstInDuration,
+        );
+        if (running <= points) item.resolve(state);
+        else item.reject(state);
+      }
+    }
+    queue.busy = false;
+    void flush(key);
+  };
+
+  return (key, cost) =>
+    new Promise<RateLimiterRes>((resolve, reject) => {
+      let queue = queues.get(key);
+      if (!queue) {
+        queue = { waiting: [], busy: false };
+        queues.set(key, queue);
+      }
+      queue.waiting.push({ cost, resolve, reject });
+      // Consumes of the same turn join this group; a busy key flushes again when its upsert returns.
+      if (!queue.busy && queue.waiting.length === 1) setImmediate(() => void flush(key));
+    });
 }

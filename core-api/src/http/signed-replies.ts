@@ -86,7 +86,8 @@ export function createSignedReplies(deps: SignedRepliesDeps) {
   /** Answers a repeated signature with the first request's answer, or 409 when there is none to give. */
   const replay = async (req: Request, res: Response): Promise<void> => {
     const signature = String(req.headers[SIGNATURE_HEADER] ?? '').toLowerCase();
-    const deadline = Date.now() + deps.waitMs;
+    // A wait for a concurrent request in this process: a monotonic timer, not the (injected) wall clock.
+    const deadline = performance.now() + deps.waitMs;
     let delay = 20;
     for (;;) {
       const row = await deps.db
@@ -100,7 +101,7 @@ export function createSignedReplies(deps: SignedRepliesDeps) {
         res.send(row.response_body ?? '');
         return;
       }
-      if (!row || Date.now() >= deadline) break;
+      if (!row || performance.now() >= deadline) break;
       await sleep(delay);
       delay = Math.min(delay * 2, 250);
     }

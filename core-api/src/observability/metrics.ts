@@ -17,6 +17,14 @@ export interface Metrics {
   relayTransactions: Counter<'status'>;
   /** Gas used by relayed transactions, by the brand charged for it. */
   relayGasUsed: Counter<'brand'>;
+  /** Chain–ledger drift found by the reconciler, in token units: `missing` on chain, or `unexpected` there. */
+  ledgerDrift: Gauge<'kind'>;
+  /** Rewards the reconciler put back in the outbox that are not confirmed again yet. */
+  reconcilerRestoring: Gauge;
+  /** Confirmed mint transactions the reconciler found missing on chain and reopened. */
+  reconcilerReopened: Counter;
+  /** Reconciler passes by result (ok, drift, error). */
+  reconcilerRuns: Counter<'result'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -87,6 +95,28 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'pts_relay_gas_used_total',
       help: 'Gas used by relayed transactions, by the brand charged for it',
       labelNames: ['brand'],
+      registers: [registry],
+    }),
+    ledgerDrift: new Gauge({
+      name: 'pts_chain_ledger_drift',
+      help: 'Reward tokens the ledger calls confirmed that the chain lacks (kind=missing), or the chain holds beyond what the ledger signed (kind=unexpected), at the last reconciler pass',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    reconcilerRestoring: new Gauge({
+      name: 'pts_reconciler_restoring_rewards',
+      help: 'Rewards the reconciler put back in the outbox (their transaction was not on chain) that are not confirmed again yet',
+      registers: [registry],
+    }),
+    reconcilerReopened: new Counter({
+      name: 'pts_reconciler_reopened_transactions_total',
+      help: 'Confirmed mint transactions the reconciler found missing on chain and put back in the outbox',
+      registers: [registry],
+    }),
+    reconcilerRuns: new Counter({
+      name: 'pts_reconciler_runs_total',
+      help: 'Chain–ledger reconciler passes by result (ok, drift, error)',
+      labelNames: ['result'],
       registers: [registry],
     }),
   };

@@ -9,16 +9,19 @@ import {
   ANVIL_MINTER_PRIVATE_KEY,
   ANVIL_RELAYER_PRIVATE_KEY,
   type AnvilInstance,
-  startAnvil,
 } from '../chain/anvil.ts';
 import { createChainClients, ensureContracts } from '../chain/deploy.ts';
+import { startLocalChain } from '../chain/local-chain.ts';
 import { acquireSignerLock, createMinter } from '../chain/minter.ts';
 import { createElectedMinter } from '../chain/minter-election.ts';
+import { createChainReconciler } from '../chain/reconciler.ts';
 import { createRelayerSender, createUnavailableRelayer } from '../chain/relayer-sender.ts';
 import { type AppServices, composeServices } from '../compose.ts';
 import { type Config, hasRole } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
+import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '../http/rate-limit.ts';
+import { createPostgresChangeTransport } from '../modules/brands/brand-changes.postgres.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
 import { createSystemTxtResolver } from '../modules/dns/dns.service.ts';
 import { createLocalIdentityProvider } from '../modules/identity/identity-provider.ts';
@@ -36,6 +39,7 @@ import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import { loadLocalSecrets } from './data-dir.ts';
+import { withStartupLock } from './startup-lock.ts';
 
 export interface StartPlatformOptions {
   /** Use this database instead of opening one from config (tests). */
@@ -100,10 +104,12 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     let anvil: AnvilInstance | undefined;
     let rpcUrl = config.PTS_RPC_URL;
     if (config.PTS_CHAIN === 'local') {
-      anvil = await startAnvil({
+      // Its own session: a kill of this process group leaves the chain running, and the next start adopts it.
+      anvil = await startLocalChain({
+        dataDir: config.PTS_DATA_DIR,
         port: config.PTS_ANVIL_PORT,
         chainId: config.PTS_CHAIN_ID,
-        stateFile: join(config.PTS_DATA_DIR, 'anvil-state.json'),
+        stateIntervalSeconds: config.PTS_ANVIL_STATE_INTERVAL,
         ...(config.PTS_ANVIL_BLOCK_TIME !== undefined ? { blockTime: config.PTS_ANVIL_BLOCK_TIME } : {}),
         logger,
       });
@@ -139,15 +145,19 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         throw new Error('Set PTS_REWARD_TOKEN_ADDRESS, or PTS_DEPLOYER_PRIVATE_KEY so the contracts can be deployed');
       }
       const deployer: Account = privateKeyToAccount(deployerKey as `0x${string}`);
-      const contracts = await ensureContracts({
-        db: database.db,
-        publicClient: clients.publicClient,
-        walletClient: clients.walletClientFor(deployer),
-        chainId: config.PTS_CHAIN_ID,
-        minterAddress: minterAccount.address,
-        ...(relayerAccount ? { relayerAddress: relayerAccount.address } : {}),
-        logger,
-      });
+      // Replicas starting together deploy once: the others wait, then find the recorded addresses.
+      const contracts = await withStartupLock(database, `pts-deploy:${config.PTS_CHAIN_ID}`, () =>
+        ensureContracts({
+          db: database.db,
+          publicClient: clients.publicClient,
+          walletClient: clients.walletClientFor(deployer),
+          chainId: config.PTS_CHAIN_ID,
+          minterAddress: minterAccount.address,
+          ...(relayerAccount ? { relayerAddress: relayerAccount.address } : {}),
+          logger,
+          clock,
+        }),
+      );
       tokenAddress = contracts.rewardToken;
       contractAddresses = { ...contracts };
     }
@@ -169,8 +179,24 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         await recordRewardActivity(trx, mints, confirmation);
       },
     });
+    // Confirmed mints the chain lost go back to the outbox: at election (before the tracker runs) and periodically.
+    const reconciler = createChainReconciler({
+      db: database.db,
+      chainId: config.PTS_CHAIN_ID,
+      publicClient: clients.publicClient,
+      signer: minterAccount.address,
+      tokenAddress,
+      clock,
+      logger,
+      metrics,
+      mayRepair: () => minter.isLeader(),
+      intervalSeconds: config.PTS_RECONCILE_INTERVAL_SECONDS,
+    });
     const minter = createElectedMinter({
       minter: localMinter,
+      beforeSigning: async () => {
+        await reconciler.reconcile();
+      },
       acquireLock: () =>
         acquireSignerLock({
           db: database.db,
@@ -179,6 +205,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
           signer: minterAccount.address,
         }),
       logger,
+      retryMs: config.PTS_MINTER_ELECTION_SECONDS * 1000,
     });
     const runsWorker = hasRole(config, 'worker');
     // Whoever may sign (the worker role, or an event handler minting its own requests' rewards) stands for
@@ -186,8 +213,10 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     if (runsWorker || hasRole(config, 'event-handler')) {
       await minter.elect();
       minter.start();
+      reconciler.start();
     }
     stack.push(() => minter.stop());
+    stack.push(() => reconciler.stop());
 
     // The relayer signs with its own key (never the minter's: creation refuses that) and owns its nonces.
     const relayer = relayerAccount
@@ -220,6 +249,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       minterAddress: minterAccount.address,
       explorerUrl: config.PTS_EXPLORER_URL,
       ping: () => clients.publicClient.getBlockNumber({ cacheTime: 0 }),
+      ledger: () => reconciler.report(),
     };
     // Perk collections are created by the collection admin (COLLECTION_ADMIN_ROLE): the deployer key.
     const collectionAdminKey =
@@ -276,10 +306,24 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         settings: constraintSettingsFrom(config),
       }),
     };
+    // Several processes on one PostgreSQL database share their rate-limit counters and hear each other's
+    // brand changes (docs/operations.md, "Several processes"); PGlite is one process, so memory suffices.
+    const { pool, connectionString } = database;
     const changes = createChangeNotifier({
       onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),
+      ...(pool && connectionString
+        ? { transport: createPostgresChangeTransport({ connectionString, pool, logger }) }
+        : {}),
     });
-    const services = composeServices(deps, changes);
+    await changes.start();
+    stack.push(() => changes.stop());
+    const rateLimits = pool
+      ? createPostgresRateLimitStore(pool, {
+          onStoreError: (error) =>
+            logger.warn({ err: error }, 'rate-limit store failed: limits count in this process until it answers'),
+        })
+      : createMemoryRateLimitStore();
+    const services = composeServices(deps, changes, rateLimits);
     const app = createApp(deps, services);
 
     if (runsWorker) {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import type { ErrorDetails } from '../errors.ts';
+import { type UnlinkResult, unlinkResultSchema } from '../schemas/accounts.ts';
 import {
   type AchievementsResponse,
   achievementsResponseSchema,
@@ -16,8 +17,14 @@ import {
   type ChatGroupSetupResponse,
   chatGroupResponseSchema,
   chatGroupSetupResponseSchema,
+  type XBotSettingsResponse,
+  xBotSettingsResponseSchema,
 } from '../schemas/community.ts';
-import { type CheckEligibilityResponse, checkEligibilityResponseSchema } from '../schemas/constraints.ts';
+import {
+  type CheckEligibilityResponse,
+  checkEligibilityResponseSchema,
+  reportChatRolesResponseSchema,
+} from '../schemas/constraints.ts';
 import {
   type BulkEventsResponse,
   bulkEventsResponseSchema,
@@ -162,6 +169,16 @@ export interface CoreClient {
   perks(options?: { category?: string; available?: boolean }): Promise<PerkCatalogueResponse>;
   /** `POST /services/perks/check-eligibility`. */
   checkEligibility(perkId: number | string, userAddress: string): Promise<CheckEligibilityResponse>;
+  /**
+   * `POST /services/chat-roles`: a member's current roles in a group (Discord role ids, Telegram member
+   * status), for perks gated by a `chat_role` constraint. Replaces the brand's last snapshot of that member.
+   */
+  reportChatRoles(input: {
+    platform: 'discord' | 'telegram';
+    guildId: string;
+    userId: string;
+    roles: string[];
+  }): Promise<z.infer<typeof reportChatRolesResponseSchema>>;
   /** `POST /services/perks/redeem`: spends the user's tokens; never repeated after it may have been processed. */
   redeemPerk(input: { perkId: string | number; userIdentifier: string; platform?: string }): Promise<RedeemPerkResult>;
   /** `POST /services/chat-groups/setup`: the bot's `/setup <brand_id> <security_key>` (key as the admin typed it). */
@@ -183,12 +200,16 @@ export interface CoreClient {
   chatGroupDeactivate(chatGroupId: string): Promise<ChatGroup>;
   /** `GET /services/campaigns/:brandId/active`. */
   activeCampaigns(at?: Date | string): Promise<ActiveCampaignsResponse>;
+  /** `GET /services/x-bot/:brandId/settings` (signed): the brand's X handle and campaigns overlapping [since, now]. */
+  xBotSettings(options?: { since?: Date | string }): Promise<XBotSettingsResponse>;
   /** `POST /pts-api/pregenerate-user` (email form): the user's wallet, created when absent. */
   pregenerateUser(email: string, metadata?: Record<string, unknown>): Promise<PregenerateUserResponse>;
   /** `POST /services/link/code`: a one-time code to link another platform's identity. */
   linkCode(userIdentifier: string): Promise<LinkCodeResult>;
   /** `POST /services/link/confirm`. */
   linkConfirm(userIdentifier: string, code: string): Promise<LinkConfirmResult>;
+  /** `POST /services/link/unlink`: takes `identityKey` (default: the caller) out of the caller's account. */
+  unlink(userIdentifier: string, identityKey?: string): Promise<UnlinkResult>;
 }
 
 const errorBody = z.object({
@@ -485,6 +506,14 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         schema: checkEligibilityResponseSchema,
         retry: 'safe',
       }),
+    reportChatRoles: (input) =>
+      call({
+        method: 'POST',
+        path: '/services/chat-roles',
+        body: { brandId, ...input },
+        schema: reportChatRolesResponseSchema,
+        retry: 'safe',
+      }),
     redeemPerk: async (input) =>
       (await call({
         method: 'POST',
@@ -537,6 +566,14 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         schema: activeCampaignsResponseSchema,
         retry: 'safe',
       }),
+    xBotSettings: (options = {}) =>
+      call({
+        method: 'GET',
+        path: `/services/x-bot/${brand}/settings`,
+        query: { since: options.since === undefined ? undefined : new Date(options.since).toISOString() },
+        schema: xBotSettingsResponseSchema,
+        retry: 'safe',
+      }),
     pregenerateUser: (email, metadata) =>
       call({
         method: 'POST',
@@ -561,6 +598,14 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         schema: looseSuccess,
         retry: 'once',
       })) as LinkConfirmResult,
+    unlink: (userIdentifier, identityKey) =>
+      call({
+        method: 'POST',
+        path: '/services/link/unlink',
+        body: { brandId, userIdentifier, ...(identityKey ? { identityKey } : {}) },
+        schema: unlinkResultSchema,
+        retry: 'once',
+      }),
   };
 }
 

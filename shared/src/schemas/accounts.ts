@@ -96,3 +96,31 @@ export const accountResponseSchema = z
   })
   .meta({ id: 'AccountResponse' });
 export type AccountResponse = z.infer<typeof accountResponseSchema>;
+
+/**
+ * `POST /services/link/unlink` (brand-signed): `userIdentifier` asks to take `identityKey` (default: itself)
+ * out of its account. The account's primary identity holds the wallet and cannot leave it.
+ */
+export const unlinkIdentityRequestSchema = z
+  .object({
+    brandId: brandIdSchema,
+    userIdentifier: userIdentifierSchema,
+    identityKey: userIdentifierSchema
+      .optional()
+      .meta({ description: 'The identity to take out; another identity of the same account, or the caller (default)' }),
+  })
+  .meta({ id: 'UnlinkIdentityRequest' });
+export type UnlinkIdentityRequest = z.infer<typeof unlinkIdentityRequestSchema>;
+
+export const unlinkResultSchema = z
+  .object({
+    success: z.literal(true),
+    accountKey: z.string().meta({ description: 'The account the identity left (it keeps its wallet and balance)' }),
+    unlinked: z.string().meta({ description: 'The identity taken out: from now on an account of its own' }),
+    walletAddress: z.string().meta({
+      description: 'The wallet of the unlinked identity from now on (its own; empty of the account’s tokens)',
+    }),
+    identities: z.array(linkedIdentitySchema).meta({ description: 'The identities left in the account' }),
+  })
+  .meta({ id: 'UnlinkResult' });
+export type UnlinkResult = z.infer<typeof unlinkResultSchema>;

@@ -5,6 +5,8 @@ import { DETECTION_METHODS, detectionConfigSchema } from './events.ts';
 /** The largest value an `integer` column holds (claim limits are stored as such). */
 const INT32_MAX = 2_147_483_647;
 
+export const X_HANDLE_PATTERN = /^[A-Za-z0-9_]{1,15}$/;
+
 /** Unlimited per-user claims: either sentinel the spec names. */
 export const UNLIMITED_CLAIMS = [-1, 999999] as const;
 
@@ -20,6 +22,24 @@ export type CreateBrandRequest = z.input<typeof createBrandRequestSchema>;
 /** A create-brand request after parsing (address lowercased, strings cleaned). */
 export type CreateBrandInput = z.output<typeof createBrandRequestSchema>;
 
+/** An X handle: 1 to 15 letters, digits or underscores; a leading @ is dropped; "" or null clears it. */
+export const xHandleInputSchema = z
+  .union([
+    z.null(),
+    cleanString(
+      z
+        .string()
+        .transform((value) => value.replace(/^@/, ''))
+        .pipe(
+          z.union([
+            z.literal(''),
+            z.string().regex(X_HANDLE_PATTERN, 'must be 1 to 15 letters, digits or _ (an X handle)'),
+          ]),
+        ),
+    ),
+  ])
+  .transform((value) => (value === '' ? null : value));
+
 export const updateBrandRequestSchema = z
   .object({
     name: cleanString(z.string().min(1).max(200)).optional(),
@@ -27,6 +47,8 @@ export const updateBrandRequestSchema = z
     automation: z.boolean().optional(),
     /** false: only brand-signed events are accepted (docs/api/events.md, "What unsigned intake trusts"). */
     unsignedEvents: z.boolean().optional(),
+    /** The brand's X handle (with or without @); null or "" clears it. */
+    xHandle: xHandleInputSchema.optional(),
   })
   .meta({ id: 'UpdateBrandRequest' });
 export type UpdateBrandRequest = z.input<typeof updateBrandRequestSchema>;
@@ -41,6 +63,8 @@ export const brandSchema = z
     verifiedDomains: z.array(z.string()),
     automation: z.boolean(),
     unsignedEvents: z.boolean(),
+    /** The brand's X handle (without @), or null. */
+    xHandle: z.string().nullable(),
     tier: z.string(),
     createdAt: z.string(),
   })

@@ -226,3 +226,18 @@ export const activeCampaignsResponseSchema = z
   })
   .meta({ id: 'ActiveCampaignsResponse' });
 export type ActiveCampaignsResponse = z.infer<typeof activeCampaignsResponseSchema>;
+
+/** `GET /services/x-bot/:brandId/settings?since=`: what the X bot reads on every poll (brand-signed). */
+export const xBotSettingsQuerySchema = z.object({ since: isoDateSchema.optional() });
+export const xBotSettingsResponseSchema = z
+  .object({
+    success: z.literal(true),
+    brandId: z.string(),
+    /** The brand's X handle without @ (`pts brand set --x-handle`), null when not configured. */
+    xHandle: z.string().nullable(),
+    at: z.iso.datetime(),
+    /** Campaigns whose window overlaps [since, at]: a post counts when it was made inside its window. */
+    campaigns: z.array(campaignSchema),
+  })
+  .meta({ id: 'XBotSettingsResponse' });
+export type XBotSettingsResponse = z.infer<typeof xBotSettingsResponseSchema>;

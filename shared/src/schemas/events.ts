@@ -15,6 +15,9 @@ import {
 export const PRIVILEGED_SOURCES = ['chat_manual_reward', 'voice_claim', 'gateway_event'] as const;
 export type PrivilegedSource = (typeof PRIVILEGED_SOURCES)[number];
 
+/** Longest accepted `externalId`. */
+export const EXTERNAL_ID_MAX = 128;
+
 export const eventRequestSchema = z
   .object({
     brandId: brandIdSchema,
@@ -27,6 +30,18 @@ export const eventRequestSchema = z
     ),
     metadata: metadataSchema.optional(),
     channel_id: cleanString(z.string().min(1).max(100)).optional(),
+    /**
+     * Idempotency key (a post id, an order id): the same brand, event type and externalId is rewarded at
+     * most once, whenever and however often it is sent; repeats answer the first event with `duplicate: true`.
+     */
+    externalId: cleanString(
+      z.string().min(1, 'must not be empty').max(EXTERNAL_ID_MAX, `must be at most ${EXTERNAL_ID_MAX} characters`),
+    )
+      .optional()
+      .meta({
+        description:
+          'Idempotency key (1 to 128 characters, e.g. a post or order id). A repeat of the same brand, eventType and externalId is never rewarded again: it answers the first accepted event with duplicate: true.',
+      }),
   })
   .meta({ id: 'EventRequest' });
 export type EventRequest = z.infer<typeof eventRequestSchema>;
@@ -52,6 +67,11 @@ export const eventResponseSchema = z
     /** `submitted`: the mint transaction is sent; `pending`: queued for the minter; `none`: a zero reward, nothing to mint. */
     mintStatus: z.enum(['none', 'pending', 'submitted', 'confirmed']),
     reward: rewardSchema,
+    /** Present (true) when this request repeated an `externalId`: the body describes the first event, nothing new was rewarded. */
+    duplicate: z.literal(true).optional().meta({
+      description:
+        'true when the request repeated an externalId already rewarded: the answer is the first event (its eventId, amount, mint), and nothing new was rewarded.',
+    }),
   })
   .meta({ id: 'EventResponse' });
 export type EventResponse = z.infer<typeof eventResponseSchema>;

@@ -4,6 +4,31 @@ import { z } from 'zod';
 export const connectionStateSchema = z.enum(['connected', 'disconnected']);
 export type ConnectionState = z.infer<typeof connectionStateSchema>;
 
+/**
+ * What the chain–ledger reconciler found at its last pass (docs/chain.md, "Reconciler"). Amounts are token
+ * units as decimal strings. `drift`: confirmed rewards the chain lacks (or tokens it holds beyond the ledger);
+ * `restoring`: rewards put back in the outbox that are not confirmed again yet; `unknown`: no pass completed.
+ */
+export const ledgerReconciliationSchema = z
+  .object({
+    status: z.enum(['ok', 'drift', 'restoring', 'unknown']),
+    checkedAt: z.iso.datetime().nullable(),
+    /** The block the pass compared the ledger against (decimal string). */
+    blockNumber: z.string().nullable(),
+    /** Tokens the ledger calls confirmed that the chain does not hold. */
+    missingOnChain: z.string(),
+    /** Tokens on chain beyond every mint the ledger signed (confirmed or in flight): never expected. */
+    unexpectedOnChain: z.string(),
+    /** Confirmed transactions found missing on chain and reopened, since this process started. */
+    reopenedTransactions: z.number().int(),
+    /** Rewards put back in the outbox that are not confirmed again yet. */
+    restoringRewards: z.number().int(),
+    /** Why the last pass failed (the chain or database did not answer). */
+    error: z.string().optional(),
+  })
+  .meta({ id: 'LedgerReconciliation' });
+export type LedgerReconciliation = z.infer<typeof ledgerReconciliationSchema>;
+
 /** `GET /health` on every host (spec 2.9 root health, 4.12). */
 export const rootHealthSchema = z
   .object({
@@ -14,6 +39,8 @@ export const rootHealthSchema = z
     version: z.string(),
     /** Route paths this process serves. */
     routes: z.array(z.string()),
+    /** Chain–ledger agreement, on processes that run the reconciler. */
+    ledger: ledgerReconciliationSchema.optional(),
   })
   .meta({ id: 'RootHealth' });
 export type RootHealth = z.infer<typeof rootHealthSchema>;
@@ -28,6 +55,8 @@ export const serviceHealthSchema = z
       blockchain: connectionStateSchema,
       identity_provider: connectionStateSchema,
     }),
+    /** Chain–ledger agreement (reported, not part of `status`: events are still accepted and queued). */
+    ledger: ledgerReconciliationSchema.optional(),
   })
   .meta({ id: 'ServiceHealth' });
 export type ServiceHealth = z.infer<typeof serviceHealthSchema>;
@@ -49,6 +78,7 @@ export const diagnosticSchema = z
     identityProviderKind: z.string(),
     /** Roles (route groups) this process serves. */
     roles: z.array(z.string()),
+    ledger: ledgerReconciliationSchema.optional(),
   })
   .meta({ id: 'Diagnostic' });
 export type Diagnostic = z.infer<typeof diagnosticSchema>;

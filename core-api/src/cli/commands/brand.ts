@@ -1,4 +1,4 @@
-import type { Brand, CreatedBrand, UpdateBrandInput } from '@pts/shared';
+import { type Brand, type CreatedBrand, type UpdateBrandInput, xHandleInputSchema } from '@pts/shared';
 import { type CliCommand, UsageError } from '../cli-context.ts';
 import { jsonOption, parseFlags, parseOnOff, requireFlag } from '../flags.ts';
 import { formatTable } from '../table.ts';
@@ -30,8 +30,8 @@ export const createBrandCommand: CliCommand = {
 /** `pts brand set`: change a brand's name, domain, automation or unsigned-events switch. */
 export const setBrandCommand: CliCommand = {
   usage:
-    'pts brand set --brand ID [--name NAME] [--domain DOMAIN] [--automation on|off] [--unsigned-events on|off] [--json]',
-  summary: "change a brand's name, website domain, automation or whether it takes unsigned events",
+    'pts brand set --brand ID [--name NAME] [--domain DOMAIN] [--automation on|off] [--unsigned-events on|off] [--x-handle NAME|""] [--json]',
+  summary: "change a brand's name, website domain, automation, whether it takes unsigned events, or its X handle",
   async run(args, context) {
     const flags = parseFlags(args, {
       brand: { type: 'string' },
@@ -39,6 +39,7 @@ export const setBrandCommand: CliCommand = {
       domain: { type: 'string' },
       automation: { type: 'string' },
       'unsigned-events': { type: 'string' },
+      'x-handle': { type: 'string' },
       ...jsonOption,
     });
     const brandId = requireFlag(flags.brand, 'brand');
@@ -49,13 +50,27 @@ export const setBrandCommand: CliCommand = {
     if (flags['unsigned-events'] !== undefined) {
       input.unsignedEvents = parseOnOff(flags['unsigned-events'], 'unsigned-events');
     }
+    if (flags['x-handle'] !== undefined) {
+      const parsed = xHandleInputSchema.safeParse(flags['x-handle']);
+      if (!parsed.success) {
+        throw new UsageError(
+          `--x-handle ${JSON.stringify(flags['x-handle'])} is not an X handle: 1 to 15 letters, digits or _ (a leading @ is fine; "" clears it)`,
+        );
+      }
+      input.xHandle = parsed.data;
+    }
     if (Object.keys(input).length === 0) {
-      throw new UsageError('give at least one of --name, --domain, --automation, --unsigned-events');
+      throw new UsageError('give at least one of --name, --domain, --automation, --unsigned-events, --x-handle');
     }
     const brand = await context.client().updateBrand(brandId, input);
     if (flags.json) return context.printJson(brand);
     context.print(`Updated brand ${brand.name} (${brand.brandId})`);
     printBrandFields(context.print, brand);
+    if (input.xHandle) {
+      context.print(
+        `X rules the brand lacked were created with the X bot's defaults: npm run -s pts -- rule list --brand ${brand.brandId}`,
+      );
+    }
   },
 };
 
@@ -101,6 +116,7 @@ function printBrandFields(print: (line: string) => void, brand: Brand): void {
   if (brand.verifiedDomains.length > 0) print(`  verified      ${brand.verifiedDomains.join(', ')}`);
   print(`  automation    ${onOff(brand.automation)}`);
   print(`  unsigned      ${brand.unsignedEvents ? 'accepted (domain-authorized)' : 'refused: signed events only'}`);
+  if (brand.xHandle) print(`  x handle      @${brand.xHandle}`);
   print(`  tier          ${brand.tier}`);
 }
 

@@ -387,6 +387,86 @@ describe('sharing across linked identities', () => {
   });
 });
 
+describe('POST /services/link/unlink', () => {
+  const unlink = (userIdentifier: string, identityKey?: string) =>
+    signed('POST', '/services/link/unlink', {
+      brandId: brand.brandId,
+      userIdentifier,
+      ...(identityKey ? { identityKey } : {}),
+    });
+
+  it('gives the unlinked identity its own wallet back; the account keeps its wallet and balance', async () => {
+    const p = person();
+    platform.clock.set('2026-07-01T08:00:00Z');
+    const before = await earn(p.telegram, 1);
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    const ownWallet = before.body.walletAddress as string;
+    const linked = await link(p.discord, p.telegram);
+    expect(linked.status).toBe(200);
+    const accountWallet = linked.body.walletAddress as string;
+    platform.clock.advance(61_000);
+    expect((await earn(p.telegram, 2)).body.walletAddress.toLowerCase()).toBe(accountWallet.toLowerCase());
+
+    const out = await unlink(p.telegram);
+    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    expect(out.body).toMatchObject({ success: true, accountKey: p.discord, unlinked: p.telegram });
+    expect(out.body.walletAddress.toLowerCase()).toBe(ownWallet.toLowerCase());
+    expect(out.body.identities.map((i: { identityKey: string }) => i.identityKey)).toEqual([p.discord]);
+
+    // From now on the telegram identity is an account of its own: rewards mint to its own wallet.
+    platform.clock.advance(61_000);
+    const after = await earn(p.telegram, 3);
+    expect(after.status).toBe(200);
+    expect(after.body.walletAddress.toLowerCase()).toBe(ownWallet.toLowerCase());
+    expect((await account(p.telegram)).body).toMatchObject({ accountKey: p.telegram, identities: [{ primary: true }] });
+    expect((await account(p.discord)).body.identities).toHaveLength(1);
+    await waitForMintsSettled(platform);
+    expect(await tokenBalance(platform, accountWallet)).toBe(7n);
+    expect(await tokenBalance(platform, ownWallet)).toBe(14n);
+    // It can be linked again later.
+    expect((await link(p.discord, p.telegram)).status).toBe(200);
+  });
+
+  it('lets an identity take another identity of its own account out; refuses one of another account', async () => {
+    const p = person();
+    const stranger = person();
+    expect((await link(p.discord, p.telegram)).status).toBe(200);
+    expect((await link(stranger.discord, stranger.telegram)).status).toBe(200);
+
+    const foreign = await unlink(p.discord, stranger.telegram);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toMatchObject({ code: 'NOT_FOUND', details: { reason: 'not_in_account' } });
+    expect((await account(stranger.telegram)).body.accountKey).toBe(stranger.discord);
+
+    const own = await unlink(p.discord, p.telegram);
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect((await account(p.telegram)).body.accountKey).toBe(p.telegram);
+  });
+
+  it('refuses the primary identity (it holds the wallet) and an identity with no link, saying why', async () => {
+    const p = person();
+    const alone = await unlink(p.discord);
+    expect(alone.status).toBe(409);
+    expect(alone.body).toMatchObject({ code: 'CONFLICT', details: { reason: 'not_linked' } });
+
+    expect((await link(p.discord, p.telegram)).status).toBe(200);
+    const primary = await unlink(p.discord);
+    expect(primary.status).toBe(409);
+    expect(primary.body).toMatchObject({ details: { reason: 'primary_identity', linked: [p.telegram] } });
+    expect(primary.body.error).toContain(p.telegram);
+    expect((await account(p.telegram)).body.accountKey).toBe(p.discord);
+  });
+
+  it('needs a brand signature', async () => {
+    const p = person();
+    const response = await platform.post('/services/link/unlink', {
+      brandId: brand.brandId,
+      userIdentifier: p.discord,
+    });
+    expect(response.status).toBe(401);
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the link routes', async () => {
     const doc = await platform.get('/openapi.json');
@@ -395,6 +475,7 @@ describe('OpenAPI', () => {
         '/services/link/code',
         '/services/link/confirm',
         '/services/link/email',
+        '/services/link/unlink',
         '/services/link/{brandId}/{userIdentifier}',
       ]),
     );

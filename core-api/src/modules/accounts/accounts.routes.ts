@@ -7,17 +7,28 @@ import {
   issueLinkCodeResponseSchema,
   linkEmailRequestSchema,
   linkResultSchema,
+  unlinkIdentityRequestSchema,
+  unlinkResultSchema,
 } from '@pts/shared';
 import { type Request, Router } from 'express';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
-import { createRateLimit } from '../../http/rate-limit.ts';
+import type { RateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
-import { type AccountDeps, confirmLinkCode, describeAccount, issueLinkCode, linkEmail } from './accounts.service.ts';
+import {
+  type AccountDeps,
+  confirmLinkCode,
+  describeAccount,
+  issueLinkCode,
+  linkEmail,
+  unlinkIdentity,
+} from './accounts.service.ts';
 
 export interface AccountRoutesDeps extends AccountDeps {
   verifyBrandSignature: BrandSignatureVerifier;
+  /** Confirmation attempts per brand and confirming identity (CONFIRM_ATTEMPTS_PER_10_MINUTES; compose.ts). */
+  confirmLimit: RateLimit;
 }
 
 const BODY_LIMIT_BYTES = 4 * 1024;
@@ -35,11 +46,7 @@ async function requireSigned(deps: AccountRoutesDeps, req: Request, brandId: str
  */
 export function createAccountsRouter(deps: AccountRoutesDeps): Router {
   const router = Router();
-  const confirmLimit = createRateLimit({
-    name: 'link-confirm identity',
-    points: CONFIRM_ATTEMPTS_PER_10_MINUTES,
-    durationSeconds: 600,
-  });
+  const { confirmLimit } = deps;
 
   router.post('/link/code', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
     const input = parseInput(issueLinkCodeRequestSchema, req.body);
@@ -59,6 +66,12 @@ export function createAccountsRouter(deps: AccountRoutesDeps): Router {
     const input = parseInput(linkEmailRequestSchema, req.body);
     await requireSigned(deps, req, input.brandId, 'Linking an email');
     res.json(await linkEmail(deps, input));
+  });
+
+  router.post('/link/unlink', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
+    const input = parseInput(unlinkIdentityRequestSchema, req.body);
+    await requireSigned(deps, req, input.brandId, 'Unlinking an identity');
+    res.json(await unlinkIdentity(deps, input));
   });
 
   router.get('/link/:brandId/:userIdentifier', async (req, res) => {
@@ -120,6 +133,24 @@ export function registerAccountDocs(docs: ApiDocs, prefix = '/services'): void {
       400: failure('Invalid body, or the identity is the email itself'),
       401: failure('Missing, wrong or replayed brand signature'),
       409: failure('The identity is already linked to another account'),
+    },
+  });
+  docs.register({
+    method: 'post',
+    path: `${prefix}/link/unlink`,
+    summary: 'Take an identity out of its account: it gets a wallet of its own again',
+    description:
+      'The account keeps its wallet, balance, streak and history. `identityKey` (default: the caller) must ' +
+      'belong to the caller’s account; the primary identity (the account key, which holds the wallet) cannot leave.',
+    tags: ['accounts'],
+    security: signed,
+    request: { body: unlinkIdentityRequestSchema },
+    responses: {
+      200: { description: 'Unlinked', schema: unlinkResultSchema },
+      400: failure('Invalid body'),
+      401: failure('Missing, wrong or replayed brand signature'),
+      404: failure('`identityKey` is not in the caller’s account (details.reason `not_in_account`)'),
+      409: failure('Nothing to unlink (`not_linked`) or the primary identity (`primary_identity`)'),
     },
   });
   docs.register({

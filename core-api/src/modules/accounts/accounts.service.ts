@@ -12,6 +12,8 @@ import {
   type LinkedIdentity,
   type LinkResult,
   parsePlatformIdentity,
+  type UnlinkIdentityRequest,
+  type UnlinkResult,
 } from '@pts/shared';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -252,6 +254,60 @@ export async function linkEmail(deps: AccountDeps, input: LinkEmailRequest): Pro
     });
   });
   return finishLink(deps, input.userIdentifier, outcome);
+}
+
+/**
+ * `POST /services/link/unlink`: takes an identity out of its account. The identity becomes an account of its
+ * own again, with its own wallet (the one derived for it, so a wallet it had before linking comes back);
+ * the account keeps its wallet, balance, streak and history. The account's primary identity holds the
+ * wallet and cannot leave: the other identities leave it instead.
+ */
+export async function unlinkIdentity(deps: AccountDeps, input: UnlinkIdentityRequest): Promise<UnlinkResult> {
+  const target = input.identityKey ?? input.userIdentifier;
+  const accountKey = await deps.db.transaction().execute(async (trx) => {
+    await lockLinks(trx);
+    const accountKey = await resolveAccountKey(trx, input.userIdentifier);
+    const targetAccount = await resolveAccountKey(trx, target);
+    if (targetAccount !== accountKey) {
+      throw new AppError('NOT_FOUND', `${target} is not linked to the account of ${input.userIdentifier}`, {
+        field: 'identityKey',
+        reason: 'not_in_account',
+      });
+    }
+    if (target === accountKey) {
+      const members = await trx
+        .selectFrom('account_links')
+        .select('identity_key')
+        .where('account_key', '=', accountKey)
+        .orderBy('identity_key')
+        .execute();
+      if (members.length === 0) {
+        throw new AppError('CONFLICT', `${target} is not linked to any other identity: there is nothing to unlink`, {
+          field: 'identityKey',
+          reason: 'not_linked',
+        });
+      }
+      throw new AppError(
+        'CONFLICT',
+        `${target} is the account's primary identity (it holds the wallet and balance) and cannot leave it; ` +
+          `unlink the other identities instead: ${members.map((m) => m.identity_key).join(', ')}`,
+        { field: 'identityKey', reason: 'primary_identity', linked: members.map((m) => m.identity_key) },
+      );
+    }
+    await trx.deleteFrom('account_links').where('identity_key', '=', target).execute();
+    // The identity's row pointed at the account's wallet: cleared here, given its own wallet below (outside
+    // the transaction, since a wallet provider may call out); rewards in between wait for it as for a new user.
+    await trx
+      .updateTable('users')
+      .set({ wallet_address: null, idp_user_id: null })
+      .where('email', '=', target)
+      .execute();
+    return accountKey;
+  });
+  const wallet = await ensureAccountWallet(deps, deps.db, target);
+  const { identities } = await accountIdentities(deps.db, accountKey);
+  deps.logger.info({ accountKey, unlinked: target }, 'identity unlinked from its account');
+  return { success: true, accountKey, unlinked: target, walletAddress: wallet.address, identities };
 }
 
 async function lockLinks(trx: Kysely<DB>): Promise<void> {

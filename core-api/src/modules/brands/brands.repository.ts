@@ -145,6 +145,7 @@ export function toBrand(row: BrandRow): Brand {
     verifiedDomains: row.verified_domains,
     automation: row.automation_enabled,
     unsignedEvents: row.unsigned_events,
+    xHandle: row.x_handle ?? null,
     tier: row.tier,
     createdAt: row.created_at.toISOString(),
   };

@@ -54,6 +54,22 @@ export const DEFAULT_EVENT_REWARDS: Readonly<Record<string, number>> = {
   form_submit: 10,
 };
 
+/**
+ * The X bot's rules (spec 4.4), created when a brand first gets an X handle, for the event types it lacks.
+ * Quotes: 75, 24 h cooldown, 10 per user (the spec's example); thread replies 20. Mentions and replies
+ * have a 1 h cooldown against reply storms; hashtag posts are bounded by their campaign; the daily
+ * engagement is once per user and UTC day by its externalId. Likes and reposts need an elevated X tier
+ * and are left to the operator (`pts rule set`).
+ */
+export const X_DEFAULT_RULES: readonly RuleSettings[] = [
+  { eventType: 'post_mention', rewardAmount: 10, cooldownHours: 1, maxClaims: -1 },
+  { eventType: 'post_reply', rewardAmount: 15, cooldownHours: 1, maxClaims: -1 },
+  { eventType: 'post_quote', rewardAmount: 75, cooldownHours: 24, maxClaims: 10 },
+  { eventType: 'post_thread_reply', rewardAmount: 20, cooldownHours: 1, maxClaims: -1 },
+  { eventType: 'post_hashtag', rewardAmount: 50, cooldownHours: 0, maxClaims: -1 },
+  { eventType: 'social_daily_engagement', rewardAmount: 5, cooldownHours: 0, maxClaims: -1 },
+];
+
 const DEFAULT_COOLDOWN_HOURS = 24;
 const DEFAULT_MAX_CLAIMS = 1;
 /**
@@ -148,15 +164,16 @@ export async function updateBrand(deps: BrandServiceDeps, brandId: string, input
   if (input.domain !== undefined) patch.website_domain = input.domain;
   if (input.automation !== undefined) patch.automation_enabled = input.automation;
   if (input.unsignedEvents !== undefined) patch.unsigned_events = input.unsignedEvents;
+  if (input.xHandle !== undefined) patch.x_handle = input.xHandle;
   if (Object.keys(patch).length === 0) {
     throw new AppError(
       'VALIDATION_ERROR',
-      'Nothing to update: give at least one of name, domain, automation, unsignedEvents',
-      { errors: ['at least one of name, domain, automation, unsignedEvents is required'] },
+      'Nothing to update: give at least one of name, domain, automation, unsignedEvents, xHandle',
+      { errors: ['at least one of name, domain, automation, unsignedEvents, xHandle is required'] },
     );
   }
   const now = deps.clock.now();
-  const row = await inTransaction(deps.db, async (trx) => {
+  const { row, xRules } = await inTransaction(deps.db, async (trx) => {
     const row = await updateBrandRow(trx, brandId, { ...patch, updated_at: now });
     if (!row) throw brandNotFound(brandId);
     await insertAuditEntry(trx, {
@@ -166,9 +183,27 @@ export async function updateBrand(deps: BrandServiceDeps, brandId: string, input
       details: { ...input },
       at: now,
     });
-    return row;
+    // Turning the X bot on for a brand gives it the bot's rules it does not have yet.
+    const xRules: string[] = [];
+    if (input.xHandle) {
+      for (const rule of X_DEFAULT_RULES) {
+        const created = await insertRuleIfAbsent(trx, newRuleRow(deps, row.address, rule, now));
+        if (created) xRules.push(created.event_type);
+      }
+      if (xRules.length > 0) {
+        await insertAuditEntry(trx, {
+          actor: actorOf(deps),
+          action: 'rule.seed_x_defaults',
+          subject: row.address,
+          details: { eventTypes: xRules },
+          at: now,
+        });
+      }
+    }
+    return { row, xRules };
   });
   deps.changes?.emit({ kind: 'brand', brandId: row.address });
+  if (xRules.length > 0) deps.changes?.emit({ kind: 'rules', brandId: row.address });
   return toBrand(row);
 }
 

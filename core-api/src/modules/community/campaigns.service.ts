@@ -139,6 +139,41 @@ export async function activeCampaigns(deps: CampaignDeps, brandId: string, at: D
   return rows.map(toCampaign);
 }
 
+/** Campaigns whose window overlaps [from, to] (both ends inclusive), oldest start first. */
+export async function campaignsOverlapping(
+  deps: CampaignDeps,
+  brandId: string,
+  from: Date,
+  to: Date,
+): Promise<Campaign[]> {
+  await requireBrandExists(deps.db, brandId);
+  const rows = await deps.db
+    .selectFrom('hashtag_campaigns')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .where('start_date', '<=', to)
+    .where('end_date', '>=', from)
+    .orderBy('start_date')
+    .orderBy('id')
+    .execute();
+  return rows.map(toCampaign);
+}
+
+/** One campaign of the brand, or undefined (the event path's campaign reward). */
+export async function findBrandCampaign(
+  db: Kysely<DB>,
+  brandId: string,
+  campaignId: string,
+): Promise<Campaign | undefined> {
+  const row = await db
+    .selectFrom('hashtag_campaigns')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .where('id', '=', campaignId)
+    .executeTakeFirst();
+  return row ? toCampaign(row) : undefined;
+}
+
 async function findCampaign(db: Kysely<DB>, brandId: string, campaignId: string, lock = false): Promise<CampaignRow> {
   let query = db
     .selectFrom('hashtag_campaigns')

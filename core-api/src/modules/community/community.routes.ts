@@ -15,9 +15,11 @@ import {
   errorEnvelopeSchema,
   updateCampaignRequestSchema,
   updateChatGroupRequestSchema,
+  xBotSettingsQuerySchema,
+  xBotSettingsResponseSchema,
 } from '@pts/shared';
 import { type Request, Router } from 'express';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { type BrandSignatureVerifier, hasBrandSignature, signatureRequired } from '../../http/brand-signature.ts';
@@ -26,8 +28,15 @@ import { parseInput } from '../../http/validate.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
-import { verifySecurityKey } from '../brands/brands.service.ts';
-import { activeCampaigns, createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns.service.ts';
+import { getBrand, verifySecurityKey } from '../brands/brands.service.ts';
+import {
+  activeCampaigns,
+  campaignsOverlapping,
+  createCampaign,
+  getCampaign,
+  listCampaigns,
+  updateCampaign,
+} from './campaigns.service.ts';
 import {
   chatGroupBrand,
   chatGroupNotFound,
@@ -47,6 +56,11 @@ export type CommunityServicesDeps = { db: Database; clock: Clock; secrets: Secre
   verifyBrandSignature: BrandSignatureVerifier;
   /** Chat group settings write the brand's rules: every rule cache hears of it. */
   changes: ChangeNotifier;
+  /**
+   * Failed `/setup` attempts per group and per IP: SETUP_FAILURES_ALLOWED points per
+   * SETUP_FAILURE_WINDOW_SECONDS (compose.ts builds it, shared by the replicas).
+   */
+  setupFailures: RateLimiterAbstract;
 };
 
 /**
@@ -56,11 +70,7 @@ export type CommunityServicesDeps = { db: Database; clock: Clock; secrets: Secre
  */
 export function createCommunityServicesRouter(deps: CommunityServicesDeps): Router {
   const router = Router();
-  const failures = new RateLimiterMemory({
-    keyPrefix: 'chat-setup-failures',
-    points: SETUP_FAILURES_ALLOWED,
-    duration: SETUP_FAILURE_WINDOW_SECONDS,
-  });
+  const failures = deps.setupFailures;
 
   /** 429 while the group or the IP has used up its failed attempts (checked before the key is). */
   const refuseWhenLocked = async (keys: string[]) => {
@@ -129,8 +139,31 @@ export function createCommunityServicesRouter(deps: CommunityServicesDeps): Rout
     res.json({ success: true, brandId, at: at.toISOString(), campaigns });
   });
 
+  /** The X bot's read on every poll: the brand's handle and its campaigns overlapping [since, now]. */
+  router.get('/x-bot/:brandId/settings', async (req, res) => {
+    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
+    const query = parseInput(xBotSettingsQuerySchema, req.query, 'query');
+    if (!hasBrandSignature(req)) throw signatureRequired("Reading the X bot's settings");
+    await deps.verifyBrandSignature(req, brandId);
+    const at = deps.clock.now();
+    const since = query.since ? new Date(query.since) : at;
+    if (since.getTime() > at.getTime() || at.getTime() - since.getTime() > X_BOT_SINCE_MAX_MS) {
+      throw new AppError('VALIDATION_ERROR', 'Invalid query: since must be within the 7 days before now', {
+        errors: ['since: must be within the 7 days before now'],
+        field: 'since',
+      });
+    }
+    const brand = await getBrand(deps, brandId);
+    const campaigns = await campaignsOverlapping(deps, brandId, since, at);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ success: true, brandId: brand.brandId, xHandle: brand.xHandle, at: at.toISOString(), campaigns });
+  });
+
   return router;
 }
+
+/** The X bot may ask for campaigns up to the age of X's recent search (7 days). */
+const X_BOT_SINCE_MAX_MS = 7 * 24 * 3600 * 1000;
 
 /** Hashtag campaign administration under `/admin` (admin token). */
 export function createCampaignAdminRouter(deps: { db: Database; clock: Clock; adminToken: string }): Router {
@@ -192,6 +225,22 @@ export function registerCommunityDocs(docs: ApiDocs): void {
       400: failure('Invalid body'),
       401: failure('Wrong Brand ID or security key'),
       429: failure('Too many failed attempts'),
+    },
+  });
+  docs.register({
+    method: 'get',
+    path: '/services/x-bot/:brandId/settings',
+    summary: "The X bot's settings: the brand's X handle and its hashtag campaigns overlapping [since, now]",
+    description:
+      'Brand-signed. `xHandle` is set with `pts brand set --x-handle NAME`; `since` (ISO, at most 7 days ago, default now) widens the campaign list so posts made inside a window that just ended still count.',
+    tags: ['community'],
+    security: signed,
+    request: { params: brandIdParamsSchema, query: xBotSettingsQuerySchema },
+    responses: {
+      200: { description: 'Handle and campaigns', schema: xBotSettingsResponseSchema },
+      400: failure('Invalid brand id or since'),
+      401: failure('Missing or wrong brand signature'),
+      404: failure('Unknown brand'),
     },
   });
   for (const method of ['get', 'patch', 'delete'] as const) {

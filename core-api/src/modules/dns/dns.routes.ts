@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { jsonBody } from '../../http/json-body.ts';
-import { createRateLimit } from '../../http/rate-limit.ts';
+import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { TxtResolver } from '../../modules/dns/dns.service.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
@@ -36,16 +36,16 @@ export type DnsRouterDeps = { db: Database; resolveTxt: TxtResolver; clock: Cloc
 export interface DnsRouterOptions {
   /** Lookups one client IP may trigger per minute (each costs an outbound DNS query). Default 30. */
   lookupsPerMinutePerIp?: number;
+  /** The per-IP limit itself (compose.ts builds it, shared by the replicas); overrides `lookupsPerMinutePerIp`. */
+  limit?: RateLimit;
   lookupTimeoutMs?: number;
 }
 
 /** `POST /verify-dns`, relative to where it is mounted (the event handler's `/pts-api`). */
 export function createDnsRouter(deps: DnsRouterDeps, options: DnsRouterOptions = {}): Router {
-  const limit = createRateLimit({
-    name: 'verify-dns',
-    points: options.lookupsPerMinutePerIp ?? 30,
-    durationSeconds: 60,
-  });
+  const limit =
+    options.limit ??
+    createRateLimit({ name: 'verify-dns', points: options.lookupsPerMinutePerIp ?? 30, durationSeconds: 60 });
   const router = Router();
   router.post('/verify-dns', jsonBody(deps.config.PTS_BODY_LIMIT_BYTES), async (req, res) => {
     const { domain } = parseInput(verifyDnsRequestSchema, req.body);

@@ -25,7 +25,12 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock
   const entries = new Map<string, { value: CachedBrand; loadedAt: number }>();
   const inflight = new Map<string, Promise<CachedBrand | undefined>>();
 
+  // Bumped by every invalidation: a load that read the brand before a change committed (here, or in another
+  // process whose notice arrived while the load ran) must not store what it read.
+  let generation = 0;
+
   const load = async (brandId: string): Promise<CachedBrand | undefined> => {
+    const startedAt = generation;
     const loaded = await loadBrandWithRules(deps.db, brandId);
     if (!loaded) return undefined;
     const value: CachedBrand = {
@@ -33,7 +38,7 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock
       rulesByType: new Map(loaded.rules.map((rule) => [rule.event_type, rule])),
       securityKey: deps.secrets.decrypt(loaded.brand.security_key_encrypted),
     };
-    entries.set(brandId, { value, loadedAt: deps.clock.now().getTime() });
+    if (startedAt === generation) entries.set(brandId, { value, loadedAt: deps.clock.now().getTime() });
     return value;
   };
 
@@ -45,14 +50,23 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock
       if (entry && age >= 0 && age < deps.ttlMs) return entry.value;
       let pending = inflight.get(brandId);
       if (!pending) {
-        pending = load(brandId).finally(() => inflight.delete(brandId));
-        inflight.set(brandId, pending);
+        const started: Promise<CachedBrand | undefined> = load(brandId).finally(() => {
+          if (inflight.get(brandId) === started) inflight.delete(brandId);
+        });
+        pending = started;
+        inflight.set(brandId, started);
       }
       return pending;
     },
     invalidate(brandId) {
-      if (brandId) entries.delete(brandId);
-      else entries.clear();
+      generation += 1;
+      if (brandId) {
+        entries.delete(brandId);
+        inflight.delete(brandId);
+      } else {
+        entries.clear();
+        inflight.clear();
+      }
     },
   };
 }

@@ -12,12 +12,18 @@ import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import { createWalletReserve, type ReservedWallet, type WalletReserve } from '../wallets/wallet-reserve.ts';
 import {
   type ClaimCounter,
+  claimExternalIds,
+  type ExternalIdKey,
+  type ExternalIdOwner,
   ensureUsers,
+  externalIdKeyOf,
+  findExternalIdOwners,
   findUsers,
   lockRuleTotals,
   openAcceptBatch,
   type RuleRecord,
   ruleKeyOf,
+  settleExternalIds,
   setUserWallets,
   writeJudgedBatch,
 } from './events.repository.ts';
@@ -52,6 +58,10 @@ export interface AcceptedEvent {
    * that transaction was sent (or `pending` after the mint wait). Absent: ask `minter.submit`.
    */
   mintSubmission?: Promise<MintSubmission> | undefined;
+  /** This request repeated an `externalId`: every field above describes the first event; nothing new was paid. */
+  duplicate?: true | undefined;
+  /** A duplicate of an event committed earlier: its mint as recorded (no waiting on the minter). */
+  knownMint?: { status: ExternalIdOwner['mintStatus']; transactionHash: string | undefined } | undefined;
 }
 
 export interface EventBatcherDeps {
@@ -82,6 +92,12 @@ interface Pending {
 /** Per-user claims at or above these are unlimited (spec 2.3). */
 function isUnlimited(maxClaims: number): boolean {
   return maxClaims === -1 || maxClaims === 999999;
+}
+
+function externalKeyOf(input: EventRequest): (ExternalIdKey & { key: string }) | undefined {
+  if (input.externalId === undefined) return undefined;
+  const key = { brandId: input.brandId, eventType: input.eventType, externalId: input.externalId };
+  return { ...key, key: externalIdKeyOf(key) };
 }
 
 function counterKeyOf(input: EventRequest): string {
@@ -278,6 +294,24 @@ export function createEventBatcher(deps: EventBatcherDeps) {
           if (rule.max_total_claims !== null) cappedRules.set(ruleKeyOf(rule), rule);
         }
         const totals = await lockRuleTotals(trx, [...cappedRules.values()]);
+
+        // Idempotency keys: claimed here (the unique index waits for a concurrent holder), so a key already
+        // committed answers as a duplicate of its event, and one batch's repeats see the first of them.
+        const keyClaims = new Map<string, ExternalIdKey & { eventId: string }>();
+        for (const i of live) {
+          const c = candidates[i]!;
+          const external = externalKeyOf(c.input);
+          if (external && !keyClaims.has(external.key)) {
+            const { key: _key, ...claim } = external;
+            keyClaims.set(external.key, { ...claim, eventId: c.eventId });
+          }
+        }
+        const claimedKeys = await claimExternalIds(trx, [...keyClaims.values()], now);
+        const earlierOwners = await findExternalIdOwners(
+          trx,
+          [...keyClaims.entries()].filter(([key]) => !claimedKeys.has(key)).map(([, claim]) => claim),
+        );
+        const acceptedByKey = new Map<string, AcceptedEvent>();
         const touchedCounters = new Set<ClaimCounter>();
         const touchedRules = new Set<string>();
         const accepted: Insertable<EventsTable>[] = [];
@@ -285,6 +319,31 @@ export function createEventBatcher(deps: EventBatcherDeps) {
 
         for (const i of live) {
           const c = candidates[i]!;
+          const external = externalKeyOf(c.input);
+          if (external && !claimedKeys.has(external.key)) {
+            const owner = earlierOwners.get(external.key);
+            if (!owner) throw new Error(`externalId ${external.externalId} is claimed by no event`);
+            outcomes[i] = {
+              eventId: owner.eventId,
+              eventType: owner.eventType,
+              rewardAmount: Number(owner.rewardAmount),
+              walletAddress: owner.walletAddress as `0x${string}`,
+              walletCreated: false,
+              mintId: undefined,
+              duplicate: true,
+              knownMint: { status: owner.mintStatus, transactionHash: owner.transactionHash },
+            };
+            rejected.push(eventRow(c, 'rejected', 'DUPLICATE_EXTERNAL_ID', 0n, now));
+            deps.metrics.eventsProcessed.inc({ outcome: 'DUPLICATE_EXTERNAL_ID' });
+            continue;
+          }
+          const first = external ? acceptedByKey.get(external.key) : undefined;
+          if (first) {
+            outcomes[i] = { ...first, walletCreated: false, duplicate: true };
+            rejected.push(eventRow(c, 'rejected', 'DUPLICATE_EXTERNAL_ID', 0n, now));
+            deps.metrics.eventsProcessed.inc({ outcome: 'DUPLICATE_EXTERNAL_ID' });
+            continue;
+          }
           const counter = counters.get(counterKeyOf(c.input))!;
           const error = judge(c, counter, totals.get(ruleKeyOf(c.rule)), now);
           if (error) {
@@ -315,7 +374,7 @@ export function createEventBatcher(deps: EventBatcherDeps) {
             });
           }
           const walletCreated = walletCreatedFor.delete(c.input.userEmail);
-          outcomes[i] = {
+          const outcome: AcceptedEvent = {
             eventId: c.eventId,
             eventType: c.input.eventType,
             rewardAmount: Number(amount),
@@ -323,6 +382,19 @@ export function createEventBatcher(deps: EventBatcherDeps) {
             walletCreated,
             mintId,
           };
+          outcomes[i] = outcome;
+          if (external) acceptedByKey.set(external.key, outcome);
+        }
+        if (claimedKeys.size > 0) {
+          const owners: (ExternalIdKey & { eventId: string })[] = [];
+          const released: ExternalIdKey[] = [];
+          for (const key of claimedKeys) {
+            const claim = keyClaims.get(key)!;
+            const accepted = acceptedByKey.get(key);
+            if (accepted) owners.push({ ...claim, eventId: accepted.eventId });
+            else released.push(claim);
+          }
+          await settleExternalIds(trx, { owners, released });
         }
 
         // The batch's own mintBatch, signed and recorded here: its rows commit already `submitted`.
@@ -351,7 +423,7 @@ export function createEventBatcher(deps: EventBatcherDeps) {
         if (outcome && !(outcome instanceof AppError) && outcome.mintId) outcome.mintSubmission = sent;
       }
     }
-    const rewarded = outcomes.filter((o) => o && !(o instanceof AppError)).length;
+    const rewarded = outcomes.filter((o) => o && !(o instanceof AppError) && !o.duplicate).length;
     if (rewarded > 0) deps.metrics.eventsProcessed.inc({ outcome: 'rewarded' }, rewarded);
     return outcomes.map((o) => o ?? new AppError('INTERNAL_ERROR', 'Event was not judged'));
   }
@@ -365,7 +437,15 @@ export function createEventBatcher(deps: EventBatcherDeps) {
   ): AppError | undefined {
     const { input, rule, source } = c;
     const sinceLast = counter.last_claim_at ? (now.getTime() - counter.last_claim_at.getTime()) / 1000 : Infinity;
-    if (source === undefined && !c.skipDuplicateWindow && sinceLast < deps.settings.duplicateWindowSeconds) {
+    // An externalId names the event exactly (its repeats are caught by the key): the window, which guesses
+    // from brand, type and user, would refuse two distinct orders or posts made within a minute.
+    const exactlyNamed = input.externalId !== undefined;
+    if (
+      source === undefined &&
+      !c.skipDuplicateWindow &&
+      !exactlyNamed &&
+      sinceLast < deps.settings.duplicateWindowSeconds
+    ) {
       return new AppError(
         'DUPLICATE_EVENT',
         `Duplicate event: ${input.eventType} was already recorded for this user ${Math.floor(sinceLast)} s ago`,

@@ -239,3 +239,116 @@ export async function writeJudgedBatch(
     trx,
   );
 }
+
+/** An idempotency key of an event: brand, event type and the caller's `externalId`. */
+export interface ExternalIdKey {
+  brandId: string;
+  eventType: string;
+  externalId: string;
+}
+
+export function externalIdKeyOf(key: ExternalIdKey): string {
+  return `${key.brandId}\u0000${key.eventType}\u0000${key.externalId}`;
+}
+
+/**
+ * Claims idempotency keys for events of this transaction (the primary key is the unique index). A key
+ * another transaction holds uncommitted makes this statement wait for it; a key already committed is not
+ * returned. Keys are inserted in key order so concurrent batches never wait on each other in a cycle.
+ */
+export async function claimExternalIds(
+  trx: Database,
+  claims: (ExternalIdKey & { eventId: string })[],
+  now: Date,
+): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const sorted = [...claims].sort((a, b) => externalIdKeyOf(a).localeCompare(externalIdKeyOf(b)));
+  const { rows } = await sql<{ brand_id: string; event_type: string; external_id: string }>`
+    INSERT INTO event_external_ids (brand_id, event_type, external_id, event_id, created_at)
+    SELECT brand_id, event_type, external_id, event_id, ${now}
+    FROM unnest(${sorted.map((c) => c.brandId)}::text[], ${sorted.map((c) => c.eventType)}::text[],
+      ${sorted.map((c) => c.externalId)}::text[], ${sorted.map((c) => c.eventId)}::uuid[])
+      AS v(brand_id, event_type, external_id, event_id)
+    ON CONFLICT (brand_id, event_type, external_id) DO NOTHING
+    RETURNING brand_id, event_type, external_id`.execute(trx);
+  return new Set(
+    rows.map((r) => externalIdKeyOf({ brandId: r.brand_id, eventType: r.event_type, externalId: r.external_id })),
+  );
+}
+
+/** The accepted event holding an idempotency key, with what its answer needs (amount, wallet, mint). */
+export interface ExternalIdOwner {
+  eventId: string;
+  eventType: string;
+  rewardAmount: bigint;
+  walletAddress: string;
+  mintStatus: 'none' | 'pending' | 'submitted' | 'confirmed';
+  transactionHash: string | undefined;
+}
+
+/** The events already holding these keys (committed by an earlier transaction). */
+export async function findExternalIdOwners(db: Database, keys: ExternalIdKey[]): Promise<Map<string, ExternalIdOwner>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await sql<{
+    brand_id: string;
+    event_type: string;
+    external_id: string;
+    event_id: string;
+    reward_amount: bigint | number | string;
+    mint_wallet: string | null;
+    user_wallet: string | null;
+    mint_status: string | null;
+    tx_hash: string | null;
+  }>`
+    SELECT x.brand_id, x.event_type, x.external_id, x.event_id, e.reward_amount,
+      m.wallet_address AS mint_wallet, u.wallet_address AS user_wallet, m.status AS mint_status,
+      t.current_hash AS tx_hash
+    FROM unnest(${keys.map((k) => k.brandId)}::text[], ${keys.map((k) => k.eventType)}::text[],
+      ${keys.map((k) => k.externalId)}::text[]) AS k(brand_id, event_type, external_id)
+    JOIN event_external_ids x ON x.brand_id = k.brand_id AND x.event_type = k.event_type
+      AND x.external_id = k.external_id
+    JOIN events e ON e.id = x.event_id
+    LEFT JOIN users u ON u.email = e.user_email
+    LEFT JOIN reward_mints m ON m.event_id = e.id
+    LEFT JOIN chain_txs t ON t.id = m.chain_tx_id`.execute(db);
+  const owners = new Map<string, ExternalIdOwner>();
+  for (const r of rows) {
+    const status = r.mint_status;
+    owners.set(externalIdKeyOf({ brandId: r.brand_id, eventType: r.event_type, externalId: r.external_id }), {
+      eventId: r.event_id,
+      eventType: r.event_type,
+      rewardAmount: BigInt(r.reward_amount),
+      walletAddress: r.mint_wallet ?? r.user_wallet ?? '',
+      mintStatus: status === null ? 'none' : status === 'submitted' || status === 'confirmed' ? status : 'pending',
+      transactionHash: status === 'submitted' || status === 'confirmed' ? (r.tx_hash ?? undefined) : undefined,
+    });
+  }
+  return owners;
+}
+
+/**
+ * Settles the keys this transaction claimed: each goes to the event that was accepted with it, and keys
+ * whose events were all refused are released (a refusal must not block a later legitimate event).
+ */
+export async function settleExternalIds(
+  trx: Database,
+  settle: { owners: (ExternalIdKey & { eventId: string })[]; released: ExternalIdKey[] },
+): Promise<void> {
+  const { owners, released } = settle;
+  if (owners.length > 0) {
+    await sql`
+      UPDATE event_external_ids SET event_id = v.event_id
+      FROM unnest(${owners.map((o) => o.brandId)}::text[], ${owners.map((o) => o.eventType)}::text[],
+        ${owners.map((o) => o.externalId)}::text[], ${owners.map((o) => o.eventId)}::uuid[])
+        AS v(brand_id, event_type, external_id, event_id)
+      WHERE event_external_ids.brand_id = v.brand_id AND event_external_ids.event_type = v.event_type
+        AND event_external_ids.external_id = v.external_id AND event_external_ids.event_id <> v.event_id`.execute(trx);
+  }
+  if (released.length > 0) {
+    await sql`
+      DELETE FROM event_external_ids x
+      USING unnest(${released.map((o) => o.brandId)}::text[], ${released.map((o) => o.eventType)}::text[],
+        ${released.map((o) => o.externalId)}::text[]) AS v(brand_id, event_type, external_id)
+      WHERE x.brand_id = v.brand_id AND x.event_type = v.event_type AND x.external_id = v.external_id`.execute(trx);
+  }
+}

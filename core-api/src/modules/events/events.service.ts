@@ -13,6 +13,7 @@ import type { Database } from '../../db/database.ts';
 import type { SignatureClaim } from '../../http/brand-signature.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import type { Metrics } from '../../observability/metrics.ts';
+import { findBrandCampaign } from '../community/campaigns.service.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
 import type { AcceptedEvent, EventBatcher, EventCandidate } from './event-batcher.ts';
 import { insertEvents, type RuleRecord } from './events.repository.ts';
@@ -138,10 +139,12 @@ export async function prepareEvent(
   const eventId = randomUUID();
   try {
     const rule = checkAccess(cached, input, context);
+    const rewardAmount = context.signed ? await campaignReward(deps, input, rule) : undefined;
     return {
       eventId,
       input,
       rule,
+      rewardAmount,
       source,
       skipCooldown: source !== undefined || (context.signed && input.metadata?.skip_cooldown === true),
       domain: resolveEventDomain(input, context.origin),
@@ -154,6 +157,34 @@ export async function prepareEvent(
     }
     throw error;
   }
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A signed event naming a hashtag campaign (`metadata.campaign_id`, the X bot's post_hashtag) is paid the
+ * campaign's reward, or the rule's amount times its multiplier. The campaign must be the brand's and its
+ * window must contain `metadata.posted_at` (when the post was made), or now when that is absent.
+ */
+async function campaignReward(deps: EventDeps, input: EventRequest, rule: RuleRecord): Promise<bigint | undefined> {
+  const campaignId = input.metadata?.campaign_id;
+  if (campaignId === undefined) return undefined;
+  const notActive = (why: string) =>
+    new AppError('VALIDATION_ERROR', `metadata.campaign_id ${String(campaignId)}: ${why}`, {
+      field: 'metadata.campaign_id',
+      reason: 'campaign_not_active',
+    });
+  if (typeof campaignId !== 'string' || !UUID_PATTERN.test(campaignId)) throw notActive('must be a campaign id (uuid)');
+  const campaign = await findBrandCampaign(deps.db, input.brandId, campaignId);
+  if (!campaign) throw notActive('no such campaign for this brand');
+  const postedAt = input.metadata?.posted_at;
+  const at =
+    typeof postedAt === 'string' && !Number.isNaN(Date.parse(postedAt)) ? new Date(postedAt) : deps.clock.now();
+  if (at.getTime() < Date.parse(campaign.startDate) || at.getTime() > Date.parse(campaign.endDate)) {
+    throw notActive(`${at.toISOString()} is outside the campaign (${campaign.startDate} to ${campaign.endDate})`);
+  }
+  if (campaign.reward !== null) return BigInt(campaign.reward);
+  return BigInt(Math.round(Number(rule.reward_amount) * (campaign.rewardMultiplier ?? 1)));
 }
 
 /** Every rule of spec 4.1; resolves once the event, its claim and its reward row are committed. */
@@ -196,14 +227,18 @@ async function recordRejection(
 export async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): Promise<EventResponse> {
   let mintStatus: EventResponse['mintStatus'] = 'none';
   let transactionHash: `0x${string}` | undefined;
-  if (accepted.mintId) {
+  if (accepted.knownMint) {
+    mintStatus = accepted.knownMint.status;
+    transactionHash = accepted.knownMint.transactionHash as `0x${string}` | undefined;
+  } else if (accepted.mintId) {
     const submission = await (accepted.mintSubmission ??
       deps.minter.submit(accepted.mintId, { waitMs: deps.settings.mintWaitMs }));
     mintStatus = submission.status;
     transactionHash = submission.transactionHash;
   }
-  const message =
-    mintStatus === 'pending'
+  const message = accepted.duplicate
+    ? `Already recorded: this externalId was rewarded ${accepted.rewardAmount} by event ${accepted.eventId}; nothing new was rewarded`
+    : mintStatus === 'pending'
       ? `Reward of ${accepted.rewardAmount} recorded; the mint is queued and will be sent shortly`
       : `Rewarded ${accepted.rewardAmount} for ${accepted.eventType}`;
   return {
@@ -222,6 +257,7 @@ export async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): P
       walletAddress: accepted.walletAddress,
       ...(transactionHash ? { transactionHash } : {}),
     },
+    ...(accepted.duplicate ? { duplicate: true as const } : {}),
   };
 }
 

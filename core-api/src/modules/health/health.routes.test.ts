@@ -3,6 +3,7 @@ import {
   createManualClock,
   debugInfoSchema,
   diagnosticSchema,
+  type LedgerReconciliation,
   livenessSchema,
   readinessSchema,
   rootHealthSchema,
@@ -236,5 +237,48 @@ describe('health routes', () => {
     expect(state.databasePings).toBe(1);
     await get('/pts-api/health');
     expect(state.databasePings).toBe(2);
+  });
+});
+
+describe('health routes with the chain reconciler', () => {
+  it('report the ledger drift beside the status in /health, /pts-api/health and /pts-api/diagnostic', async () => {
+    const drift: LedgerReconciliation = {
+      status: 'drift',
+      checkedAt: '2026-03-01T12:00:00.000Z',
+      blockNumber: '1234',
+      missingOnChain: '300',
+      unexpectedOnChain: '0',
+      reopenedTransactions: 0,
+      restoringRewards: 0,
+    };
+    const app = express();
+    app.use(
+      createHealthRouter({
+        pingDatabase: async () => {},
+        chain: { ...chain, ping: async () => 1234n, ledger: () => drift },
+        clock: createManualClock('2026-03-01T12:00:00.000Z'),
+        config: loadConfig({}),
+        wallets,
+        dbKind: 'pglite',
+        routes: () => ['/pts-api'],
+        serviceName: 'pts-core-api',
+        version: '9.9.9',
+      }),
+    );
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const root = await fetch(`${base}/health`);
+      expect(rootHealthSchema.parse(await root.json()).ledger).toEqual(drift);
+      // A process restoring lost mints still takes events: drift does not make it unhealthy.
+      const service = await fetch(`${base}/pts-api/health`);
+      expect(service.status).toBe(200);
+      expect(serviceHealthSchema.parse(await service.json())).toMatchObject({ status: 'healthy', ledger: drift });
+      const diagnostic = await fetch(`${base}/pts-api/diagnostic`);
+      expect(diagnosticSchema.parse(await diagnostic.json()).ledger).toEqual(drift);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -94,6 +94,9 @@ export function createHealthRouter(deps: HealthDeps): Router {
     deps.logger,
   );
   const now = () => deps.clock.now().toISOString();
+  // Drift is reported beside the status, not folded into it: a load balancer must keep sending events to a
+  // process that is restoring lost mints, since it accepts and queues them as usual.
+  const ledger = () => (deps.chain.ledger ? { ledger: deps.chain.ledger() } : {});
   const send = <T>(res: Response, status: number, body: T) => {
     res.status(status).setHeader('Cache-Control', 'no-store').json(body);
   };
@@ -108,6 +111,7 @@ export function createHealthRouter(deps: HealthDeps): Router {
       hostname,
       version: deps.version,
       routes: deps.routes(),
+      ...ledger(),
     };
     send(res, 200, body);
   });
@@ -120,7 +124,7 @@ export function createHealthRouter(deps: HealthDeps): Router {
       identity_provider: identity.state,
     };
     const healthy = Object.values(services).every((state) => state === 'connected');
-    const body: ServiceHealth = { status: healthy ? 'healthy' : 'degraded', timestamp: now(), services };
+    const body: ServiceHealth = { status: healthy ? 'healthy' : 'degraded', timestamp: now(), services, ...ledger() };
     send(res, healthy ? 200 : 503, body);
   });
 
@@ -145,6 +149,7 @@ export function createHealthRouter(deps: HealthDeps): Router {
       minterAddress: deps.chain.minterAddress,
       identityProviderKind: deps.wallets.kind,
       roles: [...deps.config.PTS_ROLES],
+      ...ledger(),
     };
     // Degraded still answers 200: events are accepted and queued for minting while the chain is away.
     send(res, status === 'down' ? 503 : 200, body);

@@ -7,20 +7,15 @@ import {
   type KeyObject,
   randomBytes,
   sign,
-  verify,
 } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError, type Clock } from '@pts/shared';
+import type { Clock } from '@pts/shared';
+import { clampLeeway, ES256, parseEs256Jws, unauthorized, verifyEs256Claims } from '../../security/es256-jwt.ts';
 
-/** The only signing algorithm issued and accepted: ECDSA P-256 with SHA-256 (RFC 7518 3.4). */
-const ALG = 'ES256';
-/** Clock skew tolerated on `exp`, `nbf` and `iat`; never more than this. */
-const MAX_LEEWAY_SECONDS = 30;
+const ALG = ES256;
 /** File in the data dir holding the private signing key as a JWK (mode 0600). */
 export const TOKEN_KEY_FILE = 'idp-signing-key.json';
-
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Claims of a pts access token. */
 export interface AccessTokenClaims {
@@ -93,7 +88,7 @@ export function createLocalTokenIssuer(options: LocalTokenIssuerOptions): LocalT
   if (!issuer) throw new Error('token issuer needs an issuer');
   if (!audience) throw new Error('token issuer needs an audience');
   if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error(`ttlSeconds ${ttlSeconds} must be > 0`);
-  const leeway = Math.min(Math.max(options.leewaySeconds ?? MAX_LEEWAY_SECONDS, 0), MAX_LEEWAY_SECONDS);
+  const leeway = clampLeeway(options.leewaySeconds);
 
   const privateKey = options.privateJwk ? importPrivateJwk(options.privateJwk) : generateTokenKey();
   const publicKey = createPublicKey(privateKey);
@@ -134,62 +129,11 @@ export function createLocalTokenIssuer(options: LocalTokenIssuerOptions): LocalT
   };
 
   const verifyAccessToken = (token: string): AccessTokenClaims => {
-    if (typeof token !== 'string' || token.length === 0) throw unauthorized('Access token is missing');
-    const parts = token.split('.');
-    if (parts.length !== 3 || !BASE64URL.test(parts[0] ?? '') || !BASE64URL.test(parts[1] ?? '')) {
-      throw unauthorized('Access token is malformed: expected three base64url segments (header.payload.signature)');
+    const jws = parseEs256Jws(token);
+    if (jws.header.kid !== kid) {
+      throw unauthorized(`Access token key id ${JSON.stringify(jws.header.kid ?? null)} is not this issuer's key`);
     }
-    const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
-    const header = decodeSegment(headerPart, 'header');
-    if (header.alg !== ALG) {
-      throw unauthorized(`Access token algorithm ${JSON.stringify(header.alg ?? null)} is not accepted; only ES256`);
-    }
-    if (header.typ !== undefined && header.typ !== 'JWT') {
-      throw unauthorized(`Access token type ${JSON.stringify(header.typ)} is not accepted; expected JWT`);
-    }
-    if (header.crit !== undefined)
-      throw unauthorized('Access token has critical header parameters; none are supported');
-    if (header.kid !== kid) {
-      throw unauthorized(`Access token key id ${JSON.stringify(header.kid ?? null)} is not this issuer's key`);
-    }
-    if (!BASE64URL.test(signaturePart)) throw unauthorized('Access token signature is missing or not base64url');
-    const signature = Buffer.from(signaturePart, 'base64url');
-    const signatureValid =
-      signature.length === 64 &&
-      verify(
-        'sha256',
-        Buffer.from(`${headerPart}.${payloadPart}`),
-        { key: publicKey, dsaEncoding: 'ieee-p1363' },
-        signature,
-      );
-    if (!signatureValid) throw unauthorized('Access token signature is invalid');
-
-    const claims = decodeSegment(payloadPart, 'payload');
-    if (claims.iss !== issuer) {
-      throw unauthorized(`Access token issuer ${JSON.stringify(claims.iss ?? null)} is not ${JSON.stringify(issuer)}`);
-    }
-    const audienceOk = Array.isArray(claims.aud) ? claims.aud.includes(audience) : claims.aud === audience;
-    if (!audienceOk) {
-      throw unauthorized(
-        `Access token audience ${JSON.stringify(claims.aud ?? null)} does not include ${JSON.stringify(audience)}`,
-      );
-    }
-    if (typeof claims.sub !== 'string' || claims.sub.length === 0) throw unauthorized('Access token has no subject');
-    const now = clock.now().getTime() / 1000;
-    if (!isNumericDate(claims.exp)) throw unauthorized('Access token has no valid exp claim');
-    if (now >= claims.exp + leeway) {
-      throw unauthorized(`Access token expired at ${new Date(claims.exp * 1000).toISOString()}`);
-    }
-    if (claims.nbf !== undefined) {
-      if (!isNumericDate(claims.nbf)) throw unauthorized('Access token nbf claim is not a number');
-      if (now < claims.nbf - leeway) {
-        throw unauthorized(`Access token is not valid before ${new Date(claims.nbf * 1000).toISOString()}`);
-      }
-    }
-    if (!isNumericDate(claims.iat)) throw unauthorized('Access token has no valid iat claim');
-    if (claims.iat > now + leeway) throw unauthorized('Access token was issued in the future (iat)');
-    if (claims.iat > claims.exp) throw unauthorized('Access token iat is after its exp');
-    return claims as AccessTokenClaims;
+    return verifyEs256Claims(jws, publicKey, { clock, leewaySeconds: leeway, issuer, audience }) as AccessTokenClaims;
   };
 
   return {
@@ -258,25 +202,4 @@ function jwkThumbprint(jwk: JsonWebKey): string {
 
 function encodeSegment(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
-}
-
-function decodeSegment(segment: string, what: 'header' | 'payload'): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  } catch {
-    throw unauthorized(`Access token is malformed: its ${what} is not base64url JSON`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw unauthorized(`Access token is malformed: its ${what} is not a JSON object`);
-  }
-  return value as Record<string, unknown>;
-}
-
-function isNumericDate(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
-}
-
-function unauthorized(message: string): AppError {
-  return new AppError('UNAUTHORIZED', message);
 }

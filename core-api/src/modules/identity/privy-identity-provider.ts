@@ -1,9 +1,10 @@
-import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { NotFoundError, type PrivyClient } from '@privy-io/node';
 import type { User } from '@privy-io/node/resources';
 import { AppError, type Clock } from '@pts/shared';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
+import { clampLeeway, ES256, parseEs256Jws, unauthorized, verifyEs256Claims } from '../../security/es256-jwt.ts';
 import {
   createPrivyApiClient,
   createPrivyWalletProvider,
@@ -14,11 +15,9 @@ import {
 import type { AuthenticatedUser, IdentityProvider } from './identity-provider.ts';
 
 /** Privy signs access tokens with ES256 only; nothing else is accepted (no `none`, no HMAC, no RSA). */
-const ALG = 'ES256';
+const ALG = ES256;
 /** The `iss` of every Privy access token. */
 export const PRIVY_ISSUER = 'privy.io';
-const MAX_LEEWAY_SECONDS = 30;
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 export interface PrivyIdentityProviderOptions {
   /** The Privy app id: the tokens' audience. */
@@ -49,23 +48,6 @@ export function defaultPrivyJwksUrl(apiUrl: string, appId: string): string {
   return `${apiUrl.replace(/\/+$/, '')}/v1/apps/${encodeURIComponent(appId)}/jwks.json`;
 }
 
-const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
-
-function decodeSegment(segment: string, what: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  } catch {
-    throw unauthorized(`Access token ${what} is not base64url-encoded JSON`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw unauthorized(`Access token ${what} is not a JSON object`);
-  }
-  return value as Record<string, unknown>;
-}
-
-const isNumericDate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
-
 /**
  * Verifies Privy access tokens (spec 5, relay) and answers the user's wallets from the Privy API.
  *
@@ -79,7 +61,7 @@ const isNumericDate = (value: unknown): value is number => typeof value === 'num
 export function createPrivyIdentityProvider(options: PrivyIdentityProviderOptions): IdentityProvider {
   const { appId, client, clock, logger } = options;
   if (!appId) throw new Error('the Privy identity provider needs the app id');
-  const leeway = Math.min(Math.max(options.leewaySeconds ?? MAX_LEEWAY_SECONDS, 0), MAX_LEEWAY_SECONDS);
+  const leeway = clampLeeway(options.leewaySeconds);
   const walletCacheMs = (options.walletCacheSeconds ?? 30) * 1000;
   const jwksCacheMs = (options.jwksCacheSeconds ?? 600) * 1000;
   const cooldownMs = (options.jwksRefetchCooldownSeconds ?? 30) * 1000;
@@ -166,56 +148,18 @@ export function createPrivyIdentityProvider(options: PrivyIdentityProviderOption
   };
 
   const verifyToken = async (token: string): Promise<{ sub: string }> => {
-    if (typeof token !== 'string' || token.length === 0) throw unauthorized('Access token is missing');
-    const parts = token.split('.');
-    if (parts.length !== 3 || !BASE64URL.test(parts[0] ?? '') || !BASE64URL.test(parts[1] ?? '')) {
-      throw unauthorized('Access token is malformed: expected three base64url segments (header.payload.signature)');
-    }
-    const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
-    const header = decodeSegment(headerPart, 'header');
-    if (header.alg !== ALG) {
-      throw unauthorized(`Access token algorithm ${JSON.stringify(header.alg ?? null)} is not accepted; only ES256`);
-    }
-    if (header.typ !== undefined && header.typ !== 'JWT') {
-      throw unauthorized(`Access token type ${JSON.stringify(header.typ)} is not accepted; expected JWT`);
-    }
-    if (header.crit !== undefined) {
-      throw unauthorized('Access token has critical header parameters; none are supported');
-    }
-    const key = await keyFor(header.kid);
-    const signature = BASE64URL.test(signaturePart) ? Buffer.from(signaturePart, 'base64url') : Buffer.alloc(0);
-    const signatureValid =
-      signature.length === 64 &&
-      verify('sha256', Buffer.from(`${headerPart}.${payloadPart}`), { key, dsaEncoding: 'ieee-p1363' }, signature);
-    if (!signatureValid) throw unauthorized('Access token signature is invalid (not signed by this Privy app)');
-
-    const claims = decodeSegment(payloadPart, 'payload');
-    if (claims.iss !== PRIVY_ISSUER) {
-      throw unauthorized(`Access token issuer ${JSON.stringify(claims.iss ?? null)} is not "${PRIVY_ISSUER}"`);
-    }
-    const audienceOk = Array.isArray(claims.aud) ? claims.aud.includes(appId) : claims.aud === appId;
-    if (!audienceOk) {
-      throw unauthorized(
-        `Access token audience ${JSON.stringify(claims.aud ?? null)} is not this Privy app (${JSON.stringify(appId)})`,
-      );
-    }
-    if (typeof claims.sub !== 'string' || claims.sub.length === 0) throw unauthorized('Access token has no subject');
+    const jws = parseEs256Jws(token);
+    const key = await keyFor(jws.header.kid);
+    const claims = verifyEs256Claims(jws, key, {
+      clock,
+      leewaySeconds: leeway,
+      issuer: PRIVY_ISSUER,
+      audience: appId,
+      signer: 'not signed by this Privy app',
+    });
     if (typeof claims.sid !== 'string' || claims.sid.length === 0) {
       throw unauthorized('Access token has no session id (sid)');
     }
-    const now = nowMs() / 1000;
-    if (!isNumericDate(claims.exp)) throw unauthorized('Access token has no valid exp claim');
-    if (now >= claims.exp + leeway) {
-      throw unauthorized(`Access token expired at ${new Date(claims.exp * 1000).toISOString()}`);
-    }
-    if (claims.nbf !== undefined) {
-      if (!isNumericDate(claims.nbf)) throw unauthorized('Access token nbf claim is not a number');
-      if (now < claims.nbf - leeway) {
-        throw unauthorized(`Access token is not valid before ${new Date(claims.nbf * 1000).toISOString()}`);
-      }
-    }
-    if (!isNumericDate(claims.iat)) throw unauthorized('Access token has no valid iat claim');
-    if (claims.iat > now + leeway) throw unauthorized('Access token was issued in the future (iat)');
     return { sub: claims.sub };
   };
 

@@ -17,7 +17,7 @@ import type { RelayerSender } from '../../chain/relayer.types.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
-import { createRateLimit } from '../../http/rate-limit.ts';
+import type { RateLimit } from '../../http/rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { IdentityProvider } from '../../modules/identity/identity-provider.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
@@ -57,7 +57,7 @@ function setQuotaHeaders(res: Response, quota: QuotaState): void {
  * role runs alone): `POST /relay` and `GET /transactions/:id`. Both take the user's bearer access token.
  * 100 requests per minute per IP (in-process); 35 relays per hour per user address (in the database).
  */
-export function createRelayRouter(deps: RelayRouterDeps): Router {
+export function createRelayRouter(deps: RelayRouterDeps, limits: { ipLimit: RateLimit }): Router {
   const { config } = deps;
   const contracts = relayContractsOf(deps);
   const service: RelayServiceDeps = {
@@ -77,11 +77,7 @@ export function createRelayRouter(deps: RelayRouterDeps): Router {
       explorerUrl: config.PTS_EXPLORER_URL,
     },
   };
-  const ipLimit = createRateLimit({
-    name: 'ip',
-    points: config.PTS_RELAYER_IP_PER_MINUTE,
-    durationSeconds: 60,
-  });
+  const { ipLimit } = limits;
   const limitIp = async (req: Request, res: Response, next: NextFunction) => {
     try {
       // Headers only when refused: a successful relay answers with the per-user quota's headers.

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Address } from 'viem';
 import type { BrandSignatureVerifier } from '../../http/brand-signature.ts';
-import { createRateLimit } from '../../http/rate-limit.ts';
+import type { RateLimit } from '../../http/rate-limit.ts';
 import { createPerkChargesRouter } from './perk-charges.routes.ts';
 import { createRelayRouter, type RelayRouterDeps } from './relay.routes.ts';
 
@@ -11,7 +11,11 @@ import { createRelayRouter, type RelayRouterDeps } from './relay.routes.ts';
  */
 export function createRelayerRouter(
   deps: RelayRouterDeps,
-  services: { verifyBrandSignature: BrandSignatureVerifier },
+  services: {
+    verifyBrandSignature: BrandSignatureVerifier;
+    /** Per IP on `/relay` and on the perk charge endpoints (compose.ts builds them, shared by the replicas). */
+    limits: { relayIp: RateLimit; perkChargeIp: RateLimit };
+  },
 ): Router {
   const router = Router();
   const { verifyBrandSignature } = services;
@@ -25,9 +29,9 @@ export function createRelayerRouter(
       perkNftAddress: (deps.chain.contracts.perkNft ?? deps.config.PTS_PERK_NFT_ADDRESS) as Address | undefined,
       verifyBrandSignature,
       waitMs: deps.config.PTS_RELAYER_WAIT_MS,
-      ipLimit: createRateLimit({ name: 'ip', points: deps.config.PTS_RELAYER_IP_PER_MINUTE, durationSeconds: 60 }),
+      ipLimit: services.limits.perkChargeIp,
     }),
   );
-  router.use(createRelayRouter(deps));
+  router.use(createRelayRouter(deps, { ipLimit: services.limits.relayIp }));
   return router;
 }

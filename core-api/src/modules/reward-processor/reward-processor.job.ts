@@ -32,7 +32,12 @@ export function startRewardProcessorJob(options: RewardProcessorJobOptions): Rew
           if (busy) log.info({ ...result }, 'reward processor pass');
           else log.debug('reward processor pass: nothing to do');
         } catch (error) {
-          log.error({ err: error }, 'reward processor pass failed');
+          // A replica that does not sign (another holds the minter lock) has nothing to process: not an error.
+          if ((error as { details?: { reason?: string } }).details?.reason === 'not_minter_leader') {
+            log.debug('reward processor pass skipped: another process signs');
+          } else {
+            log.error({ err: error }, 'reward processor pass failed');
+          }
         }
       })();
       await running;

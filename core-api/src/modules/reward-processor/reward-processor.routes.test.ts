@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { systemClock } from '@pts/shared';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
@@ -31,7 +32,10 @@ beforeAll(async () => {
   minter = createTestMinter(database.db, chain).minter;
   const app = express();
   app.use(express.json());
-  app.use('/reward-processor', createRewardProcessorRouter({ minter, logger: silentLogger, adminToken: ADMIN_TOKEN }));
+  app.use(
+    '/reward-processor',
+    createRewardProcessorRouter({ minter, logger: silentLogger, clock: systemClock, adminToken: ADMIN_TOKEN }),
+  );
   app.use(createErrorHandler(silentLogger));
   server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

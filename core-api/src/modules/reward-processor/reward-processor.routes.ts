@@ -1,3 +1,4 @@
+import type { Clock } from '@pts/shared';
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Minter } from '../../chain/minter.types.ts';
@@ -6,6 +7,7 @@ import { requireAdminToken } from '../../http/admin-auth.ts';
 export interface RewardProcessorRouterDeps {
   minter: Minter;
   logger: Logger;
+  clock: Clock;
   /** Guards the manual trigger: it signs transactions, so only operators may pull it (docs/decisions.md). */
   adminToken: string;
 }
@@ -15,7 +17,7 @@ export function createRewardProcessorRouter(deps: RewardProcessorRouterDeps): Ro
   const router = Router();
 
   router.get('/health', (_req, res) => {
-    res.json({ status: 'healthy', worker: 'reward-processor', timestamp: new Date().toISOString() });
+    res.json({ status: 'healthy', worker: 'reward-processor', timestamp: deps.clock.now().toISOString() });
   });
 
   router.post('/process-pending', requireAdminToken(deps.adminToken), async (_req, res) => {

@@ -1,5 +1,6 @@
-import type { Clock, ConstraintResult } from '@pts/shared';
+import { type Clock, type ConstraintResult, parsePlatformIdentity } from '@pts/shared';
 import type { Logger } from 'pino';
+import { getAddress, isAddress } from 'viem';
 import type { Config } from '../../../config.ts';
 import type { Database } from '../../../db/database.ts';
 import { guardedRequest, type HostResolver, SsrfError, type SsrfPolicy } from '../../../http/ssrf-guard.ts';
@@ -171,16 +172,48 @@ export function createConstraintChecker(deps: ConstraintCheckerDeps): Constraint
     const platform = String(constraint.config.platform) as ChatPlatform;
     const guildId = String(constraint.config.guildId);
     const role = String(constraint.config.role);
-    const identity = await deps.db
+    const members = await platformAccountsOfWallet(platform, userAddress);
+    if (members.length === 0) {
+      return { eligible: false, reason: `no ${platform} account is linked to wallet ${userAddress}`, cached: false };
+    }
+    // One wallet may carry several accounts of a platform (linked identities): any of them holding the role counts.
+    let verdict: Omit<ConstraintResult, 'constraintId' | 'kind'> | undefined;
+    for (const userId of members) {
+      verdict = await memberHasRole({ brandId, platform, guildId, userId }, role);
+      if (verdict.eligible) return verdict;
+    }
+    return verdict as Omit<ConstraintResult, 'constraintId' | 'kind'>;
+  };
+
+  /**
+   * The platform user ids behind a wallet: its social login (`oauth_identities`, from pregeneration) and the
+   * bots' synthetic identities (`discord_<id>@…`, `telegram_<id>@…`) whose users rows hold the wallet.
+   */
+  const platformAccountsOfWallet = async (platform: ChatPlatform, userAddress: string): Promise<string[]> => {
+    const ids = new Set<string>();
+    const social = await deps.db
       .selectFrom('oauth_identities')
       .select('subject')
       .where('provider', '=', platform)
       .where('wallet_address', '=', userAddress)
-      .executeTakeFirst();
-    if (!identity) {
-      return { eligible: false, reason: `no ${platform} account is linked to wallet ${userAddress}`, cached: false };
+      .execute();
+    for (const row of social) ids.add(row.subject);
+    const addresses = isAddress(userAddress, { strict: false })
+      ? [userAddress, getAddress(userAddress)]
+      : [userAddress];
+    const users = await deps.db.selectFrom('users').select('email').where('wallet_address', 'in', addresses).execute();
+    for (const row of users) {
+      const identity = parsePlatformIdentity(row.email);
+      if (identity?.platform === platform) ids.add(identity.platformUserId);
     }
-    const key = { brandId, platform, guildId, userId: identity.subject };
+    return [...ids].sort();
+  };
+
+  const memberHasRole = async (
+    key: { brandId: string; platform: ChatPlatform; guildId: string; userId: string },
+    role: string,
+  ): Promise<Omit<ConstraintResult, 'constraintId' | 'kind'>> => {
+    const { platform, guildId } = key;
     const now = deps.clock.now();
     let snapshot = await findChatRoles(deps.db, key);
     let cached = true;

@@ -1,0 +1,14 @@
+<?php
+/**
+ * Removes everything the plugin stored: its settings (the security key among them) and its per-object markers.
+ *
+ * @package PtsLoyalty
+ */
+
+defined( 'WP_UNINSTALL_PLUGIN' ) || exit;
+
+require_once __DIR__ . '/includes/class-pts-settings.php';
+
+delete_option( Pts_Settings::OPTION );
+delete_metadata( 'post', 0, '_pts_loyalty_rewarded', '', true );
+delete_metadata( 'comment', 0, '_pts_loyalty_rewarded', '', true );

@@ -1,0 +1,161 @@
+import { createManualClock, isAppError } from '@pts/shared';
+import type { Response } from 'express';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../../test/database.ts';
+import {
+  createMemoryRateLimitStore,
+  createPostgresRateLimitStore,
+  createRateLimit,
+  type RateLimit,
+  type RateLimitStore,
+} from './rate-limit.ts';
+
+/** The headers a limit sets, captured the way Express's `res.setHeader` receives them. */
+function recordingResponse(): Response & { headers: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  return {
+    headers,
+    setHeader(name: string, value: string) {
+      headers[name.toLowerCase()] = value;
+      return this;
+    },
+  } as unknown as Response & { headers: Record<string, string> };
+}
+
+/** Consumes once; answers `ok`, or the 429's retryAfter. */
+async function attempt(limit: RateLimit, key: string): Promise<{ ok: boolean; retryAfter?: number }> {
+  try {
+    await limit.consume(recordingResponse(), key);
+    return { ok: true };
+  } catch (error) {
+    if (isAppError(error) && error.code === 'RATE_LIMIT_EXCEEDED') {
+      return { ok: false, retryAfter: (error as { retryAfter?: number }).retryAfter ?? 0 };
+    }
+    throw error;
+  }
+}
+
+describe('rate limits in memory', () => {
+  it('sets X-RateLimit-* from the injected clock and refuses the point after the last with Retry-After', async () => {
+    const clock = createManualClock('2030-01-01T00:00:00Z');
+    const limit = createRateLimit({ name: 'brand', points: 2, durationSeconds: 60, clock });
+    const res = recordingResponse();
+    await limit.consume(res, 'b1');
+    expect(res.headers['x-ratelimit-limit']).toBe('2');
+    expect(res.headers['x-ratelimit-remaining']).toBe('1');
+    // The window ends 60 s after the clock's time, not the machine's.
+    expect(Number(res.headers['x-ratelimit-reset'])).toBe(Date.parse('2030-01-01T00:01:00Z') / 1000);
+    await limit.consume(res, 'b1');
+    const refused = recordingResponse();
+    await expect(limit.consume(refused, 'b1')).rejects.toMatchObject({
+      code: 'RATE_LIMIT_EXCEEDED',
+      retryAfter: 60,
+      details: { reason: 'rate_limit_exceeded', limit: 2, windowSeconds: 60 },
+    });
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    expect((await attempt(limit, 'b2')).ok).toBe(true);
+  });
+
+  it('keeps two processes apart: each counts only its own share', async () => {
+    const [a, b] = [createMemoryRateLimitStore(), createMemoryRateLimitStore()].map((store) =>
+      createRateLimit({ name: 'brand', points: 3, durationSeconds: 60, store }),
+    );
+    const results = [];
+    for (let i = 0; i < 6; i++) results.push((await attempt(i % 2 === 0 ? a! : b!, 'brand-x')).ok);
+    expect(results.filter(Boolean)).toHaveLength(6);
+  });
+});
+
+describe.runIf(testDatabaseKind === 'postgres')('rate limits shared through PostgreSQL', () => {
+  let database: TestDatabase;
+  const pools: pg.Pool[] = [];
+  const storeOfNewProcess = (errors: unknown[] = []): RateLimitStore => {
+    // Each "process" has its own pool on the same database, as replicas do.
+    const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    pools.push(pool);
+    return createPostgresRateLimitStore(pool, { onStoreError: (error) => errors.push(error) });
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await Promise.all(pools.map((pool) => pool.end()));
+    await database?.close();
+  });
+
+  it('holds one window across three processes under concurrency', async () => {
+    const errors: unknown[] = [];
+    const limits = [storeOfNewProcess(errors), storeOfNewProcess(errors), storeOfNewProcess(errors)].map((store) =>
+      createRateLimit({ name: 'brand', keyPrefix: 'brand-shared', points: 10, durationSeconds: 60, store }),
+    );
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(limits[i % 3]!, 'brand-y')));
+    expect(results.filter((r) => r.ok)).toHaveLength(10);
+    for (const refused of results.filter((r) => !r.ok)) {
+      expect(refused.retryAfter).toBeGreaterThanOrEqual(1);
+      expect(refused.retryAfter).toBeLessThanOrEqual(60);
+    }
+    // Another key has its own window; another limit (prefix) its own counters.
+    expect((await attempt(limits[0]!, 'brand-z')).ok).toBe(true);
+    // The database counted: the in-memory fallback never took over.
+    expect(errors).toEqual([]);
+    const other = createRateLimit({
+      name: 'ip',
+      keyPrefix: 'ip-shared',
+      points: 1,
+      durationSeconds: 60,
+      store: storeOfNewProcess(),
+    });
+    expect((await attempt(other, 'brand-y')).ok).toBe(true);
+    const { rows } = await pools[0]!.query<{ key: string; points: number }>(
+      "SELECT key, points FROM rate_limits WHERE key = 'brand-shared:brand-y'",
+    );
+    expect(rows).toEqual([{ key: 'brand-shared:brand-y', points: 30 }]);
+  });
+
+  it('sends the concurrent consumes of one key in one upsert, accepting exactly as many as one by one would', async () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    pools.push(pool);
+    let queries = 0;
+    const counting = {
+      query: (...args: Parameters<pg.Pool['query']>) => {
+        queries += 1;
+        return (pool.query as (...a: unknown[]) => unknown)(...args);
+      },
+    } as unknown as pg.Pool;
+    const limit = createRateLimit({
+      name: 'brand',
+      keyPrefix: 'brand-grouped',
+      points: 7,
+      durationSeconds: 60,
+      store: createPostgresRateLimitStore(counting),
+    });
+    const results = await Promise.all(Array.from({ length: 25 }, () => attempt(limit, 'brand-g')));
+    expect(results.filter((r) => r.ok)).toHaveLength(7);
+    // The first seven in arrival order are the accepted ones.
+    expect(results.slice(0, 7).every((r) => r.ok)).toBe(true);
+    expect(queries).toBe(1);
+    const { rows } = await pool.query<{ points: number }>(
+      "SELECT points FROM rate_limits WHERE key = 'brand-grouped:brand-g'",
+    );
+    expect(rows[0]?.points).toBe(25);
+  });
+
+  it('counts in memory when the database does not answer, instead of failing the request', async () => {
+    const dead = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', max: 1 });
+    pools.push(dead);
+    const errors: unknown[] = [];
+    const limit = createRateLimit({
+      name: 'brand',
+      points: 2,
+      durationSeconds: 60,
+      store: createPostgresRateLimitStore(dead, { onStoreError: (error) => errors.push(error) }),
+    });
+    const results = [];
+    for (let i = 0; i < 3; i++) results.push((await attempt(limit, 'brand-offline')).ok);
+    expect(results).toEqual([true, true, false]);
+    // Said once, not per request.
+    expect(errors).toHaveLength(1);
+  });
+});
