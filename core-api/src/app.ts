@@ -1,3 +1,4 @@
+import { RELAY_BODY_LIMIT_BYTES } from '@pts/shared';
 import express, { type Express, Router } from 'express';
 import { registerApiDocs } from './api-docs.ts';
 import type { AppServices } from './compose.ts';
@@ -12,14 +13,21 @@ import {
   createAchievementsRouter,
   registerAchievementDocs,
 } from './modules/achievements/achievements.routes.ts';
-import { createBalancesRouter, registerBalanceDocs } from './modules/balances/balances.routes.ts';
+import { createBalancesRouter, readBalance, registerBalanceDocs } from './modules/balances/balances.routes.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
 import {
   createCampaignAdminRouter,
   createCommunityServicesRouter,
   registerCommunityDocs,
 } from './modules/community/community.routes.ts';
+import {
+  createSeedEventCompatRouter,
+  createSeedRelayerCompatRouter,
+  createSeedServicesCompatRouter,
+  registerSeedCompatDocs,
+} from './modules/compat/seed-compat.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
+import { createDropsRouter, registerDropDocs } from './modules/drops/drops.routes.ts';
 import { createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
@@ -89,7 +97,35 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     mounted.push(prefix);
   };
 
+  // Perk eligibility (public by wallet address): under /services, and /pts-api/check-eligibility for seed clients.
+  const eligibilityRouter = createEligibilityRouter({
+    db: deps.db,
+    clock: deps.clock,
+    constraints: deps.constraints,
+    verifyBrandSignature,
+    ipLimit: services.limits.ip,
+  });
+  // The seed system's vocabulary, mapped at the edge before pts's own routers (docs/compatibility.md).
+  const seedCompat = { db: deps.db, clock: deps.clock, logger, brands: services.brands };
   const eventRouter = Router();
+  eventRouter.use(
+    createSeedEventCompatRouter({
+      ...seedCompat,
+      verifyBrandSignature,
+      bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
+      bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
+      readBalance: (userIdentifier) =>
+        readBalance(
+          {
+            db: deps.db,
+            publicClient: deps.publicClient,
+            rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+          },
+          userIdentifier,
+        ),
+      eligibility: eligibilityRouter,
+    }),
+  );
   eventRouter.use(
     createEventsRouter(
       {
@@ -123,7 +159,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     '/reward-processor',
     createRewardProcessorRouter({ minter: deps.minter, logger, clock: deps.clock, adminToken: deps.adminToken }),
   );
-  mount('relayer', '/relayer', createRelayerRouter(deps, { verifyBrandSignature, limits: services.limits }));
+  const relayerRouter = Router();
+  relayerRouter.use(createSeedRelayerCompatRouter({ bodyLimitBytes: RELAY_BODY_LIMIT_BYTES }));
+  relayerRouter.use(createRelayerRouter(deps, { verifyBrandSignature, limits: services.limits }));
+  mount('relayer', '/relayer', relayerRouter);
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
   const adminRouter = Router();
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
@@ -152,6 +191,14 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   // Shared services (perk catalogue, eligibility, chat roles) and the constraint cache's invalidation host.
   // Shared services for bots, the site plugin and brand back-ends: each feature's own router.
   const servicesRouter = Router();
+  servicesRouter.use(
+    createSeedServicesCompatRouter({
+      ...seedCompat,
+      events: services.events,
+      verifyBrandSignature,
+      brandLimit: services.limits.brand,
+    }),
+  );
   // Check-in and milestones reward through the event handler's own pipeline, cache and brand limit.
   servicesRouter.use(
     createStreaksRouter({
@@ -197,13 +244,17 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   );
   servicesRouter.use(createPerkCatalogueRouter({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger }));
   servicesRouter.use(createRedemptionRouter({ ...deps, verifyBrandSignature }));
+  servicesRouter.use(eligibilityRouter);
   servicesRouter.use(
-    createEligibilityRouter({
+    createDropsRouter({
       db: deps.db,
       clock: deps.clock,
-      constraints: deps.constraints,
+      logger,
+      events: services.events,
+      secrets: deps.secrets,
+      changes: services.changes,
       verifyBrandSignature,
-      ipLimit: services.limits.ip,
+      brandLimit: services.limits.brand,
     }),
   );
   mount('event-handler', '/services', servicesRouter);
@@ -243,6 +294,8 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerConstraintDocs(docs);
   registerCommunityDocs(docs);
   registerSdkDocs(docs);
+  registerDropDocs(docs);
+  registerSeedCompatDocs(docs);
   app.use(
     createHealthRouter({
       pingDatabase: deps.pingDatabase,

@@ -181,6 +181,21 @@ export {
   xBotSettingsResponseSchema,
 } from './schemas/community.ts';
 export {
+  type ClaimDropRequest,
+  type ClaimDropResponse,
+  type CreateDropRequest,
+  calculateRewardRequestSchema,
+  claimDropRequestSchema,
+  claimDropResponseSchema,
+  createDropRequestSchema,
+  createDropResponseSchema,
+  type Drop,
+  dropSchema,
+  logActivityRequestSchema,
+  processIntegrationRequestSchema,
+  userBalanceRequestSchema,
+} from './schemas/compat.ts';
+export {
   type AddConstraintInput,
   type AddConstraintRequest,
   addConstraintRequestSchema,
@@ -418,8 +433,10 @@ export {
   streakSettingsResponseSchema,
   streakSettingsSchema,
   streakStatusParamsSchema,
+  streakStatusQuerySchema,
   streakStatusResponseSchema,
   streakSummarySchema,
+  streakTypeSchema,
   type UpdateStreakSettingsRequest,
   updateStreakSettingsRequestSchema,
   userIdentifierSchema,

@@ -18,6 +18,21 @@ export function identityOf(user: Pick<ChatUser, 'platform' | 'id'>, deps: Pick<B
 }
 
 /**
+ * What events and streak activity carry about the member so the brand's leaderboards show a name rather than
+ * `telegram user 1002`: `displayName` (the platform's display name, else `@username`) and `username`.
+ */
+export function memberMetadata(user: Pick<ChatUser, 'displayName' | 'username'>): {
+  displayName?: string;
+  username?: string;
+} {
+  const displayName = user.displayName?.trim() || (user.username ? `@${user.username}` : undefined);
+  return {
+    ...(displayName ? { displayName } : {}),
+    ...(user.username ? { username: user.username } : {}),
+  };
+}
+
+/**
  * The brand of the place: the group's `/setup` credentials. In a direct message there is no group, and the
  * bot does not guess one (a user may belong to several brands' groups): it answers with guidance.
  */

@@ -1,5 +1,5 @@
 import { CoreApiError } from '@pts/shared';
-import { groupContext, identityOf } from './context.ts';
+import { groupContext, identityOf, memberMetadata } from './context.ts';
 import type { BotDeps, ChatPlace, ChatUser, Reply } from './types.ts';
 
 export type Greeting = 'good_morning' | 'good_night';
@@ -65,7 +65,7 @@ export async function handleMessage(
     const result = await ctx.client.manualEvent({
       eventType: greeting,
       userEmail: ctx.identity,
-      metadata: { source_platform: message.place.platform },
+      metadata: { source_platform: message.place.platform, ...memberMetadata(message.user) },
       ...(message.place.channelId ? { channel_id: message.place.channelId } : {}),
     });
     const wantsReply = greeting === 'good_morning' ? np.gmResponseEnabled : np.gnResponseEnabled;
@@ -107,7 +107,7 @@ export async function handleMemberJoined(
     const result = await ctx.client.manualEvent({
       eventType: 'welcome_bonus',
       userEmail: identityOf(member.user, deps),
-      metadata: { source_platform: member.place.platform },
+      metadata: { source_platform: member.place.platform, ...memberMetadata(member.user) },
       ...(member.place.channelId ? { channel_id: member.place.channelId } : {}),
     });
     if (!group.configMetadata.welcomeMessageEnabled) return undefined;

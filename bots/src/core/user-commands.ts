@@ -1,7 +1,7 @@
 import { CoreApiError, parsePlatformIdentity } from '@pts/shared';
 import { z } from 'zod';
 import { reportMemberRoles } from './chat-roles.ts';
-import { groupContext } from './context.ts';
+import { groupContext, memberMetadata } from './context.ts';
 import { formatDuration, secondsUntilUtcMidnight } from './replies.ts';
 import type { BotDeps, Command, CommandInput, Reply, ReplyButton } from './types.ts';
 
@@ -40,7 +40,7 @@ export const dailyCommand = defineCommand({
   args: noArgs,
   run: (input, deps) =>
     inGroup(input, deps, async ({ client, identity }) => {
-      const result = await client.checkin(identity, input.user.platform);
+      const result = await client.checkin(identity, input.user.platform, memberMetadata(input.user));
       const wait = formatDuration(secondsUntilUtcMidnight(deps.clock.now()));
       const streakLine = `Streak: ${result.streak.currentStreak} day(s), multiplier ×${result.streak.multiplier}`;
       const buttons = milestoneButtons(result.streak.unclaimedMilestones);

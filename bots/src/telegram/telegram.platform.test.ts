@@ -185,6 +185,16 @@ describe('telegram bot end to end', () => {
       .toBe(10);
   });
 
+  it('shows members by their Telegram names on the leaderboard (names travel with events and check-ins)', async () => {
+    await waitForMintsSettled(platform);
+    const board = await replyTo(MEMBER, '/lb tokens all');
+    expect(board).toMatch(/\d+\. Bob: \d+/);
+    expect(board).toMatch(/\d+\. M3: \d+/);
+    expect(board).not.toMatch(/telegram user/);
+    const streaks = await replyTo(MEMBER, '/lb streaks');
+    expect(streaks).toMatch(/1\. Bob: 1/);
+  });
+
   it('sends a /link code only in a private chat, never in the group', async () => {
     const since = api.calls.length;
     const notice = await replyTo(MEMBER, '/link');

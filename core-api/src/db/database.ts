@@ -22,6 +22,9 @@ import * as rateLimits from './migrations/2026_11_24_0200_rate_limits.ts';
 import * as rewardMintsReconciled from './migrations/2026_11_24_0230_reward_mints_reconciled.ts';
 import * as eventExternalIds from './migrations/2026_11_24_2110_event_external_ids.ts';
 import * as brandXHandle from './migrations/2026_11_24_2115_brand_x_handle.ts';
+import * as displayNames from './migrations/2026_11_25_0000_display_names.ts';
+import * as customRuleIds from './migrations/2026_11_25_0100_custom_rule_ids.ts';
+import * as drops from './migrations/2026_11_25_0200_drops.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -62,6 +65,9 @@ const migrations: Record<string, Migration> = {
   '2026_11_24_0230_reward_mints_reconciled': rewardMintsReconciled,
   '2026_11_24_2110_event_external_ids': eventExternalIds,
   '2026_11_24_2115_brand_x_handle': brandXHandle,
+  '2026_11_25_0000_display_names': displayNames,
+  '2026_11_25_0100_custom_rule_ids': customRuleIds,
+  '2026_11_25_0200_drops': drops,
 };
 
 const migrationProvider: MigrationProvider = {

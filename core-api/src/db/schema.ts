@@ -581,7 +581,41 @@ export interface HashtagCampaignsTable {
   updated_at: Timestamp;
 }
 
+/** The display name a brand's clients last sent for a user (`metadata.displayName`), for its leaderboards. */
+export interface UserDisplayNamesTable {
+  brand_id: string;
+  user_key: string;
+  display_name: string;
+  updated_at: Timestamp;
+}
+
+/** A claimable amount (seed drops): `claimed` counts claims against `total_supply`. */
+export interface DropsTable {
+  id: string;
+  brand_id: string;
+  name: string;
+  amount: bigint;
+  total_supply: number;
+  claimed: ColumnType<number, number | undefined, number>;
+  per_user_limit: number;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  created_at: Timestamp;
+}
+
+/** One claim of a drop; `seq` numbers a user's claims of it (1 … per-user limit). */
+export interface DropClaimsTable {
+  drop_id: string;
+  user_key: string;
+  seq: number;
+  event_id: string;
+  claimed_at: Timestamp;
+}
+
 export interface DB {
+  drops: DropsTable;
+  drop_claims: DropClaimsTable;
+  user_display_names: UserDisplayNamesTable;
   chat_groups: ChatGroupsTable;
   hashtag_campaigns: HashtagCampaignsTable;
   achievement_definitions: AchievementDefinitionsTable;

@@ -116,6 +116,12 @@ export interface LinkConfirmResult {
   [key: string]: unknown;
 }
 
+/** What a streak call may carry besides the user: `displayName` is shown on the brand's leaderboards. */
+export interface StreakMetadata {
+  displayName?: string;
+  [key: string]: unknown;
+}
+
 export interface LeaderboardOptions {
   metric?: string;
   period?: string;
@@ -133,9 +139,13 @@ export interface CoreClient {
   /** `GET /pts-api/event-config?brandId=`: the brand's active rules. */
   eventConfig(): Promise<EventConfigResponse>;
   /** `POST /services/checkin`: once per UTC day (a repeat answers `alreadyClaimed`). */
-  checkin(userIdentifier: string, platform: string): Promise<CheckinResponse>;
+  checkin(userIdentifier: string, platform: string, metadata?: StreakMetadata): Promise<CheckinResponse>;
   /** `POST /services/streak/record-activity`. */
-  recordStreakActivity(userIdentifier: string, platform: string): Promise<RecordActivityResponse>;
+  recordStreakActivity(
+    userIdentifier: string,
+    platform: string,
+    metadata?: StreakMetadata,
+  ): Promise<RecordActivityResponse>;
   /** `GET /services/streak/status/:brandId/:userIdentifier`. */
   streakStatus(userIdentifier: string): Promise<StreakStatusResponse>;
   /** `POST /services/streak/claim-milestone`. */
@@ -410,19 +420,19 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         schema: eventConfigResponseSchema,
         retry: 'safe',
       }),
-    checkin: (userIdentifier, platform) =>
+    checkin: (userIdentifier, platform, metadata) =>
       call({
         method: 'POST',
         path: '/services/checkin',
-        body: { brandId, userIdentifier, platform },
+        body: { brandId, userIdentifier, platform, ...(metadata ? { metadata } : {}) },
         schema: checkinResponseSchema,
         retry: 'deduplicated',
       }),
-    recordStreakActivity: (userIdentifier, platform) =>
+    recordStreakActivity: (userIdentifier, platform, metadata) =>
       call({
         method: 'POST',
         path: '/services/streak/record-activity',
-        body: { brandId, userIdentifier, platform, streakType: 'daily' },
+        body: { brandId, userIdentifier, platform, streakType: 'daily', ...(metadata ? { metadata } : {}) },
         schema: recordActivityResponseSchema,
         retry: 'deduplicated',
       }),

@@ -19,6 +19,10 @@ export const achievementSchema = z.object({
   fraction: z.number(),
   unlocked: z.boolean(),
   unlockedAt: z.string().nullable(),
+  // The seed clients' names for type, progress and unlocked (docs/compatibility.md).
+  achievementType: z.string().optional(),
+  currentProgress: z.number().optional(),
+  isUnlocked: z.boolean().optional(),
 });
 
 export const achievementsResponseSchema = z.object({

@@ -76,6 +76,10 @@ export const leaderboardEntrySchema = z.object({
   username: z.string(),
   value: z.number(),
   rank: z.number().int().min(1),
+  /** Seed clients' name for `username` (docs/compatibility.md). */
+  displayName: z.string().optional(),
+  /** `value` with its unit: `1,250 pts`, `12 days` (seed clients). */
+  formattedValue: z.string().optional(),
 });
 export type LeaderboardEntry = z.infer<typeof leaderboardEntrySchema>;
 
@@ -91,6 +95,10 @@ export const leaderboardResponseSchema = z.object({
   /** First day (UTC) of the period; null for `all_time` and `streak`. */
   periodStart: z.string().nullable(),
   me: leaderboardEntrySchema.nullable().optional(),
+  /** Seed clients' name for `leaderboard`. */
+  rankings: z.array(leaderboardEntrySchema).optional(),
+  /** `me.rank` (null when the user is not ranked), when `user` was asked for (seed clients). */
+  userRank: z.number().int().nullable().optional(),
 });
 export type LeaderboardResponse = z.infer<typeof leaderboardResponseSchema>;
 

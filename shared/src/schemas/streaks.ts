@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { brandIdSchema, cleanString, emailSchema } from './common.ts';
+import { brandIdSchema, cleanString, emailSchema, metadataSchema } from './common.ts';
 
-/** Streak kinds the services count; spec 4.3 names only `daily`. */
+/** Streak kinds named by spec 4.3; any other `streakType` is its own streak too (`engagement`, …). */
 export const STREAK_TYPES = ['daily'] as const;
+
+/** A streak type: `daily` (check-ins and milestones count it) or another lowercase name, each its own streak. */
+export const streakTypeSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,31}$/, 'must be 1 to 32 lowercase letters, digits or underscores, e.g. daily');
 
 /** A platform name (`discord`, `telegram`, `x`, `web`, `cms`…): letters, digits, `_` and `-`. */
 export const streakPlatformSchema = cleanString(
@@ -68,14 +73,22 @@ export const recordActivityRequestSchema = z
     brandId: brandIdSchema,
     userIdentifier: userIdentifierSchema,
     platform: streakPlatformSchema,
-    streakType: z.enum(STREAK_TYPES).default('daily'),
+    streakType: streakTypeSchema.default('daily'),
+    /** `displayName` (≤ 64 characters once cleaned) is shown for the user on the brand's leaderboards. */
+    metadata: metadataSchema.optional(),
   })
   .meta({ id: 'RecordActivityRequest' });
 export type RecordActivityRequest = z.infer<typeof recordActivityRequestSchema>;
 
 /** `POST /services/checkin` (and the CMS plugin's `/checkin`). */
 export const checkinRequestSchema = z
-  .object({ brandId: brandIdSchema, userIdentifier: userIdentifierSchema, platform: streakPlatformSchema })
+  .object({
+    brandId: brandIdSchema,
+    userIdentifier: userIdentifierSchema,
+    platform: streakPlatformSchema,
+    /** `displayName` (≤ 64 characters once cleaned) is shown for the user on the brand's leaderboards. */
+    metadata: metadataSchema.optional(),
+  })
   .meta({ id: 'CheckinRequest' });
 export type CheckinRequest = z.infer<typeof checkinRequestSchema>;
 
@@ -90,6 +103,8 @@ export const claimMilestoneRequestSchema = z
 export type ClaimMilestoneRequest = z.infer<typeof claimMilestoneRequestSchema>;
 
 export const streakStatusParamsSchema = z.object({ brandId: brandIdSchema, userIdentifier: userIdentifierSchema });
+/** `?streakType=` of the status read: `daily` unless asked. */
+export const streakStatusQuerySchema = z.object({ streakType: streakTypeSchema.default('daily') });
 
 export const streakSettingsParamsSchema = z.object({ brandId: brandIdSchema });
 
@@ -126,7 +141,7 @@ export const recordActivityResponseSchema = z
     success: z.literal(true),
     brandId: z.string(),
     userIdentifier: z.string(),
-    streakType: z.enum(STREAK_TYPES),
+    streakType: streakTypeSchema,
     /** The activity counted a new UTC day (false: the user was already active today). */
     isNew: z.boolean(),
     /** The previous streak had lapsed and this activity started a new one. */
@@ -135,6 +150,14 @@ export const recordActivityResponseSchema = z
     freezeEarned: z.boolean(),
     longestStreak: z.number().int(),
     streak: streakSummarySchema,
+    // The seed clients' top-level fields (docs/compatibility.md).
+    isNewActivity: z.boolean().optional(),
+    currentStreak: z.number().int().optional(),
+    multiplier: z.number().optional(),
+    nextMilestone: nextMilestoneSchema.nullable().optional(),
+    unclaimedMilestones: z.array(streakMilestoneSchema).optional(),
+    /** Recording activity pays nothing by itself: 0. */
+    reward: z.number().int().optional(),
   })
   .meta({ id: 'RecordActivityResponse' });
 export type RecordActivityResponse = z.infer<typeof recordActivityResponseSchema>;
@@ -157,6 +180,8 @@ export const streakStatusResponseSchema = z
     /** The last moment an activity still continues the streak, held freezes included. */
     streakExpiresAt: z.string().nullable(),
     freezes: streakFreezesSchema,
+    /** `nextMilestone.daysRemaining` (seed clients). */
+    daysToNextMilestone: z.number().int().nullable().optional(),
   })
   .meta({ id: 'StreakStatusResponse' });
 export type StreakStatusResponse = z.infer<typeof streakStatusResponseSchema>;
@@ -186,6 +211,8 @@ export const claimMilestoneResponseSchema = z
   .object({
     success: z.literal(true),
     bonusPts: z.number().int(),
+    /** `bonusPts` (seed clients). */
+    bonus: z.number().int().optional(),
     milestone: z.number().int(),
     eventId: z.string(),
     walletAddress: z.string(),

@@ -28,6 +28,33 @@ async function walletOf(db: Database, userKey: string): Promise<string | null> {
 }
 
 /**
+ * What a user can spend: the live on-chain balance of their wallet (their own, or their account's) and the
+ * rewards accepted but not yet confirmed.
+ */
+export async function readBalance(
+  deps: Pick<BalancesRouterDeps, 'db' | 'publicClient' | 'rewardToken'>,
+  userIdentifier: string,
+): Promise<{ walletAddress: string | null; balance: number; pending: number }> {
+  const wallet = await walletOf(deps.db, userIdentifier);
+  if (!wallet) return { walletAddress: null, balance: 0, pending: 0 };
+  const [onChain, waiting] = await Promise.all([
+    deps.publicClient.readContract({
+      address: deps.rewardToken,
+      abi: rewardTokenAbi,
+      functionName: 'balanceOf',
+      args: [wallet as Address],
+    }),
+    deps.db
+      .selectFrom('reward_mints')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('total'))
+      .where('wallet_address', '=', wallet)
+      .where('status', 'in', ['pending', 'submitted'])
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { walletAddress: wallet, balance: Number(onChain), pending: Number(BigInt(waiting.total ?? '0')) };
+}
+
+/**
  * `GET /balance/:brandId/:userIdentifier` (brand-signed, under `/services`): what a chat user or site visitor
  * can spend — the live on-chain balance of their wallet, never a cached figure — plus rewards accepted and
  * not yet confirmed. One token serves every brand, so the balance is the wallet's, whichever brand asks.
@@ -37,35 +64,15 @@ export function createBalancesRouter(deps: BalancesRouterDeps): Router {
   router.get('/balance/:brandId/:userIdentifier', async (req, res) => {
     const { brandId, userIdentifier } = parseInput(balanceParamsSchema, req.params, 'path');
     await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-    const wallet = await walletOf(deps.db, userIdentifier);
-    let balance = 0n;
-    let pending = 0n;
-    if (wallet) {
-      const [onChain, waiting] = await Promise.all([
-        deps.publicClient.readContract({
-          address: deps.rewardToken,
-          abi: rewardTokenAbi,
-          functionName: 'balanceOf',
-          args: [wallet as Address],
-        }),
-        deps.db
-          .selectFrom('reward_mints')
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('total'))
-          .where('wallet_address', '=', wallet)
-          .where('status', 'in', ['pending', 'submitted'])
-          .executeTakeFirstOrThrow(),
-      ]);
-      balance = onChain;
-      pending = BigInt(waiting.total ?? '0');
-    }
+    const { walletAddress: wallet, balance, pending } = await readBalance(deps, userIdentifier);
     res.setHeader('Cache-Control', 'no-store');
     res.json({
       success: true,
       brandId,
       userIdentifier,
       walletAddress: wallet,
-      balance: Number(balance),
-      pending: Number(pending),
+      balance,
+      pending,
     });
   });
   return router;

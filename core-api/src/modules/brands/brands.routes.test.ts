@@ -129,6 +129,9 @@ describe('POST /admin/brands', () => {
       subscribe_renewal: 200,
       form_submit: 10,
     });
+    // The spec 2.4 defaults are not custom: uuid ids.
+    for (const rule of rules.body.rules)
+      expect(rule).toMatchObject({ eventId: expect.stringMatching(UUID), isCustom: false });
   });
 
   it('uses a given address, lowercased, and derives a different address each time otherwise', async () => {
@@ -256,14 +259,15 @@ describe('GET and PATCH /admin/brands/:brandId', () => {
 });
 
 describe('PUT /admin/brands/:brandId/rules/:eventType', () => {
-  it('creates a rule with a uuid eventId and the defaults, and keeps that eventId on update', async () => {
+  it('creates a custom rule with a custom_ eventId and the defaults, and keeps that eventId on update', async () => {
     const brand = await createTestBrand();
     const created = await request('PUT', `/brands/${brand.brandId}/rules/first_purchase`, {
       rewardAmount: 500,
     });
     expect(created.status).toBe(200);
     const rule = ruleSchema.parse(created.body.rule);
-    expect(rule.eventId).toMatch(UUID);
+    // Not a spec 2.4 default: a custom event, whose id starts with custom_ (spec 2.3).
+    expect(rule.eventId).toMatch(/^custom_[0-9a-f]{16}$/);
     expect(rule).toMatchObject({
       brandId: brand.brandId,
       eventType: 'first_purchase',
@@ -274,7 +278,7 @@ describe('PUT /admin/brands/:brandId/rules/:eventType', () => {
       totalClaims: null,
       detectionMethod: 'manual',
       detectionConfig: {},
-      isCustom: false,
+      isCustom: true,
       active: true,
     });
 

@@ -1,4 +1,4 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import {
   AppError,
   type Brand,
@@ -72,8 +72,19 @@ export const X_DEFAULT_RULES: readonly RuleSettings[] = [
 
 const DEFAULT_COOLDOWN_HOURS = 24;
 const DEFAULT_MAX_CLAIMS = 1;
-/** Custom event types carry their own id (spec 2.1, 2.3): the event type is the eventId. */
+/**
+ * Custom events have ids starting with `custom_` (spec 2.3). A rule is custom when its event type is not one
+ * of the spec 2.4 defaults; a `custom_…` event type is its own id, any other custom rule gets
+ * `custom_<16 hex>` (seed clients send these ids where an event type is expected: docs/compatibility.md).
+ */
 const CUSTOM_EVENT_PREFIX = 'custom_';
+
+/** The stored id and custom flag of a new rule for `eventType`. */
+export function newRuleIdentity(eventType: string): { id: string; isCustom: boolean } {
+  if (eventType.startsWith(CUSTOM_EVENT_PREFIX)) return { id: eventType, isCustom: true };
+  if (Object.hasOwn(DEFAULT_EVENT_REWARDS, eventType)) return { id: randomUUID(), isCustom: false };
+  return { id: `${CUSTOM_EVENT_PREFIX}${randomBytes(8).toString('hex')}`, isCustom: true };
+}
 const SECURITY_KEY_PREFIX = 'pts_sk_';
 const API_KEY_PREFIX = 'pts_ak_';
 
@@ -275,12 +286,12 @@ async function insertDefaultRules(trx: Kysely<DB>, deps: BrandServiceDeps, brand
 }
 
 function newRuleRow(deps: BrandServiceDeps, brandId: string, input: RuleSettings, now: Date): NewRuleRow {
-  const isCustom = input.eventType.startsWith(CUSTOM_EVENT_PREFIX);
+  const { id, isCustom } = newRuleIdentity(input.eventType);
   const detectionConfig: DetectionConfig = { ...input.detectionConfig };
   if (input.channels !== undefined) detectionConfig.channels = input.channels;
   return {
     // Only used when the row is new: an update keeps the stored id (see upsertRule).
-    id: isCustom ? input.eventType : randomUUID(),
+    id,
     brand_id: brandId,
     event_type: input.eventType,
     reward_amount: input.rewardAmount,

@@ -460,14 +460,14 @@ describe('event-config', () => {
     expect(types).not.toContain('retired');
     const gm = res.body.events.find((e: { eventType: string }) => e.eventType === 'discord_gm');
     expect(gm).toEqual({
-      eventId: expect.any(String),
+      eventId: expect.stringMatching(/^custom_[0-9a-f]{16}$/),
       eventType: 'discord_gm',
       rewardAmount: 25,
       maxClaims: 1,
       cooldownHours: 24,
       detectionMethod: 'manual',
       detectionConfig: { channels: ['general', 'gm'] },
-      isCustom: false,
+      isCustom: true,
     });
     const quiz = res.body.events.find((e: { eventType: string }) => e.eventType === 'custom_quiz');
     expect(quiz).toMatchObject({ eventId: 'custom_quiz', isCustom: true });

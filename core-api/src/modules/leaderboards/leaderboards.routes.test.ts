@@ -67,9 +67,31 @@ describe('GET /services/leaderboard/:brandId', () => {
       periodStart: null,
     });
     expect(res.body.leaderboard).toEqual([
-      { userIdentifier: 'al***@example.com', username: 'al***', value: 90, rank: 1 },
-      { userIdentifier: 'discord_123456789012345678@pts.example', username: 'discord user 5678', value: 60, rank: 2 },
-      { userIdentifier: 'bo***@example.com', username: 'bo***', value: 30, rank: 3 },
+      // displayName and formattedValue: the seed clients' names for username and value (docs/compatibility.md).
+      {
+        userIdentifier: 'al***@example.com',
+        username: 'al***',
+        value: 90,
+        rank: 1,
+        displayName: 'al***',
+        formattedValue: '90 pts',
+      },
+      {
+        userIdentifier: 'discord_123456789012345678@pts.example',
+        username: 'discord user 5678',
+        value: 60,
+        rank: 2,
+        displayName: 'discord user 5678',
+        formattedValue: '60 pts',
+      },
+      {
+        userIdentifier: 'bo***@example.com',
+        username: 'bo***',
+        value: 30,
+        rank: 3,
+        displayName: 'bo***',
+        formattedValue: '30 pts',
+      },
     ]);
   });
 
@@ -78,7 +100,15 @@ describe('GET /services/leaderboard/:brandId', () => {
     const res = await signedGet(path);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.leaderboard[0].userIdentifier).toBe('alice@example.com');
-    expect(res.body.me).toEqual({ userIdentifier: 'bob@example.com', username: 'bo***', value: 30, rank: 3 });
+    expect(res.body.me).toEqual({
+      userIdentifier: 'bob@example.com',
+      username: 'bo***',
+      value: 30,
+      rank: 3,
+      displayName: 'bo***',
+      formattedValue: '30 pts',
+    });
+    expect(res.body.userRank).toBe(3);
   });
 
   it('filters by platform and counts activity', async () => {

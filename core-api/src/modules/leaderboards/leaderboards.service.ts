@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { accountIdentities, resolveAccountKey } from '../accounts/accounts.service.ts';
+import { findDisplayNames } from '../display-names/display-names.ts';
 import { loadStreakSettings } from '../streaks/streaks.service.ts';
 import { ALL_PLATFORMS } from './activity.repository.ts';
 
@@ -76,7 +77,10 @@ export async function readLeaderboard(db: Database, input: LeaderboardRequest, n
       sql<string | null>`sum(users) filter (where value > ${mine ? mine.value : -1n})`.as('above'),
     ])
     .executeTakeFirstOrThrow();
-  const names = await usernames(db, [...top.map((row) => row.user_key), ...(mine ? [mine.user_key] : [])]);
+  const names = await usernames(db, request.brandId, [
+    ...top.map((row) => row.user_key),
+    ...(mine ? [mine.user_key] : []),
+  ]);
   const ranks = competitionRanks(top.map((row) => row.value));
   const display = (userKey: string) => (request.revealIdentifiers ? userKey : publicIdentifier(userKey));
   const leaderboard = top.map((row, i) => ({
@@ -129,7 +133,10 @@ async function readStreakBoard(db: Database, request: LeaderboardRequest, now: D
       sql<string>`count(*) filter (where current > ${mine ? mine.current : -1})`.as('above'),
     ])
     .executeTakeFirstOrThrow();
-  const names = await usernames(db, [...top.map((row) => row.user_key), ...(mine ? [mine.user_key] : [])]);
+  const names = await usernames(db, request.brandId, [
+    ...top.map((row) => row.user_key),
+    ...(mine ? [mine.user_key] : []),
+  ]);
   const display = (userKey: string) => (request.revealIdentifiers ? userKey : publicIdentifier(userKey));
   const ranks = competitionRanks(top.map((row) => row.current));
   return {
@@ -163,8 +170,22 @@ function defaultUsername(userKey: string): string {
   return maskEmail(userKey).split('@')[0] as string;
 }
 
+/**
+ * Names to show: the display name the brand's clients last sent (`metadata.displayName`), else the username
+ * a platform identity was pregenerated or seen with (oauth_identities).
+ */
+async function usernames(db: Database, brandId: string, userKeys: string[]): Promise<Map<string, string>> {
+  const displayed = await findDisplayNames(db, brandId, userKeys);
+  const names = await oauthUsernames(
+    db,
+    userKeys.filter((key) => !displayed.has(key)),
+  );
+  for (const [key, name] of displayed) names.set(key, name);
+  return names;
+}
+
 /** Usernames that platform identities were pregenerated or seen with (oauth_identities). */
-async function usernames(db: Database, userKeys: string[]): Promise<Map<string, string>> {
+async function oauthUsernames(db: Database, userKeys: string[]): Promise<Map<string, string>> {
   const wanted = new Map<string, string>();
   const pairs: { provider: string; subject: string }[] = [];
   for (const key of new Set(userKeys)) {

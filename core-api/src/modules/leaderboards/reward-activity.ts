@@ -3,6 +3,7 @@ import type { ConfirmedMint, MintConfirmation } from '../../chain/minter.ts';
 import type { Database } from '../../db/database.ts';
 import { resolveAccountKeys } from '../accounts/accounts.service.ts';
 import { advanceAchievements } from '../achievements/achievements.service.ts';
+import { type DisplayNameInput, displayNameOf, saveDisplayNames } from '../display-names/display-names.ts';
 import { type ActivityInput, recordActivities } from './activity.repository.ts';
 
 const PLATFORM_NAME = /^[a-z0-9_-]{1,32}$/;
@@ -44,9 +45,14 @@ export async function recordRewardActivity(
     events.map((event) => event.user_email),
   );
   const activities: ActivityInput[] = [];
+  const names: DisplayNameInput[] = [];
   for (const mint of mints) {
     const event = mint.eventId ? byId.get(mint.eventId) : undefined;
     if (!event) continue;
+    const displayName = displayNameOf(event.metadata);
+    if (displayName) {
+      names.push({ brandId: mint.brandId, userKey: accounts.get(event.user_email) ?? event.user_email, displayName });
+    }
     activities.push({
       brandId: mint.brandId,
       userKey: accounts.get(event.user_email) ?? event.user_email,
@@ -59,6 +65,8 @@ export async function recordRewardActivity(
     });
   }
   const counted = await recordActivities(trx, activities, confirmation.at);
+  // The name the user earned under, for the boards they now appear on.
+  await saveDisplayNames(trx, names, confirmation.at);
   // Achievements follow the same confirmed rewards, once each (replays were filtered out above).
   await advanceAchievements(
     trx,

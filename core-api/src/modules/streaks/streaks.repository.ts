@@ -2,13 +2,17 @@ import type { StreakState } from '@pts/shared';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
-/** Streak rows are per brand, user and streak type; spec 4.3 counts `daily` streaks. */
-const STREAK_TYPE = 'daily';
+/** Streak rows are per brand, user and streak type; spec 4.3 counts `daily` streaks, the default. */
+export const DAILY_STREAK = 'daily';
 
 export interface StreakKey {
   brandId: string;
   userKey: string;
+  /** Each type is its own streak (`engagement`, …); `daily` when absent (check-ins, milestones). */
+  streakType?: string | undefined;
 }
+
+const typeOf = (key: StreakKey) => key.streakType ?? DAILY_STREAK;
 
 /** The brand's stored settings document, or undefined when it uses the defaults. */
 export async function findStreakSettings(
@@ -75,7 +79,7 @@ export async function findStreak(db: Kysely<DB>, key: StreakKey): Promise<Streak
     .select(STREAK_COLUMNS)
     .where('brand_id', '=', key.brandId)
     .where('user_key', '=', key.userKey)
-    .where('streak_type', '=', STREAK_TYPE)
+    .where('streak_type', '=', typeOf(key))
     .executeTakeFirst();
   return row ? toState(row) : undefined;
 }
@@ -90,7 +94,7 @@ export async function lockStreak(trx: Kysely<DB>, key: StreakKey, at: Date): Pro
     .values({
       brand_id: key.brandId,
       user_key: key.userKey,
-      streak_type: STREAK_TYPE,
+      streak_type: typeOf(key),
       current: 0,
       longest: 0,
       freezes: 0,
@@ -105,7 +109,7 @@ export async function lockStreak(trx: Kysely<DB>, key: StreakKey, at: Date): Pro
     .select(STREAK_COLUMNS)
     .where('brand_id', '=', key.brandId)
     .where('user_key', '=', key.userKey)
-    .where('streak_type', '=', STREAK_TYPE)
+    .where('streak_type', '=', typeOf(key))
     .forUpdate()
     .executeTakeFirstOrThrow();
   return toState(row);
@@ -134,7 +138,7 @@ export async function saveStreak(
     })
     .where('brand_id', '=', key.brandId)
     .where('user_key', '=', key.userKey)
-    .where('streak_type', '=', STREAK_TYPE)
+    .where('streak_type', '=', typeOf(key))
     .execute();
 }
 

@@ -10,6 +10,7 @@ import {
   streakSettingsParamsSchema,
   streakSettingsResponseSchema,
   streakStatusParamsSchema,
+  streakStatusQuerySchema,
   streakStatusResponseSchema,
   updateStreakSettingsRequestSchema,
 } from '@pts/shared';
@@ -60,9 +61,10 @@ export function createStreaksRouter(deps: StreakRoutesDeps): Router {
 
   router.get('/streak/status/:brandId/:userIdentifier', async (req, res) => {
     const { brandId, userIdentifier } = parseInput(streakStatusParamsSchema, req.params, 'path');
+    const { streakType } = parseInput(streakStatusQuerySchema, req.query, 'query');
     await requireSigned(req, res, brandId, "A user's streak");
     res.setHeader('Cache-Control', 'no-store');
-    res.json(await getStreakStatus(deps, brandId, userIdentifier));
+    res.json(await getStreakStatus(deps, brandId, userIdentifier, streakType));
   });
 
   router.post('/streak/claim-milestone', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
@@ -111,7 +113,8 @@ export function registerStreakDocs(docs: ApiDocs, prefix = '/services'): void {
     description:
       'Counts at most one day per UTC day. The streak continues when the activity comes within the grace period ' +
       '(default 36 h) after the last; past it, held freezes bridge missed days (one each), else it restarts at 1. ' +
-      'Pays nothing by itself: `isNew` says whether a new day was counted.',
+      'Pays nothing by itself: `isNew` says whether a new day was counted. `streakType` other than `daily` ' +
+      '(e.g. `engagement`) is a streak of its own; only the daily streak has claimable milestones.',
     tags: ['streaks'],
     security: signed,
     request: { body: recordActivityRequestSchema },
@@ -128,7 +131,7 @@ export function registerStreakDocs(docs: ApiDocs, prefix = '/services'): void {
     summary: "A user's streak: current, longest, multiplier, milestones, freezes, checked in today",
     tags: ['streaks'],
     security: signed,
-    request: { params: streakStatusParamsSchema },
+    request: { params: streakStatusParamsSchema, query: streakStatusQuerySchema },
     responses: {
       200: { description: 'Streak status', schema: streakStatusResponseSchema },
       400: failure('Invalid brandId or userIdentifier'),

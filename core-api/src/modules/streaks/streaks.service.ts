@@ -35,12 +35,14 @@ import type { DB } from '../../db/schema.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { advanceAchievements } from '../achievements/achievements.service.ts';
 import { brandNotFound } from '../brands/brands.service.ts';
+import { displayNameOf, saveDisplayNames } from '../display-names/display-names.ts';
 import type { CachedBrand } from '../events/brand-cache.ts';
 import type { EventCandidate } from '../events/event-batcher.ts';
 import type { RuleRecord } from '../events/events.repository.ts';
 import { type AcceptedEvent, completeEvent, type EventDeps, prepareEvent } from '../events/events.service.ts';
 import { enqueueWebhook } from '../webhooks/webhooks.outbox.ts';
 import {
+  DAILY_STREAK,
   deleteMilestoneClaim,
   eventExists,
   findCheckin,
@@ -130,12 +132,14 @@ async function applyActivity(
   const locked = await lockStreak(trx, key, now);
   const result = recordStreakActivity(locked, now, settings);
   await saveStreak(trx, key, result.state, platform, now);
-  // Streak achievements follow the longest streak (a high-water mark), in the same transaction.
-  await advanceAchievements(
-    trx,
-    [{ brandId: key.brandId, userKey: key.userKey, type: 'streak_days', value: BigInt(result.state.longest) }],
-    now,
-  );
+  // Streak achievements follow the longest daily streak (a high-water mark), in the same transaction.
+  if ((key.streakType ?? DAILY_STREAK) === DAILY_STREAK) {
+    await advanceAchievements(
+      trx,
+      [{ brandId: key.brandId, userKey: key.userKey, type: 'streak_days', value: BigInt(result.state.longest) }],
+      now,
+    );
+  }
   if (result.milestonesReached.length > 0) {
     const userId = (await findUserId(trx, key.userKey)) ?? key.userKey;
     for (const milestone of result.milestonesReached) {
@@ -146,7 +150,7 @@ async function applyActivity(
           brandId: key.brandId,
           userId,
           email: key.userKey,
-          streakType: 'daily',
+          streakType: key.streakType ?? DAILY_STREAK,
           streakLength: result.state.current,
           milestone: milestone.days,
           timestamp: now.getTime(),
@@ -158,16 +162,42 @@ async function applyActivity(
   return result;
 }
 
+/**
+ * Milestones claimed on the streak of `key`. Only the daily streak's milestones are claimable
+ * (`/streak/claim-milestone`); other streak types count as having every milestone claimed, so they never
+ * announce bonuses nobody can claim.
+ */
+function claimedMilestones(db: Kysely<DB>, key: StreakKey, settings: StreakSettings): Promise<number[]> {
+  if ((key.streakType ?? DAILY_STREAK) !== DAILY_STREAK) return Promise.resolve(settings.milestones.map((m) => m.days));
+  return listClaimedMilestones(db, key);
+}
+
+/** Keeps the name the client sent (`metadata.displayName`) for the brand's leaderboards. */
+async function saveDisplayName(
+  trx: Kysely<DB>,
+  key: StreakKey,
+  metadata: Record<string, unknown> | undefined,
+  now: Date,
+): Promise<void> {
+  const displayName = displayNameOf(metadata);
+  if (displayName) await saveDisplayNames(trx, [{ ...key, displayName }], now);
+}
+
 /** `POST /streak/record-activity`: counts the day for the user's streak (no reward of its own). */
 export async function recordActivity(deps: StreakDeps, input: RecordActivityRequest): Promise<RecordActivityResponse> {
   await requireBrand(deps, input.brandId);
   const { settings } = await loadStreakSettings(deps, input.brandId);
   // Linked identities share one streak: the account's (docs/identity-linking.md).
-  const key = { brandId: input.brandId, userKey: await resolveAccountKey(deps.db, input.userIdentifier) };
+  const key = {
+    brandId: input.brandId,
+    userKey: await resolveAccountKey(deps.db, input.userIdentifier),
+    streakType: input.streakType,
+  };
   const now = deps.clock.now();
   const { result, claimed } = await deps.db.transaction().execute(async (trx) => {
+    await saveDisplayName(trx, key, input.metadata, now);
     const result = await applyActivity(trx, key, input.platform, settings, now);
-    return { result, claimed: await listClaimedMilestones(trx, key) };
+    return { result, claimed: await claimedMilestones(trx, key, settings) };
   });
   return {
     success: true,
@@ -188,14 +218,15 @@ export async function getStreakStatus(
   deps: StreakDeps,
   brandId: string,
   userIdentifier: string,
+  streakType: string = DAILY_STREAK,
 ): Promise<StreakStatusResponse> {
   await requireBrand(deps, brandId);
   const { settings } = await loadStreakSettings(deps, brandId);
-  const key = { brandId, userKey: await resolveAccountKey(deps.db, userIdentifier) };
+  const key = { brandId, userKey: await resolveAccountKey(deps.db, userIdentifier), streakType };
   const now = deps.clock.now();
   const [state, claimed, checkin] = await Promise.all([
     findStreak(deps.db, key),
-    listClaimedMilestones(deps.db, key),
+    claimedMilestones(deps.db, key, settings),
     findCheckin(deps.db, key, utcDay(now)),
   ]);
   const current = state ?? EMPTY_STREAK;
@@ -210,7 +241,7 @@ export async function getStreakStatus(
     multiplier: summary.multiplier,
     nextMilestone: summary.nextMilestone,
     unclaimedMilestones: summary.unclaimedMilestones,
-    claimedMilestones: claimed,
+    claimedMilestones: streakType === DAILY_STREAK ? claimed : [],
     checkedInToday: checkin !== undefined,
     lapsed: view.lapsed,
     lastActivityAt: current.lastActivityAt?.toISOString() ?? null,
@@ -336,6 +367,7 @@ export async function checkIn(deps: StreakDeps, input: CheckinRequest): Promise<
 
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const locked = await lockStreak(trx, key, now);
+    await saveDisplayName(trx, key, input.metadata, now);
     const existing = await findCheckin(trx, key, day);
     if (existing)
       return { already: true as const, state: locked, existing, claimed: await listClaimedMilestones(trx, key) };

@@ -1,0 +1,221 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  AppError,
+  type ClaimDropRequest,
+  type ClaimDropResponse,
+  type Clock,
+  type CreateDropRequest,
+  type Drop,
+  type EventRequest,
+  isAppError,
+  ruleInputSchema,
+} from '@pts/shared';
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
+import { resolveAccountKey } from '../accounts/accounts.service.ts';
+import type { ChangeNotifier } from '../brands/brand-changes.ts';
+import { brandNotFound, setRule } from '../brands/brands.service.ts';
+import { completeEvent, type EventDeps, prepareEvent } from '../events/events.service.ts';
+
+/** The event type drop claims are recorded and minted as; its amount is ignored (the drop's applies). */
+export const DROP_CLAIM_EVENT_TYPE = 'drop_claim';
+
+export interface DropDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  events: EventDeps;
+  secrets: SecretBox;
+  changes: ChangeNotifier;
+}
+
+interface DropRow {
+  id: string;
+  brand_id: string;
+  name: string;
+  amount: bigint;
+  total_supply: number;
+  claimed: number;
+  per_user_limit: number;
+  starts_at: Date;
+  ends_at: Date;
+}
+
+function toDrop(row: DropRow): Drop {
+  return {
+    dropId: row.id,
+    brandId: row.brand_id,
+    name: row.name,
+    amount: Number(row.amount),
+    totalSupply: row.total_supply,
+    claimed: row.claimed,
+    remaining: row.total_supply - row.claimed,
+    perUserLimit: row.per_user_limit,
+    startsAt: row.starts_at.toISOString(),
+    endsAt: row.ends_at.toISOString(),
+  };
+}
+
+function claimFailed(message: string, reason: string, details: Record<string, unknown> = {}): AppError {
+  return new AppError('CLAIM_FAILED', message, { reason, ...details });
+}
+
+/**
+ * `POST /services/drops/create`: stores the drop and makes sure the brand has an active `drop_claim` rule
+ * (reward 0, no cooldown, unlimited claims: the drop's own supply and per-user limit govern), so claims go
+ * through the event pipeline like every other reward.
+ */
+export async function createDrop(deps: DropDeps, input: CreateDropRequest): Promise<Drop> {
+  const cached = await deps.events.brands.get(input.brandId);
+  if (!cached) throw brandNotFound(input.brandId);
+  const now = deps.clock.now();
+  const startsAt = input.startsAt ? new Date(input.startsAt) : now;
+  const endsAt = new Date(input.endsAt);
+  if (endsAt.getTime() <= startsAt.getTime()) {
+    throw new AppError('VALIDATION_ERROR', 'endsAt must be after startsAt (or after now when startsAt is absent)', {
+      field: 'endsAt',
+    });
+  }
+  if (endsAt.getTime() <= now.getTime()) {
+    throw new AppError('VALIDATION_ERROR', 'endsAt is in the past: a drop must end in the future', { field: 'endsAt' });
+  }
+  if (!cached.rulesByType.get(DROP_CLAIM_EVENT_TYPE)?.active) {
+    await setRule(
+      { db: deps.db, secrets: deps.secrets, clock: deps.clock, changes: deps.changes, actor: 'drops' },
+      input.brandId,
+      ruleInputSchema.parse({ eventType: DROP_CLAIM_EVENT_TYPE, rewardAmount: 0, cooldownHours: 0, maxClaims: -1 }),
+    );
+  }
+  const row = await deps.db
+    .insertInto('drops')
+    .values({
+      id: `drop_${randomBytes(8).toString('hex')}`,
+      brand_id: cached.brand.address,
+      name: input.name,
+      amount: BigInt(input.amount),
+      total_supply: input.totalSupply,
+      per_user_limit: input.perUserLimit,
+      starts_at: startsAt,
+      ends_at: endsAt,
+      created_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toDrop(row);
+}
+
+/**
+ * `POST /services/drops/claim`. The claim is reserved behind the drop's row lock (window, supply and the
+ * user's limit checked and the counter moved in one transaction), so concurrent claims never exceed either;
+ * the reward then goes through the event pipeline (ledger, wallet, mint). If a rule of the brand refuses the
+ * reward, the reservation is released.
+ */
+export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promise<ClaimDropResponse> {
+  const userKey = await resolveAccountKey(deps.db, input.userIdentifier);
+  const eventId = randomUUID();
+  const eventInput: EventRequest = {
+    brandId: input.brandId,
+    eventType: DROP_CLAIM_EVENT_TYPE,
+    userEmail: input.userIdentifier,
+    metadata: { ...input.metadata, source: 'drop_claim', dropId: input.dropId },
+  };
+  // The pipeline's lock-free checks (brand, automation, rule) before anything is reserved.
+  const candidate = await prepareEvent(deps.events, eventInput, { signed: true });
+  const now = deps.clock.now();
+
+  const reserved = await deps.db.transaction().execute(async (trx) => {
+    const drop = await trx
+      .selectFrom('drops')
+      .selectAll()
+      .where('id', '=', input.dropId)
+      .where('brand_id', '=', input.brandId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!drop)
+      throw new AppError('NOT_FOUND', `Drop ${input.dropId} does not exist for this brand`, { field: 'dropId' });
+    if (now < drop.starts_at) {
+      throw claimFailed(`The drop opens at ${drop.starts_at.toISOString()}`, 'not_started', {
+        startsAt: drop.starts_at.toISOString(),
+      });
+    }
+    if (now >= drop.ends_at) {
+      throw claimFailed(`The drop ended at ${drop.ends_at.toISOString()}`, 'ended', {
+        endsAt: drop.ends_at.toISOString(),
+      });
+    }
+    if (drop.claimed >= drop.total_supply) {
+      throw new AppError('SOLD_OUT', 'Every unit of this drop has been claimed', { totalSupply: drop.total_supply });
+    }
+    const mine = await trx
+      .selectFrom('drop_claims')
+      .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.max('seq').as('last')])
+      .where('drop_id', '=', drop.id)
+      .where('user_key', '=', userKey)
+      .executeTakeFirstOrThrow();
+    const count = Number(mine.n);
+    if (count >= drop.per_user_limit) {
+      throw claimFailed(
+        `This user already claimed this drop ${count} time(s); the limit is ${drop.per_user_limit}`,
+        'already_claimed',
+        { perUserLimit: drop.per_user_limit },
+      );
+    }
+    await trx
+      .insertInto('drop_claims')
+      // After the last seq, not the count: a released claim leaves a gap.
+      .values({
+        drop_id: drop.id,
+        user_key: userKey,
+        seq: Number(mine.last ?? 0) + 1,
+        event_id: eventId,
+        claimed_at: now,
+      })
+      .execute();
+    await trx
+      .updateTable('drops')
+      .set((eb) => ({ claimed: eb('claimed', '+', 1) }))
+      .where('id', '=', drop.id)
+      .execute();
+    return { drop, remaining: drop.total_supply - drop.claimed - 1 };
+  });
+
+  let paid: Awaited<ReturnType<EventDeps['batcher']['enqueue']>>;
+  try {
+    paid = await deps.events.batcher.enqueue({
+      ...candidate,
+      eventId,
+      rewardAmount: reserved.drop.amount,
+      skipCooldown: true,
+      skipDuplicateWindow: true,
+    });
+  } catch (error) {
+    await releaseClaim(deps.db, reserved.drop.id, eventId);
+    if (isAppError(error)) deps.logger.info({ dropId: reserved.drop.id, code: error.code }, 'drop reward refused');
+    throw error;
+  }
+  const completed = await completeEvent(deps.events, paid);
+  return {
+    success: true,
+    dropId: reserved.drop.id,
+    amount: paid.rewardAmount,
+    remaining: reserved.remaining,
+    eventId: paid.eventId,
+    walletAddress: paid.walletAddress,
+    ...(completed.transactionHash ? { transactionHash: completed.transactionHash } : {}),
+    mintStatus: completed.mintStatus,
+  };
+}
+
+/** Gives a reserved unit back (its reward was refused or failed before it was recorded). */
+async function releaseClaim(db: Database, dropId: string, eventId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const removed = await trx.deleteFrom('drop_claims').where('event_id', '=', eventId).executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) return;
+    await trx
+      .updateTable('drops')
+      .set((eb) => ({ claimed: eb('claimed', '-', 1) }))
+      .where('id', '=', dropId)
+      .execute();
+  });
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { brandIdSchema, cleanString, emailSchema, eventTypeSchema, metadataSchema } from './common.ts';
+
+// Endpoints the seed system's clients call that pts had no equivalent for (docs/compatibility.md). Every one
+// is brand-signed.
+
+const userIdentifier = emailSchema;
+const isoDate = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-12-01T00:00:00Z' });
+
+/** `POST /services/drops/create`: a time-boxed claimable amount with a supply and a per-user limit. */
+export const createDropRequestSchema = z
+  .object({
+    brandId: brandIdSchema,
+    name: cleanString(z.string().min(1).max(100)).default('Drop'),
+    amount: z.number().int().min(1, 'must be at least 1').max(1_000_000_000),
+    totalSupply: z.number().int().min(1, 'must be at least 1').max(1_000_000),
+    perUserLimit: z.number().int().min(1, 'must be at least 1').max(1000).default(1),
+    startsAt: isoDate.optional(),
+    endsAt: isoDate,
+  })
+  .meta({ id: 'CreateDropRequest' });
+export type CreateDropRequest = z.output<typeof createDropRequestSchema>;
+
+export const dropSchema = z
+  .object({
+    dropId: z.string(),
+    brandId: z.string(),
+    name: z.string(),
+    amount: z.number().int(),
+    totalSupply: z.number().int(),
+    claimed: z.number().int(),
+    remaining: z.number().int(),
+    perUserLimit: z.number().int(),
+    startsAt: z.string(),
+    endsAt: z.string(),
+  })
+  .meta({ id: 'Drop' });
+export type Drop = z.infer<typeof dropSchema>;
+
+export const createDropResponseSchema = z.object({ success: z.literal(true), drop: dropSchema });
+
+/** `POST /services/drops/claim`. */
+export const claimDropRequestSchema = z
+  .object({
+    brandId: brandIdSchema,
+    dropId: cleanString(z.string().regex(/^drop_[0-9a-f]{16}$/, 'must be a drop id (drop_ and 16 hex characters)')),
+    userIdentifier,
+    metadata: metadataSchema.optional(),
+  })
+  .meta({ id: 'ClaimDropRequest' });
+export type ClaimDropRequest = z.output<typeof claimDropRequestSchema>;
+
+export const claimDropResponseSchema = z
+  .object({
+    success: z.literal(true),
+    dropId: z.string(),
+    amount: z.number().int(),
+    remaining: z.number().int(),
+    eventId: z.string(),
+    walletAddress: z.string(),
+    transactionHash: z.string().optional(),
+    mintStatus: z.enum(['none', 'pending', 'submitted', 'confirmed']),
+  })
+  .meta({ id: 'ClaimDropResponse' });
+export type ClaimDropResponse = z.infer<typeof claimDropResponseSchema>;
+
+/** `POST /services/activity/log`: an activity that counts on the activity board (no reward). */
+export const logActivityRequestSchema = z
+  .object({
+    brandId: brandIdSchema,
+    userIdentifier,
+    activityType: cleanString(
+      z
+        .string()
+        .regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be 1 to 40 lowercase letters, digits or underscores')
+        .refine((value) => !['earned', 'claimed', 'spent'].includes(value), {
+          message: 'earned, claimed and spent are recorded by pts itself; name the activity (e.g. message_sent)',
+        }),
+    ),
+    platform: cleanString(z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be a platform name, e.g. discord')).default(
+      'web',
+    ),
+    /** Makes a repeat harmless: the same id is logged once per brand. */
+    activityId: cleanString(z.string().min(1).max(128)).optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .meta({ id: 'LogActivityRequest' });
+
+/** `POST /services/reward/calculate`: what an event would pay the user now. */
+export const calculateRewardRequestSchema = z
+  .object({
+    brandId: brandIdSchema,
+    userIdentifier,
+    eventType: eventTypeSchema,
+  })
+  .meta({ id: 'CalculateRewardRequest' });
+
+/** `POST /services/integrations/process`: a third-party event mapped to one of the brand's event types. */
+export const processIntegrationRequestSchema = z
+  .object({
+    brandId: brandIdSchema,
+    integration: cleanString(z.string().regex(/^[a-zA-Z0-9_-]{1,40}$/, 'must name the integration, e.g. shopify')),
+    event: cleanString(z.string().regex(/^[a-zA-Z0-9_.:-]{1,60}$/, 'must name the event, e.g. order_created')),
+    userEmail: userIdentifier,
+    /** The brand event type to record; else `<integration>_<event>`, then `<event>`. */
+    eventType: eventTypeSchema.optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .meta({ id: 'ProcessIntegrationRequest' });
+
+/** `GET|POST /pts-api/user-balance`. */
+export const userBalanceRequestSchema = z.object({ brandId: brandIdSchema, userEmail: userIdentifier });
