@@ -18,6 +18,8 @@ const RULES = [
   { eventType: 'streak_milestone', rewardAmount: 0, cooldownHours: 0, maxClaims: -1 },
   { eventType: 'account_creation', rewardAmount: 100, cooldownHours: 0, maxClaims: 1 },
   { eventType: 'comment_approved', rewardAmount: 20, cooldownHours: 0, maxClaims: -1 },
+  { eventType: 'post_published', rewardAmount: 30, cooldownHours: 0, maxClaims: -1 },
+  { eventType: 'order_paid', rewardAmount: 50, cooldownHours: 0, maxClaims: -1 },
 ];
 
 /**
