@@ -10,6 +10,7 @@ import {
   isAppError,
   ruleInputSchema,
 } from '@pts/shared';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
@@ -155,6 +156,9 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
       .executeTakeFirstOrThrow();
     const count = Number(mine.n);
     if (count >= drop.per_user_limit) {
+      // A unit reserved by a process that died before recording its reward is paid now, not refused.
+      const orphan = await findOrphanClaim(trx, drop.id, userKey, now);
+      if (orphan) return { drop, remaining: drop.total_supply - drop.claimed, eventId: orphan };
       throw claimFailed(
         `This user already claimed this drop ${count} time(s); the limit is ${drop.per_user_limit}`,
         'already_claimed',
@@ -177,20 +181,26 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
       .set((eb) => ({ claimed: eb('claimed', '+', 1) }))
       .where('id', '=', drop.id)
       .execute();
-    return { drop, remaining: drop.total_supply - drop.claimed - 1 };
+    return { drop, remaining: drop.total_supply - drop.claimed - 1, eventId };
   });
 
   let paid: Awaited<ReturnType<EventDeps['batcher']['enqueue']>>;
   try {
     paid = await deps.events.batcher.enqueue({
       ...candidate,
-      eventId,
+      eventId: reserved.eventId,
       rewardAmount: reserved.drop.amount,
       skipCooldown: true,
       skipDuplicateWindow: true,
     });
   } catch (error) {
-    await releaseClaim(deps.db, reserved.drop.id, eventId);
+    // A re-driven unit whose original event committed meanwhile: the events key let only one through.
+    if (reserved.eventId !== eventId && isUniqueViolation(error)) {
+      throw claimFailed('This claim was already paid', 'already_claimed', {
+        perUserLimit: reserved.drop.per_user_limit,
+      });
+    }
+    await releaseClaim(deps.db, reserved.drop.id, reserved.eventId);
     if (isAppError(error)) deps.logger.info({ dropId: reserved.drop.id, code: error.code }, 'drop reward refused');
     throw error;
   }
@@ -205,6 +215,39 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
     ...(completed.transactionHash ? { transactionHash: completed.transactionHash } : {}),
     mintStatus: completed.mintStatus,
   };
+}
+
+/**
+ * A claim row commits before its reward event (two transactions). If the process died in between, the
+ * unit stays reserved with no event; the user's next claim finds it (once it is this old, so a merely slow
+ * original is not raced) and pays it with the same event id, so the events primary key lets only one of
+ * the two commit. Nothing is lost and nothing is paid twice.
+ */
+export const DROP_REDRIVE_AFTER_MS = 30_000;
+
+/** The user's oldest reserved unit of this drop that has no event and is old enough to re-drive. */
+async function findOrphanClaim(trx: Database, dropId: string, userKey: string, now: Date): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('drop_claims')
+    .select('drop_claims.event_id')
+    .where('drop_claims.drop_id', '=', dropId)
+    .where('drop_claims.user_key', '=', userKey)
+    .where('drop_claims.claimed_at', '<=', new Date(now.getTime() - DROP_REDRIVE_AFTER_MS))
+    .where(({ not, exists, selectFrom }) =>
+      // events.id is a uuid, drop_claims.event_id its text (always a uuid): cast so the primary key is used.
+      not(
+        exists(
+          selectFrom('events').select('events.id').where('events.id', '=', sql<string>`drop_claims.event_id::uuid`),
+        ),
+      ),
+    )
+    .orderBy('drop_claims.seq')
+    .executeTakeFirst();
+  return row?.event_id;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
 /** Gives a reserved unit back (its reward was refused or failed before it was recorded). */

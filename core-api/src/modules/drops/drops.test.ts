@@ -94,6 +94,41 @@ describe('drops (seed /services/drops/*)', () => {
     expect(await tokenBalance(platform, first.body.walletAddress)).toBe(30n);
   });
 
+  it('pays a unit reserved by a process that died before recording its reward, once, on the next claim', async () => {
+    const dropId = await createDrop({ amount: 40, totalSupply: 5, endsAt: inHours(1) });
+    const user = 'discord_777000@pts.local';
+    // What a crash between the reservation's commit and the event's commit leaves behind.
+    const eventId = '0b7c2a8e-4d1f-4c55-9e0a-7d3b9f1e2a61';
+    await platform.deps.db
+      .insertInto('drop_claims')
+      .values({ drop_id: dropId, user_key: user, seq: 1, event_id: eventId, claimed_at: platform.clock.now() })
+      .execute();
+    await platform.deps.db
+      .updateTable('drops')
+      .set((eb) => ({ claimed: eb('claimed', '+', 1) }))
+      .where('id', '=', dropId)
+      .execute();
+
+    // Too soon: the original may merely be slow, so the claim is refused and nothing is paid.
+    const early = await signed('/services/drops/claim', { brandId: brand.brandId, dropId, userIdentifier: user });
+    expect(early.body).toMatchObject({ code: 'CLAIM_FAILED', details: { reason: 'already_claimed' } });
+
+    platform.clock.advance(60_000);
+    const redriven = await signed('/services/drops/claim', { brandId: brand.brandId, dropId, userIdentifier: user });
+    expect(redriven.status, JSON.stringify(redriven.body)).toBe(200);
+    expect(redriven.body).toMatchObject({ success: true, eventId, amount: 40, remaining: 4 });
+    const again = await signed('/services/drops/claim', { brandId: brand.brandId, dropId, userIdentifier: user });
+    expect(again.body).toMatchObject({ code: 'CLAIM_FAILED', details: { reason: 'already_claimed' } });
+    const drop = await platform.deps.db
+      .selectFrom('drops')
+      .select('claimed')
+      .where('id', '=', dropId)
+      .executeTakeFirstOrThrow();
+    expect(drop.claimed).toBe(1);
+    await waitForMintsSettled(platform);
+    expect(await tokenBalance(platform, redriven.body.walletAddress)).toBe(40n);
+  });
+
   it('20 concurrent claims: one per user, never past the supply', async () => {
     const dropId = await createDrop({ amount: 5, totalSupply: 7, endsAt: inHours(1) });
     const sameUser = 'discord_555000111@pts.local';
