@@ -128,9 +128,10 @@ describe('command dispatch', () => {
     expect(reply?.text).toMatch(/Checked in: \+12 pts/);
     expect(reply?.text).toMatch(/Streak: 3 day\(s\), multiplier ×1.25/);
     expect((await run(deps, 'CHECKIN'))?.text).toMatch(/Checked in/);
+    // The member's name travels along, so leaderboards show it (docs/leaderboards.md).
     expect(client.calls.map((c) => c.args)).toEqual([
-      [IDENTITY, 'telegram'],
-      [IDENTITY, 'telegram'],
+      [IDENTITY, 'telegram', { displayName: 'Alice', username: 'alice' }],
+      [IDENTITY, 'telegram', { displayName: 'Alice', username: 'alice' }],
     ]);
   });
 
@@ -395,7 +396,7 @@ describe('natural participation and welcome', () => {
     expect(client.calls.at(-1)?.args[0]).toEqual({
       eventType: 'good_morning',
       userEmail: IDENTITY,
-      metadata: { source_platform: 'telegram' },
+      metadata: { source_platform: 'telegram', displayName: 'Alice', username: 'alice' },
       channel_id: '-1001',
     });
     cooldown = true;
