@@ -9,6 +9,19 @@ export interface EventBody {
   domain: string;
   sourceUrl: string;
   metadata: Record<string, unknown>;
+  /**
+   * The event's idempotency key, drawn once when it is queued and kept with it: a send repeated after a
+   * lost answer, a reload or an offline spell is answered with the first outcome (`duplicate: true`) and
+   * never pays twice (docs/api/events.md).
+   */
+  externalId?: string;
+}
+
+/** 128 random bits, hex: unguessable, so no other page can take an event's key first. */
+function newExternalId(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return `sdk_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
 interface QueuedEvent {
@@ -168,6 +181,7 @@ export function createDelivery(options: DeliveryOptions) {
       const key = dedupeKey(body.eventType, body.userEmail, occurrence);
       if (sent().includes(key)) return Promise.resolve({ status: 'duplicate', eventType: body.eventType });
       remember(key);
+      body = { ...body, externalId: body.externalId ?? newExternalId() };
       saveQueue([...queue(), { key, occurrence, body }]);
       if (!body.userEmail) return Promise.resolve({ status: 'waiting', eventType: body.eventType });
       const result = new Promise<PtsTrackResult>((resolve) => pending.set(key, resolve));

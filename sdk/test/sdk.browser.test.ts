@@ -508,6 +508,46 @@ describe('sdk.js in Chromium against core-api', () => {
     expect(await outbox(page)).toBe('[]');
     await close();
   });
+
+  it('never pays twice when an answer is lost to a reload: the resend carries the same externalId', async () => {
+    const email = 'reloader@example.com';
+    const { page, bodies, close } = await visitor();
+    await page.goto(`${site}/survey`);
+    await ready(page);
+    // The first send reaches core-api, which pays it, but its answer never reaches the page.
+    let sends = 0;
+    await page.route('**/pts-api/manual-event', async (route) => {
+      sends += 1;
+      if (sends === 1) {
+        await route.fetch();
+        return;
+      }
+      await route.continue();
+    });
+    void page
+      .evaluate(
+        (userEmail) => (window.pts as import('../sdk.d.ts').PtsApi).track('rate_experience', { email: userEmail }),
+        email,
+      )
+      .catch(() => undefined);
+    await waitFor(
+      () => eventsOf(email),
+      (rows) => rows.length > 0,
+    );
+    // The visitor reloads while the answer is still out: the tab's outbox sends the event again.
+    await page.goto(`${site}/survey`);
+    await ready(page);
+    await waitFor(
+      () => outbox(page),
+      (value) => value === '[]',
+    );
+    expect(bodies.length).toBeGreaterThanOrEqual(2);
+    expect(bodies[0]?.externalId).toMatch(/^sdk_[0-9a-f]{32}$/);
+    expect(bodies.map((body) => body.externalId)).toEqual(bodies.map(() => bodies[0]?.externalId));
+    const rows = await eventsOf(email);
+    expect(rows.filter((row) => row.status === 'accepted')).toHaveLength(1);
+    await close();
+  });
 });
 
 /** A GET or HEAD with exactly these headers (fetch would add Accept-Encoding and decompress). */
