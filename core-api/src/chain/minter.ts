@@ -1,5 +1,5 @@
 import type { Clock } from '@pts/shared';
-import { type Selectable, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import {
   type Address,
@@ -12,9 +12,19 @@ import {
 } from 'viem';
 import type { Config } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
-import type { ChainTxsTable } from '../db/schema.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
+import {
+  type ChainTxRow,
+  confirmTxs,
+  countOpenTxs,
+  failTx,
+  insertSignedTx,
+  listOpenTxs,
+  markTxsSubmitted,
+  recordReplacement,
+  recordTxError,
+} from './chain-txs.repository.ts';
 import type { ChainPublicClient } from './deploy.ts';
 import type { InlineMintSigner, Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
 import {
@@ -80,7 +90,6 @@ export function mintBatchGasLimit(recipients: number): bigint {
   return 60_000n + 35_000n * BigInt(recipients);
 }
 
-const OPEN_STATUSES = ['signed', 'submitted'] as const;
 /** How long sent transactions gather before one UPDATE marks them all `submitted`. */
 const MARK_GATHER_MS = 50;
 /** Mined transactions confirmed in one database transaction (confirmMined). */
@@ -101,8 +110,6 @@ interface SignedBatch {
   raw: Hex;
   mintIds: string[];
 }
-
-type ChainTxRow = Selectable<ChainTxsTable>;
 
 type Waiter = (submission: MintSubmission | Error) => void;
 
@@ -149,27 +156,19 @@ export function createMinter(deps: MinterDeps): Minter {
     });
     const gas = mintBatchGasLimit(rows.length);
     const { raw, hash } = await sender.sign({ nonce, to: tokenAddress, data, gas, value: 0n, ...fees });
-    const inserted = await trx
-      .insertInto('chain_txs')
-      .values({
-        chain_id: chainId,
-        signer,
-        nonce,
-        purpose: PURPOSE,
-        status: 'signed',
-        hashes: JSON.stringify([hash]),
-        current_hash: hash,
-        raw_tx: raw,
-        max_fee_per_gas: fees.maxFeePerGas.toString(),
-        max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
-        gas_limit: gas.toString(),
-        submitted_at: now,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return { chainTxId: BigInt(inserted.id), hash, raw };
+    const chainTxId = await insertSignedTx(trx, {
+      chainId,
+      signer,
+      nonce,
+      purpose: PURPOSE,
+      hash,
+      raw,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      gasLimit: gas,
+      at: now,
+    });
+    return { chainTxId, hash, raw };
   }
 
   /**
@@ -274,15 +273,8 @@ export function createMinter(deps: MinterDeps): Minter {
     while (marks.length > 0) {
       const group = marks;
       marks = [];
-      const now = clock.now();
-      const values = sql.join(
-        group.map((m) => sql`(${String(m.chainTxId)}::bigint, ${m.hash}::text, ${m.lastError}::text)`),
-      );
       try {
-        await sql`
-          UPDATE chain_txs SET status = 'submitted', last_error = v.last_error, submitted_at = ${now}, updated_at = ${now}
-          FROM (VALUES ${values}) AS v(id, hash, last_error)
-          WHERE chain_txs.id = v.id AND chain_txs.status = 'signed' AND chain_txs.current_hash = v.hash`.execute(db);
+        await markTxsSubmitted(db, group, clock.now());
         for (const m of group) m.done();
       } catch (error) {
         for (const m of group) m.fail(error);
@@ -309,11 +301,7 @@ export function createMinter(deps: MinterDeps): Minter {
   /** Writes what a send found. Failures leave the transaction `signed`: the tracker sends `raw_tx` again. */
   async function recordSend(chainTxId: bigint, hash: Hex, result: SendResult): Promise<void> {
     if (result.outcome === 'failed') {
-      await db
-        .updateTable('chain_txs')
-        .set({ last_error: shortError(result.error), updated_at: clock.now() })
-        .where('id', '=', chainTxId)
-        .execute();
+      await recordTxError(db, chainTxId, shortError(result.error), clock.now());
       return;
     }
     await markSubmitted(chainTxId, hash, result.error === undefined ? null : shortError(result.error));
@@ -455,28 +443,22 @@ export function createMinter(deps: MinterDeps): Minter {
       const group = mined.slice(start, start + CONFIRM_GROUP);
       confirmedCount += await db.transaction().execute(async (trx) => {
         const at = clock.now();
-        const values = sql.join(
-          group.map(
-            ({ tx, receipt }) =>
-              sql`(${String(tx.id)}::bigint, ${receipt.transactionHash}::text, ${String(receipt.blockNumber)}::bigint, ${receipt.gasUsed.toString()}::text)`,
-          ),
+        const updated = await confirmTxs(
+          trx,
+          group.map(({ tx, receipt }) => ({
+            chainTxId: BigInt(tx.id),
+            hash: receipt.transactionHash,
+            blockNumber: receipt.blockNumber,
+            gasUsed: receipt.gasUsed,
+          })),
+          at,
         );
-        const { rows: updated } = await sql<{ id: string | bigint }>`
-          UPDATE chain_txs SET status = 'confirmed', current_hash = v.hash, block_number = v.block_number,
-            gas_used = v.gas_used, last_error = NULL, updated_at = ${at}
-          FROM (VALUES ${values}) AS v(id, hash, block_number, gas_used)
-          WHERE chain_txs.id = v.id AND chain_txs.status IN ('signed', 'submitted')
-          RETURNING chain_txs.id`.execute(trx);
         if (updated.length === 0) return 0;
         const receiptOf = new Map(group.map(({ tx, receipt }) => [String(tx.id), receipt]));
         const confirmed = await trx
           .updateTable('reward_mints')
           .set({ status: 'confirmed', last_error: null, updated_at: at })
-          .where(
-            'chain_tx_id',
-            'in',
-            updated.map((row) => BigInt(row.id)),
-          )
+          .where('chain_tx_id', 'in', updated)
           .where('status', '=', 'submitted')
           .returning(['id', 'event_id', 'brand_id', 'wallet_address', 'amount', 'chain_tx_id', 'reconciled_at'])
           .execute();
@@ -510,13 +492,7 @@ export function createMinter(deps: MinterDeps): Minter {
   /** Marks the transaction failed and puts its rows back to `pending` (or `failed` after the last attempt). */
   async function requeue(tx: ChainTxRow, reason: string, blockNumber: bigint | null): Promise<number> {
     return db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('chain_txs')
-        .set({ status: 'failed', last_error: reason, block_number: blockNumber, updated_at: clock.now() })
-        .where('id', '=', tx.id)
-        .where('status', 'in', OPEN_STATUSES)
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return 0;
+      if (!(await failTx(trx, BigInt(tx.id), reason, blockNumber, clock.now()))) return 0;
       const rows = await trx
         .updateTable('reward_mints')
         .set({
@@ -552,24 +528,8 @@ export function createMinter(deps: MinterDeps): Minter {
       value: 0n,
       ...fees,
     });
-    const now = clock.now();
-    const updated = await db
-      .updateTable('chain_txs')
-      .set({
-        status: 'signed',
-        hashes: JSON.stringify([...tx.hashes, hash]),
-        current_hash: hash,
-        raw_tx: raw,
-        max_fee_per_gas: maxFeePerGas.toString(),
-        max_priority_fee_per_gas: maxPriorityFeePerGas.toString(),
-        submitted_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', tx.id)
-      .where('current_hash', '=', tx.current_hash)
-      .where('status', 'in', OPEN_STATUSES)
-      .executeTakeFirst();
-    if (updated.numUpdatedRows === 0n) return;
+    const recorded = await recordReplacement(db, tx, { hash, raw, maxFeePerGas, maxPriorityFeePerGas }, clock.now());
+    if (!recorded) return;
     metrics.mintTransactions.inc({ result: 'replaced' });
     log.warn(
       { nonce: Number(tx.nonce), previous: tx.current_hash, hash, maxFeePerGas: maxFeePerGas.toString() },
@@ -618,14 +578,7 @@ export function createMinter(deps: MinterDeps): Minter {
 
   async function trackOnce(): Promise<TrackResult> {
     const result: TrackResult = { confirmedTransactions: 0, requeued: 0, replaced: 0 };
-    const open: ChainTxRow[] = await db
-      .selectFrom('chain_txs')
-      .selectAll()
-      .where('chain_id', '=', chainId)
-      .where('signer', '=', signer)
-      .where('status', 'in', OPEN_STATUSES)
-      .orderBy('nonce')
-      .execute();
+    const open = await listOpenTxs(db, chainId, signer);
     // Read before the receipts: a transaction mined in between then shows a receipt instead of looking dropped.
     const confirmedNonce = BigInt(
       await publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' }),
@@ -836,13 +789,7 @@ export function createMinter(deps: MinterDeps): Minter {
           .select((eb) => eb.fn.min('created_at').as('oldest'))
           .where('status', '=', 'pending')
           .executeTakeFirst(),
-        db
-          .selectFrom('chain_txs')
-          .select((eb) => eb.fn.countAll().as('count'))
-          .where('chain_id', '=', chainId)
-          .where('signer', '=', signer)
-          .where('status', 'in', OPEN_STATUSES)
-          .executeTakeFirstOrThrow(),
+        countOpenTxs(db, chainId, signer),
         publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' }).catch(() => null),
         sender.peekNonce() === undefined ? sender.readNonce().catch(() => null) : Promise.resolve(sender.peekNonce()!),
       ]);
@@ -850,7 +797,7 @@ export function createMinter(deps: MinterDeps): Minter {
       return {
         ...counts,
         oldestPendingAt: oldest?.oldest ? new Date(oldest.oldest).toISOString() : null,
-        openTransactions: Number(open.count),
+        openTransactions: open,
         signer: account.address,
         nextNonce: next === null ? null : Number(next),
         confirmedNonce,
