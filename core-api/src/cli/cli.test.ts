@@ -17,7 +17,6 @@ import { createSecretBox } from '../security/secret-box.ts';
 import { runCli } from './run-cli.ts';
 
 const ADMIN_TOKEN = 'cli-test-admin-token-0123456789';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let database: TestDatabase;
 let server: Server;
