@@ -11,6 +11,7 @@ import type { Metrics } from '../../observability/metrics.ts';
 import { ensureUsers, findUsers, setUserWallets } from '../users/users.repository.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import { createWalletReserve, type ReservedWallet, type WalletReserve } from '../wallets/wallet-reserve.ts';
+import { judgeEvent } from './event-rules.ts';
 import {
   type ClaimCounter,
   claimExternalIds,
@@ -85,11 +86,6 @@ interface Pending {
   candidate: EventCandidate;
   resolve(accepted: AcceptedEvent): void;
   reject(error: unknown): void;
-}
-
-/** Per-user claims at or above these are unlimited (spec 2.3). */
-function isUnlimited(maxClaims: number): boolean {
-  return maxClaims === -1 || maxClaims === 999999;
 }
 
 function externalKeyOf(input: EventRequest): (ExternalIdKey & { key: string }) | undefined {
@@ -343,7 +339,7 @@ export function createEventBatcher(deps: EventBatcherDeps) {
             continue;
           }
           const counter = counters.get(counterKeyOf(c.input))!;
-          const error = judge(c, counter, totals.get(ruleKeyOf(c.rule)), now);
+          const error = judgeEvent(c, counter, totals.get(ruleKeyOf(c.rule)), now, deps.settings);
           if (error) {
             reject(i, error);
             continue;
@@ -424,70 +420,6 @@ export function createEventBatcher(deps: EventBatcherDeps) {
     const rewarded = outcomes.filter((o) => o && !(o instanceof AppError) && !o.duplicate).length;
     if (rewarded > 0) deps.metrics.eventsProcessed.inc({ outcome: 'rewarded' }, rewarded);
     return outcomes.map((o) => o ?? new AppError('INTERNAL_ERROR', 'Event was not judged'));
-  }
-
-  /** Spec 4.1 rules 4–7 against the locked counter, in the spec's order. */
-  function judge(
-    c: EventCandidate,
-    counter: ClaimCounter,
-    total: { total: number; max: number | null } | undefined,
-    now: Date,
-  ): AppError | undefined {
-    const { input, rule, source } = c;
-    const sinceLast = counter.last_claim_at ? (now.getTime() - counter.last_claim_at.getTime()) / 1000 : Infinity;
-    // An externalId names the event exactly (its repeats are caught by the key): the window, which guesses
-    // from brand, type and user, would refuse two distinct orders or posts made within a minute.
-    const exactlyNamed = input.externalId !== undefined;
-    if (
-      source === undefined &&
-      !c.skipDuplicateWindow &&
-      !exactlyNamed &&
-      sinceLast < deps.settings.duplicateWindowSeconds
-    ) {
-      return new AppError(
-        'DUPLICATE_EVENT',
-        `Duplicate event: ${input.eventType} was already recorded for this user ${Math.floor(sinceLast)} s ago`,
-        {
-          reason: 'duplicate',
-          existingEventId: counter.last_event_id,
-          duplicateWindowSeconds: deps.settings.duplicateWindowSeconds,
-        },
-      );
-    }
-    const cooldownSeconds = rule.cooldown_hours * 3600;
-    if (!c.skipCooldown && cooldownSeconds > 0 && sinceLast < cooldownSeconds) {
-      const remaining = Math.ceil(cooldownSeconds - sinceLast);
-      return new AppError(
-        'COOLDOWN_ACTIVE',
-        'Cooldown active',
-        {
-          message: `${input.eventType} can be rewarded again in ${remaining} s`,
-          reason: 'cooldown_not_expired',
-          cooldownSeconds,
-          remainingSeconds: remaining,
-          nextEligibleAt: new Date(now.getTime() + remaining * 1000).toISOString(),
-        },
-        { retryAfter: remaining },
-      );
-    }
-    const maxClaims = rule.max_claims_per_user;
-    if (source === undefined && !isUnlimited(maxClaims) && counter.claims >= maxClaims) {
-      return new AppError('MAX_CLAIMS_REACHED', 'Max claims reached', {
-        message: `This user already claimed ${input.eventType} ${counter.claims} time(s); the limit is ${maxClaims}`,
-        reason: 'max_claims_reached',
-        totalClaims: counter.claims,
-        maxClaims,
-      });
-    }
-    if (total && total.max !== null && total.total >= total.max) {
-      return new AppError('MAX_TOTAL_CLAIMS_REACHED', 'Max total claims reached', {
-        message: `${input.eventType} has reached its global limit of ${total.max} claims`,
-        reason: 'max_total_claims_reached',
-        totalClaims: total.total,
-        maxTotal: total.max,
-      });
-    }
-    return undefined;
   }
 
   return {

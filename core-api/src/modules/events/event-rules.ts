@@ -1,0 +1,89 @@
+import { AppError, type EventRequest } from '@pts/shared';
+import type { ClaimCounter, RuleRecord } from './events.repository.ts';
+
+/**
+ * The event rules of spec 4.1 (4–7) as one pure function: given the candidate, the user's locked claim
+ * counter, the rule's running total and the time, the refusal — or undefined when the event earns. The
+ * batcher calls it inside the accept transaction, after taking the locks that make its inputs current; it
+ * reads nothing else, so it is tested as a table (event-rules.test.ts) with no database or chain.
+ */
+
+/** Per-user claims at these values are unlimited (spec 2.3). */
+export function isUnlimited(maxClaims: number): boolean {
+  return maxClaims === -1 || maxClaims === 999999;
+}
+
+export interface JudgeSettings {
+  /** Same brand, type and user within this many seconds is a duplicate (PTS_DUPLICATE_WINDOW_SECONDS). */
+  duplicateWindowSeconds: number;
+}
+
+/** What the rules look at of an event candidate (event-batcher.ts `EventCandidate`). */
+export interface JudgedCandidate {
+  input: Pick<EventRequest, 'eventType' | 'externalId'>;
+  rule: Pick<RuleRecord, 'cooldown_hours' | 'max_claims_per_user'>;
+  /** A privileged origin claimed by a signed request (bypasses duplicate window and max claims). */
+  source: string | undefined;
+  skipCooldown: boolean;
+  skipDuplicateWindow?: boolean | undefined;
+}
+
+/** Spec 4.1 rules 4–7 against the locked counter, in the spec's order. */
+export function judgeEvent(
+  c: JudgedCandidate,
+  counter: Pick<ClaimCounter, 'claims' | 'last_claim_at' | 'last_event_id'>,
+  total: { total: number; max: number | null } | undefined,
+  now: Date,
+  settings: JudgeSettings,
+): AppError | undefined {
+  const { input, rule, source } = c;
+  const sinceLast = counter.last_claim_at ? (now.getTime() - counter.last_claim_at.getTime()) / 1000 : Infinity;
+  // An externalId names the event exactly (its repeats are caught by the key): the window, which guesses
+  // from brand, type and user, would refuse two distinct orders or posts made within a minute.
+  const exactlyNamed = input.externalId !== undefined;
+  if (source === undefined && !c.skipDuplicateWindow && !exactlyNamed && sinceLast < settings.duplicateWindowSeconds) {
+    return new AppError(
+      'DUPLICATE_EVENT',
+      `Duplicate event: ${input.eventType} was already recorded for this user ${Math.floor(sinceLast)} s ago`,
+      {
+        reason: 'duplicate',
+        existingEventId: counter.last_event_id,
+        duplicateWindowSeconds: settings.duplicateWindowSeconds,
+      },
+    );
+  }
+  const cooldownSeconds = rule.cooldown_hours * 3600;
+  if (!c.skipCooldown && cooldownSeconds > 0 && sinceLast < cooldownSeconds) {
+    const remaining = Math.ceil(cooldownSeconds - sinceLast);
+    return new AppError(
+      'COOLDOWN_ACTIVE',
+      'Cooldown active',
+      {
+        message: `${input.eventType} can be rewarded again in ${remaining} s`,
+        reason: 'cooldown_not_expired',
+        cooldownSeconds,
+        remainingSeconds: remaining,
+        nextEligibleAt: new Date(now.getTime() + remaining * 1000).toISOString(),
+      },
+      { retryAfter: remaining },
+    );
+  }
+  const maxClaims = rule.max_claims_per_user;
+  if (source === undefined && !isUnlimited(maxClaims) && counter.claims >= maxClaims) {
+    return new AppError('MAX_CLAIMS_REACHED', 'Max claims reached', {
+      message: `This user already claimed ${input.eventType} ${counter.claims} time(s); the limit is ${maxClaims}`,
+      reason: 'max_claims_reached',
+      totalClaims: counter.claims,
+      maxClaims,
+    });
+  }
+  if (total && total.max !== null && total.total >= total.max) {
+    return new AppError('MAX_TOTAL_CLAIMS_REACHED', 'Max total claims reached', {
+      message: `${input.eventType} has reached its global limit of ${total.max} claims`,
+      reason: 'max_total_claims_reached',
+      totalClaims: total.total,
+      maxTotal: total.max,
+    });
+  }
+  return undefined;
+}
