@@ -17,7 +17,7 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { brandNotFound, setRule } from '../brands/brands.service.ts';
-import { completeEvent, type EventDeps, prepareEvent } from '../events/events.service.ts';
+import { awardReward, completeEvent, type EventDeps, prepareAward, restateAward } from '../events/events.service.ts';
 
 /** The event type drop claims are recorded and minted as; its amount is ignored (the drop's applies). */
 export const DROP_CLAIM_EVENT_TYPE = 'drop_claim';
@@ -121,8 +121,9 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
     userEmail: input.userIdentifier,
     metadata: { ...input.metadata, source: 'drop_claim', dropId: input.dropId },
   };
-  // The pipeline's lock-free checks (brand, automation, rule) before anything is reserved.
-  const candidate = await prepareEvent(deps.events, eventInput, { signed: true });
+  // The pipeline's lock-free checks (brand, automation, rule) before anything is reserved; the amount is
+  // the drop's, known once the drop row is read.
+  const award = await prepareAward(deps.events, eventInput, { eventId, amount: 0n });
   const now = deps.clock.now();
 
   const reserved = await deps.db.transaction().execute(async (trx) => {
@@ -186,13 +187,10 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
 
   let paid: Awaited<ReturnType<EventDeps['batcher']['enqueue']>>;
   try {
-    paid = await deps.events.batcher.enqueue({
-      ...candidate,
-      eventId: reserved.eventId,
-      rewardAmount: reserved.drop.amount,
-      skipCooldown: true,
-      skipDuplicateWindow: true,
-    });
+    paid = await awardReward(
+      deps.events,
+      restateAward(award, { eventId: reserved.eventId, amount: BigInt(reserved.drop.amount) }),
+    );
   } catch (error) {
     // A re-driven unit whose original event committed meanwhile: the events key let only one through.
     if (reserved.eventId !== eventId && isUniqueViolation(error)) {

@@ -187,6 +187,47 @@ async function campaignReward(deps: EventDeps, input: EventRequest, rule: RuleRe
   return BigInt(Math.round(Number(rule.reward_amount) * (campaign.rewardMultiplier ?? 1)));
 }
 
+/**
+ * A reward the server decides rather than a rule's amount — a check-in × streak multiplier, a milestone
+ * bonus, a drop unit — prepared through the same lock-free checks as any event (brand, automation, rule),
+ * before the caller records what it pays for. The caller deduplicates itself (one check-in per UTC day, one
+ * claim per milestone or unit, under its own row lock), so the rule's duplicate window and cooldown do not
+ * apply; the rule's per-user and total limits still do. Paid with `awardReward`; `restateAward` changes what
+ * a prepared award pays without touching the pipeline's fields.
+ */
+export async function prepareAward(
+  deps: EventDeps,
+  input: EventRequest,
+  award: { eventId: string; amount: bigint },
+): Promise<EventCandidate> {
+  const candidate = await prepareEvent(deps, input, { signed: true });
+  return {
+    ...candidate,
+    eventId: award.eventId,
+    rewardAmount: award.amount,
+    skipCooldown: true,
+    skipDuplicateWindow: true,
+  };
+}
+
+/** The same award with another event id (a re-drive of a recorded one), amount or metadata. */
+export function restateAward(
+  candidate: EventCandidate,
+  change: { eventId?: string; amount?: bigint; metadata?: Record<string, unknown> },
+): EventCandidate {
+  return {
+    ...candidate,
+    ...(change.eventId === undefined ? {} : { eventId: change.eventId }),
+    ...(change.amount === undefined ? {} : { rewardAmount: change.amount }),
+    ...(change.metadata === undefined ? {} : { input: { ...candidate.input, metadata: change.metadata } }),
+  };
+}
+
+/** Pays a prepared award through the event pipeline: one batcher, one ledger, one mint path for every reward. */
+export function awardReward(deps: EventDeps, award: EventCandidate): Promise<AcceptedEvent> {
+  return deps.batcher.enqueue(award);
+}
+
 /** Every rule of spec 4.1; resolves once the event, its claim and its reward row are committed. */
 export async function acceptEvent(deps: EventDeps, input: EventRequest, context: EventContext): Promise<AcceptedEvent> {
   return deps.batcher.enqueue(await prepareEvent(deps, input, context));

@@ -39,7 +39,14 @@ import { displayNameOf, saveDisplayNames } from '../display-names/display-names.
 import type { CachedBrand } from '../events/brand-cache.ts';
 import type { EventCandidate } from '../events/event-batcher.ts';
 import type { RuleRecord } from '../events/events.repository.ts';
-import { type AcceptedEvent, completeEvent, type EventDeps, prepareEvent } from '../events/events.service.ts';
+import {
+  type AcceptedEvent,
+  awardReward,
+  completeEvent,
+  type EventDeps,
+  prepareAward,
+  restateAward,
+} from '../events/events.service.ts';
 import { enqueueWebhook } from '../webhooks/webhooks.outbox.ts';
 import {
   DAILY_STREAK,
@@ -281,16 +288,15 @@ async function prepareStreakReward(
   eventId: string,
   amount: bigint,
 ): Promise<EventCandidate> {
-  const candidate = await prepareEvent(deps.events, input, { signed: true });
   // The streak tables deduplicate (one check-in per UTC day, one claim per milestone) and the day boundary
   // replaces the rule's cooldown; per-user and total claim limits of the rule still apply.
-  return { ...candidate, eventId, rewardAmount: amount, skipCooldown: true, skipDuplicateWindow: true };
+  return prepareAward(deps.events, input, { eventId, amount });
 }
 
 /** Queues the reward through the event pipeline; an AppError means a rule of the brand refused it. */
 async function payReward(deps: StreakDeps, candidate: EventCandidate): Promise<AcceptedEvent | AppError> {
   try {
-    return await deps.events.batcher.enqueue(candidate);
+    return await awardReward(deps.events, candidate);
   } catch (error) {
     if (isAppError(error)) return error;
     throw error;
@@ -400,15 +406,11 @@ export async function checkIn(deps: StreakDeps, input: CheckinRequest): Promise<
     const { existing } = outcome;
     await redriveReward(
       deps,
-      {
-        ...candidate,
+      restateAward(candidate, {
         eventId: existing.eventId,
-        rewardAmount: existing.reward,
-        input: {
-          ...eventInput,
-          metadata: checkinMetadata(input, day, existing.streak, existing.multiplier, Number(rule.reward_amount)),
-        },
-      },
+        amount: existing.reward,
+        metadata: checkinMetadata(input, day, existing.streak, existing.multiplier, Number(rule.reward_amount)),
+      }),
       existing.createdAt,
       now,
     );
@@ -422,14 +424,13 @@ export async function checkIn(deps: StreakDeps, input: CheckinRequest): Promise<
       walletAddress: null,
     };
   }
-  const paid = await payReward(deps, {
-    ...candidate,
-    rewardAmount: outcome.reward,
-    input: {
-      ...eventInput,
+  const paid = await payReward(
+    deps,
+    restateAward(candidate, {
+      amount: outcome.reward,
       metadata: checkinMetadata(input, day, outcome.state.current, outcome.multiplier, Number(rule.reward_amount)),
-    },
-  });
+    }),
+  );
   if (isAppError(paid)) {
     deps.logger.info({ brandId: input.brandId, eventId, code: paid.code }, 'check-in reward refused by the rule');
     return {
@@ -520,7 +521,7 @@ export async function claimMilestone(deps: StreakDeps, input: ClaimMilestoneRequ
   if (earlier) {
     const { previous } = earlier;
     if (previous) {
-      const redrive = { ...candidate, eventId: previous.eventId, rewardAmount: previous.bonus };
+      const redrive = restateAward(candidate, { eventId: previous.eventId, amount: previous.bonus });
       await redriveReward(deps, redrive, previous.claimedAt, now);
     }
     throw alreadyClaimed();
