@@ -153,6 +153,23 @@ describe('a site user in the browser', () => {
       $post = get_page_by_path( 'rewards' );
       wp_insert_comment( array( 'comment_post_ID' => $post->ID, 'comment_author' => 'alice', 'comment_author_email' => 'alice@example.com', 'comment_content' => 'Love it', 'comment_approved' => 1, 'user_id' => ${fixture.wordpress.users.alice!.id} ) );
     `);
+    // The plugin's event may still be on its way when the PHP call returns: wait for core-api to have it,
+    // then for its mint, so the perk is affordable on chain (what redemption checks).
+    await expect
+      .poll(
+        async () =>
+          (
+            await fixture.platform.deps.db
+              .selectFrom('events')
+              .select('status')
+              .where('user_email', '=', 'alice@example.com')
+              .where('event_type', '=', 'comment_approved')
+              .where('status', '=', 'accepted')
+              .execute()
+          ).length,
+        { timeout: 30_000 },
+      )
+      .toBe(1);
     await waitForMintsSettled(fixture.platform);
     await page.reload();
     await expect
