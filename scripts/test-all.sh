@@ -37,6 +37,7 @@ total_passed=0
 total_failed=0
 total_skipped=0
 stage_lines=()
+failure_lines=()
 run_started=$(date +%s)
 
 now_ms() { date +%s%3N; }
@@ -89,6 +90,33 @@ read_vitest_report() {
   ' "$1"
 }
 
+# Prints one line per failed test (or broken file) of a vitest JSON report, with the first lines of its
+# message, so the summary at the end of the log names what failed even when only the tail is kept.
+list_vitest_failures() {
+  node -e '
+    const path = require("node:path");
+    const report = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    const label = process.argv[2];
+    const clip = (text) =>
+      String(text ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").filter((l) => l.trim()).slice(0, 3)
+        .map((l) => "        " + l.trim().slice(0, 200)).join("\n");
+    for (const file of report.testResults ?? []) {
+      const name = path.relative(process.cwd(), file.name);
+      const failed = (file.assertionResults ?? []).filter((t) => t.status === "failed");
+      for (const test of failed) {
+        console.log(`  ${label} ✗ ${name} > ${test.fullName ?? test.title}`);
+        const message = clip((test.failureMessages ?? []).join("\n"));
+        if (message) console.log(message);
+      }
+      if (file.status === "failed" && failed.length === 0) {
+        console.log(`  ${label} ✗ ${name} (file failed without a failing test)`);
+        const message = clip(file.message);
+        if (message) console.log(message);
+      }
+    }
+  ' "$1" "$2"
+}
+
 # run_vitest NAME REPORT_FILE [ENV=VALUE...] -- [vitest args...]
 run_vitest() {
   local name=$1 report=$2
@@ -109,6 +137,7 @@ run_vitest() {
   local passed=0 failed=0 skipped=0 broken=0 counts
   if [[ -s $report ]] && counts=$(read_vitest_report "$report"); then
     read -r passed failed skipped broken <<<"$counts"
+    failure_lines+=("$(list_vitest_failures "$report" "[$name]")")
   else
     echo "${red}!! vitest wrote no readable JSON report ($report); counting the run as 1 failure${reset}"
     broken=1
@@ -179,6 +208,9 @@ heading "summary ($(($(date +%s) - run_started))s)"
 printf '%s\n' "${stage_lines[@]}"
 echo
 if ((total_failed > 0)); then
+  for lines in "${failure_lines[@]}"; do
+    [[ -n $lines ]] && printf '%s\n' "$lines"
+  done
   echo "${red}${bold}FAILED${reset}: see the stages marked FAILED above."
 else
   echo "${green}${bold}OK${reset}"
