@@ -6,6 +6,7 @@ import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './http/errors.ts';
 import { jsonBody } from './http/json-body.ts';
+import { documentRoutes, type Route, routerFrom } from './http/route-table.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { createAccountsRouter, registerAccountDocs } from './modules/accounts/accounts.routes.ts';
 import {
@@ -54,7 +55,7 @@ import { createRelayerRouter } from './modules/relayer/relayer.router.ts';
 import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/relayer/relayer-gas.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
 import { createSdkRouter, registerSdkDocs } from './modules/sdk/sdk.routes.ts';
-import { createStreaksRouter, registerStreakDocs } from './modules/streaks/streaks.routes.ts';
+import { streakRoutes } from './modules/streaks/streaks.routes.ts';
 import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
@@ -88,6 +89,13 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   app.use(securityHeaders);
   app.use(services.cors);
   app.use(services.signedReplies.capture);
+
+  // Route tables (http/route-table.ts): each is mounted on its router and documented under its prefix, once.
+  const docs = createApiDocs();
+  const serve = (router: Router, prefix: string, routes: readonly Route[]) => {
+    router.use(routerFrom(routes));
+    documentRoutes(docs, routes, prefix);
+  };
 
   const mounted: string[] = [];
   const roleRouters: [Role, string, Router][] = [];
@@ -200,8 +208,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   // Check-in and milestones reward through the event handler's own pipeline, cache and brand limit.
-  servicesRouter.use(
-    createStreaksRouter({
+  serve(
+    servicesRouter,
+    '/services',
+    streakRoutes({
       db: deps.db,
       clock: deps.clock,
       logger,
@@ -276,7 +286,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
   for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
 
-  const docs = createApiDocs();
   registerApiDocs(docs);
   registerHealthDocs(docs);
   registerDnsDocs(docs);
@@ -289,7 +298,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerRelayerDocs(docs);
   registerPerkDocs(docs);
   registerRedemptionDocs(docs);
-  registerStreakDocs(docs);
   registerAccountDocs(docs);
   registerConstraintDocs(docs);
   registerCommunityDocs(docs);

@@ -183,6 +183,7 @@ describe('createApiDocs', () => {
   it('declares the security schemes and per-operation requirements', () => {
     expect(Object.keys(components.securitySchemes).sort()).toEqual([
       'adminToken',
+      'agentKey',
       'bearer',
       'brandSignature',
       'brandTimestamp',

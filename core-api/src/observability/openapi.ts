@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options' | 'head';
-export type SecuritySchemeName = 'brandSignature' | 'adminToken' | 'bearer';
+export type SecuritySchemeName = 'brandSignature' | 'adminToken' | 'bearer' | 'agentKey';
 type JsonSchema = Record<string, unknown>;
 
 export interface ResponseDoc {
@@ -70,10 +70,21 @@ const SECURITY_SCHEMES = {
     bearerFormat: 'JWT',
     description: 'Identity-provider access token (JWT) of the user.',
   },
+  agentKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-PTS-Agent-Key',
+    description:
+      'Agent API key id. Sent with X-PTS-Timestamp (Unix seconds) and X-PTS-Signature: lowercase hex ' +
+      'HMAC-SHA256, under the agent secret, of `timestamp.METHOD.path-with-query.raw-body` (docs/agent-api.md).',
+  },
 } as const;
 
 function securityRequirement(name: SecuritySchemeName): Record<string, string[]> {
-  return name === 'brandSignature' ? { brandSignature: [], brandTimestamp: [] } : { [name]: [] };
+  if (name === 'brandSignature') return { brandSignature: [], brandTimestamp: [] };
+  // The agent signature travels in the same two headers as a brand's, under the agent's secret.
+  if (name === 'agentKey') return { agentKey: [], brandSignature: [], brandTimestamp: [] };
+  return { [name]: [] };
 }
 
 /** `/admin/brands/:brandId` → `/admin/brands/{brandId}`. */

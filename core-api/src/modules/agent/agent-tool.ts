@@ -1,0 +1,121 @@
+import type { Clock } from '@pts/shared';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { AppServices } from '../../compose.ts';
+import type { AppDeps } from '../../deps.ts';
+
+/**
+ * The agent API (spec 2 §1, 4.1) is a list of tools. One tool is one REST endpoint under `/api/v1`
+ * (envelope `{data, meta:{tool,timestamp}}`), one MCP tool (same name, input schema = params ∪ query ∪ body)
+ * and one step the `converse` planner may take. Each tool is declared once, here-shaped, and every surface
+ * is generated from the list (modules/agent/agent-tools.ts).
+ */
+
+export type AgentTier = 'free' | 'pro' | 'enterprise';
+
+/** Who is calling: the verified agent key (docs/agent-api.md, "Keys"). */
+export interface AgentPrincipal {
+  keyId: string;
+  name: string;
+  /** Brands the key acts for; `canManageProgram` applies to these only. */
+  brandIds: string[];
+  canManageProgram: boolean;
+  canOnboard: boolean;
+  tier: AgentTier;
+  /** Authenticated requests per minute allowed to this key (default 20). */
+  ratePerMinute: number;
+}
+
+/**
+ * Who may call a tool:
+ * - `public`: anyone (100 requests/min per IP);
+ * - `optional`: anyone; a signed call is personalised (`principal` set) and counts against the key;
+ * - `key`: a valid agent signature (401 `auth_required` without);
+ * - `manage`: `key` + `canManageProgram` + the path's `:brandId` among the key's brands (403 `forbidden`);
+ * - `onboard`: `key` + `canOnboard`;
+ * - `converse`: `key` + tier pro or enterprise.
+ */
+export type AgentAccess = 'public' | 'optional' | 'key' | 'manage' | 'onboard' | 'converse';
+
+export interface AgentToolContext {
+  /** Set for every access but `public` (and for `optional` only when the call was signed). */
+  principal: AgentPrincipal | undefined;
+  clock: Clock;
+  logger: Logger;
+}
+
+type Schema = z.ZodType | undefined;
+type Parsed<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface AgentToolInput<P extends Schema, Q extends Schema, B extends Schema> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+}
+
+export interface AgentToolDefinition<
+  P extends Schema = undefined,
+  Q extends Schema = undefined,
+  B extends Schema = undefined,
+> {
+  /** snake_case; `meta.tool` of every answer and the MCP tool name: `get_network_info`. */
+  name: string;
+  method: 'get' | 'post' | 'patch';
+  /** Relative to `/api/v1`, Express style: `/brands/:brandId/perks`. */
+  path: string;
+  /** One line, for humans and for the OpenAPI summary. */
+  summary: string;
+  /** What an AI client needs to decide to call it and to read the answer (units, periods, empty data). */
+  description: string;
+  access: AgentAccess;
+  request?: { params?: P; query?: Q; body?: B };
+  /** The shape of `data` (documented in OpenAPI and checked by the tool's tests). */
+  result: z.ZodType;
+  /** A happy-path call on the seeded fixture; the endpoint test calls every tool with it. */
+  example: AgentToolExample;
+  /** Answers `data`; throws AppError for 4xx (mapped to the agent error codes of spec 7). */
+  handle(input: AgentToolInput<P, Q, B>, context: AgentToolContext): Promise<unknown>;
+}
+
+/** A tool with its input types erased, as the list holds it. */
+export interface AgentTool {
+  readonly name: string;
+  readonly definition: AgentToolDefinition<Schema, Schema, Schema>;
+}
+
+export function defineAgentTool<
+  P extends Schema = undefined,
+  Q extends Schema = undefined,
+  B extends Schema = undefined,
+>(definition: AgentToolDefinition<P, Q, B>): AgentTool {
+  return { name: definition.name, definition: definition as unknown as AgentToolDefinition<Schema, Schema, Schema> };
+}
+
+/** What tool factories get: the process's ports and its shared services, built once (compose.ts). */
+export interface AgentToolDeps {
+  deps: AppDeps;
+  services: AppServices;
+}
+
+/**
+ * The seeded world every tool's example runs against (core-api/test/agent-fixture.ts): one brand with rules,
+ * perks, members with events, redemptions and streaks, and an agent key for it.
+ */
+export interface AgentFixture {
+  brandId: string;
+  /** A second brand, for comparisons. */
+  otherBrandId: string;
+  /** A member of `brandId` with earnings, a redemption and a streak (email-shaped). */
+  userId: string;
+  /** A perk collection of `brandId` that `userId` can afford. */
+  perkId: string;
+  /** An event rule id of `brandId`. */
+  eventId: string;
+}
+
+/** A happy-path call of a tool on the fixture; the per-tool HTTP test calls each tool with it. */
+export type AgentToolExample = (fixture: AgentFixture) => {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+};
