@@ -1,14 +1,14 @@
 import type { Clock } from '@pts/shared';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { AppServices } from '../../compose.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { AppServices } from '../compose.ts';
+import type { AppDeps } from '../deps.ts';
 
 /**
  * The agent API (spec 2 §1, 4.1) is a list of tools. One tool is one REST endpoint under `/api/v1`
  * (envelope `{data, meta:{tool,timestamp}}`), one MCP tool (same name, input schema = params ∪ query ∪ body)
  * and one step the `converse` planner may take. Each tool is declared once, here-shaped, and every surface
- * is generated from the list (modules/agent/agent-tools.ts).
+ * is generated from the list (agent/agent-tools.ts).
  */
 
 export type AgentTier = 'free' | 'pro' | 'enterprise';
