@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { AppServices } from '../compose.ts';
 import type { AppDeps } from '../deps.ts';
+import { parseInput } from '../http/validate.ts';
 
 /**
  * The agent API (spec 2 §1, 4.1) is a list of tools. One tool is one REST endpoint under `/api/v1`
@@ -119,3 +120,22 @@ export type AgentToolExample = (fixture: AgentFixture) => {
   query?: Record<string, unknown>;
   body?: unknown;
 };
+
+/**
+ * Runs one tool on raw input: params, query and body parsed by the tool's own schemas (a 400
+ * VALIDATION_ERROR naming the field when they do not fit), then `handle`. The REST route, the MCP tool and
+ * the converse executor all call tools through this, so they validate alike.
+ */
+export async function invokeAgentTool(
+  tool: AgentTool,
+  raw: { params?: unknown; query?: unknown; body?: unknown },
+  context: AgentToolContext,
+): Promise<unknown> {
+  const { request = {} } = tool.definition;
+  const input = {
+    params: request.params ? parseInput(request.params, raw.params ?? {}, 'path') : undefined,
+    query: request.query ? parseInput(request.query, raw.query ?? {}, 'query') : undefined,
+    body: request.body ? parseInput(request.body, raw.body ?? {}) : undefined,
+  };
+  return tool.definition.handle(input, context);
+}
