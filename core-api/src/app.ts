@@ -1,5 +1,10 @@
-import { RELAY_BODY_LIMIT_BYTES } from '@pts/shared';
+import { AppError, RELAY_BODY_LIMIT_BYTES } from '@pts/shared';
 import express, { type Express, Router } from 'express';
+import { createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
+import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
+import { agentTools } from './agent/agent-tools.ts';
+import { createAgentKeysAdminRouter, registerAgentKeyAdminDocs } from './agent/keys/agent-keys.routes.ts';
+import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
 import { registerApiDocs } from './api-docs.ts';
 import type { AppServices } from './compose.ts';
 import { hasRole, type Role } from './config.ts';
@@ -174,6 +179,14 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
   const adminRouter = Router();
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
+  adminRouter.use(
+    createAgentKeysAdminRouter({
+      db: deps.db,
+      clock: deps.clock,
+      secrets: deps.secrets,
+      adminToken: deps.adminToken,
+    }),
+  );
   adminRouter.use(createPaymentsAdminRouter(deps));
   adminRouter.use(createWebhookAdminRouter(deps));
   adminRouter.use(createAchievementsAdminRouter({ db: deps.db, adminToken: deps.adminToken }));
@@ -304,6 +317,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerSdkDocs(docs);
   registerDropDocs(docs);
   registerSeedCompatDocs(docs);
+  registerAgentKeyAdminDocs(docs);
   app.use(
     createHealthRouter({
       pingDatabase: deps.pingDatabase,
@@ -348,6 +362,41 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
 
   for (const [, prefix, router] of roleRouters) app.use(prefix, router);
+
+  // The agent API (docs/agent-api.md): served by the event handler host, under /api/v1 only (its own 404 and
+  // error envelope, so it is never mounted at the root).
+  if (hasRole(config, 'event-handler')) {
+    const tools = agentTools({ deps, services });
+    const authenticate = createAgentAuthenticator({
+      db: deps.db,
+      clock: deps.clock,
+      secrets: deps.secrets,
+      toleranceSeconds: config.PTS_SIGNATURE_TOLERANCE_SECONDS,
+    });
+    app.use('/api/v1', createAgentRouter({ deps, services, tools, authenticate }));
+    // MCP over streamable HTTP (docs/agent-api/converse-mcp.md): each POST agent-signed, limited and recorded.
+    app.use(
+      createMcpRouter({
+        db: deps.db,
+        clock: deps.clock,
+        logger,
+        listTools: () => tools,
+        authenticate: async (req, res) => {
+          const auth = await authenticate(req);
+          if (!auth)
+            throw new AppError(
+              'UNAUTHORIZED',
+              'POST /mcp needs an agent signature (X-PTS-Agent-Key, X-PTS-Timestamp, X-PTS-Signature)',
+            );
+          await services.limits.agentKey(auth.principal.ratePerMinute).consume(res, auth.principal.keyId);
+          await recordAgentSignature(deps.db, req, auth.claim);
+          return auth.principal;
+        },
+      }),
+    );
+    documentAgentTools(docs, tools);
+    mounted.push('/api/v1');
+  }
 
   app.use(notFoundHandler);
   app.use(createErrorHandler(logger, { replies: services.signedReplies }));

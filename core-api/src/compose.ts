@@ -61,14 +61,34 @@ export interface AppLimits {
   linkConfirm: RateLimit;
   /** Failed chat group `/setup` attempts per group and per IP. */
   chatSetupFailures: RateLimiterAbstract;
+  /** Public agent API calls (`/api/v1`) per IP: 100 a minute (spec 8). */
+  agentIp: RateLimit;
+  /**
+   * Signed agent API calls per key at the key's own `rate_per_minute` (default 20, spec 8): one limit per
+   * distinct rate, built on first use and kept, so every key of that rate counts in its own row of the store.
+   */
+  agentKey(ratePerMinute: number): RateLimit;
 }
+
+/** Agent API calls per minute and IP for public tools (spec 8). */
+export const AGENT_IP_PER_MINUTE = 100;
 
 /** Builds every limit once, over `store`; each has its own key prefix so none shares another's counters. */
 export function composeLimits(deps: Pick<AppDeps, 'config' | 'clock'>, store: RateLimitStore): AppLimits {
   const { config, clock } = deps;
   const perMinute = (name: string, keyPrefix: string, points: number) =>
     createRateLimit({ name, keyPrefix, points, durationSeconds: 60, store, clock });
+  const agentKeyLimits = new Map<number, RateLimit>();
   return {
+    agentIp: perMinute('IP', 'agent-ip', AGENT_IP_PER_MINUTE),
+    agentKey(ratePerMinute) {
+      let limit = agentKeyLimits.get(ratePerMinute);
+      if (!limit) {
+        limit = perMinute('agent key', `agent-key-${ratePerMinute}`, ratePerMinute);
+        agentKeyLimits.set(ratePerMinute, limit);
+      }
+      return limit;
+    },
     ip: perMinute('ip', 'ip', config.PTS_RATE_LIMIT_IP_PER_MINUTE),
     brand: perMinute('brand', 'brand', config.PTS_RATE_LIMIT_BRAND_PER_MINUTE),
     verifyDns: perMinute('verify-dns', 'verify-dns', 30),

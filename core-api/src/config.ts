@@ -148,6 +148,17 @@ export const configSchema = z.object({
   PTS_CONSTRAINT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   /** Lets constraint URLs reach loopback/plain http (tests, local development). Unset: only with PTS_CHAIN=local. */
   PTS_CONSTRAINTS_ALLOW_INSECURE: booleanFromEnv.optional(),
+
+  /**
+   * The agent API's `converse` (docs/agent-api/converse-mcp.md): an OpenAI-compatible chat-completions endpoint
+   * plans and writes the answer when all three are set; the offline planner answers otherwise.
+   * Base URL up to the version, e.g. `https://api.openai.com/v1` (`/chat/completions` is appended).
+   */
+  PTS_LLM_BASE_URL: z.url().optional(),
+  /** Bearer key of that endpoint; sent only to it, never logged. */
+  PTS_LLM_API_KEY: z.string().min(1).optional(),
+  PTS_LLM_MODEL: z.string().min(1).optional(),
+  PTS_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

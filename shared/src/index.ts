@@ -97,6 +97,17 @@ export {
   reportAchievementProgressResponseSchema,
   setAchievementDefinitionsRequestSchema,
 } from './schemas/achievements.ts';
+export {
+  type AgentKey,
+  agentKeyListSchema,
+  agentKeySchema,
+  agentTierSchema,
+  type CreateAgentKeyRequest,
+  type CreatedAgentKey,
+  createAgentKeyRequestSchema,
+  createdAgentKeySchema,
+  revokedAgentKeySchema,
+} from './schemas/agent-keys.ts';
 export { type BalanceResponse, balanceParamsSchema, balanceResponseSchema } from './schemas/balances.ts';
 export {
   type Brand,
@@ -472,9 +483,11 @@ export {
   webhookTestResultSchema,
 } from './schemas/webhooks.ts';
 export {
+  AGENT_KEY_HEADER,
   computeSignature,
   SIGNATURE_HEADER,
   type SignatureInput,
+  signAgentRequest,
   signatureMatches,
   signRequest,
   TIMESTAMP_HEADER,

@@ -41,3 +41,20 @@ export function signatureMatches(expected: string, presented: string): boolean {
   if (!/^[0-9a-f]{64}$/.test(presented)) return false;
   return timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(presented, 'hex'));
 }
+
+/** Header naming the agent key of an agent API request (docs/agent-api.md, "Signing"). */
+export const AGENT_KEY_HEADER = 'x-pts-agent-key';
+
+/**
+ * Headers of a signed agent API request: the key id, the timestamp and the HMAC-SHA256 under the key's
+ * secret of `timestamp.METHOD.path-with-query.raw-body` — the same payload as a brand signature, so the
+ * MCP server, tests and clients sign alike. `pathWithQuery` is the full path (`/api/v1/network/info?x=1`).
+ */
+export function signAgentRequest(
+  input: { keyId: string; secret: string } & Omit<SignatureInput, 'timestamp' | 'securityKey'> & {
+      timestamp?: number;
+    },
+): Record<string, string> {
+  const { keyId, secret, ...rest } = input;
+  return { [AGENT_KEY_HEADER]: keyId, ...signRequest({ ...rest, securityKey: secret }) };
+}

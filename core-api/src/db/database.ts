@@ -25,6 +25,8 @@ import * as brandXHandle from './migrations/2026_11_24_2115_brand_x_handle.ts';
 import * as displayNames from './migrations/2026_11_25_0000_display_names.ts';
 import * as customRuleIds from './migrations/2026_11_25_0100_custom_rule_ids.ts';
 import * as drops from './migrations/2026_11_25_0200_drops.ts';
+import * as agentKeys from './migrations/2026_11_26_0100_agent_keys.ts';
+import * as agentIntelligence from './migrations/2026_11_26_0400_agent_intelligence.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -68,6 +70,8 @@ const migrations: Record<string, Migration> = {
   '2026_11_25_0000_display_names': displayNames,
   '2026_11_25_0100_custom_rule_ids': customRuleIds,
   '2026_11_25_0200_drops': drops,
+  '2026_11_26_0100_agent_keys': agentKeys,
+  '2026_11_26_0400_agent_intelligence': agentIntelligence,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -589,6 +589,25 @@ export interface UserDisplayNamesTable {
   updated_at: Timestamp;
 }
 
+/** An agent API key (docs/agent-api.md, "Keys"); the secret is encrypted with the SecretBox. */
+export interface AgentKeysTable {
+  key_id: string;
+  name: string;
+  secret_encrypted: string;
+  brand_ids: ColumnType<string[], string[] | undefined, string[]>;
+  can_manage_program: ColumnType<boolean, boolean | undefined, boolean>;
+  can_onboard: ColumnType<boolean, boolean | undefined, boolean>;
+  tier: ColumnType<
+    'free' | 'pro' | 'enterprise',
+    'free' | 'pro' | 'enterprise' | undefined,
+    'free' | 'pro' | 'enterprise'
+  >;
+  rate_per_minute: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+}
+
 /** A claimable amount (seed drops): `claimed` counts claims against `total_supply`. */
 export interface DropsTable {
   id: string;
@@ -614,6 +633,7 @@ export interface DropClaimsTable {
 
 export interface DB {
   drops: DropsTable;
+  agent_keys: AgentKeysTable;
   drop_claims: DropClaimsTable;
   user_display_names: UserDisplayNamesTable;
   chat_groups: ChatGroupsTable;

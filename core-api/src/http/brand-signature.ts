@@ -116,17 +116,24 @@ export function createBrandSignatureVerifier(deps: BrandSignatureDeps) {
     if (isSafeMethod(req.method)) return claim;
     cleanup(now);
     if (options.record === false) return claim;
-    const inserted = await deps.db
-      .insertInto('used_signatures')
-      .values({ signature, expires_at: expiresAt })
-      .onConflict((oc) => oc.column('signature').doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
-      throw replayedSignature();
-    }
-    markSignatureOwner(req, claim);
+    await recordSignatureUse(deps.db, req, claim);
     return claim;
   };
+}
+
+/**
+ * Records `claim` as used (until it could no longer be fresh) and marks the request as its owner, whose
+ * answer identical retries get (http/signed-replies.ts); throws `replayedSignature()` when it was used
+ * already. Brand and agent signatures (agent/agent-auth.ts) share this one table and these semantics.
+ */
+export async function recordSignatureUse(db: Database, req: Request, claim: SignatureClaim): Promise<void> {
+  const inserted = await db
+    .insertInto('used_signatures')
+    .values({ signature: claim.signature, expires_at: claim.expiresAt })
+    .onConflict((oc) => oc.column('signature').doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw replayedSignature();
+  markSignatureOwner(req, claim);
 }
 
 export type BrandSignatureVerifier = ReturnType<typeof createBrandSignatureVerifier>;

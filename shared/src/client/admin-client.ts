@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { ErrorDetails } from '../errors.ts';
 import {
+  type AgentKey,
+  agentKeyListSchema,
+  type CreateAgentKeyRequest,
+  type CreatedAgentKey,
+  createdAgentKeySchema,
+  revokedAgentKeySchema,
+} from '../schemas/agent-keys.ts';
+import {
   type Brand,
   brandSchema,
   type CreateBrandInput,
@@ -84,6 +92,12 @@ export interface AdminClientOptions {
 
 /** Typed calls to the `/admin` endpoints. */
 export interface AdminClient {
+  /** Creates an agent key (docs/agent-api.md, "Keys"); the secret is in the answer only this once. */
+  createAgentKey(input: CreateAgentKeyRequest): Promise<CreatedAgentKey>;
+  /** Every agent key, revoked ones included, never with its secret. */
+  listAgentKeys(): Promise<AgentKey[]>;
+  /** Revokes an agent key: its signatures are refused from now on. */
+  revokeAgentKey(keyId: string): Promise<{ keyId: string; revoked: boolean }>;
   /** Creates a brand (with the default rules); the keys in the answer are shown only this once. */
   createBrand(input: CreateBrandInput): Promise<CreatedBrand>;
   listBrands(): Promise<Brand[]>;
@@ -204,6 +218,10 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
   const brandPath = (brandId: string) => `/brands/${encodeURIComponent(brandId)}`;
 
   return {
+    createAgentKey: async (input) => call('POST', '/agent-keys', createdAgentKeySchema, input),
+    listAgentKeys: async () => (await call('GET', '/agent-keys', agentKeyListSchema)).agentKeys,
+    revokeAgentKey: async (keyId) =>
+      call('POST', `/agent-keys/${encodeURIComponent(keyId)}/revoke`, revokedAgentKeySchema, {}),
     createBrand: async (input) => (await call('POST', '/brands', createdBrandEnvelope, input)).brand,
     listBrands: async () => (await call('GET', '/brands', brandsEnvelope)).brands,
     getBrand: async (brandId) => (await call('GET', brandPath(brandId), brandEnvelope)).brand,

@@ -1,0 +1,102 @@
+import type { Database } from '../../db/database.ts';
+
+/** What one user (all identities of their account) did at one brand, from events and perk redemptions. */
+export interface MemberLedger {
+  /** Any event (accepted or rejected) or redemption at the brand: the user is known to it. */
+  known: boolean;
+  acceptedEvents: number;
+  /** Sum of accepted events' rewards at this brand, in pts (minted or still queued). */
+  totalEarned: bigint;
+  lastEarnedAt: Date | null;
+  byEventType: { eventType: string; count: number; amount: bigint }[];
+  /** Confirmed redemptions at this brand. */
+  redemptions: number;
+  totalRedeemed: bigint;
+  /** Redemptions sent but not yet mined (their cost is reserved). */
+  pendingRedemptions: number;
+  pendingRedeemed: bigint;
+}
+
+/**
+ * Reads the ledger of `userKeys` (an account's identities) at `brandId`. Earnings are accepted events
+ * (`events.reward_amount`), redemptions are `perk_redemptions` rows — both recorded by the real pipelines.
+ */
+export async function readMemberLedger(db: Database, brandId: string, userKeys: string[]): Promise<MemberLedger> {
+  const [byType, anyEvent, redemptions] = await Promise.all([
+    db
+      .selectFrom('events')
+      .select((eb) => [
+        'event_type',
+        eb.fn.countAll<string>().as('n'),
+        eb.fn.sum<string>('reward_amount').as('amount'),
+        eb.fn.max('created_at').as('last_at'),
+      ])
+      .where('brand_id', '=', brandId)
+      .where('user_email', 'in', userKeys)
+      .where('status', '=', 'accepted')
+      .groupBy('event_type')
+      .orderBy('event_type')
+      .execute(),
+    db
+      .selectFrom('events')
+      .select('id')
+      .where('brand_id', '=', brandId)
+      .where('user_email', 'in', userKeys)
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom('perk_redemptions')
+      .select((eb) => ['status', eb.fn.countAll<string>().as('n'), eb.fn.sum<string>('cost').as('amount')])
+      .where('brand_id', '=', brandId)
+      .where('user_key', 'in', userKeys)
+      .where('status', 'in', ['confirmed', 'pending'])
+      .groupBy('status')
+      .execute(),
+  ]);
+  const types = byType.map((row) => ({
+    eventType: row.event_type,
+    count: Number(row.n),
+    amount: BigInt(row.amount ?? 0),
+    lastAt: row.last_at ? new Date(row.last_at) : null,
+  }));
+  const lastAt = types.reduce<Date | null>((max, t) => (t.lastAt && (!max || t.lastAt > max) ? t.lastAt : max), null);
+  const confirmed = redemptions.find((row) => row.status === 'confirmed');
+  const pending = redemptions.find((row) => row.status === 'pending');
+  return {
+    known: anyEvent !== undefined || redemptions.length > 0,
+    acceptedEvents: types.reduce((sum, t) => sum + t.count, 0),
+    totalEarned: types.reduce((sum, t) => sum + t.amount, 0n),
+    lastEarnedAt: lastAt,
+    byEventType: types.map(({ eventType, count, amount }) => ({ eventType, count, amount })),
+    redemptions: Number(confirmed?.n ?? 0),
+    totalRedeemed: BigInt(confirmed?.amount ?? 0),
+    pendingRedemptions: Number(pending?.n ?? 0),
+    pendingRedeemed: BigInt(pending?.amount ?? 0),
+  };
+}
+
+/** Cost of the wallet's redemptions still pending: reserved, so not spendable (the redemption service's rule). */
+export async function reservedByPendingRedemptions(db: Database, wallet: string): Promise<bigint> {
+  const row = await db
+    .selectFrom('perk_redemptions')
+    .select((eb) => eb.fn.sum<string>('cost').as('amount'))
+    .where('wallet_address', '=', wallet.toLowerCase())
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return BigInt(row?.amount ?? 0);
+}
+
+/** The most expensive active, on-chain perk of the brand costing at most `budget` pts (ties: the oldest). */
+export async function bestAffordablePerk(db: Database, brandId: string, budget: bigint) {
+  return db
+    .selectFrom('perks')
+    .select(['id', 'public_id', 'name', 'category', 'cost'])
+    .where('brand_id', '=', brandId)
+    .where('active', '=', true)
+    .where('chain_status', '=', 'synced')
+    .where('cost', '<=', budget)
+    .orderBy('cost', 'desc')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}

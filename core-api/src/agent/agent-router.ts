@@ -1,0 +1,183 @@
+import { AppError } from '@pts/shared';
+import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
+import { z } from 'zod';
+import { isReplayedSignature } from '../http/brand-signature.ts';
+import { toClientError } from '../http/errors.ts';
+import { jsonBody } from '../http/json-body.ts';
+import type { ApiDocs, ResponseDoc, RouteDoc, SecuritySchemeName } from '../observability/openapi.ts';
+import { type AgentAuthenticator, checkAgentAccess, recordAgentSignature } from './agent-auth.ts';
+import { type AgentTool, type AgentToolDeps, invokeAgentTool } from './agent-tool.ts';
+import { noteAgentKeyUsed } from './keys/agent-keys.service.ts';
+
+/** Agent request bodies are small JSON documents (bulk events: up to 100 events). */
+export const AGENT_BODY_LIMIT_BYTES = 256 * 1024;
+
+/** The spec 7 error codes of the agent API. */
+export type AgentErrorCode =
+  | 'validation'
+  | 'auth_required'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limit'
+  | 'internal';
+
+/**
+ * The code of an HTTP status (spec 7): the agent API speaks these instead of the core API's codes. Other
+ * 4xx (413 body too large, 415 media type, 422) are the caller's input to fix: `validation`, status kept.
+ */
+export function agentErrorCode(status: number): AgentErrorCode {
+  if (status === 401) return 'auth_required';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  if (status === 429) return 'rate_limit';
+  if (status >= 400 && status < 500) return 'validation';
+  return 'internal';
+}
+
+/** `{error:{message, code, status}}`, plus `details` (which field, which reason) when the error has them. */
+export const agentErrorSchema = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      code: z.enum(['validation', 'auth_required', 'forbidden', 'not_found', 'conflict', 'rate_limit', 'internal']),
+      status: z.number().int(),
+      details: z.unknown().optional(),
+    }),
+  })
+  .meta({ id: 'AgentError' });
+
+/** The success envelope of a tool whose `data` is `result` (spec 2.1). */
+export function agentEnvelopeSchema(result: z.ZodType) {
+  return z.object({
+    data: result,
+    meta: z.object({ tool: z.string(), timestamp: z.string().describe('ISO 8601, server time of the answer') }),
+  });
+}
+
+function sendAgentError(res: Response, error: AppError): void {
+  const status = Math.min(error.status, 500);
+  if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+  const body: z.input<typeof agentErrorSchema> = {
+    error: {
+      message: status === 500 ? 'Internal error; it has been logged' : error.message,
+      code: agentErrorCode(status),
+      status,
+    },
+  };
+  if (error.details && status < 500) body.error.details = error.details;
+  res.status(status).json(body);
+}
+
+export interface AgentRouterDeps extends AgentToolDeps {
+  tools: readonly AgentTool[];
+  authenticate: AgentAuthenticator;
+}
+
+/**
+ * `/api/v1`: one route per tool (docs/agent-api.md). Per request: read the JSON body (raw bytes kept for the
+ * signature), verify a signature if any, check the tool's access, take one point of the key's limit (signed)
+ * or the IP's (public), record a change's signature (replays get the first answer), run the tool through
+ * `invokeAgentTool`, answer `{data, meta}`. Every failure, unknown paths included, is `{error}` (spec 7).
+ */
+export function createAgentRouter(d: AgentRouterDeps): Router {
+  const { deps, services } = d;
+  const router = Router();
+  router.use(jsonBody(AGENT_BODY_LIMIT_BYTES));
+
+  for (const tool of d.tools) {
+    const { definition } = tool;
+    const handler: RequestHandler = async (req, res, next) => {
+      try {
+        const auth = definition.access === 'public' ? undefined : await d.authenticate(req);
+        const principal = auth?.principal;
+        const denied = checkAgentAccess(definition.access, principal, req.params);
+        if (principal) await services.limits.agentKey(principal.ratePerMinute).consume(res, principal.keyId);
+        else await services.limits.agentIp.consume(res, req.ip ?? 'unknown');
+        if (denied) throw denied;
+        if (auth) {
+          await recordAgentSignature(deps.db, req, auth.claim);
+          noteAgentKeyUsed(deps, auth.principal.keyId).catch((error: unknown) =>
+            deps.logger.warn({ err: error }, 'could not note an agent key use'),
+          );
+        }
+        const data = await invokeAgentTool(
+          tool,
+          { params: req.params, query: req.query, body: req.body },
+          { principal, clock: deps.clock, logger: deps.logger },
+        );
+        res.json({ data, meta: { tool: definition.name, timestamp: deps.clock.now().toISOString() } });
+      } catch (error) {
+        next(error);
+      }
+    };
+    router[definition.method](definition.path, handler);
+  }
+
+  router.use((req: Request, _res, next) => {
+    next(new AppError('NOT_FOUND', `No agent API endpoint ${req.method} ${req.baseUrl}${req.path}`));
+  });
+  const handleError: ErrorRequestHandler = (err, req, res, _next) => {
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    const error = toClientError(err);
+    if (error && error.status < 500) return sendAgentError(res, error);
+    deps.logger.error({ err, method: req.method, path: req.path }, 'agent API error');
+    sendAgentError(res, new AppError('INTERNAL_ERROR', 'Internal error'));
+  };
+  router.use(((err, req, res, next) => {
+    if (!isReplayedSignature(err) || res.headersSent) return handleError(err, req, res, next);
+    // The same signed change again: the first answer, replayed (http/signed-replies.ts); never a second effect.
+    services.signedReplies.replay(req, res).catch((error: unknown) => handleError(error, req, res, next));
+  }) as ErrorRequestHandler);
+  return router;
+}
+
+const SECURITY: Record<string, SecuritySchemeName[] | undefined> = {
+  public: undefined,
+  optional: undefined,
+};
+
+/** Documents every tool under `prefix` (`/api/v1`) with its result inside the envelope, so `/docs` shows it. */
+export function documentAgentTools(docs: ApiDocs, tools: readonly AgentTool[], prefix = '/api/v1'): void {
+  for (const { definition } of tools) {
+    const { request = {} } = definition;
+    const documented: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType } = {};
+    if (request.params) documented.params = request.params;
+    if (request.query) documented.query = request.query;
+    if (request.body) documented.body = request.body;
+    const security = definition.access in SECURITY ? SECURITY[definition.access] : (['agentKey'] as const);
+    const errors: ResponseDoc = {
+      description: 'Error envelope (docs/agent-api.md, "Errors")',
+      schema: agentErrorSchema,
+    };
+    const responses: RouteDoc['responses'] = {
+      200: {
+        description: `\`{data, meta:{tool:"${definition.name}", timestamp}}\``,
+        schema: agentEnvelopeSchema(definition.result),
+      },
+      400: errors,
+      404: errors,
+      429: errors,
+      500: errors,
+    };
+    if (security) {
+      responses[401] = errors;
+      responses[403] = errors;
+    }
+    docs.register({
+      method: definition.method,
+      path: `${prefix}${definition.path}`,
+      summary: definition.summary,
+      description: `${definition.description}\n\nAccess: \`${definition.access}\` (docs/agent-api.md, "Access").`,
+      operationId: definition.name,
+      tags: ['agent'],
+      responses,
+      ...(security ? { security: [...security] } : {}),
+      ...(Object.keys(documented).length ? { request: documented } : {}),
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import { planOffline } from './offline-planner.ts';
+
+/** Planner input only: the planner reads names, methods, paths and schemas, never runs a tool. */
+function endpoint(name: string, path: string, shape: { params?: string[]; query?: string[] } = {}): AgentTool {
+  const object = (names: string[] = []) => z.object(Object.fromEntries(names.map((n) => [n, z.string().optional()])));
+  return defineAgentTool({
+    name,
+    method: 'get',
+    path,
+    summary: name,
+    description: name,
+    access: 'public',
+    request: { params: object(shape.params), query: object(shape.query) },
+    result: z.unknown(),
+    example: () => ({}),
+    handle: async () => {
+      throw new Error('the planner never runs tools');
+    },
+  });
+}
+
+const ALL = [
+  endpoint('list_brands', '/brands', { query: ['category', 'limit', 'offset'] }),
+  endpoint('get_brand_rankings', '/brands/rankings', { query: ['category', 'limit'] }),
+  endpoint('get_brand', '/brands/:brandId', { params: ['brandId'] }),
+  endpoint('get_brand_perks', '/brands/:brandId/perks', { params: ['brandId'], query: ['category'] }),
+  endpoint('browse_perks', '/perks', { query: ['category', 'maxPrice', 'brandId', 'limit'] }),
+  endpoint('get_user_balance', '/users/:userId/brands/:brandId/balance', { params: ['userId', 'brandId'] }),
+  endpoint('get_brand_health', '/analytics/brands/:brandId/health', { params: ['brandId'] }),
+  endpoint('get_trending', '/network/trending', { query: ['period', 'limit'] }),
+  endpoint('get_leaderboard', '/brands/:brandId/leaderboard', {
+    params: ['brandId'],
+    query: ['metric', 'period', 'limit'],
+  }),
+  endpoint('compare_brands', '/compare/brands', { query: ['brandIds', 'period'] }),
+  endpoint('get_network_stats', '/network/stats'),
+];
+const A = '0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const B = '0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+const brands = {
+  acme: { brandId: A, name: 'Acme', domain: 'acme.example' },
+  globex: { brandId: B, name: 'Globex', domain: 'globex.example' },
+};
+
+describe('planOffline', () => {
+  it.each([
+    ['Top 3 gaming brands?', [], [{ tool: 'get_brand_rankings', input: { category: 'gaming', limit: 3 } }]],
+    ['top 50 brands', [], [{ tool: 'get_brand_rankings', input: { limit: 10 } }]],
+    ['How healthy is Acme?', [brands.acme], [{ tool: 'get_brand_health', input: { brandId: A } }]],
+    ['What is trending this month?', [], [{ tool: 'get_trending', input: { period: '30d' } }]],
+    ['trending over 7 days', [], [{ tool: 'get_trending', input: { period: '7d' } }]],
+    [
+      'Compare Acme vs Globex',
+      [brands.acme, brands.globex],
+      [{ tool: 'compare_brands', input: { brandIds: `${A},${B}` } }],
+    ],
+    [
+      'Show the Acme leaderboard, top 5 members',
+      [brands.acme],
+      [{ tool: 'get_leaderboard', input: { brandId: A, limit: 5 } }],
+    ],
+    ['What perks does Acme offer?', [brands.acme], [{ tool: 'get_brand_perks', input: { brandId: A } }]],
+    ['Any travel perks?', [], [{ tool: 'browse_perks', input: { category: 'travel' } }]],
+    [
+      'Balance of Bo@Example.com at Globex and its health',
+      [brands.globex],
+      [
+        { tool: 'get_user_balance', input: { userId: 'bo@example.com', brandId: B } },
+        { tool: 'get_brand_health', input: { brandId: B } },
+      ],
+    ],
+    ['How many brands are on the network?', [], [{ tool: 'get_network_stats', input: {} }]],
+    ['Tell me about Acme', [brands.acme], [{ tool: 'get_brand', input: { brandId: A } }]],
+  ])('%s', (question, mentioned, expected) => {
+    expect(planOffline({ question, tools: ALL, brands: mentioned, keyBrandIds: [] }).steps).toEqual(expected);
+  });
+
+  it("uses the key's only brand when the question names none, and says so", () => {
+    const plan = planOffline({ question: 'what is the health score?', tools: ALL, brands: [], keyBrandIds: [A] });
+    expect(plan.steps).toEqual([{ tool: 'get_brand_health', input: { brandId: A } }]);
+    expect(plan.notes).toEqual([`No brand named; using the key's brand ${A}.`]);
+  });
+
+  it('asks for what is missing: a user, two brands to compare', () => {
+    const plan = planOffline({
+      question: 'compare my balance at Acme',
+      tools: ALL,
+      brands: [brands.acme],
+      keyBrandIds: [],
+    });
+    expect(plan.steps).toEqual([]);
+    expect(plan.notes).toEqual([
+      'For comparison, name at least two brands in the question.',
+      'For balance, name the user (email-shaped id) in the question.',
+    ]);
+  });
+
+  it('never plans more than 5 steps', () => {
+    const plan = planOffline({
+      question:
+        'top brands, trending, network stats, Acme health, Acme perks, Acme leaderboard, compare Acme and Globex',
+      tools: ALL,
+      brands: [brands.acme, brands.globex],
+      keyBrandIds: [],
+    });
+    expect(plan.steps).toHaveLength(5);
+  });
+
+  it('answers an unknown topic with an empty plan and the list of topics', () => {
+    const plan = planOffline({ question: 'what is the weather?', tools: ALL, brands: [], keyBrandIds: [] });
+    expect(plan.steps).toEqual([]);
+    expect(plan.notes[0]).toContain('matched no topic');
+  });
+});

@@ -1,0 +1,218 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+/**
+ * Aggregate SQL of the intelligence tools: each function is one or two grouped queries whatever the
+ * population, never one query per member (docs/agent-api/intelligence.md, "Performance"). Agent identities
+ * (`agent:%`) are left out of every population. Counts come back as int, sums as text → bigint.
+ */
+
+/** Member activity over [from, to) at the given brands. */
+export interface MemberActivity {
+  events: number;
+  distinctEventTypes: number;
+  activeDays: number;
+  lastEventAt: Date | null;
+  earned: bigint;
+  brands: number;
+  eventTypeMix: { eventType: string; count: number }[];
+  perBrand: { brandId: string; events: number; earned: bigint }[];
+}
+
+/** One member's accepted events at `brandIds` in the window, plus their last event ever there. */
+export async function readMemberActivity(
+  db: Kysely<DB>,
+  userKey: string,
+  brandIds: string[],
+  from: Date,
+  to: Date,
+): Promise<MemberActivity> {
+  const [totals, mix, perBrand] = await Promise.all([
+    sql<{ events: number; types: number; days: number; earned: string; brands: number; last: Date | string | null }>`
+      SELECT count(*) FILTER (WHERE created_at >= ${from})::int AS events,
+             count(DISTINCT event_type) FILTER (WHERE created_at >= ${from})::int AS types,
+             count(DISTINCT (created_at AT TIME ZONE 'UTC')::date) FILTER (WHERE created_at >= ${from})::int AS days,
+             coalesce(sum(reward_amount) FILTER (WHERE created_at >= ${from}), 0)::text AS earned,
+             count(DISTINCT brand_id)::int AS brands,
+             max(created_at) AS last
+        FROM events
+       WHERE user_email = ${userKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
+         AND created_at < ${to}`.execute(db),
+    sql<{ event_type: string; n: number }>`
+      SELECT event_type, count(*)::int AS n FROM events
+       WHERE user_email = ${userKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
+         AND created_at >= ${from} AND created_at < ${to}
+       GROUP BY event_type ORDER BY n DESC, event_type`.execute(db),
+    sql<{ brand_id: string; n: number; earned: string }>`
+      SELECT brand_id, count(*)::int AS n, coalesce(sum(reward_amount), 0)::text AS earned FROM events
+       WHERE user_email = ${userKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
+         AND created_at < ${to}
+       GROUP BY brand_id ORDER BY n DESC, brand_id`.execute(db),
+  ]);
+  const t = totals.rows[0];
+  return {
+    events: t?.events ?? 0,
+    distinctEventTypes: t?.types ?? 0,
+    activeDays: t?.days ?? 0,
+    lastEventAt: t?.last ? new Date(t.last) : null,
+    earned: BigInt(t?.earned ?? '0'),
+    brands: t?.brands ?? 0,
+    eventTypeMix: mix.rows.map((r) => ({ eventType: r.event_type, count: r.n })),
+    perBrand: perBrand.rows.map((r) => ({ brandId: r.brand_id, events: r.n, earned: BigInt(r.earned) })),
+  };
+}
+
+/** One member's redemptions (pending or confirmed) at `brandIds` in the window. */
+export async function readMemberRedemptions(
+  db: Kysely<DB>,
+  userKey: string,
+  brandIds: string[],
+  from: Date,
+  to: Date,
+): Promise<{ redemptions: number; spent: bigint; perkIds: string[] }> {
+  const result = await sql<{ perk_id: string; n: number; spent: string; in_window: number; spent_window: string }>`
+    SELECT perk_id::text AS perk_id, count(*)::int AS n, coalesce(sum(cost), 0)::text AS spent,
+           count(*) FILTER (WHERE created_at >= ${from})::int AS in_window,
+           coalesce(sum(cost) FILTER (WHERE created_at >= ${from}), 0)::text AS spent_window
+      FROM perk_redemptions
+     WHERE user_key = ${userKey} AND status IN ('pending', 'confirmed') AND brand_id IN (${sql.join(brandIds)})
+       AND created_at < ${to}
+     GROUP BY perk_id`.execute(db);
+  return {
+    redemptions: result.rows.reduce((s, r) => s + r.in_window, 0),
+    spent: result.rows.reduce((s, r) => s + BigInt(r.spent_window), 0n),
+    perkIds: result.rows.map((r) => r.perk_id),
+  };
+}
+
+/**
+ * A member's ledger balance across the network: accepted rewards − redemptions not failed. The on-chain
+ * balance is the truth for spending; this ledger needs no RPC and equals it once mints confirm.
+ */
+export async function readLedgerBalance(db: Kysely<DB>, userKey: string): Promise<bigint> {
+  const result = await sql<{ earned: string; spent: string }>`
+    SELECT (SELECT coalesce(sum(reward_amount), 0) FROM events
+             WHERE user_email = ${userKey} AND status = 'accepted')::text AS earned,
+           (SELECT coalesce(sum(cost), 0) FROM perk_redemptions
+             WHERE user_key = ${userKey} AND status IN ('pending', 'confirmed'))::text AS spent`.execute(db);
+  const row = result.rows[0];
+  return BigInt(row?.earned ?? '0') - BigInt(row?.spent ?? '0');
+}
+
+/**
+ * Where `earned` stands among the members of `brandIds` in the window: how many earned strictly less, and
+ * how many members there are (one grouped scan of the brands' events in the window).
+ */
+export async function readEarningsRank(
+  db: Kysely<DB>,
+  brandIds: string[],
+  earned: bigint,
+  from: Date,
+  to: Date,
+): Promise<{ below: number; population: number }> {
+  const result = await sql<{ below: number; population: number }>`
+    SELECT count(*) FILTER (WHERE total < ${earned.toString()}::numeric)::int AS below, count(*)::int AS population
+      FROM (SELECT user_email, sum(reward_amount) AS total FROM events
+             WHERE brand_id IN (${sql.join(brandIds)}) AND status = 'accepted'
+               AND created_at >= ${from} AND created_at < ${to} AND user_email NOT LIKE 'agent:%'
+             GROUP BY user_email) AS members`.execute(db);
+  return { below: result.rows[0]?.below ?? 0, population: result.rows[0]?.population ?? 0 };
+}
+
+/** A brand's perks with their redemption counts over the last 7 and 30 days and all time (not failed). */
+export interface PerkActivity {
+  perkId: string;
+  name: string;
+  category: string;
+  cost: bigint;
+  maxSupply: bigint | null;
+  active: boolean;
+  sold: bigint;
+  last7: number;
+  last30: number;
+  redeemers30: number;
+}
+
+/** One grouped query over the brand's redemptions, joined to its perks. */
+export async function readPerkActivity(db: Kysely<DB>, brandId: string, now: Date): Promise<PerkActivity[]> {
+  const d7 = new Date(now.getTime() - 7 * 86_400_000);
+  const d30 = new Date(now.getTime() - 30 * 86_400_000);
+  const result = await sql<{
+    id: string;
+    name: string;
+    category: string;
+    cost: string;
+    max_supply: string | null;
+    active: boolean;
+    sold: string;
+    last7: number;
+    last30: number;
+    redeemers30: number;
+  }>`
+    SELECT p.id::text AS id, p.name, p.category, p.cost::text AS cost, p.max_supply::text AS max_supply, p.active,
+           coalesce(r.sold, 0)::text AS sold, coalesce(r.last7, 0)::int AS last7, coalesce(r.last30, 0)::int AS last30,
+           coalesce(r.redeemers30, 0)::int AS redeemers30
+      FROM perks p
+      LEFT JOIN (
+        SELECT perk_id, count(*) AS sold,
+               count(*) FILTER (WHERE created_at >= ${d7} AND created_at < ${now}) AS last7,
+               count(*) FILTER (WHERE created_at >= ${d30} AND created_at < ${now}) AS last30,
+               count(DISTINCT user_key) FILTER (WHERE created_at >= ${d30} AND created_at < ${now}) AS redeemers30
+          FROM perk_redemptions
+         WHERE brand_id = ${brandId} AND status IN ('pending', 'confirmed') AND user_key NOT LIKE 'agent:%'
+         GROUP BY perk_id) r ON r.perk_id = p.id
+     WHERE p.brand_id = ${brandId}
+     ORDER BY p.id`.execute(db);
+  return result.rows.map((r) => ({
+    perkId: r.id,
+    name: r.name,
+    category: r.category,
+    cost: BigInt(r.cost),
+    maxSupply: r.max_supply === null ? null : BigInt(r.max_supply),
+    active: r.active,
+    sold: BigInt(r.sold),
+    last7: r.last7,
+    last30: r.last30,
+    redeemers30: r.redeemers30,
+  }));
+}
+
+/**
+ * For each perk cost, how many members of the brand earned at least that much there (all time): the top of
+ * the affordability funnel. One pass over the brand's member totals whatever the number of perks: each
+ * total falls in a `width_bucket` of the sorted costs, and "≥ cost i" is the sum of buckets ≥ i.
+ */
+export async function readAffordCounts(
+  db: Kysely<DB>,
+  brandId: string,
+  costs: bigint[],
+  now: Date,
+): Promise<{ members: number; afford: Map<string, number> }> {
+  const sorted = [...new Set(costs)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const bounds = sorted.length > 0 ? sorted.map(String) : ['0'];
+  const result = await sql<{ bucket: number; n: number }>`
+    SELECT width_bucket(total, ${sql.val(bounds)}::numeric[])::int AS bucket, count(*)::int AS n
+      FROM (SELECT user_email, sum(reward_amount)::numeric AS total FROM events
+             WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at < ${now}
+               AND user_email NOT LIKE 'agent:%'
+             GROUP BY user_email) AS totals
+     GROUP BY bucket`.execute(db);
+  const perBucket = new Map(result.rows.map((r) => [r.bucket, r.n]));
+  const members = result.rows.reduce((s, r) => s + r.n, 0);
+  const afford = new Map<string, number>();
+  let atLeast = 0;
+  // Bucket i (1-based) holds totals in [cost i, cost i+1); walk down from the top bucket.
+  for (let i = sorted.length; i >= 1; i--) {
+    atLeast += perBucket.get(i) ?? 0;
+    afford.set(String(sorted[i - 1]), atLeast);
+  }
+  return { members, afford };
+}
+
+/** Whether any user row or accepted event carries this key (a 404 otherwise). */
+export async function userKnown(db: Kysely<DB>, userKey: string): Promise<boolean> {
+  const result = await sql<{ known: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM users WHERE email = ${userKey})
+        OR EXISTS (SELECT 1 FROM events WHERE user_email = ${userKey} AND status = 'accepted') AS known`.execute(db);
+  return Boolean(result.rows[0]?.known);
+}

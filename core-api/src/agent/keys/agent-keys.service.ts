@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, type Clock } from '@pts/shared';
+import type { Database } from '../../db/database.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
+import type { AgentPrincipal, AgentTier } from '../agent-tool.ts';
+import {
+  type AgentKeyRow,
+  appendAgentKeyBrand,
+  insertAgentKey,
+  markAgentKeyRevoked,
+  selectAgentKey,
+  selectAgentKeys,
+  touchAgentKey,
+} from './agent-keys.repository.ts';
+
+export interface AgentKeysDeps {
+  db: Database;
+  clock: Clock;
+  secrets: SecretBox;
+}
+
+/** Default authenticated requests per minute of a key (spec 8). */
+export const DEFAULT_AGENT_RATE_PER_MINUTE = 20;
+
+export interface CreateAgentKeyInput {
+  name: string;
+  brandIds?: string[];
+  canManageProgram?: boolean;
+  canOnboard?: boolean;
+  tier?: AgentTier;
+  ratePerMinute?: number;
+}
+
+/** A key as listed: everything but the secret. */
+export interface AgentKeySummary extends AgentPrincipal {
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+
+function principalOf(row: AgentKeyRow): AgentPrincipal {
+  return {
+    keyId: row.key_id,
+    name: row.name,
+    brandIds: [...(row.brand_ids ?? [])],
+    canManageProgram: row.can_manage_program,
+    canOnboard: row.can_onboard,
+    tier: row.tier,
+    ratePerMinute: row.rate_per_minute,
+  };
+}
+
+/**
+ * Creates a key: `ak_<random>` and a 32-byte hex secret, shown once here (stored encrypted: HMAC verification
+ * needs it in clear, so it cannot be hashed).
+ */
+export async function createAgentKey(
+  deps: AgentKeysDeps,
+  input: CreateAgentKeyInput,
+): Promise<{ keyId: string; secret: string }> {
+  const name = input.name.trim();
+  if (!name || name.length > 200) throw new AppError('VALIDATION_ERROR', 'A key needs a name of 1–200 characters');
+  const rate = input.ratePerMinute ?? DEFAULT_AGENT_RATE_PER_MINUTE;
+  if (!Number.isInteger(rate) || rate < 1 || rate > 100_000) {
+    throw new AppError('VALIDATION_ERROR', 'ratePerMinute must be an integer from 1 to 100000');
+  }
+  const keyId = `ak_${randomBytes(12).toString('hex')}`;
+  const secret = randomBytes(32).toString('hex');
+  await insertAgentKey(deps.db, {
+    keyId,
+    name,
+    secretEncrypted: deps.secrets.encrypt(secret),
+    brandIds: [...new Set((input.brandIds ?? []).map((id) => id.toLowerCase()))],
+    canManageProgram: input.canManageProgram ?? false,
+    canOnboard: input.canOnboard ?? false,
+    tier: input.tier ?? 'free',
+    ratePerMinute: rate,
+    createdAt: deps.clock.now(),
+  });
+  return { keyId, secret };
+}
+
+/** Every key without its secret. */
+export async function listAgentKeys(deps: AgentKeysDeps): Promise<AgentKeySummary[]> {
+  const rows = await selectAgentKeys(deps.db);
+  return rows.map((row) => ({
+    ...principalOf(row),
+    createdAt: iso(row.created_at) as string,
+    revokedAt: iso(row.revoked_at),
+    lastUsedAt: iso(row.last_used_at),
+  }));
+}
+
+/** Revokes a key: its signatures are refused (401) from now on. 404 for an unknown key. */
+export async function revokeAgentKey(deps: AgentKeysDeps, keyId: string): Promise<{ revoked: boolean }> {
+  const row = await selectAgentKey(deps.db, keyId);
+  if (!row) throw new AppError('NOT_FOUND', `Agent key ${keyId} does not exist`);
+  return { revoked: await markAgentKeyRevoked(deps.db, keyId, deps.clock.now()) };
+}
+
+/** The live (not revoked) key with its secret in clear, for signature verification; undefined otherwise. */
+export async function findActiveKey(
+  deps: AgentKeysDeps,
+  keyId: string,
+): Promise<{ principal: AgentPrincipal; secret: string } | undefined> {
+  if (!/^ak_[0-9a-z]{1,64}$/.test(keyId)) return undefined;
+  const row = await selectAgentKey(deps.db, keyId);
+  if (!row || row.revoked_at) return undefined;
+  return { principal: principalOf(row), secret: deps.secrets.decrypt(row.secret_encrypted) };
+}
+
+/** Lets the key act for `brandId` (onboarding a brand through the agent API grants it to the onboarding key). */
+export async function grantBrandToKey(deps: AgentKeysDeps, keyId: string, brandId: string): Promise<void> {
+  const granted = await appendAgentKeyBrand(deps.db, keyId, brandId.toLowerCase());
+  if (!granted) throw new AppError('NOT_FOUND', `Agent key ${keyId} does not exist or is revoked`);
+}
+
+/** Records that the key was used (at most one write a minute per key). */
+export async function noteAgentKeyUsed(deps: AgentKeysDeps, keyId: string): Promise<void> {
+  await touchAgentKey(deps.db, keyId, deps.clock.now());
+}

@@ -1,0 +1,605 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AppError,
+  achievementSchema,
+  BULK_EVENTS_MAX,
+  type BulkEventFailure,
+  brandIdSchema,
+  bulkEventFailureSchema,
+  cleanString,
+  type EventRequest,
+  type EventResponse,
+  emailSchema,
+  eventRequestSchema,
+  eventResponseSchema,
+  eventTypeSchema,
+  isAppError,
+  metadataSchema,
+  PRIVILEGED_SOURCES,
+  perkRedemptionResponseSchema,
+  perkRefSchema,
+} from '@pts/shared';
+import type { Address } from 'viem';
+import { z } from 'zod';
+import { relayContractsOf } from '../../chain/contract-addresses.ts';
+import { accountIdentities, resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
+import { readAchievements } from '../../modules/achievements/achievements.service.ts';
+import { readBalance } from '../../modules/balances/balances.routes.ts';
+import { brandNotFound, requireBrandExists } from '../../modules/brands/brands.service.ts';
+import type { AcceptedEvent, EventCandidate } from '../../modules/events/event-batcher.ts';
+import { completeEvent, prepareEvent, recordEvent } from '../../modules/events/events.service.ts';
+import { createRedemptionService, custodialKeyOf } from '../../modules/perks/redemption.service.ts';
+import { getStreakStatus } from '../../modules/streaks/streaks.service.ts';
+import { requireBrandAuthority } from '../actions/brand-authority.ts';
+import {
+  bestAffordablePerk,
+  type MemberLedger,
+  readMemberLedger,
+  reservedByPendingRedemptions,
+} from '../actions/member-ledger.repository.ts';
+import { type AgentPrincipal, type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+
+/** A user id no earlier example call used: an example may run once per surface (REST, MCP, converse). */
+const freshExampleUser = (label: string) => `agent-example-${label}-${randomUUID().slice(0, 8)}@example.com`;
+
+/** Most events one `process_bulk_events` call carries (the event API's bulk bound, spec 8). */
+export const AGENT_BULK_EVENTS_MAX = BULK_EVENTS_MAX;
+
+/** An email-shaped user id (`alice@example.com`, or a platform identity `discord_123@pts.example`), lowercase. */
+const userIdSchema = emailSchema;
+
+/**
+ * Metadata an agent key may not set: they are the brand's own privileges (its security key signs them),
+ * never an agent's — skipping cooldowns, privileged sources and hashtag campaign rewards.
+ */
+function refusePrivilegedMetadata(metadata: Record<string, unknown> | undefined): void {
+  if (!metadata) return;
+  const claimed: string[] = [];
+  if (metadata.skip_cooldown !== undefined) claimed.push('metadata.skip_cooldown');
+  if (metadata.campaign_id !== undefined) claimed.push('metadata.campaign_id');
+  if (typeof metadata.source === 'string' && (PRIVILEGED_SOURCES as readonly string[]).includes(metadata.source)) {
+    claimed.push(`metadata.source=${metadata.source}`);
+  }
+  if (claimed.length > 0) {
+    throw new AppError(
+      'FORBIDDEN',
+      `An agent key cannot claim ${claimed.join(', ')}: only the brand's own signed requests may; remove ${claimed.length === 1 ? 'it' : 'them'}`,
+      { reason: 'privileged_metadata', fields: claimed },
+    );
+  }
+}
+
+const processEventBody = z
+  .object({
+    brandId: brandIdSchema,
+    /** The rule's event type (get_brand lists them) … */
+    eventType: eventTypeSchema.optional(),
+    /** … or the rule's eventId from get_brand. */
+    eventId: cleanString(z.string().min(1, 'eventId must not be empty').max(100)).optional(),
+    userId: userIdSchema,
+    metadata: metadataSchema.optional(),
+    externalId: eventRequestSchema.shape.externalId,
+  })
+  .refine((body) => (body.eventType === undefined) !== (body.eventId === undefined), {
+    message: 'give exactly one of eventType and eventId',
+    path: ['eventType'],
+  });
+type ProcessEventBody = z.output<typeof processEventBody>;
+
+/** The agent body as the event pipeline's request, after the key's authority and privileges are checked. */
+async function toEventRequest(
+  d: AgentToolDeps,
+  body: ProcessEventBody,
+  principal: AgentPrincipal | undefined,
+): Promise<EventRequest> {
+  requireBrandAuthority(principal, body.brandId, 'Sending an event');
+  refusePrivilegedMetadata(body.metadata);
+  let eventType = body.eventType;
+  if (eventType === undefined) {
+    const cached = await d.services.events.brands.get(body.brandId);
+    if (!cached) throw brandNotFound(body.brandId);
+    const rule = [...cached.rulesByType.values()].find((candidate) => candidate.id === body.eventId);
+    if (!rule) {
+      throw new AppError(
+        'RULE_NOT_FOUND',
+        `Brand ${body.brandId} has no event rule ${body.eventId}; get_brand lists them`,
+        {
+          field: 'eventId',
+          value: String(body.eventId),
+        },
+      );
+    }
+    eventType = rule.event_type;
+  }
+  return {
+    brandId: body.brandId,
+    eventType,
+    userEmail: body.userId,
+    // Which key sent it, for the brand's audit trail (events.metadata).
+    metadata: { ...(body.metadata ?? {}), agentKeyId: (principal as AgentPrincipal).keyId },
+    ...(body.externalId === undefined ? {} : { externalId: body.externalId }),
+  };
+}
+
+/**
+ * The key is authenticated for the brand, which stands in for the brand's domain or signature check
+ * (`signed: true`); the privileges a brand signature would also unlock were refused in toEventRequest.
+ */
+const AGENT_EVENT_CONTEXT = { signed: true } as const;
+
+function processEventTool(d: AgentToolDeps): AgentTool {
+  return defineAgentTool({
+    name: 'process_event',
+    method: 'post',
+    path: '/events',
+    summary: 'Reward a user for an event of a brand this key acts for',
+    description:
+      "Sends one event through the brand's rules, exactly as the event API does: the same cooldowns, per-user " +
+      'and total caps and duplicate window hold, however many agents call at once. Name the rule by `eventType` ' +
+      'or by its `eventId` (get_brand lists both). `userId` is the user as an email (or a platform identity ' +
+      'such as discord_123@pts.example); a new user gets a wallet. `externalId` makes retries safe (the same ' +
+      'one is rewarded once). The answer has the reward in pts, the wallet and the mint transaction (mintStatus ' +
+      'pending when queued). Refusals: 429 while a cooldown or cap holds, 409 duplicate, 400 unknown event type, ' +
+      '403 when the key does not act for the brand or claims a brand-only privilege (skip_cooldown, privileged ' +
+      'sources, campaign rewards).',
+    access: 'key',
+    request: { body: processEventBody },
+    result: eventResponseSchema,
+    example: (fixture) => ({
+      body: {
+        brandId: fixture.brandId,
+        eventId: fixture.eventId,
+        userId: freshExampleUser('event'),
+        metadata: { note: 'agent tool example' },
+      },
+    }),
+    async handle({ body }, context) {
+      const input = await toEventRequest(d, body, context.principal);
+      return recordEvent(d.services.events, input, AGENT_EVENT_CONTEXT);
+    },
+  });
+}
+
+function failure(index: number, error: AppError): BulkEventFailure {
+  return {
+    success: false,
+    index,
+    error: error.message,
+    code: error.code,
+    status: error.status,
+    ...(error.details ? { details: error.details } : {}),
+  };
+}
+
+function processBulkEventsTool(d: AgentToolDeps): AgentTool {
+  return defineAgentTool({
+    name: 'process_bulk_events',
+    method: 'post',
+    path: '/events/bulk',
+    summary: `Up to ${AGENT_BULK_EVENTS_MAX} events in one call, each judged like process_event`,
+    description:
+      `Sends 1 to ${AGENT_BULK_EVENTS_MAX} events (each shaped like process_event's body) through the same ` +
+      'pipeline, in order: identical items see each other, so a cooldown or cap lets only the first pass. The ' +
+      'call fails with 400 only when the list or an item is malformed; otherwise every item gets its own ' +
+      'result at its position — the event answer, or {success:false, index, code, status, error} (403 for a ' +
+      'brand this key does not act for, 429 for a cooldown…). `processed` and `failed` count them.',
+    access: 'key',
+    request: {
+      body: z.object({
+        events: z
+          .array(processEventBody)
+          .min(1, 'events must contain at least 1 event')
+          .max(AGENT_BULK_EVENTS_MAX, `events must contain at most ${AGENT_BULK_EVENTS_MAX} events`),
+      }),
+    },
+    result: z.object({
+      success: z.boolean(),
+      processed: z.number().int(),
+      failed: z.number().int(),
+      results: z.array(z.union([eventResponseSchema, bulkEventFailureSchema])),
+    }),
+    example: (fixture) => ({
+      body: {
+        events: [
+          { brandId: fixture.brandId, eventId: fixture.eventId, userId: freshExampleUser('bulk') },
+          { brandId: fixture.brandId, eventId: fixture.eventId, userId: freshExampleUser('bulk') },
+        ],
+      },
+    }),
+    async handle({ body }, context) {
+      if (!context.principal) throw new AppError('UNAUTHORIZED', 'Sending events needs an agent key (X-PTS-Agent-Key)');
+      const events = d.services.events;
+      // As the event API's bulk route: prepared in order, queued together (one batch where possible), then
+      // their mints awaited together.
+      const prepared: (EventCandidate | BulkEventFailure)[] = [];
+      for (const [index, item] of body.events.entries()) {
+        try {
+          const input = await toEventRequest(d, item, context.principal);
+          prepared.push(await prepareEvent(events, input, AGENT_EVENT_CONTEXT));
+        } catch (error) {
+          if (!isAppError(error)) throw error;
+          prepared.push(failure(index, error));
+        }
+      }
+      const outcomes = await Promise.all(
+        prepared.map(async (entry, index): Promise<AcceptedEvent | BulkEventFailure> => {
+          if (!('eventId' in entry)) return entry;
+          try {
+            return await events.batcher.enqueue(entry);
+          } catch (error) {
+            if (!isAppError(error)) throw error;
+            return failure(index, error);
+          }
+        }),
+      );
+      const results: (EventResponse | BulkEventFailure)[] = await Promise.all(
+        outcomes.map((outcome) => ('eventId' in outcome ? completeEvent(events, outcome) : outcome)),
+      );
+      const failed = results.filter((result) => !result.success).length;
+      return { success: failed === 0, processed: results.length - failed, failed, results };
+    },
+  });
+}
+
+function redeemPerkTool(d: AgentToolDeps): AgentTool {
+  const { deps } = d;
+  // The redemption service of /services/perks/redeem, built once per process for the agent surface.
+  const redemption = createRedemptionService({
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    relayer: deps.relayer,
+    publicClient: deps.publicClient,
+    contracts: relayContractsOf(deps),
+    constraints: deps.constraints,
+    custodialKey: custodialKeyOf(deps.wallets),
+    identityProvider: deps.config.PTS_IDENTITY_PROVIDER,
+    waitMs: deps.config.PTS_RELAYER_WAIT_MS,
+  });
+  return defineAgentTool({
+    name: 'redeem_perk',
+    method: 'post',
+    path: '/perks/redeem',
+    summary: "Redeem a brand's perk for a user, paid from the user's pts",
+    description:
+      "Pays a perk of a brand this key acts for from the user's custodial wallet (pts are one token across " +
+      'brands) and claims it on chain. `perkId` is the perk uuid or integer id (get_brand_perks). Checks, in ' +
+      'order: perk active, spendable balance (minus pending redemptions) ≥ cost, supply, per-user maximum, ' +
+      'eligibility constraints. Two redemptions racing for the same pts cannot both pass. The answer has a ' +
+      'confirmation code and status confirmed (mined) or pending (sent, not mined yet). 409 for insufficient ' +
+      'balance (details.missing), sold out or limit reached; 404 for an unknown perk or user; 403 when the key ' +
+      'does not act for the brand.',
+    access: 'key',
+    request: {
+      body: z.object({ perkId: perkRefSchema, userId: userIdSchema, brandId: brandIdSchema }),
+    },
+    result: perkRedemptionResponseSchema,
+    example: (fixture) => ({ body: { perkId: fixture.perkId, userId: fixture.userId, brandId: fixture.brandId } }),
+    async handle({ body }, context) {
+      requireBrandAuthority(context.principal, body.brandId, 'Redeeming a perk');
+      await requireBrandExists(deps.db, body.brandId);
+      const account = await resolveAccountKey(deps.db, body.userId);
+      const user = await deps.db.selectFrom('users').select('id').where('email', '=', account).executeTakeFirst();
+      if (!user) throw userNotFound(body.userId);
+      const outcome = await redemption.redeem({
+        brandId: body.brandId,
+        perkId: body.perkId,
+        userIdentifier: body.userId,
+      });
+      return outcome.body;
+    },
+  });
+}
+
+function userNotFound(userId: string, brandId?: string): AppError {
+  return new AppError(
+    'NOT_FOUND',
+    brandId ? `${userId} has no events or redemptions at brand ${brandId}` : `No user ${userId} on pts`,
+    { field: 'userId', value: userId },
+  );
+}
+
+const userBrandParams = z.object({ userId: userIdSchema, brandId: brandIdSchema });
+
+/** The member's ledger at a brand the key acts for; 404 when the user never interacted with the brand. */
+async function requireMember(
+  d: AgentToolDeps,
+  principal: AgentPrincipal | undefined,
+  params: { userId: string; brandId: string },
+  action: string,
+): Promise<{ accountKey: string; ledger: MemberLedger }> {
+  requireBrandAuthority(principal, params.brandId, action);
+  await requireBrandExists(d.deps.db, params.brandId);
+  const { accountKey, identities } = await accountIdentities(d.deps.db, params.userId);
+  const ledger = await readMemberLedger(
+    d.deps.db,
+    params.brandId,
+    identities.map((identity) => identity.identityKey),
+  );
+  if (!ledger.known) throw userNotFound(params.userId, params.brandId);
+  return { accountKey, ledger };
+}
+
+/** The wallet balance of a user: pts are one token, so it is the same at every brand. */
+function walletBalance(d: AgentToolDeps, userId: string) {
+  return readBalance(
+    { db: d.deps.db, publicClient: d.deps.publicClient, rewardToken: relayContractsOf(d.deps).rewardToken as Address },
+    userId,
+  );
+}
+
+function getUserBalanceTool(d: AgentToolDeps): AgentTool {
+  return defineAgentTool({
+    name: 'get_user_balance',
+    method: 'get',
+    path: '/users/:userId/brands/:brandId/balance',
+    summary: "A member's pts balance and what they earned and redeemed at a brand",
+    description:
+      "`balance` is the pts in the user's wallet right now, read on chain; pts are one token across brands, so " +
+      'it is what they can spend at any brand. `pending` is rewards accepted but not yet minted. `totalEarned` ' +
+      '(accepted rewards) and `totalRedeemed` (confirmed perk redemptions; `pendingRedeemed` still being mined) ' +
+      "are this brand's only. All amounts are whole pts. 404 when the user has no events or redemptions at " +
+      'the brand; 403 when the key does not act for the brand.',
+    access: 'key',
+    request: { params: userBrandParams },
+    result: z.object({
+      brandId: z.string(),
+      userId: z.string(),
+      walletAddress: z.string().nullable(),
+      balance: z.number().int(),
+      pending: z.number().int(),
+      totalEarned: z.number().int(),
+      totalRedeemed: z.number().int(),
+      pendingRedeemed: z.number().int(),
+    }),
+    example: (fixture) => ({ params: { userId: fixture.userId, brandId: fixture.brandId } }),
+    async handle({ params }, context) {
+      const { ledger } = await requireMember(d, context.principal, params, "Reading a user's balance");
+      const wallet = await walletBalance(d, params.userId);
+      return {
+        brandId: params.brandId,
+        userId: params.userId,
+        walletAddress: wallet.walletAddress,
+        balance: wallet.balance,
+        pending: wallet.pending,
+        totalEarned: Number(ledger.totalEarned),
+        totalRedeemed: Number(ledger.totalRedeemed),
+        pendingRedeemed: Number(ledger.pendingRedeemed),
+      };
+    },
+  });
+}
+
+const streakViewSchema = z.object({
+  current: z.number().int(),
+  longest: z.number().int(),
+  /** The streak still counts (not lapsed) and is at least one day. */
+  active: z.boolean(),
+  checkedInToday: z.boolean(),
+  multiplier: z.number(),
+  lastActivityAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+});
+
+async function streakView(
+  d: AgentToolDeps,
+  context: { clock: AgentToolDeps['deps']['clock'] },
+  brandId: string,
+  userId: string,
+) {
+  const status = await getStreakStatus(
+    { db: d.deps.db, clock: context.clock, logger: d.deps.logger, events: d.services.events },
+    brandId,
+    userId,
+  );
+  return {
+    current: status.currentStreak,
+    longest: status.longestStreak,
+    active: !status.lapsed && status.currentStreak > 0,
+    checkedInToday: status.checkedInToday,
+    multiplier: status.multiplier,
+    lastActivityAt: status.lastActivityAt,
+    expiresAt: status.streakExpiresAt,
+  };
+}
+
+function getUserStatsTool(d: AgentToolDeps): AgentTool {
+  return defineAgentTool({
+    name: 'get_user_stats',
+    method: 'get',
+    path: '/users/:userId/brands/:brandId/stats',
+    summary: "A member's earnings, redemptions, streak and achievements at a brand",
+    description:
+      'Everything a brand knows of a member, all time: earnings (accepted rewards in pts, per event type, the ' +
+      'last one), redemptions (confirmed count and pts spent; pending ones apart), the daily streak (current ' +
+      'and longest in days, whether it still counts) and achievements (each with progress toward its ' +
+      'threshold). 404 when the user has no events or redemptions at the brand; 403 when the key does not act ' +
+      'for the brand.',
+    access: 'key',
+    request: { params: userBrandParams },
+    result: z.object({
+      brandId: z.string(),
+      userId: z.string(),
+      earnings: z.object({
+        totalEarned: z.number().int(),
+        events: z.number().int(),
+        lastEarnedAt: z.string().nullable(),
+        byEventType: z.array(z.object({ eventType: z.string(), count: z.number().int(), amount: z.number().int() })),
+      }),
+      redemptions: z.object({
+        count: z.number().int(),
+        totalRedeemed: z.number().int(),
+        pending: z.number().int(),
+        pendingRedeemed: z.number().int(),
+      }),
+      streak: streakViewSchema,
+      achievements: z.object({
+        unlocked: z.number().int(),
+        total: z.number().int(),
+        items: z.array(achievementSchema),
+      }),
+    }),
+    example: (fixture) => ({ params: { userId: fixture.userId, brandId: fixture.brandId } }),
+    async handle({ params }, context) {
+      const { accountKey, ledger } = await requireMember(d, context.principal, params, "Reading a user's stats");
+      const [streak, achievements] = await Promise.all([
+        streakView(d, context, params.brandId, params.userId),
+        readAchievements(d.deps.db, params.brandId, accountKey),
+      ]);
+      return {
+        brandId: params.brandId,
+        userId: params.userId,
+        earnings: {
+          totalEarned: Number(ledger.totalEarned),
+          events: ledger.acceptedEvents,
+          lastEarnedAt: ledger.lastEarnedAt?.toISOString() ?? null,
+          byEventType: ledger.byEventType.map((row) => ({ ...row, amount: Number(row.amount) })),
+        },
+        redemptions: {
+          count: ledger.redemptions,
+          totalRedeemed: Number(ledger.totalRedeemed),
+          pending: ledger.pendingRedemptions,
+          pendingRedeemed: Number(ledger.pendingRedeemed),
+        },
+        streak,
+        achievements: {
+          unlocked: achievements.filter((item) => item.unlocked).length,
+          total: achievements.length,
+          items: achievements,
+        },
+      };
+    },
+  });
+}
+
+const affordablePerkSchema = z.object({
+  brandId: z.string(),
+  uuid: z.string(),
+  perkId: z.number().int(),
+  name: z.string(),
+  category: z.string(),
+  cost: z.number().int(),
+});
+
+function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
+  return defineAgentTool({
+    name: 'get_user_portfolio',
+    method: 'get',
+    path: '/users/:userId/portfolio',
+    summary: "A member's pts across the brands this key acts for: earnings, streaks, best affordable perk",
+    description:
+      "The user's wallet (`balance` on chain, `spendable` = balance minus pending redemptions, `pending` " +
+      'rewards not yet minted — pts are one token across brands) and, for each brand THIS KEY acts for where ' +
+      'the user has events or redemptions: pts earned and redeemed there, the daily streak, and the most ' +
+      'expensive active perk the spendable balance covers (null when none). Brands outside the key are never ' +
+      'shown. `activeStreaks` lists streaks still counting; `bestAffordablePerk` is the most expensive ' +
+      'affordable perk over those brands. 404 when the user is unknown to every brand of the key.',
+    access: 'key',
+    request: { params: z.object({ userId: userIdSchema }) },
+    result: z.object({
+      userId: z.string(),
+      walletAddress: z.string().nullable(),
+      balance: z.number().int(),
+      spendable: z.number().int(),
+      pending: z.number().int(),
+      brands: z.array(
+        z.object({
+          brandId: z.string(),
+          name: z.string(),
+          totalEarned: z.number().int(),
+          totalRedeemed: z.number().int(),
+          streak: streakViewSchema,
+          bestAffordablePerk: affordablePerkSchema.nullable(),
+        }),
+      ),
+      activeStreaks: z.array(z.object({ brandId: z.string(), current: z.number().int() })),
+      bestAffordablePerk: affordablePerkSchema.nullable(),
+      note: z.string(),
+    }),
+    example: (fixture) => ({ params: { userId: fixture.userId } }),
+    async handle({ params }, context) {
+      const principal = context.principal;
+      if (!principal) throw new AppError('UNAUTHORIZED', "Reading a user's portfolio needs an agent key");
+      const { identities } = await accountIdentities(d.deps.db, params.userId);
+      const keys = identities.map((identity) => identity.identityKey);
+      const wallet = await walletBalance(d, params.userId);
+      const reserved = wallet.walletAddress ? await reservedByPendingRedemptions(d.deps.db, wallet.walletAddress) : 0n;
+      const spendable = BigInt(wallet.balance) > reserved ? BigInt(wallet.balance) - reserved : 0n;
+      const brandIds = [...new Set(principal.brandIds.map((id) => id.toLowerCase()))];
+      const brands = [];
+      for (const brandId of brandIds) {
+        const brand = await d.deps.db
+          .selectFrom('brands')
+          .select(['address', 'name'])
+          .where('address', '=', brandId)
+          .executeTakeFirst();
+        if (!brand) continue;
+        const ledger = await readMemberLedger(d.deps.db, brandId, keys);
+        if (!ledger.known) continue;
+        const [streak, perk] = await Promise.all([
+          streakView(d, context, brandId, params.userId),
+          bestAffordablePerk(d.deps.db, brandId, spendable),
+        ]);
+        brands.push({
+          brandId,
+          name: brand.name,
+          totalEarned: Number(ledger.totalEarned),
+          totalRedeemed: Number(ledger.totalRedeemed),
+          streak,
+          bestAffordablePerk: perk
+            ? {
+                brandId,
+                uuid: perk.public_id,
+                perkId: Number(perk.id),
+                name: perk.name,
+                category: perk.category,
+                cost: Number(perk.cost),
+              }
+            : null,
+        });
+      }
+      if (brands.length === 0) {
+        throw new AppError(
+          'NOT_FOUND',
+          `${params.userId} has no events or redemptions at the brands this key acts for`,
+          {
+            field: 'userId',
+            value: params.userId,
+          },
+        );
+      }
+      const best = brands
+        .map((brand) => brand.bestAffordablePerk)
+        .filter((perk) => perk !== null)
+        .reduce<z.infer<typeof affordablePerkSchema> | null>(
+          (top, perk) => (!top || perk.cost > top.cost ? perk : top),
+          null,
+        );
+      return {
+        userId: params.userId,
+        walletAddress: wallet.walletAddress,
+        balance: wallet.balance,
+        spendable: Number(spendable),
+        pending: wallet.pending,
+        brands,
+        activeStreaks: brands
+          .filter((b) => b.streak.active)
+          .map((b) => ({ brandId: b.brandId, current: b.streak.current })),
+        bestAffordablePerk: best,
+        note: 'Only brands this agent key acts for are shown; balance and spendable are the one pts wallet.',
+      };
+    },
+  });
+}
+
+/** The action tools of the agent API (spec 4.1): members' balances and stats, events and redemptions. */
+export function actionsTools(d: AgentToolDeps): AgentTool[] {
+  return [
+    getUserBalanceTool(d),
+    getUserStatsTool(d),
+    getUserPortfolioTool(d),
+    processEventTool(d),
+    processBulkEventsTool(d),
+    redeemPerkTool(d),
+  ];
+}

@@ -1,0 +1,245 @@
+import type { CreatedBrand } from '@pts/shared';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
+import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { type AgentPrincipal, type AgentTool, type AgentToolContext, invokeAgentTool } from '../agent-tool.ts';
+import { intelligenceTools } from './intelligence.tools.ts';
+
+// Real events (brand-signed manual events at controlled manual-clock times), real perks and a real
+// redemption on anvil; every expected number below is computed by hand in the comments.
+
+const DAY = 86_400_000;
+// Noon UTC today: near the chain's real time (permits carry a deadline from the clock), and day boundaries
+// stay where the comments put them.
+const T0 = new Date(Math.floor(Date.now() / DAY) * DAY + DAY / 2);
+let platform: TestPlatform;
+let brand: CreatedBrand;
+let empty: CreatedBrand;
+let tools: Map<string, AgentTool>;
+const perks: Record<string, string> = {};
+
+const principal = (brandIds: string[]): AgentPrincipal => ({
+  keyId: 'k',
+  name: 'test key',
+  brandIds,
+  canManageProgram: false,
+  canOnboard: false,
+  tier: 'free',
+  ratePerMinute: 20,
+});
+
+/** One row of a list answer (recommendations, perks, goals), as the assertions read it. */
+type Item = Record<string, unknown>;
+
+function call(name: string, raw: { params?: unknown; query?: unknown }, brandIds = [brand.brandId]) {
+  const tool = tools.get(name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  const context: AgentToolContext = {
+    principal: principal(brandIds),
+    clock: platform.clock,
+    logger: pino({ level: 'silent' }),
+  };
+  // biome-ignore lint/suspicious/noExplicitAny: answers are compared with hand-computed literals field by field
+  return invokeAgentTool(tool, raw, context) as Promise<any>;
+}
+
+async function event(at: Date, eventType: string, userEmail: string) {
+  platform.clock.set(at);
+  const res = await platform.signedPost(
+    '/pts-api/manual-event',
+    { brandId: brand.brandId, eventType, userEmail, domain: 'intel.example.com', metadata: { at: at.toISOString() } },
+    brand.securityKey,
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+async function createPerk(name: string, cost: number, maxSupply: number | null) {
+  const res = await platform.post(
+    '/admin/perks',
+    { brandId: brand.brandId, name, cost, ...(maxSupply ? { maxSupply } : {}) },
+    { authorization: `Bearer ${platform.deps.adminToken}` },
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  perks[name] = String(res.body.perk.perkId);
+  return res.body.perk as { perkId: number; uuid: string };
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({
+    PTS_RATE_LIMIT_IP_PER_MINUTE: '100000',
+    PTS_RATE_LIMIT_BRAND_PER_MINUTE: '100000',
+  });
+  platform.clock.set(new Date(T0.getTime() - 25 * DAY));
+  brand = await platform.createBrand({
+    domain: 'intel.example.com',
+    rules: [
+      { eventType: 'earn', rewardAmount: 100, cooldownHours: 0, maxClaims: -1 },
+      { eventType: 'visit', rewardAmount: 10, cooldownHours: 0, maxClaims: -1 },
+      { eventType: 'share', rewardAmount: 5, cooldownHours: 0, maxClaims: -1 },
+    ],
+  });
+  empty = await platform.createBrand({ domain: 'empty.example.com', name: 'Empty' });
+  tools = new Map(intelligenceTools({ deps: platform.deps, services: platform.services }).map((t) => [t.name, t]));
+  const gold = await createPerk('Gold', 200, 10);
+  await createPerk('Sticker', 50, null);
+  await createPerk('Trip', 1000, null);
+  // alice: earn at −20d, −10d, −2d; visit −2d; share −1d → 5 events, 3 types, 4 active days, 315 pts.
+  await event(new Date(T0.getTime() - 20 * DAY), 'earn', 'alice@example.com');
+  await event(new Date(T0.getTime() - 10 * DAY), 'earn', 'alice@example.com');
+  await event(new Date(T0.getTime() - 3 * DAY), 'earn', 'bob@example.com'); // bob: 1 event, 100 pts
+  await event(new Date(T0.getTime() - 2 * DAY), 'earn', 'alice@example.com');
+  await event(new Date(T0.getTime() - 2 * DAY + 60_000), 'visit', 'alice@example.com');
+  await event(new Date(T0.getTime() - 1 * DAY), 'share', 'alice@example.com');
+  await waitForMintsSettled(platform);
+  platform.clock.set(T0);
+  const res = await platform.signedPost(
+    '/services/perks/redeem',
+    { brandId: brand.brandId, perkId: gold.uuid, userIdentifier: 'alice@example.com' },
+    brand.securityKey,
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  platform.clock.set(new Date(T0.getTime() + 60_000));
+}, 180_000);
+
+afterAll(async () => {
+  await platform?.stop();
+});
+
+describe('get_user_persona', () => {
+  it('profiles alice from her real events and redemption (hand-computed)', async () => {
+    const p = await call('get_user_persona', { params: { userId: 'alice@example.com' } });
+    expect(p.behaviour).toMatchObject({
+      events: 5,
+      activeDays: 4,
+      eventsPerActiveDay: 1.25,
+      daysSinceLastEvent: 1,
+      redemptions: 1,
+      earned: '315',
+      spent: '200',
+    });
+    expect(p.behaviour.eventTypeMix).toEqual([
+      { eventType: 'earn', count: 3, share: 60 },
+      { eventType: 'share', count: 1, share: 20 },
+      { eventType: 'visit', count: 1, share: 20 },
+    ]);
+    // 200 × 2 ≥ 315 and one redemption → redeemer (before streaker/explorer).
+    expect(p.archetype).toBe('redeemer');
+    // alice 315, bob 100: one member below her out of two → 50 %.
+    expect(p.network).toEqual({ brands: 1, earningsPercentile: 50, population: 2 });
+    expect(p.brandAffinities).toEqual([{ brandId: brand.brandId, events: 5, earned: '315', share: 100 }]);
+    expect(p.basis).toMatchObject({ period: '30d', sampleSize: 5 });
+  });
+
+  it('bob with one event is a newcomer at the 0th percentile', async () => {
+    const p = await call('get_user_persona', { params: { userId: 'bob@example.com' } });
+    expect(p.archetype).toBe('newcomer');
+    expect(p.network.earningsPercentile).toBe(0);
+  });
+
+  it('404 for an unknown member; a hostile key (other brand) learns nothing: same 404', async () => {
+    await expect(call('get_user_persona', { params: { userId: 'nobody@example.com' } })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await expect(
+      call('get_user_persona', { params: { userId: 'alice@example.com' } }, [empty.brandId]),
+    ).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await expect(call('get_user_persona', { params: { userId: 'alice@example.com' } }, [])).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+  });
+});
+
+describe('get_user_recommendations', () => {
+  it('ranks by 50·afford + 30·popularity + 20·novelty for bob (balance 100)', async () => {
+    const r = await call('get_user_recommendations', { params: { userId: 'bob@example.com' }, query: {} });
+    expect(r.balance).toBe('100');
+    // Gold: 50·0.5 + 30·1 + 20 = 75; Sticker: 50 + 0 + 20 = 70; Trip: 50·0.1 + 0 + 20 = 25.
+    expect(r.recommendations.map((x: Item) => [x.perkId, x.score, x.affordable])).toEqual([
+      [perks.Gold, 75, false],
+      [perks.Sticker, 70, true],
+      [perks.Trip, 25, false],
+    ]);
+    const one = await call('get_user_recommendations', {
+      params: { userId: 'bob@example.com' },
+      query: { limit: '1' },
+    });
+    expect(one.recommendations).toHaveLength(1);
+  });
+
+  it('limit 21 and 0 → 400', async () => {
+    for (const limit of ['21', '0']) {
+      await expect(
+        call('get_user_recommendations', { params: { userId: 'bob@example.com' }, query: { limit } }),
+      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+  });
+});
+
+describe('get_brand_perk_intelligence', () => {
+  it('heat, funnel and depletion from the one real redemption', async () => {
+    const r = await call('get_brand_perk_intelligence', { params: { brandId: brand.brandId } });
+    expect(r.members).toBe(2);
+    const gold = r.perks[0];
+    // heat (2·1 + 0)/30 = 0.07; velocity 1/30 = 0.03; afford ≥ 200: alice only; 9 left at 1 per 30 d → 270 d.
+    expect(gold).toMatchObject({
+      perkId: perks.Gold,
+      heatScore: 0.07,
+      velocityPerDay: 0.03,
+      redemptions7d: 1,
+      redemptions30d: 1,
+      funnel: { couldAfford: 1, redeemers30d: 1, conversionPercent: 100 },
+      supply: { max: '10', sold: '1', remaining: '9', daysToSellOut: 270 },
+    });
+    const sticker = r.perks.find((p: Item) => p.perkId === perks.Sticker);
+    expect(sticker).toMatchObject({ heatScore: 0, funnel: { couldAfford: 2, redeemers30d: 0, conversionPercent: 0 } });
+    expect(sticker.supply).toMatchObject({ max: null, remaining: null, daysToSellOut: null });
+    expect(r.basis.sampleSize).toBe(1);
+  });
+
+  it('empty brand: empty list with a note; unknown brand: 404; bad id: 400', async () => {
+    const r = await call('get_brand_perk_intelligence', { params: { brandId: empty.brandId } });
+    expect(r).toMatchObject({ members: 0, perks: [], basis: { sampleSize: 0, note: 'The brand has no perk' } });
+    await expect(
+      call('get_brand_perk_intelligence', { params: { brandId: `0x${'1'.repeat(40)}` } }),
+    ).rejects.toMatchObject({ code: 'BRAND_NOT_FOUND' });
+    await expect(call('get_brand_perk_intelligence', { params: { brandId: 'nope' } })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+  });
+});
+
+describe('get_user_goals', () => {
+  it('bob: missing pts and days at 100 pts per 30 days', async () => {
+    const g = await call('get_user_goals', {
+      params: { userId: 'bob@example.com' },
+      query: { brandId: brand.brandId },
+    });
+    expect(g.balance).toBe('100');
+    expect(g.dailyEarningRate).toBe(3.33);
+    // Sticker affordable (0 d); Gold 100 missing → ceil(100·30/100) = 30 d; Trip 900 → 270 d.
+    expect(g.goals.map((x: Item) => [x.perkId, x.missing, x.progressPercent, x.estimatedDays])).toEqual([
+      [perks.Sticker, '0', 100, 0],
+      [perks.Gold, '100', 50, 30],
+      [perks.Trip, '900', 10, 270],
+    ]);
+    const one = await call('get_user_goals', {
+      params: { userId: 'bob@example.com' },
+      query: { targetPerkId: perks.Trip },
+    });
+    expect(one.goals).toHaveLength(1);
+  });
+
+  it('403 for a brand the key does not hold; 404 for an unknown perk', async () => {
+    await expect(
+      call('get_user_goals', { params: { userId: 'bob@example.com' }, query: { brandId: brand.brandId } }, [
+        empty.brandId,
+      ]),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(
+      call('get_user_goals', { params: { userId: 'bob@example.com' }, query: { targetPerkId: '999999' } }),
+    ).rejects.toMatchObject({ code: 'PERK_NOT_FOUND' });
+  });
+});

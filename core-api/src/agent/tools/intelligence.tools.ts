@@ -1,0 +1,411 @@
+import { AppError, brandIdSchema } from '@pts/shared';
+import { z } from 'zod';
+import { requireBrandExists } from '../../modules/brands/brands.service.ts';
+import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import {
+  classifyArchetype,
+  conversionRate,
+  DORMANT_AFTER_DAYS,
+  daysToSellOut,
+  goalEstimate,
+  heatScore,
+  percentileRank,
+  perkRecommendationScore,
+  redemptionVelocity,
+} from '../intelligence/formulas.ts';
+import {
+  readAffordCounts,
+  readEarningsRank,
+  readLedgerBalance,
+  readMemberActivity,
+  readMemberRedemptions,
+  readPerkActivity,
+} from '../intelligence/intelligence.repository.ts';
+import { memberNotFound, memberScope, windowOf } from '../intelligence/member-scope.ts';
+
+/** Persona and earning rates look at this many days before now. */
+const WINDOW_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+const userParams = z.object({ userId: z.string().trim().min(1).max(320) });
+const brandParams = z.object({ brandId: brandIdSchema });
+const amount = z
+  .string()
+  .regex(/^-?\d+$/)
+  .describe('integer pts, as a string');
+const basis = z.object({
+  period: z.string(),
+  from: z.string(),
+  to: z.string(),
+  sampleSize: z.number().int(),
+  note: z.string().optional(),
+});
+
+const personaResult = z.object({
+  userId: z.string(),
+  archetype: z.enum(['dormant', 'newcomer', 'redeemer', 'streaker', 'explorer', 'collector']),
+  behaviour: z.object({
+    events: z.number().int(),
+    eventsPerActiveDay: z.number(),
+    activeDays: z.number().int(),
+    daysSinceLastEvent: z.number().int().nullable(),
+    eventTypeMix: z.array(z.object({ eventType: z.string(), count: z.number().int(), share: z.number() })),
+    redemptions: z.number().int(),
+    earned: amount,
+    spent: amount,
+  }),
+  brandAffinities: z.array(
+    z.object({ brandId: z.string(), events: z.number().int(), earned: amount, share: z.number() }),
+  ),
+  network: z.object({
+    brands: z.number().int(),
+    earningsPercentile: z.number().nullable(),
+    population: z.number().int(),
+  }),
+  basis,
+});
+
+const perkRecommendation = z.object({
+  kind: z.literal('perk'),
+  perkId: z.string(),
+  brandId: z.string(),
+  name: z.string(),
+  cost: amount,
+  score: z.number(),
+  affordable: z.boolean(),
+  reason: z.string(),
+});
+
+const perkIntelligenceResult = z.object({
+  brandId: z.string(),
+  members: z.number().int(),
+  perks: z.array(
+    z.object({
+      perkId: z.string(),
+      name: z.string(),
+      cost: amount,
+      active: z.boolean(),
+      heatScore: z.number(),
+      redemptions7d: z.number().int(),
+      redemptions30d: z.number().int(),
+      velocityPerDay: z.number(),
+      funnel: z.object({
+        couldAfford: z.number().int(),
+        redeemers30d: z.number().int(),
+        conversionPercent: z.number().nullable(),
+      }),
+      supply: z.object({
+        max: amount.nullable(),
+        sold: amount,
+        remaining: amount.nullable(),
+        daysToSellOut: z.number().int().nullable(),
+      }),
+    }),
+  ),
+  basis,
+});
+
+const goalsResult = z.object({
+  userId: z.string(),
+  balance: amount,
+  dailyEarningRate: z.number(),
+  goals: z.array(
+    z.object({
+      perkId: z.string(),
+      brandId: z.string(),
+      name: z.string(),
+      cost: amount,
+      missing: amount,
+      progressPercent: z.number(),
+      estimatedDays: z.number().int().nullable(),
+    }),
+  ),
+  basis,
+});
+
+type Window = { from: Date; to: Date; days: number };
+
+function basisOf(window: Window, sampleSize: number, note?: string) {
+  return {
+    period: `${window.days}d`,
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+    sampleSize,
+    ...(note ? { note } : {}),
+  };
+}
+
+const share = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 1000) / 10 : 0);
+const nonNegative = (value: bigint) => (value > 0n ? value : 0n);
+
+/** Intelligence tools (spec 4.1): member personas, recommendations, perk heat and goals, from real data. */
+export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
+  const db = d.deps.db;
+
+  /** The member's activity at the key's brands; 404 when they have none there. */
+  async function loadMember(userId: string, brands: string[], now: Date) {
+    const window = windowOf(now, WINDOW_DAYS);
+    const [activity, redemptions] = await Promise.all([
+      readMemberActivity(db, userId, brands, window.from, window.to),
+      readMemberRedemptions(db, userId, brands, window.from, window.to),
+    ]);
+    if (activity.brands === 0 && redemptions.perkIds.length === 0) throw memberNotFound(userId);
+    return { window, activity, redemptions };
+  }
+
+  const perksOf = (brands: string[], now: Date) =>
+    Promise.all(brands.map(async (brandId) => ({ brandId, perks: await readPerkActivity(db, brandId, now) })));
+
+  return [
+    defineAgentTool({
+      name: 'get_user_persona',
+      method: 'get',
+      path: '/intelligence/users/:userId/persona',
+      summary: "A member's behavioural profile and archetype at the key's brands",
+      description:
+        "Behaviour of one member over the last 30 days at the brands this key acts for: accepted events, active days, event-type mix, redemptions, pts earned and spent; a rule-based archetype (dormant, newcomer, redeemer, streaker, explorer, collector — rules in docs/agent-api/intelligence.md); brand affinities (share of the member's events per brand, all time); network position (brands the member is active at among the key's, percentile of 30-day earnings among the key's members, 0–100). 404 when the member has no activity at the key's brands. Amounts are integer pts as strings.",
+      access: 'key',
+      request: { params: userParams },
+      result: personaResult,
+      example: (f) => ({ params: { userId: f.userId } }),
+      async handle({ params }, context) {
+        const brands = memberScope(context);
+        const now = context.clock.now();
+        const { window, activity, redemptions } = await loadMember(params.userId, brands, now);
+        const daysSinceLastEvent = activity.lastEventAt
+          ? Math.floor((now.getTime() - activity.lastEventAt.getTime()) / DAY_MS)
+          : null;
+        const profile = {
+          events: activity.events,
+          distinctEventTypes: activity.distinctEventTypes,
+          activeDays: activity.activeDays,
+          daysSinceLastEvent,
+          redemptions: redemptions.redemptions,
+          earned: activity.earned,
+          spent: redemptions.spent,
+        };
+        const rank = await readEarningsRank(db, brands, activity.earned, window.from, window.to);
+        const totalEvents = activity.perBrand.reduce((s, b) => s + b.events, 0);
+        return {
+          userId: params.userId,
+          archetype: classifyArchetype(profile, WINDOW_DAYS),
+          behaviour: {
+            events: activity.events,
+            eventsPerActiveDay:
+              activity.activeDays > 0 ? Math.round((activity.events / activity.activeDays) * 100) / 100 : 0,
+            activeDays: activity.activeDays,
+            daysSinceLastEvent,
+            eventTypeMix: activity.eventTypeMix.map((m) => ({ ...m, share: share(m.count, activity.events) })),
+            redemptions: redemptions.redemptions,
+            earned: activity.earned.toString(),
+            spent: redemptions.spent.toString(),
+          },
+          brandAffinities: activity.perBrand.map((b) => ({
+            brandId: b.brandId,
+            events: b.events,
+            earned: b.earned.toString(),
+            share: share(b.events, totalEvents),
+          })),
+          network: {
+            brands: activity.brands,
+            earningsPercentile: activity.events > 0 ? percentileRank(rank.below, rank.population) : null,
+            population: rank.population,
+          },
+          basis: basisOf(
+            window,
+            activity.events,
+            activity.events === 0
+              ? `No accepted event in the last ${WINDOW_DAYS} days; dormant after ${DORMANT_AFTER_DAYS} days without one`
+              : undefined,
+          ),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'get_user_recommendations',
+      method: 'get',
+      path: '/intelligence/users/:userId/recommendations',
+      summary: "Perks at the key's brands ranked for one member",
+      description:
+        "Active perks (with supply left) of the brands this key acts for, ranked for one member by score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity (the perk's 30-day redemptions ÷ the brand's most redeemed perk's) + 20 × novelty (1 when the member never redeemed it). Score 0–100, highest first; `limit` 1–20 (default 5). Empty list with a note when the brands have no such perk. 404 when the member has no activity at the key's brands.",
+      access: 'key',
+      request: {
+        params: userParams,
+        query: z.object({ limit: z.coerce.number().int().min(1).max(20).default(5) }),
+      },
+      result: z.object({ userId: z.string(), balance: amount, recommendations: z.array(perkRecommendation), basis }),
+      example: (f) => ({ params: { userId: f.userId }, query: { limit: 5 } }),
+      async handle({ params, query }, context) {
+        const brands = memberScope(context);
+        const now = context.clock.now();
+        const { window, redemptions } = await loadMember(params.userId, brands, now);
+        const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
+        const spendable = nonNegative(balance);
+        const redeemed = new Set(redemptions.perkIds);
+        const scored = perBrand.flatMap(({ brandId, perks }) => {
+          const max30 = Math.max(0, ...perks.map((p) => p.last30));
+          return perks
+            .filter((p) => p.active && (p.maxSupply === null || p.sold < p.maxSupply))
+            .map((p) => {
+              const before = redeemed.has(p.perkId);
+              const affordable = spendable >= p.cost;
+              return {
+                kind: 'perk' as const,
+                perkId: p.perkId,
+                brandId,
+                name: p.name,
+                cost: p.cost.toString(),
+                score: perkRecommendationScore({
+                  balance: spendable,
+                  cost: p.cost,
+                  redemptions30: p.last30,
+                  maxRedemptions30: max30,
+                  alreadyRedeemed: before,
+                }),
+                affordable,
+                reason: `${affordable ? 'affordable now' : `${p.cost - spendable} pts missing`}; ${p.last30} redemptions in 30 days; ${before ? 'already redeemed by this member' : 'never redeemed by this member'}`,
+              };
+            });
+        });
+        scored.sort(
+          (a, b) => b.score - a.score || Number(BigInt(a.cost) - BigInt(b.cost)) || a.perkId.localeCompare(b.perkId),
+        );
+        return {
+          userId: params.userId,
+          balance: balance.toString(),
+          recommendations: scored.slice(0, query.limit),
+          basis: basisOf(
+            window,
+            scored.length,
+            scored.length === 0 ? 'The brands this key acts for have no active perk with supply left' : undefined,
+          ),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'get_brand_perk_intelligence',
+      method: 'get',
+      path: '/intelligence/brands/:brandId/perks',
+      summary: "Heat, funnel and supply depletion of a brand's perks",
+      description:
+        'For each perk of the brand, hottest first: heat score = (2 × redemptions in the last 7 days + redemptions 8–30 days ago) ÷ 30 (weighted redemptions per day); velocity = 30-day redemptions ÷ 30; funnel = members whose all-time earnings at the brand reach the cost → distinct redeemers in 30 days (conversion in %, null when nobody could afford); supply = max, sold, remaining and days to sell out at the 30-day rate (null: unlimited supply or no recent redemption). Aggregates only, no member data; agent identities excluded. A brand with no perk answers an empty list with a note.',
+      access: 'key',
+      request: { params: brandParams },
+      result: perkIntelligenceResult,
+      example: (f) => ({ params: { brandId: f.brandId } }),
+      async handle({ params }, context) {
+        await requireBrandExists(db, params.brandId);
+        const now = context.clock.now();
+        const perks = await readPerkActivity(db, params.brandId, now);
+        const { members, afford } = await readAffordCounts(
+          db,
+          params.brandId,
+          perks.map((p) => p.cost),
+          now,
+        );
+        const redemptions30 = perks.reduce((s, p) => s + p.last30, 0);
+        let note: string | undefined;
+        if (perks.length === 0) note = 'The brand has no perk';
+        else if (redemptions30 === 0)
+          note = 'No redemption in the last 30 days: heat and velocity are 0, days to sell out unknown';
+        return {
+          brandId: params.brandId,
+          members,
+          perks: perks
+            .map((p) => {
+              const remaining = p.maxSupply === null ? null : nonNegative(p.maxSupply - p.sold);
+              const couldAfford = afford.get(p.cost.toString()) ?? 0;
+              return {
+                perkId: p.perkId,
+                name: p.name,
+                cost: p.cost.toString(),
+                active: p.active,
+                heatScore: heatScore(p.last7, p.last30),
+                redemptions7d: p.last7,
+                redemptions30d: p.last30,
+                velocityPerDay: redemptionVelocity(p.last30),
+                funnel: {
+                  couldAfford,
+                  redeemers30d: p.redeemers30,
+                  conversionPercent: conversionRate(p.redeemers30, couldAfford),
+                },
+                supply: {
+                  max: p.maxSupply === null ? null : p.maxSupply.toString(),
+                  sold: p.sold.toString(),
+                  remaining: remaining === null ? null : remaining.toString(),
+                  daysToSellOut: daysToSellOut(remaining, p.last30),
+                },
+              };
+            })
+            .sort((a, b) => b.heatScore - a.heatScore || a.perkId.localeCompare(b.perkId)),
+          basis: basisOf(windowOf(now, WINDOW_DAYS), redemptions30, note),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'get_user_goals',
+      method: 'get',
+      path: '/users/:userId/goals',
+      summary: "A member's progress toward perks at the key's brands",
+      description:
+        "Progress of one member toward the active perks of the brands this key acts for (or one `brandId` of the key, or one `targetPerkId`): cost, pts missing (cost − ledger balance, ≥ 0), progress % and estimated days at the member's own rate (pts earned at those brands in the last 30 days ÷ 30); estimatedDays is null when the member earned nothing in 30 days and 0 when already affordable. Balance = accepted rewards − redemptions not failed (network-wide, integer pts as a string). Fewest pts missing first. 403 for a brand the key does not act for, 404 for an unknown member or perk.",
+      access: 'key',
+      request: {
+        params: userParams,
+        query: z.object({
+          brandId: brandIdSchema.optional(),
+          targetPerkId: z
+            .string()
+            .regex(/^\d{1,18}$/)
+            .optional(),
+        }),
+      },
+      result: goalsResult,
+      example: (f) => ({ params: { userId: f.userId }, query: { brandId: f.brandId } }),
+      async handle({ params, query }, context) {
+        const brands = memberScope(context, query.brandId);
+        const now = context.clock.now();
+        const { window, activity } = await loadMember(params.userId, brands, now);
+        const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
+        const candidates = perBrand.flatMap(({ brandId, perks }) =>
+          perks
+            .filter((p) => (query.targetPerkId ? p.perkId === query.targetPerkId : p.active))
+            .map((perk) => ({ brandId, perk })),
+        );
+        if (query.targetPerkId && candidates.length === 0) {
+          throw new AppError('PERK_NOT_FOUND', `No perk ${query.targetPerkId} at the brands this key acts for`);
+        }
+        const goals = candidates
+          .map(({ brandId, perk }) => {
+            const g = goalEstimate(perk.cost, nonNegative(balance), activity.earned, WINDOW_DAYS);
+            return {
+              perkId: perk.perkId,
+              brandId,
+              name: perk.name,
+              cost: perk.cost.toString(),
+              missing: g.missing.toString(),
+              progressPercent: g.progressPercent,
+              estimatedDays: g.estimatedDays,
+            };
+          })
+          .sort((a, b) => Number(BigInt(a.missing) - BigInt(b.missing)) || a.perkId.localeCompare(b.perkId));
+        return {
+          userId: params.userId,
+          balance: balance.toString(),
+          dailyEarningRate: goalEstimate(0n, 0n, activity.earned, WINDOW_DAYS).dailyRate,
+          goals,
+          basis: basisOf(
+            window,
+            activity.events,
+            activity.earned === 0n
+              ? `No pts earned in the last ${WINDOW_DAYS} days: no rate to estimate days`
+              : undefined,
+          ),
+        };
+      },
+    }),
+  ];
+}

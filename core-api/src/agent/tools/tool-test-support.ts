@@ -1,0 +1,51 @@
+import pino from 'pino';
+import { expect } from 'vitest';
+import type { TestPlatform } from '../../../test/platform.ts';
+import { type AgentPrincipal, type AgentTool, type AgentToolContext, invokeAgentTool } from '../agent-tool.ts';
+
+// Test support shared by the agent tool tests: call a tool as REST/MCP would (its own schemas), and make
+// perks through the real admin API.
+
+/** A Brand ID nobody registered. */
+export const UNKNOWN_BRAND = '0x00000000000000000000000000000000000000ff';
+
+type RawInput = { params?: unknown; query?: unknown; body?: unknown };
+
+/** Tool callers over one platform; `principal` null is an unsigned call. */
+export function toolCaller(platform: () => TestPlatform, tools: () => AgentTool[]) {
+  const contextOf = (principal: AgentPrincipal | null): AgentToolContext => ({
+    principal: principal ?? undefined,
+    clock: platform().clock,
+    logger: pino({ level: 'silent' }),
+  });
+  const tool = (name: string): AgentTool => {
+    const found = tools().find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`no tool ${name}`);
+    return found;
+  };
+  return {
+    contextOf,
+    tool,
+    /** Calls a tool and checks its answer against the tool's own result schema. */
+    async call(name: string, raw: RawInput, principal: AgentPrincipal | null = null) {
+      const result = await invokeAgentTool(tool(name), raw, contextOf(principal));
+      tool(name).definition.result.parse(result);
+      // biome-ignore lint/suspicious/noExplicitAny: tests read the answer's fields
+      return result as any;
+    },
+    /** The call's promise, for `rejects` assertions. */
+    invoke: (name: string, raw: RawInput, principal: AgentPrincipal | null = null) =>
+      invokeAgentTool(tool(name), raw, contextOf(principal)),
+  };
+}
+
+/** Creates a perk through `POST /admin/perks` (row, then the PerkNFT collection on chain). */
+export async function createPerkViaAdmin(platform: TestPlatform, brandId: string, body: Record<string, unknown>) {
+  const res = await platform.post(
+    '/admin/perks',
+    { brandId, name: `Perk ${Math.random().toString(36).slice(2, 8)}`, ...body },
+    { authorization: `Bearer ${platform.deps.adminToken}` },
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.perk as { perkId: number; uuid: string };
+}
