@@ -266,7 +266,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   servicesRouter.use(createPerkCatalogueRouter({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger }));
-  servicesRouter.use(createRedemptionRouter({ ...deps, verifyBrandSignature }));
+  servicesRouter.use(createRedemptionRouter({ redemption: services.redemption, verifyBrandSignature }));
   servicesRouter.use(eligibilityRouter);
   servicesRouter.use(
     createDropsRouter({

@@ -1,5 +1,6 @@
 import { buildSdk } from '@pts/sdk/build';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { relayContractsOf } from './chain/contract-addresses.ts';
 import type { AppDeps } from './deps.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
 import { createCors } from './http/cors.ts';
@@ -13,6 +14,7 @@ import { type BrandCache, createBrandCache } from './modules/events/brand-cache.
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
 import type { EventDeps } from './modules/events/events.service.ts';
+import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 
 /**
@@ -40,6 +42,11 @@ export interface AppServices {
    * database) when DATABASE_URL is set, memory on PGlite (docs/operations.md, "Several processes").
    */
   limits: AppLimits;
+  /**
+   * Perk redemptions for every surface (/services/perks/redeem, the agent API, MCP): one per process, since
+   * its wallet queues keep two claims of one wallet from signing the same permit nonce.
+   */
+  redemption: RedemptionService;
   /** The browser SDK served at `/sdk.js`, built once per process (docs/sdk.md). */
   sdk: { load(): Promise<SdkScript> };
 }
@@ -177,6 +184,18 @@ export function composeServices(
     verifyBrandSignature,
     // A retry waits at most as long as the first request may wait for its mint, and a little more.
     signedReplies: createSignedReplies({ db, logger, waitMs: config.PTS_MINT_WAIT_MS + 5_000 }),
+    redemption: createRedemptionService({
+      db,
+      clock,
+      logger,
+      relayer: deps.relayer,
+      publicClient: deps.publicClient,
+      contracts: relayContractsOf(deps),
+      constraints: deps.constraints,
+      custodialKey: custodialKeyOf(deps.wallets),
+      identityProvider: config.PTS_IDENTITY_PROVIDER,
+      waitMs: config.PTS_RELAYER_WAIT_MS,
+    }),
     sdk: createSdkScriptSource(buildSdk),
     limits: composeLimits(deps, rateLimits),
   };

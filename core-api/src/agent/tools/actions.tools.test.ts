@@ -345,6 +345,26 @@ describe('redeem_perk', () => {
     expect(balance).toMatchObject({ balance: 0, totalEarned: 100, totalRedeemed: 100 });
   });
 
+  it('a redemption through /services/perks/redeem and one through the agent at the same moment both pay (one wallet queue)', async () => {
+    const dora = newUser();
+    await earnThroughAgent(dora, 2); // 200 pts = two perks
+    const twice = await createPerk({ cost: 100, maxPerUser: 2 });
+    const body = { perkId: twice.uuid, userId: dora, brandId: shop.brandId };
+    const [services, agent] = await Promise.all([
+      platform.signedPost(
+        '/services/perks/redeem',
+        { brandId: shop.brandId, perkId: twice.uuid, userIdentifier: dora },
+        shop.securityKey,
+      ),
+      call('redeem_perk', { body }),
+    ]);
+    expect(services.status).toBe(200);
+    expect(services.body).toMatchObject({ success: true, status: 'confirmed' });
+    expect(agent).toMatchObject({ success: true, status: 'confirmed' });
+    const balance = await call('get_user_balance', { params: { userId: dora, brandId: shop.brandId } });
+    expect(balance).toMatchObject({ balance: 0, totalEarned: 200, totalRedeemed: 200 });
+  });
+
   it('403 for a hostile key, 404 for unknown perks and users, 400 for malformed bodies', async () => {
     const carol = newUser();
     await earnThroughAgent(carol, 1);

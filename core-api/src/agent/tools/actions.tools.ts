@@ -28,7 +28,6 @@ import { readBalance } from '../../modules/balances/balances.routes.ts';
 import { brandNotFound, requireBrandExists } from '../../modules/brands/brands.service.ts';
 import type { AcceptedEvent, EventCandidate } from '../../modules/events/event-batcher.ts';
 import { completeEvent, prepareEvent, recordEvent } from '../../modules/events/events.service.ts';
-import { createRedemptionService, custodialKeyOf } from '../../modules/perks/redemption.service.ts';
 import { getStreakStatus } from '../../modules/streaks/streaks.service.ts';
 import { requireBrandAuthority } from '../actions/brand-authority.ts';
 import {
@@ -243,19 +242,8 @@ function processBulkEventsTool(d: AgentToolDeps): AgentTool {
 
 function redeemPerkTool(d: AgentToolDeps): AgentTool {
   const { deps } = d;
-  // The redemption service of /services/perks/redeem, built once per process for the agent surface.
-  const redemption = createRedemptionService({
-    db: deps.db,
-    clock: deps.clock,
-    logger: deps.logger,
-    relayer: deps.relayer,
-    publicClient: deps.publicClient,
-    contracts: relayContractsOf(deps),
-    constraints: deps.constraints,
-    custodialKey: custodialKeyOf(deps.wallets),
-    identityProvider: deps.config.PTS_IDENTITY_PROVIDER,
-    waitMs: deps.config.PTS_RELAYER_WAIT_MS,
-  });
+  // The process's one redemption service (compose.ts), shared with /services/perks/redeem.
+  const { redemption } = d.services;
   return defineAgentTool({
     name: 'redeem_perk',
     method: 'post',

@@ -1,13 +1,5 @@
-import type { Clock } from '@pts/shared';
 import { errorEnvelopeSchema, perkRedemptionRequestSchema, perkRedemptionResponseSchema } from '@pts/shared';
 import { Router } from 'express';
-import type { Logger } from 'pino';
-import type { ChainInfo } from '../../chain/chain-info.ts';
-import { relayContractsOf } from '../../chain/contract-addresses.ts';
-import type { ChainPublicClient } from '../../chain/deploy.ts';
-import type { RelayerSender } from '../../chain/relayer.types.ts';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
 import {
   type BrandSignatureVerifier,
   hasBrandSignature,
@@ -16,25 +8,13 @@ import {
 } from '../../http/brand-signature.ts';
 import { jsonBody, requireJson } from '../../http/json-body.ts';
 import { parseInput } from '../../http/validate.ts';
-import type { IdentityWalletProvider, WalletProvider } from '../../modules/wallets/wallet-provider.ts';
 import type { ApiDocs } from '../../observability/openapi.ts';
-import type { ConstraintChecker } from './constraints/constraint-checker.ts';
-import { createRedemptionService, custodialKeyOf } from './redemption.service.ts';
+import type { RedemptionService } from './redemption.service.ts';
 
 const BODY_LIMIT_BYTES = 8 * 1024;
 
-/** What the redeem route uses from the app. */
-export type RedemptionRouterDeps = {
-  db: Database;
-  clock: Clock;
-  logger: Logger;
-  config: Config;
-  chain: ChainInfo;
-  relayer: RelayerSender;
-  publicClient: ChainPublicClient;
-  wallets: WalletProvider & IdentityWalletProvider;
-  constraints?: ConstraintChecker | undefined;
-} & { verifyBrandSignature: BrandSignatureVerifier };
+/** What the redeem route uses from the app: the process's one redemption service (compose.ts). */
+export type RedemptionRouterDeps = { redemption: RedemptionService; verifyBrandSignature: BrandSignatureVerifier };
 
 /**
  * `POST /perks/redeem` of the services router (spec 4.3, brand-signed): checks balance, supply, per-user
@@ -42,18 +22,7 @@ export type RedemptionRouterDeps = {
  */
 export function createRedemptionRouter(deps: RedemptionRouterDeps): Router {
   const router = Router();
-  const service = createRedemptionService({
-    db: deps.db,
-    clock: deps.clock,
-    logger: deps.logger,
-    relayer: deps.relayer,
-    publicClient: deps.publicClient,
-    contracts: relayContractsOf(deps),
-    constraints: deps.constraints,
-    custodialKey: custodialKeyOf(deps.wallets),
-    identityProvider: deps.config.PTS_IDENTITY_PROVIDER,
-    waitMs: deps.config.PTS_RELAYER_WAIT_MS,
-  });
+  const service = deps.redemption;
 
   router.post('/perks/redeem', requireJson, jsonBody(BODY_LIMIT_BYTES), async (req, res) => {
     if (!hasBrandSignature(req)) throw signatureRequired('Redeeming a perk');

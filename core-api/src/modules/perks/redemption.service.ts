@@ -496,3 +496,6 @@ function revertError(perk: PerkRow, reason: string, errorName?: string, tx?: Rel
         : new AppError('CONFLICT', `The claim would revert: ${reason}; nothing was sent or spent`, details);
   }
 }
+
+/** One per process (compose.ts): its wallet queues are what keep two claims of one wallet from racing. */
+export type RedemptionService = ReturnType<typeof createRedemptionService>;
