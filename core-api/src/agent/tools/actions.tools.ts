@@ -8,7 +8,6 @@ import {
   bulkEventFailureSchema,
   cleanString,
   type EventRequest,
-  type EventResponse,
   emailSchema,
   eventRequestSchema,
   eventResponseSchema,
@@ -26,8 +25,8 @@ import { accountIdentities, resolveAccountKey } from '../../modules/accounts/acc
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
 import { readBalance } from '../../modules/balances/balances.routes.ts';
 import { brandNotFound, requireBrandExists } from '../../modules/brands/brands.service.ts';
-import type { AcceptedEvent, EventCandidate } from '../../modules/events/event-batcher.ts';
-import { completeEvent, prepareEvent, recordEvent } from '../../modules/events/events.service.ts';
+import type { EventCandidate } from '../../modules/events/event-batcher.ts';
+import { bulkEventFailure, prepareEvent, recordEvent, settleBulkEvents } from '../../modules/events/events.service.ts';
 import { getStreakStatus } from '../../modules/streaks/streaks.service.ts';
 import { requireBrandAuthority } from '../actions/brand-authority.ts';
 import {
@@ -159,17 +158,6 @@ function processEventTool(d: AgentToolDeps): AgentTool {
   });
 }
 
-function failure(index: number, error: AppError): BulkEventFailure {
-  return {
-    success: false,
-    index,
-    error: error.message,
-    code: error.code,
-    status: error.status,
-    ...(error.details ? { details: error.details } : {}),
-  };
-}
-
 function processBulkEventsTool(d: AgentToolDeps): AgentTool {
   return defineAgentTool({
     name: 'process_bulk_events',
@@ -217,25 +205,10 @@ function processBulkEventsTool(d: AgentToolDeps): AgentTool {
           prepared.push(await prepareEvent(events, input, AGENT_EVENT_CONTEXT));
         } catch (error) {
           if (!isAppError(error)) throw error;
-          prepared.push(failure(index, error));
+          prepared.push(bulkEventFailure(index, error));
         }
       }
-      const outcomes = await Promise.all(
-        prepared.map(async (entry, index): Promise<AcceptedEvent | BulkEventFailure> => {
-          if (!('eventId' in entry)) return entry;
-          try {
-            return await events.batcher.enqueue(entry);
-          } catch (error) {
-            if (!isAppError(error)) throw error;
-            return failure(index, error);
-          }
-        }),
-      );
-      const results: (EventResponse | BulkEventFailure)[] = await Promise.all(
-        outcomes.map((outcome) => ('eventId' in outcome ? completeEvent(events, outcome) : outcome)),
-      );
-      const failed = results.filter((result) => !result.success).length;
-      return { success: failed === 0, processed: results.length - failed, failed, results };
+      return settleBulkEvents(events, prepared);
     },
   });
 }

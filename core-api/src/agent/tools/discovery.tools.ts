@@ -5,7 +5,6 @@ import {
   cleanString,
   LEADERBOARD_PERIODS,
   leaderboardEntrySchema,
-  type PerkCatalogueItem,
   perkCatalogueItemSchema,
   perkCategorySchema,
 } from '@pts/shared';
@@ -14,7 +13,7 @@ import { hostMatchesDomain } from '../../http/cors.ts';
 import { brandNotFound, listRules, requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { isUnlimited } from '../../modules/events/event-rules.ts';
 import { readLeaderboard } from '../../modules/leaderboards/leaderboards.service.ts';
-import { listCatalogue } from '../../modules/perks/perks.service.ts';
+import { listCatalogue, toCatalogueItem } from '../../modules/perks/perks.service.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
   type DirectoryBrand,
@@ -337,28 +336,10 @@ function browsePerksTool(d: AgentToolDeps): AgentTool {
       }
       const claimed =
         rows.length > 0 && d.deps.perkChain ? await d.deps.perkChain.totalClaimed(rows.map((r) => r.id)) : [];
-      const perks = rows.map((row, index) => {
-        const total = claimed[index] ?? 0n;
-        const remaining = row.max_supply === null ? null : row.max_supply > total ? row.max_supply - total : 0n;
-        const item: PerkCatalogueItem = {
-          id: Number(row.id),
-          uuid: row.public_id,
-          brandId: row.brand_id,
-          name: row.name,
-          description: row.description,
-          category: row.category,
-          cost: Number(row.cost),
-          maxSupply: row.max_supply === null ? null : Number(row.max_supply),
-          totalClaimed: Number(total),
-          remainingSupply: remaining === null ? null : Number(remaining),
-          maxPerUser: Number(row.max_per_user),
-          chargesPerToken: Number(row.charges_per_token),
-          imageUrl: row.image_url,
-          active: row.active,
-          available: row.active && (remaining === null || remaining > 0n),
-        };
-        return { ...item, brandName: row.brand_name };
-      });
+      const perks = rows.map((row, index) => ({
+        ...toCatalogueItem(row, claimed[index] ?? 0n),
+        brandName: row.brand_name,
+      }));
       return {
         perks,
         count: perks.length,

@@ -19,7 +19,7 @@ import type { RateLimit } from '../../http/rate-limit.ts';
 import { describeIssues, parseInput } from '../../http/validate.ts';
 import type { EventCandidate } from './event-batcher.ts';
 import { toEventConfigItem } from './event-config.ts';
-import { type AcceptedEvent, completeEvent, type EventDeps, prepareEvent, recordEvent } from './events.service.ts';
+import { bulkEventFailure, type EventDeps, prepareEvent, recordEvent, settleBulkEvents } from './events.service.ts';
 
 export interface EventRoutesDeps extends EventDeps {
   verifyBrandSignature: BrandSignatureVerifier;
@@ -127,7 +127,7 @@ export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: Even
       }
       if (signingBrand && item.input.brandId !== signingBrand) {
         prepared.push(
-          failure(
+          bulkEventFailure(
             item.index,
             new AppError(
               'INVALID_SIGNATURE',
@@ -141,26 +141,10 @@ export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: Even
         prepared.push(await prepareEvent(deps, item.input, { signed, origin: req.headers.origin }));
       } catch (error) {
         if (!isAppError(error)) throw error;
-        prepared.push(failure(item.index, error));
+        prepared.push(bulkEventFailure(item.index, error));
       }
     }
-    const queued = prepared.map((entry) => ('eventId' in entry ? deps.batcher.enqueue(entry) : entry));
-    const outcomes: (AcceptedEvent | BulkEventFailure)[] = await Promise.all(
-      queued.map(async (entry, position) => {
-        if (!(entry instanceof Promise)) return entry;
-        try {
-          return await entry;
-        } catch (error) {
-          if (!isAppError(error)) throw error;
-          return failure(position, error);
-        }
-      }),
-    );
-    const results: (EventResponse | BulkEventFailure)[] = await Promise.all(
-      outcomes.map((outcome) => ('eventId' in outcome ? completeEvent(deps, outcome) : outcome)),
-    );
-    const failed = results.filter((result) => !result.success).length;
-    res.json({ success: failed === 0, processed: results.length - failed, failed, results });
+    res.json(await settleBulkEvents(deps, prepared));
   });
 
   router.get('/event-config', async (req, res) => {
@@ -188,17 +172,6 @@ export function createEventsRouter(deps: EventRoutesDeps, eventConfigCache: Even
   return router;
 }
 
-function failure(index: number, error: AppError): BulkEventFailure {
-  return {
-    success: false,
-    index,
-    error: error.message,
-    code: error.code,
-    status: error.status,
-    ...(error.details ? { details: error.details } : {}),
-  };
-}
-
 function parseBulkItem(
   item: unknown,
   index: number,
@@ -206,7 +179,7 @@ function parseBulkItem(
 ): { index: number; input: EventRequest } | BulkEventFailure {
   const size = Buffer.byteLength(JSON.stringify(item) ?? '', 'utf8');
   if (size > itemLimitBytes) {
-    return failure(
+    return bulkEventFailure(
       index,
       new AppError('PAYLOAD_TOO_LARGE', `Event is ${size} bytes; each event may be at most ${itemLimitBytes}`),
     );
@@ -214,5 +187,5 @@ function parseBulkItem(
   const result = eventRequestSchema.safeParse(item);
   if (result.success) return { index, input: result.data };
   const errors = describeIssues(result.error);
-  return failure(index, new AppError('VALIDATION_ERROR', `Invalid event: ${errors.join('; ')}`, { errors }));
+  return bulkEventFailure(index, new AppError('VALIDATION_ERROR', `Invalid event: ${errors.join('; ')}`, { errors }));
 }

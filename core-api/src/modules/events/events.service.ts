@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   AppError,
+  type BulkEventFailure,
   type Clock,
   type EventRequest,
   type EventResponse,
@@ -305,4 +306,50 @@ export async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): P
 /** manual-event: accept, then wait for the mint. */
 export async function recordEvent(deps: EventDeps, input: EventRequest, context: EventContext): Promise<EventResponse> {
   return completeEvent(deps, await acceptEvent(deps, input, context));
+}
+
+/** One failed item of a bulk request: its index and the error it would have had alone. */
+export function bulkEventFailure(index: number, error: AppError): BulkEventFailure {
+  return {
+    success: false,
+    index,
+    error: error.message,
+    code: error.code,
+    status: error.status,
+    ...(error.details ? { details: error.details } : {}),
+  };
+}
+
+/** The answer of a bulk request (POST /pts-api/bulk-events, the agent's process_bulk_events). */
+export interface BulkEventsOutcome {
+  success: boolean;
+  processed: number;
+  failed: number;
+  results: (EventResponse | BulkEventFailure)[];
+}
+
+/**
+ * The second half of a bulk request, once each item is prepared in order (or failed alone): queued together
+ * (one batch where possible), their mints awaited together; an item refused in the batch fails alone.
+ */
+export async function settleBulkEvents(
+  deps: EventDeps,
+  prepared: (EventCandidate | BulkEventFailure)[],
+): Promise<BulkEventsOutcome> {
+  const outcomes = await Promise.all(
+    prepared.map(async (entry, index): Promise<AcceptedEvent | BulkEventFailure> => {
+      if (!('eventId' in entry)) return entry;
+      try {
+        return await deps.batcher.enqueue(entry);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        return bulkEventFailure(index, error);
+      }
+    }),
+  );
+  const results = await Promise.all(
+    outcomes.map((outcome) => ('eventId' in outcome ? completeEvent(deps, outcome) : outcome)),
+  );
+  const failed = results.filter((result) => !result.success).length;
+  return { success: failed === 0, processed: results.length - failed, failed, results };
 }

@@ -210,27 +210,7 @@ export async function listCatalogue(
     deps.logger?.warn({ err: error }, 'perk catalogue: chain read failed');
     throw chainUnavailable('the chain did not answer; retry shortly');
   }
-  const items = rows.map((row, index): PerkCatalogueItem => {
-    const total = claimed[index] ?? 0n;
-    const remaining = row.max_supply === null ? null : row.max_supply > total ? row.max_supply - total : 0n;
-    return {
-      id: Number(row.id),
-      uuid: row.public_id,
-      brandId: row.brand_id,
-      name: row.name,
-      description: row.description,
-      category: row.category,
-      cost: Number(row.cost),
-      maxSupply: row.max_supply === null ? null : Number(row.max_supply),
-      totalClaimed: Number(total),
-      remainingSupply: remaining === null ? null : Number(remaining),
-      maxPerUser: Number(row.max_per_user),
-      chargesPerToken: Number(row.charges_per_token),
-      imageUrl: row.image_url,
-      active: row.active,
-      available: row.active && (remaining === null || remaining > 0n),
-    };
-  });
+  const items = rows.map((row, index) => toCatalogueItem(row, claimed[index] ?? 0n));
   return filter.available === undefined ? items : items.filter((item) => item.available === filter.available);
 }
 
@@ -323,4 +303,26 @@ function toPerkDetails(row: PerkRow): Record<string, unknown> {
 
 function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+/** A perk as the catalogue shows it, with its supply from the chain (`totalClaimed`, from PerkNFT). */
+export function toCatalogueItem(row: PerkRow, totalClaimed: bigint): PerkCatalogueItem {
+  const remaining = row.max_supply === null ? null : row.max_supply > totalClaimed ? row.max_supply - totalClaimed : 0n;
+  return {
+    id: Number(row.id),
+    uuid: row.public_id,
+    brandId: row.brand_id,
+    name: row.name,
+    description: row.description,
+    category: row.category,
+    cost: Number(row.cost),
+    maxSupply: row.max_supply === null ? null : Number(row.max_supply),
+    totalClaimed: Number(totalClaimed),
+    remainingSupply: remaining === null ? null : Number(remaining),
+    maxPerUser: Number(row.max_per_user),
+    chargesPerToken: Number(row.charges_per_token),
+    imageUrl: row.image_url,
+    active: row.active,
+    available: row.active && (remaining === null || remaining > 0n),
+  };
 }
