@@ -2,7 +2,7 @@ import { AppError } from '@pts/shared';
 import type { AgentPrincipal } from '../agent-tool.ts';
 
 /**
- * An agent key acts for the brands in `principal.brandIds` and for no other (docs/decisions/agent-discovery.md):
+ * An agent key acts for the brands in `principal.brandIds` and for no other (docs/decisions.md ("Agent API", "Discovery and action tools")):
  * it may send their events, redeem their perks and read their members' data. Anything else is a 403 that does
  * not say whether the brand or the user exists.
  */

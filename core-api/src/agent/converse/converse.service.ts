@@ -46,7 +46,7 @@ const READ_ACCESS = new Set(['public', 'optional', 'key']);
 /**
  * The tools converse may plan: reads only (GET) that the caller's key may call, never converse itself. A
  * question in natural language never spends, mints or changes a program by misunderstanding (decision in
- * docs/decisions/agent-mcp.md).
+ * docs/decisions.md ("Agent API", "converse and the MCP server")).
  */
 export function plannableTools(tools: AgentTool[], principal: AgentPrincipal | undefined): AgentTool[] {
   return tools.filter(

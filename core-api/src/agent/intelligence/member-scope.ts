@@ -4,7 +4,7 @@ import type { AgentToolContext } from '../agent-tool.ts';
 /**
  * The brands whose member data a key may read: the key's own (`principal.brandIds`), narrowed to
  * `brandId` when one is asked. A member's data at other brands is never read, so a hostile key learns
- * nothing about members it does not serve (docs/decisions/agent-intel.md).
+ * nothing about members it does not serve (docs/decisions.md ("Agent API", "Intelligence tools")).
  */
 export function memberScope(context: AgentToolContext, brandId?: string): string[] {
   const held = context.principal?.brandIds ?? [];

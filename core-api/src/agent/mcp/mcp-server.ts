@@ -9,7 +9,7 @@ export const MCP_SERVER_VERSION = '0.1.0';
  * An MCP server offering `tools`. The SDK's low-level `Server` rather than `McpServer.registerTool`: the agent
  * tools are validated once, by `invokeAgentTool` with their own schemas (McpServer would parse the arguments
  * with the merged schema first and hand over transformed values, validated twice), and the stdio bridge
- * re-offers tools it only knows as JSON Schema. Decision in docs/decisions/agent-mcp.md.
+ * re-offers tools it only knows as JSON Schema. Decision in docs/decisions.md ("Agent API", "converse and the MCP server").
  */
 export function createPtsMcpServer(tools: McpToolEntry[]): Server {
   const server = new Server(
