@@ -5,6 +5,7 @@
  *   npm run bench -- events [flags]     # same, with its flags (--db both, --json, …)
  *   npm run bench -- relay [flags]      # relayed transactions per second and p99 at 16 users
  *   npm run bench -- leaderboard [flags]  # 1,000,000 users / 10,000,000 activity rows on PostgreSQL
+ *   npm run bench -- agent-read [flags]  # agent API reads, 100k members on PostgreSQL, p95 at 16 clients
  *   npm run bench -- all                # each of them with its defaults, one after the other
  *
  * Each bench runs in its own process so one's memory and event loop never colour another's numbers.
@@ -19,6 +20,7 @@ const BENCHES: Record<string, string> = {
   events: 'events.bench.ts',
   relay: 'relay.bench.ts',
   leaderboard: 'leaderboard.bench.ts',
+  'agent-read': 'agent-read.bench.ts',
 };
 
 const [first, ...rest] = process.argv.slice(2);

@@ -77,9 +77,6 @@ export interface AppLimits {
   agentKey(ratePerMinute: number): RateLimit;
 }
 
-/** Agent API calls per minute and IP for public tools (spec 8). */
-export const AGENT_IP_PER_MINUTE = 100;
-
 /** Builds every limit once, over `store`; each has its own key prefix so none shares another's counters. */
 export function composeLimits(deps: Pick<AppDeps, 'config' | 'clock'>, store: RateLimitStore): AppLimits {
   const { config, clock } = deps;
@@ -87,7 +84,7 @@ export function composeLimits(deps: Pick<AppDeps, 'config' | 'clock'>, store: Ra
     createRateLimit({ name, keyPrefix, points, durationSeconds: 60, store, clock });
   const agentKeyLimits = new Map<number, RateLimit>();
   return {
-    agentIp: perMinute('IP', 'agent-ip', AGENT_IP_PER_MINUTE),
+    agentIp: perMinute('IP', 'agent-ip', config.PTS_AGENT_IP_PER_MINUTE),
     agentKey(ratePerMinute) {
       let limit = agentKeyLimits.get(ratePerMinute);
       if (!limit) {

@@ -1,0 +1,424 @@
+/**
+ * Agent API read benchmark (issue 14: "agent read endpoints p95 < 50 ms at 16 clients on PostgreSQL with 100k
+ * users seeded"). See docs/benchmarks.md.
+ *
+ *   npm run bench -- agent-read [--users 100000] [--events 1000000] [--brands 10] [--concurrency 16]
+ *                               [--requests 200] [--json]
+ *
+ * 1. Creates a throwaway PostgreSQL database (PTS_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+ *    and starts the platform on it exactly as `npm start` builds it (server, minter, embedded anvil).
+ * 2. Creates the brands (rules `earn` 100, `daily_checkin` 10, `purchase` 50) and three perk collections each
+ *    through the real services and admin API (the collections on chain), then bulk-loads in SQL what months of
+ *    traffic would have left: `users` members with wallets, `events` accepted events over 90 days (skewed: a
+ *    few members and brands are very active), their activity log and leaderboard aggregates, a perk
+ *    redemption for one member in twenty and a streak for one in three.
+ * 3. Creates an agent key for every brand and measures every read (GET) tool of the agent API over HTTP with
+ *    signed requests where the tool wants them: each tool `--requests` times, on random members of random
+ *    brands (the tool's own example, on a random fixture), `--concurrency` clients at once, from a worker
+ *    thread so client work does not queue on the server's event loop. The floor is GET /pts-api/health under
+ *    the same load. Prints p50/p95/p99 per tool and the ratio of each p95 to the 50 ms target.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+
+const TARGET_P95_MS = 50;
+const HEALTH_PATH = '/pts-api/health';
+
+// ---------------------------------------------------------------------------------------------------------
+// Load generator (worker thread): fires prepared requests, `concurrency` at a time, and times each.
+// ---------------------------------------------------------------------------------------------------------
+
+interface PreparedRequest {
+  label: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+interface TimedResult {
+  label: string;
+  ms: number;
+  status: number;
+}
+
+async function fire(job: { url: string; concurrency: number; requests: PreparedRequest[] }): Promise<TimedResult[]> {
+  const target = new URL(job.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency });
+  const results: TimedResult[] = [];
+  let next = 0;
+  const one = (request: PreparedRequest) =>
+    new Promise<TimedResult>((resolve) => {
+      const started = performance.now();
+      const req = http.request(
+        { agent, host: target.hostname, port: target.port, method: request.method, path: request.path },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({ label: request.label, ms: performance.now() - started, status: res.statusCode ?? 0 }),
+          );
+        },
+      );
+      for (const [name, value] of Object.entries(request.headers)) req.setHeader(name, value);
+      req.on('error', () => resolve({ label: request.label, ms: performance.now() - started, status: 0 }));
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: job.concurrency }, async () => {
+      while (next < job.requests.length) {
+        const request = job.requests[next++] as PreparedRequest;
+        results.push(await one(request));
+      }
+    }),
+  );
+  agent.destroy();
+  return results;
+}
+
+if (!isMainThread && (workerData as { agentReadBench?: boolean } | undefined)?.agentReadBench) {
+  const job = workerData as { url: string; concurrency: number; requests: PreparedRequest[] };
+  fire(job).then((results) => parentPort?.postMessage(results));
+}
+
+function fireInWorker(job: { url: string; concurrency: number; requests: PreparedRequest[] }): Promise<TimedResult[]> {
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(tsxApi)}).then((m) => m.tsImport(${JSON.stringify(import.meta.url)}, ${JSON.stringify(import.meta.url)}))`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: { ...job, agentReadBench: true } });
+    worker.once('message', (results: TimedResult[]) => {
+      resolve(results);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Main thread: platform, seed, measure.
+// ---------------------------------------------------------------------------------------------------------
+
+const args = process.argv.slice(2);
+const flag = (name: string, fallback: number): number => {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 ? Number(args[index + 1]) : fallback;
+};
+const JSON_OUT = args.includes('--json');
+const log = (message: string) => {
+  if (!JSON_OUT) process.stdout.write(`${message}\n`);
+};
+const fmt = (value: number, digits = 1) => value.toFixed(digits);
+
+interface ToolFigures {
+  tool: string;
+  requests: number;
+  errors: Record<string, number>;
+  p50: number;
+  p95: number;
+  p99: number;
+  ratioToTarget: number;
+}
+
+function figures(label: string, results: TimedResult[]): ToolFigures {
+  const mine = results.filter((result) => result.label === label);
+  const sorted = mine.map((result) => result.ms).sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+  const errors: Record<string, number> = {};
+  for (const result of mine) {
+    if (result.status >= 200 && result.status < 300) continue;
+    errors[result.status] = (errors[result.status] ?? 0) + 1;
+  }
+  return {
+    tool: label,
+    requests: mine.length,
+    errors,
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+    ratioToTarget: at(0.95) / TARGET_P95_MS,
+  };
+}
+
+async function main(): Promise<void> {
+  const USERS = flag('users', 100_000);
+  const EVENTS = flag('events', 1_000_000);
+  const BRANDS = flag('brands', 10);
+  const CONCURRENCY = flag('concurrency', 16);
+  const REQUESTS = flag('requests', 200);
+
+  const pg = (await import('pg')).default;
+  const { sql } = await import('kysely');
+  const { signAgentRequest } = await import('@pts/shared');
+  const { loadConfig } = await import('../src/config.ts');
+  const { startPlatform } = await import('../src/startup/platform.ts');
+  const { createBrand, setRule } = await import('../src/modules/brands/brands.service.ts');
+  const { agentTools } = await import('../src/agent/agent-tools.ts');
+  const { createAgentKey } = await import('../src/agent/keys/agent-keys.service.ts');
+
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  log(
+    `agent read bench — ${machine}, load ${loadavg()
+      .map((l) => fmt(l, 2))
+      .join(' / ')}`,
+  );
+  log(`${USERS.toLocaleString()} members, ${EVENTS.toLocaleString()} events, ${BRANDS} brands, ${CONCURRENCY} clients`);
+
+  const adminUrl = process.env.PTS_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `pts_bench_agent_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'pts-bench-agent-'));
+  let stopPlatform: (() => Promise<void>) | undefined;
+  const cleanup = async () => {
+    await stopPlatform?.().catch(() => {});
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+    await admin.end().catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => {
+    void cleanup().then(() => process.exit(130));
+  });
+
+  try {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PTS_ANVIL_PORT: '0',
+      PTS_DATA_DIR: dataDir,
+      PTS_CHAIN: 'local',
+      PTS_SEED_DEMO: 'false',
+      LOG_LEVEL: process.env.PTS_BENCH_LOG_LEVEL ?? 'silent',
+      DATABASE_URL: url.toString(),
+      // The load comes from one IP: lift the per-IP limits so the bench measures the reads, not 429s.
+      PTS_AGENT_IP_PER_MINUTE: '100000000',
+      PTS_RATE_LIMIT_IP_PER_MINUTE: '100000000',
+    });
+    let started = performance.now();
+    const platform = await startPlatform(config);
+    stopPlatform = () => platform.stop();
+    const { deps } = platform;
+    const { db } = deps;
+    log(`platform up in ${fmt((performance.now() - started) / 1000)} s at ${platform.url}`);
+
+    // Brands, rules and perk collections through the real services (perks land on chain).
+    started = performance.now();
+    const serviceDeps = { db, secrets: deps.secrets, clock: deps.clock, changes: platform.changes };
+    const brands: { brandId: string; perks: string[]; ruleId: string }[] = [];
+    const categories = ['retail', 'gaming', 'dining', 'travel'];
+    for (let i = 0; i < BRANDS; i++) {
+      const brand = await createBrand(serviceDeps, { name: `Bench Brand ${i}`, domain: `brand${i}.bench.example` });
+      for (const [eventType, rewardAmount] of [
+        ['earn', 100],
+        ['daily_checkin', 10],
+        ['purchase', 50],
+      ] as const) {
+        await setRule(serviceDeps, brand.brandId, { eventType, rewardAmount, cooldownHours: 0, maxClaims: -1 });
+      }
+      const perks: string[] = [];
+      for (const [index, cost] of [50, 500, 5000].entries()) {
+        const response = await fetch(`${platform.url}/admin/perks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${deps.adminToken}` },
+          body: JSON.stringify({
+            brandId: brand.brandId,
+            name: `Perk ${i}.${index}`,
+            cost,
+            category: categories[(i + index) % categories.length],
+            maxPerUser: 100,
+          }),
+        });
+        const body = (await response.json()) as { perk?: { uuid: string } };
+        if (response.status !== 201 || !body.perk) throw new Error(`perk: ${response.status} ${JSON.stringify(body)}`);
+        perks.push(body.perk.uuid);
+      }
+      const rule = await db
+        .selectFrom('event_rules')
+        .select('id')
+        .where('brand_id', '=', brand.brandId)
+        .where('event_type', '=', 'earn')
+        .executeTakeFirstOrThrow();
+      brands.push({ brandId: brand.brandId, perks, ruleId: String(rule.id) });
+    }
+    log(`${BRANDS} brands, ${BRANDS * 3} perk collections in ${fmt((performance.now() - started) / 1000)} s`);
+
+    // Months of traffic, in SQL.
+    started = performance.now();
+    const brandIds = brands.map((brand) => brand.brandId);
+    const now = deps.clock.now();
+    await sql`
+      INSERT INTO users (email, wallet_address, created_at)
+      SELECT 'm' || i || '@bench.example', '0x' || substr(md5('w' || i) || md5('v' || i), 1, 40),
+             ${now}::timestamptz - interval '120 days'
+      FROM generate_series(1, ${USERS}::int) AS i`.execute(db);
+    const chunk = 250_000;
+    for (let from = 1; from <= EVENTS; from += chunk) {
+      const to = Math.min(EVENTS, from + chunk - 1);
+      await sql`
+        INSERT INTO events (id, brand_id, event_type, user_email, status, source, domain, metadata, reward_amount, created_at)
+        SELECT gen_random_uuid(), (${brandIds}::text[])[1 + floor(power(random(), 2) * ${BRANDS})::int],
+               (ARRAY['earn','daily_checkin','purchase'])[1 + (i % 3)],
+               'm' || (1 + floor(power(random(), 2) * ${USERS})::bigint) || '@bench.example',
+               'accepted', null, null,
+               jsonb_build_object('platform', (ARRAY['web','discord','telegram','x'])[1 + (i % 4)]),
+               (ARRAY[100, 10, 50])[1 + (i % 3)],
+               ${now}::timestamptz - random() * interval '90 days'
+        FROM generate_series(${from}::bigint, ${to}::bigint) AS i`.execute(db);
+      log(
+        `  events ${to.toLocaleString()} / ${EVENTS.toLocaleString()} (${fmt((performance.now() - started) / 1000, 0)} s)`,
+      );
+    }
+    await sql`
+      INSERT INTO activity_log (brand_id, user_key, platform, kind, amount, ref, detail, occurred_at)
+      SELECT brand_id, user_email, metadata->>'platform', 'earned', reward_amount, 'event:' || id, '{}', created_at
+      FROM events`.execute(db);
+    for (const [period, since] of [
+      ['all_time', '1970-01-01'],
+      ['monthly', `${now.toISOString().slice(0, 7)}-01`],
+    ] as const) {
+      for (const [metric, value] of [
+        ['pts_earned', sql`sum(amount)`],
+        ['activity', sql`count(*)`],
+      ] as const) {
+        await sql`
+          INSERT INTO leaderboard_scores (brand_id, metric, period, period_start, platform, user_key, value, updated_at)
+          SELECT brand_id, ${metric}, ${period}, ${since}, '*', user_key, ${value}, now()
+          FROM activity_log WHERE occurred_at >= ${new Date(`${since}T00:00:00Z`)}
+          GROUP BY brand_id, user_key`.execute(db);
+      }
+    }
+    await sql`
+      INSERT INTO leaderboard_value_counts (brand_id, metric, period, period_start, platform, value, users)
+      SELECT brand_id, metric, period, period_start, platform, value, count(*)
+      FROM leaderboard_scores GROUP BY 1, 2, 3, 4, 5, 6`.execute(db);
+    // One member in twenty redeemed the cheapest perk of their first brand; one in three keeps a streak.
+    await sql`
+      INSERT INTO perk_redemptions (id, brand_id, perk_id, user_key, platform, wallet_address, confirmation_code,
+                                    status, cost, created_at, updated_at)
+      SELECT gen_random_uuid(), m.brand_id, p.id, m.user_email, 'web', u.wallet_address,
+             'BENCH-' || row_number() OVER (), 'confirmed', p.cost, m.first_at + interval '1 day', m.first_at + interval '1 day'
+      FROM (SELECT DISTINCT ON (user_email) user_email, brand_id, created_at AS first_at
+            FROM events WHERE status = 'accepted' ORDER BY user_email, created_at) m
+      JOIN users u ON u.email = m.user_email
+      JOIN LATERAL (SELECT id, cost FROM perks WHERE brand_id = m.brand_id ORDER BY cost LIMIT 1) p ON true
+      WHERE abs(hashtext(m.user_email)) % 20 = 0`.execute(db);
+    await sql`
+      INSERT INTO streaks (brand_id, user_key, streak_type, current, longest, last_activity_at, last_counted_day)
+      SELECT brand_id, user_email, 'daily', 1 + abs(hashtext(user_email)) % 30, 1 + abs(hashtext(user_email)) % 60,
+             max(created_at), to_char(max(created_at), 'YYYY-MM-DD')
+      FROM events WHERE abs(hashtext(user_email)) % 3 = 0
+      GROUP BY brand_id, user_email`.execute(db);
+    for (const table of ['users', 'events', 'activity_log', 'leaderboard_scores', 'perk_redemptions', 'streaks']) {
+      await sql.raw(`VACUUM ANALYZE ${table}`).execute(db);
+    }
+    log(`seeded in ${fmt((performance.now() - started) / 1000)} s`);
+
+    // Members per brand to ask about (the tools answer 404 for someone who never came to a brand).
+    const members = await sql<{ brand_id: string; user_email: string }>`
+      SELECT brand_id, user_email FROM events TABLESAMPLE SYSTEM (1) LIMIT 5000`.execute(db);
+    if (members.rows.length === 0) throw new Error('no members sampled');
+    const key = await createAgentKey(
+      { db, clock: deps.clock, secrets: deps.secrets },
+      { name: 'bench', brandIds, tier: 'enterprise', ratePerMinute: 100_000 },
+    );
+
+    const tools = agentTools({ deps, services: platform.services })
+      .map((tool) => tool.definition)
+      .filter((tool) => tool.method === 'get');
+    const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)] as T;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const requests: PreparedRequest[] = [];
+    for (const tool of tools) {
+      for (let i = 0; i < REQUESTS; i++) {
+        const member = pick(members.rows);
+        const brand = brands.find((b) => b.brandId === member.brand_id) ?? (brands[0] as (typeof brands)[number]);
+        const other = pick(brands.filter((b) => b !== brand));
+        const example = tool.example({
+          brandId: brand.brandId,
+          otherBrandId: other.brandId,
+          userId: member.user_email,
+          perkId: pick(brand.perks),
+          eventId: brand.ruleId,
+        });
+        const path = tool.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
+          encodeURIComponent(String(example.params?.[name])),
+        );
+        const search = new URLSearchParams();
+        for (const [name, value] of Object.entries(example.query ?? {})) {
+          if (value !== undefined) search.append(name, String(value));
+        }
+        const pathWithQuery = `/api/v1${path}${search.size > 0 ? `?${search}` : ''}`;
+        const headers =
+          tool.access === 'public'
+            ? {}
+            : signAgentRequest({ ...key, method: 'GET', pathWithQuery, body: '', timestamp });
+        requests.push({ label: tool.name, method: 'GET', path: pathWithQuery, headers });
+      }
+    }
+    // Shuffled: every tool meets every other under load, as agents would mix them.
+    for (let i = requests.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [requests[i], requests[j]] = [requests[j] as PreparedRequest, requests[i] as PreparedRequest];
+    }
+    const health = Array.from({ length: REQUESTS }, () => ({
+      label: 'health',
+      method: 'GET',
+      path: HEALTH_PATH,
+      headers: {},
+    }));
+
+    log(`warm-up: ${Math.min(requests.length, 500)} requests`);
+    await fireInWorker({ url: platform.url, concurrency: CONCURRENCY, requests: requests.slice(0, 500) });
+    log(
+      `measuring: ${requests.length} agent requests (${tools.length} read tools × ${REQUESTS}), then ${REQUESTS} health`,
+    );
+    started = performance.now();
+    const results = await fireInWorker({ url: platform.url, concurrency: CONCURRENCY, requests });
+    const seconds = (performance.now() - started) / 1000;
+    const floor = figures(
+      'health',
+      await fireInWorker({ url: platform.url, concurrency: CONCURRENCY, requests: health }),
+    );
+
+    const rows = tools.map((tool) => figures(tool.name, results)).sort((a, b) => b.p95 - a.p95);
+    log(
+      `\n${'tool'.padEnd(34)} ${'n'.padStart(5)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}  p95/50ms  errors`,
+    );
+    for (const row of [...rows, floor]) {
+      log(
+        `${row.tool.padEnd(34)} ${String(row.requests).padStart(5)} ${fmt(row.p50).padStart(7)} ${fmt(row.p95).padStart(7)} ${fmt(row.p99).padStart(7)}  ${fmt(row.ratioToTarget, 2).padStart(8)}  ${JSON.stringify(row.errors)}`,
+      );
+    }
+    const all = figures(
+      'all',
+      results.map((result) => ({ ...result, label: 'all' })),
+    );
+    const missing = rows.filter((row) => row.p95 >= TARGET_P95_MS).map((row) => row.tool);
+    log(
+      `\nall agent reads: ${all.requests} in ${fmt(seconds)} s (${fmt(all.requests / seconds, 0)}/s), p95 ${fmt(all.p95)} ms = ${fmt(all.ratioToTarget, 2)} × target; health p95 ${fmt(floor.p95)} ms`,
+    );
+    log(missing.length === 0 ? 'every read tool p95 < 50 ms' : `p95 ≥ 50 ms: ${missing.join(', ')}`);
+    if (JSON_OUT) {
+      process.stdout.write(
+        `${JSON.stringify({ machine, users: USERS, events: EVENTS, brands: BRANDS, concurrency: CONCURRENCY, all, health: floor, tools: rows }, null, 2)}\n`,
+      );
+    }
+  } finally {
+    await cleanup();
+  }
+}
+
+if (isMainThread) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      process.exit(1);
+    },
+  );
+}
