@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   cashbackPercent,
+  compareBrandActivity,
   growthPercent,
   type HealthInput,
   healthComponents,
@@ -184,5 +185,25 @@ describe('health score', () => {
     [0, 'F'],
   ])('grade of %i is %s', (score, grade) => {
     expect(healthGrade(score)).toBe(grade);
+  });
+});
+
+describe('brand ranking order', () => {
+  it('members first, then events, then pts, then Brand ID', () => {
+    const brand = (brandId: string, members: number, events: number, ptsIssued: bigint) => ({
+      brandId,
+      members,
+      events,
+      ptsIssued,
+    });
+    const brands = [
+      brand('0xd', 0, 0, 0n),
+      brand('0xc', 2, 9, 900n), // many events, fewer members
+      brand('0xb', 3, 3, 100n),
+      brand('0xa', 3, 3, 100n), // a full tie with 0xb: Brand ID decides
+      brand('0xe', 3, 3, 150n),
+      brand('0xf', 3, 4, 10n),
+    ];
+    expect(brands.sort(compareBrandActivity).map((b) => b.brandId)).toEqual(['0xf', '0xe', '0xa', '0xb', '0xc', '0xd']);
   });
 });

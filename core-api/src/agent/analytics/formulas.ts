@@ -197,3 +197,19 @@ export function ptsToUsd(pts: bigint): string {
   const perUsd = PTS_PER_CENT * 100n;
   return `${pts / perUsd}.${(pts % perUsd).toString().padStart(3, '0')}`;
 }
+
+/** What the brand ranking compares. */
+export interface RankedActivity {
+  brandId: string;
+  members: number;
+  events: number;
+  ptsIssued: bigint;
+}
+
+/** Ranking order: more active members first, then more accepted events, then more pts issued, then Brand ID. */
+export function compareBrandActivity(x: RankedActivity, y: RankedActivity): number {
+  if (x.members !== y.members) return y.members - x.members;
+  if (x.events !== y.events) return y.events - x.events;
+  if (x.ptsIssued !== y.ptsIssued) return y.ptsIssued > x.ptsIssued ? 1 : -1;
+  return x.brandId.localeCompare(y.brandId);
+}

@@ -21,6 +21,7 @@ import {
 } from '../analytics/analytics.repository.ts';
 import {
   cashbackPercent,
+  compareBrandActivity,
   growthPercent,
   healthReport,
   momentum,
@@ -791,14 +792,12 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
         ]);
         const none = { events: 0, members: 0, ptsIssued: 0n };
         const ranked = brands
-          .map((b) => ({ brand: b, a: cur.get(b.brandId) ?? none, members0: prev.get(b.brandId)?.members ?? 0 }))
-          .sort(
-            (x, y) =>
-              y.a.members - x.a.members ||
-              y.a.events - x.a.events ||
-              (y.a.ptsIssued > x.a.ptsIssued ? 1 : y.a.ptsIssued < x.a.ptsIssued ? -1 : 0) ||
-              x.brand.brandId.localeCompare(y.brand.brandId),
-          )
+          .map((b) => ({
+            brand: b,
+            a: { brandId: b.brandId, ...(cur.get(b.brandId) ?? none) },
+            members0: prev.get(b.brandId)?.members ?? 0,
+          }))
+          .sort((x, y) => compareBrandActivity(x.a, y.a))
           .slice(0, query.limit);
         const sample = ranked.reduce((s, r) => s + r.a.members, 0);
         return {
