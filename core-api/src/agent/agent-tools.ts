@@ -1,5 +1,6 @@
 import type { AgentTool, AgentToolDeps } from './agent-tool.ts';
 import { actionsTools } from './tools/actions.tools.ts';
+import { analyticsTools } from './tools/analytics.tools.ts';
 import { converseTools } from './tools/converse.tools.ts';
 import { discoveryTools } from './tools/discovery.tools.ts';
 import { intelligenceTools } from './tools/intelligence.tools.ts';
@@ -11,6 +12,8 @@ import { networkTools } from './tools/network.tools.ts';
  */
 export function agentTools(d: AgentToolDeps): AgentTool[] {
   const tools: AgentTool[] = [...networkTools(d), ...discoveryTools(d), ...actionsTools(d), ...intelligenceTools(d)];
+  // First: `/brands/rankings` must be matched before discovery's `/brands/:brandId`.
+  tools.unshift(...analyticsTools(d));
   // converse plans over the whole list (itself excluded), read when it is called.
   tools.push(...converseTools(d, () => tools));
   const names = new Set<string>();

@@ -1,0 +1,215 @@
+import { PTS_PER_CENT, tokensForCents } from '../../modules/payments/payment-amounts.ts';
+
+/**
+ * Pure formulas of the analytics, comparison and trend tools (docs/agent-api/analytics.md). The repository
+ * gathers counts; these turn counts into rates, growth, health and momentum, and are table-tested against
+ * hand-computed values. Every ratio has a defined answer on empty data (null or 0, never NaN).
+ */
+
+export type Period = '7d' | '30d' | '90d';
+export const PERIODS = ['7d', '30d', '90d'] as const;
+const DAY_MS = 86_400_000;
+
+/** A half-open window `[from, to)`. */
+export interface TimeWindow {
+  from: Date;
+  to: Date;
+  days: number;
+}
+
+/** The period's window ending at `now`, and the window of the same length just before it. */
+export function periodWindows(now: Date, period: Period): { current: TimeWindow; previous: TimeWindow } {
+  const days = Number.parseInt(period, 10);
+  const from = new Date(now.getTime() - days * DAY_MS);
+  return {
+    current: { from, to: now, days },
+    previous: { from: new Date(from.getTime() - days * DAY_MS), to: from, days },
+  };
+}
+
+/** Rounds to `digits` decimals (half away from zero for the positive values used here). */
+export function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** `part ÷ whole` in percent, 1 decimal; null when `whole` is 0 (nothing to divide). */
+export function percentOf(part: number, whole: number): number | null {
+  return whole > 0 ? round((part / whole) * 100) : null;
+}
+
+/** `numerator ÷ denominator`, 2 decimals; 0 when the denominator is 0. */
+export function ratio(numerator: number, denominator: number): number {
+  return denominator > 0 ? round(numerator / denominator, 2) : 0;
+}
+
+/** Growth from `previous` to `current` in percent, 1 decimal; null when `previous` is 0 (no base). */
+export function growthPercent(current: number, previous: number): number | null {
+  return previous > 0 ? round(((current - previous) / previous) * 100) : null;
+}
+
+/**
+ * Trend momentum: `(current − previous) ÷ (previous + 1)`, 2 decimals. The +1 (add-one smoothing) gives a new
+ * item a finite score and keeps "1 → 2" from outranking "100 → 180" by raw growth alone.
+ */
+export function momentum(current: number, previous: number): number {
+  return round((current - previous) / (previous + 1), 2);
+}
+
+/** What the health score reads about one brand over the last 30 days (and the 30 before). */
+export interface HealthInput {
+  /** Distinct members with an accepted event in the window. */
+  members: number;
+  /** Distinct members with an accepted event in the previous window. */
+  previousMembers: number;
+  /** Members of the previous window also active in this one. */
+  retainedMembers: number;
+  /** Accepted events in the window. */
+  events: number;
+  /** Distinct members with a redemption (pending or confirmed) in the window. */
+  redeemers: number;
+  /** Members whose streak is ≥ 2 and was last extended in the window. */
+  streakMembers: number;
+  /** Active event rules. */
+  activeRules: number;
+  /** Active perks with supply left. */
+  availablePerks: number;
+}
+
+export type HealthComponentName = 'engagement' | 'retention' | 'growth' | 'redemption' | 'program';
+
+export interface HealthComponent {
+  name: HealthComponentName;
+  score: number;
+  max: 20;
+  /** The value the score was computed from, as the docs define it. */
+  value: number | null;
+}
+
+const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
+
+/** Full engagement at this many accepted events per active member in 30 days. */
+export const ENGAGEMENT_FULL_EVENTS_PER_MEMBER = 4;
+/** Full redemption score when this share of active members redeemed in 30 days. */
+export const REDEMPTION_FULL_SHARE = 0.2;
+/** Full streak points when this share of active members holds a streak of 2+. */
+export const STREAK_FULL_SHARE = 0.25;
+
+/**
+ * Five components of 20 points each (docs/agent-api/analytics.md, "Health score"):
+ * - engagement = 20 × min(1, events per member ÷ 4);
+ * - retention = 20 × retained ÷ previous members (0 without previous members);
+ * - growth = clamp(10 + 10 × growth, 0, 20) with growth = (members − previous) ÷ previous; without previous
+ *   members: 20 when there are members now, else 0;
+ * - redemption = 20 × min(1, redeemers ÷ members ÷ 0.2);
+ * - program = 5 (an active rule) + 5 (an available perk) + 10 × min(1, streak members ÷ members ÷ 0.25).
+ * Each component is rounded to 1 decimal; the score is the rounded sum (0–100).
+ */
+export function healthComponents(h: HealthInput): HealthComponent[] {
+  const perMember = h.members > 0 ? h.events / h.members : 0;
+  const retention = h.previousMembers > 0 ? h.retainedMembers / h.previousMembers : null;
+  const growth = h.previousMembers > 0 ? (h.members - h.previousMembers) / h.previousMembers : null;
+  const redeemShare = h.members > 0 ? h.redeemers / h.members : 0;
+  const streakShare = h.members > 0 ? h.streakMembers / h.members : 0;
+  const growthScore = growth === null ? (h.members > 0 ? 20 : 0) : clamp(10 + 10 * growth, 0, 20);
+  const program =
+    (h.activeRules > 0 ? 5 : 0) + (h.availablePerks > 0 ? 5 : 0) + 10 * Math.min(1, streakShare / STREAK_FULL_SHARE);
+  return [
+    {
+      name: 'engagement',
+      score: round(20 * Math.min(1, perMember / ENGAGEMENT_FULL_EVENTS_PER_MEMBER)),
+      max: 20,
+      value: round(perMember, 2),
+    },
+    {
+      name: 'retention',
+      score: round(20 * (retention ?? 0)),
+      max: 20,
+      value: retention === null ? null : round(retention * 100),
+    },
+    { name: 'growth', score: round(growthScore), max: 20, value: growth === null ? null : round(growth * 100) },
+    {
+      name: 'redemption',
+      score: round(20 * Math.min(1, redeemShare / REDEMPTION_FULL_SHARE)),
+      max: 20,
+      value: round(redeemShare * 100),
+    },
+    { name: 'program', score: round(program), max: 20, value: round(streakShare * 100) },
+  ];
+}
+
+/** The letter of a 0–100 score: A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60, F below. */
+export function healthGrade(score: number): 'A' | 'B' | 'C' | 'D' | 'F' {
+  if (score >= 90) return 'A';
+  if (score >= 80) return 'B';
+  if (score >= 70) return 'C';
+  if (score >= 60) return 'D';
+  return 'F';
+}
+
+const STRENGTH: Record<HealthComponentName, string> = {
+  engagement: 'Members come back often (many events per active member)',
+  retention: 'Most members of the previous 30 days are still active',
+  growth: 'Active members are growing',
+  redemption: 'Members redeem their pts for perks',
+  program: 'A complete program: active rules, available perks and members on streaks',
+};
+const WEAKNESS: Record<HealthComponentName, string> = {
+  engagement: 'Few events per active member',
+  retention: 'Members of the previous 30 days are not coming back',
+  growth: 'Active members are not growing',
+  redemption: 'Few members redeem pts',
+  program: 'The program lacks active rules, available perks or members on streaks',
+};
+const RECOMMENDATION: Record<HealthComponentName, string> = {
+  engagement: 'Add a repeatable low-effort event (a daily check-in or visit) so members earn between purchases',
+  retention: 'Reward returning members: a streak milestone or a comeback bonus',
+  growth: 'Reach new members: a welcome bonus event or a listing on partner sites',
+  redemption: 'Add a perk priced near what a typical member earns in a month',
+  program: 'Keep at least one active rule and one perk with supply, and enable streak rewards',
+};
+
+/**
+ * The health answer: score (rounded sum), grade, and per component a strength (≥ 75 % of its max), a
+ * weakness (< 40 %) with its recommendation.
+ */
+export function healthReport(h: HealthInput) {
+  const components = healthComponents(h);
+  const score = Math.round(components.reduce((s, c) => s + c.score, 0));
+  return {
+    score,
+    grade: healthGrade(score),
+    components,
+    strengths: components.filter((c) => c.score >= 0.75 * c.max).map((c) => STRENGTH[c.name]),
+    weaknesses: components.filter((c) => c.score < 0.4 * c.max).map((c) => WEAKNESS[c.name]),
+    recommendations: components.filter((c) => c.score < 0.4 * c.max).map((c) => RECOMMENDATION[c.name]),
+  };
+}
+
+/** Percent of a purchase returned as pts: 100 × reward pts ÷ the pts that many USD cents buy; 2 decimals. */
+export function cashbackPercent(rewardPts: bigint, purchaseCents: bigint): number | null {
+  const bought = tokensForCents(purchaseCents);
+  return bought > 0n ? round((Number(rewardPts) * 100) / Number(bought), 2) : null;
+}
+
+/** The USD value of `pts` at the purchase rate (1 cent = PTS_PER_CENT pts), exact, as `"0.100"` (3 decimals). */
+export function ptsToUsd(pts: bigint): string {
+  const perUsd = PTS_PER_CENT * 100n;
+  return `${pts / perUsd}.${(pts % perUsd).toString().padStart(3, '0')}`;
+}
+
+/** What the brand ranking compares. */
+export interface RankedActivity {
+  brandId: string;
+  members: number;
+  events: number;
+  ptsIssued: bigint;
+}
+
+/** Ranking order: more active members first, then more accepted events, then more pts issued, then Brand ID. */
+export function compareBrandActivity(x: RankedActivity, y: RankedActivity): number {
+  if (x.members !== y.members) return y.members - x.members;
+  if (x.events !== y.events) return y.events - x.events;
+  if (x.ptsIssued !== y.ptsIssued) return y.ptsIssued > x.ptsIssued ? 1 : -1;
+  return x.brandId.localeCompare(y.brandId);
+}
