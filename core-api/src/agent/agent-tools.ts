@@ -4,6 +4,7 @@ import { converseTools } from './tools/converse.tools.ts';
 import { discoveryTools } from './tools/discovery.tools.ts';
 import { intelligenceTools } from './tools/intelligence.tools.ts';
 import { networkTools } from './tools/network.tools.ts';
+import { programTools } from './tools/program.tools.ts';
 
 /**
  * Every agent tool, one area file each (docs/agent-api.md, "Tools"). REST (`/api/v1`), MCP and converse are
@@ -11,6 +12,7 @@ import { networkTools } from './tools/network.tools.ts';
  */
 export function agentTools(d: AgentToolDeps): AgentTool[] {
   const tools: AgentTool[] = [...networkTools(d), ...discoveryTools(d), ...actionsTools(d), ...intelligenceTools(d)];
+  tools.push(...programTools(d));
   // converse plans over the whole list (itself excluded), read when it is called.
   tools.push(...converseTools(d, () => tools));
   const names = new Set<string>();
