@@ -4,6 +4,7 @@ import { converseTools } from './tools/converse.tools.ts';
 import { discoveryTools } from './tools/discovery.tools.ts';
 import { intelligenceTools } from './tools/intelligence.tools.ts';
 import { networkTools } from './tools/network.tools.ts';
+import { onboardingTools } from './tools/onboarding.tools.ts';
 import { programTools } from './tools/program.tools.ts';
 
 /**
@@ -13,6 +14,7 @@ import { programTools } from './tools/program.tools.ts';
 export function agentTools(d: AgentToolDeps): AgentTool[] {
   const tools: AgentTool[] = [...networkTools(d), ...discoveryTools(d), ...actionsTools(d), ...intelligenceTools(d)];
   tools.push(...programTools(d));
+  tools.push(...onboardingTools(d));
   // converse plans over the whole list (itself excluded), read when it is called.
   tools.push(...converseTools(d, () => tools));
   const names = new Set<string>();

@@ -27,6 +27,7 @@ import * as customRuleIds from './migrations/2026_11_25_0100_custom_rule_ids.ts'
 import * as drops from './migrations/2026_11_25_0200_drops.ts';
 import * as agentKeys from './migrations/2026_11_26_0100_agent_keys.ts';
 import * as agentIntelligence from './migrations/2026_11_26_0400_agent_intelligence.ts';
+import * as agentOnboarding from './migrations/2026_11_27_0210_agent_onboarding.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_25_0200_drops': drops,
   '2026_11_26_0100_agent_keys': agentKeys,
   '2026_11_26_0400_agent_intelligence': agentIntelligence,
+  '2026_11_27_0210_agent_onboarding': agentOnboarding,
 };
 
 const migrationProvider: MigrationProvider = {
