@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { signAgentRequest } from '@pts/shared';
 import type { AgentFixture, AgentTool } from '../src/agent/agent-tool.ts';
-import { type CreateAgentKeyInput, createAgentKey } from '../src/agent/keys/agent-keys.service.ts';
+import { type CreateAgentKeyInput, createAgentKey, grantBrandToKey } from '../src/agent/keys/agent-keys.service.ts';
 import { waitForMintsSettled } from './chain-helpers.ts';
 import type { TestPlatform, TestResponse } from './platform.ts';
 
@@ -122,6 +122,12 @@ export async function seedAgentFixture(platform: TestPlatform): Promise<SeededAg
     }),
     onboard: await createFixtureKey(platform, { name: `onboard ${suffix}`, canOnboard: true, ratePerMinute }),
   };
+  // The onboarding key also holds the first brand, as if it had onboarded it (manage_brand_keys' example).
+  await grantBrandToKey(
+    { db: platform.deps.db, clock: platform.clock, secrets: platform.deps.secrets },
+    keys.onboard.keyId,
+    brand.brandId,
+  );
   return {
     brandId: brand.brandId,
     otherBrandId: other.brandId,

@@ -28,6 +28,7 @@ import * as drops from './migrations/2026_11_25_0200_drops.ts';
 import * as agentKeys from './migrations/2026_11_26_0100_agent_keys.ts';
 import * as agentIntelligence from './migrations/2026_11_26_0400_agent_intelligence.ts';
 import * as agentAnalytics from './migrations/2026_11_27_0100_agent_analytics.ts';
+import * as agentOnboarding from './migrations/2026_11_27_0210_agent_onboarding.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_26_0100_agent_keys': agentKeys,
   '2026_11_26_0400_agent_intelligence': agentIntelligence,
   '2026_11_27_0100_agent_analytics': agentAnalytics,
+  '2026_11_27_0210_agent_onboarding': agentOnboarding,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -30,6 +30,12 @@ export interface BrandsTable {
   tier: ColumnType<string, string | undefined, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** retail, gaming, dining, travel (agent onboarding; discovery filters on it); null when never set. */
+  category: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the brand's API and security keys were last rotated through the agent API (manage_brand_keys). */
+  keys_rotated_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When they were revoked through the agent API; null while the current keys are valid. */
+  keys_revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface EventRulesTable {
@@ -589,6 +595,17 @@ export interface UserDisplayNamesTable {
   updated_at: Timestamp;
 }
 
+/** A brand onboarded through the agent API, by which key, with the details the agent gave. */
+export interface AgentBrandOnboardingsTable {
+  brand_id: string;
+  key_id: string;
+  business_name: string;
+  contact_email: string;
+  website: string;
+  description: string;
+  created_at: Timestamp;
+}
+
 /** An agent API key (docs/agent-api.md, "Keys"); the secret is encrypted with the SecretBox. */
 export interface AgentKeysTable {
   key_id: string;
@@ -634,6 +651,7 @@ export interface DropClaimsTable {
 export interface DB {
   drops: DropsTable;
   agent_keys: AgentKeysTable;
+  agent_brand_onboardings: AgentBrandOnboardingsTable;
   drop_claims: DropClaimsTable;
   user_display_names: UserDisplayNamesTable;
   chat_groups: ChatGroupsTable;

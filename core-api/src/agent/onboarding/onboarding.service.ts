@@ -1,0 +1,148 @@
+import { insertAuditEntry } from '../../modules/brands/brands.repository.ts';
+import { brandNotFound, createBrand } from '../../modules/brands/brands.service.ts';
+import { generateSecret, hashSecret } from '../../security/secret-box.ts';
+import { requireBrandAuthority } from '../actions/brand-authority.ts';
+import type { AgentPrincipal, AgentToolDeps } from '../agent-tool.ts';
+import { grantBrandToKey } from '../keys/agent-keys.service.ts';
+import { brandServiceFor } from '../program/program.service.ts';
+
+/**
+ * Onboarding through the agent API (docs/agent-api/program.md, "Onboarding"): a brand created by the admin
+ * API's own `createBrand` (with the default rules, so it takes events at once), its category, the onboarding
+ * record and the grant of the brand to the onboarding key, all in one transaction.
+ */
+
+export interface OnboardBrandInput {
+  brandAddress: string;
+  businessName: string;
+  contactEmail: string;
+  website: string;
+  /** The website's host: the brand's authorized domain. */
+  domain: string;
+  category: string;
+  description: string;
+}
+
+export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, input: OnboardBrandInput) {
+  const service = brandServiceFor(d, principal.keyId);
+  const now = d.deps.clock.now();
+  const { brand, category } = await d.deps.db.transaction().execute(async (trx) => {
+    // Inside the transaction the listeners would hear before the commit: they are told after it, below.
+    const brand = await createBrand(
+      { ...service, db: trx, changes: undefined },
+      { name: input.businessName, domain: input.domain, address: input.brandAddress },
+      { withDefaultRules: true },
+    );
+    const row = await trx
+      .updateTable('brands')
+      .set({ category: input.category })
+      .where('address', '=', brand.brandId)
+      .returning('category')
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('agent_brand_onboardings')
+      .values({
+        brand_id: brand.brandId,
+        key_id: principal.keyId,
+        business_name: input.businessName,
+        contact_email: input.contactEmail,
+        website: input.website,
+        description: input.description,
+        created_at: now,
+      })
+      .execute();
+    await grantBrandToKey({ db: trx, clock: d.deps.clock, secrets: d.deps.secrets }, principal.keyId, brand.brandId);
+    return { brand, category: row.category };
+  });
+  d.services.changes.emit({ kind: 'brand', brandId: brand.brandId });
+  d.services.changes.emit({ kind: 'rules', brandId: brand.brandId });
+  const rules = await d.deps.db
+    .selectFrom('event_rules')
+    .select(['id', 'event_type', 'reward_amount'])
+    .where('brand_id', '=', brand.brandId)
+    .orderBy('event_type')
+    .execute();
+  return {
+    brandId: brand.brandId,
+    name: brand.name,
+    domain: brand.domain,
+    category,
+    createdAt: brand.createdAt,
+    securityKey: brand.securityKey,
+    apiKey: brand.apiKey,
+    grantedToKey: principal.keyId,
+    events: rules.map((rule) => ({
+      eventId: rule.id,
+      eventType: rule.event_type,
+      rewardAmount: Number(rule.reward_amount),
+    })),
+  };
+}
+
+// The prefixes of createBrand's keys (modules/brands/brands.service.ts), so rotated keys look the same.
+const SECURITY_KEY_PREFIX = 'pts_sk_';
+const API_KEY_PREFIX = 'pts_ak_';
+
+export type BrandKeysAction = 'rotate' | 'revoke' | 'status';
+
+/**
+ * The brand's API key and security key (the secret its servers sign events with): `status` reads their
+ * state (never a secret), `rotate` issues new ones (returned this once; the old ones stop working at once),
+ * `revoke` replaces them with keys nobody knows (signed events and API-key checks fail until a rotate).
+ * Only for a brand the key acts for (403 otherwise).
+ */
+export async function manageBrandKeys(
+  d: AgentToolDeps,
+  principal: AgentPrincipal | undefined,
+  input: { action: BrandKeysAction; brandId: string },
+) {
+  requireBrandAuthority(principal, input.brandId, 'Managing brand keys');
+  const keyId = (principal as AgentPrincipal).keyId;
+  const { db, clock, secrets } = d.deps;
+  if (input.action === 'status') return keyStatus(d, input.brandId);
+  const now = clock.now();
+  const securityKey = generateSecret(SECURITY_KEY_PREFIX);
+  const apiKey = generateSecret(API_KEY_PREFIX);
+  await db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('brands')
+      .set({
+        security_key_hash: hashSecret(securityKey),
+        security_key_encrypted: secrets.encrypt(securityKey),
+        api_key_hash: hashSecret(apiKey),
+        ...(input.action === 'rotate' ? { keys_rotated_at: now, keys_revoked_at: null } : { keys_revoked_at: now }),
+        updated_at: now,
+      })
+      .where('address', '=', input.brandId)
+      .returning('address')
+      .executeTakeFirst();
+    if (!updated) throw brandNotFound(input.brandId);
+    await insertAuditEntry(trx, {
+      actor: `agent:${keyId}`,
+      action: input.action === 'rotate' ? 'brand.keys_rotate' : 'brand.keys_revoke',
+      subject: input.brandId,
+      details: {},
+      at: now,
+    });
+  });
+  // The brand cache holds the decrypted security key the signature check uses.
+  d.services.changes.emit({ kind: 'brand', brandId: input.brandId });
+  const status = await keyStatus(d, input.brandId);
+  return input.action === 'rotate' ? { ...status, securityKey, apiKey } : status;
+}
+
+async function keyStatus(d: AgentToolDeps, brandId: string) {
+  const row = await d.deps.db
+    .selectFrom('brands')
+    .select(['address', 'created_at', 'keys_rotated_at', 'keys_revoked_at'])
+    .where('address', '=', brandId)
+    .executeTakeFirst();
+  if (!row) throw brandNotFound(brandId);
+  return {
+    brandId: row.address,
+    active: row.keys_revoked_at === null,
+    issuedAt: (row.keys_rotated_at ?? row.created_at).toISOString(),
+    rotatedAt: row.keys_rotated_at?.toISOString() ?? null,
+    revokedAt: row.keys_revoked_at?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,189 @@
+import { AppError, type Perk, type Rule, UNLIMITED_CLAIMS } from '@pts/shared';
+import { type BrandServiceDeps, listRules, setRule } from '../../modules/brands/brands.service.ts';
+import { findPerk } from '../../modules/perks/perks.repository.ts';
+import { createPerk, type PerkServiceDeps, perkNotFound, updatePerk } from '../../modules/perks/perks.service.ts';
+import type { AgentToolDeps } from '../agent-tool.ts';
+
+/**
+ * A brand's program changed by an agent key (docs/agent-api/program.md): the very services of the admin API
+ * and `pts rule set` / `pts perk`, so every change is audited (actor `agent:<keyId>`) and told to the brand
+ * cache, which the event path reads — a rule an agent creates is honoured by the next event.
+ */
+
+/** The agent view of a rule: `maxClaims` 0 means unlimited, `enabled` is the rule's `active`. */
+export interface AgentEventRule {
+  eventId: string;
+  brandId: string;
+  eventType: string;
+  rewardAmount: number;
+  cooldownHours: number;
+  maxClaims: number;
+  enabled: boolean;
+}
+
+export function toAgentRule(rule: Rule): AgentEventRule {
+  return {
+    eventId: rule.eventId,
+    brandId: rule.brandId,
+    eventType: rule.eventType,
+    rewardAmount: rule.rewardAmount,
+    cooldownHours: rule.cooldownHours,
+    maxClaims: (UNLIMITED_CLAIMS as readonly number[]).includes(rule.maxClaims) ? 0 : rule.maxClaims,
+    enabled: rule.active,
+  };
+}
+
+/** The brands service as an agent key uses it: audited under the key, every change told to the caches. */
+export function brandServiceFor(d: AgentToolDeps, keyId: string): BrandServiceDeps {
+  return {
+    db: d.deps.db,
+    secrets: d.deps.secrets,
+    clock: d.deps.clock,
+    changes: d.services.changes,
+    defaultCooldownHours: d.deps.config.PTS_DEFAULT_COOLDOWN_HOURS,
+    actor: `agent:${keyId}`,
+  };
+}
+
+/** The perk service as an agent key uses it (the admin API's chain access, audited under the key). */
+export function perkServiceFor(d: AgentToolDeps, keyId: string): PerkServiceDeps {
+  return {
+    db: d.deps.db,
+    clock: d.deps.clock,
+    perkChain: d.deps.perkChain,
+    logger: d.deps.logger,
+    actor: `agent:${keyId}`,
+  };
+}
+
+export interface CreateBrandEventInput {
+  eventType: string;
+  rewardAmount: number;
+  /** Per-user claims; 0 = unlimited (stored as the rules' -1). */
+  maxClaims: number;
+  cooldownHours: number;
+}
+
+/** Creates a rule; 409 when the brand already has one for the event type (update_brand_event changes it). */
+export async function createBrandEvent(
+  d: AgentToolDeps,
+  keyId: string,
+  brandId: string,
+  input: CreateBrandEventInput,
+): Promise<AgentEventRule> {
+  const service = brandServiceFor(d, keyId);
+  const existing = (await listRules(service, brandId)).find((rule) => rule.eventType === input.eventType);
+  if (existing) {
+    throw new AppError(
+      'CONFLICT',
+      `Brand ${brandId} already has an event ${input.eventType} (eventId ${existing.eventId}); change it with update_brand_event`,
+      { field: 'eventType', value: input.eventType, eventId: existing.eventId },
+    );
+  }
+  const rule = await setRule(service, brandId, {
+    eventType: input.eventType,
+    rewardAmount: input.rewardAmount,
+    cooldownHours: input.cooldownHours,
+    maxClaims: input.maxClaims === 0 ? -1 : input.maxClaims,
+    active: true,
+  });
+  return toAgentRule(rule);
+}
+
+/**
+ * Changes a rule's reward and/or switch, keeping every other setting (setRule replaces a whole rule). The
+ * rule row is locked while it is read and rewritten, so two concurrent updates of different fields both
+ * land; the caches are told after the commit.
+ */
+export async function updateBrandEvent(
+  d: AgentToolDeps,
+  keyId: string,
+  brandId: string,
+  eventId: string,
+  input: { rewardAmount?: number | undefined; enabled?: boolean | undefined },
+): Promise<AgentEventRule> {
+  const service = brandServiceFor(d, keyId);
+  const rule = await d.deps.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('event_rules')
+      .select('id')
+      .where('brand_id', '=', brandId)
+      .where('id', '=', eventId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw ruleNotFound(brandId, eventId);
+    const current = (await listRules({ db: trx }, brandId)).find((candidate) => candidate.eventId === eventId);
+    if (!current) throw ruleNotFound(brandId, eventId);
+    return setRule({ ...service, db: trx, changes: undefined }, brandId, {
+      eventType: current.eventType,
+      rewardAmount: input.rewardAmount ?? current.rewardAmount,
+      cooldownHours: current.cooldownHours,
+      maxClaims: current.maxClaims,
+      maxTotal: current.maxTotal,
+      detectionMethod: current.detectionMethod,
+      detectionConfig: current.detectionConfig,
+      active: input.enabled ?? current.active,
+    });
+  });
+  d.services.changes.emit({ kind: 'rules', brandId: rule.brandId });
+  return toAgentRule(rule);
+}
+
+function ruleNotFound(brandId: string, eventId: string): AppError {
+  return new AppError('NOT_FOUND', `Brand ${brandId} has no event ${eventId}; get_brand lists its eventIds`, {
+    field: 'eventId',
+    value: eventId,
+  });
+}
+
+export interface CreateBrandPerkInput {
+  name: string;
+  description: string;
+  priceInPoints: number;
+  /** 0 = unlimited. */
+  maxSupply: number;
+  category: string;
+}
+
+/** Creates a perk and its PerkNFT collection through the admin API's service. */
+export function createBrandPerk(
+  d: AgentToolDeps,
+  keyId: string,
+  brandId: string,
+  input: CreateBrandPerkInput,
+): Promise<Perk> {
+  return createPerk(perkServiceFor(d, keyId), {
+    brandId,
+    name: input.name,
+    description: input.description,
+    category: input.category,
+    cost: input.priceInPoints,
+    maxSupply: input.maxSupply === 0 ? null : input.maxSupply,
+  });
+}
+
+/** Changes a perk's price and/or switch; 404 unless the perk is the brand's. */
+export async function updateBrandPerk(
+  d: AgentToolDeps,
+  keyId: string,
+  brandId: string,
+  collectionId: string | number,
+  input: { priceInPoints?: number | undefined; isActive?: boolean | undefined },
+): Promise<Perk> {
+  const perkId = await brandPerkId(d, brandId, collectionId);
+  return updatePerk(perkServiceFor(d, keyId), perkId, {
+    ...(input.priceInPoints === undefined ? {} : { cost: input.priceInPoints }),
+    ...(input.isActive === undefined ? {} : { active: input.isActive }),
+  });
+}
+
+/** The integer collection id of the brand's perk named by uuid or integer id; 404 otherwise. */
+async function brandPerkId(d: AgentToolDeps, brandId: string, ref: string | number): Promise<bigint> {
+  const query = d.deps.db.selectFrom('perks').select(['id', 'brand_id']);
+  const row =
+    typeof ref === 'string' && ref.includes('-')
+      ? await query.where('public_id', '=', ref).executeTakeFirst()
+      : await findPerk(d.deps.db, BigInt(ref));
+  if (!row || row.brand_id !== brandId) throw perkNotFound(String(ref));
+  return BigInt(row.id);
+}

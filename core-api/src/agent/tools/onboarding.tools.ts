@@ -1,0 +1,112 @@
+import {
+  AppError,
+  addressSchema,
+  brandIdSchema,
+  cleanString,
+  DOMAIN_PATTERN,
+  emailSchema,
+  httpUrlSchema,
+} from '@pts/shared';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { z } from 'zod';
+import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { manageBrandKeys, onboardBrand } from '../onboarding/onboarding.service.ts';
+import { BRAND_CATEGORIES } from './discovery.tools.ts';
+
+// Onboarding (spec 4.1, access `onboard`): new brands and their keys (docs/agent-api/program.md).
+
+const text = (max: number) =>
+  cleanString(z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`));
+
+const onboardBody = z.object({
+  brandAddress: cleanString(addressSchema.transform((value) => value.toLowerCase())),
+  businessName: text(200),
+  contactEmail: emailSchema,
+  website: httpUrlSchema.refine((value) => URL.canParse(value) && DOMAIN_PATTERN.test(new URL(value).hostname), {
+    message: 'must be the http(s) URL of a site with a domain name, such as https://shop.example.com',
+  }),
+  category: cleanString(z.string().transform((value) => value.toLowerCase())).pipe(
+    z.enum(BRAND_CATEGORIES, { message: `must be one of ${BRAND_CATEGORIES.join(', ')}` }),
+  ),
+  description: text(2000),
+});
+
+function onboardBrandTool(d: AgentToolDeps): AgentTool {
+  return defineAgentTool({
+    name: 'onboard_brand',
+    method: 'post',
+    path: '/onboarding/brands',
+    summary: 'Register a new brand on pts, granted to this key',
+    description:
+      'Creates the brand `brandAddress` (its Brand ID) with the website host as its authorized domain, the ' +
+      '`category` (retail, gaming, dining, travel: discovery filters on it) and the default event rules ' +
+      '(account_creation 100, complete_survey 75, newsletter_subscribe 25, rate_experience 50, ' +
+      'subscribe_renewal 200, form_submit 10), so it takes events at once. The brand is granted to this key ' +
+      '(it may send its events and manage its keys). The answer carries the brand’s `securityKey` and ' +
+      '`apiKey` this once: hand them to the brand owner. 409 when the address is already a brand.',
+    access: 'onboard',
+    request: { body: onboardBody },
+    result: z.object({
+      brandId: z.string(),
+      name: z.string(),
+      domain: z.string(),
+      category: z.string().nullable(),
+      createdAt: z.string(),
+      securityKey: z.string(),
+      apiKey: z.string(),
+      grantedToKey: z.string(),
+      events: z.array(z.object({ eventId: z.string(), eventType: z.string(), rewardAmount: z.number().int() })),
+    }),
+    example: () => ({
+      body: {
+        brandAddress: privateKeyToAccount(generatePrivateKey()).address,
+        businessName: 'Corner Bakery',
+        contactEmail: 'owner@corner-bakery.example.com',
+        website: 'https://corner-bakery.example.com',
+        category: 'dining',
+        description: 'A neighbourhood bakery rewarding regulars',
+      },
+    }),
+    async handle({ body }, context) {
+      if (!context.principal) throw new AppError('UNAUTHORIZED', 'Onboarding needs an agent key (X-PTS-Agent-Key)');
+      return onboardBrand(d, context.principal, { ...body, domain: new URL(body.website).hostname.toLowerCase() });
+    },
+  });
+}
+
+function manageBrandKeysTool(d: AgentToolDeps): AgentTool {
+  return defineAgentTool({
+    name: 'manage_brand_keys',
+    method: 'post',
+    path: '/onboarding/keys',
+    summary: "Read, rotate or revoke a brand's API key and security key",
+    description:
+      '`status`: whether the keys are valid and when they were issued, rotated or revoked (never a secret). ' +
+      '`rotate`: new `securityKey` (signs the brand’s events) and `apiKey`, returned this once; the old ones ' +
+      'stop working at once. `revoke`: the keys stop working (signed events are refused) until a rotate. Only ' +
+      'for a brand this key acts for (403 otherwise), e.g. one it onboarded.',
+    access: 'onboard',
+    request: {
+      body: z.object({
+        action: z.enum(['rotate', 'revoke', 'status'], { message: 'must be rotate, revoke or status' }),
+        brandId: brandIdSchema,
+      }),
+    },
+    result: z.object({
+      brandId: z.string(),
+      active: z.boolean(),
+      issuedAt: z.string(),
+      rotatedAt: z.string().nullable(),
+      revokedAt: z.string().nullable(),
+      securityKey: z.string().optional(),
+      apiKey: z.string().optional(),
+    }),
+    example: (fixture) => ({ body: { action: 'status', brandId: fixture.brandId } }),
+    handle: ({ body }, context) => manageBrandKeys(d, context.principal, body),
+  });
+}
+
+/** The onboarding tools of the agent API (spec 4.1): new brands and their keys. */
+export function onboardingTools(d: AgentToolDeps): AgentTool[] {
+  return [onboardBrandTool(d), manageBrandKeysTool(d)];
+}
