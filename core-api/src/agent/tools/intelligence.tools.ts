@@ -1,8 +1,13 @@
-import { AppError, brandIdSchema } from '@pts/shared';
+import { AppError, brandIdSchema, perkRefSchema } from '@pts/shared';
 import { z } from 'zod';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
+import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { readBrandMembers, readPerkRedeemers, readPlatformSplit } from '../intelligence/audience.repository.ts';
 import {
+  ARCHETYPES,
+  type Archetype,
+  archetypeDistribution,
   classifyArchetype,
   conversionRate,
   DORMANT_AFTER_DAYS,
@@ -11,7 +16,9 @@ import {
   heatScore,
   percentileRank,
   perkRecommendationScore,
+  ratio,
   redemptionVelocity,
+  sharePercent,
 } from '../intelligence/formulas.ts';
 import {
   readAffordCounts,
@@ -41,9 +48,11 @@ const basis = z.object({
   note: z.string().optional(),
 });
 
+const archetypeSchema = z.enum(ARCHETYPES as [Archetype, ...Archetype[]]);
+
 const personaResult = z.object({
   userId: z.string(),
-  archetype: z.enum(['dormant', 'newcomer', 'redeemer', 'streaker', 'explorer', 'collector']),
+  archetype: archetypeSchema,
   behaviour: z.object({
     events: z.number().int(),
     eventsPerActiveDay: z.number(),
@@ -123,6 +132,46 @@ const goalsResult = z.object({
   basis,
 });
 
+const distribution = z.array(z.object({ archetype: archetypeSchema, members: z.number().int(), share: z.number() }));
+
+const perkAudienceResult = z.object({
+  brandId: z.string(),
+  perkId: z.string(),
+  name: z.string(),
+  cost: amount,
+  redeemers: z.object({ members: z.number().int(), personas: distribution }),
+  couldAfford: z.object({ members: z.number().int(), personas: distribution }),
+  conversionByArchetype: z.array(
+    z.object({
+      archetype: archetypeSchema,
+      couldAfford: z.number().int(),
+      redeemed: z.number().int(),
+      conversionPercent: z.number().nullable(),
+    }),
+  ),
+  basis,
+});
+
+const brandAudienceResult = z.object({
+  brandId: z.string(),
+  members: z.number().int(),
+  personas: distribution,
+  engagement: z.object({
+    activeMembers30d: z.number().int(),
+    newMembers30d: z.number().int(),
+    events30d: z.number().int(),
+    eventsPerActiveMember: z.number(),
+    activeDaysPerActiveMember: z.number(),
+    earned30d: amount,
+    redemptions30d: z.number().int(),
+    redeemers30d: z.number().int(),
+  }),
+  platforms: z.array(
+    z.object({ platform: z.string(), events: z.number().int(), members: z.number().int(), share: z.number() }),
+  ),
+  basis,
+});
+
 type Window = { from: Date; to: Date; days: number };
 
 function basisOf(window: Window, sampleSize: number, note?: string) {
@@ -135,7 +184,7 @@ function basisOf(window: Window, sampleSize: number, note?: string) {
   };
 }
 
-const share = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 1000) / 10 : 0);
+const share = sharePercent;
 const nonNegative = (value: bigint) => (value > 0n ? value : 0n);
 
 /** Intelligence tools (spec 4.1): member personas, recommendations, perk heat and goals, from real data. */
@@ -404,6 +453,110 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
               ? `No pts earned in the last ${WINDOW_DAYS} days: no rate to estimate days`
               : undefined,
           ),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'get_perk_audience',
+      method: 'get',
+      path: '/intelligence/brands/:brandId/perks/:collectionId/audience',
+      summary: 'Persona breakdown of the members who redeemed a perk and of those who could afford it',
+      description:
+        "Who a perk reaches, as archetypes (`:collectionId` is the perk's integer collection id or its uuid; the persona rules of docs/agent-api/intelligence.md, applied to each member's last 30 days at this brand): `redeemers` = distinct members who ever redeemed the perk (pending or confirmed); `couldAfford` = members whose all-time accepted earnings at the brand reach its cost (the top of get_brand_perk_intelligence's funnel); `conversionByArchetype` = of those who could afford it, how many redeemed it (%, null when none could). Counts and shares (%) only, never member ids; agent identities excluded. Empty groups answer zeros with a note. 404 for an unknown brand or a perk that is not the brand's.",
+      access: 'public',
+      request: {
+        params: z.object({
+          brandId: brandIdSchema,
+          collectionId: perkRefSchema,
+        }),
+      },
+      result: perkAudienceResult,
+      example: (f) => ({ params: { brandId: f.brandId, collectionId: f.perkId } }),
+      async handle({ params }, context) {
+        await requireBrandExists(db, params.brandId);
+        const now = context.clock.now();
+        const window = windowOf(now, WINDOW_DAYS);
+        const row = await findBrandPerk(db, params.brandId, params.collectionId);
+        const perk = (await readPerkActivity(db, params.brandId, now)).find((p) => p.perkId === row.id.toString());
+        if (!perk) throw new AppError('PERK_NOT_FOUND', `Brand ${params.brandId} has no perk ${params.collectionId}`);
+        const [members, redeemerKeys] = await Promise.all([
+          readBrandMembers(db, params.brandId, window),
+          readPerkRedeemers(db, params.brandId, perk.perkId, now),
+        ]);
+        const redeemers = members.filter((m) => redeemerKeys.has(m.userKey));
+        const couldAfford = members.filter((m) => m.earnedAllTime >= perk.cost);
+        const conversionByArchetype = ARCHETYPES.map((archetype) => {
+          const able = couldAfford.filter((m) => m.archetype === archetype);
+          const redeemed = able.filter((m) => redeemerKeys.has(m.userKey)).length;
+          return {
+            archetype,
+            couldAfford: able.length,
+            redeemed,
+            conversionPercent: conversionRate(redeemed, able.length),
+          };
+        });
+        const sample = new Set([...redeemers, ...couldAfford].map((m) => m.userKey)).size;
+        let note: string | undefined;
+        if (sample === 0) note = 'Nobody redeemed this perk and no member has earned its cost at the brand';
+        else if (redeemers.length === 0) note = 'Nobody redeemed this perk yet';
+        return {
+          brandId: params.brandId,
+          perkId: perk.perkId,
+          name: perk.name,
+          cost: perk.cost.toString(),
+          redeemers: { members: redeemers.length, personas: archetypeDistribution(redeemers.map((m) => m.archetype)) },
+          couldAfford: {
+            members: couldAfford.length,
+            personas: archetypeDistribution(couldAfford.map((m) => m.archetype)),
+          },
+          conversionByArchetype,
+          basis: basisOf(window, sample, note),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'get_brand_audience',
+      method: 'get',
+      path: '/intelligence/brands/:brandId/audience',
+      summary: "A brand's members by persona, their engagement and the platforms they use",
+      description:
+        "The brand's members (anyone with an accepted event or a redemption there; agent identities excluded): persona distribution (each member's archetype from their last 30 days at this brand, rules in docs/agent-api/intelligence.md; members with no event for 30 days are dormant); engagement over the last 30 days (active members = at least one accepted event, new members = first event in the window, events, events and active days per active member, pts earned, redemptions and distinct redeemers); platform split of the window's events (`metadata.platform` when the caller declared it, else the platform of a chat identity such as discord_…@, else web) with events, distinct members and share of events in %. Counts only, never member ids. A brand without members answers zeros with a note.",
+      access: 'public',
+      request: { params: brandParams },
+      result: brandAudienceResult,
+      example: (f) => ({ params: { brandId: f.brandId } }),
+      async handle({ params }, context) {
+        await requireBrandExists(db, params.brandId);
+        const window = windowOf(context.clock.now(), WINDOW_DAYS);
+        const [members, platforms] = await Promise.all([
+          readBrandMembers(db, params.brandId, window),
+          readPlatformSplit(db, params.brandId, window.from, window.to),
+        ]);
+        const active = members.filter((m) => m.profile.events > 0);
+        const events30d = active.reduce((s, m) => s + m.profile.events, 0);
+        const activeDays = active.reduce((s, m) => s + m.profile.activeDays, 0);
+        let note: string | undefined;
+        if (members.length === 0) note = 'The brand has no member yet';
+        else if (active.length === 0)
+          note = `No accepted event in the last ${WINDOW_DAYS} days: every member is dormant`;
+        return {
+          brandId: params.brandId,
+          members: members.length,
+          personas: archetypeDistribution(members.map((m) => m.archetype)),
+          engagement: {
+            activeMembers30d: active.length,
+            newMembers30d: members.filter((m) => m.firstEventAt !== null && m.firstEventAt >= window.from).length,
+            events30d,
+            eventsPerActiveMember: ratio(events30d, active.length),
+            activeDaysPerActiveMember: ratio(activeDays, active.length),
+            earned30d: members.reduce((s, m) => s + m.profile.earned, 0n).toString(),
+            redemptions30d: members.reduce((s, m) => s + m.profile.redemptions, 0),
+            redeemers30d: members.filter((m) => m.profile.redemptions > 0).length,
+          },
+          platforms: platforms.map((p) => ({ ...p, share: share(p.events, events30d) })),
+          basis: basisOf(window, members.length, note),
         };
       },
     }),
