@@ -1,6 +1,7 @@
 import type { CreatedBrand } from '@pts/shared';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentRequest } from '../../../test/agent-fixture.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { type AgentPrincipal, type AgentTool, type AgentToolContext, invokeAgentTool } from '../agent-tool.ts';
@@ -381,5 +382,169 @@ describe('get_brand_audience', () => {
     await expect(call('get_brand_audience', { params: { brandId: 'nope' } })).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
     });
+  });
+});
+
+describe('suggest_brand_events', () => {
+  it('a brand with no rule: earn, share, visit from the two peers (lower medians, most common max)', async () => {
+    const r = await call('suggest_brand_events', { params: { brandId: empty.brandId } }, []);
+    expect(r.peers).toBe(2);
+    // earn: intel 100 pts/0 h (4 events, alice+bob), aud 50 pts/24 h (3 events, carol+telegram_42; dave is
+    // 40 d old) → reward lower median 50, cooldown 0, (2+2)/2 = 2 members and 7/2 = 3.5 events per brand.
+    expect(r.suggestions).toEqual([
+      {
+        eventType: 'earn',
+        rewardAmount: 50,
+        maxClaims: -1,
+        cooldownHours: 0,
+        network: {
+          brands: 2,
+          events30d: 7,
+          membersPerBrand: 2,
+          eventsPerBrand: 3.5,
+          rewardRange: { min: 50, max: 100 },
+        },
+        reason: '2 other brand(s) run earn; it reached 2 member(s) per brand in 30 days; this brand has no such rule',
+      },
+      expect.objectContaining({
+        eventType: 'share',
+        rewardAmount: 5,
+        network: expect.objectContaining({ brands: 1, membersPerBrand: 1 }),
+      }),
+      expect.objectContaining({
+        eventType: 'visit',
+        rewardAmount: 10,
+        network: expect.objectContaining({ brands: 1, membersPerBrand: 1 }),
+      }),
+    ]);
+    // purchase and first_purchase (aud) reached nobody: not suggested. 4 + 1 + 1 + 3 peer events.
+    expect(r.current).toEqual([]);
+    expect(r.basis).toMatchObject({ period: '30d', sampleSize: 9 });
+  });
+
+  it('aud: compares its own rules with the peer (intel) and suggests share and visit', async () => {
+    const r = await call('suggest_brand_events', { params: { brandId: aud.brandId } });
+    expect(r.peers).toBe(1);
+    expect(r.suggestions.map((x: Item) => x.eventType)).toEqual(['share', 'visit']);
+    expect(r.current).toEqual([
+      {
+        eventType: 'earn',
+        rewardAmount: 50,
+        cooldownHours: 24,
+        maxClaims: -1,
+        events30d: 3,
+        members30d: 2,
+        network: { brands: 1, medianReward: 100, membersPerBrand: 2 },
+      },
+      {
+        eventType: 'first_purchase',
+        rewardAmount: 300,
+        cooldownHours: 0,
+        maxClaims: 1,
+        events30d: 0,
+        members30d: 0,
+        network: { brands: 0, medianReward: null, membersPerBrand: 0 },
+      },
+      expect.objectContaining({ eventType: 'purchase', events30d: 0 }),
+    ]);
+  });
+
+  it('intel lacks only types that reached nobody: empty list with a note; 404 and 400', async () => {
+    const r = await call('suggest_brand_events', { params: { brandId: brand.brandId } });
+    expect(r.suggestions).toEqual([]);
+    expect(r.basis.note).toBe('No event type this brand lacks reached a member at other brands in the last 30 days');
+    await expect(call('suggest_brand_events', { params: { brandId: `0x${'1'.repeat(40)}` } })).rejects.toMatchObject({
+      code: 'BRAND_NOT_FOUND',
+    });
+    await expect(call('suggest_brand_events', { params: { brandId: 'x' } })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+  });
+});
+
+describe('suggest_brand_perks', () => {
+  it('intel: balances 100 (bob) and 115 (alice) → 100/100/115; merch redeems best; nothing it lacks redeemed', async () => {
+    const r = await call('suggest_brand_perks', { params: { brandId: brand.brandId } }, []);
+    expect(r.members).toBe(2);
+    expect(r.pricePoints).toEqual([
+      { tier: 'entry', percentile: 25, priceInPoints: 100, membersCanAffordNow: 2, share: 100 },
+      { tier: 'core', percentile: 50, priceInPoints: 100, membersCanAffordNow: 2, share: 100 },
+      { tier: 'premium', percentile: 75, priceInPoints: 115, membersCanAffordNow: 1, share: 50 },
+    ]);
+    // merch: Gold 200 + Sticker 50, one redemption → 0.5 per perk, lower median cost 50.
+    expect(r.categories).toEqual([
+      {
+        category: 'merch',
+        perks: 2,
+        brands: 1,
+        redemptions30d: 1,
+        redemptionsPerPerk30d: 0.5,
+        medianCost: 50,
+        brandHas: true,
+      },
+      {
+        category: 'dining',
+        perks: 1,
+        brands: 1,
+        redemptions30d: 0,
+        redemptionsPerPerk30d: 0,
+        medianCost: 40,
+        brandHas: false,
+      },
+      {
+        category: 'travel',
+        perks: 1,
+        brands: 1,
+        redemptions30d: 0,
+        redemptionsPerPerk30d: 0,
+        medianCost: 1000,
+        brandHas: true,
+      },
+    ]);
+    expect(r.suggestions).toEqual([]);
+    expect(r.basis).toMatchObject({
+      sampleSize: 2,
+      note: 'No category this brand lacks had a redemption in the last 30 days',
+    });
+  });
+
+  it('aud: balances 50, 50, 100 → merch suggested at the core price 50', async () => {
+    const r = await call('suggest_brand_perks', { params: { brandId: aud.brandId } });
+    expect(r.pricePoints.map((p: Item) => [p.priceInPoints, p.membersCanAffordNow, p.share])).toEqual([
+      [50, 3, 100],
+      [50, 3, 100],
+      [100, 1, 33.3],
+    ]);
+    expect(r.suggestions).toEqual([
+      {
+        category: 'merch',
+        priceInPoints: 50,
+        maxSupply: null,
+        reason:
+          '1 redemption(s) of 2 merch perk(s) at 1 brand(s) in 30 days; this brand has none; priced at the median balance of its members (3 of 3 can afford it now)',
+      },
+    ]);
+  });
+
+  it('a brand without members: no price points, merch at its median cost, a note', async () => {
+    const r = await call('suggest_brand_perks', { params: { brandId: empty.brandId } });
+    expect(r).toMatchObject({ members: 0, pricePoints: [], basis: { sampleSize: 0 } });
+    expect(r.suggestions.map((x: Item) => [x.category, x.priceInPoints])).toEqual([['merch', 50]]);
+    expect(r.basis.note).toBe('The brand has no member yet: no price points');
+  });
+});
+
+describe('routes', () => {
+  it('/brands/:brandId/suggestions/... reach the suggestion tools, not another /brands route', async () => {
+    for (const [path, tool] of [
+      [`/brands/${brand.brandId}/suggestions/events`, 'suggest_brand_events'],
+      [`/brands/${brand.brandId}/suggestions/perks`, 'suggest_brand_perks'],
+      [`/intelligence/brands/${brand.brandId}/audience`, 'get_brand_audience'],
+      [`/intelligence/brands/${brand.brandId}/perks/${perks.Gold}/audience`, 'get_perk_audience'],
+    ]) {
+      const res = await agentRequest(platform, { method: 'GET', path: path as string });
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+      expect(res.body.meta.tool).toBe(tool);
+    }
   });
 });
