@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ActivityProfile,
+  archetypeDistribution,
   classifyArchetype,
   conversionRate,
   daysToSellOut,
   goalEstimate,
   heatScore,
+  lowerMedian,
+  mostCommon,
   percentileRank,
   perkRecommendationScore,
+  ratio,
   redemptionVelocity,
 } from './formulas.ts';
 
@@ -97,5 +101,41 @@ describe('perkRecommendationScore', () => {
         alreadyRedeemed: true,
       }),
     ).toBe(50);
+  });
+});
+
+describe('suggestion and audience formulas', () => {
+  it.each([
+    [[], null],
+    [[7], 7],
+    [[100, 50], 50],
+    [[3, 1, 2], 2],
+    [[4, 1, 3, 2], 2],
+  ])('lowerMedian(%j) = %j', (values, expected) => {
+    expect(lowerMedian(values)).toBe(expected);
+  });
+
+  it.each([
+    [[], null],
+    [[-1, -1, 1], -1],
+    [[5, 1, 5, 1], 1],
+    [[24, 0, 24], 24],
+  ])('mostCommon(%j) = %j', (values, expected) => {
+    expect(mostCommon(values)).toBe(expected);
+  });
+
+  it('ratio and archetype distribution (every archetype listed, shares to 1 decimal)', () => {
+    expect(ratio(7, 2)).toBe(3.5);
+    expect(ratio(1, 3)).toBe(0.33);
+    expect(ratio(5, 0)).toBe(0);
+    expect(archetypeDistribution(['dormant', 'newcomer', 'newcomer'])).toEqual([
+      { archetype: 'dormant', members: 1, share: 33.3 },
+      { archetype: 'newcomer', members: 2, share: 66.7 },
+      { archetype: 'redeemer', members: 0, share: 0 },
+      { archetype: 'streaker', members: 0, share: 0 },
+      { archetype: 'explorer', members: 0, share: 0 },
+      { archetype: 'collector', members: 0, share: 0 },
+    ]);
+    expect(archetypeDistribution([]).every((a) => a.members === 0 && a.share === 0)).toBe(true);
   });
 });

@@ -115,3 +115,54 @@ export function perkRecommendationScore(input: {
 function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
+
+/** Every archetype, in the order distributions list them. */
+export const ARCHETYPES: readonly Archetype[] = [
+  'dormant',
+  'newcomer',
+  'redeemer',
+  'streaker',
+  'explorer',
+  'collector',
+];
+
+/** `n` of `of` in percent, 1 decimal; 0 when `of` is 0. */
+export function sharePercent(n: number, of: number): number {
+  return of > 0 ? Math.round((n / of) * 1000) / 10 : 0;
+}
+
+/** How many members have each archetype and their share (%), every archetype listed (0 when none). */
+export function archetypeDistribution(
+  archetypes: Archetype[],
+): { archetype: Archetype; members: number; share: number }[] {
+  const counts = new Map<Archetype, number>();
+  for (const a of archetypes) counts.set(a, (counts.get(a) ?? 0) + 1);
+  return ARCHETYPES.map((archetype) => {
+    const members = counts.get(archetype) ?? 0;
+    return { archetype, members, share: sharePercent(members, archetypes.length) };
+  });
+}
+
+/** Lower median of integers (the middle value, or the lower of the two middle ones); null when empty. */
+export function lowerMedian(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
+}
+
+/** The most frequent value (ties: the smallest); null when empty. */
+export function mostCommon(values: number[]): number | null {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: number | null = null;
+  for (const [value, n] of counts) {
+    const bestN = best === null ? 0 : (counts.get(best) ?? 0);
+    if (n > bestN || (n === bestN && best !== null && value < best)) best = value;
+  }
+  return best;
+}
+
+/** `n / of` rounded to 2 decimals; 0 when `of` is 0. */
+export function ratio(n: number, of: number): number {
+  return of > 0 ? round2(n / of) : 0;
+}

@@ -1,17 +1,26 @@
-import { AppError, brandIdSchema } from '@pts/shared';
+import { AppError, brandIdSchema, perkRefSchema } from '@pts/shared';
 import { z } from 'zod';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
+import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { readBrandMembers, readPerkRedeemers, readPlatformSplit } from '../intelligence/audience.repository.ts';
 import {
+  ARCHETYPES,
+  type Archetype,
+  archetypeDistribution,
   classifyArchetype,
   conversionRate,
   DORMANT_AFTER_DAYS,
   daysToSellOut,
   goalEstimate,
   heatScore,
+  lowerMedian,
+  mostCommon,
   percentileRank,
   perkRecommendationScore,
+  ratio,
   redemptionVelocity,
+  sharePercent,
 } from '../intelligence/formulas.ts';
 import {
   readAffordCounts,
@@ -22,6 +31,11 @@ import {
   readPerkActivity,
 } from '../intelligence/intelligence.repository.ts';
 import { memberNotFound, memberScope, windowOf } from '../intelligence/member-scope.ts';
+import {
+  readBalanceQuartiles,
+  readCategoryPerformance,
+  readRuleEngagement,
+} from '../intelligence/suggestions.repository.ts';
 
 /** Persona and earning rates look at this many days before now. */
 const WINDOW_DAYS = 30;
@@ -41,9 +55,11 @@ const basis = z.object({
   note: z.string().optional(),
 });
 
+const archetypeSchema = z.enum(ARCHETYPES as [Archetype, ...Archetype[]]);
+
 const personaResult = z.object({
   userId: z.string(),
-  archetype: z.enum(['dormant', 'newcomer', 'redeemer', 'streaker', 'explorer', 'collector']),
+  archetype: archetypeSchema,
   behaviour: z.object({
     events: z.number().int(),
     eventsPerActiveDay: z.number(),
@@ -123,6 +139,117 @@ const goalsResult = z.object({
   basis,
 });
 
+const distribution = z.array(z.object({ archetype: archetypeSchema, members: z.number().int(), share: z.number() }));
+
+const perkAudienceResult = z.object({
+  brandId: z.string(),
+  perkId: z.string(),
+  name: z.string(),
+  cost: amount,
+  redeemers: z.object({ members: z.number().int(), personas: distribution }),
+  couldAfford: z.object({ members: z.number().int(), personas: distribution }),
+  conversionByArchetype: z.array(
+    z.object({
+      archetype: archetypeSchema,
+      couldAfford: z.number().int(),
+      redeemed: z.number().int(),
+      conversionPercent: z.number().nullable(),
+    }),
+  ),
+  basis,
+});
+
+const brandAudienceResult = z.object({
+  brandId: z.string(),
+  members: z.number().int(),
+  personas: distribution,
+  engagement: z.object({
+    activeMembers30d: z.number().int(),
+    newMembers30d: z.number().int(),
+    events30d: z.number().int(),
+    eventsPerActiveMember: z.number(),
+    activeDaysPerActiveMember: z.number(),
+    earned30d: amount,
+    redemptions30d: z.number().int(),
+    redeemers30d: z.number().int(),
+  }),
+  platforms: z.array(
+    z.object({ platform: z.string(), events: z.number().int(), members: z.number().int(), share: z.number() }),
+  ),
+  basis,
+});
+
+const eventSuggestionsResult = z.object({
+  brandId: z.string(),
+  peers: z.number().int().describe('other brands with at least one active event rule'),
+  suggestions: z.array(
+    z.object({
+      eventType: z.string(),
+      rewardAmount: z.number().int(),
+      maxClaims: z.number().int(),
+      cooldownHours: z.number().int(),
+      network: z.object({
+        brands: z.number().int(),
+        events30d: z.number().int(),
+        membersPerBrand: z.number(),
+        eventsPerBrand: z.number(),
+        rewardRange: z.object({ min: z.number().int(), max: z.number().int() }),
+      }),
+      reason: z.string(),
+    }),
+  ),
+  current: z.array(
+    z.object({
+      eventType: z.string(),
+      rewardAmount: z.number().int(),
+      cooldownHours: z.number().int(),
+      maxClaims: z.number().int(),
+      events30d: z.number().int(),
+      members30d: z.number().int(),
+      network: z.object({
+        brands: z.number().int(),
+        medianReward: z.number().int().nullable(),
+        membersPerBrand: z.number(),
+      }),
+    }),
+  ),
+  basis,
+});
+
+const perkSuggestionsResult = z.object({
+  brandId: z.string(),
+  members: z.number().int(),
+  pricePoints: z.array(
+    z.object({
+      tier: z.enum(['entry', 'core', 'premium']),
+      percentile: z.number().int(),
+      priceInPoints: z.number().int(),
+      membersCanAffordNow: z.number().int(),
+      share: z.number(),
+    }),
+  ),
+  categories: z.array(
+    z.object({
+      category: z.string(),
+      perks: z.number().int(),
+      brands: z.number().int(),
+      redemptions30d: z.number().int(),
+      redemptionsPerPerk30d: z.number(),
+      medianCost: z.number().int(),
+      brandHas: z.boolean(),
+    }),
+  ),
+  suggestions: z.array(
+    z.object({
+      category: z.string(),
+      priceInPoints: z.number().int(),
+      maxSupply: z.null(),
+      reason: z.string(),
+    }),
+  ),
+  basis,
+});
+
 type Window = { from: Date; to: Date; days: number };
 
 function basisOf(window: Window, sampleSize: number, note?: string) {
@@ -135,7 +262,7 @@ function basisOf(window: Window, sampleSize: number, note?: string) {
   };
 }
 
-const share = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 1000) / 10 : 0);
+const share = sharePercent;
 const nonNegative = (value: bigint) => (value > 0n ? value : 0n);
 
 /** Intelligence tools (spec 4.1): member personas, recommendations, perk heat and goals, from real data. */
@@ -404,6 +531,275 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
               ? `No pts earned in the last ${WINDOW_DAYS} days: no rate to estimate days`
               : undefined,
           ),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'get_perk_audience',
+      method: 'get',
+      path: '/intelligence/brands/:brandId/perks/:collectionId/audience',
+      summary: 'Persona breakdown of the members who redeemed a perk and of those who could afford it',
+      description:
+        "Who a perk reaches, as archetypes (`:collectionId` is the perk's integer collection id or its uuid; the persona rules of docs/agent-api/intelligence.md, applied to each member's last 30 days at this brand): `redeemers` = distinct members who ever redeemed the perk (pending or confirmed); `couldAfford` = members whose all-time accepted earnings at the brand reach its cost (the top of get_brand_perk_intelligence's funnel); `conversionByArchetype` = of those who could afford it, how many redeemed it (%, null when none could). Counts and shares (%) only, never member ids; agent identities excluded. Empty groups answer zeros with a note. 404 for an unknown brand or a perk that is not the brand's.",
+      access: 'public',
+      request: {
+        params: z.object({
+          brandId: brandIdSchema,
+          collectionId: perkRefSchema,
+        }),
+      },
+      result: perkAudienceResult,
+      example: (f) => ({ params: { brandId: f.brandId, collectionId: f.perkId } }),
+      async handle({ params }, context) {
+        await requireBrandExists(db, params.brandId);
+        const now = context.clock.now();
+        const window = windowOf(now, WINDOW_DAYS);
+        const row = await findBrandPerk(db, params.brandId, params.collectionId);
+        const perk = (await readPerkActivity(db, params.brandId, now)).find((p) => p.perkId === row.id.toString());
+        if (!perk) throw new AppError('PERK_NOT_FOUND', `Brand ${params.brandId} has no perk ${params.collectionId}`);
+        const [members, redeemerKeys] = await Promise.all([
+          readBrandMembers(db, params.brandId, window),
+          readPerkRedeemers(db, params.brandId, perk.perkId, now),
+        ]);
+        const redeemers = members.filter((m) => redeemerKeys.has(m.userKey));
+        const couldAfford = members.filter((m) => m.earnedAllTime >= perk.cost);
+        const conversionByArchetype = ARCHETYPES.map((archetype) => {
+          const able = couldAfford.filter((m) => m.archetype === archetype);
+          const redeemed = able.filter((m) => redeemerKeys.has(m.userKey)).length;
+          return {
+            archetype,
+            couldAfford: able.length,
+            redeemed,
+            conversionPercent: conversionRate(redeemed, able.length),
+          };
+        });
+        const sample = new Set([...redeemers, ...couldAfford].map((m) => m.userKey)).size;
+        let note: string | undefined;
+        if (sample === 0) note = 'Nobody redeemed this perk and no member has earned its cost at the brand';
+        else if (redeemers.length === 0) note = 'Nobody redeemed this perk yet';
+        return {
+          brandId: params.brandId,
+          perkId: perk.perkId,
+          name: perk.name,
+          cost: perk.cost.toString(),
+          redeemers: { members: redeemers.length, personas: archetypeDistribution(redeemers.map((m) => m.archetype)) },
+          couldAfford: {
+            members: couldAfford.length,
+            personas: archetypeDistribution(couldAfford.map((m) => m.archetype)),
+          },
+          conversionByArchetype,
+          basis: basisOf(window, sample, note),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'get_brand_audience',
+      method: 'get',
+      path: '/intelligence/brands/:brandId/audience',
+      summary: "A brand's members by persona, their engagement and the platforms they use",
+      description:
+        "The brand's members (anyone with an accepted event or a redemption there; agent identities excluded): persona distribution (each member's archetype from their last 30 days at this brand, rules in docs/agent-api/intelligence.md; members with no event for 30 days are dormant); engagement over the last 30 days (active members = at least one accepted event, new members = first event in the window, events, events and active days per active member, pts earned, redemptions and distinct redeemers); platform split of the window's events (`metadata.platform` when the caller declared it, else the platform of a chat identity such as discord_…@, else web) with events, distinct members and share of events in %. Counts only, never member ids. A brand without members answers zeros with a note.",
+      access: 'public',
+      request: { params: brandParams },
+      result: brandAudienceResult,
+      example: (f) => ({ params: { brandId: f.brandId } }),
+      async handle({ params }, context) {
+        await requireBrandExists(db, params.brandId);
+        const window = windowOf(context.clock.now(), WINDOW_DAYS);
+        const [members, platforms] = await Promise.all([
+          readBrandMembers(db, params.brandId, window),
+          readPlatformSplit(db, params.brandId, window.from, window.to),
+        ]);
+        const active = members.filter((m) => m.profile.events > 0);
+        const events30d = active.reduce((s, m) => s + m.profile.events, 0);
+        const activeDays = active.reduce((s, m) => s + m.profile.activeDays, 0);
+        let note: string | undefined;
+        if (members.length === 0) note = 'The brand has no member yet';
+        else if (active.length === 0)
+          note = `No accepted event in the last ${WINDOW_DAYS} days: every member is dormant`;
+        return {
+          brandId: params.brandId,
+          members: members.length,
+          personas: archetypeDistribution(members.map((m) => m.archetype)),
+          engagement: {
+            activeMembers30d: active.length,
+            newMembers30d: members.filter((m) => m.firstEventAt !== null && m.firstEventAt >= window.from).length,
+            events30d,
+            eventsPerActiveMember: ratio(events30d, active.length),
+            activeDaysPerActiveMember: ratio(activeDays, active.length),
+            earned30d: members.reduce((s, m) => s + m.profile.earned, 0n).toString(),
+            redemptions30d: members.reduce((s, m) => s + m.profile.redemptions, 0),
+            redeemers30d: members.filter((m) => m.profile.redemptions > 0).length,
+          },
+          platforms: platforms.map((p) => ({ ...p, share: share(p.events, events30d) })),
+          basis: basisOf(window, members.length, note),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'suggest_brand_events',
+      method: 'get',
+      path: '/brands/:brandId/suggestions/events',
+      summary: 'Event rules this brand could add, configured from what works at other brands',
+      description:
+        "Suggested event configurations (the create_event body: eventType, rewardAmount, maxClaims, cooldownHours) for event types other brands run and this brand lacks, with the members they reached in the last 30 days at those brands. Per event type over the peers (other brands with the type as an active rule): rewardAmount = lower median of their rewards, cooldownHours = lower median of their cooldowns, maxClaims = their most common per-user maximum (-1 = unlimited); membersPerBrand = distinct members with an accepted event of the type ÷ peer brands, eventsPerBrand likewise. Only types with membersPerBrand > 0 are suggested, most members per brand first. `current` compares each of the brand's own active rules with the peers' median reward and reach. A network without peers or engagement answers an empty list with a note.",
+      access: 'public',
+      request: { params: brandParams },
+      result: eventSuggestionsResult,
+      example: (f) => ({ params: { brandId: f.brandId } }),
+      async handle({ params }, context) {
+        await requireBrandExists(db, params.brandId);
+        const window = windowOf(context.clock.now(), WINDOW_DAYS);
+        const rules = await readRuleEngagement(db, window.from, window.to);
+        const own = rules.filter((r) => r.brandId === params.brandId);
+        const peerRules = rules.filter((r) => r.brandId !== params.brandId);
+        const byType = new Map<string, typeof peerRules>();
+        for (const r of peerRules) byType.set(r.eventType, [...(byType.get(r.eventType) ?? []), r]);
+        const network = (eventType: string) => {
+          const list = byType.get(eventType) ?? [];
+          const events = list.reduce((s, r) => s + r.events, 0);
+          const members = list.reduce((s, r) => s + r.members, 0);
+          return {
+            list,
+            brands: list.length,
+            events,
+            membersPerBrand: ratio(members, list.length),
+            eventsPerBrand: ratio(events, list.length),
+          };
+        };
+        const owned = new Set(own.map((r) => r.eventType));
+        const suggestions = [...byType.keys()]
+          .filter((eventType) => !owned.has(eventType))
+          .map((eventType) => ({ eventType, n: network(eventType) }))
+          .filter(({ n }) => n.membersPerBrand > 0)
+          .sort(
+            (a, b) =>
+              b.n.membersPerBrand - a.n.membersPerBrand ||
+              b.n.eventsPerBrand - a.n.eventsPerBrand ||
+              b.n.brands - a.n.brands ||
+              a.eventType.localeCompare(b.eventType),
+          )
+          .map(({ eventType, n }) => {
+            const rewards = n.list.map((r) => r.rewardAmount);
+            return {
+              eventType,
+              rewardAmount: lowerMedian(rewards) ?? 0,
+              maxClaims: mostCommon(n.list.map((r) => r.maxClaims)) ?? -1,
+              cooldownHours: lowerMedian(n.list.map((r) => r.cooldownHours)) ?? 0,
+              network: {
+                brands: n.brands,
+                events30d: n.events,
+                membersPerBrand: n.membersPerBrand,
+                eventsPerBrand: n.eventsPerBrand,
+                rewardRange: { min: Math.min(...rewards), max: Math.max(...rewards) },
+              },
+              reason: `${n.brands} other brand(s) run ${eventType}; it reached ${n.membersPerBrand} member(s) per brand in ${WINDOW_DAYS} days; this brand has no such rule`,
+            };
+          });
+        const peers = new Set(peerRules.map((r) => r.brandId)).size;
+        const peerEvents = peerRules.reduce((s, r) => s + r.events, 0);
+        let note: string | undefined;
+        if (peers === 0) note = 'No other brand has an active event rule: nothing to learn from yet';
+        else if (suggestions.length === 0)
+          note = `No event type this brand lacks reached a member at other brands in the last ${WINDOW_DAYS} days`;
+        return {
+          brandId: params.brandId,
+          peers,
+          suggestions,
+          current: own.map((r) => {
+            const n = network(r.eventType);
+            return {
+              eventType: r.eventType,
+              rewardAmount: r.rewardAmount,
+              cooldownHours: r.cooldownHours,
+              maxClaims: r.maxClaims,
+              events30d: r.events,
+              members30d: r.members,
+              network: {
+                brands: n.brands,
+                medianReward: lowerMedian(n.list.map((x) => x.rewardAmount)),
+                membersPerBrand: n.membersPerBrand,
+              },
+            };
+          }),
+          basis: basisOf(window, peerEvents, note),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'suggest_brand_perks',
+      method: 'get',
+      path: '/brands/:brandId/suggestions/perks',
+      summary: "Perk prices from this brand's members' balances and categories that redeem well",
+      description:
+        "Suggested perk configurations for the create_perk body (category, priceInPoints; maxSupply null = unlimited). Price points: the 25th, 50th and 75th percentiles (entry, core, premium; an actual member's balance) of the ledger balances (accepted rewards network-wide − redemptions not failed, ≥ 0) of the brand's members (an accepted event there), with how many members can afford each now. Categories: every category of the network's active perks with perks, brands, redemptions in the last 30 days, redemptions per perk and lower median cost, best redeeming first. Suggestions: up to 3 categories the brand has no active perk in that were redeemed in the window, priced at the core price point (or the category's median cost when the brand has no member). Empty data answers empty lists with a note.",
+      access: 'public',
+      request: { params: brandParams },
+      result: perkSuggestionsResult,
+      example: (f) => ({ params: { brandId: f.brandId } }),
+      async handle({ params }, context) {
+        await requireBrandExists(db, params.brandId);
+        const now = context.clock.now();
+        const window = windowOf(now, WINDOW_DAYS);
+        const [balances, categoryRows] = await Promise.all([
+          readBalanceQuartiles(db, params.brandId, now),
+          readCategoryPerformance(db, params.brandId, window.from, window.to),
+        ]);
+        const tiers = ['entry', 'core', 'premium'] as const;
+        const pricePoints = balances.quartiles.map((q, i) => ({
+          tier: tiers[i] as (typeof tiers)[number],
+          percentile: Math.round(q.quantile * 100),
+          priceInPoints: Number(q.balance),
+          membersCanAffordNow: q.atLeast,
+          share: share(q.atLeast, balances.members),
+        }));
+        const categories = categoryRows
+          .map((c) => ({
+            category: c.category,
+            perks: c.perks,
+            brands: c.brands,
+            redemptions30d: c.redemptions,
+            redemptionsPerPerk30d: ratio(c.redemptions, c.perks),
+            medianCost: Number(c.medianCost),
+            brandHas: c.brandHas,
+          }))
+          .sort(
+            (a, b) =>
+              b.redemptionsPerPerk30d - a.redemptionsPerPerk30d ||
+              b.redemptions30d - a.redemptions30d ||
+              b.perks - a.perks ||
+              a.category.localeCompare(b.category),
+          );
+        const core = pricePoints.find((p) => p.tier === 'core');
+        const suggestions = categories
+          .filter((c) => !c.brandHas && c.redemptions30d > 0)
+          .slice(0, 3)
+          .map((c) => ({
+            category: c.category,
+            priceInPoints: core ? core.priceInPoints : c.medianCost,
+            maxSupply: null,
+            reason: `${c.redemptions30d} redemption(s) of ${c.perks} ${c.category} perk(s) at ${c.brands} brand(s) in ${WINDOW_DAYS} days; this brand has none; ${
+              core
+                ? `priced at the median balance of its members (${core.membersCanAffordNow} of ${balances.members} can afford it now)`
+                : 'priced at the category median (the brand has no member yet)'
+            }`,
+          }));
+        const notes: string[] = [];
+        if (balances.members === 0) notes.push('The brand has no member yet: no price points');
+        if (categories.length === 0) notes.push('The network has no active perk');
+        else if (suggestions.length === 0)
+          notes.push(`No category this brand lacks had a redemption in the last ${WINDOW_DAYS} days`);
+        return {
+          brandId: params.brandId,
+          members: balances.members,
+          pricePoints,
+          categories,
+          suggestions,
+          basis: basisOf(window, balances.members, notes.length > 0 ? notes.join('; ') : undefined),
         };
       },
     }),

@@ -1,0 +1,139 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { eventPlatform } from '../../modules/leaderboards/reward-activity.ts';
+import { type ActivityProfile, type Archetype, classifyArchetype } from './formulas.ts';
+
+/**
+ * Aggregate SQL of the audience tools (docs/agent-api/intelligence.md, "Audience"): one grouped pass over
+ * a brand's events and one over its redemptions, whatever the number of members. Agent identities
+ * (`agent:%`) are left out.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** One member of a brand as the archetype rule sees them, at that brand only. */
+export interface BrandMember {
+  userKey: string;
+  profile: ActivityProfile;
+  archetype: Archetype;
+  /** Accepted earnings at the brand before now, all time (the affordability funnel's measure). */
+  earnedAllTime: bigint;
+  /** First accepted event at the brand (null: only redemptions there). */
+  firstEventAt: Date | null;
+}
+
+/**
+ * Every member of the brand (an accepted event or a redemption not failed there before `now`) with their
+ * 30-day profile at the brand and its archetype (formulas.ts `classifyArchetype`).
+ */
+export async function readBrandMembers(
+  db: Kysely<DB>,
+  brandId: string,
+  window: { from: Date; to: Date; days: number },
+): Promise<BrandMember[]> {
+  const { from, to } = window;
+  const result = await sql<{
+    k: string;
+    events: number | null;
+    types: number | null;
+    days: number | null;
+    earned: string | null;
+    earned_all: string | null;
+    first_at: Date | string | null;
+    last_at: Date | string | null;
+    redemptions: number | null;
+    spent: string | null;
+  }>`
+    WITH ev AS (
+      SELECT user_email AS k,
+             count(*) FILTER (WHERE created_at >= ${from})::int AS events,
+             count(DISTINCT event_type) FILTER (WHERE created_at >= ${from})::int AS types,
+             count(DISTINCT (created_at AT TIME ZONE 'UTC')::date) FILTER (WHERE created_at >= ${from})::int AS days,
+             coalesce(sum(reward_amount) FILTER (WHERE created_at >= ${from}), 0)::text AS earned,
+             sum(reward_amount)::text AS earned_all,
+             min(created_at) AS first_at, max(created_at) AS last_at
+        FROM events
+       WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at < ${to} AND user_email NOT LIKE 'agent:%'
+       GROUP BY user_email),
+    rd AS (
+      SELECT user_key AS k,
+             count(*) FILTER (WHERE created_at >= ${from})::int AS redemptions,
+             coalesce(sum(cost) FILTER (WHERE created_at >= ${from}), 0)::text AS spent
+        FROM perk_redemptions
+       WHERE brand_id = ${brandId} AND status IN ('pending', 'confirmed') AND created_at < ${to}
+         AND user_key NOT LIKE 'agent:%'
+       GROUP BY user_key)
+    SELECT coalesce(ev.k, rd.k) AS k, ev.events, ev.types, ev.days, ev.earned, ev.earned_all, ev.first_at, ev.last_at,
+           rd.redemptions, rd.spent
+      FROM ev FULL OUTER JOIN rd ON rd.k = ev.k
+     ORDER BY 1`.execute(db);
+  return result.rows.map((r) => {
+    const last = r.last_at ? new Date(r.last_at) : null;
+    const profile: ActivityProfile = {
+      events: r.events ?? 0,
+      distinctEventTypes: r.types ?? 0,
+      activeDays: r.days ?? 0,
+      daysSinceLastEvent: last ? Math.floor((to.getTime() - last.getTime()) / DAY_MS) : null,
+      redemptions: r.redemptions ?? 0,
+      earned: BigInt(r.earned ?? '0'),
+      spent: BigInt(r.spent ?? '0'),
+    };
+    return {
+      userKey: r.k,
+      profile,
+      archetype: classifyArchetype(profile, window.days),
+      earnedAllTime: BigInt(r.earned_all ?? '0'),
+      firstEventAt: r.first_at ? new Date(r.first_at) : null,
+    };
+  });
+}
+
+/** Distinct members who redeemed the perk (pending or confirmed) before `now`, all time. */
+export async function readPerkRedeemers(
+  db: Kysely<DB>,
+  brandId: string,
+  perkId: string,
+  now: Date,
+): Promise<Set<string>> {
+  const result = await sql<{ k: string }>`
+    SELECT DISTINCT user_key AS k FROM perk_redemptions
+     WHERE brand_id = ${brandId} AND perk_id = ${perkId}::bigint AND status IN ('pending', 'confirmed')
+       AND created_at < ${now} AND user_key NOT LIKE 'agent:%'`.execute(db);
+  return new Set(result.rows.map((r) => r.k));
+}
+
+/** Events and distinct members per platform over the window (`eventPlatform`: declared, identity, else web). */
+export interface PlatformShare {
+  platform: string;
+  events: number;
+  members: number;
+}
+
+/**
+ * Where the brand's accepted events of the window happened, by the leaderboards' platform rule
+ * (`metadata.platform` when declared, else the platform of a synthetic identity, else `web`). One grouped
+ * scan by (declared platform, member).
+ */
+export async function readPlatformSplit(
+  db: Kysely<DB>,
+  brandId: string,
+  from: Date,
+  to: Date,
+): Promise<PlatformShare[]> {
+  const result = await sql<{ declared: string | null; k: string; n: number }>`
+    SELECT metadata ->> 'platform' AS declared, user_email AS k, count(*)::int AS n FROM events
+     WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at >= ${from} AND created_at < ${to}
+       AND user_email NOT LIKE 'agent:%'
+     GROUP BY 1, 2`.execute(db);
+  const byPlatform = new Map<string, { events: number; members: Set<string> }>();
+  for (const row of result.rows) {
+    const platform = eventPlatform(row.k, row.declared === null ? null : { platform: row.declared });
+    const entry = byPlatform.get(platform) ?? { events: 0, members: new Set<string>() };
+    entry.events += row.n;
+    entry.members.add(row.k);
+    byPlatform.set(platform, entry);
+  }
+  return [...byPlatform.entries()]
+    .map(([platform, e]) => ({ platform, events: e.events, members: e.members.size }))
+    .sort((a, b) => b.events - a.events || a.platform.localeCompare(b.platform));
+}
