@@ -14,12 +14,8 @@ import { jsonBody } from './http/json-body.ts';
 import { documentRoutes, type Route, routerFrom } from './http/route-table.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { createAccountsRouter, registerAccountDocs } from './modules/accounts/accounts.routes.ts';
-import {
-  createAchievementsAdminRouter,
-  createAchievementsRouter,
-  registerAchievementDocs,
-} from './modules/achievements/achievements.routes.ts';
-import { createBalancesRouter, readBalance, registerBalanceDocs } from './modules/balances/balances.routes.ts';
+import { achievementAdminRoutes, achievementRoutes } from './modules/achievements/achievements.routes.ts';
+import { balanceRoutes, readBalance } from './modules/balances/balances.routes.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
 import {
   createCampaignAdminRouter,
@@ -33,11 +29,11 @@ import {
   registerSeedCompatDocs,
 } from './modules/compat/seed-compat.routes.ts';
 import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
-import { createDropsRouter, registerDropDocs } from './modules/drops/drops.routes.ts';
+import { dropRoutes } from './modules/drops/drops.routes.ts';
 import { createEventsRouter } from './modules/events/events.routes.ts';
 import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
-import { createLeaderboardsRouter, registerLeaderboardDocs } from './modules/leaderboards/leaderboards.routes.ts';
+import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
 import {
   createPaymentsAdminRouter,
   createPaymentsRouter,
@@ -189,7 +185,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   );
   adminRouter.use(createPaymentsAdminRouter(deps));
   adminRouter.use(createWebhookAdminRouter(deps));
-  adminRouter.use(createAchievementsAdminRouter({ db: deps.db, adminToken: deps.adminToken }));
+  serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
   adminRouter.use(createRelayerGasAdminRouter(deps));
   adminRouter.use(createCampaignAdminRouter(deps));
   const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
@@ -254,10 +250,16 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       setupFailures: services.limits.chatSetupFailures,
     }),
   );
-  servicesRouter.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, logger, verifyBrandSignature }));
-  servicesRouter.use(createAchievementsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
-  servicesRouter.use(
-    createBalancesRouter({
+  serve(
+    servicesRouter,
+    '/services',
+    leaderboardRoutes({ db: deps.db, clock: deps.clock, logger, verifyBrandSignature }),
+  );
+  serve(servicesRouter, '/services', achievementRoutes({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
+  serve(
+    servicesRouter,
+    '/services',
+    balanceRoutes({
       db: deps.db,
       clock: deps.clock,
       publicClient: deps.publicClient,
@@ -268,8 +270,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   servicesRouter.use(createPerkCatalogueRouter({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger }));
   servicesRouter.use(createRedemptionRouter({ ...deps, verifyBrandSignature }));
   servicesRouter.use(eligibilityRouter);
-  servicesRouter.use(
-    createDropsRouter({
+  serve(
+    servicesRouter,
+    '/services',
+    dropRoutes({
       db: deps.db,
       clock: deps.clock,
       logger,
@@ -303,9 +307,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerHealthDocs(docs);
   registerDnsDocs(docs);
   registerPaymentDocs(docs);
-  registerLeaderboardDocs(docs);
-  registerAchievementDocs(docs);
-  registerBalanceDocs(docs);
   registerPerkChargesDocs(docs);
   registerRelayerGasDocs(docs);
   registerRelayerDocs(docs);
@@ -315,7 +316,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerConstraintDocs(docs);
   registerCommunityDocs(docs);
   registerSdkDocs(docs);
-  registerDropDocs(docs);
   registerSeedCompatDocs(docs);
   registerAgentKeyAdminDocs(docs);
   app.use(
