@@ -13,15 +13,11 @@ import { createErrorHandler, notFoundHandler } from './http/errors.ts';
 import { jsonBody } from './http/json-body.ts';
 import { documentRoutes, type Route, routerFrom } from './http/route-table.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { createAccountsRouter, registerAccountDocs } from './modules/accounts/accounts.routes.ts';
+import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { achievementAdminRoutes, achievementRoutes } from './modules/achievements/achievements.routes.ts';
 import { balanceRoutes, readBalance } from './modules/balances/balances.routes.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
-import {
-  createCampaignAdminRouter,
-  createCommunityServicesRouter,
-  registerCommunityDocs,
-} from './modules/community/community.routes.ts';
+import { campaignAdminRoutes, communityRoutes } from './modules/community/community.routes.ts';
 import {
   createSeedEventCompatRouter,
   createSeedRelayerCompatRouter,
@@ -187,7 +183,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   adminRouter.use(createWebhookAdminRouter(deps));
   serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
   adminRouter.use(createRelayerGasAdminRouter(deps));
-  adminRouter.use(createCampaignAdminRouter(deps));
+  serve(adminRouter, '/admin', campaignAdminRoutes(deps));
   const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
   adminRouter.use(createPerksAdminRouter(perkDeps));
   adminRouter.use(
@@ -229,8 +225,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       brandLimit: services.limits.brand,
     }),
   );
-  servicesRouter.use(
-    createAccountsRouter({
+  serve(
+    servicesRouter,
+    '/services',
+    accountRoutes({
       db: deps.db,
       clock: deps.clock,
       logger,
@@ -240,8 +238,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       confirmLimit: services.limits.linkConfirm,
     }),
   );
-  servicesRouter.use(
-    createCommunityServicesRouter({
+  serve(
+    servicesRouter,
+    '/services',
+    communityRoutes({
       db: deps.db,
       clock: deps.clock,
       secrets: deps.secrets,
@@ -312,9 +312,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerRelayerDocs(docs);
   registerPerkDocs(docs);
   registerRedemptionDocs(docs);
-  registerAccountDocs(docs);
   registerConstraintDocs(docs);
-  registerCommunityDocs(docs);
   registerSdkDocs(docs);
   registerSeedCompatDocs(docs);
   registerAgentKeyAdminDocs(docs);
