@@ -24,10 +24,10 @@ import {
   createSeedServicesCompatRouter,
   registerSeedCompatDocs,
 } from './modules/compat/seed-compat.routes.ts';
-import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
+import { dnsRoutes } from './modules/dns/dns.routes.ts';
 import { dropRoutes } from './modules/drops/drops.routes.ts';
 import { createEventsRouter } from './modules/events/events.routes.ts';
-import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
 import {
@@ -37,13 +37,12 @@ import {
 } from './modules/payments/payments.routes.ts';
 import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
 import {
-  createConstraintsAdminRouter,
-  createConstraintUpdaterRouter,
-  createEligibilityRouter,
-  registerConstraintDocs,
+  constraintAdminRoutes,
+  constraintUpdaterRoutes,
+  eligibilityRoutes,
 } from './modules/perks/constraints/constraints.routes.ts';
-import { createPerkCatalogueRouter, createPerksAdminRouter, registerPerkDocs } from './modules/perks/perks.routes.ts';
-import { createRedemptionRouter, registerRedemptionDocs } from './modules/perks/redemption.routes.ts';
+import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
+import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { createPregenerationRouter } from './modules/pregeneration/pregeneration.routes.ts';
 import { registerPerkChargesDocs } from './modules/relayer/perk-charges.routes.ts';
@@ -103,7 +102,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   };
 
   // Perk eligibility (public by wallet address): under /services, and /pts-api/check-eligibility for seed clients.
-  const eligibilityRouter = createEligibilityRouter({
+  const eligibility = eligibilityRoutes({
     db: deps.db,
     clock: deps.clock,
     constraints: deps.constraints,
@@ -128,7 +127,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
           },
           userIdentifier,
         ),
-      eligibility: eligibilityRouter,
+      eligibility: routerFrom(eligibility),
     }),
   );
   eventRouter.use(
@@ -145,7 +144,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       services.eventConfigCache,
     ),
   );
-  eventRouter.use(createDnsRouter(deps, { limit: services.limits.verifyDns }));
+  serve(eventRouter, '/pts-api', dnsRoutes(deps, { limit: services.limits.verifyDns }));
   eventRouter.use(createPaymentsRouter(deps));
   // Real-account checks with the providers whose credentials are configured (docs/identity.md).
   const accountVerifier = accountVerifierFromConfig(config, { logger });
@@ -185,9 +184,11 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   adminRouter.use(createRelayerGasAdminRouter(deps));
   serve(adminRouter, '/admin', campaignAdminRoutes(deps));
   const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
-  adminRouter.use(createPerksAdminRouter(perkDeps));
-  adminRouter.use(
-    createConstraintsAdminRouter({
+  serve(adminRouter, '/admin', perkAdminRoutes(perkDeps));
+  serve(
+    adminRouter,
+    '/admin',
+    constraintAdminRoutes({
       ...perkDeps,
       defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
       urlPolicy: constraintUrlPolicy(config),
@@ -267,9 +268,13 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       verifyBrandSignature,
     }),
   );
-  servicesRouter.use(createPerkCatalogueRouter({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger }));
-  servicesRouter.use(createRedemptionRouter({ ...deps, verifyBrandSignature }));
-  servicesRouter.use(eligibilityRouter);
+  serve(
+    servicesRouter,
+    '/services',
+    perkCatalogueRoutes({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger }),
+  );
+  serve(servicesRouter, '/services', redemptionRoutes({ ...deps, verifyBrandSignature }));
+  serve(servicesRouter, '/services', eligibility);
   serve(
     servicesRouter,
     '/services',
@@ -285,7 +290,9 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   mount('event-handler', '/services', servicesRouter);
-  mount('constraint-updater', '/constraint-updater', createConstraintUpdaterRouter(deps));
+  const updaterRouter = Router();
+  serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes(deps));
+  mount('constraint-updater', '/constraint-updater', updaterRouter);
   mount('admin', '/admin', adminRouter);
   adminRouter.use(
     createAdminRouter({
@@ -304,20 +311,18 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
 
   registerApiDocs(docs);
-  registerHealthDocs(docs);
-  registerDnsDocs(docs);
   registerPaymentDocs(docs);
   registerPerkChargesDocs(docs);
   registerRelayerGasDocs(docs);
   registerRelayerDocs(docs);
-  registerPerkDocs(docs);
-  registerRedemptionDocs(docs);
-  registerConstraintDocs(docs);
   registerSdkDocs(docs);
   registerSeedCompatDocs(docs);
   registerAgentKeyAdminDocs(docs);
-  app.use(
-    createHealthRouter({
+  const healthRouter = Router();
+  serve(
+    healthRouter,
+    '',
+    healthRoutes({
       pingDatabase: deps.pingDatabase,
       chain: deps.chain,
       clock: deps.clock,
@@ -330,6 +335,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       version: SERVICE_VERSION,
     }),
   );
+  app.use(healthRouter);
   const sampleRewardTable = createRewardStatusSampler(deps.db);
   app.use(
     createMetricsRouter({
