@@ -13,31 +13,23 @@ import { createErrorHandler, notFoundHandler } from './http/errors.ts';
 import { jsonBody } from './http/json-body.ts';
 import { documentRoutes, type Route, routerFrom } from './http/route-table.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { createAccountsRouter, registerAccountDocs } from './modules/accounts/accounts.routes.ts';
-import {
-  createAchievementsAdminRouter,
-  createAchievementsRouter,
-  registerAchievementDocs,
-} from './modules/achievements/achievements.routes.ts';
-import { createBalancesRouter, readBalance, registerBalanceDocs } from './modules/balances/balances.routes.ts';
+import { accountRoutes } from './modules/accounts/accounts.routes.ts';
+import { achievementAdminRoutes, achievementRoutes } from './modules/achievements/achievements.routes.ts';
+import { balanceRoutes, readBalance } from './modules/balances/balances.routes.ts';
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
-import {
-  createCampaignAdminRouter,
-  createCommunityServicesRouter,
-  registerCommunityDocs,
-} from './modules/community/community.routes.ts';
+import { campaignAdminRoutes, communityRoutes } from './modules/community/community.routes.ts';
 import {
   createSeedEventCompatRouter,
   createSeedRelayerCompatRouter,
   createSeedServicesCompatRouter,
   registerSeedCompatDocs,
 } from './modules/compat/seed-compat.routes.ts';
-import { createDnsRouter, registerDnsDocs } from './modules/dns/dns.routes.ts';
-import { createDropsRouter, registerDropDocs } from './modules/drops/drops.routes.ts';
+import { dnsRoutes } from './modules/dns/dns.routes.ts';
+import { dropRoutes } from './modules/drops/drops.routes.ts';
 import { createEventsRouter } from './modules/events/events.routes.ts';
-import { createHealthRouter, registerHealthDocs } from './modules/health/health.routes.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
-import { createLeaderboardsRouter, registerLeaderboardDocs } from './modules/leaderboards/leaderboards.routes.ts';
+import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
 import {
   createPaymentsAdminRouter,
   createPaymentsRouter,
@@ -45,13 +37,12 @@ import {
 } from './modules/payments/payments.routes.ts';
 import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
 import {
-  createConstraintsAdminRouter,
-  createConstraintUpdaterRouter,
-  createEligibilityRouter,
-  registerConstraintDocs,
+  constraintAdminRoutes,
+  constraintUpdaterRoutes,
+  eligibilityRoutes,
 } from './modules/perks/constraints/constraints.routes.ts';
-import { createPerkCatalogueRouter, createPerksAdminRouter, registerPerkDocs } from './modules/perks/perks.routes.ts';
-import { createRedemptionRouter, registerRedemptionDocs } from './modules/perks/redemption.routes.ts';
+import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
+import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { createPregenerationRouter } from './modules/pregeneration/pregeneration.routes.ts';
 import { registerPerkChargesDocs } from './modules/relayer/perk-charges.routes.ts';
@@ -111,7 +102,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   };
 
   // Perk eligibility (public by wallet address): under /services, and /pts-api/check-eligibility for seed clients.
-  const eligibilityRouter = createEligibilityRouter({
+  const eligibility = eligibilityRoutes({
     db: deps.db,
     clock: deps.clock,
     constraints: deps.constraints,
@@ -136,7 +127,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
           },
           userIdentifier,
         ),
-      eligibility: eligibilityRouter,
+      eligibility: routerFrom(eligibility),
     }),
   );
   eventRouter.use(
@@ -153,7 +144,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       services.eventConfigCache,
     ),
   );
-  eventRouter.use(createDnsRouter(deps, { limit: services.limits.verifyDns }));
+  serve(eventRouter, '/pts-api', dnsRoutes(deps, { limit: services.limits.verifyDns }));
   eventRouter.use(createPaymentsRouter(deps));
   // Real-account checks with the providers whose credentials are configured (docs/identity.md).
   const accountVerifier = accountVerifierFromConfig(config, { logger });
@@ -189,13 +180,15 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   );
   adminRouter.use(createPaymentsAdminRouter(deps));
   adminRouter.use(createWebhookAdminRouter(deps));
-  adminRouter.use(createAchievementsAdminRouter({ db: deps.db, adminToken: deps.adminToken }));
+  serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
   adminRouter.use(createRelayerGasAdminRouter(deps));
-  adminRouter.use(createCampaignAdminRouter(deps));
+  serve(adminRouter, '/admin', campaignAdminRoutes(deps));
   const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
-  adminRouter.use(createPerksAdminRouter(perkDeps));
-  adminRouter.use(
-    createConstraintsAdminRouter({
+  serve(adminRouter, '/admin', perkAdminRoutes(perkDeps));
+  serve(
+    adminRouter,
+    '/admin',
+    constraintAdminRoutes({
       ...perkDeps,
       defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
       urlPolicy: constraintUrlPolicy(config),
@@ -233,8 +226,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       brandLimit: services.limits.brand,
     }),
   );
-  servicesRouter.use(
-    createAccountsRouter({
+  serve(
+    servicesRouter,
+    '/services',
+    accountRoutes({
       db: deps.db,
       clock: deps.clock,
       logger,
@@ -244,8 +239,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       confirmLimit: services.limits.linkConfirm,
     }),
   );
-  servicesRouter.use(
-    createCommunityServicesRouter({
+  serve(
+    servicesRouter,
+    '/services',
+    communityRoutes({
       db: deps.db,
       clock: deps.clock,
       secrets: deps.secrets,
@@ -254,10 +251,16 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       setupFailures: services.limits.chatSetupFailures,
     }),
   );
-  servicesRouter.use(createLeaderboardsRouter({ db: deps.db, clock: deps.clock, logger, verifyBrandSignature }));
-  servicesRouter.use(createAchievementsRouter({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
-  servicesRouter.use(
-    createBalancesRouter({
+  serve(
+    servicesRouter,
+    '/services',
+    leaderboardRoutes({ db: deps.db, clock: deps.clock, logger, verifyBrandSignature }),
+  );
+  serve(servicesRouter, '/services', achievementRoutes({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
+  serve(
+    servicesRouter,
+    '/services',
+    balanceRoutes({
       db: deps.db,
       clock: deps.clock,
       publicClient: deps.publicClient,
@@ -265,11 +268,17 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       verifyBrandSignature,
     }),
   );
-  servicesRouter.use(createPerkCatalogueRouter({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger }));
-  servicesRouter.use(createRedemptionRouter({ redemption: services.redemption, verifyBrandSignature }));
-  servicesRouter.use(eligibilityRouter);
-  servicesRouter.use(
-    createDropsRouter({
+  serve(
+    servicesRouter,
+    '/services',
+    perkCatalogueRoutes({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger }),
+  );
+  serve(servicesRouter, '/services', redemptionRoutes({ redemption: services.redemption, verifyBrandSignature }));
+  serve(servicesRouter, '/services', eligibility);
+  serve(
+    servicesRouter,
+    '/services',
+    dropRoutes({
       db: deps.db,
       clock: deps.clock,
       logger,
@@ -281,7 +290,9 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   mount('event-handler', '/services', servicesRouter);
-  mount('constraint-updater', '/constraint-updater', createConstraintUpdaterRouter(deps));
+  const updaterRouter = Router();
+  serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes(deps));
+  mount('constraint-updater', '/constraint-updater', updaterRouter);
   mount('admin', '/admin', adminRouter);
   adminRouter.use(
     createAdminRouter({
@@ -300,26 +311,18 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
 
   registerApiDocs(docs);
-  registerHealthDocs(docs);
-  registerDnsDocs(docs);
   registerPaymentDocs(docs);
-  registerLeaderboardDocs(docs);
-  registerAchievementDocs(docs);
-  registerBalanceDocs(docs);
   registerPerkChargesDocs(docs);
   registerRelayerGasDocs(docs);
   registerRelayerDocs(docs);
-  registerPerkDocs(docs);
-  registerRedemptionDocs(docs);
-  registerAccountDocs(docs);
-  registerConstraintDocs(docs);
-  registerCommunityDocs(docs);
   registerSdkDocs(docs);
-  registerDropDocs(docs);
   registerSeedCompatDocs(docs);
   registerAgentKeyAdminDocs(docs);
-  app.use(
-    createHealthRouter({
+  const healthRouter = Router();
+  serve(
+    healthRouter,
+    '',
+    healthRoutes({
       pingDatabase: deps.pingDatabase,
       chain: deps.chain,
       clock: deps.clock,
@@ -332,6 +335,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       version: SERVICE_VERSION,
     }),
   );
+  app.use(healthRouter);
   const sampleRewardTable = createRewardStatusSampler(deps.db);
   app.use(
     createMetricsRouter({

@@ -1,3 +1,4 @@
+import { errorEnvelopeSchema } from '@pts/shared';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiDocs, ResponseDoc, SecuritySchemeName } from '../observability/openapi.ts';
@@ -51,10 +52,29 @@ export interface RouteDefinition<
   request?: {
     params?: P;
     query?: Q;
-    /** A JSON body: `requireJson` and a body reader of `bodyLimitBytes` are mounted before the handler. */
+    /**
+     * The body: documented, read as `bodyReader` says and (unless `validateBody` is false) validated before the
+     * handler.
+     */
     body?: B;
     /** Defaults to 16 KB. */
     bodyLimitBytes?: number;
+    /**
+     * How the body is read: `json` (the default) mounts `requireJson` and a JSON reader of `bodyLimitBytes`;
+     * `json-any-type` the JSON reader alone (another content type leaves no body); `own` mounts no reader —
+     * the router already read it (the admin routes share one) or a `before` reads its raw bytes itself
+     * (signed webhooks, the checkout form).
+     */
+    bodyReader?: 'json' | 'json-any-type' | 'own';
+    /**
+     * `false`: the body is documented only and the handler validates it — when a check must come first (a
+     * signature whose brand id is in the body) or the body is not JSON.
+     */
+    validateBody?: boolean;
+    /** The documented media type of the body; JSON unless set (`application/x-www-form-urlencoded`). */
+    bodyContentType?: string;
+    /** Documented request headers (not validated: the handler or `before` reads them). */
+    headers?: z.ZodType;
   };
   /** Documented answers by status (errors use the error envelope of the surface). */
   responses: { [status: number]: ResponseDoc; default?: ResponseDoc };
@@ -78,6 +98,11 @@ export interface Route {
 
 const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
 
+/** A documented error answer: the error envelope, with what makes the route answer it. */
+export function failure(description: string): ResponseDoc {
+  return { description, schema: errorEnvelopeSchema };
+}
+
 export function defineRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
   definition: RouteDefinition<P, Q, B>,
 ): Route {
@@ -95,12 +120,15 @@ export function routerFrom(routes: readonly Route[]): Router {
     if (definition.documentOnly) continue;
     const { request = {} } = definition;
     const handlers: RequestHandler[] = [...(definition.before ?? [])];
-    if (request.body) handlers.push(requireJson, jsonBody(request.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES));
+    const reader = request.body ? (request.bodyReader ?? 'json') : 'own';
+    if (reader === 'json') handlers.push(requireJson);
+    if (reader !== 'own') handlers.push(jsonBody(request.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES));
+    const validateBody = request.body && request.validateBody !== false ? request.body : undefined;
     handlers.push(async (req, res) => {
       const input = {
         params: request.params ? parseInput(request.params, req.params, 'path') : undefined,
         query: request.query ? parseInput(request.query, req.query, 'query') : undefined,
-        body: request.body ? parseInput(request.body, req.body) : undefined,
+        body: validateBody ? parseInput(validateBody, req.body ?? {}) : undefined,
         req,
         res,
       };
@@ -120,6 +148,8 @@ export function documentRoutes(docs: ApiDocs, routes: readonly Route[], prefix =
     if (request.params) documented.params = request.params;
     if (request.query) documented.query = request.query;
     if (request.body) documented.body = request.body;
+    if (request.bodyContentType) documented.bodyContentType = request.bodyContentType;
+    if (request.headers) documented.headers = request.headers;
     docs.register({
       method: definition.method,
       path: `${prefix}${definition.path}`,

@@ -20,7 +20,14 @@ export interface RouteDoc {
   description?: string;
   operationId?: string;
   tags?: string[];
-  request?: { body?: z.ZodType; query?: z.ZodType; params?: z.ZodType; headers?: z.ZodType };
+  request?: {
+    body?: z.ZodType;
+    /** The media type of `body`; JSON unless set. */
+    bodyContentType?: string;
+    query?: z.ZodType;
+    params?: z.ZodType;
+    headers?: z.ZodType;
+  };
   /** By status code (and optionally `default`); `schema` is the JSON body, `contentType` defaults to JSON. */
   responses: { [status: number]: ResponseDoc; default?: ResponseDoc };
   /** Each entry is an alternative: any one of them is enough. Omit for public routes. */
@@ -211,7 +218,9 @@ export function createApiDocs(): ApiDocs {
         if (route.request?.body) {
           operation.requestBody = {
             required: true,
-            content: { 'application/json': { schema: track(route.request.body, 'input') } },
+            content: {
+              [route.request.bodyContentType ?? 'application/json']: { schema: track(route.request.body, 'input') },
+            },
           };
         }
 

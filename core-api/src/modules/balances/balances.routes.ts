@@ -1,12 +1,10 @@
-import { balanceParamsSchema, balanceResponseSchema, type Clock, errorEnvelopeSchema } from '@pts/shared';
-import { Router } from 'express';
+import { balanceParamsSchema, balanceResponseSchema, type Clock } from '@pts/shared';
 import type { Address } from 'viem';
 import { rewardTokenAbi } from '../../chain/artifacts/index.ts';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { Database } from '../../db/database.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
-import { parseInput } from '../../http/validate.ts';
-import type { ApiDocs } from '../../observability/openapi.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 
 export interface BalancesRouterDeps {
@@ -59,38 +57,26 @@ export async function readBalance(
  * can spend — the live on-chain balance of their wallet, never a cached figure — plus rewards accepted and
  * not yet confirmed. One token serves every brand, so the balance is the wallet's, whichever brand asks.
  */
-export function createBalancesRouter(deps: BalancesRouterDeps): Router {
-  const router = Router();
-  router.get('/balance/:brandId/:userIdentifier', async (req, res) => {
-    const { brandId, userIdentifier } = parseInput(balanceParamsSchema, req.params, 'path');
-    await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-    const { walletAddress: wallet, balance, pending } = await readBalance(deps, userIdentifier);
-    res.setHeader('Cache-Control', 'no-store');
-    res.json({
-      success: true,
-      brandId,
-      userIdentifier,
-      walletAddress: wallet,
-      balance,
-      pending,
-    });
-  });
-  return router;
-}
-
-/** OpenAPI entry of the balance route. */
-export function registerBalanceDocs(docs: ApiDocs): void {
-  docs.register({
-    method: 'get',
-    path: '/services/balance/:brandId/:userIdentifier',
-    tags: ['engagement'],
-    summary: "A user's spendable tokens (live on chain) and rewards not yet confirmed",
-    request: { params: balanceParamsSchema },
-    responses: {
-      200: { description: 'The balance', schema: balanceResponseSchema },
-      400: { description: 'Malformed brand id or identifier', schema: errorEnvelopeSchema },
-      401: { description: 'Unsigned or badly signed', schema: errorEnvelopeSchema },
-    },
-    security: ['brandSignature'],
-  });
+export function balanceRoutes(deps: BalancesRouterDeps): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/balance/:brandId/:userIdentifier',
+      tags: ['engagement'],
+      summary: "A user's spendable tokens (live on chain) and rewards not yet confirmed",
+      security: ['brandSignature'],
+      request: { params: balanceParamsSchema },
+      responses: {
+        200: { description: 'The balance', schema: balanceResponseSchema },
+        400: failure('Malformed brand id or identifier'),
+        401: failure('Unsigned or badly signed'),
+      },
+      handle: async ({ params: { brandId, userIdentifier }, req, res }) => {
+        await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
+        const { walletAddress, balance, pending } = await readBalance(deps, userIdentifier);
+        res.setHeader('Cache-Control', 'no-store');
+        return { success: true, brandId, userIdentifier, walletAddress, balance, pending };
+      },
+    }),
+  ];
 }

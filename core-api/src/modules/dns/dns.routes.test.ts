@@ -6,9 +6,10 @@ import { createTestDatabase, type TestDatabase } from '../../../test/database.ts
 import { type FakeDnsServer, startFakeDnsServer } from '../../../test/fakes/dns-server.ts';
 import { loadConfig } from '../../config.ts';
 import { createErrorHandler, notFoundHandler } from '../../http/errors.ts';
+import { routerFrom } from '../../http/route-table.ts';
 import { createLogger } from '../../observability/logger.ts';
 import { hashSecret } from '../../security/secret-box.ts';
-import { createDnsRouter } from './dns.routes.ts';
+import { dnsRoutes } from './dns.routes.ts';
 import { createSystemTxtResolver } from './dns.service.ts';
 
 const BRAND = '0x1111111111111111111111111111111111111111';
@@ -26,16 +27,18 @@ describe('POST /pts-api/verify-dns', () => {
   async function startApp(lookupsPerMinutePerIp?: number) {
     const app = express();
     const logger = createLogger({ level: 'silent' });
-    const router = createDnsRouter(
-      {
-        db: database.db,
-        // The real resolver path: node's c-ares talking UDP to the fake server.
-        resolveTxt: createSystemTxtResolver([dns.address], { timeoutMs: 300, tries: 1 }),
-        clock,
-        config: loadConfig({}),
-        logger,
-      },
-      lookupsPerMinutePerIp === undefined ? {} : { lookupsPerMinutePerIp },
+    const router = routerFrom(
+      dnsRoutes(
+        {
+          db: database.db,
+          // The real resolver path: node's c-ares talking UDP to the fake server.
+          resolveTxt: createSystemTxtResolver([dns.address], { timeoutMs: 300, tries: 1 }),
+          clock,
+          config: loadConfig({}),
+          logger,
+        },
+        lookupsPerMinutePerIp === undefined ? {} : { lookupsPerMinutePerIp },
+      ),
     );
     app.use('/pts-api', router);
     app.use(notFoundHandler);

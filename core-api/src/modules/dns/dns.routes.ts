@@ -1,15 +1,12 @@
 import type { Clock } from '@pts/shared';
-import { domainSchema, errorEnvelopeSchema } from '@pts/shared';
-import { Router } from 'express';
+import { domainSchema } from '@pts/shared';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
-import { jsonBody } from '../../http/json-body.ts';
 import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
-import { parseInput } from '../../http/validate.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { TxtResolver } from '../../modules/dns/dns.service.ts';
-import type { ApiDocs } from '../../observability/openapi.ts';
 import { verifyDns } from './dns.service.ts';
 
 export const verifyDnsRequestSchema = z.object({ domain: domainSchema }).meta({ id: 'VerifyDnsRequest' });
@@ -42,50 +39,45 @@ export interface DnsRouterOptions {
 }
 
 /** `POST /verify-dns`, relative to where it is mounted (the event handler's `/pts-api`). */
-export function createDnsRouter(deps: DnsRouterDeps, options: DnsRouterOptions = {}): Router {
+export function dnsRoutes(deps: DnsRouterDeps, options: DnsRouterOptions = {}): Route[] {
   const limit =
     options.limit ??
     createRateLimit({ name: 'verify-dns', points: options.lookupsPerMinutePerIp ?? 30, durationSeconds: 60 });
-  const router = Router();
-  router.post('/verify-dns', jsonBody(deps.config.PTS_BODY_LIMIT_BYTES), async (req, res) => {
-    const { domain } = parseInput(verifyDnsRequestSchema, req.body);
-    await limit.consume(res, req.ip ?? 'unknown');
-    const result = await verifyDns(
-      {
-        db: deps.db,
-        resolveTxt: deps.resolveTxt,
-        clock: deps.clock,
-        logger: deps.logger,
-        ...(options.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: options.lookupTimeoutMs }),
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/verify-dns',
+      summary: 'Check the _pts.<domain> TXT record that links a domain to a brand',
+      description:
+        'Looks up `_pts.<domain>` for `brand_id=<brand id>;api_key=<api key>`. `dnsConfigured` is true when the ' +
+        "record names an existing brand, carries that brand's API key, and the domain is the brand's website " +
+        "domain or one of its subdomains; the domain is then recorded in the brand's verified domains. A missing " +
+        'record is 200 with `dnsConfigured: false`; a failing lookup (timeout, SERVFAIL) is 503.',
+      tags: ['brands'],
+      request: {
+        body: verifyDnsRequestSchema,
+        bodyLimitBytes: deps.config.PTS_BODY_LIMIT_BYTES,
+        bodyReader: 'json-any-type',
       },
-      { domain },
-    );
-    res.json(result);
-  });
-  return router;
-}
-
-/** Documents `POST /pts-api/verify-dns` (pass the prefix the router is mounted under). */
-export function registerDnsDocs(docs: ApiDocs, prefix = '/pts-api'): void {
-  docs.register({
-    method: 'post',
-    path: `${prefix}/verify-dns`,
-    summary: 'Check the _pts.<domain> TXT record that links a domain to a brand',
-    description:
-      'Looks up `_pts.<domain>` for `brand_id=<brand id>;api_key=<api key>`. `dnsConfigured` is true when the ' +
-      "record names an existing brand, carries that brand's API key, and the domain is the brand's website " +
-      "domain or one of its subdomains; the domain is then recorded in the brand's verified domains. A missing " +
-      'record is 200 with `dnsConfigured: false`; a failing lookup (timeout, SERVFAIL) is 503.',
-    tags: ['brands'],
-    request: { body: verifyDnsRequestSchema },
-    responses: {
-      200: { description: 'Lookup done; see dnsConfigured and reason', schema: verifyDnsResponseSchema },
-      400: { description: 'domain missing or not a domain name', schema: errorEnvelopeSchema },
-      429: { description: 'Too many lookups from this IP', schema: errorEnvelopeSchema },
-      503: {
-        description: 'The DNS lookup failed (timeout, SERVFAIL, refused); retry later',
-        schema: errorEnvelopeSchema,
+      responses: {
+        200: { description: 'Lookup done; see dnsConfigured and reason', schema: verifyDnsResponseSchema },
+        400: failure('domain missing or not a domain name'),
+        429: failure('Too many lookups from this IP'),
+        503: failure('The DNS lookup failed (timeout, SERVFAIL, refused); retry later'),
       },
-    },
-  });
+      handle: async ({ body: { domain }, req, res }) => {
+        await limit.consume(res, req.ip ?? 'unknown');
+        return verifyDns(
+          {
+            db: deps.db,
+            resolveTxt: deps.resolveTxt,
+            clock: deps.clock,
+            logger: deps.logger,
+            ...(options.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: options.lookupTimeoutMs }),
+          },
+          { domain },
+        );
+      },
+    }),
+  ];
 }

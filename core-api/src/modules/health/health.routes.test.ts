@@ -14,9 +14,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { ChainInfo } from '../../chain/chain-info.ts';
 import { loadConfig } from '../../config.ts';
 import { createErrorHandler, notFoundHandler } from '../../http/errors.ts';
+import { routerFrom } from '../../http/route-table.ts';
 import { createLogger } from '../../observability/logger.ts';
 import type { IdentityWalletProvider, WalletProvider } from '../wallets/wallet-provider.ts';
-import { createHealthRouter } from './health.routes.ts';
+import { healthRoutes } from './health.routes.ts';
 
 type Mode = 'ok' | 'fail' | 'hang';
 
@@ -71,23 +72,25 @@ describe('health routes', () => {
       next();
     });
     app.use(
-      createHealthRouter({
-        pingDatabase: async () => {
-          state.databasePings += 1;
-          await gate;
-          return behave(state.database, undefined);
-        },
-        chain,
-        clock,
-        config: loadConfig({ PTS_ROLES: 'event-handler,admin' }),
-        wallets,
-        dbKind: 'pglite',
-        routes: () => ['/pts-api', '/admin'],
-        serviceName: 'pts-core-api',
-        version: '9.9.9',
-        hostname: 'test-host',
-        pingTimeoutMs: 150,
-      }),
+      routerFrom(
+        healthRoutes({
+          pingDatabase: async () => {
+            state.databasePings += 1;
+            await gate;
+            return behave(state.database, undefined);
+          },
+          chain,
+          clock,
+          config: loadConfig({ PTS_ROLES: 'event-handler,admin' }),
+          wallets,
+          dbKind: 'pglite',
+          routes: () => ['/pts-api', '/admin'],
+          serviceName: 'pts-core-api',
+          version: '9.9.9',
+          hostname: 'test-host',
+          pingTimeoutMs: 150,
+        }),
+      ),
     );
     app.use(notFoundHandler);
     app.use(createErrorHandler(createLogger({ level: 'silent' })));
@@ -253,17 +256,19 @@ describe('health routes with the chain reconciler', () => {
     };
     const app = express();
     app.use(
-      createHealthRouter({
-        pingDatabase: async () => {},
-        chain: { ...chain, ping: async () => 1234n, ledger: () => drift },
-        clock: createManualClock('2026-03-01T12:00:00.000Z'),
-        config: loadConfig({}),
-        wallets,
-        dbKind: 'pglite',
-        routes: () => ['/pts-api'],
-        serviceName: 'pts-core-api',
-        version: '9.9.9',
-      }),
+      routerFrom(
+        healthRoutes({
+          pingDatabase: async () => {},
+          chain: { ...chain, ping: async () => 1234n, ledger: () => drift },
+          clock: createManualClock('2026-03-01T12:00:00.000Z'),
+          config: loadConfig({}),
+          wallets,
+          dbKind: 'pglite',
+          routes: () => ['/pts-api'],
+          serviceName: 'pts-core-api',
+          version: '9.9.9',
+        }),
+      ),
     );
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));

@@ -15,13 +15,13 @@ import {
   type ServiceHealth,
   serviceHealthSchema,
 } from '@pts/shared';
-import { type Response, Router } from 'express';
+import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { ChainInfo } from '../../chain/chain-info.ts';
 import type { Config } from '../../config.ts';
 import type { DatabaseKind } from '../../db/database.ts';
+import { defineRoute, type Route } from '../../http/route-table.ts';
 import type { IdentityWalletProvider, WalletProvider } from '../../modules/wallets/wallet-provider.ts';
-import type { ApiDocs } from '../../observability/openapi.ts';
 
 /** A ping slower than this counts as a failure, so a hung RPC or database never hangs the health checks. */
 export const DEFAULT_PING_TIMEOUT_MS = 2_000;
@@ -78,7 +78,7 @@ function createProbe<T>(name: string, check: () => Promise<T>, timeoutMs: number
 }
 
 /** Health, diagnostics, liveness and readiness (spec 2.9, 4.4, 4.12). Public: no credentials, no secrets. */
-export function createHealthRouter(deps: HealthDeps): Router {
+export function healthRoutes(deps: HealthDeps): Route[] {
   const timeoutMs = deps.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
   const hostname = deps.hostname ?? osHostname();
   const probeDatabase = createProbe('database', () => deps.pingDatabase(), timeoutMs, deps.logger);
@@ -101,150 +101,146 @@ export function createHealthRouter(deps: HealthDeps): Router {
     res.status(status).setHeader('Cache-Control', 'no-store').json(body);
   };
 
-  const router = Router();
-
-  router.get('/health', (_req, res) => {
-    const body: RootHealth = {
-      status: 'healthy',
-      service: deps.serviceName,
-      timestamp: now(),
-      hostname,
-      version: deps.version,
-      routes: deps.routes(),
-      ...ledger(),
-    };
-    send(res, 200, body);
-  });
-
-  router.get('/pts-api/health', async (_req, res) => {
-    const [database, blockchain, identity] = await Promise.all([probeDatabase(), probeChain(), probeIdentity()]);
-    const services = {
-      database: database.state,
-      blockchain: blockchain.state,
-      identity_provider: identity.state,
-    };
-    const healthy = Object.values(services).every((state) => state === 'connected');
-    const body: ServiceHealth = { status: healthy ? 'healthy' : 'degraded', timestamp: now(), services, ...ledger() };
-    send(res, healthy ? 200 : 503, body);
-  });
-
-  router.get('/pts-api/diagnostic', async (_req, res) => {
-    const [database, blockchain, identity] = await Promise.all([probeDatabase(), probeChain(), probeIdentity()]);
-    const status: Diagnostic['status'] =
-      database.state === 'disconnected'
-        ? 'down'
-        : blockchain.state === 'disconnected' || identity.state === 'disconnected'
-          ? 'degraded'
-          : 'healthy';
-    const body: Diagnostic = {
-      status,
-      database: database.state,
-      blockchain: blockchain.state,
-      identity_provider: identity.state,
-      timestamp: now(),
-      databaseKind: deps.dbKind,
-      chainId: deps.chain.chainId,
-      blockNumber: blockchain.value === undefined ? null : blockchain.value.toString(),
-      contracts: deps.chain.contracts,
-      minterAddress: deps.chain.minterAddress,
-      identityProviderKind: deps.wallets.kind,
-      roles: [...deps.config.PTS_ROLES],
-      ...ledger(),
-    };
-    // Degraded still answers 200: events are accepted and queued for minting while the chain is away.
-    send(res, status === 'down' ? 503 : 200, body);
-  });
-
-  router.get('/pts-api/debug', (req, res) => {
-    const body: DebugInfo = {
-      debug: 'ok',
-      hostname,
-      path: req.originalUrl.split('?')[0] ?? req.path,
-      method: req.method,
-      timestamp: now(),
-      worker_version: deps.version,
-    };
-    send(res, 200, body);
-  });
-
-  router.get('/livez', (_req, res) => {
-    const body: Liveness = { status: 'ok', timestamp: now() };
-    send(res, 200, body);
-  });
-
-  router.get('/readyz', async (_req, res) => {
-    const [database, blockchain] = await Promise.all([probeDatabase(), probeChain()]);
-    const ready = database.state === 'connected' && blockchain.state === 'connected';
-    const body: Readiness = {
-      status: ready ? 'ready' : 'not_ready',
-      timestamp: now(),
-      database: database.state,
-      blockchain: blockchain.state,
-    };
-    send(res, ready ? 200 : 503, body);
-  });
-
-  return router;
-}
-
-/** Documents the health routes in the OpenAPI registry. */
-export function registerHealthDocs(docs: ApiDocs): void {
   const tags = ['health'];
-  docs.register({
-    method: 'get',
-    path: '/health',
-    summary: 'Root health: the process is serving, with its route list',
-    tags,
-    responses: { 200: { description: 'Always healthy while the process answers', schema: rootHealthSchema } },
-  });
-  docs.register({
-    method: 'get',
-    path: '/pts-api/health',
-    summary: 'Health of the database, chain and identity provider',
-    tags,
-    responses: {
-      200: { description: 'Every dependency is connected', schema: serviceHealthSchema },
-      503: {
-        description: 'At least one dependency is disconnected (status `degraded`)',
-        schema: serviceHealthSchema,
+  const probeAll = () => Promise.all([probeDatabase(), probeChain(), probeIdentity()]);
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/health',
+      summary: 'Root health: the process is serving, with its route list',
+      tags,
+      responses: { 200: { description: 'Always healthy while the process answers', schema: rootHealthSchema } },
+      handle: ({ res }) => {
+        const body: RootHealth = {
+          status: 'healthy',
+          service: deps.serviceName,
+          timestamp: now(),
+          hostname,
+          version: deps.version,
+          routes: deps.routes(),
+          ...ledger(),
+        };
+        send(res, 200, body);
       },
-    },
-  });
-  docs.register({
-    method: 'get',
-    path: '/pts-api/diagnostic',
-    summary: 'Diagnostic body: dependency states, chain id, contracts, minter',
-    tags,
-    responses: {
-      200: {
-        description: '`healthy`, or `degraded` when only the chain or identity provider is away',
-        schema: diagnosticSchema,
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/pts-api/health',
+      summary: 'Health of the database, chain and identity provider',
+      tags,
+      responses: {
+        200: { description: 'Every dependency is connected', schema: serviceHealthSchema },
+        503: {
+          description: 'At least one dependency is disconnected (status `degraded`)',
+          schema: serviceHealthSchema,
+        },
       },
-      503: { description: '`down`: the database is unreachable', schema: diagnosticSchema },
-    },
-  });
-  docs.register({
-    method: 'get',
-    path: '/pts-api/debug',
-    summary: 'Echo of the request as this worker saw it',
-    tags,
-    responses: { 200: { description: 'Debug body', schema: debugInfoSchema } },
-  });
-  docs.register({
-    method: 'get',
-    path: '/livez',
-    summary: 'Liveness: the process is up',
-    tags,
-    responses: { 200: { description: 'The process answers', schema: livenessSchema } },
-  });
-  docs.register({
-    method: 'get',
-    path: '/readyz',
-    summary: 'Readiness: the database and the chain answer',
-    tags,
-    responses: {
-      200: { description: 'Ready for traffic', schema: readinessSchema },
-      503: { description: 'Database or chain unreachable', schema: readinessSchema },
-    },
-  });
+      handle: async ({ res }) => {
+        const [database, blockchain, identity] = await probeAll();
+        const services = {
+          database: database.state,
+          blockchain: blockchain.state,
+          identity_provider: identity.state,
+        };
+        const healthy = Object.values(services).every((state) => state === 'connected');
+        const body: ServiceHealth = {
+          status: healthy ? 'healthy' : 'degraded',
+          timestamp: now(),
+          services,
+          ...ledger(),
+        };
+        send(res, healthy ? 200 : 503, body);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/pts-api/diagnostic',
+      summary: 'Diagnostic body: dependency states, chain id, contracts, minter',
+      tags,
+      responses: {
+        200: {
+          description: '`healthy`, or `degraded` when only the chain or identity provider is away',
+          schema: diagnosticSchema,
+        },
+        503: { description: '`down`: the database is unreachable', schema: diagnosticSchema },
+      },
+      handle: async ({ res }) => {
+        const [database, blockchain, identity] = await probeAll();
+        const status: Diagnostic['status'] =
+          database.state === 'disconnected'
+            ? 'down'
+            : blockchain.state === 'disconnected' || identity.state === 'disconnected'
+              ? 'degraded'
+              : 'healthy';
+        const body: Diagnostic = {
+          status,
+          database: database.state,
+          blockchain: blockchain.state,
+          identity_provider: identity.state,
+          timestamp: now(),
+          databaseKind: deps.dbKind,
+          chainId: deps.chain.chainId,
+          blockNumber: blockchain.value === undefined ? null : blockchain.value.toString(),
+          contracts: deps.chain.contracts,
+          minterAddress: deps.chain.minterAddress,
+          identityProviderKind: deps.wallets.kind,
+          roles: [...deps.config.PTS_ROLES],
+          ...ledger(),
+        };
+        // Degraded still answers 200: events are accepted and queued for minting while the chain is away.
+        send(res, status === 'down' ? 503 : 200, body);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/pts-api/debug',
+      summary: 'Echo of the request as this worker saw it',
+      tags,
+      responses: { 200: { description: 'Debug body', schema: debugInfoSchema } },
+      handle: ({ req, res }) => {
+        const body: DebugInfo = {
+          debug: 'ok',
+          hostname,
+          path: req.originalUrl.split('?')[0] ?? req.path,
+          method: req.method,
+          timestamp: now(),
+          worker_version: deps.version,
+        };
+        send(res, 200, body);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/livez',
+      summary: 'Liveness: the process is up',
+      tags,
+      responses: { 200: { description: 'The process answers', schema: livenessSchema } },
+      handle: ({ res }) => {
+        const body: Liveness = { status: 'ok', timestamp: now() };
+        send(res, 200, body);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/readyz',
+      summary: 'Readiness: the database and the chain answer',
+      tags,
+      responses: {
+        200: { description: 'Ready for traffic', schema: readinessSchema },
+        503: { description: 'Database or chain unreachable', schema: readinessSchema },
+      },
+      handle: async ({ res }) => {
+        const [database, blockchain] = await Promise.all([probeDatabase(), probeChain()]);
+        const ready = database.state === 'connected' && blockchain.state === 'connected';
+        const body: Readiness = {
+          status: ready ? 'ready' : 'not_ready',
+          timestamp: now(),
+          database: database.state,
+          blockchain: blockchain.state,
+        };
+        send(res, ready ? 200 : 503, body);
+      },
+    }),
+  ];
 }

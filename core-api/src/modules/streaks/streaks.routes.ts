@@ -4,7 +4,6 @@ import {
   checkinResponseSchema,
   claimMilestoneRequestSchema,
   claimMilestoneResponseSchema,
-  errorEnvelopeSchema,
   recordActivityRequestSchema,
   recordActivityResponseSchema,
   streakSettingsParamsSchema,
@@ -17,7 +16,7 @@ import {
 import type { Request, Response } from 'express';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
-import { defineRoute, type Route } from '../../http/route-table.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import {
   checkIn,
   claimMilestone,
@@ -36,7 +35,6 @@ export interface StreakRoutesDeps extends StreakDeps {
 
 const BODY_LIMIT_BYTES = 8 * 1024;
 
-const failure = (description: string) => ({ description, schema: errorEnvelopeSchema });
 const signed: ['brandSignature'] = ['brandSignature'];
 const badSignature = failure('Missing, wrong or replayed brand signature');
 
