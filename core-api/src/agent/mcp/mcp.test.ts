@@ -5,11 +5,12 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CreatedBrand } from '@pts/shared';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readToolsForTests } from '../../../test/agent-read-tools.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import type { AgentPrincipal, AgentTool } from '../agent-tool.ts';
+import { actionsTools } from '../tools/actions.tools.ts';
 import { converseTools } from '../tools/converse.tools.ts';
+import { discoveryTools } from '../tools/discovery.tools.ts';
 import { agentMcpTools } from './agent-mcp-tools.ts';
 import { createPtsMcpServer } from './mcp-server.ts';
 import { OPERATOR_TOOL_NAMES } from './operator-tools.ts';
@@ -46,8 +47,10 @@ beforeAll(async () => {
       { eventType: 'streak_milestone', rewardAmount: 0, cooldownHours: 0, maxClaims: -1 },
     ],
   });
+  // The key acts for the brand: member reads are scoped to a key's brands.
+  proKey.brandIds.push(brand.brandId);
   const d = { deps: platform.deps, services: platform.services };
-  tools = [...readToolsForTests(d), ...converseTools(d, () => tools)];
+  tools = [...discoveryTools(d), ...actionsTools(d), ...converseTools(d, () => tools)];
 }, 120_000);
 
 afterAll(async () => {
@@ -70,11 +73,11 @@ describe('agent tools as MCP tools', () => {
   it('lists each agent tool with its description and params ∪ query ∪ body as one object schema', async () => {
     const client = await inMemoryClient(proKey);
     const { tools: listed } = await client.listTools();
-    expect(listed.map((tool) => tool.name)).toEqual(['list_brands', 'get_brand', 'get_user_balance', 'converse']);
+    expect(listed.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
     const balance = listed.find((tool) => tool.name === 'get_user_balance');
     expect(balance?.inputSchema).toMatchObject({
       type: 'object',
-      properties: { userId: { type: 'string', format: 'email' }, brandId: { type: 'string' } },
+      properties: { userId: { type: 'string' }, brandId: { type: 'string' } },
       required: ['userId', 'brandId'],
     });
     expect(listed.find((tool) => tool.name === 'converse')?.inputSchema).toMatchObject({
@@ -86,13 +89,13 @@ describe('agent tools as MCP tools', () => {
 
   it('reads real state: the balance rises after an event', async () => {
     const client = await inMemoryClient(proKey);
-    const before = json(
-      await client.callTool({
-        name: 'get_user_balance',
-        arguments: { userId: 'ivy@example.com', brandId: brand.brandId },
-      }),
-    );
-    expect(before).toMatchObject({ balance: 0, pending: 0, walletAddress: null });
+    const before = await client.callTool({
+      name: 'get_user_balance',
+      arguments: { userId: 'ivy@example.com', brandId: brand.brandId },
+    });
+    // Nobody the brand knows yet.
+    expect(before.isError).toBe(true);
+    expect(json(before).error).toMatchObject({ code: 'not_found', status: 404 });
     const event = await platform.signedPost(
       '/pts-api/manual-event',
       { brandId: brand.brandId, eventType: 'first_purchase', userEmail: 'ivy@example.com' },
@@ -105,7 +108,7 @@ describe('agent tools as MCP tools', () => {
       arguments: { userId: 'IVY@example.com', brandId: brand.brandId.toUpperCase().replace('0X', '0x') },
     });
     expect(after.isError).toBeFalsy();
-    expect(json(after)).toMatchObject({ userId: 'ivy@example.com', balance: 70, pending: 0 });
+    expect(json(after)).toMatchObject({ balance: 70, totalEarned: 70, totalRedeemed: 0 });
     await client.close();
   });
 
@@ -397,7 +400,7 @@ describe('MCP over streamable HTTP (/mcp, agent-signed)', () => {
     const { connectRemoteMcp } = await import('./remote-mcp.ts');
     const client = await connectRemoteMcp(url, key);
     const { tools: listed } = await client.listTools();
-    expect(listed.map((tool) => tool.name)).toEqual(['list_brands', 'get_brand', 'get_user_balance', 'converse']);
+    expect(listed.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
     const balance = await client.callTool({
       name: 'get_user_balance',
       arguments: { userId: 'ivy@example.com', brandId: brand.brandId },
@@ -437,7 +440,7 @@ describe('MCP over streamable HTTP (/mcp, agent-signed)', () => {
       PTS_AGENT_SECRET: key.secret,
     });
     const { tools: listed } = await client.listTools();
-    expect(listed.map((tool) => tool.name)).toEqual(['list_brands', 'get_brand', 'get_user_balance', 'converse']);
+    expect(listed.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
     const answer = await client.callTool({
       name: 'converse',
       arguments: { query: 'What is the balance of ivy@example.com at Orbit Books?' },

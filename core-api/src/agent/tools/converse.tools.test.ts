@@ -2,13 +2,14 @@ import { Writable } from 'node:stream';
 import type { CreatedBrand } from '@pts/shared';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readToolsForTests } from '../../../test/agent-read-tools.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { type FakeOpenAi, startFakeOpenAi } from '../../../test/fakes/fake-openai.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { type AgentPrincipal, type AgentTool, invokeAgentTool } from '../agent-tool.ts';
 import { createChatModel } from '../converse/chat-model.ts';
+import { actionsTools } from './actions.tools.ts';
 import { converseTools } from './converse.tools.ts';
+import { discoveryTools } from './discovery.tools.ts';
 
 let platform: TestPlatform;
 let fake: FakeOpenAi;
@@ -56,7 +57,9 @@ beforeAll(async () => {
   withModel = converseTools(d, list, {
     model: createChatModel({ baseUrl: fake.baseUrl, apiKey: fake.apiKey, model: 'fake-gpt', timeoutMs: 5000 }),
   })[0] as AgentTool;
-  tools = [...readToolsForTests(d), offline];
+  // The key acts for both brands: member reads are scoped to a key's brands.
+  principal.brandIds.push(acme.brandId, globex.brandId);
+  tools = [...discoveryTools(d), ...actionsTools(d), offline];
   const event = await platform.signedPost(
     '/pts-api/manual-event',
     { brandId: acme.brandId, eventType: 'first_purchase', userEmail: 'ada@example.com' },
@@ -100,7 +103,7 @@ describe('converse, offline planner', () => {
       'Globex Travel',
     ]);
     expect(result.answer).toMatch(
-      /^\[list_brands\] brands: 2 \((Acme Coffee, Globex Travel|Globex Travel, Acme Coffee)\)\.$/m,
+      /^\[list_brands\] brands: 2 \((Acme Coffee, Globex Travel|Globex Travel, Acme Coffee)\); total: 2;/m,
     );
   });
 
@@ -117,7 +120,7 @@ describe('converse, offline planner', () => {
   it('reads a named brand when the question matches no topic, found by its domain', async () => {
     const result = await ask(offline, 'Tell me about globex.example');
     expect(result.plan).toEqual([{ tool: 'get_brand', input: { brandId: globex.brandId } }]);
-    expect(result.steps[0]).toMatchObject({ ok: true, data: { name: 'Globex Travel' } });
+    expect(result.steps[0]).toMatchObject({ ok: true, data: { brand: { name: 'Globex Travel' } } });
   });
 
   it('refuses an empty query with 400 and never plans itself', async () => {
@@ -247,7 +250,7 @@ describe('converse, OpenAI-compatible model (local fake endpoint)', () => {
     expect(result.planner).toBe('llm');
     expect(result.plan).toEqual([{ tool: 'list_brands', input: { limit: 1 } }]);
     expect(result.basis.fallback).toContain('could not write the answer');
-    expect(result.answer).toMatch(/^\[list_brands\] brands: 1 \((Acme Coffee|Globex Travel)\)\.$/m);
+    expect(result.answer).toMatch(/^\[list_brands\] brands: 1 \((Acme Coffee|Globex Travel)\); total: 2;/m);
   });
 });
 
