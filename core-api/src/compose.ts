@@ -1,5 +1,6 @@
 import { buildSdk } from '@pts/sdk/build';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type AnswerCache, createAnswerCache } from './agent/answer-cache.ts';
 import { relayContractsOf } from './chain/contract-addresses.ts';
 import type { AppDeps } from './deps.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
@@ -49,6 +50,8 @@ export interface AppServices {
   redemption: RedemptionService;
   /** The browser SDK served at `/sdk.js`, built once per process (docs/sdk.md). */
   sdk: { load(): Promise<SdkScript> };
+  /** Aggregate answers of the agent API, shared by REST, MCP and converse; cleared by any brand change. */
+  agentAnswers: AnswerCache;
 }
 
 export interface AppLimits {
@@ -147,11 +150,13 @@ export function composeServices(
     loadBrandDomains: () => listAllBrandDomains(db),
     now: () => clock.now().getTime(),
   });
+  const agentAnswers = createAnswerCache({ clock, logger });
   // `all` (another process's notices may have been missed) carries no brand id: every entry goes.
   changes.subscribe((change) => {
     brands.invalidate(change.brandId);
     eventConfigCache.invalidate(change.brandId);
     cors.refresh();
+    agentAnswers.clear();
   });
   const events: EventDeps = {
     db,
@@ -195,5 +200,6 @@ export function composeServices(
     }),
     sdk: createSdkScriptSource(buildSdk),
     limits: composeLimits(deps, rateLimits),
+    agentAnswers,
   };
 }

@@ -74,6 +74,12 @@ export interface AgentToolDefinition<
   result: z.ZodType;
   /** A happy-path call on the seeded fixture; the endpoint test calls every tool with it. */
   example: AgentToolExample;
+  /**
+   * Public aggregates only (access `public`): the answer for one input is computed at most once per
+   * `PTS_AGENT_ANSWER_MAX_AGE_SECONDS`, served stale while it is recomputed (agent/answer-cache.ts;
+   * docs/agent-api.md, "Freshness").
+   */
+  cached?: boolean;
   /** Answers `data`; throws AppError for 4xx (mapped to the agent error codes of spec 7). */
   handle(input: AgentToolInput<P, Q, B>, context: AgentToolContext): Promise<unknown>;
 }

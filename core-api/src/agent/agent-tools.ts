@@ -1,4 +1,5 @@
-import type { AgentTool, AgentToolDeps } from './agent-tool.ts';
+import { type AgentTool, type AgentToolDeps, defineAgentTool } from './agent-tool.ts';
+import { answerKey } from './answer-cache.ts';
 import { actionsTools } from './tools/actions.tools.ts';
 import { analyticsTools } from './tools/analytics.tools.ts';
 import { converseTools } from './tools/converse.tools.ts';
@@ -18,12 +19,33 @@ export function agentTools(d: AgentToolDeps): AgentTool[] {
   tools.unshift(...analyticsTools(d));
   tools.push(...programTools(d));
   tools.push(...onboardingTools(d));
-  // converse plans over the whole list (itself excluded), read when it is called.
-  tools.push(...converseTools(d, () => tools));
+  // converse plans over the whole list as served (itself excluded), read when it is called.
+  let served: AgentTool[] = [];
+  tools.push(...converseTools(d, () => served));
   const names = new Set<string>();
   for (const tool of tools) {
     if (names.has(tool.name)) throw new Error(`Agent tool ${tool.name} is declared twice`);
     names.add(tool.name);
   }
-  return tools;
+  served = tools.map((tool) => cached(d, tool));
+  return served;
+}
+
+/**
+ * A `cached` tool answers through the process's answer cache (one computation per input and max age,
+ * however many agents ask). Only public tools may: their answer depends on the input alone.
+ */
+function cached(d: AgentToolDeps, tool: AgentTool): AgentTool {
+  const { definition } = tool;
+  if (!definition.cached) return tool;
+  if (definition.access !== 'public') {
+    throw new Error(`Agent tool ${tool.name} caches its answers but is not public (${definition.access})`);
+  }
+  const seconds = d.deps.config.PTS_AGENT_ANSWER_MAX_AGE_SECONDS;
+  if (seconds === 0) return tool;
+  return defineAgentTool({
+    ...definition,
+    handle: (input, context) =>
+      d.services.agentAnswers.get(answerKey(definition.name, input), seconds, () => definition.handle(input, context)),
+  });
 }

@@ -22,7 +22,7 @@ export interface MemberLedger {
  * (`events.reward_amount`), redemptions are `perk_redemptions` rows — both recorded by the real pipelines.
  */
 export async function readMemberLedger(db: Database, brandId: string, userKeys: string[]): Promise<MemberLedger> {
-  const [byType, anyEvent, redemptions] = await Promise.all([
+  const [byType, rejectedEvent, redemptions] = await Promise.all([
     db
       .selectFrom('events')
       .select((eb) => [
@@ -37,11 +37,13 @@ export async function readMemberLedger(db: Database, brandId: string, userKeys: 
       .groupBy('event_type')
       .orderBy('event_type')
       .execute(),
+    // Known by a rejected event alone (accepted ones are counted above): `events_user_brand_other_idx`.
     db
       .selectFrom('events')
       .select('id')
-      .where('brand_id', '=', brandId)
       .where('user_email', 'in', userKeys)
+      .where('brand_id', '=', brandId)
+      .where('status', '<>', 'accepted')
       .limit(1)
       .executeTakeFirst(),
     db
@@ -63,7 +65,7 @@ export async function readMemberLedger(db: Database, brandId: string, userKeys: 
   const confirmed = redemptions.find((row) => row.status === 'confirmed');
   const pending = redemptions.find((row) => row.status === 'pending');
   return {
-    known: anyEvent !== undefined || redemptions.length > 0,
+    known: types.length > 0 || rejectedEvent !== undefined || redemptions.length > 0,
     acceptedEvents: types.reduce((sum, t) => sum + t.count, 0),
     totalEarned: types.reduce((sum, t) => sum + t.amount, 0n),
     lastEarnedAt: lastAt,

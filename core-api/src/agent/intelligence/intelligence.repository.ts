@@ -100,23 +100,29 @@ export async function readLedgerBalance(db: Kysely<DB>, userKey: string): Promis
 }
 
 /**
- * Where `earned` stands among the members of `brandIds` in the window: how many earned strictly less, and
- * how many members there are (one grouped scan of the brands' events in the window).
+ * Every member's earnings at `brandIds` in the window, ascending (one grouped scan of the brands' events in
+ * the window). A member's rank is a binary search in it (`countBelow`); the population is its length.
  */
-export async function readEarningsRank(
-  db: Kysely<DB>,
-  brandIds: string[],
-  earned: bigint,
-  from: Date,
-  to: Date,
-): Promise<{ below: number; population: number }> {
-  const result = await sql<{ below: number; population: number }>`
-    SELECT count(*) FILTER (WHERE total < ${earned.toString()}::numeric)::int AS below, count(*)::int AS population
-      FROM (SELECT user_email, sum(reward_amount) AS total FROM events
-             WHERE brand_id IN (${sql.join(brandIds)}) AND status = 'accepted'
-               AND created_at >= ${from} AND created_at < ${to} AND user_email NOT LIKE 'agent:%'
-             GROUP BY user_email) AS members`.execute(db);
-  return { below: result.rows[0]?.below ?? 0, population: result.rows[0]?.population ?? 0 };
+export async function readEarningsTotals(db: Kysely<DB>, brandIds: string[], from: Date, to: Date): Promise<bigint[]> {
+  const result = await sql<{ total: string }>`
+    SELECT sum(reward_amount)::text AS total FROM events
+     WHERE brand_id IN (${sql.join(brandIds)}) AND status = 'accepted'
+       AND created_at >= ${from} AND created_at < ${to} AND user_email NOT LIKE 'agent:%'
+     GROUP BY user_email
+     ORDER BY sum(reward_amount)`.execute(db);
+  return result.rows.map((row) => BigInt(row.total));
+}
+
+/** How many of the ascending `totals` are strictly below `value`. */
+export function countBelow(totals: readonly bigint[], value: bigint): number {
+  let low = 0;
+  let high = totals.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((totals[mid] as bigint) < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /** A brand's perks with their redemption counts over the last 7 and 30 days and all time (not failed). */

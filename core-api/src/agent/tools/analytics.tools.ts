@@ -260,6 +260,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       description:
         'Network-wide totals over the period (7d, 30d default, 90d) ending now: accepted and rejected events, active members, new members (first accepted event in the window), active brands, pts issued by accepted events, redemptions and pts redeemed, events per member and redemption rate; the same for the previous window of the same length and growth in % (null when the previous value is 0); the top 10 event types. Agent identities excluded. An empty network answers zeros with sampleSize 0 and a note.',
       access: 'public',
+      cached: true,
       request: { query: z.object({ period: periodQuery('30d') }) },
       result: z.object({
         activeBrands: z.number().int(),
@@ -303,6 +304,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       description:
         "One brand's totals over the period (7d, 30d default, 90d) ending now: accepted and rejected events, active and new members, pts issued, redemptions and pts redeemed, events per member, redemption rate; the previous window and growth in % (null when the previous value is 0); members with a streak of 2+ extended in the window and the longest such streak; the top event types. 404 for an unknown brand. A brand without activity answers zeros with sampleSize 0 and a note.",
       access: 'public',
+      cached: true,
       request: { params: brandParams, query: z.object({ period: periodQuery('30d') }) },
       result: z.object({
         brandId: z.string(),
@@ -349,6 +351,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       description:
         "For each event type of the brand (every configured rule, plus types seen in the period without a rule): the rule (eventId, reward, cooldown, max claims per member, active; null when none), accepted and rejected events, acceptance rate in %, distinct members, pts issued and share of the brand's accepted events, over the period (7d, 30d default, 90d); previous-window accepted count and growth in %. Most accepted first. 404 for an unknown brand.",
       access: 'public',
+      cached: true,
       request: { params: brandParams, query: z.object({ period: periodQuery('30d') }) },
       result: z.object({
         brandId: z.string(),
@@ -428,6 +431,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       description:
         "Every perk of the brand with its cost, active flag, redemptions (pending or confirmed) all time, in the last 7 and 30 days, pts redeemed and distinct redeemers all time, failed attempts, supply (max, remaining; null = unlimited) and sell-through in % (sold ÷ max supply); brand totals and the share of the brand's all-time members who redeemed. Most redeemed first. 404 for an unknown brand; a brand without perks answers an empty list with a note.",
       access: 'public',
+      cached: true,
       request: { params: brandParams },
       result: z.object({
         brandId: z.string(),
@@ -522,6 +526,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       description:
         'Health of a brand over the last 30 days (and the 30 before): five components of 20 points — engagement (events per active member, full at 4), retention (share of the previous window’s members active again), growth (member change, 10 = flat), redemption (share of members who redeemed, full at 20 %), program (active rule 5, available perk 5, members on a 2+ streak up to 10 at 25 %). Score = rounded sum, grade A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60, else F. Strengths: components ≥ 75 % of their max; weaknesses (< 40 %) each come with a recommendation. The inputs are returned. 404 for an unknown brand; a brand without members scores only its program.',
       access: 'public',
+      cached: true,
       request: { params: brandParams },
       result: healthSchema,
       example: (f) => ({ params: { brandId: f.brandId } }),
@@ -572,6 +577,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
       description:
         'For each brand of `brandIds` (2 to 5, comma-separated): the totals of get_brand_analytics over the period (7d, 30d default, 90d) and member growth against the previous window; then per metric (members, acceptedEvents, ptsIssued, redemptions, eventsPerMember, redemptionRatePercent, memberGrowthPercent) the leading brand (null when all are 0 or null; ties go to the first listed). 404 names any unknown brand.',
       access: 'public',
+      cached: true,
       request: {
         query: z.object({ brandIds: brandIdList(COMPARE_BRANDS_MIN, COMPARE_BRANDS_MAX), period: periodQuery('30d') }),
       },
@@ -644,6 +650,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
       description:
         "For a purchase of `purchaseAmount` USD (up to 2 decimals, > 0) at each brand of `brandIds` (2 to 10, comma-separated) and/or of `category` (retail, gaming, dining, travel; with both, the listed brands of that category): the brand's best active purchase rule (event type `earn` or containing purchase, order or checkout), its reward in pts, that reward's USD value at the purchase rate (1 USD = 1000 pts) and cashbackPercent = 100 × reward ÷ (purchaseAmount × 1000). Rewards are flat per event, so the percent falls as the purchase grows. Brands without a purchase rule are listed last with nulls. Also the purchase rule's accepted events in the last 30 days (how often it really pays). Highest reward first. One of brandIds or category is required; 404 names unknown brands.",
       access: 'public',
+      cached: true,
       request: {
         query: z
           .object({
@@ -764,6 +771,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
       description:
         'Brands ranked by distinct active members in the last 30 days, then accepted events, then pts issued, then Brand ID; `category` (retail, gaming, dining, travel) keeps brands of that category; `limit` 1–10 (default 10). Each entry: rank, brandId, name, category, members, acceptedEvents, ptsIssued, memberGrowthPercent against the 30 days before. Brands without activity rank last with zeros. An empty list has a note.',
       access: 'public',
+      cached: true,
       request: { query: z.object({ category: category.optional(), limit: limitQuery(RANKINGS_MAX, 10) }) },
       result: z.object({
         rankings: z.array(
@@ -837,6 +845,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
       description:
         "Over the period (7d, 30d default, 90d): each member's brands ordered by the member's first accepted event at each (ties by Brand ID); every consecutive pair A → B counts the member once for that flow. Answer: the busiest 50 flows (members, share of multi-brand members in %), members active in the period, members active at 2+ brands and their share. Agent identities excluded. No flows (an empty list with a note) when no member used two brands.",
       access: 'public',
+      cached: true,
       request: { query: z.object({ period: periodQuery('30d') }) },
       result: z.object({
         members: z.number().int(),
@@ -887,6 +896,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
       description:
         'Compares the period (7d default, 30d, 90d) with the window of the same length before it: brands by accepted events, perks by redemptions (pending or confirmed), event types by accepted events network-wide. Each item: current, previous, growthPercent (null when previous is 0) and momentum = (current − previous) ÷ (previous + 1). Lists keep items that grew (momentum > 0), highest momentum first, then current count, then id; `limit` 1–50 (default 10) per list. Empty lists with a note when nothing grew.',
       access: 'public',
+      cached: true,
       request: { query: z.object({ period: periodQuery('7d'), limit: limitQuery(TRENDING_MAX, 10) }) },
       result: z.object({
         brands: z.array(trendItem),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { answerKey } from '../answer-cache.ts';
 import { readBrandMembers, readPerkRedeemers, readPlatformSplit } from '../intelligence/audience.repository.ts';
 import {
   ARCHETYPES,
@@ -23,8 +24,9 @@ import {
   sharePercent,
 } from '../intelligence/formulas.ts';
 import {
+  countBelow,
   readAffordCounts,
-  readEarningsRank,
+  readEarningsTotals,
   readLedgerBalance,
   readMemberActivity,
   readMemberRedemptions,
@@ -269,6 +271,18 @@ const nonNegative = (value: bigint) => (value > 0n ? value : 0n);
 export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
   const db = d.deps.db;
 
+  /**
+   * Members' earnings at `brands` over the window, ascending: a population aggregate, so computed at most
+   * once per PTS_AGENT_ANSWER_MAX_AGE_SECONDS per brand set (docs/agent-api.md, "Freshness").
+   */
+  function earningsTotals(brands: string[], window: { from: Date; to: Date }): Promise<bigint[]> {
+    const seconds = d.deps.config.PTS_AGENT_ANSWER_MAX_AGE_SECONDS;
+    const read = () => readEarningsTotals(db, brands, window.from, window.to);
+    if (seconds === 0) return read();
+    const key = answerKey('earnings_totals', { brands: [...brands].sort(), days: WINDOW_DAYS });
+    return d.services.agentAnswers.get(key, seconds, read);
+  }
+
   /** The member's activity at the key's brands; 404 when they have none there. */
   async function loadMember(userId: string, brands: string[], now: Date) {
     const window = windowOf(now, WINDOW_DAYS);
@@ -311,7 +325,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           earned: activity.earned,
           spent: redemptions.spent,
         };
-        const rank = await readEarningsRank(db, brands, activity.earned, window.from, window.to);
+        const totals = await earningsTotals(brands, window);
+        const rank = { below: countBelow(totals, activity.earned), population: totals.length };
         const totalEvents = activity.perBrand.reduce((s, b) => s + b.events, 0);
         return {
           userId: params.userId,
@@ -418,7 +433,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       summary: "Heat, funnel and supply depletion of a brand's perks",
       description:
         'For each perk of the brand, hottest first: heat score = (2 × redemptions in the last 7 days + redemptions 8–30 days ago) ÷ 30 (weighted redemptions per day); velocity = 30-day redemptions ÷ 30; funnel = members whose all-time earnings at the brand reach the cost → distinct redeemers in 30 days (conversion in %, null when nobody could afford); supply = max, sold, remaining and days to sell out at the 30-day rate (null: unlimited supply or no recent redemption). Aggregates only, no member data; agent identities excluded. A brand with no perk answers an empty list with a note.',
-      access: 'key',
+      access: 'public',
+      cached: true,
       request: { params: brandParams },
       result: perkIntelligenceResult,
       example: (f) => ({ params: { brandId: f.brandId } }),
@@ -543,6 +559,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       description:
         "Who a perk reaches, as archetypes (`:collectionId` is the perk's integer collection id or its uuid; the persona rules of docs/agent-api/intelligence.md, applied to each member's last 30 days at this brand): `redeemers` = distinct members who ever redeemed the perk (pending or confirmed); `couldAfford` = members whose all-time accepted earnings at the brand reach its cost (the top of get_brand_perk_intelligence's funnel); `conversionByArchetype` = of those who could afford it, how many redeemed it (%, null when none could). Counts and shares (%) only, never member ids; agent identities excluded. Empty groups answer zeros with a note. 404 for an unknown brand or a perk that is not the brand's.",
       access: 'public',
+      cached: true,
       request: {
         params: z.object({
           brandId: brandIdSchema,
@@ -602,6 +619,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       description:
         "The brand's members (anyone with an accepted event or a redemption there; agent identities excluded): persona distribution (each member's archetype from their last 30 days at this brand, rules in docs/agent-api/intelligence.md; members with no event for 30 days are dormant); engagement over the last 30 days (active members = at least one accepted event, new members = first event in the window, events, events and active days per active member, pts earned, redemptions and distinct redeemers); platform split of the window's events (`metadata.platform` when the caller declared it, else the platform of a chat identity such as discord_…@, else web) with events, distinct members and share of events in %. Counts only, never member ids. A brand without members answers zeros with a note.",
       access: 'public',
+      cached: true,
       request: { params: brandParams },
       result: brandAudienceResult,
       example: (f) => ({ params: { brandId: f.brandId } }),
@@ -647,6 +665,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       description:
         "Suggested event configurations (the create_event body: eventType, rewardAmount, maxClaims, cooldownHours) for event types other brands run and this brand lacks, with the members they reached in the last 30 days at those brands. Per event type over the peers (other brands with the type as an active rule): rewardAmount = lower median of their rewards, cooldownHours = lower median of their cooldowns, maxClaims = their most common per-user maximum (-1 = unlimited); membersPerBrand = distinct members with an accepted event of the type ÷ peer brands, eventsPerBrand likewise. Only types with membersPerBrand > 0 are suggested, most members per brand first. `current` compares each of the brand's own active rules with the peers' median reward and reach. A network without peers or engagement answers an empty list with a note.",
       access: 'public',
+      cached: true,
       request: { params: brandParams },
       result: eventSuggestionsResult,
       example: (f) => ({ params: { brandId: f.brandId } }),
@@ -738,6 +757,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       description:
         "Suggested perk configurations for the create_perk body (category, priceInPoints; maxSupply null = unlimited). Price points: the 25th, 50th and 75th percentiles (entry, core, premium; an actual member's balance) of the ledger balances (accepted rewards network-wide − redemptions not failed, ≥ 0) of the brand's members (an accepted event there), with how many members can afford each now. Categories: every category of the network's active perks with perks, brands, redemptions in the last 30 days, redemptions per perk and lower median cost, best redeeming first. Suggestions: up to 3 categories the brand has no active perk in that were redeemed in the window, priced at the core price point (or the category's median cost when the brand has no member). Empty data answers empty lists with a note.",
       access: 'public',
+      cached: true,
       request: { params: brandParams },
       result: perkSuggestionsResult,
       example: (f) => ({ params: { brandId: f.brandId } }),

@@ -78,6 +78,7 @@ export function networkTools(d: AgentToolDeps): AgentTool[] {
         'excluded), events that earned a reward, and pts issued as reward mints (confirmed, pending, failed; ' +
         'amounts are whole pts as decimal strings). An empty network answers zeros.',
       access: 'public',
+      cached: true,
       result: networkStatsSchema,
       example: () => ({}),
       handle: async (_input, context) => {
