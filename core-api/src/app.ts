@@ -3,7 +3,7 @@ import express, { type Express, Router } from 'express';
 import { createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
 import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
 import { agentTools } from './agent/agent-tools.ts';
-import { createAgentKeysAdminRouter, registerAgentKeyAdminDocs } from './agent/keys/agent-keys.routes.ts';
+import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
 import { registerApiDocs } from './api-docs.ts';
 import type { AppServices } from './compose.ts';
@@ -170,13 +170,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
   const adminRouter = Router();
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
-  adminRouter.use(
-    createAgentKeysAdminRouter({
-      db: deps.db,
-      clock: deps.clock,
-      secrets: deps.secrets,
-      adminToken: deps.adminToken,
-    }),
+  serve(
+    adminRouter,
+    '/admin',
+    agentKeyAdminRoutes({ db: deps.db, clock: deps.clock, secrets: deps.secrets, adminToken: deps.adminToken }),
   );
   adminRouter.use(createPaymentsAdminRouter(deps));
   adminRouter.use(createWebhookAdminRouter(deps));
@@ -317,7 +314,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   registerRelayerDocs(docs);
   registerSdkDocs(docs);
   registerSeedCompatDocs(docs);
-  registerAgentKeyAdminDocs(docs);
   const healthRouter = Router();
   serve(
     healthRouter,
