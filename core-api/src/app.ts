@@ -45,10 +45,8 @@ import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.rout
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { createPregenerationRouter } from './modules/pregeneration/pregeneration.routes.ts';
-import { registerPerkChargesDocs } from './modules/relayer/perk-charges.routes.ts';
-import { registerRelayerDocs } from './modules/relayer/relay.routes.ts';
-import { createRelayerRouter } from './modules/relayer/relayer.router.ts';
-import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/relayer/relayer-gas.routes.ts';
+import { relayerRoutes } from './modules/relayer/relayer.router.ts';
+import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
 import { createSdkRouter, registerSdkDocs } from './modules/sdk/sdk.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
@@ -165,7 +163,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   );
   const relayerRouter = Router();
   relayerRouter.use(createSeedRelayerCompatRouter({ bodyLimitBytes: RELAY_BODY_LIMIT_BYTES }));
-  relayerRouter.use(createRelayerRouter(deps, { verifyBrandSignature, limits: services.limits }));
+  serve(relayerRouter, '/relayer', relayerRoutes(deps, { verifyBrandSignature, limits: services.limits }));
   mount('relayer', '/relayer', relayerRouter);
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
   const adminRouter = Router();
@@ -178,7 +176,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   adminRouter.use(createPaymentsAdminRouter(deps));
   adminRouter.use(createWebhookAdminRouter(deps));
   serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
-  adminRouter.use(createRelayerGasAdminRouter(deps));
+  serve(adminRouter, '/admin', relayerGasAdminRoutes(deps));
   serve(adminRouter, '/admin', campaignAdminRoutes(deps));
   const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
   serve(adminRouter, '/admin', perkAdminRoutes(perkDeps));
@@ -309,9 +307,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
 
   registerApiDocs(docs);
   registerPaymentDocs(docs);
-  registerPerkChargesDocs(docs);
-  registerRelayerGasDocs(docs);
-  registerRelayerDocs(docs);
   registerSdkDocs(docs);
   registerSeedCompatDocs(docs);
   const healthRouter = Router();
