@@ -48,7 +48,7 @@ import { createPregenerationRouter } from './modules/pregeneration/pregeneration
 import { relayerRoutes } from './modules/relayer/relayer.router.ts';
 import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
-import { createSdkRouter, registerSdkDocs } from './modules/sdk/sdk.routes.ts';
+import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
 import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
@@ -307,7 +307,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
 
   registerApiDocs(docs);
   registerPaymentDocs(docs);
-  registerSdkDocs(docs);
   registerSeedCompatDocs(docs);
   const healthRouter = Router();
   serve(
@@ -351,9 +350,9 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   );
   app.use(createJwksRouter({ issuer: deps.tokenIssuer }));
   // {base_url}/sdk.js (spec 1 item 6): the browser SDK belongs to the event handler host.
-  if (hasRole(config, 'event-handler')) {
-    app.use(createSdkRouter({ sdk: services.sdk, logger, maxAgeSeconds: SDK_MAX_AGE_SECONDS }));
-  }
+  const sdkRouter = Router();
+  serve(sdkRouter, '', sdkRoutes({ sdk: services.sdk, logger, maxAgeSeconds: SDK_MAX_AGE_SECONDS }));
+  if (hasRole(config, 'event-handler')) app.use(sdkRouter);
   app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
 
   for (const [, prefix, router] of roleRouters) app.use(prefix, router);
