@@ -19,10 +19,9 @@ import { balanceRoutes, readBalance } from './modules/balances/balances.routes.t
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
 import { campaignAdminRoutes, communityRoutes } from './modules/community/community.routes.ts';
 import {
-  createSeedEventCompatRouter,
   createSeedRelayerCompatRouter,
-  createSeedServicesCompatRouter,
-  registerSeedCompatDocs,
+  seedEventCompat,
+  seedServicesCompat,
 } from './modules/compat/seed-compat.routes.ts';
 import { dnsRoutes } from './modules/dns/dns.routes.ts';
 import { dropRoutes } from './modules/drops/drops.routes.ts';
@@ -110,24 +109,24 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   // The seed system's vocabulary, mapped at the edge before pts's own routers (docs/compatibility.md).
   const seedCompat = { db: deps.db, clock: deps.clock, logger, brands: services.brands };
   const eventRouter = Router();
-  eventRouter.use(
-    createSeedEventCompatRouter({
-      ...seedCompat,
-      verifyBrandSignature,
-      bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
-      bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
-      readBalance: (userIdentifier) =>
-        readBalance(
-          {
-            db: deps.db,
-            publicClient: deps.publicClient,
-            rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-          },
-          userIdentifier,
-        ),
-      eligibility: routerFrom(eligibility),
-    }),
-  );
+  const seedEvents = seedEventCompat({
+    ...seedCompat,
+    verifyBrandSignature,
+    bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
+    bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
+    readBalance: (userIdentifier) =>
+      readBalance(
+        {
+          db: deps.db,
+          publicClient: deps.publicClient,
+          rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+        },
+        userIdentifier,
+      ),
+    eligibility: routerFrom(eligibility),
+  });
+  eventRouter.use(seedEvents.adapters);
+  serve(eventRouter, '/pts-api', seedEvents.routes);
   eventRouter.use(
     createEventsRouter(
       {
@@ -200,14 +199,14 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   // Shared services (perk catalogue, eligibility, chat roles) and the constraint cache's invalidation host.
   // Shared services for bots, the site plugin and brand back-ends: each feature's own router.
   const servicesRouter = Router();
-  servicesRouter.use(
-    createSeedServicesCompatRouter({
-      ...seedCompat,
-      events: services.events,
-      verifyBrandSignature,
-      brandLimit: services.limits.brand,
-    }),
-  );
+  const seedServices = seedServicesCompat({
+    ...seedCompat,
+    events: services.events,
+    verifyBrandSignature,
+    brandLimit: services.limits.brand,
+  });
+  servicesRouter.use(seedServices.adapters);
+  serve(servicesRouter, '/services', seedServices.routes);
   // Check-in and milestones reward through the event handler's own pipeline, cache and brand limit.
   serve(
     servicesRouter,
@@ -307,7 +306,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
 
   registerApiDocs(docs);
   registerPaymentDocs(docs);
-  registerSeedCompatDocs(docs);
   const healthRouter = Router();
   serve(
     healthRouter,
