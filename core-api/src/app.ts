@@ -3,7 +3,7 @@ import express, { type Express, Router } from 'express';
 import { createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
 import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
 import { agentTools } from './agent/agent-tools.ts';
-import { createAgentKeysAdminRouter, registerAgentKeyAdminDocs } from './agent/keys/agent-keys.routes.ts';
+import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
 import { registerApiDocs } from './api-docs.ts';
 import type { AppServices } from './compose.ts';
@@ -19,10 +19,9 @@ import { balanceRoutes, readBalance } from './modules/balances/balances.routes.t
 import { createAdminRouter } from './modules/brands/brands.routes.ts';
 import { campaignAdminRoutes, communityRoutes } from './modules/community/community.routes.ts';
 import {
-  createSeedEventCompatRouter,
   createSeedRelayerCompatRouter,
-  createSeedServicesCompatRouter,
-  registerSeedCompatDocs,
+  seedEventCompat,
+  seedServicesCompat,
 } from './modules/compat/seed-compat.routes.ts';
 import { dnsRoutes } from './modules/dns/dns.routes.ts';
 import { dropRoutes } from './modules/drops/drops.routes.ts';
@@ -45,12 +44,10 @@ import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.rout
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { createPregenerationRouter } from './modules/pregeneration/pregeneration.routes.ts';
-import { registerPerkChargesDocs } from './modules/relayer/perk-charges.routes.ts';
-import { registerRelayerDocs } from './modules/relayer/relay.routes.ts';
-import { createRelayerRouter } from './modules/relayer/relayer.router.ts';
-import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/relayer/relayer-gas.routes.ts';
+import { relayerRoutes } from './modules/relayer/relayer.router.ts';
+import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
-import { createSdkRouter, registerSdkDocs } from './modules/sdk/sdk.routes.ts';
+import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
 import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
@@ -112,24 +109,24 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   // The seed system's vocabulary, mapped at the edge before pts's own routers (docs/compatibility.md).
   const seedCompat = { db: deps.db, clock: deps.clock, logger, brands: services.brands };
   const eventRouter = Router();
-  eventRouter.use(
-    createSeedEventCompatRouter({
-      ...seedCompat,
-      verifyBrandSignature,
-      bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
-      bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
-      readBalance: (userIdentifier) =>
-        readBalance(
-          {
-            db: deps.db,
-            publicClient: deps.publicClient,
-            rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-          },
-          userIdentifier,
-        ),
-      eligibility: routerFrom(eligibility),
-    }),
-  );
+  const seedEvents = seedEventCompat({
+    ...seedCompat,
+    verifyBrandSignature,
+    bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
+    bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
+    readBalance: (userIdentifier) =>
+      readBalance(
+        {
+          db: deps.db,
+          publicClient: deps.publicClient,
+          rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+        },
+        userIdentifier,
+      ),
+    eligibility: routerFrom(eligibility),
+  });
+  eventRouter.use(seedEvents.adapters);
+  serve(eventRouter, '/pts-api', seedEvents.routes);
   eventRouter.use(
     createEventsRouter(
       {
@@ -165,23 +162,20 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   );
   const relayerRouter = Router();
   relayerRouter.use(createSeedRelayerCompatRouter({ bodyLimitBytes: RELAY_BODY_LIMIT_BYTES }));
-  relayerRouter.use(createRelayerRouter(deps, { verifyBrandSignature, limits: services.limits }));
+  serve(relayerRouter, '/relayer', relayerRoutes(deps, { verifyBrandSignature, limits: services.limits }));
   mount('relayer', '/relayer', relayerRouter);
   // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
   const adminRouter = Router();
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
-  adminRouter.use(
-    createAgentKeysAdminRouter({
-      db: deps.db,
-      clock: deps.clock,
-      secrets: deps.secrets,
-      adminToken: deps.adminToken,
-    }),
+  serve(
+    adminRouter,
+    '/admin',
+    agentKeyAdminRoutes({ db: deps.db, clock: deps.clock, secrets: deps.secrets, adminToken: deps.adminToken }),
   );
   adminRouter.use(createPaymentsAdminRouter(deps));
   adminRouter.use(createWebhookAdminRouter(deps));
   serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
-  adminRouter.use(createRelayerGasAdminRouter(deps));
+  serve(adminRouter, '/admin', relayerGasAdminRoutes(deps));
   serve(adminRouter, '/admin', campaignAdminRoutes(deps));
   const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
   serve(adminRouter, '/admin', perkAdminRoutes(perkDeps));
@@ -205,14 +199,14 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   // Shared services (perk catalogue, eligibility, chat roles) and the constraint cache's invalidation host.
   // Shared services for bots, the site plugin and brand back-ends: each feature's own router.
   const servicesRouter = Router();
-  servicesRouter.use(
-    createSeedServicesCompatRouter({
-      ...seedCompat,
-      events: services.events,
-      verifyBrandSignature,
-      brandLimit: services.limits.brand,
-    }),
-  );
+  const seedServices = seedServicesCompat({
+    ...seedCompat,
+    events: services.events,
+    verifyBrandSignature,
+    brandLimit: services.limits.brand,
+  });
+  servicesRouter.use(seedServices.adapters);
+  serve(servicesRouter, '/services', seedServices.routes);
   // Check-in and milestones reward through the event handler's own pipeline, cache and brand limit.
   serve(
     servicesRouter,
@@ -312,12 +306,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
 
   registerApiDocs(docs);
   registerPaymentDocs(docs);
-  registerPerkChargesDocs(docs);
-  registerRelayerGasDocs(docs);
-  registerRelayerDocs(docs);
-  registerSdkDocs(docs);
-  registerSeedCompatDocs(docs);
-  registerAgentKeyAdminDocs(docs);
   const healthRouter = Router();
   serve(
     healthRouter,
@@ -360,9 +348,9 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   );
   app.use(createJwksRouter({ issuer: deps.tokenIssuer }));
   // {base_url}/sdk.js (spec 1 item 6): the browser SDK belongs to the event handler host.
-  if (hasRole(config, 'event-handler')) {
-    app.use(createSdkRouter({ sdk: services.sdk, logger, maxAgeSeconds: SDK_MAX_AGE_SECONDS }));
-  }
+  const sdkRouter = Router();
+  serve(sdkRouter, '', sdkRoutes({ sdk: services.sdk, logger, maxAgeSeconds: SDK_MAX_AGE_SECONDS }));
+  if (hasRole(config, 'event-handler')) app.use(sdkRouter);
   app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
 
   for (const [, prefix, router] of roleRouters) app.use(prefix, router);

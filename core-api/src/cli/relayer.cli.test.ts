@@ -6,7 +6,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/database.ts';
 import { createErrorHandler } from '../http/errors.ts';
-import { createRelayerGasAdminRouter } from '../modules/relayer/relayer-gas.routes.ts';
+import { routerFrom } from '../http/route-table.ts';
+import { relayerGasAdminRoutes } from '../modules/relayer/relayer-gas.routes.ts';
 import { runCli } from './run-cli.ts';
 
 const ADMIN_TOKEN = 'relayer-cli-admin-token-0123456789';
@@ -57,18 +58,20 @@ beforeAll(async () => {
   const app = express();
   app.use(
     '/admin',
-    createRelayerGasAdminRouter({
-      db: database.db,
-      adminToken: ADMIN_TOKEN,
-      chain: {
-        chainId: CHAIN_ID,
-        rpcUrl: 'http://127.0.0.1:1',
-        contracts: {},
-        minterAddress: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-        explorerUrl: 'https://soneium.blockscout.com',
-        ping: async () => 0n,
-      },
-    }),
+    routerFrom(
+      relayerGasAdminRoutes({
+        db: database.db,
+        adminToken: ADMIN_TOKEN,
+        chain: {
+          chainId: CHAIN_ID,
+          rpcUrl: 'http://127.0.0.1:1',
+          contracts: {},
+          minterAddress: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+          explorerUrl: 'https://soneium.blockscout.com',
+          ping: async () => 0n,
+        },
+      }),
+    ),
   );
   app.use(createErrorHandler(pino({ level: 'silent' })));
   server = await new Promise<Server>((resolve) => {

@@ -1,61 +1,70 @@
-import { createAgentKeyRequestSchema } from '@pts/shared';
-import { Router } from 'express';
+import {
+  agentKeyListSchema,
+  createAgentKeyRequestSchema,
+  createdAgentKeySchema,
+  revokedAgentKeySchema,
+} from '@pts/shared';
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
-import { parseInput } from '../../http/validate.ts';
-import type { ApiDocs } from '../../observability/openapi.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { type AgentKeysDeps, createAgentKey, listAgentKeys, revokeAgentKey } from './agent-keys.service.ts';
 
 const keyIdParams = z.object({ keyId: z.string().regex(/^ak_[0-9a-z]{1,64}$/, 'an agent key id: ak_…') });
 
-/**
- * `/admin/agent-keys` (operator token): create (the secret shown once), list (never the secret), revoke.
- * The CLI's `pts agent-key` commands call these.
- */
-export function createAgentKeysAdminRouter(deps: AgentKeysDeps & { adminToken: string }): Router {
-  const router = Router();
-  const admin = requireAdminToken(deps.adminToken);
-  router.post('/agent-keys', admin, async (req, res) => {
-    const input = parseInput(createAgentKeyRequestSchema, req.body ?? {});
-    res.status(201).json(await createAgentKey(deps, input));
-  });
-  router.get('/agent-keys', admin, async (_req, res) => {
-    res.json({ agentKeys: await listAgentKeys(deps) });
-  });
-  router.post('/agent-keys/:keyId/revoke', admin, async (req, res) => {
-    const { keyId } = parseInput(keyIdParams, req.params, 'path');
-    res.json({ keyId, ...(await revokeAgentKey(deps, keyId)) });
-  });
-  return router;
-}
+const adminOnly: ['adminToken'] = ['adminToken'];
+const unauthorized = failure('Missing or wrong admin token');
 
-/** The admin agent-key routes in the OpenAPI document. */
-export function registerAgentKeyAdminDocs(docs: ApiDocs): void {
-  const security = ['adminToken' as const];
-  docs.register({
-    method: 'post',
-    path: '/admin/agent-keys',
-    summary: 'Create an agent key (the secret is in this answer only)',
-    tags: ['admin'],
-    security,
-    request: { body: createAgentKeyRequestSchema },
-    responses: { 201: { description: '`{keyId, secret}`' } },
-  });
-  docs.register({
-    method: 'get',
-    path: '/admin/agent-keys',
-    summary: 'List agent keys (never their secrets)',
-    tags: ['admin'],
-    security,
-    responses: { 200: { description: '`{agentKeys: [...]}`' } },
-  });
-  docs.register({
-    method: 'post',
-    path: '/admin/agent-keys/:keyId/revoke',
-    summary: 'Revoke an agent key',
-    tags: ['admin'],
-    security,
-    request: { params: keyIdParams },
-    responses: { 200: { description: '`{keyId, revoked}`' } },
-  });
+/**
+ * `/admin/agent-keys` (operator token; the admin router reads the body): create (the secret shown once), list
+ * (never the secret), revoke. The CLI's `pts agent-key` commands call these.
+ */
+export function agentKeyAdminRoutes(deps: AgentKeysDeps & { adminToken: string }): Route[] {
+  const before = [requireAdminToken(deps.adminToken)];
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/agent-keys',
+      summary: 'Create an agent key (the secret is in this answer only)',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { body: createAgentKeyRequestSchema, bodyReader: 'own' },
+      responses: {
+        201: { description: 'The new key and its secret', schema: createdAgentKeySchema },
+        400: failure('Validation failed'),
+        401: unauthorized,
+      },
+      handle: async ({ body, res }) => {
+        const created = await createAgentKey(deps, body);
+        res.status(201);
+        return created;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/agent-keys',
+      summary: 'List agent keys (never their secrets)',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      responses: { 200: { description: 'Every key', schema: agentKeyListSchema }, 401: unauthorized },
+      handle: async () => ({ agentKeys: await listAgentKeys(deps) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/agent-keys/:keyId/revoke',
+      summary: 'Revoke an agent key',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { params: keyIdParams },
+      responses: {
+        200: { description: 'Revoked', schema: revokedAgentKeySchema },
+        400: failure('Malformed key id'),
+        401: unauthorized,
+        404: failure('Unknown key'),
+      },
+      handle: async ({ params: { keyId } }) => ({ keyId, ...(await revokeAgentKey(deps, keyId)) }),
+    }),
+  ];
 }

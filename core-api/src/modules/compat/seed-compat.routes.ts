@@ -1,7 +1,6 @@
 import {
   AppError,
   calculateRewardRequestSchema,
-  errorEnvelopeSchema,
   logActivityRequestSchema,
   processIntegrationRequestSchema,
   userBalanceRequestSchema,
@@ -9,10 +8,10 @@ import {
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import { z } from 'zod';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
-import { jsonBody, requireJson } from '../../http/json-body.ts';
+import { jsonBody } from '../../http/json-body.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { parseInput } from '../../http/validate.ts';
-import type { ApiDocs } from '../../observability/openapi.ts';
 import type { EventDeps } from '../events/events.service.ts';
 import {
   calculateReward,
@@ -62,6 +61,13 @@ const asyncHandler =
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const signed: ['brandSignature'] = ['brandSignature'];
+const signedFailures = {
+  400: failure('Invalid body'),
+  401: failure('Missing, wrong or replayed brand signature'),
+  404: failure('Unknown brand'),
+};
+
 // ---------------------------------------------------------------------------------------------- /pts-api
 
 export interface SeedEventCompatDeps extends SeedCompatDeps {
@@ -73,9 +79,12 @@ export interface SeedEventCompatDeps extends SeedCompatDeps {
   eligibility: Router;
 }
 
-/** Seed adapters of the event host (`/pts-api`), mounted before the events router. */
-export function createSeedEventCompatRouter(deps: SeedEventCompatDeps): Router {
-  const router = Router();
+/**
+ * Seed adapters and endpoints of the event host (`/pts-api`), both mounted before the events router: the
+ * adapters map the seed's rule references onto pts's event requests; the routes are the seed's own endpoints.
+ */
+export function seedEventCompat(deps: SeedEventCompatDeps): { adapters: Router; routes: Route[] } {
+  const adapters = Router();
 
   /** A rule's `eventId` where `eventType` is expected (as the field, or as the value of `eventType`). */
   const mapEventReference = async (brandId: unknown, item: unknown) => {
@@ -88,7 +97,7 @@ export function createSeedEventCompatRouter(deps: SeedEventCompatDeps): Router {
     delete item.eventId;
   };
 
-  router.post(
+  adapters.post(
     '/manual-event',
     jsonBody(deps.bodyLimitBytes),
     asyncHandler(async (req, _res, next) => {
@@ -96,7 +105,7 @@ export function createSeedEventCompatRouter(deps: SeedEventCompatDeps): Router {
       next();
     }),
   );
-  router.post(
+  adapters.post(
     '/bulk-events',
     jsonBody(deps.bulkBodyLimitBytes),
     asyncHandler(async (req, _res, next) => {
@@ -108,29 +117,76 @@ export function createSeedEventCompatRouter(deps: SeedEventCompatDeps): Router {
     }),
   );
 
-  const userBalance = async (req: Request, res: Response, input: unknown) => {
-    const { brandId, userEmail } = parseInput(userBalanceRequestSchema, input);
+  const userBalance = async (
+    req: Request,
+    res: Response,
+    { brandId, userEmail }: z.output<typeof userBalanceRequestSchema>,
+  ) => {
     await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
     const balance = await deps.readBalance(userEmail);
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ success: true, brandId, userEmail, ...balance });
+    return { success: true, brandId, userEmail, ...balance };
   };
-  router.get(
-    '/user-balance',
-    asyncHandler(async (req, res) => userBalance(req, res, req.query)),
-  );
-  router.post(
-    '/user-balance',
-    requireJson,
-    jsonBody(8 * 1024),
-    asyncHandler(async (req, res) => userBalance(req, res, req.body)),
-  );
+  const balanceResponses = {
+    200: { description: '`{success, brandId, userEmail, walletAddress, balance, pending}`' },
+    ...signedFailures,
+  };
+  const routes = [
+    defineRoute({
+      method: 'get',
+      path: '/user-balance',
+      tags: ['seed compatibility'],
+      summary: "A user's balance by `userEmail`; as /services/balance",
+      security: signed,
+      request: { query: userBalanceRequestSchema },
+      responses: balanceResponses,
+      handle: ({ query, req, res }) => userBalance(req, res, query),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/user-balance',
+      tags: ['seed compatibility'],
+      summary: "A user's balance by `userEmail` (also `GET ?brandId=&userEmail=`); as /services/balance",
+      security: signed,
+      request: { body: userBalanceRequestSchema, bodyLimitBytes: 8 * 1024 },
+      responses: balanceResponses,
+      handle: ({ body, req, res }) => userBalance(req, res, body),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/check-eligibility',
+      tags: ['seed compatibility'],
+      summary: 'Perk eligibility, as /services/perks/check-eligibility (seed body accepted there too)',
+      description:
+        '`{brandId, perkId, userAddress}` is public; the seed body `{brandId, perkId: <perk uuid>, userIdentifier, ' +
+        'platform}` names a user and needs the brand signature.',
+      // Read whatever the declared type, mapped from the seed's form, then checked by the eligibility route.
+      before: [jsonBody(16 * 1024), eligibilityAlias(deps)],
+      request: {
+        body: z.object({ brandId: z.string(), perkId: z.union([z.number(), z.string()]) }).loose(),
+        bodyReader: 'own',
+        validateBody: false,
+      },
+      responses: { 200: { description: 'The verdict per constraint' }, ...signedFailures },
+      handle: ({ req, res }) => forward(deps.eligibility, '/perks/check-eligibility', req, res),
+    }),
+  ];
+  return { adapters, routes };
+}
 
-  router.post('/check-eligibility', jsonBody(16 * 1024), eligibilityAlias(deps), (req, res, next) => {
-    req.url = '/perks/check-eligibility';
-    deps.eligibility(req, res, next);
+/**
+ * Lets `router` answer the request as if it had been sent to `url`; settles when the answer is sent, and
+ * rejects with the router's error (or NOT_FOUND when no route of it matched).
+ */
+function forward(router: Router, url: string, req: Request, res: Response): Promise<undefined> {
+  req.url = url;
+  return new Promise((resolve, reject) => {
+    res.once('finish', () => resolve(undefined));
+    res.once('close', () => resolve(undefined));
+    router(req, res, (error?: unknown) => {
+      reject(error ?? new AppError('NOT_FOUND', `No route answers ${req.method} ${url}`));
+    });
   });
-  return router;
 }
 
 /**
@@ -206,16 +262,24 @@ export function formatBoardValue(metric: string, value: number): string {
 
 const SEED_PLATFORMS: Record<string, string | undefined> = { all: undefined, twitter: 'x' };
 
-/** Seed adapters of the shared services (`/services`), mounted before the feature routers. */
-export function createSeedServicesCompatRouter(deps: SeedServicesCompatDeps): Router {
-  const router = Router();
+const userStatsParamsSchema = z.object({
+  brandId: userBalanceRequestSchema.shape.brandId,
+  userIdentifier: userBalanceRequestSchema.shape.userEmail,
+});
+
+/**
+ * Seed adapters of the shared services (`/services`), mounted before the feature routers (they add the seed's
+ * field names to pts's answers), and the endpoints the seed clients call that pts had no route for.
+ */
+export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Router; routes: Route[] } {
+  const adapters = Router();
   const requireSigned = async (req: Request, res: Response, brandId: string, what: string) => {
     await requireBrandSignature(deps.verifyBrandSignature, req, brandId, what);
     await deps.brandLimit?.consume(res, brandId);
   };
 
   // Streaks: the summary at the top level, as the seed answered.
-  router.post(
+  adapters.post(
     '/streak/record-activity',
     decorate((body) => {
       const streak = (body.streak ?? {}) as Json;
@@ -230,19 +294,19 @@ export function createSeedServicesCompatRouter(deps: SeedServicesCompatDeps): Ro
       };
     }),
   );
-  router.get(
+  adapters.get(
     '/streak/status/:brandId/:userIdentifier',
     decorate((body) => ({
       daysToNextMilestone: (body.nextMilestone as { daysRemaining?: number } | null)?.daysRemaining ?? null,
     })),
   );
-  router.post(
+  adapters.post(
     '/streak/claim-milestone',
     decorate((body) => ({ bonus: body.bonusPts })),
   );
 
   // Leaderboards: seed filter values, display names, formatted values, `rankings` and `userRank`.
-  router.get('/leaderboard/:brandId', (req, _res, next) => {
+  adapters.get('/leaderboard/:brandId', (req, _res, next) => {
     rewriteQuery(req, (params) => {
       const platform = params.get('platform')?.trim().toLowerCase();
       if (platform !== undefined && platform in SEED_PLATFORMS) {
@@ -260,7 +324,7 @@ export function createSeedServicesCompatRouter(deps: SeedServicesCompatDeps): Ro
     });
     next();
   });
-  router.get(
+  adapters.get(
     '/leaderboard/:brandId',
     decorate((body) => {
       const metric = String(body.metric);
@@ -280,16 +344,16 @@ export function createSeedServicesCompatRouter(deps: SeedServicesCompatDeps): Ro
   );
 
   // Perks: `category=all` means every category.
-  router.get('/perks/:brandId', (req, _res, next) => {
+  adapters.get('/perks/:brandId', (req, _res, next) => {
     rewriteQuery(req, (params) => {
       if (params.get('category')?.trim().toLowerCase() === 'all') params.delete('category');
     });
     next();
   });
-  router.post('/perks/check-eligibility', jsonBody(16 * 1024), eligibilityAlias(deps));
+  adapters.post('/perks/check-eligibility', jsonBody(16 * 1024), eligibilityAlias(deps));
 
   // Achievements: the seed's field names, and its progress path.
-  router.get(
+  adapters.get(
     '/achievements/:brandId/:userIdentifier',
     decorate((body) => ({
       achievements: (body.achievements as Json[]).map((a) => ({
@@ -300,7 +364,7 @@ export function createSeedServicesCompatRouter(deps: SeedServicesCompatDeps): Ro
       })),
     })),
   );
-  router.post(
+  adapters.post(
     '/achievements/update-progress',
     jsonBody(8 * 1024),
     decorate((body) => ({ achievementType: body.type, currentProgress: body.value })),
@@ -319,59 +383,77 @@ export function createSeedServicesCompatRouter(deps: SeedServicesCompatDeps): Ro
     },
   );
 
-  // Endpoints the seed clients call that pts had no route for.
-  router.get(
-    '/user-stats/:brandId/:userIdentifier',
-    asyncHandler(async (req, res) => {
-      const params = parseInput(
-        z.object({
-          brandId: userBalanceRequestSchema.shape.brandId,
-          userIdentifier: userBalanceRequestSchema.shape.userEmail,
-        }),
-        req.params,
-        'path',
-      );
-      await requireSigned(req, res, params.brandId, "A user's stats");
-      res.setHeader('Cache-Control', 'no-store');
-      res.json(await readUserStats(deps, params.brandId, params.userIdentifier));
+  const routes = [
+    defineRoute({
+      method: 'get',
+      path: '/user-stats/:brandId/:userIdentifier',
+      tags: ['seed compatibility'],
+      summary: 'Earned, redeemed, streaks (per type), achievements and all-time rank of a user',
+      security: signed,
+      request: { params: userStatsParamsSchema },
+      responses: { 200: { description: 'The stats' }, ...signedFailures },
+      handle: async ({ params, req, res }) => {
+        await requireSigned(req, res, params.brandId, "A user's stats");
+        res.setHeader('Cache-Control', 'no-store');
+        return readUserStats(deps, params.brandId, params.userIdentifier);
+      },
     }),
-  );
-  router.post(
-    '/activity/log',
-    requireJson,
-    jsonBody(8 * 1024),
-    asyncHandler(async (req, res) => {
-      const input = parseInput(logActivityRequestSchema, req.body);
-      await requireSigned(req, res, input.brandId, 'Logging activity');
-      res.json(await logActivity(deps, input));
+    defineRoute({
+      method: 'post',
+      path: '/activity/log',
+      tags: ['seed compatibility'],
+      summary: 'Log an activity on the activity board (no reward); once per activityId',
+      security: signed,
+      request: { body: logActivityRequestSchema, bodyLimitBytes: 8 * 1024 },
+      responses: { 200: { description: '`{success, logged}`' }, ...signedFailures },
+      handle: async ({ body, req, res }) => {
+        await requireSigned(req, res, body.brandId, 'Logging activity');
+        return logActivity(deps, body);
+      },
     }),
-  );
-  router.post(
-    '/reward/calculate',
-    requireJson,
-    jsonBody(8 * 1024),
-    asyncHandler(async (req, res) => {
-      const body =
-        isObject(req.body) && req.body.eventType === undefined
-          ? { ...req.body, eventType: req.body.eventId }
-          : req.body;
-      if (isObject(body)) delete body.eventId;
-      const input = parseInput(calculateRewardRequestSchema, body);
-      await requireSigned(req, res, input.brandId, 'Calculating a reward');
-      res.json(await calculateReward(deps, input));
+    defineRoute({
+      method: 'post',
+      path: '/reward/calculate',
+      tags: ['seed compatibility'],
+      summary: 'The reward an event would pay the user now: rule amount × daily streak multiplier',
+      description: '`eventId` (a rule id) is accepted for `eventType`.',
+      security: signed,
+      // Validated after `eventId` is mapped onto `eventType`.
+      request: { body: calculateRewardRequestSchema, bodyLimitBytes: 8 * 1024, validateBody: false },
+      responses: {
+        200: { description: '`{eventType, baseReward, currentStreak, multiplier, reward}`' },
+        ...signedFailures,
+      },
+      handle: async ({ req, res }) => {
+        const body =
+          isObject(req.body) && req.body.eventType === undefined
+            ? { ...req.body, eventType: req.body.eventId }
+            : req.body;
+        if (isObject(body)) delete body.eventId;
+        const input = parseInput(calculateRewardRequestSchema, body);
+        await requireSigned(req, res, input.brandId, 'Calculating a reward');
+        return calculateReward(deps, input);
+      },
     }),
-  );
-  router.post(
-    '/integrations/process',
-    requireJson,
-    jsonBody(16 * 1024),
-    asyncHandler(async (req, res) => {
-      const input = parseInput(processIntegrationRequestSchema, req.body);
-      await requireSigned(req, res, input.brandId, 'Processing an integration event');
-      res.json(await processIntegration(deps, input));
+    defineRoute({
+      method: 'post',
+      path: '/integrations/process',
+      tags: ['seed compatibility'],
+      summary:
+        'Record the brand event a third-party event maps to (eventType, else <integration>_<event>, else <event>)',
+      security: signed,
+      request: { body: processIntegrationRequestSchema },
+      responses: {
+        200: { description: 'The manual-event answer plus integration and integrationEvent' },
+        ...signedFailures,
+      },
+      handle: async ({ body, req, res }) => {
+        await requireSigned(req, res, body.brandId, 'Processing an integration event');
+        return processIntegration(deps, body);
+      },
     }),
-  );
-  return router;
+  ];
+  return { adapters, routes };
 }
 
 // ---------------------------------------------------------------------------------------------- /relayer
@@ -396,71 +478,4 @@ export function createSeedRelayerCompatRouter(options: { bodyLimitBytes: number 
     next();
   });
   return router;
-}
-
-/** OpenAPI entries of the endpoints added for seed clients (the adapters of existing routes add fields only). */
-export function registerSeedCompatDocs(docs: ApiDocs): void {
-  const failure = (description: string) => ({ description, schema: errorEnvelopeSchema });
-  const signed = ['brandSignature' as const];
-  const common = {
-    400: failure('Invalid body'),
-    401: failure('Missing, wrong or replayed brand signature'),
-    404: failure('Unknown brand'),
-  };
-  docs.register({
-    method: 'post',
-    path: '/pts-api/user-balance',
-    tags: ['seed compatibility'],
-    summary: "A user's balance by `userEmail` (also `GET ?brandId=&userEmail=`); as /services/balance",
-    security: signed,
-    request: { body: userBalanceRequestSchema },
-    responses: { 200: { description: '`{success, brandId, userEmail, walletAddress, balance, pending}`' }, ...common },
-  });
-  docs.register({
-    method: 'post',
-    path: '/pts-api/check-eligibility',
-    tags: ['seed compatibility'],
-    summary: 'Perk eligibility, as /services/perks/check-eligibility (seed body accepted there too)',
-    description:
-      '`{brandId, perkId, userAddress}` is public; the seed body `{brandId, perkId: <perk uuid>, userIdentifier, ' +
-      'platform}` names a user and needs the brand signature.',
-    request: { body: z.object({ brandId: z.string(), perkId: z.union([z.number(), z.string()]) }).loose() },
-    responses: { 200: { description: 'The verdict per constraint' }, ...common },
-  });
-  docs.register({
-    method: 'get',
-    path: '/services/user-stats/:brandId/:userIdentifier',
-    tags: ['seed compatibility'],
-    summary: 'Earned, redeemed, streaks (per type), achievements and all-time rank of a user',
-    security: signed,
-    responses: { 200: { description: 'The stats' }, ...common },
-  });
-  docs.register({
-    method: 'post',
-    path: '/services/activity/log',
-    tags: ['seed compatibility'],
-    summary: 'Log an activity on the activity board (no reward); once per activityId',
-    security: signed,
-    request: { body: logActivityRequestSchema },
-    responses: { 200: { description: '`{success, logged}`' }, ...common },
-  });
-  docs.register({
-    method: 'post',
-    path: '/services/reward/calculate',
-    tags: ['seed compatibility'],
-    summary: 'The reward an event would pay the user now: rule amount × daily streak multiplier',
-    description: '`eventId` (a rule id) is accepted for `eventType`.',
-    security: signed,
-    request: { body: calculateRewardRequestSchema },
-    responses: { 200: { description: '`{eventType, baseReward, currentStreak, multiplier, reward}`' }, ...common },
-  });
-  docs.register({
-    method: 'post',
-    path: '/services/integrations/process',
-    tags: ['seed compatibility'],
-    summary: 'Record the brand event a third-party event maps to (eventType, else <integration>_<event>, else <event>)',
-    security: signed,
-    request: { body: processIntegrationRequestSchema },
-    responses: { 200: { description: 'The manual-event answer plus integration and integrationEvent' }, ...common },
-  });
 }

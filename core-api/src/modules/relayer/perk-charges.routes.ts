@@ -1,7 +1,6 @@
 import {
   AppError,
   checkPerkStatusQuerySchema,
-  errorEnvelopeSchema,
   type ListPerkHoldersResponse,
   listPerkHoldersQuerySchema,
   listPerkHoldersResponseSchema,
@@ -12,7 +11,7 @@ import {
   redeemPerkRequestSchema,
   redeemPerkResponseSchema,
 } from '@pts/shared';
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import type { Request } from 'express';
 import type { Logger } from 'pino';
 import { type Address, BaseError, ContractFunctionRevertedError, encodeFunctionData, getAddress } from 'viem';
 import { perkNFTAbi } from '../../chain/artifacts/index.ts';
@@ -20,10 +19,9 @@ import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { RelayerSender } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
 import type { BrandSignatureVerifier } from '../../http/brand-signature.ts';
-import { jsonBody, requireJson } from '../../http/json-body.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
-import { parseInput } from '../../http/validate.ts';
-import type { ApiDocs } from '../../observability/openapi.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import { limitIp } from './ip-limit.ts';
 
 /** Redeem bodies are four small fields. */
 const PERK_CHARGES_BODY_LIMIT_BYTES = 4 * 1024;
@@ -83,19 +81,10 @@ function revertName(error: unknown): string | undefined {
  * `GET /check-perk-status` and `GET /list-perk-holders` read the chain. Only the collection's own brand may
  * use them; the request must carry that brand's HMAC signature (GET signs the empty body).
  */
-export function createPerkChargesRouter(deps: PerkChargesDeps): Router {
-  const router = Router();
+export function perkChargeRoutes(deps: PerkChargesDeps): Route[] {
   const { publicClient } = deps;
   const serialize = createKeyedQueue();
   let deploymentBlock: Promise<bigint> | undefined;
-  const limitIp = async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      await deps.ipLimit.consume(res, req.ip ?? 'unknown', 1, { headers: false });
-      next();
-    } catch (error) {
-      next(error);
-    }
-  };
 
   function nft(): Address {
     if (!deps.perkNftAddress) {
@@ -215,125 +204,7 @@ export function createPerkChargesRouter(deps: PerkChargesDeps): Router {
     return [...holders].sort();
   }
 
-  router.post('/redeem-perk', limitIp, requireJson, jsonBody(PERK_CHARGES_BODY_LIMIT_BYTES), async (req, res) => {
-    const input = parseInput(redeemPerkRequestSchema, req.body);
-    await requireBrandSignature(req, input.brand_id);
-    const user = input.user_address;
-    const collectionId = input.collection_id;
-    // One redemption of a given holder's perk at a time in this process: each one reads the charges the previous
-    // one left, so concurrent calls never send more useCharge transactions than there are charges. (Across
-    // processes the contract itself refuses: a losing transaction reverts with InsufficientCharges → 409.)
-    const body = await serialize(`${collectionId}:${user}`, async (): Promise<RedeemPerkResponse> => {
-      await ownedCollection(collectionId, input.brand_id);
-      const before = await remainingCharges(user, collectionId);
-      if (before < BigInt(input.amount)) throw insufficient(collectionId, user, before, input.amount);
-      const submitted = await deps.relayer.submit({
-        to: nft(),
-        data: encodeFunctionData({
-          abi: perkNFTAbi,
-          functionName: 'useCharge',
-          args: [getAddress(user), BigInt(collectionId), BigInt(input.amount)],
-        }),
-        brandId: input.brand_id,
-        userAddress: getAddress(user),
-        purpose: 'perk-redeem',
-        collectionId: BigInt(collectionId),
-      });
-      const tx = submitted.status === 'failed' ? submitted : await deps.relayer.waitFor(submitted.id, deps.waitMs);
-      if (tx.status === 'failed') {
-        if (tx.error?.startsWith('InsufficientCharges')) {
-          throw insufficient(collectionId, user, await remainingCharges(user, collectionId), input.amount);
-        }
-        throw new AppError('TRANSACTION_FAILED', `The redemption failed on chain: ${tx.error ?? 'unknown reason'}`, {
-          transactionId: tx.id,
-          transactionHash: tx.hash,
-          reason: tx.error,
-        });
-      }
-      if (!tx.hash) {
-        throw new AppError('SERVICE_UNAVAILABLE', 'The redemption was recorded but not signed yet; retry', {
-          transactionId: tx.id,
-        });
-      }
-      const confirmed = tx.status === 'confirmed';
-      const remaining = confirmed ? await remainingCharges(user, collectionId) : before - BigInt(input.amount);
-      deps.logger.info(
-        { collectionId, user, amount: input.amount, hash: tx.hash, status: tx.status },
-        'perk charge redeemed',
-      );
-      return {
-        success: true,
-        transactionId: tx.id,
-        transactionHash: tx.hash,
-        status: confirmed ? 'confirmed' : 'pending',
-        collectionId,
-        userAddress: getAddress(user),
-        amount: input.amount,
-        remainingCharges: toSafeNumber(remaining),
-        blockNumber: tx.blockNumber === null ? null : Number(tx.blockNumber),
-        gasUsed: tx.gasUsed === null ? null : tx.gasUsed.toString(),
-      };
-    });
-    res.json(body);
-  });
-
-  router.get('/check-perk-status', limitIp, async (req, res) => {
-    const query = parseInput(checkPerkStatusQuerySchema, req.query, 'query');
-    await requireBrandSignature(req, query.brand_id);
-    const collection = await ownedCollection(query.collection_id, query.brand_id);
-    const [claimed, remaining] = await Promise.all([
-      claimedBy(query.user_address, query.collection_id),
-      remainingCharges(query.user_address, query.collection_id),
-    ]);
-    const body: PerkStatusResponse = {
-      success: true,
-      collectionId: query.collection_id,
-      userAddress: getAddress(query.user_address),
-      claimed: toSafeNumber(claimed),
-      remainingCharges: toSafeNumber(remaining),
-      chargesPerToken: toSafeNumber(collection.chargesPerToken),
-      active: collection.active,
-    };
-    res.json(body);
-  });
-
-  router.get('/list-perk-holders', limitIp, async (req, res) => {
-    const query = parseInput(listPerkHoldersQuerySchema, req.query, 'query');
-    await requireBrandSignature(req, query.brand_id);
-    const collection = await ownedCollection(query.collection_id, query.brand_id);
-    const all = await holdersOf(query.collection_id);
-    const after = query.cursor?.toLowerCase();
-    const rest = after ? all.filter((address) => address > after) : all;
-    const page = rest.slice(0, query.limit);
-    const holders: PerkHolder[] = await Promise.all(
-      page.map(async (address) => {
-        const [claimed, remaining] = await Promise.all([
-          claimedBy(address, query.collection_id),
-          remainingCharges(address, query.collection_id),
-        ]);
-        return {
-          userAddress: getAddress(address),
-          claimed: toSafeNumber(claimed),
-          remainingCharges: toSafeNumber(remaining),
-        };
-      }),
-    );
-    const body: ListPerkHoldersResponse = {
-      success: true,
-      collectionId: query.collection_id,
-      chargesPerToken: toSafeNumber(collection.chargesPerToken),
-      holders,
-      nextCursor: rest.length > page.length && page.length > 0 ? getAddress(page[page.length - 1]!) : null,
-    };
-    res.json(body);
-  });
-
-  return router;
-}
-
-/** Registers the perk charge endpoints in the OpenAPI document. */
-export function registerPerkChargesDocs(docs: ApiDocs, prefix = '/relayer'): void {
-  const failure = (description: string) => ({ description, schema: errorEnvelopeSchema });
+  const limited = [limitIp(deps.ipLimit)];
   const common = {
     401: failure('Unsigned, badly signed, stale or replayed request'),
     403: failure('The collection belongs to another brand'),
@@ -341,52 +212,170 @@ export function registerPerkChargesDocs(docs: ApiDocs, prefix = '/relayer'): voi
     429: failure('More than PTS_RELAYER_IP_PER_MINUTE requests per minute from this IP'),
     503: failure('PerkNFT address unknown on this instance, or the relayer unavailable'),
   };
-  docs.register({
-    method: 'post',
-    path: `${prefix}/redeem-perk`,
-    summary: "Spend charges of a holder's perk (brand-signed)",
-    description:
-      'Sends PerkNFT.useCharge(holder, collection, amount) from the relayer (gas charged to the brand). Only the ' +
-      "collection's brand may redeem. Concurrent redemptions of one holder's perk are serialized, so they never " +
-      'spend more charges than exist; the loser gets 409 INSUFFICIENT_CHARGES with `details.remaining`.',
-    tags: ['relayer'],
-    request: { body: redeemPerkRequestSchema },
-    responses: {
-      200: { description: 'Redeemed (or pending when the receipt is slow)', schema: redeemPerkResponseSchema },
-      400: failure('Invalid body'),
-      ...common,
-      409: failure('Not enough charges left (INSUFFICIENT_CHARGES, `details.remaining`)'),
-      500: failure('The transaction failed on chain (TRANSACTION_FAILED)'),
-    },
-    security: ['brandSignature'],
-  });
-  docs.register({
-    method: 'get',
-    path: `${prefix}/check-perk-status`,
-    summary: "A holder's claimed perks and remaining charges in a collection (brand-signed)",
-    tags: ['relayer'],
-    request: { query: checkPerkStatusQuerySchema },
-    responses: {
-      200: { description: 'Status read from the chain', schema: perkStatusResponseSchema },
-      400: failure('Invalid query'),
-      ...common,
-    },
-    security: ['brandSignature'],
-  });
-  docs.register({
-    method: 'get',
-    path: `${prefix}/list-perk-holders`,
-    summary: 'Holders of a collection with their claims and remaining charges (brand-signed)',
-    description:
-      'Holders come from PerkNFT `PerkClaimed` logs (perks never move), ordered by address; counts are live ' +
-      'chain reads. Page with `limit` (1–100, default 50) and `cursor` = the previous `nextCursor`.',
-    tags: ['relayer'],
-    request: { query: listPerkHoldersQuerySchema },
-    responses: {
-      200: { description: 'One page of holders', schema: listPerkHoldersResponseSchema },
-      400: failure('Invalid query'),
-      ...common,
-    },
-    security: ['brandSignature'],
-  });
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/redeem-perk',
+      summary: "Spend charges of a holder's perk (brand-signed)",
+      description:
+        'Sends PerkNFT.useCharge(holder, collection, amount) from the relayer (gas charged to the brand). Only the ' +
+        "collection's brand may redeem. Concurrent redemptions of one holder's perk are serialized, so they never " +
+        'spend more charges than exist; the loser gets 409 INSUFFICIENT_CHARGES with `details.remaining`.',
+      tags: ['relayer'],
+      security: ['brandSignature'],
+      before: limited,
+      request: { body: redeemPerkRequestSchema, bodyLimitBytes: PERK_CHARGES_BODY_LIMIT_BYTES },
+      responses: {
+        200: { description: 'Redeemed (or pending when the receipt is slow)', schema: redeemPerkResponseSchema },
+        400: failure('Invalid body'),
+        ...common,
+        409: failure('Not enough charges left (INSUFFICIENT_CHARGES, `details.remaining`)'),
+        413: failure('Body over 4 KB'),
+        415: failure('Not application/json'),
+        500: failure('The transaction failed on chain (TRANSACTION_FAILED)'),
+      },
+      handle: async ({ body: input, req }) => {
+        await requireBrandSignature(req, input.brand_id);
+        const user = input.user_address;
+        const collectionId = input.collection_id;
+        // One redemption of a given holder's perk at a time in this process: each one reads the charges the
+        // previous one left, so concurrent calls never send more useCharge transactions than there are charges.
+        // (Across processes the contract itself refuses: a losing transaction reverts with InsufficientCharges
+        // → 409.)
+        return serialize(`${collectionId}:${user}`, async (): Promise<RedeemPerkResponse> => {
+          await ownedCollection(collectionId, input.brand_id);
+          const before = await remainingCharges(user, collectionId);
+          if (before < BigInt(input.amount)) throw insufficient(collectionId, user, before, input.amount);
+          const submitted = await deps.relayer.submit({
+            to: nft(),
+            data: encodeFunctionData({
+              abi: perkNFTAbi,
+              functionName: 'useCharge',
+              args: [getAddress(user), BigInt(collectionId), BigInt(input.amount)],
+            }),
+            brandId: input.brand_id,
+            userAddress: getAddress(user),
+            purpose: 'perk-redeem',
+            collectionId: BigInt(collectionId),
+          });
+          const tx = submitted.status === 'failed' ? submitted : await deps.relayer.waitFor(submitted.id, deps.waitMs);
+          if (tx.status === 'failed') {
+            if (tx.error?.startsWith('InsufficientCharges')) {
+              throw insufficient(collectionId, user, await remainingCharges(user, collectionId), input.amount);
+            }
+            throw new AppError(
+              'TRANSACTION_FAILED',
+              `The redemption failed on chain: ${tx.error ?? 'unknown reason'}`,
+              {
+                transactionId: tx.id,
+                transactionHash: tx.hash,
+                reason: tx.error,
+              },
+            );
+          }
+          if (!tx.hash) {
+            throw new AppError('SERVICE_UNAVAILABLE', 'The redemption was recorded but not signed yet; retry', {
+              transactionId: tx.id,
+            });
+          }
+          const confirmed = tx.status === 'confirmed';
+          const remaining = confirmed ? await remainingCharges(user, collectionId) : before - BigInt(input.amount);
+          deps.logger.info(
+            { collectionId, user, amount: input.amount, hash: tx.hash, status: tx.status },
+            'perk charge redeemed',
+          );
+          return {
+            success: true,
+            transactionId: tx.id,
+            transactionHash: tx.hash,
+            status: confirmed ? 'confirmed' : 'pending',
+            collectionId,
+            userAddress: getAddress(user),
+            amount: input.amount,
+            remainingCharges: toSafeNumber(remaining),
+            blockNumber: tx.blockNumber === null ? null : Number(tx.blockNumber),
+            gasUsed: tx.gasUsed === null ? null : tx.gasUsed.toString(),
+          };
+        });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/check-perk-status',
+      summary: "A holder's claimed perks and remaining charges in a collection (brand-signed)",
+      tags: ['relayer'],
+      security: ['brandSignature'],
+      before: limited,
+      request: { query: checkPerkStatusQuerySchema },
+      responses: {
+        200: { description: 'Status read from the chain', schema: perkStatusResponseSchema },
+        400: failure('Invalid query'),
+        ...common,
+      },
+      handle: async ({ query, req }) => {
+        await requireBrandSignature(req, query.brand_id);
+        const collection = await ownedCollection(query.collection_id, query.brand_id);
+        const [claimed, remaining] = await Promise.all([
+          claimedBy(query.user_address, query.collection_id),
+          remainingCharges(query.user_address, query.collection_id),
+        ]);
+        const body: PerkStatusResponse = {
+          success: true,
+          collectionId: query.collection_id,
+          userAddress: getAddress(query.user_address),
+          claimed: toSafeNumber(claimed),
+          remainingCharges: toSafeNumber(remaining),
+          chargesPerToken: toSafeNumber(collection.chargesPerToken),
+          active: collection.active,
+        };
+        return body;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/list-perk-holders',
+      summary: 'Holders of a collection with their claims and remaining charges (brand-signed)',
+      description:
+        'Holders come from PerkNFT `PerkClaimed` logs (perks never move), ordered by address; counts are live ' +
+        'chain reads. Page with `limit` (1–100, default 50) and `cursor` = the previous `nextCursor`.',
+      tags: ['relayer'],
+      security: ['brandSignature'],
+      before: limited,
+      request: { query: listPerkHoldersQuerySchema },
+      responses: {
+        200: { description: 'One page of holders', schema: listPerkHoldersResponseSchema },
+        400: failure('Invalid query'),
+        ...common,
+      },
+      handle: async ({ query, req }) => {
+        await requireBrandSignature(req, query.brand_id);
+        const collection = await ownedCollection(query.collection_id, query.brand_id);
+        const all = await holdersOf(query.collection_id);
+        const after = query.cursor?.toLowerCase();
+        const rest = after ? all.filter((address) => address > after) : all;
+        const page = rest.slice(0, query.limit);
+        const holders: PerkHolder[] = await Promise.all(
+          page.map(async (address) => {
+            const [claimed, remaining] = await Promise.all([
+              claimedBy(address, query.collection_id),
+              remainingCharges(address, query.collection_id),
+            ]);
+            return {
+              userAddress: getAddress(address),
+              claimed: toSafeNumber(claimed),
+              remainingCharges: toSafeNumber(remaining),
+            };
+          }),
+        );
+        const body: ListPerkHoldersResponse = {
+          success: true,
+          collectionId: query.collection_id,
+          chargesPerToken: toSafeNumber(collection.chargesPerToken),
+          holders,
+          nextCursor: rest.length > page.length && page.length > 0 ? getAddress(page[page.length - 1]!) : null,
+        };
+        return body;
+      },
+    }),
+  ];
 }
