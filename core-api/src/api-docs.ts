@@ -1,14 +1,8 @@
 import {
   brandSchema,
-  bulkEventsRequestSchema,
-  bulkEventsResponseSchema,
   createBrandRequestSchema,
   createdBrandSchema,
   errorEnvelopeSchema,
-  eventConfigQuerySchema,
-  eventConfigResponseSchema,
-  eventRequestSchema,
-  eventResponseSchema,
   pregenerateUserRequestSchema,
   pregenerateUserResponseSchema,
   ruleInputSchema,
@@ -28,58 +22,6 @@ const error = (description: string) => ({ description, schema: errorEnvelopeSche
 
 /** Documents the routes this build serves, from the same zod schemas the routes validate with. */
 export function registerApiDocs(docs: ApiDocs): void {
-  docs.register({
-    method: 'post',
-    path: '/pts-api/manual-event',
-    summary: 'Record a customer event and mint its reward',
-    description:
-      'Applies the brand rule: domain authorization (or a brand signature), automation, channel, duplicate window, cooldown, per-user and global max claims. Brand-signed requests may set `metadata.source` to a privileged origin or `metadata.skip_cooldown`. An optional `externalId` (1 to 128 characters: a post id, an order id) makes the event idempotent: a repeat of the same brand, eventType and externalId is never rewarded again and answers 200 with the first event and `duplicate: true` (such events skip the 60 s duplicate window; cooldown and limits still apply).',
-    tags: ['events'],
-    request: { body: eventRequestSchema },
-    responses: {
-      200: {
-        description: 'Rewarded (or, with `duplicate: true`, already rewarded for this externalId)',
-        schema: eventResponseSchema,
-      },
-      400: error('Validation failed or unknown event type'),
-      401: error('Bad brand signature'),
-      403: error('Domain not authorized, automation disabled or channel not allowed'),
-      404: error('Unknown brand'),
-      409: error('Duplicate event inside the duplicate window'),
-      413: error('Body over 10 KB'),
-      429: error('Cooldown, max claims, max total claims or rate limit'),
-    },
-    security: ['brandSignature'],
-  });
-  docs.register({
-    method: 'post',
-    path: '/pts-api/bulk-events',
-    summary: 'Record 1 to 100 events in one request',
-    description:
-      'Each item is a manual-event body (its `externalId` included); items are judged in order, so a repeated externalId inside one request is paid once and its repeats answer `duplicate: true`.',
-    tags: ['events'],
-    request: { body: bulkEventsRequestSchema },
-    responses: {
-      200: { description: 'Per-event results, in request order', schema: bulkEventsResponseSchema },
-      400: error('Envelope invalid'),
-      401: error('Bad brand signature'),
-      429: error('Rate limit'),
-    },
-    security: ['brandSignature'],
-  });
-  docs.register({
-    method: 'get',
-    path: '/pts-api/event-config',
-    summary: "A brand's active event configuration (cached 5 minutes)",
-    tags: ['events'],
-    request: { query: eventConfigQuerySchema },
-    responses: {
-      200: { description: 'Active rules', schema: eventConfigResponseSchema },
-      400: error('brandId missing or malformed'),
-      404: error('Unknown brand'),
-    },
-  });
-
   const brandIdParams = z.object({ brandId: z.string() });
   docs.register({
     method: 'post',

@@ -26,7 +26,7 @@ import {
 } from './modules/compat/seed-compat.routes.ts';
 import { dnsRoutes } from './modules/dns/dns.routes.ts';
 import { dropRoutes } from './modules/drops/drops.routes.ts';
-import { createEventsRouter } from './modules/events/events.routes.ts';
+import { eventRoutes, limitUnsignedByIp } from './modules/events/events.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
@@ -130,12 +130,14 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       eligibility: routerFrom(eligibility),
     }),
   );
-  eventRouter.use(
-    createEventsRouter(
+  eventRouter.use(limitUnsignedByIp(services.limits.ip));
+  serve(
+    eventRouter,
+    '/pts-api',
+    eventRoutes(
       {
         ...services.events,
         verifyBrandSignature,
-        ipLimit: services.limits.ip,
         brandLimit: services.limits.brand,
         bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
         bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
