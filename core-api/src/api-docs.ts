@@ -1,15 +1,9 @@
 import {
-  brandSchema,
-  createBrandRequestSchema,
-  createdBrandSchema,
   errorEnvelopeSchema,
   pregenerateUserRequestSchema,
   pregenerateUserResponseSchema,
-  ruleInputSchema,
-  ruleSchema,
   savedWebhookEndpointSchema,
   setWebhookRequestSchema,
-  updateBrandRequestSchema,
   webhookDeliveriesQuerySchema,
   webhookDeliverySchema,
   webhookEndpointSchema,
@@ -22,86 +16,6 @@ const error = (description: string) => ({ description, schema: errorEnvelopeSche
 
 /** Documents the routes this build serves, from the same zod schemas the routes validate with. */
 export function registerApiDocs(docs: ApiDocs): void {
-  const brandIdParams = z.object({ brandId: z.string() });
-  docs.register({
-    method: 'post',
-    path: '/admin/brands',
-    summary: 'Create a brand (the security key and API key are shown once)',
-    tags: ['admin'],
-    request: { body: createBrandRequestSchema },
-    responses: {
-      201: { description: 'Created', schema: z.object({ success: z.literal(true), brand: createdBrandSchema }) },
-      400: error('Validation failed'),
-      401: error('Missing or wrong admin token'),
-      409: error('Brand address already registered'),
-    },
-    security: ['adminToken'],
-  });
-  docs.register({
-    method: 'get',
-    path: '/admin/brands',
-    summary: 'List brands',
-    tags: ['admin'],
-    responses: {
-      200: { description: 'Brands', schema: z.object({ success: z.literal(true), brands: z.array(brandSchema) }) },
-      401: error('Missing or wrong admin token'),
-    },
-    security: ['adminToken'],
-  });
-  docs.register({
-    method: 'get',
-    path: '/admin/brands/:brandId',
-    summary: 'One brand',
-    tags: ['admin'],
-    request: { params: brandIdParams },
-    responses: {
-      200: { description: 'Brand', schema: z.object({ success: z.literal(true), brand: brandSchema }) },
-      404: error('Unknown brand'),
-    },
-    security: ['adminToken'],
-  });
-  docs.register({
-    method: 'patch',
-    path: '/admin/brands/:brandId',
-    summary: 'Change a brand (name, domain, automation)',
-    tags: ['admin'],
-    request: { params: brandIdParams, body: updateBrandRequestSchema },
-    responses: {
-      200: { description: 'Brand', schema: z.object({ success: z.literal(true), brand: brandSchema }) },
-      400: error('Validation failed'),
-      404: error('Unknown brand'),
-    },
-    security: ['adminToken'],
-  });
-  docs.register({
-    method: 'put',
-    path: '/admin/brands/:brandId/rules/:eventType',
-    summary: 'Create or change the rule of one event type',
-    tags: ['admin'],
-    request: {
-      params: brandIdParams.extend({ eventType: z.string() }),
-      body: ruleInputSchema.omit({ eventType: true }),
-    },
-    responses: {
-      200: { description: 'Rule', schema: z.object({ success: z.literal(true), rule: ruleSchema }) },
-      400: error('Validation failed'),
-      404: error('Unknown brand'),
-    },
-    security: ['adminToken'],
-  });
-  docs.register({
-    method: 'get',
-    path: '/admin/brands/:brandId/rules',
-    summary: "A brand's rules, active or not",
-    tags: ['admin'],
-    request: { params: brandIdParams },
-    responses: {
-      200: { description: 'Rules', schema: z.object({ success: z.literal(true), rules: z.array(ruleSchema) }) },
-      404: error('Unknown brand'),
-    },
-    security: ['adminToken'],
-  });
-
   const webhookParams = z.object({ brandId: z.string() });
   docs.register({
     method: 'put',

@@ -16,7 +16,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { achievementAdminRoutes, achievementRoutes } from './modules/achievements/achievements.routes.ts';
 import { balanceRoutes, readBalance } from './modules/balances/balances.routes.ts';
-import { createAdminRouter } from './modules/brands/brands.routes.ts';
+import { brandAdminRoutes } from './modules/brands/brands.routes.ts';
 import { campaignAdminRoutes, communityRoutes } from './modules/community/community.routes.ts';
 import {
   createSeedEventCompatRouter,
@@ -296,8 +296,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes(deps));
   mount('constraint-updater', '/constraint-updater', updaterRouter);
   mount('admin', '/admin', adminRouter);
-  adminRouter.use(
-    createAdminRouter({
+  serve(
+    adminRouter,
+    '/admin',
+    brandAdminRoutes({
       db: deps.db,
       secrets: deps.secrets,
       clock: deps.clock,
