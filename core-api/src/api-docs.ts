@@ -1,7 +1,5 @@
 import {
   errorEnvelopeSchema,
-  pregenerateUserRequestSchema,
-  pregenerateUserResponseSchema,
   savedWebhookEndpointSchema,
   setWebhookRequestSchema,
   webhookDeliveriesQuerySchema,
@@ -94,21 +92,5 @@ export function registerApiDocs(docs: ApiDocs): void {
       409: error('The delivery is being sent right now'),
     },
     security: ['adminToken'],
-  });
-
-  docs.register({
-    method: 'post',
-    path: '/pts-api/pregenerate-user',
-    summary: 'Create or fetch the wallet of a social-login identity (or of an email, `{email, brand_id}`)',
-    description:
-      'Error bodies follow spec 4.8: 400 `{error, required}`, `{error, valid_providers}`, `{error, details, example}`, `{error, hint, provider}`; 404 unknown brand; 429 `{error}` (100 per minute, 10,000 per day per brand). See docs/pregeneration.md.',
-    tags: ['pregeneration'],
-    request: { body: pregenerateUserRequestSchema },
-    responses: {
-      200: {
-        description: 'The identity wallet (`created_new` says whether it was made now)',
-        schema: pregenerateUserResponseSchema,
-      },
-    },
   });
 }

@@ -28,7 +28,7 @@ import { dnsRoutes } from './modules/dns/dns.routes.ts';
 import { dropRoutes } from './modules/drops/drops.routes.ts';
 import { eventRoutes, limitUnsignedByIp } from './modules/events/events.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
-import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
+import { identityAdminRoutes, jwksRoutes } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
 import {
   createPaymentsAdminRouter,
@@ -44,7 +44,7 @@ import {
 import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
-import { createPregenerationRouter } from './modules/pregeneration/pregeneration.routes.ts';
+import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
 import { registerPerkChargesDocs } from './modules/relayer/perk-charges.routes.ts';
 import { registerRelayerDocs } from './modules/relayer/relay.routes.ts';
 import { createRelayerRouter } from './modules/relayer/relayer.router.ts';
@@ -150,8 +150,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   eventRouter.use(createPaymentsRouter(deps));
   // Real-account checks with the providers whose credentials are configured (docs/identity.md).
   const accountVerifier = accountVerifierFromConfig(config, { logger });
-  eventRouter.use(
-    createPregenerationRouter({
+  serve(
+    eventRouter,
+    '/pts-api',
+    pregenerationRoutes({
       db: deps.db,
       wallets: deps.wallets,
       logger,
@@ -196,8 +198,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       urlPolicy: constraintUrlPolicy(config),
     }),
   );
-  adminRouter.use(
-    createIdentityAdminRouter({
+  serve(
+    adminRouter,
+    '/admin',
+    identityAdminRoutes({
       db: deps.db,
       wallets: deps.wallets,
       issuer: deps.tokenIssuer,
@@ -362,7 +366,9 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       logger,
     }),
   );
-  app.use(createJwksRouter({ issuer: deps.tokenIssuer }));
+  const jwksRouter = Router();
+  serve(jwksRouter, '', jwksRoutes({ issuer: deps.tokenIssuer }));
+  app.use(jwksRouter);
   // {base_url}/sdk.js (spec 1 item 6): the browser SDK belongs to the event handler host.
   if (hasRole(config, 'event-handler')) {
     app.use(createSdkRouter({ sdk: services.sdk, logger, maxAgeSeconds: SDK_MAX_AGE_SECONDS }));
