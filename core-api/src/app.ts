@@ -16,7 +16,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { achievementAdminRoutes, achievementRoutes } from './modules/achievements/achievements.routes.ts';
 import { balanceRoutes, readBalance } from './modules/balances/balances.routes.ts';
-import { createAdminRouter } from './modules/brands/brands.routes.ts';
+import { brandAdminRoutes } from './modules/brands/brands.routes.ts';
 import { campaignAdminRoutes, communityRoutes } from './modules/community/community.routes.ts';
 import {
   createSeedRelayerCompatRouter,
@@ -25,9 +25,9 @@ import {
 } from './modules/compat/seed-compat.routes.ts';
 import { dnsRoutes } from './modules/dns/dns.routes.ts';
 import { dropRoutes } from './modules/drops/drops.routes.ts';
-import { createEventsRouter } from './modules/events/events.routes.ts';
+import { eventRoutes, limitUnsignedByIp } from './modules/events/events.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
-import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
+import { identityAdminRoutes, jwksRoutes } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
 import {
   createPaymentsAdminRouter,
@@ -43,7 +43,7 @@ import {
 import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
-import { createPregenerationRouter } from './modules/pregeneration/pregeneration.routes.ts';
+import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
 import { relayerRoutes } from './modules/relayer/relayer.router.ts';
 import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
@@ -127,12 +127,14 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   });
   eventRouter.use(seedEvents.adapters);
   serve(eventRouter, '/pts-api', seedEvents.routes);
-  eventRouter.use(
-    createEventsRouter(
+  eventRouter.use(limitUnsignedByIp(services.limits.ip));
+  serve(
+    eventRouter,
+    '/pts-api',
+    eventRoutes(
       {
         ...services.events,
         verifyBrandSignature,
-        ipLimit: services.limits.ip,
         brandLimit: services.limits.brand,
         bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
         bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
@@ -145,8 +147,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   eventRouter.use(createPaymentsRouter(deps));
   // Real-account checks with the providers whose credentials are configured (docs/identity.md).
   const accountVerifier = accountVerifierFromConfig(config, { logger });
-  eventRouter.use(
-    createPregenerationRouter({
+  serve(
+    eventRouter,
+    '/pts-api',
+    pregenerationRoutes({
       db: deps.db,
       wallets: deps.wallets,
       logger,
@@ -188,8 +192,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       urlPolicy: constraintUrlPolicy(config),
     }),
   );
-  adminRouter.use(
-    createIdentityAdminRouter({
+  serve(
+    adminRouter,
+    '/admin',
+    identityAdminRoutes({
       db: deps.db,
       wallets: deps.wallets,
       issuer: deps.tokenIssuer,
@@ -288,8 +294,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes(deps));
   mount('constraint-updater', '/constraint-updater', updaterRouter);
   mount('admin', '/admin', adminRouter);
-  adminRouter.use(
-    createAdminRouter({
+  serve(
+    adminRouter,
+    '/admin',
+    brandAdminRoutes({
       db: deps.db,
       secrets: deps.secrets,
       clock: deps.clock,
@@ -346,7 +354,9 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       logger,
     }),
   );
-  app.use(createJwksRouter({ issuer: deps.tokenIssuer }));
+  const jwksRouter = Router();
+  serve(jwksRouter, '', jwksRoutes({ issuer: deps.tokenIssuer }));
+  app.use(jwksRouter);
   // {base_url}/sdk.js (spec 1 item 6): the browser SDK belongs to the event handler host.
   const sdkRouter = Router();
   serve(sdkRouter, '', sdkRoutes({ sdk: services.sdk, logger, maxAgeSeconds: SDK_MAX_AGE_SECONDS }));

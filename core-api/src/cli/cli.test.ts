@@ -12,7 +12,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/database.ts';
 import { createErrorHandler } from '../http/errors.ts';
-import { createAdminRouter } from '../modules/brands/brands.routes.ts';
+import { routerFrom } from '../http/route-table.ts';
+import { brandAdminRoutes } from '../modules/brands/brands.routes.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import { runCli } from './run-cli.ts';
 
@@ -34,12 +35,14 @@ beforeAll(async () => {
   app.use(express.json());
   app.use(
     '/admin',
-    createAdminRouter({
-      db: database.db,
-      secrets: createSecretBox(randomBytes(32).toString('hex')),
-      clock: createManualClock('2026-03-01T12:00:00Z'),
-      adminToken: ADMIN_TOKEN,
-    }),
+    routerFrom(
+      brandAdminRoutes({
+        db: database.db,
+        secrets: createSecretBox(randomBytes(32).toString('hex')),
+        clock: createManualClock('2026-03-01T12:00:00Z'),
+        adminToken: ADMIN_TOKEN,
+      }),
+    ),
   );
   app.use(createErrorHandler(pino({ level: 'silent' })));
   server = await new Promise<Server>((resolve) => {

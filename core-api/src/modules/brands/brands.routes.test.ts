@@ -7,10 +7,11 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
 import { createErrorHandler, notFoundHandler } from '../../http/errors.ts';
+import { routerFrom } from '../../http/route-table.ts';
 import { createSecretBox, hashSecret } from '../../security/secret-box.ts';
 import { type BrandChange, createChangeNotifier } from './brand-changes.ts';
 import { findRuleByEventType, listAllBrandDomains, listRules, toRule } from './brands.repository.ts';
-import { createAdminRouter } from './brands.routes.ts';
+import { brandAdminRoutes } from './brands.routes.ts';
 import { type BrandServiceDeps, createBrand, seedDefaultRules, setRule, verifySecurityKey } from './brands.service.ts';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   deps = { db: database.db, secrets, clock, changes: notifier };
   const app = express();
   app.use(express.json());
-  app.use('/admin', createAdminRouter({ ...deps, adminToken: ADMIN_TOKEN }));
+  app.use('/admin', routerFrom(brandAdminRoutes({ ...deps, adminToken: ADMIN_TOKEN })));
   app.use(notFoundHandler);
   app.use(createErrorHandler(pino({ level: 'silent' })));
   server = await new Promise<Server>((resolve) => {

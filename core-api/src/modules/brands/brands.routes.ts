@@ -1,13 +1,16 @@
 import {
   brandIdParamsSchema,
+  brandSchema,
   createBrandRequestSchema,
+  createdBrandSchema,
   ruleParamsSchema,
+  ruleSchema,
   setRuleRequestSchema,
   updateBrandRequestSchema,
 } from '@pts/shared';
-import { Router } from 'express';
+import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
-import { parseInput } from '../../http/validate.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import {
   type BrandServiceDeps,
   createBrand,
@@ -18,49 +21,123 @@ import {
   updateBrand,
 } from './brands.service.ts';
 
-/** What the admin router needs: the brands service's dependencies plus the admin token it checks. */
+/** What the admin brand routes need: the brands service's dependencies plus the admin token they check. */
 export type AdminRouterDeps = BrandServiceDeps & { adminToken: string };
+
+const adminOnly: ['adminToken'] = ['adminToken'];
+const unauthorized = failure('Missing or wrong admin token');
+const brandAnswer = z.object({ success: z.literal(true), brand: brandSchema });
 
 /**
  * Brand and rule administration, mounted at `/admin`. Every route requires the admin bearer token; bodies
- * arrive already parsed by the app's JSON middleware. Responses: `{ success, brand | brands | rule | rules }`.
+ * arrive already parsed by the admin router's JSON reader. Responses: `{ success, brand | brands | rule | rules }`.
  */
-export function createAdminRouter(deps: AdminRouterDeps): Router {
-  const router = Router();
-  router.use(requireAdminToken(deps.adminToken));
-
-  // A new brand starts with the spec 2.4 default rules, so it can receive events right away.
-  router.post('/brands', async (req, res) => {
-    const input = parseInput(createBrandRequestSchema, req.body);
-    const brand = await createBrand(deps, input, { withDefaultRules: true });
-    res.status(201).json({ success: true, brand });
-  });
-
-  router.get('/brands', async (_req, res) => {
-    res.json({ success: true, brands: await listBrands(deps) });
-  });
-
-  router.get('/brands/:brandId', async (req, res) => {
-    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    res.json({ success: true, brand: await getBrand(deps, brandId) });
-  });
-
-  router.patch('/brands/:brandId', async (req, res) => {
-    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    const input = parseInput(updateBrandRequestSchema, req.body);
-    res.json({ success: true, brand: await updateBrand(deps, brandId, input) });
-  });
-
-  router.put('/brands/:brandId/rules/:eventType', async (req, res) => {
-    const { brandId, eventType } = parseInput(ruleParamsSchema, req.params, 'path');
-    const settings = parseInput(setRuleRequestSchema, req.body);
-    res.json({ success: true, rule: await setRule(deps, brandId, { ...settings, eventType }) });
-  });
-
-  router.get('/brands/:brandId/rules', async (req, res) => {
-    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    res.json({ success: true, rules: await listRules(deps, brandId) });
-  });
-
-  return router;
+export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
+  const before = [requireAdminToken(deps.adminToken)];
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/brands',
+      summary: 'Create a brand (the security key and API key are shown once)',
+      description: 'A new brand starts with the spec 2.4 default rules, so it can receive events right away.',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { body: createBrandRequestSchema, bodyReader: 'own' },
+      responses: {
+        201: { description: 'Created', schema: z.object({ success: z.literal(true), brand: createdBrandSchema }) },
+        400: failure('Validation failed'),
+        401: unauthorized,
+        409: failure('Brand address already registered'),
+      },
+      handle: async ({ body, res }) => {
+        const brand = await createBrand(deps, body, { withDefaultRules: true });
+        res.status(201);
+        return { success: true, brand };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands',
+      summary: 'List brands',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      responses: {
+        200: { description: 'Brands', schema: z.object({ success: z.literal(true), brands: z.array(brandSchema) }) },
+        401: unauthorized,
+      },
+      handle: async () => ({ success: true, brands: await listBrands(deps) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId',
+      summary: 'One brand',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema },
+      responses: {
+        200: { description: 'Brand', schema: brandAnswer },
+        400: failure('Malformed brand id'),
+        401: unauthorized,
+        404: failure('Unknown brand'),
+      },
+      handle: async ({ params: { brandId } }) => ({ success: true, brand: await getBrand(deps, brandId) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/brands/:brandId',
+      summary: 'Change a brand (name, domain, automation, unsigned events, X handle)',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema, body: updateBrandRequestSchema, bodyReader: 'own' },
+      responses: {
+        200: { description: 'Brand', schema: brandAnswer },
+        400: failure('Validation failed'),
+        401: unauthorized,
+        404: failure('Unknown brand'),
+      },
+      handle: async ({ params: { brandId }, body }) => ({
+        success: true,
+        brand: await updateBrand(deps, brandId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/brands/:brandId/rules/:eventType',
+      summary: 'Create or change the rule of one event type',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { params: ruleParamsSchema, body: setRuleRequestSchema, bodyReader: 'own' },
+      responses: {
+        200: { description: 'Rule', schema: z.object({ success: z.literal(true), rule: ruleSchema }) },
+        400: failure('Validation failed'),
+        401: unauthorized,
+        404: failure('Unknown brand'),
+      },
+      handle: async ({ params: { brandId, eventType }, body }) => ({
+        success: true,
+        rule: await setRule(deps, brandId, { ...body, eventType }),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/rules',
+      summary: "A brand's rules, active or not",
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema },
+      responses: {
+        200: { description: 'Rules', schema: z.object({ success: z.literal(true), rules: z.array(ruleSchema) }) },
+        400: failure('Malformed brand id'),
+        401: unauthorized,
+        404: failure('Unknown brand'),
+      },
+      handle: async ({ params: { brandId } }) => ({ success: true, rules: await listRules(deps, brandId) }),
+    }),
+  ];
 }

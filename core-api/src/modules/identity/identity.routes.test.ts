@@ -5,9 +5,10 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
 import { createErrorHandler } from '../../http/errors.ts';
+import { routerFrom } from '../../http/route-table.ts';
 import { ensureUsers } from '../users/users.repository.ts';
 import { createLocalWalletProvider } from '../wallets/wallet-provider.ts';
-import { createIdentityAdminRouter, createJwksRouter } from './identity.routes.ts';
+import { identityAdminRoutes, jwksRoutes } from './identity.routes.ts';
 import { createLocalTokenIssuer } from './local-token-issuer.ts';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
@@ -24,8 +25,8 @@ let baseUrl: string;
 beforeAll(async () => {
   database = await createTestDatabase();
   const app = express();
-  app.use(createJwksRouter({ issuer }));
-  app.use('/admin', createIdentityAdminRouter({ db: database.db, wallets, issuer, adminToken: ADMIN_TOKEN }));
+  app.use(routerFrom(jwksRoutes({ issuer })));
+  app.use('/admin', routerFrom(identityAdminRoutes({ db: database.db, wallets, issuer, adminToken: ADMIN_TOKEN })));
   app.use(createErrorHandler(logger));
   server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));

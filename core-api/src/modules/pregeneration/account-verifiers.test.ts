@@ -7,9 +7,10 @@ import { createTestDatabase, type TestDatabase } from '../../../test/database.ts
 import { type FakeSocialApis, startFakeSocialApis } from '../../../test/fakes/social-apis-server.ts';
 import { loadConfig } from '../../config.ts';
 import { createErrorHandler } from '../../http/errors.ts';
+import { routerFrom } from '../../http/route-table.ts';
 import { createLocalWalletProvider } from '../wallets/wallet-provider.ts';
 import { accountVerifierFromConfig, createAccountVerifier } from './account-verifiers.ts';
-import { createPregenerationRouter } from './pregeneration.routes.ts';
+import { pregenerationRoutes } from './pregeneration.routes.ts';
 
 const BRAND = '0x00000000000000000000000000000000000000c1';
 const wallets = createLocalWalletProvider('test test test test test test test test test test test junk');
@@ -167,7 +168,7 @@ describe('account verifiers (provider APIs)', () => {
     const app = express();
     app.use(
       '/pts-api',
-      createPregenerationRouter({ db: database.db, wallets, logger, ...(verifier ? { verifier } : {}) }),
+      routerFrom(pregenerationRoutes({ db: database.db, wallets, logger, ...(verifier ? { verifier } : {}) })),
     );
     app.use(createErrorHandler(logger));
     const server = app.listen(0, '127.0.0.1');

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
 import { createErrorHandler } from '../../http/errors.ts';
 import { createRateLimit } from '../../http/rate-limit.ts';
+import { routerFrom } from '../../http/route-table.ts';
 import { createLocalWalletProvider } from '../wallets/wallet-provider.ts';
-import { createPregenerationRouter, type PregenerationRouterDeps } from './pregeneration.routes.ts';
+import { type PregenerationRouterDeps, pregenerationRoutes } from './pregeneration.routes.ts';
 import type { IdentityVerifier } from './pregeneration.service.ts';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
@@ -27,7 +28,7 @@ const servers: { close(): void }[] = [];
 /** Starts the router in a small app of its own; returns a poster for it. */
 async function startApp(overrides: Partial<PregenerationRouterDeps> = {}) {
   const app = express();
-  app.use('/pts-api', createPregenerationRouter({ db: database.db, wallets, logger, ...overrides }));
+  app.use('/pts-api', routerFrom(pregenerationRoutes({ db: database.db, wallets, logger, ...overrides })));
   app.use(createErrorHandler(logger));
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));

@@ -1,4 +1,5 @@
 import {
+  errorEnvelopeSchema,
   type IdentityVerification,
   isAppError,
   isOAuthUserIdFormat,
@@ -9,13 +10,18 @@ import {
   PREGENERATE_REQUIRED_FIELDS,
   type PregenerateUserResponse,
   pregenerateEmailRequestSchema,
+  pregenerateErrorSchemas,
+  pregenerateUserRequestSchema,
+  pregenerateUserResponseSchema,
   sanitizeJson,
 } from '@pts/shared';
-import { type Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { Database } from '../../db/database.ts';
 import { jsonBody } from '../../http/json-body.ts';
 import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { IdentityWalletProvider, WalletProvider } from '../wallets/wallet-provider.ts';
 import {
   auditPregeneration,
@@ -84,8 +90,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** `POST /pregenerate-user` (spec 4.8), mounted under `/pts-api`. No authentication: server-side use only. */
-export function createPregenerationRouter(deps: PregenerationRouterDeps): Router {
-  const router = Router();
+export function pregenerationRoutes(deps: PregenerationRouterDeps): Route[] {
   const verifier = deps.verifier ?? createFormatOnlyVerifier();
   const limits = deps.limits ?? {
     perMinute: createRateLimit({ name: 'pregeneration brand per minute', points: 100, durationSeconds: 60 }),
@@ -104,7 +109,45 @@ export function createPregenerationRouter(deps: PregenerationRouterDeps): Router
     }
   };
 
-  router.post('/pregenerate-user', jsonBody(BODY_LIMIT_BYTES, { strict: false }), async (req, res) => {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/pregenerate-user',
+      summary: 'Create or fetch the wallet of a social-login identity (or of an email, `{email, brand_id}`)',
+      description:
+        'Error bodies follow spec 4.8, not the error envelope: 400 `{error, required}`, `{error, valid_providers}`, `{error, details, example}`, `{error, hint, provider}`; 404 unknown brand; 429 `{error}` (100 per minute, 10,000 per day per brand). A body that is not JSON, or over 10 KB, answers the error envelope. See docs/pregeneration.md.',
+      tags: ['pregeneration'],
+      // The body is read leniently (any JSON value) and checked field by field, so each answer names the field.
+      before: [jsonBody(BODY_LIMIT_BYTES, { strict: false })],
+      request: { body: pregenerateUserRequestSchema, bodyReader: 'own', validateBody: false },
+      responses: {
+        200: {
+          description: 'The identity wallet (`created_new` says whether it was made now)',
+          schema: pregenerateUserResponseSchema,
+        },
+        400: {
+          description: 'A field missing or malformed, an unknown provider, or an account the provider refused',
+          schema: z.union([
+            pregenerateErrorSchemas.missingFields,
+            pregenerateErrorSchemas.invalidProvider,
+            pregenerateErrorSchemas.invalidFormat,
+            pregenerateErrorSchemas.invalidCredentials,
+            errorEnvelopeSchema,
+          ]),
+        },
+        404: { description: 'Unknown brand', schema: pregenerateErrorSchemas.notFound },
+        413: failure('Body over 10 KB'),
+        429: {
+          description: 'Over the brand limit (Retry-After says when)',
+          schema: pregenerateErrorSchemas.rateLimited,
+        },
+        500: { description: 'Internal error (logged)', schema: pregenerateErrorSchemas.internal },
+      },
+      handle: ({ req, res }) => answer(req, res),
+    }),
+  ];
+
+  async function answer(req: Request, res: Response): Promise<undefined> {
     try {
       const body: Record<string, unknown> = isPlainObject(req.body) ? req.body : {};
       const emailForm = !present(body.oauth_provider) && !present(body.oauth_user_id) && present(body.email);
@@ -178,9 +221,7 @@ export function createPregenerationRouter(deps: PregenerationRouterDeps): Router
         details: 'Internal error; it has been logged. Retry later: the same identity always gets the same wallet.',
       });
     }
-  });
-
-  return router;
+  }
 }
 
 async function requireBrand(db: Database, brandId: string): Promise<void> {
