@@ -15,7 +15,7 @@ export async function tokenBalance(platform: Platform, wallet: string): Promise<
 
 /** Waits until no reward row is pending or submitted (the minter's receipt tracking caught up). */
 export async function waitForMintsSettled(platform: Platform, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const open = await platform.deps.db
       .selectFrom('reward_mints')
@@ -23,7 +23,7 @@ export async function waitForMintsSettled(platform: Platform, timeoutMs = 20_000
       .where('status', 'in', ['pending', 'submitted'])
       .executeTakeFirstOrThrow();
     if (Number(open.count) === 0) return;
-    if (Date.now() > deadline) throw new Error(`${open.count} reward mints still open after ${timeoutMs} ms`);
+    if (performance.now() > deadline) throw new Error(`${open.count} reward mints still open after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

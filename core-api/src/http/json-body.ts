@@ -29,13 +29,13 @@ export function checkJsonText(text: string, maxDepth = MAX_JSON_DEPTH): void {
         const unit = Number.parseInt(text.slice(i + 2, i + 6), 16);
         i += 5;
         if (Number.isNaN(unit)) continue; // a syntax error: the parser says so
-        if (unit === 0) refuse('Strings may not contain the NUL character (\\u0000); remove it', 'nul_character');
+        if (unit === 0) refuse(NUL_MESSAGE, 'nul_character');
         if (unit >= 0xd800 && unit <= 0xdbff) {
           const next = text.slice(i + 1, i + 3) === '\\u' ? Number.parseInt(text.slice(i + 3, i + 7), 16) : Number.NaN;
-          if (!(next >= 0xdc00 && next <= 0xdfff)) refuse(loneSurrogate, 'lone_surrogate');
+          if (!(next >= 0xdc00 && next <= 0xdfff)) refuse(LONE_SURROGATE_MESSAGE, 'lone_surrogate');
           i += 6;
         } else if (unit >= 0xdc00 && unit <= 0xdfff) {
-          refuse(loneSurrogate, 'lone_surrogate');
+          refuse(LONE_SURROGATE_MESSAGE, 'lone_surrogate');
         }
       }
       continue;
@@ -64,7 +64,8 @@ export class UnsafeJsonError extends Error {
   }
 }
 
-const loneSurrogate =
+export const NUL_MESSAGE = 'Strings may not contain the NUL character (\\u0000); remove it';
+export const LONE_SURROGATE_MESSAGE =
   'Strings may not contain a lone UTF-16 surrogate (such as \\ud800 without its pair); send valid Unicode text';
 
 /**

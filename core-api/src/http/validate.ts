@@ -1,5 +1,6 @@
 import { AppError } from '@pts/shared';
 import type { z } from 'zod';
+import { LONE_SURROGATE_MESSAGE, NUL_MESSAGE } from './json-body.ts';
 
 /** `field: message` lines for each issue, the way `details.errors` lists them. */
 export function describeIssues(error: z.ZodError): string[] {
@@ -9,8 +10,14 @@ export function describeIssues(error: z.ZodError): string[] {
   });
 }
 
-/** Parses input with a shared schema at the edge; a failure becomes a 400 naming every problem. */
+/**
+ * Parses input with a shared schema at the edge; a failure becomes a 400 naming every problem. Text no
+ * database column can hold (a NUL, a lone UTF-16 surrogate) is refused first, wherever it came from: path
+ * parameters and query strings are percent-decoded (`%00`), form bodies too, and none of them passes
+ * through the JSON body reader's check (json-body.ts).
+ */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown, what = 'request body'): z.output<T> {
+  refuseUnstorableText(input, what);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const errors = describeIssues(result.error);
@@ -33,4 +40,30 @@ function pick(input: unknown, path: PropertyKey[]): unknown {
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return current;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Throws 400 VALIDATION_ERROR (`details.reason`, `details.field`) at the first string or key holding a NUL or a lone surrogate. */
+function refuseUnstorableText(input: unknown, what: string, path: string[] = []): void {
+  if (typeof input === 'string') {
+    const reason = input.includes('\u0000')
+      ? 'nul_character'
+      : LONE_SURROGATE.test(input)
+        ? 'lone_surrogate'
+        : undefined;
+    if (!reason) return;
+    const field = path.join('.');
+    const message = reason === 'nul_character' ? NUL_MESSAGE : LONE_SURROGATE_MESSAGE;
+    throw new AppError('VALIDATION_ERROR', `Invalid ${what}${field ? ` (${field})` : ''}: ${message}`, {
+      reason,
+      ...(field ? { field } : {}),
+    });
+  }
+  // Deeper than any input of the API: the JSON reader refused deeper bodies already, and a schema refuses these.
+  if (input === null || typeof input !== 'object' || path.length > 64) return;
+  for (const [key, value] of Object.entries(input)) {
+    refuseUnstorableText(key, what, path);
+    refuseUnstorableText(value, what, [...path, key]);
+  }
 }
