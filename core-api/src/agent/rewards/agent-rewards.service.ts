@@ -208,31 +208,40 @@ export async function claimAgentReward(
   const key = { keyId: principal.keyId, brandId: brand.brandId, rewardType: input.rewardType };
   const fresh = randomUUID();
 
-  const reserved = await db.transaction().execute(async (trx) => {
-    if (!(await lockAgentKey(trx, principal.keyId))) {
-      throw new AppError('UNAUTHORIZED', `Agent key ${principal.keyId} no longer exists`);
-    }
-    const existing = await findAgentRewardClaim(trx, key);
-    if (existing) {
-      const orphaned = !existing.paid && now.getTime() - existing.claimedAt.getTime() >= AGENT_REWARD_REDRIVE_AFTER_MS;
-      if (!orphaned) throw alreadyClaimed(existing);
-      return { eventId: existing.eventId, amount: existing.amount, claimedAt: existing.claimedAt, redrive: true };
-    }
-    const used = await countAgentRewardClaimsSince(trx, principal.keyId, startOfUtcDay(now));
-    const allowance = allowanceOf(principal, used, now);
-    if (allowance.remaining === 0) {
-      const retryAfter = Math.ceil((Date.parse(allowance.resetsAt) - now.getTime()) / 1000);
-      throw new AppError(
-        'RATE_LIMIT_EXCEEDED',
-        `Agent key ${principal.keyId} made its ${allowance.limit} reward claims of today (${principal.tier} tier); claim again after ${allowance.resetsAt}`,
-        { reason: 'agent_reward_cap', allowance },
-        { retryAfter },
-      );
-    }
-    const amount = AGENT_REWARD_AMOUNTS[input.rewardType];
-    await insertAgentRewardClaim(trx, { ...key, amount, eventId: fresh, claimedAt: now });
-    return { eventId: fresh, amount, claimedAt: now, redrive: false };
-  });
+  const reserved = await db
+    .transaction()
+    .execute(async (trx) => {
+      if (!(await lockAgentKey(trx, principal.keyId))) {
+        throw new AppError('UNAUTHORIZED', `Agent key ${principal.keyId} no longer exists`);
+      }
+      const existing = await findAgentRewardClaim(trx, key);
+      if (existing) {
+        const orphaned =
+          !existing.paid && now.getTime() - existing.claimedAt.getTime() >= AGENT_REWARD_REDRIVE_AFTER_MS;
+        if (!orphaned) throw alreadyClaimed(existing);
+        return { eventId: existing.eventId, amount: existing.amount, claimedAt: existing.claimedAt, redrive: true };
+      }
+      const used = await countAgentRewardClaimsSince(trx, principal.keyId, startOfUtcDay(now));
+      const allowance = allowanceOf(principal, used, now);
+      if (allowance.remaining === 0) {
+        const retryAfter = Math.ceil((Date.parse(allowance.resetsAt) - now.getTime()) / 1000);
+        throw new AppError(
+          'RATE_LIMIT_EXCEEDED',
+          `Agent key ${principal.keyId} made its ${allowance.limit} reward claims of today (${principal.tier} tier); claim again after ${allowance.resetsAt}`,
+          { reason: 'agent_reward_cap', allowance },
+          { retryAfter },
+        );
+      }
+      const amount = AGENT_REWARD_AMOUNTS[input.rewardType];
+      await insertAgentRewardClaim(trx, { ...key, amount, eventId: fresh, claimedAt: now });
+      return { eventId: fresh, amount, claimedAt: now, redrive: false };
+    })
+    .catch(async (error: unknown) => {
+      // The claim's primary key, should a claim of this key, brand and type ever pass the lock: still a 409.
+      if (!isUniqueViolation(error)) throw error;
+      const claim = await findAgentRewardClaim(db, key);
+      throw claim ? alreadyClaimed(claim) : error;
+    });
 
   const candidate = preparePlatformAward(
     {
