@@ -8,6 +8,7 @@ import { intelligenceTools } from './tools/intelligence.tools.ts';
 import { networkTools } from './tools/network.tools.ts';
 import { onboardingTools } from './tools/onboarding.tools.ts';
 import { programTools } from './tools/program.tools.ts';
+import { rewardsTools } from './tools/rewards.tools.ts';
 
 /**
  * Every agent tool, one area file each (docs/agent-api.md, "Tools"). REST (`/api/v1`), MCP and converse are
@@ -19,6 +20,7 @@ export function agentTools(d: AgentToolDeps): AgentTool[] {
   tools.unshift(...analyticsTools(d));
   tools.push(...programTools(d));
   tools.push(...onboardingTools(d));
+  tools.push(...rewardsTools(d));
   // converse plans over the whole list as served (itself excluded), read when it is called.
   let served: AgentTool[] = [];
   tools.push(...converseTools(d, () => served));

@@ -29,6 +29,7 @@ import * as agentKeys from './migrations/2026_11_26_0100_agent_keys.ts';
 import * as agentIntelligence from './migrations/2026_11_26_0400_agent_intelligence.ts';
 import * as agentAnalytics from './migrations/2026_11_27_0100_agent_analytics.ts';
 import * as agentOnboarding from './migrations/2026_11_27_0210_agent_onboarding.ts';
+import * as agentRewardClaims from './migrations/2026_11_28_0100_agent_reward_claims.ts';
 import * as agentReadIndexes from './migrations/2026_11_28_0300_agent_read_indexes.ts';
 import type { DB } from './schema.ts';
 
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_26_0400_agent_intelligence': agentIntelligence,
   '2026_11_27_0100_agent_analytics': agentAnalytics,
   '2026_11_27_0210_agent_onboarding': agentOnboarding,
+  '2026_11_28_0100_agent_reward_claims': agentRewardClaims,
   '2026_11_28_0300_agent_read_indexes': agentReadIndexes,
 };
 

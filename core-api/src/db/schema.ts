@@ -606,6 +606,16 @@ export interface AgentBrandOnboardingsTable {
   created_at: Timestamp;
 }
 
+/** An agent reward claimed once per (key, brand, type) (docs/agent-api/rewards.md); paid by event `event_id`. */
+export interface AgentRewardClaimsTable {
+  key_id: string;
+  brand_id: string;
+  reward_type: 'discovery' | 'onboarding';
+  amount: ColumnType<bigint, bigint | number, bigint | number>;
+  event_id: string;
+  claimed_at: Timestamp;
+}
+
 /** An agent API key (docs/agent-api.md, "Keys"); the secret is encrypted with the SecretBox. */
 export interface AgentKeysTable {
   key_id: string;
@@ -652,6 +662,7 @@ export interface DB {
   drops: DropsTable;
   agent_keys: AgentKeysTable;
   agent_brand_onboardings: AgentBrandOnboardingsTable;
+  agent_reward_claims: AgentRewardClaimsTable;
   drop_claims: DropClaimsTable;
   user_display_names: UserDisplayNamesTable;
   chat_groups: ChatGroupsTable;

@@ -10,6 +10,7 @@ import {
   type UpdateBrandInput,
 } from '@pts/shared';
 import type { Kysely } from 'kysely';
+import { zeroAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { DB, DetectionConfig } from '../../db/schema.ts';
 import { generateSecret, hashSecret, type SecretBox } from '../../security/secret-box.ts';
@@ -100,6 +101,17 @@ export async function createBrand(
   options: { withDefaultRules?: boolean } = {},
 ): Promise<CreatedBrand> {
   const address = (input.address ?? privateKeyToAccount(generatePrivateKey()).address).toLowerCase();
+  if (address === zeroAddress) {
+    // The platform ledger (events.service.ts PLATFORM_LEDGER_ID): rewards the network pays, under no brand.
+    throw new AppError(
+      'VALIDATION_ERROR',
+      'The zero address is reserved for the platform ledger; choose another Brand ID',
+      {
+        field: 'address',
+        value: address,
+      },
+    );
+  }
   const securityKey = generateSecret(SECURITY_KEY_PREFIX);
   const apiKey = generateSecret(API_KEY_PREFIX);
   const now = deps.clock.now();

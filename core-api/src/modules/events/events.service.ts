@@ -9,6 +9,7 @@ import {
   type PrivilegedSource,
 } from '@pts/shared';
 import type { Logger } from 'pino';
+import { zeroAddress } from 'viem';
 import type { Minter } from '../../chain/minter.types.ts';
 import type { Database } from '../../db/database.ts';
 import type { SignatureClaim } from '../../http/brand-signature.ts';
@@ -208,6 +209,53 @@ export async function prepareAward(
     rewardAmount: award.amount,
     skipCooldown: true,
     skipDuplicateWindow: true,
+  };
+}
+
+/**
+ * The ledger of rewards the network itself pays (agent rewards, docs/agent-api/rewards.md): recorded as
+ * events and mints of this id, which is no brand, so no brand's rules, totals, boards, webhooks or analytics
+ * see them. Only server code reaches it (`preparePlatformAward`): no brand may have this address (createBrand
+ * and a check constraint refuse it), so the event API answers it as an unknown brand.
+ */
+export const PLATFORM_LEDGER_ID: string = zeroAddress;
+
+/**
+ * A platform-funded award: no brand rule is looked up or needed (the rule below exists only in this
+ * candidate, unlimited and without cooldown), because the caller owns the whole entitlement (agent rewards:
+ * evidence, one claim per key, brand and type, a period cap, under its own row lock). It still goes through
+ * the batcher (one ledger, one wallet path, one mint) with `awardReward`. Brand rules are untouched: this
+ * never writes under a brand's id.
+ */
+export function preparePlatformAward(
+  input: { eventType: string; userEmail: string; metadata: Record<string, unknown> },
+  award: { eventId: string; amount: bigint; at: Date },
+): EventCandidate {
+  return {
+    eventId: award.eventId,
+    input: { brandId: PLATFORM_LEDGER_ID, ...input },
+    rule: {
+      id: `platform_${input.eventType}`,
+      brand_id: PLATFORM_LEDGER_ID,
+      event_type: input.eventType,
+      reward_amount: award.amount,
+      max_claims_per_user: -1,
+      max_total_claims: null,
+      total_claims: 0,
+      cooldown_hours: 0,
+      detection_method: 'platform',
+      detection_config: {},
+      is_custom: false,
+      active: true,
+      created_at: award.at,
+      updated_at: award.at,
+    },
+    rewardAmount: award.amount,
+    source: undefined,
+    skipCooldown: true,
+    skipDuplicateWindow: true,
+    domain: undefined,
+    signature: undefined,
   };
 }
 
