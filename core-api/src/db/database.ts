@@ -29,6 +29,7 @@ import * as agentKeys from './migrations/2026_11_26_0100_agent_keys.ts';
 import * as agentIntelligence from './migrations/2026_11_26_0400_agent_intelligence.ts';
 import * as agentAnalytics from './migrations/2026_11_27_0100_agent_analytics.ts';
 import * as agentOnboarding from './migrations/2026_11_27_0210_agent_onboarding.ts';
+import * as growthLeads from './migrations/2026_11_28_0200_growth_leads.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_26_0400_agent_intelligence': agentIntelligence,
   '2026_11_27_0100_agent_analytics': agentAnalytics,
   '2026_11_27_0210_agent_onboarding': agentOnboarding,
+  '2026_11_28_0200_growth_leads': growthLeads,
 };
 
 const migrationProvider: MigrationProvider = {
