@@ -3,6 +3,7 @@ import express, { type Express, Router } from 'express';
 import { createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
 import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
 import { agentTools } from './agent/agent-tools.ts';
+import { growthLeadAdminRoutes } from './agent/growth/growth-leads.routes.ts';
 import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
 import { registerApiDocs } from './api-docs.ts';
@@ -181,6 +182,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
   serve(adminRouter, '/admin', relayerGasAdminRoutes(deps));
   serve(adminRouter, '/admin', campaignAdminRoutes(deps));
+  serve(adminRouter, '/admin', growthLeadAdminRoutes(deps));
   const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
   serve(adminRouter, '/admin', perkAdminRoutes(perkDeps));
   serve(

@@ -4,6 +4,7 @@ import { actionsTools } from './tools/actions.tools.ts';
 import { analyticsTools } from './tools/analytics.tools.ts';
 import { converseTools } from './tools/converse.tools.ts';
 import { discoveryTools } from './tools/discovery.tools.ts';
+import { growthTools } from './tools/growth.tools.ts';
 import { intelligenceTools } from './tools/intelligence.tools.ts';
 import { networkTools } from './tools/network.tools.ts';
 import { onboardingTools } from './tools/onboarding.tools.ts';
@@ -20,6 +21,7 @@ export function agentTools(d: AgentToolDeps): AgentTool[] {
   tools.unshift(...analyticsTools(d));
   tools.push(...programTools(d));
   tools.push(...onboardingTools(d));
+  tools.push(...growthTools(d));
   tools.push(...rewardsTools(d));
   // converse plans over the whole list as served (itself excluded), read when it is called.
   let served: AgentTool[] = [];

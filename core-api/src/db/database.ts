@@ -30,6 +30,7 @@ import * as agentIntelligence from './migrations/2026_11_26_0400_agent_intellige
 import * as agentAnalytics from './migrations/2026_11_27_0100_agent_analytics.ts';
 import * as agentOnboarding from './migrations/2026_11_27_0210_agent_onboarding.ts';
 import * as agentRewardClaims from './migrations/2026_11_28_0100_agent_reward_claims.ts';
+import * as growthLeads from './migrations/2026_11_28_0200_growth_leads.ts';
 import * as agentReadIndexes from './migrations/2026_11_28_0300_agent_read_indexes.ts';
 import type { DB } from './schema.ts';
 
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_27_0100_agent_analytics': agentAnalytics,
   '2026_11_27_0210_agent_onboarding': agentOnboarding,
   '2026_11_28_0100_agent_reward_claims': agentRewardClaims,
+  '2026_11_28_0200_growth_leads': growthLeads,
   '2026_11_28_0300_agent_read_indexes': agentReadIndexes,
 };
 

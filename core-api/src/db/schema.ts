@@ -616,6 +616,19 @@ export interface AgentRewardClaimsTable {
   claimed_at: Timestamp;
 }
 
+/** A business that asked to hear about the program (docs/agent-api/growth.md, "request_growth_info"). */
+export interface GrowthLeadsTable {
+  /** Random (uuid): a lead id given to a public caller reveals nothing about other leads. */
+  id: Generated<string>;
+  business_name: string;
+  contact_email: string;
+  website: string;
+  industry: string;
+  request_count: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  last_requested_at: Timestamp;
+}
+
 /** An agent API key (docs/agent-api.md, "Keys"); the secret is encrypted with the SecretBox. */
 export interface AgentKeysTable {
   key_id: string;
@@ -663,6 +676,7 @@ export interface DB {
   agent_keys: AgentKeysTable;
   agent_brand_onboardings: AgentBrandOnboardingsTable;
   agent_reward_claims: AgentRewardClaimsTable;
+  growth_leads: GrowthLeadsTable;
   drop_claims: DropClaimsTable;
   user_display_names: UserDisplayNamesTable;
   chat_groups: ChatGroupsTable;

@@ -9,7 +9,8 @@ import type { TimeWindow } from './formulas.ts';
  * as int, sums as text → bigint.
  */
 
-const notAgent = (column: RawBuilder<unknown>) =>
+/** Leaves out agent identities (user ids starting `agent:` or `agent_`). */
+export const notAgent = (column: RawBuilder<unknown>) =>
   sql`(${column} NOT LIKE 'agent:%' AND ${column} NOT LIKE 'agent\\_%')`;
 const eventMember = notAgent(sql.ref('user_email'));
 const redemptionMember = notAgent(sql.ref('user_key'));

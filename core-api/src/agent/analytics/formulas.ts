@@ -198,6 +198,38 @@ export function ptsToUsd(pts: bigint): string {
   return `${pts / perUsd}.${(pts % perUsd).toString().padStart(3, '0')}`;
 }
 
+/** Event types read as purchases (docs/agent-api/analytics.md, "compare_cashback"): `earn` or any type containing purchase, order or checkout. */
+export const PURCHASE_EVENT = /(^earn$|purchase|order|checkout)/;
+
+/** What a purchase rule needs to be compared. */
+export interface PurchaseRuleLike {
+  eventType: string;
+  rewardAmount: bigint;
+  active: boolean;
+}
+
+/** The brand's best active purchase rule: the highest reward, ties by event type; undefined when it has none. */
+export function bestPurchaseRule<R extends PurchaseRuleLike>(rules: readonly R[]): R | undefined {
+  return rules
+    .filter((r) => r.active && PURCHASE_EVENT.test(r.eventType))
+    .sort((a, b) =>
+      b.rewardAmount > a.rewardAmount
+        ? 1
+        : b.rewardAmount < a.rewardAmount
+          ? -1
+          : a.eventType.localeCompare(b.eventType),
+    )[0];
+}
+
+/** What a purchase of `purchaseCents` earns under a flat reward of `rewardPts`: pts, their USD value, cashback %. */
+export function purchaseReward(rewardPts: bigint, purchaseCents: bigint) {
+  return {
+    rewardPts: rewardPts.toString(),
+    rewardUsd: ptsToUsd(rewardPts),
+    cashbackPercent: cashbackPercent(rewardPts, purchaseCents),
+  };
+}
+
 /** What the brand ranking compares. */
 export interface RankedActivity {
   brandId: string;

@@ -20,7 +20,7 @@ import {
   type WindowTotals,
 } from '../analytics/analytics.repository.ts';
 import {
-  cashbackPercent,
+  bestPurchaseRule,
   compareBrandActivity,
   growthPercent,
   healthReport,
@@ -29,7 +29,7 @@ import {
   type Period,
   percentOf,
   periodWindows,
-  ptsToUsd,
+  purchaseReward,
   ratio,
   type TimeWindow,
 } from '../analytics/formulas.ts';
@@ -47,8 +47,6 @@ export const TRENDING_MAX = 50;
 const FLOWS_MAX = 50;
 /** Health, rankings and cashback observations look at the last 30 days. */
 const HEALTH_PERIOD: Period = '30d';
-/** Event types read as purchases by the cashback comparison (docs/agent-api/analytics.md, "compare_cashback"). */
-const PURCHASE_EVENT = /(^earn$|purchase|order|checkout)/;
 
 const amount = z.string().regex(/^\d+$/).describe('Whole pts, as a decimal string (exact)');
 const basis = z.object({
@@ -97,6 +95,23 @@ const brandIdList = (min: number, max: number) =>
       return ids;
     })
     .describe(`${min} to ${max} Brand IDs (0x addresses), comma-separated`);
+
+/** A USD amount above 0 with up to 2 decimals (`25`, `19.99`) → integer cents (exact). */
+export const usdCents = (field: string) =>
+  z
+    .string({ message: `${field} is required: a USD amount such as 25 or 19.99` })
+    .trim()
+    .transform((value, ctx) => {
+      const cents = parseUsdToCents(value);
+      if (cents === undefined || cents === 0n) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${field} must be a USD amount above 0 with up to 2 decimals, such as 25 or 19.99`,
+        });
+        return z.NEVER;
+      }
+      return cents;
+    });
 
 const category = z
   .string()
@@ -656,20 +671,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
           .object({
             brandIds: brandIdList(COMPARE_BRANDS_MIN, CASHBACK_BRANDS_MAX).optional(),
             category: category.optional(),
-            purchaseAmount: z
-              .string({ message: 'purchaseAmount is required: a USD amount such as 25 or 19.99' })
-              .trim()
-              .transform((value, ctx) => {
-                const cents = parseUsdToCents(value);
-                if (cents === undefined || cents === 0n) {
-                  ctx.addIssue({
-                    code: 'custom',
-                    message: 'purchaseAmount must be a USD amount above 0 with up to 2 decimals, such as 25 or 19.99',
-                  });
-                  return z.NEVER;
-                }
-                return cents;
-              }),
+            purchaseAmount: usdCents('purchaseAmount'),
           })
           .refine((q) => q.brandIds !== undefined || q.category !== undefined, {
             message: 'Give brandIds (2 to 10, comma-separated) or category (or both)',
@@ -721,23 +723,16 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
         const accepted = new Map(types.map(([id, list]) => [id, new Map(list.map((t) => [t.eventType, t.accepted]))]));
         const brands = brandIds
           .map((brandId) => {
-            const best = (rules.get(brandId) ?? [])
-              .filter((r) => r.active && PURCHASE_EVENT.test(r.eventType))
-              .sort((a, b) =>
-                b.rewardAmount > a.rewardAmount
-                  ? 1
-                  : b.rewardAmount < a.rewardAmount
-                    ? -1
-                    : a.eventType.localeCompare(b.eventType),
-              )[0];
+            const best = bestPurchaseRule(rules.get(brandId) ?? []);
+            const reward = best ? purchaseReward(best.rewardAmount, cents) : undefined;
             return {
               brandId,
               name: names.get(brandId) ?? brandId,
               eventType: best?.eventType ?? null,
               eventId: best?.eventId ?? null,
-              rewardPts: best ? best.rewardAmount.toString() : null,
-              rewardUsd: best ? ptsToUsd(best.rewardAmount) : null,
-              cashbackPercent: best ? cashbackPercent(best.rewardAmount, cents) : null,
+              rewardPts: reward?.rewardPts ?? null,
+              rewardUsd: reward?.rewardUsd ?? null,
+              cashbackPercent: reward?.cashbackPercent ?? null,
               maxClaimsPerUser: best?.maxClaimsPerUser ?? null,
               cooldownHours: best?.cooldownHours ?? null,
               acceptedLast30d: best ? (accepted.get(brandId)?.get(best.eventType) ?? 0) : 0,

@@ -18,7 +18,8 @@ import { BRAND_CATEGORIES } from './discovery.tools.ts';
 const text = (max: number) =>
   cleanString(z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`));
 
-const onboardBody = z.object({
+/** The onboarding body (spec 2.2); the growth lead form reuses its business and contact fields. */
+export const onboardBody = z.object({
   brandAddress: cleanString(addressSchema.transform((value) => value.toLowerCase())),
   businessName: text(200),
   contactEmail: emailSchema,
