@@ -117,6 +117,7 @@ describe('claim_agent_reward: discovery', () => {
         { brandId: shop.brandId, rewardType: 'discovery', amount: 100, status: 'paid', mintStatus: 'confirmed' },
       ],
       allowance: { used: 1, remaining: 2 },
+      rateLimit: { requestsPerMinute: 1000 },
     });
     expect(read.body.data.claims[0].transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
   });
