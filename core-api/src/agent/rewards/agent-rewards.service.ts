@@ -334,5 +334,7 @@ export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentP
     claimable,
     claims: claims.map(claimView),
     allowance: allowanceOf(principal, used, now),
+    // The key's request rate (spec 8); each answer's X-RateLimit-* headers carry what is left of the minute.
+    rateLimit: { requestsPerMinute: principal.ratePerMinute },
   };
 }

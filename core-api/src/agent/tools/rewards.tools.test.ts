@@ -5,6 +5,7 @@ import { type AgentKeyCredentials, agentRequest, createFixtureKey } from '../../
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { PLATFORM_LEDGER_ID } from '../../modules/events/events.service.ts';
+import { releaseUnpaidClaim } from '../rewards/agent-rewards.repository.ts';
 import { agentIdentity } from '../rewards/agent-rewards.service.ts';
 
 // Agent rewards over HTTP with real keys, the real event pipeline and the chain: evidence, once per (key,
@@ -116,6 +117,7 @@ describe('claim_agent_reward: discovery', () => {
         { brandId: shop.brandId, rewardType: 'discovery', amount: 100, status: 'paid', mintStatus: 'confirmed' },
       ],
       allowance: { used: 1, remaining: 2 },
+      rateLimit: { requestsPerMinute: 1000 },
     });
     expect(read.body.data.claims[0].transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
   });
@@ -348,5 +350,44 @@ describe('crash between the claim and its reward', () => {
     await waitForMintsSettled(platform);
     expect(await rewardMintsOf(key.keyId)).toHaveLength(1);
     expect(await tokenBalance(platform, paid.body.data.wallet.address)).toBe(100n);
+  });
+
+  it('a refused reward gives its claim back, unless its event was written (only the answer was lost)', async () => {
+    const key = await newKey([shop.brandId, outside.brandId]);
+    const claimRow = (brandId: string, eventId: string) => ({
+      key_id: key.keyId,
+      brand_id: brandId,
+      reward_type: 'discovery' as const,
+      amount: 100n,
+      event_id: eventId,
+      claimed_at: platform.clock.now(),
+    });
+    const lost = crypto.randomUUID();
+    const written = crypto.randomUUID();
+    await platform.deps.db
+      .insertInto('agent_reward_claims')
+      .values([claimRow(shop.brandId, lost), claimRow(outside.brandId, written)])
+      .execute();
+    await platform.deps.db
+      .insertInto('events')
+      .values({
+        id: written,
+        brand_id: PLATFORM_LEDGER_ID,
+        event_type: 'agent_reward_discovery',
+        user_email: agentIdentity(key.keyId),
+        status: 'accepted',
+        metadata: JSON.stringify({ rewardedKeyId: key.keyId }),
+        reward_amount: 100n,
+        created_at: platform.clock.now(),
+      })
+      .execute();
+    await releaseUnpaidClaim(platform.deps.db, lost);
+    await releaseUnpaidClaim(platform.deps.db, written);
+    const left = await platform.deps.db
+      .selectFrom('agent_reward_claims')
+      .select('event_id')
+      .where('key_id', '=', key.keyId)
+      .execute();
+    expect(left).toEqual([{ event_id: written }]);
   });
 });

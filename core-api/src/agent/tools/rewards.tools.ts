@@ -49,7 +49,8 @@ function getAgentRewardsTool(d: AgentToolDeps): AgentTool {
       '`balance` and `pending` rewards not yet confirmed, in pts), earnings by reward type, every claim with ' +
       'its mint state, the agent activity that earns rewards (accepted events brought with process_event, ' +
       'brands onboarded), `claimable` (rewards whose evidence is met and not yet claimed: pass them to ' +
-      `claim_agent_reward) and \`allowance\`: claims per UTC day (${caps} by tier), used, remaining, resetsAt.`,
+      `claim_agent_reward), \`allowance\`: claims per UTC day (${caps} by tier), used, remaining, resetsAt, ` +
+      "and `rateLimit`: the key's requests per minute (the X-RateLimit-* headers tell what is left).",
     access: 'key',
     result: z.object({
       keyId: z.string(),
@@ -75,6 +76,7 @@ function getAgentRewardsTool(d: AgentToolDeps): AgentTool {
       claimable: z.array(z.object({ brandId: z.string(), rewardType: rewardTypeSchema, amount: z.number().int() })),
       claims: z.array(claimSchema),
       allowance: allowanceSchema,
+      rateLimit: z.object({ requestsPerMinute: z.number().int() }),
     }),
     example: () => ({}),
     handle: (_input, context) => readAgentRewards(d, context.principal),
