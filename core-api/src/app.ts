@@ -5,7 +5,6 @@ import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
 import { agentTools } from './agent/agent-tools.ts';
 import { createAgentKeysAdminRouter, registerAgentKeyAdminDocs } from './agent/keys/agent-keys.routes.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
-import { registerApiDocs } from './api-docs.ts';
 import type { AppServices } from './compose.ts';
 import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
@@ -52,7 +51,7 @@ import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/r
 import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
 import { createSdkRouter, registerSdkDocs } from './modules/sdk/sdk.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
-import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
+import { webhookAdminRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
 import { createMetricsRouter, createRewardStatusSampler } from './observability/metrics.routes.ts';
@@ -183,7 +182,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   adminRouter.use(createPaymentsAdminRouter(deps));
-  adminRouter.use(createWebhookAdminRouter(deps));
+  serve(adminRouter, '/admin', webhookAdminRoutes(deps));
   serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
   adminRouter.use(createRelayerGasAdminRouter(deps));
   serve(adminRouter, '/admin', campaignAdminRoutes(deps));
@@ -318,7 +317,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
   for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
 
-  registerApiDocs(docs);
   registerPaymentDocs(docs);
   registerPerkChargesDocs(docs);
   registerRelayerGasDocs(docs);
