@@ -48,7 +48,7 @@ import { registerPerkChargesDocs } from './modules/relayer/perk-charges.routes.t
 import { registerRelayerDocs } from './modules/relayer/relay.routes.ts';
 import { createRelayerRouter } from './modules/relayer/relayer.router.ts';
 import { createRelayerGasAdminRouter, registerRelayerGasDocs } from './modules/relayer/relayer-gas.routes.ts';
-import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
+import { rewardProcessorRoutes } from './modules/reward-processor/reward-processor.routes.ts';
 import { createSdkRouter, registerSdkDocs } from './modules/sdk/sdk.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
 import { webhookAdminRoutes } from './modules/webhooks/webhooks.routes.ts';
@@ -161,11 +161,13 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   mount('event-handler', '/pts-api', eventRouter);
-  mount(
-    'reward-processor',
+  const rewardProcessorRouter = Router();
+  serve(
+    rewardProcessorRouter,
     '/reward-processor',
-    createRewardProcessorRouter({ minter: deps.minter, logger, clock: deps.clock, adminToken: deps.adminToken }),
+    rewardProcessorRoutes({ minter: deps.minter, logger, clock: deps.clock, adminToken: deps.adminToken }),
   );
+  mount('reward-processor', '/reward-processor', rewardProcessorRouter);
   const relayerRouter = Router();
   relayerRouter.use(createSeedRelayerCompatRouter({ bodyLimitBytes: RELAY_BODY_LIMIT_BYTES }));
   relayerRouter.use(createRelayerRouter(deps, { verifyBrandSignature, limits: services.limits }));
