@@ -169,3 +169,24 @@ describe('a single-role process', () => {
     expect((await platform.get('/admin/brands')).status).toBe(404);
   });
 });
+
+describe('an admin-only process', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ PTS_ROLES: 'admin' });
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it('serves its admin routes at the root behind the token, and the public routes and 404s without it', async () => {
+    expect((await platform.get('/brands')).status).toBe(401);
+    const listed = await platform.get('/brands', { authorization: `Bearer ${platform.deps.adminToken}` });
+    expect(listed.status).toBe(200);
+    for (const path of ['/health', '/livez', '/openapi.json', '/.well-known/jwks.json']) {
+      expect((await platform.get(path)).status, path).toBe(200);
+    }
+    expect((await platform.get('/no/such/endpoint')).status).toBe(404);
+  });
+});
