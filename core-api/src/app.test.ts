@@ -68,6 +68,41 @@ describe('the composed app (all roles)', () => {
     expect(ui.headers.get('content-type')).toContain('text/html');
   });
 
+  it('documents the routes of the event, brand, identity, pregeneration, webhook and reward-processor tables', async () => {
+    const doc = (await platform.get('/openapi.json')).body;
+    const paths = doc.paths as Record<string, Record<string, unknown>>;
+    const operations = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        'post /pts-api/manual-event',
+        'post /pts-api/bulk-events',
+        'get /pts-api/event-config',
+        'post /pts-api/pregenerate-user',
+        'post /admin/brands',
+        'get /admin/brands',
+        'get /admin/brands/{brandId}',
+        'patch /admin/brands/{brandId}',
+        'put /admin/brands/{brandId}/rules/{eventType}',
+        'get /admin/brands/{brandId}/rules',
+        'put /admin/brands/{brandId}/webhook',
+        'get /admin/brands/{brandId}/webhook',
+        'delete /admin/brands/{brandId}/webhook',
+        'post /admin/brands/{brandId}/webhook/test',
+        'get /admin/brands/{brandId}/webhook/deliveries',
+        'post /admin/webhook-deliveries/{id}/replay',
+        'post /admin/users/token',
+        'get /.well-known/jwks.json',
+        'get /reward-processor/health',
+        'post /reward-processor/process-pending',
+        'get /reward-processor/queue',
+      ]),
+    );
+    // What the document says a route answers is what it answers.
+    const queue = await platform.get('/reward-processor/queue');
+    const documented = doc.paths['/reward-processor/queue'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(queue.body).sort()).toEqual(Object.keys(documented.properties).sort());
+  });
+
   it('answers root health with hostname and the mounted routes, and 404 in the error envelope', async () => {
     const health = await platform.get('/health');
     expect(health.body).toMatchObject({ status: 'healthy', service: 'pts-core-api', hostname: expect.any(String) });
@@ -132,5 +167,26 @@ describe('a single-role process', () => {
     expect((await platform.get('/health')).body).toMatchObject({ status: 'healthy', worker: 'reward-processor' });
     expect((await platform.post('/pts-api/manual-event', {})).status).toBe(404);
     expect((await platform.get('/admin/brands')).status).toBe(404);
+  });
+});
+
+describe('an admin-only process', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ PTS_ROLES: 'admin' });
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it('serves its admin routes at the root behind the token, and the public routes and 404s without it', async () => {
+    expect((await platform.get('/brands')).status).toBe(401);
+    const listed = await platform.get('/brands', { authorization: `Bearer ${platform.deps.adminToken}` });
+    expect(listed.status).toBe(200);
+    for (const path of ['/health', '/livez', '/openapi.json', '/.well-known/jwks.json']) {
+      expect((await platform.get(path)).status, path).toBe(200);
+    }
+    expect((await platform.get('/no/such/endpoint')).status).toBe(404);
   });
 });

@@ -6,7 +6,6 @@ import { agentTools } from './agent/agent-tools.ts';
 import { growthLeadAdminRoutes } from './agent/growth/growth-leads.routes.ts';
 import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
-import { registerApiDocs } from './api-docs.ts';
 import type { AppServices } from './compose.ts';
 import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
@@ -47,10 +46,10 @@ import { accountVerifierFromConfig } from './modules/pregeneration/account-verif
 import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
 import { relayerRoutes } from './modules/relayer/relayer.router.ts';
 import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
-import { createRewardProcessorRouter } from './modules/reward-processor/reward-processor.routes.ts';
+import { rewardProcessorRoutes } from './modules/reward-processor/reward-processor.routes.ts';
 import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
-import { createWebhookAdminRouter } from './modules/webhooks/webhooks.routes.ts';
+import { webhookAdminRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
 import { createMetricsRouter, createRewardStatusSampler } from './observability/metrics.routes.ts';
@@ -160,11 +159,13 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   mount('event-handler', '/pts-api', eventRouter);
-  mount(
-    'reward-processor',
+  const rewardProcessorRouter = Router();
+  serve(
+    rewardProcessorRouter,
     '/reward-processor',
-    createRewardProcessorRouter({ minter: deps.minter, logger, clock: deps.clock, adminToken: deps.adminToken }),
+    rewardProcessorRoutes({ minter: deps.minter, logger, clock: deps.clock, adminToken: deps.adminToken }),
   );
+  mount('reward-processor', '/reward-processor', rewardProcessorRouter);
   const relayerRouter = Router();
   relayerRouter.use(createSeedRelayerCompatRouter({ bodyLimitBytes: RELAY_BODY_LIMIT_BYTES }));
   serve(relayerRouter, '/relayer', relayerRoutes(deps, { verifyBrandSignature, limits: services.limits }));
@@ -178,7 +179,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     agentKeyAdminRoutes({ db: deps.db, clock: deps.clock, secrets: deps.secrets, adminToken: deps.adminToken }),
   );
   adminRouter.use(createPaymentsAdminRouter(deps));
-  adminRouter.use(createWebhookAdminRouter(deps));
+  serve(adminRouter, '/admin', webhookAdminRoutes(deps));
   serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
   serve(adminRouter, '/admin', relayerGasAdminRoutes(deps));
   serve(adminRouter, '/admin', campaignAdminRoutes(deps));
@@ -314,7 +315,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
   for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
 
-  registerApiDocs(docs);
   registerPaymentDocs(docs);
   const healthRouter = Router();
   serve(

@@ -15,8 +15,9 @@ import {
   type TestChain,
 } from '../../chain/test-chain.ts';
 import { createErrorHandler } from '../../http/errors.ts';
+import { routerFrom } from '../../http/route-table.ts';
 import { startRewardProcessorJob } from './reward-processor.job.ts';
-import { createRewardProcessorRouter } from './reward-processor.routes.ts';
+import { rewardProcessorRoutes } from './reward-processor.routes.ts';
 
 const ADMIN_TOKEN = 'pts_admin_test_token_0123456789';
 
@@ -34,7 +35,7 @@ beforeAll(async () => {
   app.use(express.json());
   app.use(
     '/reward-processor',
-    createRewardProcessorRouter({ minter, logger: silentLogger, clock: systemClock, adminToken: ADMIN_TOKEN }),
+    routerFrom(rewardProcessorRoutes({ minter, logger: silentLogger, clock: systemClock, adminToken: ADMIN_TOKEN })),
   );
   app.use(createErrorHandler(silentLogger));
   server = await new Promise<Server>((resolve) => {

@@ -16,7 +16,7 @@ import { createSecretBox } from '../../security/secret-box.ts';
 import { brandAdminRoutes } from '../brands/brands.routes.ts';
 import { createBrand } from '../brands/brands.service.ts';
 import { enqueueWebhook } from './webhooks.outbox.ts';
-import { createWebhookAdminRouter } from './webhooks.routes.ts';
+import { webhookAdminRoutes } from './webhooks.routes.ts';
 
 const ADMIN_TOKEN = 'webhook-test-admin-token-0123456789';
 const clock = createManualClock(new Date());
@@ -40,7 +40,7 @@ async function serve(env: Record<string, string>): Promise<string> {
   const config = loadConfig({ LOG_LEVEL: 'silent', PTS_WEBHOOK_TIMEOUT_MS: '1000', ...env });
   const deps = { db: database.db, secrets, clock, config, adminToken: ADMIN_TOKEN };
   app.use('/admin', routerFrom(brandAdminRoutes(deps)));
-  app.use('/admin', createWebhookAdminRouter({ ...deps, resolve }));
+  app.use('/admin', routerFrom(webhookAdminRoutes({ ...deps, resolve })));
   app.use(notFoundHandler);
   app.use(createErrorHandler(pino({ level: 'silent' })));
   const server = await new Promise<Server>((done) => {

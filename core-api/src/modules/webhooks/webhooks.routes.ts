@@ -1,17 +1,20 @@
 import type { Clock } from '@pts/shared';
 import {
   brandIdParamsSchema,
+  savedWebhookEndpointSchema,
   setWebhookRequestSchema,
   webhookDeliveriesQuerySchema,
   webhookDeliveryParamsSchema,
+  webhookDeliverySchema,
+  webhookEndpointSchema,
+  webhookTestResultSchema,
 } from '@pts/shared';
-import { Router } from 'express';
+import { z } from 'zod';
 import { type Config, webhooksAllowInsecure } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
-import { jsonBody } from '../../http/json-body.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { HostResolver } from '../../http/ssrf-guard.ts';
-import { parseInput } from '../../http/validate.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import {
   deleteWebhookEndpoint,
@@ -22,6 +25,8 @@ import {
   setWebhookEndpoint,
   type WebhookServiceDeps,
 } from './webhooks.service.ts';
+
+const BODY_LIMIT_BYTES = 16 * 1024;
 
 /** What the webhook admin routes need (the app's deps fit as they are); `resolve` replaces DNS in tests. */
 export type WebhookRouterDeps = {
@@ -34,11 +39,16 @@ export type WebhookRouterDeps = {
   resolve?: HostResolver;
 };
 
+const adminOnly: ['adminToken'] = ['adminToken'];
+const unauthorized = failure('Missing or wrong admin token');
+const noEndpoint = failure('Unknown brand or no endpoint');
+const answer = <T extends z.ZodRawShape>(shape: T) => z.object({ success: z.literal(true), ...shape });
+
 /**
- * Webhook administration, mounted at `/admin` beside the brands router. Every route requires the admin
+ * Webhook administration, mounted at `/admin` beside the brand routes. Every route requires the admin
  * bearer token. Responses: `{ success, webhook | deliveries | delivery | result }`.
  */
-export function createWebhookAdminRouter(deps: WebhookRouterDeps): Router {
+export function webhookAdminRoutes(deps: WebhookRouterDeps): Route[] {
   const allowInsecure = webhooksAllowInsecure(deps.config);
   const service: WebhookServiceDeps = {
     db: deps.db,
@@ -48,43 +58,124 @@ export function createWebhookAdminRouter(deps: WebhookRouterDeps): Router {
     timeoutMs: deps.config.PTS_WEBHOOK_TIMEOUT_MS,
     resolve: deps.resolve,
   };
-  const router = Router();
-  const auth = requireAdminToken(deps.adminToken);
-  const json = jsonBody(16 * 1024);
+  const before = [requireAdminToken(deps.adminToken)];
 
-  // The secret is in this answer only when one was issued (new endpoint or rotateSecret).
-  router.put('/brands/:brandId/webhook', auth, json, async (req, res) => {
-    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    const input = parseInput(setWebhookRequestSchema, req.body ?? {});
-    res.json({ success: true, webhook: await setWebhookEndpoint(service, brandId, input) });
-  });
-
-  router.get('/brands/:brandId/webhook', auth, async (req, res) => {
-    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    res.json({ success: true, webhook: await getWebhookEndpoint(service, brandId) });
-  });
-
-  router.delete('/brands/:brandId/webhook', auth, async (req, res) => {
-    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    await deleteWebhookEndpoint(service, brandId);
-    res.json({ success: true });
-  });
-
-  router.post('/brands/:brandId/webhook/test', auth, async (req, res) => {
-    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    res.json({ success: true, result: await sendTestWebhook(service, brandId) });
-  });
-
-  router.get('/brands/:brandId/webhook/deliveries', auth, async (req, res) => {
-    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    const query = parseInput(webhookDeliveriesQuerySchema, req.query, 'query');
-    res.json({ success: true, deliveries: await listWebhookDeliveries(service, brandId, query) });
-  });
-
-  router.post('/webhook-deliveries/:id/replay', auth, async (req, res) => {
-    const { id } = parseInput(webhookDeliveryParamsSchema, req.params, 'path');
-    res.json({ success: true, delivery: await replayWebhookDelivery(service, id) });
-  });
-
-  return router;
+  return [
+    defineRoute({
+      method: 'put',
+      path: '/brands/:brandId/webhook',
+      summary: "Set the brand's webhook endpoint (the signing secret is returned when issued)",
+      description: 'The secret is in this answer only when one was issued (a new endpoint, or `rotateSecret`).',
+      tags: ['webhooks'],
+      security: adminOnly,
+      before,
+      request: {
+        params: brandIdParamsSchema,
+        body: setWebhookRequestSchema,
+        bodyReader: 'json-any-type',
+        bodyLimitBytes: BODY_LIMIT_BYTES,
+      },
+      responses: {
+        200: { description: 'Endpoint', schema: answer({ webhook: savedWebhookEndpointSchema }) },
+        400: failure('Invalid URL (HTTPS required outside local mode; private and internal addresses refused)'),
+        401: unauthorized,
+        404: failure('Unknown brand'),
+      },
+      handle: async ({ params: { brandId }, body }) => ({
+        success: true,
+        webhook: await setWebhookEndpoint(service, brandId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/webhook',
+      summary: "The brand's webhook endpoint (never the secret)",
+      tags: ['webhooks'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema },
+      responses: {
+        200: { description: 'Endpoint', schema: answer({ webhook: webhookEndpointSchema }) },
+        400: failure('Malformed brand id'),
+        401: unauthorized,
+        404: noEndpoint,
+      },
+      handle: async ({ params: { brandId } }) => ({
+        success: true,
+        webhook: await getWebhookEndpoint(service, brandId),
+      }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/brands/:brandId/webhook',
+      summary: 'Remove the endpoint; its queued deliveries end as dead',
+      tags: ['webhooks'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema },
+      responses: {
+        200: { description: 'Removed', schema: answer({}) },
+        400: failure('Malformed brand id'),
+        401: unauthorized,
+        404: noEndpoint,
+      },
+      handle: async ({ params: { brandId } }) => {
+        await deleteWebhookEndpoint(service, brandId);
+        return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/webhook/test',
+      summary: 'Send a signed webhook.test event now and report what the receiver answered',
+      tags: ['webhooks'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema },
+      responses: {
+        200: { description: 'Result', schema: answer({ result: webhookTestResultSchema }) },
+        400: failure('Malformed brand id'),
+        401: unauthorized,
+        404: noEndpoint,
+      },
+      handle: async ({ params: { brandId } }) => ({ success: true, result: await sendTestWebhook(service, brandId) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/webhook/deliveries',
+      summary: "The brand's webhook deliveries, newest first",
+      tags: ['webhooks'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema, query: webhookDeliveriesQuerySchema },
+      responses: {
+        200: { description: 'Deliveries', schema: answer({ deliveries: z.array(webhookDeliverySchema) }) },
+        400: failure('Malformed brand id or query'),
+        401: unauthorized,
+      },
+      handle: async ({ params: { brandId }, query }) => ({
+        success: true,
+        deliveries: await listWebhookDeliveries(service, brandId, query),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/webhook-deliveries/:id/replay',
+      summary: 'Queue a delivery again (also a dead one); the event id stays the same',
+      description:
+        "Deliveries POST `{id, type, created, data}` to the brand's URL with `x-pts-signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, t + '.' + body)>`; see docs/webhooks.md.",
+      tags: ['webhooks'],
+      security: adminOnly,
+      before,
+      request: { params: webhookDeliveryParamsSchema },
+      responses: {
+        200: { description: 'Queued', schema: answer({ delivery: webhookDeliverySchema }) },
+        400: failure('Malformed delivery id'),
+        401: unauthorized,
+        404: failure('Unknown delivery'),
+        409: failure('The delivery is being sent right now'),
+      },
+      handle: async ({ params: { id } }) => ({ success: true, delivery: await replayWebhookDelivery(service, id) }),
+    }),
+  ];
 }
