@@ -110,3 +110,18 @@ export function answerKey(name: string, input: unknown): string {
         : value,
   )}`;
 }
+
+/**
+ * A population read shared by several tools (a brand's window totals, members' earnings), through the
+ * process's answer cache under the same max age as the public answers; read directly when that is 0.
+ */
+export function rememberRead<T>(
+  d: { deps: { config: { PTS_AGENT_ANSWER_MAX_AGE_SECONDS: number } }; services: { agentAnswers: AnswerCache } },
+  name: string,
+  input: unknown,
+  read: () => Promise<T>,
+): Promise<T> {
+  const seconds = d.deps.config.PTS_AGENT_ANSWER_MAX_AGE_SECONDS;
+  if (seconds === 0) return read();
+  return d.services.agentAnswers.get(answerKey(name, input), seconds, read);
+}

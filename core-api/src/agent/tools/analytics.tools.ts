@@ -33,6 +33,7 @@ import {
   ratio,
   type TimeWindow,
 } from '../analytics/formulas.ts';
+import { rememberRead } from '../answer-cache.ts';
 import { type DirectoryBrand, listDirectoryBrands } from '../discovery/brand-directory.repository.ts';
 import { readPerkActivity } from '../intelligence/intelligence.repository.ts';
 import { BRAND_CATEGORIES, BRANDS_LIST_MAX } from './discovery.tools.ts';
@@ -240,6 +241,16 @@ async function requireBrands(d: AgentToolDeps, brandIds: string[]): Promise<Map<
   return names;
 }
 
+/**
+ * One brand's (or the network's) totals over one window, shared by brand analytics, health, comparisons and
+ * the network view through the answer cache: keyed by the window's length and how long ago it ended.
+ */
+function windowTotals(d: AgentToolDeps, brandId: string | undefined, window: TimeWindow): Promise<WindowTotals> {
+  const endedAgoMs = d.deps.clock.now().getTime() - window.to.getTime();
+  const key = { brandId: brandId ?? '*', days: window.days, endedAgoDays: Math.round(endedAgoMs / 86_400_000) };
+  return rememberRead(d, 'window_totals', key, () => readWindowTotals(d.deps.db, brandId, window));
+}
+
 /** Analytics of the network and of one brand (spec 4.1 `/analytics/*`), all public aggregates. */
 function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
   const db = d.deps.db;
@@ -247,8 +258,8 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
   async function brandHealth(brandId: string, now: Date) {
     const { current, previous } = periodWindows(now, HEALTH_PERIOD);
     const [cur, prev, retained, streaks, program] = await Promise.all([
-      readWindowTotals(db, brandId, current),
-      readWindowTotals(db, brandId, previous),
+      windowTotals(d, brandId, current),
+      windowTotals(d, brandId, previous),
       readRetainedMembers(db, brandId, previous, current),
       readStreakTotals(db, brandId, current),
       readProgramSize(db, brandId),
@@ -289,8 +300,8 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       async handle({ query }, context) {
         const { current, previous } = periodWindows(context.clock.now(), query.period);
         const [cur, prev, types] = await Promise.all([
-          readWindowTotals(db, undefined, current),
-          readWindowTotals(db, undefined, previous),
+          windowTotals(d, undefined, current),
+          windowTotals(d, undefined, previous),
           readEventTypeActivity(db, undefined, current),
         ]);
         return {
@@ -335,8 +346,8 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
         await requireBrandExists(db, params.brandId);
         const { current, previous } = periodWindows(context.clock.now(), query.period);
         const [cur, prev, types, streaks] = await Promise.all([
-          readWindowTotals(db, params.brandId, current),
-          readWindowTotals(db, params.brandId, previous),
+          windowTotals(d, params.brandId, current),
+          windowTotals(d, params.brandId, previous),
           readEventTypeActivity(db, params.brandId, current),
           readStreakTotals(db, params.brandId, current),
         ]);
@@ -486,7 +497,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
         const [perks, totals, all] = await Promise.all([
           readPerkActivity(db, params.brandId, now),
           readPerkRedemptionTotals(db, params.brandId, now),
-          readWindowTotals(db, params.brandId, allTime),
+          windowTotals(d, params.brandId, allTime),
         ]);
         const view = perks
           .map((p) => {
@@ -615,8 +626,8 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
         const brands = await Promise.all(
           query.brandIds.map(async (brandId) => {
             const [cur, prev] = await Promise.all([
-              readWindowTotals(db, brandId, current),
-              readWindowTotals(db, brandId, previous),
+              windowTotals(d, brandId, current),
+              windowTotals(d, brandId, previous),
             ]);
             return {
               brandId,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { answerKey } from '../answer-cache.ts';
+import { rememberRead } from '../answer-cache.ts';
 import { readBrandMembers, readPerkRedeemers, readPlatformSplit } from '../intelligence/audience.repository.ts';
 import {
   ARCHETYPES,
@@ -276,11 +276,9 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
    * once per PTS_AGENT_ANSWER_MAX_AGE_SECONDS per brand set (docs/agent-api.md, "Freshness").
    */
   function earningsTotals(brands: string[], window: { from: Date; to: Date }): Promise<bigint[]> {
-    const seconds = d.deps.config.PTS_AGENT_ANSWER_MAX_AGE_SECONDS;
-    const read = () => readEarningsTotals(db, brands, window.from, window.to);
-    if (seconds === 0) return read();
-    const key = answerKey('earnings_totals', { brands: [...brands].sort(), days: WINDOW_DAYS });
-    return d.services.agentAnswers.get(key, seconds, read);
+    return rememberRead(d, 'earnings_totals', { brands: [...brands].sort(), days: WINDOW_DAYS }, () =>
+      readEarningsTotals(db, brands, window.from, window.to),
+    );
   }
 
   /** The member's activity at the key's brands; 404 when they have none there. */
