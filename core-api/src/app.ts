@@ -29,11 +29,7 @@ import { createEventsRouter } from './modules/events/events.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { createIdentityAdminRouter, createJwksRouter } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
-import {
-  createPaymentsAdminRouter,
-  createPaymentsRouter,
-  registerPaymentDocs,
-} from './modules/payments/payments.routes.ts';
+import { createPaymentErrorHandler, paymentAdminRoutes, paymentRoutes } from './modules/payments/payments.routes.ts';
 import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
 import {
   constraintAdminRoutes,
@@ -142,7 +138,11 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     ),
   );
   serve(eventRouter, '/pts-api', dnsRoutes(deps, { limit: services.limits.verifyDns }));
-  eventRouter.use(createPaymentsRouter(deps));
+  // Token purchases answer their errors in the payment failure shape (spec 4.7), on their own router.
+  const paymentsRouter = Router();
+  serve(paymentsRouter, '/pts-api', paymentRoutes(deps));
+  paymentsRouter.use(createPaymentErrorHandler(logger));
+  eventRouter.use(paymentsRouter);
   // Real-account checks with the providers whose credentials are configured (docs/identity.md).
   const accountVerifier = accountVerifierFromConfig(config, { logger });
   eventRouter.use(
@@ -172,7 +172,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     '/admin',
     agentKeyAdminRoutes({ db: deps.db, clock: deps.clock, secrets: deps.secrets, adminToken: deps.adminToken }),
   );
-  adminRouter.use(createPaymentsAdminRouter(deps));
+  serve(adminRouter, '/admin', paymentAdminRoutes(deps));
   adminRouter.use(createWebhookAdminRouter(deps));
   serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
   serve(adminRouter, '/admin', relayerGasAdminRoutes(deps));
@@ -305,7 +305,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
 
   registerApiDocs(docs);
-  registerPaymentDocs(docs);
   const healthRouter = Router();
   serve(
     healthRouter,
