@@ -15,6 +15,41 @@ function cliAgainst(platform: TestPlatform) {
   return { out, io };
 }
 
+interface ExpressRouter {
+  stack: { route?: { path: string; methods: Record<string, boolean> }; handle: Partial<ExpressRouter> }[];
+}
+
+/** `method path` of every route of a router and the routers mounted in it (paths relative to their mount). */
+function routesOf(router: ExpressRouter): string[] {
+  return router.stack.flatMap((layer) => {
+    if (layer.route) return Object.keys(layer.route.methods).map((method) => `${method} ${layer.route?.path}`);
+    return layer.handle.stack ? routesOf(layer.handle as ExpressRouter) : [];
+  });
+}
+
+const MOUNT_PREFIXES = [
+  '',
+  '/pts-api',
+  '/services',
+  '/admin',
+  '/relayer',
+  '/reward-processor',
+  '/constraint-updater',
+  '/api/v1',
+];
+
+/** Served, and not API operations: the document and its page, metrics, the JWKS, MCP's protocol endpoint. */
+const SERVED_UNDOCUMENTED = new Set([
+  'get /openapi.json',
+  'get /docs',
+  'get /docs/swagger-initializer.js',
+  'get /docs/:asset',
+  'get /metrics',
+  'post /mcp',
+  'get /mcp',
+  'delete /mcp',
+]);
+
 describe('the composed app (all roles)', () => {
   let platform: TestPlatform;
 
@@ -101,6 +136,24 @@ describe('the composed app (all roles)', () => {
     const queue = await platform.get('/reward-processor/queue');
     const documented = doc.paths['/reward-processor/queue'].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(queue.body).sort()).toEqual(Object.keys(documented.properties).sort());
+  });
+
+  it('documents every route it serves: each route table, the seed adapters and the other routers', async () => {
+    const doc = (await platform.get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, operations]) =>
+        Object.keys(operations).map((method) => `${method} ${path.replace(/\{([^}]+)\}/g, ':$1')}`),
+      ),
+    );
+    const served = routesOf((platform.app as unknown as { router: ExpressRouter }).router);
+    expect(served.length).toBeGreaterThan(100);
+    // A route answers under its role's prefix (and at the root of a single-role process).
+    const undocumented = served.filter(
+      (route) =>
+        !SERVED_UNDOCUMENTED.has(route) &&
+        !MOUNT_PREFIXES.some((prefix) => documented.has(route.replace(' ', ` ${prefix}`))),
+    );
+    expect(undocumented).toEqual([]);
   });
 
   it('answers root health with hostname and the mounted routes, and 404 in the error envelope', async () => {

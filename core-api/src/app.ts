@@ -29,11 +29,7 @@ import { eventRoutes, limitUnsignedByIp } from './modules/events/events.routes.t
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { identityAdminRoutes, jwksRoutes } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
-import {
-  createPaymentsAdminRouter,
-  createPaymentsRouter,
-  registerPaymentDocs,
-} from './modules/payments/payments.routes.ts';
+import { createPaymentErrorHandler, paymentAdminRoutes, paymentRoutes } from './modules/payments/payments.routes.ts';
 import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
 import {
   constraintAdminRoutes,
@@ -144,7 +140,11 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     ),
   );
   serve(eventRouter, '/pts-api', dnsRoutes(deps, { limit: services.limits.verifyDns }));
-  eventRouter.use(createPaymentsRouter(deps));
+  // Token purchases answer their errors in the payment failure shape (spec 4.7), on their own router.
+  const paymentsRouter = Router();
+  serve(paymentsRouter, '/pts-api', paymentRoutes(deps));
+  paymentsRouter.use(createPaymentErrorHandler(logger));
+  eventRouter.use(paymentsRouter);
   // Real-account checks with the providers whose credentials are configured (docs/identity.md).
   const accountVerifier = accountVerifierFromConfig(config, { logger });
   serve(
@@ -178,7 +178,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     '/admin',
     agentKeyAdminRoutes({ db: deps.db, clock: deps.clock, secrets: deps.secrets, adminToken: deps.adminToken }),
   );
-  adminRouter.use(createPaymentsAdminRouter(deps));
+  serve(adminRouter, '/admin', paymentAdminRoutes(deps));
   serve(adminRouter, '/admin', webhookAdminRoutes(deps));
   serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
   serve(adminRouter, '/admin', relayerGasAdminRoutes(deps));
@@ -315,7 +315,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
   for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
 
-  registerPaymentDocs(docs);
   const healthRouter = Router();
   serve(
     healthRouter,

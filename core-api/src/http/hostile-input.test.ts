@@ -94,24 +94,9 @@ beforeAll(async () => {
       });
     }
   }
-  // Served but not in the document: MCP, the local checkout's form post, the token issuer and its keys.
+  // Served but not in the document: MCP (JSON-RPC) and the metrics scrape.
   routes.push(
     { method: 'POST', template: '/mcp', parameters: [], bodyType: 'application/json', body: mcpCallSchema },
-    {
-      method: 'POST',
-      template: '/pts-api/checkout/{sessionId}/pay',
-      parameters: [{ name: 'sessionId', in: 'path', schema: { type: 'string', format: 'uuid' } }],
-      bodyType: 'application/x-www-form-urlencoded',
-      body: { type: 'object', properties: { card: { type: 'string' } } },
-    },
-    {
-      method: 'POST',
-      template: '/admin/users/token',
-      parameters: [],
-      bodyType: 'application/json',
-      body: { type: 'object', properties: { email: { type: 'string', format: 'email' } } },
-    },
-    { method: 'GET', template: '/.well-known/jwks.json', parameters: [] },
     { method: 'GET', template: '/metrics', parameters: [] },
   );
 }, 120_000);

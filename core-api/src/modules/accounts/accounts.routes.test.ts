@@ -466,19 +466,3 @@ describe('POST /services/link/unlink', () => {
     expect(response.status).toBe(401);
   });
 });
-
-describe('OpenAPI', () => {
-  it('documents the link routes', async () => {
-    const doc = await platform.get('/openapi.json');
-    expect(Object.keys(doc.body.paths)).toEqual(
-      expect.arrayContaining([
-        '/services/link/code',
-        '/services/link/confirm',
-        '/services/link/email',
-        '/services/link/unlink',
-        '/services/link/{brandId}/{userIdentifier}',
-      ]),
-    );
-    expect(doc.body.paths['/services/link/confirm'].post.responses['409']).toBeDefined();
-  });
-});

@@ -385,6 +385,21 @@ export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Ro
 
   const routes = [
     defineRoute({
+      method: 'post',
+      path: '/achievements/update-progress',
+      tags: ['seed compatibility'],
+      summary: 'Achievement progress in the seed vocabulary, as /services/achievements/progress',
+      description:
+        '`achievementType` is accepted for `type` and `progress` for `increment`; the answer adds ' +
+        '`achievementType` and `currentProgress`.',
+      security: signed,
+      request: { body: z.object({ brandId: z.string(), achievementType: z.string() }).loose() },
+      responses: { 200: { description: 'Progress recorded' }, ...signedFailures },
+      // Served by the adapter above, which hands the mapped request to the achievements route.
+      documentOnly: true,
+      handle: () => undefined,
+    }),
+    defineRoute({
       method: 'get',
       path: '/user-stats/:brandId/:userIdentifier',
       tags: ['seed compatibility'],

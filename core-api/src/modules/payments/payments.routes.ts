@@ -6,14 +6,13 @@ import {
   checkoutSessionIdSchema,
   createCheckoutRequestSchema,
   createCheckoutResponseSchema,
-  errorEnvelopeSchema,
   isAppError,
   paymentFailureSchema,
   paymentMintRequestSchema,
   paymentMintResponseSchema,
   paymentWebhookResponseSchema,
 } from '@pts/shared';
-import express, { type ErrorRequestHandler, type Request, type Response, Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Minter } from '../../chain/minter.types.ts';
@@ -21,9 +20,7 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { errorBody, toClientError } from '../../http/errors.ts';
-import { jsonBody } from '../../http/json-body.ts';
-import { parseInput } from '../../http/validate.ts';
-import type { ApiDocs } from '../../observability/openapi.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { CHECKOUT_PAGE_HEADERS, fillSessionId, renderCheckoutMessage, renderCheckoutPage } from './checkout-page.ts';
 import { isLocalPaymentProvider } from './local-provider.ts';
 import type { PaymentProvider } from './payment-provider.ts';
@@ -51,8 +48,11 @@ function sendPaymentError(res: Response, error: AppError): void {
   res.status(error.status).json({ ...errorBody(error), message: error.message });
 }
 
-/** Errors of the JSON payment routes, body-parser failures included, in the payment failure shape. */
-function createPaymentErrorHandler(logger: Logger): ErrorRequestHandler {
+/**
+ * Errors of the payment routes, body-parser failures included, in the payment failure shape: mount it after them
+ * on their own router.
+ */
+export function createPaymentErrorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) return next(err);
     let error = toClientError(err);
@@ -98,35 +98,19 @@ function sendPage(res: Response, status: number, html: string): void {
   res.status(status).set(CHECKOUT_PAGE_HEADERS).send(html);
 }
 
+const paymentFailure = (description: string) => ({ description, schema: paymentFailureSchema });
+const page = (description: string) => ({ description, contentType: 'text/html' });
+
 /**
- * Token purchases (spec 4.6, 4.7, 6 inbound), relative to where it is mounted (`/pts-api`):
- * `POST /create-checkout`, `POST /payment-mint`, `POST /payment-webhook` (raw body, provider signature),
- * and the local provider's hosted page `GET /checkout/:sessionId` with its `POST …/pay` and `…/cancel`.
+ * Token purchases (spec 4.6, 4.7, 6 inbound), relative to where they are mounted (`/pts-api`, on a router whose
+ * errors `createPaymentErrorHandler` answers): `POST /create-checkout`, `POST /payment-mint`,
+ * `POST /payment-webhook` (raw body, provider signature), and the local provider's hosted page
+ * `GET /checkout/:sessionId` with its form posts `POST …/pay` and `…/cancel`.
  */
-export function createPaymentsRouter(deps: PaymentsRouterDeps): Router {
+export function paymentRoutes(deps: PaymentsRouterDeps): Route[] {
   const payment = paymentDepsFrom(deps);
-  const json = jsonBody(deps.config.PTS_BODY_LIMIT_BYTES);
-  const router = Router();
-
-  router.post('/create-checkout', json, async (req, res) => {
-    const input = parseInput(createCheckoutRequestSchema, req.body);
-    const created = await createCheckout(payment, input);
-    res.json({
-      success: true,
-      checkoutUrl: absoluteUrl(created.checkoutUrl, req, deps.config.PTS_PUBLIC_URL),
-      sessionId: created.sessionId,
-    });
-  });
-
-  router.post('/payment-mint', json, async (req, res) => {
-    const { sessionId } = parseInput(paymentMintRequestSchema, req.body);
-    res.json(await fulfilPayment(payment, sessionId));
-  });
-
-  router.post('/payment-webhook', express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
-    const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    res.json(await handlePaymentWebhook(payment, rawBody, req.get('stripe-signature')));
-  });
+  // Read as JSON whatever the declared content type, as the seed clients send it.
+  const json = { bodyLimitBytes: deps.config.PTS_BODY_LIMIT_BYTES, bodyReader: 'json-any-type' } as const;
 
   // The local provider's hosted checkout page. Errors here are HTML pages, not JSON.
   const local = isLocalPaymentProvider(deps.payments) ? deps.payments : undefined;
@@ -135,153 +119,205 @@ export function createPaymentsRouter(deps: PaymentsRouterDeps): Router {
     const parsed = checkoutSessionIdSchema.safeParse(req.params.sessionId);
     return parsed.success ? parsed.data : undefined;
   };
-  router.get('/checkout/:sessionId', async (req, res) => {
-    const id = hostedSessionId(req);
-    const session = local && id ? await local.findHostedSession(id) : undefined;
-    if (!session) return notFound(res);
-    sendPage(
-      res,
-      200,
-      renderCheckoutPage({
-        sessionId: session.id,
-        brandName: session.brand_name,
-        brandId: session.brand_id,
-        amountCents: BigInt(session.amount_total),
-        currency: session.currency,
-        ptsAmount: session.metadata[METADATA.ptsAmount] ?? '?',
-        customerEmail: session.customer_email,
-        status: session.status,
-        formToken: session.form_token,
-        successUrl: fillSessionId(session.success_url, session.id),
-        cancelUrl: session.cancel_url,
-      }),
-    );
-  });
+  // Documented only: a malformed id answers the HTML 404 page, not a JSON 400.
+  const hostedParams = z.object({ sessionId: z.string() });
+  const formPost = {
+    params: hostedParams,
+    body: z.object({ token: z.string() }),
+    bodyContentType: 'application/x-www-form-urlencoded',
+    bodyReader: 'own',
+    validateBody: false,
+  } as const;
+  const formAnswers = {
+    303: { description: "Done: redirects to the session's success (or cancel) URL" },
+    403: page('The form is stale (wrong token): reload the checkout page'),
+    404: page('Unknown session, or Stripe configured'),
+    409: page('The session is no longer open'),
+  };
 
-  router.post('/checkout/:sessionId/pay', form, async (req, res) => {
-    const id = hostedSessionId(req);
-    if (!local || !id) return notFound(res);
-    const action = await local.payHostedSession(id, formToken(req));
-    if (action.result !== 'done') {
-      return answerRefusedAction(
-        res,
-        action.result,
-        'Checkout canceled',
-        'This checkout was canceled; start a new one.',
-      );
-    }
-    try {
-      await fulfilPayment(payment, id);
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      return sendPage(res, error.status, renderCheckoutMessage('Payment received, tokens not minted', error.message));
-    }
-    res.redirect(303, fillSessionId(action.session.success_url, id));
-  });
-
-  router.post('/checkout/:sessionId/cancel', form, async (req, res) => {
-    const id = hostedSessionId(req);
-    if (!local || !id) return notFound(res);
-    const action = await local.cancelHostedSession(id, formToken(req));
-    if (action.result !== 'done') {
-      return answerRefusedAction(res, action.result, 'Checkout closed', 'This checkout is already paid or canceled.');
-    }
-    await markPaymentCanceled(deps.db, id, deps.clock.now());
-    res.redirect(303, action.session.cancel_url);
-  });
-
-  router.use(createPaymentErrorHandler(deps.logger));
-  return router;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/create-checkout',
+      summary: 'Open a hosted checkout for a brand buying reward tokens (1 USD = 1000 tokens)',
+      description:
+        "The tokens go to the brand's own wallet (its Brand ID). `amount` is USD cents, 100 to 1,000,000; only " +
+        '`usd` is accepted. The session carries metadata `wallet`, `usd_amount` ("10.00") and `pts_amount` ' +
+        '("10000"). `successUrl` gets `session_id={CHECKOUT_SESSION_ID}` appended unless it has the placeholder. ' +
+        "With Stripe configured `checkoutUrl` is Stripe Checkout, otherwise this service's local test page.",
+      tags: ['payments'],
+      request: { body: createCheckoutRequestSchema, ...json },
+      responses: {
+        200: { description: 'Checkout created', schema: createCheckoutResponseSchema },
+        400: paymentFailure('Validation failed (amount, currency, email, URLs)'),
+        404: paymentFailure('Unknown brand'),
+        503: paymentFailure('Payment provider unreachable; retry'),
+      },
+      handle: async ({ body, req }) => {
+        const created = await createCheckout(payment, body);
+        return {
+          success: true,
+          checkoutUrl: absoluteUrl(created.checkoutUrl, req, deps.config.PTS_PUBLIC_URL),
+          sessionId: created.sessionId,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/payment-mint',
+      summary: 'Mint the tokens of a paid checkout session (idempotent)',
+      description:
+        'Re-fetches the session from the payment provider. Paid and consistent → the tokens are minted once; a ' +
+        'repeat answers `alreadyProcessed: true` and mints nothing. Without `txHash` the mint is queued ' +
+        '(`mintStatus: pending`) and the reward processor sends it. Retry 5xx with back-off.',
+      tags: ['payments'],
+      request: { body: paymentMintRequestSchema, ...json },
+      responses: {
+        200: { description: 'Minted, queued, or already processed', schema: paymentMintResponseSchema },
+        400: paymentFailure('sessionId malformed, session metadata invalid, or amount mismatch (`details.reason`)'),
+        404: paymentFailure('Unknown session (`details.reason: session_not_found`)'),
+        409: paymentFailure('Payment not completed; the message carries the payment status'),
+        500: paymentFailure('Internal error; retry with back-off'),
+        503: paymentFailure('Payment provider unreachable; retry with back-off'),
+      },
+      handle: ({ body: { sessionId } }) => fulfilPayment(payment, sessionId),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/payment-webhook',
+      summary: 'Stripe webhook: checkout.session.completed and checkout.session.async_payment_succeeded',
+      description:
+        'Verifies the `Stripe-Signature` header over the raw body (5-minute tolerance), deduplicates by event id, ' +
+        're-fetches the session and fulfils it like payment-mint. Other event types are acknowledged and ignored. ' +
+        'Outcomes a retry cannot change (unpaid, rejected) answer 200; transient failures answer 5xx so Stripe ' +
+        'retries.',
+      tags: ['payments'],
+      // The signature covers the exact bytes: read raw, whatever the content type, and verified before parsing.
+      before: [express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT })],
+      request: { headers: z.object({ 'stripe-signature': z.string() }) },
+      responses: {
+        200: { description: 'Handled', schema: paymentWebhookResponseSchema },
+        400: paymentFailure('Signature missing, wrong or too old'),
+        503: paymentFailure('Webhook secret not configured, or Stripe unreachable'),
+      },
+      handle: ({ req }) => {
+        const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        return handlePaymentWebhook(payment, rawBody, req.get('stripe-signature'));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/checkout/:sessionId',
+      summary: 'Local test checkout page (only with the embedded local payment provider)',
+      description:
+        'HTML page with the amount, brand, Pay and Cancel; Pay redirects to successUrl, Cancel to cancelUrl.',
+      tags: ['payments'],
+      request: { params: hostedParams },
+      responses: { 200: page('Checkout page'), 404: page('Unknown session or Stripe configured') },
+      handle: async ({ req, res }) => {
+        const id = hostedSessionId(req);
+        const session = local && id ? await local.findHostedSession(id) : undefined;
+        if (!session) return notFound(res);
+        return sendPage(
+          res,
+          200,
+          renderCheckoutPage({
+            sessionId: session.id,
+            brandName: session.brand_name,
+            brandId: session.brand_id,
+            amountCents: BigInt(session.amount_total),
+            currency: session.currency,
+            ptsAmount: session.metadata[METADATA.ptsAmount] ?? '?',
+            customerEmail: session.customer_email,
+            status: session.status,
+            formToken: session.form_token,
+            successUrl: fillSessionId(session.success_url, session.id),
+            cancelUrl: session.cancel_url,
+          }),
+        );
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/checkout/:sessionId/pay',
+      summary: 'Pay a local test checkout (the form of its page), then mint the tokens',
+      tags: ['payments'],
+      before: [form],
+      request: formPost,
+      responses: {
+        ...formAnswers,
+        default: page('Paid, but the tokens were not minted: the failure status, the page says why'),
+      },
+      handle: async ({ req, res }) => {
+        const id = hostedSessionId(req);
+        if (!local || !id) return notFound(res);
+        const action = await local.payHostedSession(id, formToken(req));
+        if (action.result !== 'done') {
+          return answerRefusedAction(
+            res,
+            action.result,
+            'Checkout canceled',
+            'This checkout was canceled; start a new one.',
+          );
+        }
+        try {
+          await fulfilPayment(payment, id);
+        } catch (error) {
+          if (!isAppError(error)) throw error;
+          return sendPage(
+            res,
+            error.status,
+            renderCheckoutMessage('Payment received, tokens not minted', error.message),
+          );
+        }
+        return res.redirect(303, fillSessionId(action.session.success_url, id));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/checkout/:sessionId/cancel',
+      summary: 'Cancel a local test checkout (the form of its page)',
+      tags: ['payments'],
+      before: [form],
+      request: formPost,
+      responses: formAnswers,
+      handle: async ({ req, res }) => {
+        const id = hostedSessionId(req);
+        if (!local || !id) return notFound(res);
+        const action = await local.cancelHostedSession(id, formToken(req));
+        if (action.result !== 'done') {
+          return answerRefusedAction(
+            res,
+            action.result,
+            'Checkout closed',
+            'This checkout is already paid or canceled.',
+          );
+        }
+        await markPaymentCanceled(deps.db, id, deps.clock.now());
+        return res.redirect(303, action.session.cancel_url);
+      },
+    }),
+  ];
 }
 
 /** `GET /brands/:brandId/purchases`, mounted under `/admin` (admin token required). */
-export function createPaymentsAdminRouter(deps: { db: Database; adminToken: string }): Router {
-  const router = Router();
-  router.get('/brands/:brandId/purchases', requireAdminToken(deps.adminToken), async (req, res) => {
-    const { brandId } = parseInput(brandIdParamsSchema, req.params, 'path');
-    res.json(await listBrandPurchases(deps, brandId));
-  });
-  return router;
-}
-
-/** Documents the payment routes (pass the prefixes the routers are mounted under). */
-export function registerPaymentDocs(docs: ApiDocs, prefix = '/pts-api', adminPrefix = '/admin'): void {
-  const failure = (description: string) => ({ description, schema: paymentFailureSchema });
-  docs.register({
-    method: 'post',
-    path: `${prefix}/create-checkout`,
-    summary: 'Open a hosted checkout for a brand buying reward tokens (1 USD = 1000 tokens)',
-    description:
-      "The tokens go to the brand's own wallet (its Brand ID). `amount` is USD cents, 100 to 1,000,000; only " +
-      '`usd` is accepted. The session carries metadata `wallet`, `usd_amount` ("10.00") and `pts_amount` ' +
-      '("10000"). `successUrl` gets `session_id={CHECKOUT_SESSION_ID}` appended unless it has the placeholder. ' +
-      "With Stripe configured `checkoutUrl` is Stripe Checkout, otherwise this service's local test page.",
-    tags: ['payments'],
-    request: { body: createCheckoutRequestSchema },
-    responses: {
-      200: { description: 'Checkout created', schema: createCheckoutResponseSchema },
-      400: failure('Validation failed (amount, currency, email, URLs)'),
-      404: failure('Unknown brand'),
-      503: failure('Payment provider unreachable; retry'),
-    },
-  });
-  docs.register({
-    method: 'post',
-    path: `${prefix}/payment-mint`,
-    summary: 'Mint the tokens of a paid checkout session (idempotent)',
-    description:
-      'Re-fetches the session from the payment provider. Paid and consistent → the tokens are minted once; a ' +
-      'repeat answers `alreadyProcessed: true` and mints nothing. Without `txHash` the mint is queued ' +
-      '(`mintStatus: pending`) and the reward processor sends it. Retry 5xx with back-off.',
-    tags: ['payments'],
-    request: { body: paymentMintRequestSchema },
-    responses: {
-      200: { description: 'Minted, queued, or already processed', schema: paymentMintResponseSchema },
-      400: failure('sessionId malformed, session metadata invalid, or amount mismatch (`details.reason`)'),
-      404: failure('Unknown session (`details.reason: session_not_found`)'),
-      409: failure('Payment not completed; the message carries the payment status'),
-      500: failure('Internal error; retry with back-off'),
-      503: failure('Payment provider unreachable; retry with back-off'),
-    },
-  });
-  docs.register({
-    method: 'post',
-    path: `${prefix}/payment-webhook`,
-    summary: 'Stripe webhook: checkout.session.completed and checkout.session.async_payment_succeeded',
-    description:
-      'Verifies the `Stripe-Signature` header over the raw body (5-minute tolerance), deduplicates by event id, ' +
-      're-fetches the session and fulfils it like payment-mint. Other event types are acknowledged and ignored. ' +
-      'Outcomes a retry cannot change (unpaid, rejected) answer 200; transient failures answer 5xx so Stripe retries.',
-    tags: ['payments'],
-    responses: {
-      200: { description: 'Handled', schema: paymentWebhookResponseSchema },
-      400: failure('Signature missing, wrong or too old'),
-      503: failure('Webhook secret not configured, or Stripe unreachable'),
-    },
-  });
-  docs.register({
-    method: 'get',
-    path: `${prefix}/checkout/:sessionId`,
-    summary: 'Local test checkout page (only with the embedded local payment provider)',
-    description: 'HTML page with the amount, brand, Pay and Cancel; Pay redirects to successUrl, Cancel to cancelUrl.',
-    tags: ['payments'],
-    request: { params: z.object({ sessionId: z.string() }) },
-    responses: {
-      200: { description: 'Checkout page', contentType: 'text/html' },
-      404: { description: 'Unknown session or Stripe configured', contentType: 'text/html' },
-    },
-  });
-  docs.register({
-    method: 'get',
-    path: `${adminPrefix}/brands/:brandId/purchases`,
-    summary: "A brand's token purchases with totals (USD, tokens bought, minted, confirmed)",
-    tags: ['admin'],
-    request: { params: z.object({ brandId: z.string() }) },
-    responses: {
-      200: { description: 'Purchases, newest first', schema: brandPurchasesResponseSchema },
-      401: { description: 'Missing or wrong admin token', schema: errorEnvelopeSchema },
-      404: { description: 'Unknown brand', schema: errorEnvelopeSchema },
-    },
-    security: ['adminToken'],
-  });
+export function paymentAdminRoutes(deps: { db: Database; adminToken: string }): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/purchases',
+      summary: "A brand's token purchases with totals (USD, tokens bought, minted, confirmed)",
+      tags: ['admin'],
+      security: ['adminToken'],
+      before: [requireAdminToken(deps.adminToken)],
+      request: { params: brandIdParamsSchema },
+      responses: {
+        200: { description: 'Purchases, newest first', schema: brandPurchasesResponseSchema },
+        400: failure('Malformed brand id'),
+        401: failure('Missing or wrong admin token'),
+        404: failure('Unknown brand'),
+      },
+      handle: ({ params: { brandId } }) => listBrandPurchases(deps, brandId),
+    }),
+  ];
 }

@@ -505,16 +505,4 @@ describe('streak settings', () => {
     });
     expect((await platform.get(path)).body.settings.graceHours).toBe(48);
   });
-
-  it('documents the streak services in the OpenAPI document', async () => {
-    const doc = await platform.get('/openapi.json');
-    expect(Object.keys(doc.body.paths)).toEqual(
-      expect.arrayContaining([
-        '/services/checkin',
-        '/services/streak/record-activity',
-        '/services/streak/status/{brandId}/{userIdentifier}',
-        '/services/streak/claim-milestone',
-      ]),
-    );
-  });
 });
