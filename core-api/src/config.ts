@@ -48,7 +48,7 @@ export const configSchema = z.object({
   PTS_RATE_LIMIT_BRAND_PER_MINUTE: z.coerce.number().int().min(1).default(120_000),
   /** Agent API calls per minute and IP on public tools (spec 8: 100). */
   PTS_AGENT_IP_PER_MINUTE: z.coerce.number().int().min(1).default(100),
-  PTS_AGENT_ANSWER_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  PTS_AGENT_ANSWER_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3600).default(300),
   PTS_SIGNATURE_TOLERANCE_SECONDS: z.coerce.number().int().min(1).default(300),
   PTS_EVENT_CONFIG_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   PTS_RULE_CACHE_SECONDS: z.coerce.number().min(0).default(5),

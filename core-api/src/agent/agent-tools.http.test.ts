@@ -67,11 +67,11 @@ describe('get_network_stats', () => {
       .values({ email: 'agent_ak_test@agents.pts', created_at: platform.clock.now() })
       .execute();
     await db.insertInto('users').values({ email: 'agentx@example.com', created_at: platform.clock.now() }).execute();
-    // Aggregates are answered from the answer cache for PTS_AGENT_ANSWER_MAX_AGE_SECONDS (60): still the
-    // old count at once; a fresh one once the answer is older than its stale limit (10 × 60 s).
+    // Aggregates are answered from the answer cache for PTS_AGENT_ANSWER_MAX_AGE_SECONDS: still the old
+    // count at once; a fresh one once the answer is older than its stale limit (STALE_FACTOR × max age).
     const cached = await agentRequest(platform, { method: 'GET', path: '/network/stats' });
     expect(cached.body.data.users).toBe(before);
-    platform.clock.advance(STALE_FACTOR * 60_000);
+    platform.clock.advance(STALE_FACTOR * platform.deps.config.PTS_AGENT_ANSWER_MAX_AGE_SECONDS * 1000);
     const after = await agentRequest(platform, { method: 'GET', path: '/network/stats' });
     expect(after.body.data.users).toBe(before + 1);
   });

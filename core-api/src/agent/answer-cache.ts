@@ -21,7 +21,7 @@ export interface AnswerCache {
 }
 
 /** A stale answer is still served (while it is recomputed) until it is this many times its max age. */
-export const STALE_FACTOR = 10;
+export const STALE_FACTOR = 3;
 
 interface Entry {
   value?: unknown;
