@@ -102,3 +102,34 @@ export async function bestAffordablePerk(db: Database, brandId: string, budget: 
     .limit(1)
     .executeTakeFirst();
 }
+
+/**
+ * Which of `brandIds` know any of `userKeys` (an event of any status, or a redemption): one round trip over
+ * the member indexes, so a portfolio reads the ledgers of those brands only, not of every brand of a key.
+ */
+export async function brandsKnowing(db: Database, userKeys: string[], brandIds: string[]): Promise<Set<string>> {
+  if (userKeys.length === 0 || brandIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('events')
+    .select('brand_id')
+    .where('user_email', 'in', userKeys)
+    .where('status', '=', 'accepted')
+    .where('brand_id', 'in', brandIds)
+    .union(
+      db
+        .selectFrom('events')
+        .select('brand_id')
+        .where('user_email', 'in', userKeys)
+        .where('status', '<>', 'accepted')
+        .where('brand_id', 'in', brandIds),
+    )
+    .union(
+      db
+        .selectFrom('perk_redemptions')
+        .select('brand_id')
+        .where('user_key', 'in', userKeys)
+        .where('brand_id', 'in', brandIds),
+    )
+    .execute();
+  return new Set(rows.map((row) => row.brand_id));
+}

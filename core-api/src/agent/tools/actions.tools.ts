@@ -31,6 +31,7 @@ import { getStreakStatus } from '../../modules/streaks/streaks.service.ts';
 import { requireBrandAuthority } from '../actions/brand-authority.ts';
 import {
   bestAffordablePerk,
+  brandsKnowing,
   type MemberLedger,
   readMemberLedger,
   reservedByPendingRedemptions,
@@ -487,38 +488,43 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
       const reserved = wallet.walletAddress ? await reservedByPendingRedemptions(d.deps.db, wallet.walletAddress) : 0n;
       const spendable = BigInt(wallet.balance) > reserved ? BigInt(wallet.balance) - reserved : 0n;
       const brandIds = [...new Set(principal.brandIds.map((id) => id.toLowerCase()))];
-      const brands = [];
-      for (const brandId of brandIds) {
-        const brand = await d.deps.db
-          .selectFrom('brands')
-          .select(['address', 'name'])
-          .where('address', '=', brandId)
-          .executeTakeFirst();
-        if (!brand) continue;
-        const ledger = await readMemberLedger(d.deps.db, brandId, keys);
-        if (!ledger.known) continue;
-        const [streak, perk] = await Promise.all([
-          streakView(d, context, brandId, params.userId),
-          bestAffordablePerk(d.deps.db, brandId, spendable),
-        ]);
-        brands.push({
-          brandId,
-          name: brand.name,
-          totalEarned: Number(ledger.totalEarned),
-          totalRedeemed: Number(ledger.totalRedeemed),
-          streak,
-          bestAffordablePerk: perk
-            ? {
-                brandId,
-                uuid: perk.public_id,
-                perkId: Number(perk.id),
-                name: perk.name,
-                category: perk.category,
-                cost: Number(perk.cost),
-              }
-            : null,
-        });
-      }
+      // Only the brands that know the member (one query), read side by side, in the key's order.
+      const knowing = await brandsKnowing(d.deps.db, keys, brandIds);
+      const read = await Promise.all(
+        brandIds
+          .filter((brandId) => knowing.has(brandId))
+          .map(async (brandId) => {
+            const [brand, ledger, streak, perk] = await Promise.all([
+              d.deps.db
+                .selectFrom('brands')
+                .select(['address', 'name'])
+                .where('address', '=', brandId)
+                .executeTakeFirst(),
+              readMemberLedger(d.deps.db, brandId, keys),
+              streakView(d, context, brandId, params.userId),
+              bestAffordablePerk(d.deps.db, brandId, spendable),
+            ]);
+            if (!brand || !ledger.known) return undefined;
+            return {
+              brandId,
+              name: brand.name,
+              totalEarned: Number(ledger.totalEarned),
+              totalRedeemed: Number(ledger.totalRedeemed),
+              streak,
+              bestAffordablePerk: perk
+                ? {
+                    brandId,
+                    uuid: perk.public_id,
+                    perkId: Number(perk.id),
+                    name: perk.name,
+                    category: perk.category,
+                    cost: Number(perk.cost),
+                  }
+                : null,
+            };
+          }),
+      );
+      const brands = read.filter((brand) => brand !== undefined);
       if (brands.length === 0) {
         throw new AppError(
           'NOT_FOUND',
