@@ -1,6 +1,7 @@
 import type { AgentTool, AgentToolDeps } from './agent-tool.ts';
 import { actionsTools } from './tools/actions.tools.ts';
 import { analyticsTools } from './tools/analytics.tools.ts';
+import { commerceTools } from './tools/commerce.tools.ts';
 import { converseTools } from './tools/converse.tools.ts';
 import { discoveryTools } from './tools/discovery.tools.ts';
 import { growthTools } from './tools/growth.tools.ts';
@@ -19,7 +20,7 @@ export function agentTools(d: AgentToolDeps): AgentTool[] {
   tools.unshift(...analyticsTools(d));
   tools.push(...programTools(d));
   tools.push(...onboardingTools(d));
-  tools.push(...growthTools(d));
+  tools.push(...growthTools(d), ...commerceTools(d));
   // converse plans over the whole list (itself excluded), read when it is called.
   tools.push(...converseTools(d, () => tools));
   const names = new Set<string>();

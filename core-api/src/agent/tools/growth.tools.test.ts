@@ -4,7 +4,7 @@ import { agentRequest } from '../../../test/agent-fixture.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { growthTools } from './growth.tools.ts';
-import { createPerkViaAdmin, toolCaller } from './tool-test-support.ts';
+import { createCategorisedBrand, createPerkViaAdmin, sendBrandEvent, toolCaller } from './tool-test-support.ts';
 
 // Real events (brand-signed manual events), a real redemption on anvil, brand categories as onboarding sets
 // them. Every expected number is computed by hand from this timeline (now = T0 + 1 min; 30d window):
@@ -22,25 +22,10 @@ const { call, invoke } = toolCaller(
   () => growthTools({ deps: platform.deps, services: platform.services }),
 );
 
-async function earn(brand: CreatedBrand, domain: string, when: Date, userEmail: string) {
-  platform.clock.set(when);
-  const res = await platform.signedPost(
-    '/pts-api/manual-event',
-    { brandId: brand.brandId, eventType: 'earn', userEmail, domain, metadata: {} },
-    brand.securityKey,
-  );
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-}
-
-async function brandOf(name: string, category: string, reward: number) {
-  const brand = await platform.createBrand({
-    name,
-    domain: `${name}.example.com`,
-    rules: [{ eventType: 'earn', rewardAmount: reward, cooldownHours: 0, maxClaims: -1 }],
-  });
-  await platform.deps.db.updateTable('brands').set({ category }).where('address', '=', brand.brandId).execute();
-  return brand;
-}
+const earn = (brand: CreatedBrand, when: Date, userEmail: string) =>
+  sendBrandEvent(platform, brand, when, 'earn', userEmail);
+const brandOf = (name: string, category: string, reward: number) =>
+  createCategorisedBrand(platform, name, category, [{ eventType: 'earn', reward }]);
 
 beforeAll(async () => {
   platform = await startTestPlatform({
@@ -53,12 +38,12 @@ beforeAll(async () => {
   await brandOf('idle', 'retail', 5);
   const cafe = await brandOf('cafe', 'dining', 10);
   const sticker = await createPerkViaAdmin(platform, shop1.brandId, { name: 'Sticker', cost: 50 });
-  await earn(shop2, 'shop2.example.com', at(-40), 'dan@example.com');
-  await earn(cafe, 'cafe.example.com', at(-40, 1), 'eve@example.com');
-  await earn(shop1, 'shop1.example.com', at(-5), 'ann@example.com');
-  await earn(shop1, 'shop1.example.com', at(-3), 'ann@example.com');
-  await earn(shop1, 'shop1.example.com', at(-2), 'ben@example.com');
-  await earn(shop2, 'shop2.example.com', at(-1), 'cat@example.com');
+  await earn(shop2, at(-40), 'dan@example.com');
+  await earn(cafe, at(-40, 1), 'eve@example.com');
+  await earn(shop1, at(-5), 'ann@example.com');
+  await earn(shop1, at(-3), 'ann@example.com');
+  await earn(shop1, at(-2), 'ben@example.com');
+  await earn(shop2, at(-1), 'cat@example.com');
   await waitForMintsSettled(platform);
   platform.clock.set(T0);
   const res = await platform.signedPost(
