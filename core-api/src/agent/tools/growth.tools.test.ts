@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentRequest } from '../../../test/agent-fixture.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { runCli } from '../../cli/run-cli.ts';
 import { growthTools } from './growth.tools.ts';
 import { createCategorisedBrand, createPerkViaAdmin, sendBrandEvent, toolCaller } from './tool-test-support.ts';
 
@@ -229,6 +230,43 @@ describe('request_growth_info', () => {
       authorization: `Bearer ${platform.deps.adminToken}`,
     });
     expect(bad.status).toBe(400);
+  });
+
+  it('operators list leads with `pts lead list` (table or --json)', async () => {
+    const run = async (argv: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await runCli(argv, {
+        env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
+        stdout: {
+          write: (text: string) => {
+            stdout += text;
+            return true;
+          },
+        },
+        stderr: {
+          write: (text: string) => {
+            stderr += text;
+            return true;
+          },
+        },
+      });
+      return { code, stdout, stderr };
+    };
+    const json = await run(['lead', 'list', '--json', '--limit', '1']);
+    expect(json.code, json.stderr).toBe(0);
+    const leads = JSON.parse(json.stdout);
+    expect(leads).toHaveLength(1);
+    expect(leads[0]).toMatchObject({ businessName: expect.any(String), contactEmail: expect.stringContaining('@') });
+    const table = await run(['lead', 'list', '--since', at(0).toISOString()]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/BUSINESS\s+CONTACT/);
+    expect(table.stdout).toContain('owner@corner-bakery.example.com');
+    const bad = await run(['lead', 'list', '--limit', '0']);
+    expect(bad.code).toBe(2);
+    const badSince = await run(['lead', 'list', '--since', 'yesterday']);
+    expect(badSince.code).toBe(1);
+    expect(badSince.stderr).toMatch(/since/);
   });
 
   it('is public over HTTP (no signature) in the agent envelope', async () => {
