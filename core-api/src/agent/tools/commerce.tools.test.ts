@@ -4,7 +4,7 @@ import { agentRequest, createFixtureKey } from '../../../test/agent-fixture.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import type { AgentPrincipal } from '../agent-tool.ts';
-import { commerceTools } from './commerce.tools.ts';
+import { commerceTools, intentTerms } from './commerce.tools.ts';
 import {
   createCategorisedBrand,
   createPerkViaAdmin,
@@ -115,6 +115,22 @@ afterAll(async () => {
 
 type Deal = { id: number; name: string; score: number; affordable: boolean | null; missingPts: string | null };
 const names = (list: { name: string }[]) => list.map((x) => x.name);
+
+describe('intentTerms', () => {
+  it.each([
+    [undefined, []],
+    ['', []],
+    ['a MUG, please', ['mug', 'please']],
+    ['Café au lait 2x caf\u00e9', ['café', 'lait']],
+    ['go to the gym', ['the', 'gym']],
+    [
+      'one two three four five six seven eight nine ten eleven',
+      ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'],
+    ],
+  ] as const)('%s → %j', (text, terms) => {
+    expect(intentTerms(text)).toEqual(terms);
+  });
+});
 
 describe('find_deals', () => {
   it('unsigned: available perks by 30-day popularity (Cookie 2 of max 2), then cheaper; Skin is sold out', async () => {
