@@ -277,6 +277,17 @@ describe('request_growth_info', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.meta.tool).toBe('request_growth_info');
+    // Counted against the agent API's per-IP limit of public calls (spec 8: 100 a minute).
+    expect(res.headers.get('x-ratelimit-limit')).toBe('100');
+    const next = await agentRequest(platform, {
+      method: 'POST',
+      path: '/growth/request-info',
+      body: { ...lead, contactEmail: 'http@example.com' },
+    });
+    expect(next.body.data).toMatchObject({ leadId: res.body.data.leadId, duplicate: true });
+    expect(Number(next.headers.get('x-ratelimit-remaining'))).toBeLessThan(
+      Number(res.headers.get('x-ratelimit-remaining')),
+    );
     const invalid = await agentRequest(platform, {
       method: 'POST',
       path: '/growth/estimate-roi',
