@@ -72,7 +72,10 @@ export async function readAcceptedByType(
   return new Map(result.rows.map((r) => [`${r.brand_id} ${r.event_type}`, r.n]));
 }
 
-/** A member's accepted claims of one event type at one brand: how many, and the last one. */
+/**
+ * A member's claims of one event type at one brand — the event judge's own counter (`claim_counters`, what
+ * the per-member limit and the cooldown are checked against), zero when the member never claimed it.
+ */
 export async function readMemberClaims(
   db: Database,
   brandId: string,
@@ -80,12 +83,11 @@ export async function readMemberClaims(
   eventType: string,
 ): Promise<{ count: number; lastAt: Date | null }> {
   const row = await db
-    .selectFrom('events')
-    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.max('created_at').as('last_at')])
+    .selectFrom('claim_counters')
+    .select(['claims', 'last_claim_at'])
     .where('brand_id', '=', brandId)
     .where('user_email', '=', userKey)
     .where('event_type', '=', eventType)
-    .where('status', '=', 'accepted')
     .executeTakeFirst();
-  return { count: Number(row?.n ?? 0), lastAt: row?.last_at ? new Date(row.last_at) : null };
+  return { count: row?.claims ?? 0, lastAt: row?.last_claim_at ? new Date(row.last_claim_at) : null };
 }
