@@ -256,6 +256,7 @@ export {
   type PrivilegedSource,
   rewardSchema,
 } from './schemas/events.ts';
+export { type GrowthLead, growthLeadListSchema, growthLeadSchema } from './schemas/growth-leads.ts';
 export {
   type ConnectionState,
   connectionStateSchema,

@@ -2,6 +2,7 @@ import { type AgentTool, type AgentToolDeps, defineAgentTool } from './agent-too
 import { answerKey } from './answer-cache.ts';
 import { actionsTools } from './tools/actions.tools.ts';
 import { analyticsTools } from './tools/analytics.tools.ts';
+import { commerceTools } from './tools/commerce.tools.ts';
 import { converseTools } from './tools/converse.tools.ts';
 import { discoveryTools } from './tools/discovery.tools.ts';
 import { growthTools } from './tools/growth.tools.ts';
@@ -21,7 +22,7 @@ export function agentTools(d: AgentToolDeps): AgentTool[] {
   tools.unshift(...analyticsTools(d));
   tools.push(...programTools(d));
   tools.push(...onboardingTools(d));
-  tools.push(...growthTools(d));
+  tools.push(...growthTools(d), ...commerceTools(d));
   tools.push(...rewardsTools(d));
   // converse plans over the whole list as served (itself excluded), read when it is called.
   let served: AgentTool[] = [];

@@ -5,6 +5,7 @@ import { type CliCommand, CliError, type CliIo, type CommandContext, UsageError 
 import { createAgentKeyCommand, listAgentKeysCommand, revokeAgentKeyCommand } from './commands/agent-key.ts';
 import { createBrandCommand, listBrandsCommand, setBrandCommand } from './commands/brand.ts';
 import { createCampaignCommand, listCampaignsCommand } from './commands/campaign.ts';
+import { listLeadsCommand } from './commands/lead.ts';
 import { createPerkCommand, listPerksCommand, perkConstraintCommand, updatePerkCommand } from './commands/perk.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
@@ -35,6 +36,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
   user: { token: userTokenCommand },
   campaign: { create: createCampaignCommand, list: listCampaignsCommand },
   relayer: { gas: relayerGasCommand },
+  lead: { list: listLeadsCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,

@@ -32,6 +32,7 @@ import {
   perkConstraintResponseSchema,
   perkConstraintsResponseSchema,
 } from '../schemas/constraints.ts';
+import { type GrowthLead, growthLeadListSchema } from '../schemas/growth-leads.ts';
 import { type IssuedUserToken, issueUserTokenResponseSchema } from '../schemas/identity.ts';
 import { type BrandPurchases, brandPurchasesResponseSchema } from '../schemas/payments.ts';
 import {
@@ -98,6 +99,8 @@ export interface AdminClient {
   listAgentKeys(): Promise<AgentKey[]>;
   /** Revokes an agent key: its signatures are refused from now on. */
   revokeAgentKey(keyId: string): Promise<{ keyId: string; revoked: boolean }>;
+  /** Growth leads from the agent API's `request_growth_info`, newest first (docs/agent-api/growth.md). */
+  listGrowthLeads(query?: { limit?: number; since?: string }): Promise<GrowthLead[]>;
   /** Creates a brand (with the default rules); the keys in the answer are shown only this once. */
   createBrand(input: CreateBrandInput): Promise<CreatedBrand>;
   listBrands(): Promise<Brand[]>;
@@ -222,6 +225,13 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     listAgentKeys: async () => (await call('GET', '/agent-keys', agentKeyListSchema)).agentKeys,
     revokeAgentKey: async (keyId) =>
       call('POST', `/agent-keys/${encodeURIComponent(keyId)}/revoke`, revokedAgentKeySchema, {}),
+    listGrowthLeads: async (query = {}) => {
+      const params = new URLSearchParams();
+      if (query.limit !== undefined) params.set('limit', String(query.limit));
+      if (query.since) params.set('since', query.since);
+      const search = params.size > 0 ? `?${params}` : '';
+      return (await call('GET', `/growth-leads${search}`, growthLeadListSchema)).leads;
+    },
     createBrand: async (input) => (await call('POST', '/brands', createdBrandEnvelope, input)).brand,
     listBrands: async () => (await call('GET', '/brands', brandsEnvelope)).brands,
     getBrand: async (brandId) => (await call('GET', brandPath(brandId), brandEnvelope)).brand,

@@ -192,6 +192,9 @@ export function cashbackPercent(rewardPts: bigint, purchaseCents: bigint): numbe
   return bought > 0n ? round((Number(rewardPts) * 100) / Number(bought), 2) : null;
 }
 
+/** pts per USD at the purchase rate (1000). */
+export const PTS_PER_USD = Number(tokensForCents(100n));
+
 /** The USD value of `pts` at the purchase rate (1 cent = PTS_PER_CENT pts), exact, as `"0.100"` (3 decimals). */
 export function ptsToUsd(pts: bigint): string {
   const perUsd = PTS_PER_CENT * 100n;

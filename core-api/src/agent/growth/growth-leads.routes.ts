@@ -1,3 +1,4 @@
+import { growthLeadListSchema } from '@pts/shared';
 import { z } from 'zod';
 import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
@@ -35,7 +36,7 @@ export function growthLeadAdminRoutes(deps: { db: Database; adminToken: string }
       before: [requireAdminToken(deps.adminToken)],
       request: { query: leadsQuery },
       responses: {
-        200: { description: '`{leads: [...]}`' },
+        200: { description: 'Leads, newest first', schema: growthLeadListSchema },
         400: failure('Bad limit or since'),
         401: failure('Missing or wrong admin token'),
       },

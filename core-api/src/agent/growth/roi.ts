@@ -1,4 +1,4 @@
-import { formatCents, PTS_PER_CENT, tokensForCents } from '../../modules/payments/payment-amounts.ts';
+import { formatCents, PTS_PER_CENT } from '../../modules/payments/payment-amounts.ts';
 import { cashbackPercent, percentOf, ptsToUsd, ratio } from '../analytics/formulas.ts';
 import type { PeerActivity } from './growth.repository.ts';
 
@@ -77,6 +77,3 @@ export function projectRoi(pool: PeerPool, input: RoiInput) {
     },
   };
 }
-
-/** pts per USD at the purchase rate (1000). */
-export const PTS_PER_USD = Number(tokensForCents(100n));

@@ -343,7 +343,8 @@ const streakViewSchema = z.object({
   expiresAt: z.string().nullable(),
 });
 
-async function streakView(
+/** A member's daily streak at a brand, as the member tools show it. */
+export async function streakView(
   d: AgentToolDeps,
   context: { clock: AgentToolDeps['deps']['clock'] },
   brandId: string,

@@ -1,7 +1,7 @@
 import { AppError, brandIdSchema } from '@pts/shared';
 import { z } from 'zod';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
-import { formatCents, PTS_PER_CENT, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
+import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
   readActivityByBrand,
@@ -27,6 +27,7 @@ import {
   momentum,
   PERIODS,
   type Period,
+  PTS_PER_USD,
   percentOf,
   periodWindows,
   purchaseReward,
@@ -761,7 +762,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
         else if (brands.every((b) => b.rewardPts === null)) note = 'None of these brands has an active purchase rule';
         return {
           purchaseAmountUsd: formatCents(cents),
-          ptsPerUsd: Number(PTS_PER_CENT * 100n),
+          ptsPerUsd: PTS_PER_USD,
           category: query.category ?? null,
           brands,
           basis: basisOf(current, HEALTH_PERIOD, sample, note),

@@ -13,6 +13,7 @@ import { hostMatchesDomain } from '../../http/cors.ts';
 import { brandNotFound, listRules, requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { isUnlimited } from '../../modules/events/event-rules.ts';
 import { readLeaderboard } from '../../modules/leaderboards/leaderboards.service.ts';
+import type { PerkRow } from '../../modules/perks/perks.repository.ts';
 import { listCatalogue, toCatalogueItem } from '../../modules/perks/perks.service.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
@@ -296,6 +297,16 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
   });
 }
 
+/** Perk rows as catalogue items, their supply read live from the PerkNFT contract (503 without it). */
+export async function catalogueItemsOf<R extends PerkRow>(d: AgentToolDeps, rows: R[]) {
+  if (rows.length === 0) return [];
+  if (!d.deps.perkChain) {
+    throw new AppError('SERVICE_UNAVAILABLE', 'Perk supply cannot be read: the perk contracts are not configured');
+  }
+  const claimed = await d.deps.perkChain.totalClaimed(rows.map((r) => r.id));
+  return rows.map((row, index) => ({ row, item: toCatalogueItem(row, claimed[index] ?? 0n) }));
+}
+
 function browsePerksTool(d: AgentToolDeps): AgentTool {
   return defineAgentTool({
     name: 'browse_perks',
@@ -331,15 +342,7 @@ function browsePerksTool(d: AgentToolDeps): AgentTool {
     async handle({ query }) {
       if (query.brandId) await requireBrandExists(d.deps.db, query.brandId);
       const rows = await browsePerkRows(d.deps.db, query);
-      if (rows.length > 0 && !d.deps.perkChain) {
-        throw new AppError('SERVICE_UNAVAILABLE', 'Perk supply cannot be read: the perk contracts are not configured');
-      }
-      const claimed =
-        rows.length > 0 && d.deps.perkChain ? await d.deps.perkChain.totalClaimed(rows.map((r) => r.id)) : [];
-      const perks = rows.map((row, index) => ({
-        ...toCatalogueItem(row, claimed[index] ?? 0n),
-        brandName: row.brand_name,
-      }));
+      const perks = (await catalogueItemsOf(d, rows)).map(({ row, item }) => ({ ...item, brandName: row.brand_name }));
       return {
         perks,
         count: perks.length,

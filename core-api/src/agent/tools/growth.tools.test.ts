@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentRequest } from '../../../test/agent-fixture.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { runCli } from '../../cli/run-cli.ts';
 import { growthTools } from './growth.tools.ts';
-import { createPerkViaAdmin, toolCaller } from './tool-test-support.ts';
+import { createCategorisedBrand, createPerkViaAdmin, sendBrandEvent, toolCaller } from './tool-test-support.ts';
 
 // Real events (brand-signed manual events), a real redemption on anvil, brand categories as onboarding sets
 // them. Every expected number is computed by hand from this timeline (now = T0 + 1 min; 30d window):
@@ -22,25 +23,10 @@ const { call, invoke } = toolCaller(
   () => growthTools({ deps: platform.deps, services: platform.services }),
 );
 
-async function earn(brand: CreatedBrand, domain: string, when: Date, userEmail: string) {
-  platform.clock.set(when);
-  const res = await platform.signedPost(
-    '/pts-api/manual-event',
-    { brandId: brand.brandId, eventType: 'earn', userEmail, domain, metadata: {} },
-    brand.securityKey,
-  );
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-}
-
-async function brandOf(name: string, category: string, reward: number) {
-  const brand = await platform.createBrand({
-    name,
-    domain: `${name}.example.com`,
-    rules: [{ eventType: 'earn', rewardAmount: reward, cooldownHours: 0, maxClaims: -1 }],
-  });
-  await platform.deps.db.updateTable('brands').set({ category }).where('address', '=', brand.brandId).execute();
-  return brand;
-}
+const earn = (brand: CreatedBrand, when: Date, userEmail: string) =>
+  sendBrandEvent(platform, brand, when, 'earn', userEmail);
+const brandOf = (name: string, category: string, reward: number) =>
+  createCategorisedBrand(platform, name, category, [{ eventType: 'earn', reward }]);
 
 beforeAll(async () => {
   platform = await startTestPlatform({
@@ -53,12 +39,12 @@ beforeAll(async () => {
   await brandOf('idle', 'retail', 5);
   const cafe = await brandOf('cafe', 'dining', 10);
   const sticker = await createPerkViaAdmin(platform, shop1.brandId, { name: 'Sticker', cost: 50 });
-  await earn(shop2, 'shop2.example.com', at(-40), 'dan@example.com');
-  await earn(cafe, 'cafe.example.com', at(-40, 1), 'eve@example.com');
-  await earn(shop1, 'shop1.example.com', at(-5), 'ann@example.com');
-  await earn(shop1, 'shop1.example.com', at(-3), 'ann@example.com');
-  await earn(shop1, 'shop1.example.com', at(-2), 'ben@example.com');
-  await earn(shop2, 'shop2.example.com', at(-1), 'cat@example.com');
+  await earn(shop2, at(-40), 'dan@example.com');
+  await earn(cafe, at(-40, 1), 'eve@example.com');
+  await earn(shop1, at(-5), 'ann@example.com');
+  await earn(shop1, at(-3), 'ann@example.com');
+  await earn(shop1, at(-2), 'ben@example.com');
+  await earn(shop2, at(-1), 'cat@example.com');
   await waitForMintsSettled(platform);
   platform.clock.set(T0);
   const res = await platform.signedPost(
@@ -246,6 +232,43 @@ describe('request_growth_info', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('operators list leads with `pts lead list` (table or --json)', async () => {
+    const run = async (argv: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await runCli(argv, {
+        env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
+        stdout: {
+          write: (text: string) => {
+            stdout += text;
+            return true;
+          },
+        },
+        stderr: {
+          write: (text: string) => {
+            stderr += text;
+            return true;
+          },
+        },
+      });
+      return { code, stdout, stderr };
+    };
+    const json = await run(['lead', 'list', '--json', '--limit', '1']);
+    expect(json.code, json.stderr).toBe(0);
+    const leads = JSON.parse(json.stdout);
+    expect(leads).toHaveLength(1);
+    expect(leads[0]).toMatchObject({ businessName: expect.any(String), contactEmail: expect.stringContaining('@') });
+    const table = await run(['lead', 'list', '--since', at(0).toISOString()]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/BUSINESS\s+CONTACT/);
+    expect(table.stdout).toContain('owner@corner-bakery.example.com');
+    const bad = await run(['lead', 'list', '--limit', '0']);
+    expect(bad.code).toBe(2);
+    const badSince = await run(['lead', 'list', '--since', 'yesterday']);
+    expect(badSince.code).toBe(1);
+    expect(badSince.stderr).toMatch(/since/);
+  });
+
   it('is public over HTTP (no signature) in the agent envelope', async () => {
     const res = await agentRequest(platform, {
       method: 'POST',
@@ -254,6 +277,17 @@ describe('request_growth_info', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.meta.tool).toBe('request_growth_info');
+    // Counted against the agent API's per-IP limit of public calls (spec 8: 100 a minute).
+    expect(res.headers.get('x-ratelimit-limit')).toBe('100');
+    const next = await agentRequest(platform, {
+      method: 'POST',
+      path: '/growth/request-info',
+      body: { ...lead, contactEmail: 'http@example.com' },
+    });
+    expect(next.body.data).toMatchObject({ leadId: res.body.data.leadId, duplicate: true });
+    expect(Number(next.headers.get('x-ratelimit-remaining'))).toBeLessThan(
+      Number(res.headers.get('x-ratelimit-remaining')),
+    );
     const invalid = await agentRequest(platform, {
       method: 'POST',
       path: '/growth/estimate-roi',

@@ -1,3 +1,4 @@
+import type { CreatedBrand } from '@pts/shared';
 import pino from 'pino';
 import { expect } from 'vitest';
 import type { TestPlatform } from '../../../test/platform.ts';
@@ -48,4 +49,55 @@ export async function createPerkViaAdmin(platform: TestPlatform, brandId: string
   );
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.perk as { perkId: number; uuid: string };
+}
+
+/** A brand-signed manual event at `when` (the clock is set there); the brand's domain is `<name>.example.com`. */
+export async function sendBrandEvent(
+  platform: TestPlatform,
+  brand: CreatedBrand,
+  when: Date,
+  eventType: string,
+  userEmail: string,
+) {
+  platform.clock.set(when);
+  const res = await platform.signedPost(
+    '/pts-api/manual-event',
+    { brandId: brand.brandId, eventType, userEmail, domain: `${brand.name}.example.com`, metadata: {} },
+    brand.securityKey,
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+/** A brand named `name` (domain `<name>.example.com`) with rules, in `category` as onboarding would set it. */
+export async function createCategorisedBrand(
+  platform: TestPlatform,
+  name: string,
+  category: string,
+  rules: { eventType: string; reward: number; max?: number; cooldown?: number }[],
+) {
+  const brand = await platform.createBrand({
+    name,
+    domain: `${name}.example.com`,
+    rules: rules.map((r) => ({
+      eventType: r.eventType,
+      rewardAmount: r.reward,
+      cooldownHours: r.cooldown ?? 0,
+      maxClaims: r.max ?? -1,
+    })),
+  });
+  await platform.deps.db.updateTable('brands').set({ category }).where('address', '=', brand.brandId).execute();
+  return brand;
+}
+
+/** A verified free-tier key acting for `brandIds`, as the router would pass it. */
+export function testPrincipal(brandIds: string[]): AgentPrincipal {
+  return {
+    keyId: 'k',
+    name: 'test key',
+    brandIds,
+    canManageProgram: false,
+    canOnboard: false,
+    tier: 'free',
+    ratePerMinute: 1000,
+  };
 }

@@ -1,0 +1,465 @@
+import { AppError, brandIdSchema, cleanString, emailSchema, perkCatalogueItemSchema } from '@pts/shared';
+import { z } from 'zod';
+import { requireBrandExists } from '../../modules/brands/brands.service.ts';
+import { formatCents } from '../../modules/payments/payment-amounts.ts';
+import { listCatalogue } from '../../modules/perks/perks.service.ts';
+import { type AgentTool, type AgentToolContext, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { readBrandRules } from '../analytics/analytics.repository.ts';
+import {
+  bestPurchaseRule,
+  type Period,
+  PTS_PER_USD,
+  periodWindows,
+  ptsToUsd,
+  purchaseReward,
+} from '../analytics/formulas.ts';
+import { readAcceptedByType, readDealCandidates, readRouteBrands } from '../commerce/commerce.repository.ts';
+import { memberEarnings } from '../commerce/member-earnings.ts';
+import { perkRecommendationScore } from '../intelligence/formulas.ts';
+import {
+  readLedgerBalance,
+  readMemberActivity,
+  readMemberRedemptions,
+} from '../intelligence/intelligence.repository.ts';
+import { memberNotFound, memberScope } from '../intelligence/member-scope.ts';
+import { usdCents } from './analytics.tools.ts';
+import { BRAND_CATEGORIES, catalogueItemsOf } from './discovery.tools.ts';
+
+// Commerce (spec 4.1): deals, where to buy, and what one purchase stacks up to (docs/agent-api/commerce.md).
+
+/** Popularity and the purchase rule's observed use read the last 30 days. */
+const COMMERCE_PERIOD: Period = '30d';
+/** Bounds (docs/agent-api/commerce.md). */
+export const DEALS_MAX = 50;
+export const ROUTES_MAX = 10;
+const INTENT_MAX = 200;
+const INTENT_TERMS_MAX = 10;
+
+const amount = z.string().regex(/^\d+$/).describe('Whole pts, as a decimal string (exact)');
+const basis = z.object({
+  period: z.string(),
+  from: z.string(),
+  to: z.string(),
+  sampleSize: z.number().int(),
+  note: z.string().optional(),
+});
+const intent = cleanString(z.string().max(INTENT_MAX, `intent must be at most ${INTENT_MAX} characters`))
+  .optional()
+  .describe('Free text: what the shopper wants ("coffee", "running shoes"); words of 3+ letters are matched');
+const brandCategory = cleanString(z.string().transform((value) => value.toLowerCase()))
+  .pipe(z.enum(BRAND_CATEGORIES, { message: `category must be one of ${BRAND_CATEGORIES.join(', ')}` }))
+  .optional();
+const userId = emailSchema.describe('The member (email-shaped); needs a signed call').optional();
+
+/** The words of an intent a text is searched for: lower-case, 3+ letters or digits, at most 10, distinct. */
+export function intentTerms(text: string | undefined): string[] {
+  if (!text) return [];
+  const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  return [...new Set(words.filter((w) => w.length >= 3))].slice(0, INTENT_TERMS_MAX);
+}
+
+/** How many of `terms` occur in any of `texts`. */
+function matchCount(terms: string[], texts: (string | null)[]): number {
+  const haystack = texts.filter(Boolean).join(' ').toLowerCase();
+  return terms.filter((t) => haystack.includes(t)).length;
+}
+
+/** 401 for a member-specific question asked without a signature. */
+function requireSignedForMember(context: AgentToolContext, tool: string) {
+  if (!context.principal) {
+    throw new AppError(
+      'UNAUTHORIZED',
+      `${tool} with userId reads member data and needs a signed call (X-PTS-Agent-Key); drop userId for the public answer`,
+    );
+  }
+}
+
+function basisOf(window: { from: Date; to: Date }, sampleSize: number, note?: string) {
+  return {
+    period: COMMERCE_PERIOD,
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+    sampleSize,
+    ...(note ? { note } : {}),
+  };
+}
+
+const nonNegative = (value: bigint) => (value > 0n ? value : 0n);
+
+const streakSchema = z.object({
+  current: z.number().int(),
+  multiplier: z.number(),
+  checkedInToday: z.boolean(),
+  checkinBonusPts: amount.describe("Today's daily check-in reward still open: rule × multiplier; 0 when done"),
+});
+
+const memberEarningsSchema = z.object({
+  purchaseEligible: z.boolean(),
+  reason: z.string().nullable(),
+  purchasePts: amount,
+  streak: streakSchema,
+  totalPts: amount,
+});
+
+function memberView(m: Awaited<ReturnType<typeof memberEarnings>>) {
+  return {
+    purchaseEligible: m.purchase?.eligible ?? false,
+    reason: m.purchase ? m.purchase.reason : 'no active purchase rule',
+    purchasePts: m.purchasePts.toString(),
+    streak: {
+      current: m.streak.current,
+      multiplier: m.streak.multiplier,
+      checkedInToday: m.streak.checkedInToday,
+      checkinBonusPts: m.checkinBonusPts.toString(),
+    },
+    totalPts: m.totalPts.toString(),
+  };
+}
+
+/** The commerce tools (spec 4.1): `find_deals`, `route_commerce`, `stack_commerce`. */
+export function commerceTools(d: AgentToolDeps): AgentTool[] {
+  const db = d.deps.db;
+
+  return [
+    defineAgentTool({
+      name: 'find_deals',
+      method: 'get',
+      path: '/deals',
+      summary:
+        'Available perks across the network, ranked by real redemptions (and for a member, by what they can afford)',
+      description:
+        "Active, on-chain perks with supply left, of brands of `category` (retail, gaming, dining, travel), costing at most `budget` pts, matching `intent` (words of 3+ letters found in the perk's name, description or category or the brand's name or category; perks matching more words first). Unsigned: score = 100 × popularity, popularity = the perk's redemptions in the last 30 days ÷ the most redeemed candidate's. Signed with `userId` (a member of the key's brands, else 404): score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity + 20 × novelty (never redeemed at the key's brands) — the recommendations formula — with `affordable` and `missingPts`. `userId` without a signature is 401. Highest score first, then cheaper; `limit` 1–50 (default 10). Empty list with a note when nothing matches.",
+      access: 'optional',
+      request: {
+        query: z.object({
+          intent,
+          category: brandCategory,
+          userId,
+          budget: z.coerce
+            .number({ message: 'budget must be a number of pts' })
+            .int('budget must be a whole number of pts')
+            .min(0, 'budget must be ≥ 0')
+            .max(Number.MAX_SAFE_INTEGER)
+            .optional(),
+          limit: z.coerce
+            .number({ message: 'limit must be a number' })
+            .int('limit must be a whole number')
+            .min(1, 'limit must be at least 1')
+            .max(DEALS_MAX, `limit must be at most ${DEALS_MAX}`)
+            .default(10),
+        }),
+      },
+      result: z.object({
+        deals: z.array(
+          perkCatalogueItemSchema.extend({
+            brandName: z.string(),
+            brandCategory: z.string().nullable(),
+            redemptions30d: z.number().int(),
+            intentMatches: z.number().int(),
+            score: z.number(),
+            affordable: z.boolean().nullable(),
+            missingPts: amount.nullable(),
+            alreadyRedeemed: z.boolean().nullable(),
+          }),
+        ),
+        personalised: z.boolean(),
+        userId: z.string().nullable(),
+        balance: amount.nullable().describe("The member's ledger balance (earned − redeemed), when personalised"),
+        intentTerms: z.array(z.string()),
+        candidates: z.number().int(),
+        basis,
+      }),
+      example: (f) => ({ query: { userId: f.userId, limit: 5 } }),
+      async handle({ query }, context) {
+        const now = context.clock.now();
+        const { current } = periodWindows(now, COMMERCE_PERIOD);
+        let member: { balance: bigint; redeemed: Set<string> } | undefined;
+        if (query.userId) {
+          requireSignedForMember(context, 'find_deals');
+          const brands = memberScope(context);
+          const [activity, redemptions] = await Promise.all([
+            readMemberActivity(db, query.userId, brands, new Date(0), now),
+            readMemberRedemptions(db, query.userId, brands, new Date(0), now),
+          ]);
+          if (activity.brands === 0 && redemptions.perkIds.length === 0) throw memberNotFound(query.userId);
+          member = {
+            balance: nonNegative(await readLedgerBalance(db, query.userId)),
+            redeemed: new Set(redemptions.perkIds),
+          };
+        }
+        const terms = intentTerms(query.intent);
+        const rows = await readDealCandidates(
+          db,
+          { brandCategory: query.category, maxCost: query.budget === undefined ? undefined : BigInt(query.budget) },
+          current,
+        );
+        const candidates = (await catalogueItemsOf(d, rows))
+          .filter(({ item }) => item.available)
+          .map(({ row, item }) => ({
+            row,
+            item,
+            matches: matchCount(terms, [
+              item.name,
+              item.description,
+              item.category,
+              row.brand_name,
+              row.brand_category,
+            ]),
+          }))
+          .filter((c) => terms.length === 0 || c.matches > 0);
+        const max30 = Math.max(0, ...candidates.map((c) => c.row.redemptions));
+        const deals = candidates
+          .map(({ row, item, matches }) => {
+            const cost = BigInt(item.cost);
+            const popularity = max30 > 0 ? row.redemptions / max30 : 0;
+            const alreadyRedeemed = member ? member.redeemed.has(String(item.id)) : null;
+            return {
+              ...item,
+              brandName: row.brand_name,
+              brandCategory: row.brand_category,
+              redemptions30d: row.redemptions,
+              intentMatches: matches,
+              score: member
+                ? perkRecommendationScore({
+                    balance: member.balance,
+                    cost,
+                    redemptions30: row.redemptions,
+                    maxRedemptions30: max30,
+                    alreadyRedeemed: alreadyRedeemed ?? false,
+                  })
+                : Math.round(popularity * 10000) / 100,
+              affordable: member ? member.balance >= cost : null,
+              missingPts: member ? nonNegative(cost - member.balance).toString() : null,
+              alreadyRedeemed,
+            };
+          })
+          .sort((a, b) => b.intentMatches - a.intentMatches || b.score - a.score || a.cost - b.cost || a.id - b.id)
+          .slice(0, query.limit);
+        const sample = candidates.reduce((s, c) => s + c.row.redemptions, 0);
+        let note: string | undefined;
+        if (candidates.length === 0) note = 'No available perk matches these filters';
+        else if (sample === 0) note = 'No redemption of these perks in the last 30 days: popularity is 0 for all';
+        return {
+          deals,
+          personalised: member !== undefined,
+          userId: query.userId ?? null,
+          balance: member ? member.balance.toString() : null,
+          intentTerms: terms,
+          candidates: candidates.length,
+          basis: basisOf(current, sample, note),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'route_commerce',
+      method: 'get',
+      path: '/commerce/route',
+      summary: 'Where a purchase of N USD earns the most pts: brands ranked by their purchase rule',
+      description:
+        "For a purchase of `purchaseAmount` USD (> 0, up to 2 decimals) at the brands of `category` (retail, gaming, dining, travel) whose name, domain or category matches `intent` (words of 3+ letters; any brand without intent): each brand's best active purchase rule (as `compare_cashback`: `earn` or a type containing purchase, order or checkout), its reward in pts, USD value at 1000 pts = 1 USD and cashback %, and the rule's accepted events in the last 30 days. Signed with `userId`: at the brands the key acts for, the member's own earnings — whether the rule still pays them (per-member limit, cooldown), their daily streak and today's open check-in reward (rule × streak multiplier; the multiplier applies to check-ins, not purchases) — and `totalPts` = what they would collect; elsewhere `member` is null. Ranked by totalPts (the reward without a member), then observed use, then Brand ID; at most 10. Brands without a purchase rule are counted in `withoutPurchaseRule`. `userId` unsigned is 401.",
+      access: 'optional',
+      request: {
+        query: z.object({ intent, category: brandCategory, purchaseAmount: usdCents('purchaseAmount'), userId }),
+      },
+      result: z.object({
+        purchaseAmountUsd: z.string(),
+        ptsPerUsd: z.number().int(),
+        category: z.string().nullable(),
+        intentTerms: z.array(z.string()),
+        personalised: z.boolean(),
+        routes: z.array(
+          z.object({
+            rank: z.number().int(),
+            brandId: z.string(),
+            name: z.string(),
+            category: z.string().nullable(),
+            eventType: z.string(),
+            eventId: z.string(),
+            rewardPts: amount,
+            rewardUsd: z.string(),
+            cashbackPercent: z.number().nullable(),
+            acceptedLast30d: z.number().int(),
+            member: memberEarningsSchema.nullable(),
+            totalPts: amount,
+            totalUsd: z.string(),
+          }),
+        ),
+        brandsConsidered: z.number().int(),
+        withoutPurchaseRule: z.number().int(),
+        basis,
+      }),
+      example: (f) => ({ query: { purchaseAmount: '25', userId: f.userId } }),
+      async handle({ query }, context) {
+        const now = context.clock.now();
+        const { current } = periodWindows(now, COMMERCE_PERIOD);
+        let scope = new Set<string>();
+        if (query.userId) {
+          requireSignedForMember(context, 'route_commerce');
+          scope = new Set(memberScope(context));
+        }
+        const terms = intentTerms(query.intent);
+        const brands = (await readRouteBrands(db, query.category)).filter(
+          (b) => terms.length === 0 || matchCount(terms, [b.name, b.domain, b.category]) > 0,
+        );
+        const ids = brands.map((b) => b.brandId);
+        const [rules, accepted] = await Promise.all([readBrandRules(db, ids), readAcceptedByType(db, ids, current)]);
+        const candidates = [];
+        for (const brand of brands) {
+          const brandRules = rules.get(brand.brandId) ?? [];
+          const rule = bestPurchaseRule(brandRules);
+          if (!rule) continue;
+          const member =
+            query.userId && scope.has(brand.brandId)
+              ? await memberEarnings(d, context, {
+                  brandId: brand.brandId,
+                  userId: query.userId,
+                  purchaseRule: rule,
+                  rules: brandRules,
+                })
+              : undefined;
+          const total = member ? member.totalPts : rule.rewardAmount;
+          candidates.push({
+            brand,
+            rule,
+            member,
+            total,
+            acceptedLast30d: accepted.get(`${brand.brandId} ${rule.eventType}`) ?? 0,
+          });
+        }
+        candidates.sort(
+          (a, b) =>
+            (b.total > a.total ? 1 : b.total < a.total ? -1 : 0) ||
+            b.acceptedLast30d - a.acceptedLast30d ||
+            a.brand.brandId.localeCompare(b.brand.brandId),
+        );
+        const routes = candidates.slice(0, ROUTES_MAX).map((c, i) => ({
+          rank: i + 1,
+          brandId: c.brand.brandId,
+          name: c.brand.name,
+          category: c.brand.category,
+          eventType: c.rule.eventType,
+          eventId: c.rule.eventId,
+          ...purchaseReward(c.rule.rewardAmount, query.purchaseAmount),
+          acceptedLast30d: c.acceptedLast30d,
+          member: c.member ? memberView(c.member) : null,
+          totalPts: c.total.toString(),
+          totalUsd: ptsToUsd(c.total),
+        }));
+        const sample = candidates.reduce((s, c) => s + c.acceptedLast30d, 0);
+        let note: string | undefined;
+        if (brands.length === 0) note = 'No brand matches the category and intent';
+        else if (candidates.length === 0) note = 'None of the matching brands has an active purchase rule';
+        return {
+          purchaseAmountUsd: formatCents(query.purchaseAmount),
+          ptsPerUsd: PTS_PER_USD,
+          category: query.category ?? null,
+          intentTerms: terms,
+          personalised: query.userId !== undefined,
+          routes,
+          brandsConsidered: brands.length,
+          withoutPurchaseRule: brands.length - candidates.length,
+          basis: basisOf(current, sample, note),
+        };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'stack_commerce',
+      method: 'get',
+      path: '/commerce/stack',
+      summary: 'Everything one purchase at a brand earns a member, and which perks it unlocks',
+      description:
+        "For member `userId` buying for `purchaseAmount` USD at `brandId` (a brand this key acts for, else 403): the brand's best active purchase rule (reward in pts, USD at 1000 pts = 1 USD, cashback %) and whether it still pays this member (per-member claim limit, cooldown); the member's daily streak and today's open check-in reward (daily rule × streak multiplier — the multiplier applies to check-ins, not purchases); `earn.totalPts` = purchase + check-in; the member's ledger balance (earned − redeemed, all brands: pts are one token) now and after; and the brand's available perks split into affordable now, unlocked by this purchase, and the next one out of reach with the pts missing. A member new to the brand is answered with zeros. Without a purchase rule the purchase earns 0 and a note says so.",
+      access: 'key',
+      request: {
+        query: z.object({
+          brandId: brandIdSchema,
+          purchaseAmount: usdCents('purchaseAmount'),
+          userId: emailSchema.describe('The member (email-shaped)'),
+        }),
+      },
+      result: z.object({
+        brandId: z.string(),
+        userId: z.string(),
+        purchaseAmountUsd: z.string(),
+        purchase: z
+          .object({
+            eventType: z.string(),
+            eventId: z.string(),
+            rewardPts: amount,
+            rewardUsd: z.string(),
+            cashbackPercent: z.number().nullable(),
+            eligible: z.boolean(),
+            reason: z.string().nullable(),
+            previousClaims: z.number().int(),
+          })
+          .nullable(),
+        streak: streakSchema,
+        earn: z.object({ purchasePts: amount, checkinBonusPts: amount, totalPts: amount, totalUsd: z.string() }),
+        balance: z.object({ now: amount, afterPurchase: amount }),
+        perks: z.object({
+          affordableNow: z.array(perkCatalogueItemSchema),
+          unlockedByThisPurchase: z.array(perkCatalogueItemSchema),
+          next: perkCatalogueItemSchema.extend({ missingPts: amount }).nullable(),
+        }),
+        basis,
+      }),
+      example: (f) => ({ query: { brandId: f.brandId, purchaseAmount: '25', userId: f.userId } }),
+      async handle({ query }, context) {
+        memberScope(context, query.brandId);
+        await requireBrandExists(db, query.brandId);
+        const now = context.clock.now();
+        const { current } = periodWindows(now, COMMERCE_PERIOD);
+        const rules = (await readBrandRules(db, [query.brandId])).get(query.brandId) ?? [];
+        const rule = bestPurchaseRule(rules);
+        const [earnings, ledger, perks] = await Promise.all([
+          memberEarnings(d, context, { brandId: query.brandId, userId: query.userId, purchaseRule: rule, rules }),
+          readLedgerBalance(db, query.userId),
+          listCatalogue(
+            { db, clock: context.clock, perkChain: d.deps.perkChain, logger: context.logger },
+            query.brandId,
+            { available: true },
+          ),
+        ]);
+        const balance = nonNegative(ledger);
+        const after = balance + earnings.totalPts;
+        const byCost = [...perks].sort((a, b) => a.cost - b.cost || a.id - b.id);
+        const next = byCost.find((p) => BigInt(p.cost) > after);
+        return {
+          brandId: query.brandId,
+          userId: query.userId,
+          purchaseAmountUsd: formatCents(query.purchaseAmount),
+          purchase: rule
+            ? {
+                eventType: rule.eventType,
+                eventId: rule.eventId,
+                ...purchaseReward(rule.rewardAmount, query.purchaseAmount),
+                eligible: earnings.purchase?.eligible ?? false,
+                reason: earnings.purchase?.reason ?? null,
+                previousClaims: earnings.purchase?.previousClaims ?? 0,
+              }
+            : null,
+          streak: memberView(earnings).streak,
+          earn: {
+            purchasePts: earnings.purchasePts.toString(),
+            checkinBonusPts: earnings.checkinBonusPts.toString(),
+            totalPts: earnings.totalPts.toString(),
+            totalUsd: ptsToUsd(earnings.totalPts),
+          },
+          balance: { now: balance.toString(), afterPurchase: after.toString() },
+          perks: {
+            affordableNow: byCost.filter((p) => BigInt(p.cost) <= balance),
+            unlockedByThisPurchase: byCost.filter((p) => BigInt(p.cost) > balance && BigInt(p.cost) <= after),
+            next: next ? { ...next, missingPts: (BigInt(next.cost) - after).toString() } : null,
+          },
+          basis: basisOf(
+            current,
+            rules.filter((r) => r.active).length + perks.length,
+            rule ? undefined : 'The brand has no active purchase rule: a purchase earns no pts here',
+          ),
+        };
+      },
+    }),
+  ];
+}
