@@ -54,6 +54,39 @@ describe('fuzzed input shaped by each route schema', { timeout: 300_000 }, () =>
     expect(problems).toEqual([]);
   });
 
+  it('no route answers 5xx to query strings of its parameters with hostile values, several at once', async () => {
+    const rawValue = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 12 }).map(encodeURIComponent),
+      fc.constantFrom('%ED%A0%80', '%00', '%FF', '9007199254740993', '-1', 'NaN', '1e309', '1.5', '', 'x'.repeat(3000)),
+    );
+    const problems: string[] = [];
+    const routes = world.routes.filter((route) => route.parameters.some((p) => p.in === 'query'));
+    expect(routes.length).toBeGreaterThan(20);
+    for (const route of routes) {
+      const names = route.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+      // Each parameter: left valid, dropped, or one or more hostile values (a repeated name is an array).
+      const valid = (name: string) => world.requiredQuery(route).find((pair) => pair.startsWith(`${name}=`));
+      const pairs = fc.tuple(
+        ...names.map((name) =>
+          fc.oneof(
+            fc.constant(valid(name) ? [valid(name) as string] : []),
+            fc.array(rawValue, { minLength: 1, maxLength: 2 }).map((raws) => raws.map((raw) => `${name}=${raw}`)),
+          ),
+        ),
+      );
+      await fc.assert(
+        fc.asyncProperty(pairs, async (chosen) => {
+          const query = chosen.flat().join('&');
+          const answer = await world.send(route, { pathWithQuery: `${world.pathOf(route)}?${query}`, label: 'fuzz:' });
+          const problem = problemOf(answer);
+          if (problem) problems.push(problem);
+        }),
+        { numRuns: 10 },
+      );
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('every MCP tool with a wrong type or an out-of-range number in each argument: an isError result below 500', async () => {
     expect(tools.length).toBeGreaterThan(30);
     const answers: Answer[] = [];
