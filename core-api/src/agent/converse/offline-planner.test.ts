@@ -37,6 +37,9 @@ const ALL = [
   }),
   endpoint('compare_brands', '/compare/brands', { query: ['brandIds', 'period'] }),
   endpoint('get_network_stats', '/network/stats'),
+  endpoint('route_commerce', '/commerce/route', { query: ['intent', 'category', 'purchaseAmount', 'userId'] }),
+  endpoint('stack_commerce', '/commerce/stack', { query: ['brandId', 'purchaseAmount', 'userId'] }),
+  endpoint('get_agent_rewards', '/agent/rewards'),
 ];
 const A = '0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const B = '0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
@@ -74,6 +77,17 @@ describe('planOffline', () => {
     ],
     ['How many brands are on the network?', [], [{ tool: 'get_network_stats', input: {} }]],
     ['Tell me about Acme', [brands.acme], [{ tool: 'get_brand', input: { brandId: A } }]],
+    [
+      'Where should I shop for dining with $40?',
+      [],
+      [{ tool: 'route_commerce', input: { purchaseAmount: '40', category: 'dining' } }],
+    ],
+    [
+      'What would mia@example.com earn buying 25.50 USD at Acme?',
+      [brands.acme],
+      [{ tool: 'stack_commerce', input: { brandId: A, userId: 'mia@example.com', purchaseAmount: '25.50' } }],
+    ],
+    ['Show my agent rewards', [], [{ tool: 'get_agent_rewards', input: {} }]],
   ])('%s', (question, mentioned, expected) => {
     expect(planOffline({ question, tools: ALL, brands: mentioned, keyBrandIds: [] }).steps).toEqual(expected);
   });
@@ -96,6 +110,12 @@ describe('planOffline', () => {
       'For comparison, name at least two brands in the question.',
       'For balance, name the user (email-shaped id) in the question.',
     ]);
+  });
+
+  it('asks for the purchase amount before routing a purchase', () => {
+    const plan = planOffline({ question: 'Where should I buy sneakers?', tools: ALL, brands: [], keyBrandIds: [] });
+    expect(plan.steps).toEqual([]);
+    expect(plan.notes.join(' ')).toContain('the purchase amount in USD');
   });
 
   it('never plans more than 5 steps', () => {

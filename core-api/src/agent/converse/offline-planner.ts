@@ -38,7 +38,11 @@ interface Entities {
   category: string | undefined;
   period: string | undefined;
   limit: number | undefined;
+  /** A purchase amount in USD (`$25`, `25 USD`, `25 dollars`), as the decimal string the tools take. */
+  amount: string | undefined;
 }
+
+type Need = 'brand' | 'user' | 'twoBrands' | 'amount';
 
 interface Rule {
   /** What the rule answers, for the notes. */
@@ -46,7 +50,7 @@ interface Rule {
   when: RegExp;
   /** Candidate endpoints (`METHOD path` of spec 4.1), best first; the first present in the list is used. */
   endpoints: string[];
-  needs?: ('brand' | 'user' | 'twoBrands')[];
+  needs?: Need[];
   args(e: Entities): Record<string, unknown>;
 }
 
@@ -140,6 +144,30 @@ const RULES: Rule[] = [
     args: (e) => ({ ...(e.category ? { category: e.category } : {}), ...(e.user ? { userId: e.user } : {}) }),
   },
   {
+    topic: 'purchase stack',
+    when: /\b(stack|what (would|will|do|does) (i|they|he|she|\S+@\S+) (earn|get|collect)\b.*\b(buy|buying|spend|spending|purchase))/i,
+    endpoints: ['GET /commerce/stack'],
+    needs: ['user', 'brand', 'amount'],
+    args: (e) => ({ brandId: e.brand, userId: e.user, purchaseAmount: e.amount }),
+  },
+  {
+    topic: 'commerce routing',
+    when: /\b(where (should|to|can|could) (i|we|they|he|she) (buy|shop|purchase|spend)|best (place|brand|store) to (buy|shop|spend)|most cashback|earn the most)\b/i,
+    endpoints: ['GET /commerce/route'],
+    needs: ['amount'],
+    args: (e) => ({
+      purchaseAmount: e.amount,
+      ...(e.category ? { category: e.category } : {}),
+      ...(e.user ? { userId: e.user } : {}),
+    }),
+  },
+  {
+    topic: 'agent rewards',
+    when: /\b(agent rewards?|my (agent )?(earnings|rewards)|rewards? (i|we) (earned|can claim)|claimable)\b/i,
+    endpoints: ['GET /agent/rewards'],
+    args: () => ({}),
+  },
+  {
     topic: 'network statistics',
     when: /\b(network|how many (brands|users|members)|platform stats|total rewards)\b/i,
     endpoints: ['GET /network/stats', 'GET /network/info'],
@@ -157,6 +185,8 @@ function extractEntities(input: PlannerInput): Entities {
     ? ({ week: '7d', month: '30d', quarter: '90d' }[periodMatch[1]?.toLowerCase() ?? ''] ?? `${periodMatch[1]}d`)
     : undefined;
   const limitMatch = text.match(/\btop\s+(\d{1,3})\b/i);
+  const amountMatch =
+    text.match(/\$\s?(\d{1,7}(?:\.\d{1,2})?)\b/) ?? text.match(/\b(\d{1,7}(?:\.\d{1,2})?)\s?(?:usd|dollars?)\b/i);
   return {
     brands,
     brand: brands[0] ?? (input.keyBrandIds.length === 1 ? input.keyBrandIds[0] : undefined),
@@ -164,6 +194,7 @@ function extractEntities(input: PlannerInput): Entities {
     category,
     period,
     limit: limitMatch ? Number(limitMatch[1]) : undefined,
+    amount: amountMatch?.[1],
   };
 }
 
@@ -198,7 +229,13 @@ export function planOffline(input: PlannerInput): Plan {
     if (!rule.when.test(input.question)) continue;
     matched = true;
     const missing = (rule.needs ?? []).filter((need) =>
-      need === 'brand' ? !entities.brand : need === 'user' ? !entities.user : entities.brands.length < 2,
+      need === 'brand'
+        ? !entities.brand
+        : need === 'user'
+          ? !entities.user
+          : need === 'amount'
+            ? !entities.amount
+            : entities.brands.length < 2,
     );
     if (missing.length > 0) {
       notes.push(`For ${rule.topic}, name ${missing.map(describeNeed).join(' and ')} in the question.`);
@@ -226,8 +263,9 @@ export function planOffline(input: PlannerInput): Plan {
   return { steps, notes };
 }
 
-function describeNeed(need: 'brand' | 'user' | 'twoBrands'): string {
+function describeNeed(need: Need): string {
   if (need === 'brand') return 'a brand (name, domain or address)';
   if (need === 'user') return 'the user (email-shaped id)';
+  if (need === 'amount') return 'the purchase amount in USD ($25)';
   return 'at least two brands';
 }
