@@ -264,6 +264,17 @@ describe('retries', () => {
     expect(sleeps).toEqual([]);
   });
 
+  it('reads a Retry-After date against the client clock, not the machine time', async () => {
+    let calls = 0;
+    const at = new Date(clock.now().getTime() + 3_000).toUTCString();
+    handler = (_req, res) =>
+      ++calls === 1
+        ? reply(res, 429, { success: false, error: 'slow down', code: 'RATE_LIMIT_EXCEEDED' }, { 'retry-after': at })
+        : reply(res, 200, { success: true, confirmationCode: 'ABC', perk: null });
+    await client().redeemPerk({ perkId: 'p1', userIdentifier: USER });
+    expect(sleeps).toEqual([3000]);
+  });
+
   it('does not retry a cooldown 429 (a business answer, not a rate limit)', async () => {
     handler = (_req, res) =>
       reply(

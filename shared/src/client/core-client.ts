@@ -321,7 +321,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     }
     const json = parseJson(text);
     if (!response.ok) {
-      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'), nowSeconds());
       const parsed = errorBody.safeParse(json);
       if (parsed.success) {
         throw new CoreApiError(
@@ -631,12 +631,12 @@ function isReplayRefusal(error: CoreApiError): boolean {
   return error.status === 401 && error.code === 'INVALID_SIGNATURE' && error.details?.reason === 'replayed';
 }
 
-/** Seconds of a `Retry-After` header (delta seconds or an HTTP date). */
-function parseRetryAfter(header: string | null): number | undefined {
+/** Seconds of a `Retry-After` header (delta seconds or an HTTP date, against the client's clock). */
+function parseRetryAfter(header: string | null, nowSeconds: number): number | undefined {
   if (!header) return undefined;
   if (/^\d+$/.test(header.trim())) return Number(header.trim());
   const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil(date / 1000 - nowSeconds));
 }
 
 function pruneTimestamps(map: Map<string, Set<number>>, now: number): void {
