@@ -4,6 +4,7 @@ import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
+  type EventTypeActivity,
   readActivityByBrand,
   readBrandNames,
   readBrandRules,
@@ -247,9 +248,26 @@ async function requireBrands(d: AgentToolDeps, brandIds: string[]): Promise<Map<
  * the network view through the answer cache: keyed by the window's length and how long ago it ended.
  */
 function windowTotals(d: AgentToolDeps, brandId: string | undefined, window: TimeWindow): Promise<WindowTotals> {
+  return rememberRead(d, 'window_totals', windowKey(d, brandId, window), () =>
+    readWindowTotals(d.deps.db, brandId, window),
+  );
+}
+
+/** One brand's (or the network's) activity per event type over one window, shared like `windowTotals`. */
+function eventTypeActivity(
+  d: AgentToolDeps,
+  brandId: string | undefined,
+  window: TimeWindow,
+): Promise<EventTypeActivity[]> {
+  return rememberRead(d, 'event_type_activity', windowKey(d, brandId, window), () =>
+    readEventTypeActivity(d.deps.db, brandId, window),
+  );
+}
+
+/** A scope and a window as a cache key: the window's length and how many days ago it ended. */
+function windowKey(d: AgentToolDeps, brandId: string | undefined, window: TimeWindow) {
   const endedAgoMs = d.deps.clock.now().getTime() - window.to.getTime();
-  const key = { brandId: brandId ?? '*', days: window.days, endedAgoDays: Math.round(endedAgoMs / 86_400_000) };
-  return rememberRead(d, 'window_totals', key, () => readWindowTotals(d.deps.db, brandId, window));
+  return { brandId: brandId ?? '*', days: window.days, endedAgoDays: Math.round(endedAgoMs / 86_400_000) };
 }
 
 /** Analytics of the network and of one brand (spec 4.1 `/analytics/*`), all public aggregates. */
@@ -303,7 +321,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
         const [cur, prev, types] = await Promise.all([
           windowTotals(d, undefined, current),
           windowTotals(d, undefined, previous),
-          readEventTypeActivity(db, undefined, current),
+          eventTypeActivity(d, undefined, current),
         ]);
         return {
           activeBrands: cur.activeBrands,
@@ -349,7 +367,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
         const [cur, prev, types, streaks] = await Promise.all([
           windowTotals(d, params.brandId, current),
           windowTotals(d, params.brandId, previous),
-          readEventTypeActivity(db, params.brandId, current),
+          eventTypeActivity(d, params.brandId, current),
           readStreakTotals(db, params.brandId, current),
         ]);
         const sample = cur.acceptedEvents + cur.redemptions;
@@ -405,8 +423,8 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
         await requireBrandExists(db, params.brandId);
         const { current, previous } = periodWindows(context.clock.now(), query.period);
         const [cur, prev, rules] = await Promise.all([
-          readEventTypeActivity(db, params.brandId, current),
-          readEventTypeActivity(db, params.brandId, previous),
+          eventTypeActivity(d, params.brandId, current),
+          eventTypeActivity(d, params.brandId, previous),
           readBrandRules(db, [params.brandId]),
         ]);
         const accepted = cur.reduce((s, t) => s + t.accepted, 0);
@@ -730,7 +748,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
         const { current } = periodWindows(context.clock.now(), HEALTH_PERIOD);
         const [rules, types] = await Promise.all([
           readBrandRules(db, brandIds),
-          Promise.all(brandIds.map(async (id) => [id, await readEventTypeActivity(db, id, current)] as const)),
+          Promise.all(brandIds.map(async (id) => [id, await eventTypeActivity(d, id, current)] as const)),
         ]);
         const accepted = new Map(types.map(([id, list]) => [id, new Map(list.map((t) => [t.eventType, t.accepted]))]));
         const brands = brandIds

@@ -13,6 +13,7 @@ import {
   ptsToUsd,
   purchaseReward,
 } from '../analytics/formulas.ts';
+import { rememberRead } from '../answer-cache.ts';
 import { readAcceptedByType, readDealCandidates, readRouteBrands } from '../commerce/commerce.repository.ts';
 import { memberEarnings } from '../commerce/member-earnings.ts';
 import { perkRecommendationScore } from '../intelligence/formulas.ts';
@@ -303,7 +304,12 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           (b) => terms.length === 0 || matchCount(terms, [b.name, b.domain, b.category]) > 0,
         );
         const ids = brands.map((b) => b.brandId);
-        const [rules, accepted] = await Promise.all([readBrandRules(db, ids), readAcceptedByType(db, ids, current)]);
+        const [rules, accepted] = await Promise.all([
+          readBrandRules(db, ids),
+          rememberRead(d, 'accepted_by_type', { ids: [...ids].sort(), days: current.days }, () =>
+            readAcceptedByType(db, ids, current),
+          ),
+        ]);
         const candidates = [];
         for (const brand of brands) {
           const brandRules = rules.get(brand.brandId) ?? [];
