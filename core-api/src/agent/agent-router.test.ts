@@ -74,6 +74,17 @@ describe('envelopes', () => {
     }
   });
 
+  it('refuses a path parameter that is not percent-encoded UTF-8 as a bad path, not an unreadable body', async () => {
+    for (const path of ['/brands/%ED%A0%80', '/users/%ED%A0%80/portfolio']) {
+      const res = await fetch(`${platform.url}/api/v1${path}`);
+      const body = (await res.json()) as { error: { code: string; message: string; details: { reason: string } } };
+      expect(res.status, path).toBe(400);
+      expect(body.error).toMatchObject({ code: 'validation', status: 400, details: { reason: 'malformed_path' } });
+      expect(body.error.message).toMatch(/path/);
+      expect(body.error.message).not.toMatch(/body/);
+    }
+  });
+
   it('refuses malformed JSON with 400 validation', async () => {
     const res = await fetch(`${probe.url}/api/v1/probe/count`, {
       method: 'POST',
