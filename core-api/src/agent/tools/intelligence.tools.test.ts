@@ -194,6 +194,12 @@ describe('get_user_recommendations', () => {
     expect(one.recommendations).toHaveLength(1);
   });
 
+  it('leaves out a perk the member already holds the per-user maximum of (alice redeemed Gold, 1 per user)', async () => {
+    const r = await call('get_user_recommendations', { params: { userId: 'alice@example.com' }, query: {} });
+    expect(r.recommendations.map((x: Item) => x.perkId)).not.toContain(perks.Gold);
+    expect(r.recommendations.map((x: Item) => x.perkId)).toEqual([perks.Sticker, perks.Trip]);
+  });
+
   it('limit 21 and 0 → 400', async () => {
     for (const limit of ['21', '0']) {
       await expect(
@@ -255,6 +261,18 @@ describe('get_user_goals', () => {
       query: { targetPerkId: perks.Trip },
     });
     expect(one.goals).toHaveLength(1);
+  });
+
+  it('leaves out a perk the member already holds the per-user maximum of, with a note', async () => {
+    const g = await call('get_user_goals', { params: { userId: 'alice@example.com' }, query: {} });
+    expect(g.goals.map((x: Item) => x.perkId)).toEqual([perks.Sticker, perks.Trip]);
+    expect(g.basis.note).toContain(`per-user maximum of (${perks.Gold})`);
+    const gold = await call('get_user_goals', {
+      params: { userId: 'alice@example.com' },
+      query: { targetPerkId: perks.Gold },
+    });
+    expect(gold.goals).toEqual([]);
+    expect(gold.basis.note).toContain('per-user maximum');
   });
 
   it('403 for a brand the key does not hold; 404 for an unknown perk', async () => {
