@@ -108,6 +108,10 @@ describe('onboard_brand', () => {
     const res = await send('POST', '/onboarding/brands', onboardBody({ brandAddress: shop.brandId }));
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('conflict');
+    // The admin API's advice ("omit the address") does not apply: brandAddress is required here.
+    expect(res.body.error.message).not.toMatch(/omit/);
+    expect(res.body.error.message).toContain(shop.brandId);
+    expect(res.body.error.details).toMatchObject({ field: 'brandAddress', value: shop.brandId });
     const key = await platform.deps.db
       .selectFrom('agent_keys')
       .select('brand_ids')
