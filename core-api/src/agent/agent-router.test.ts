@@ -85,6 +85,27 @@ describe('envelopes', () => {
     }
   });
 
+  it('refuses a body not sent as JSON with 415 saying to send Content-Type: application/json', async () => {
+    const body = JSON.stringify({ industry: 'dining', monthlyCustomers: 10, averageOrderValue: 5 });
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const res = await fetch(`${platform.url}/api/v1/growth/estimate-roi`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+      });
+      const answer = (await res.json()) as { error: { code: string; status: number; message: string } };
+      expect(res.status, contentType).toBe(415);
+      expect(answer.error).toMatchObject({ code: 'validation', status: 415 });
+      expect(answer.error.message).toContain('Content-Type: application/json');
+    }
+    const json = await fetch(`${platform.url}/api/v1/growth/estimate-roi`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body,
+    });
+    expect(json.status).toBe(200);
+  });
+
   it('refuses malformed JSON with 400 validation', async () => {
     const res = await fetch(`${probe.url}/api/v1/probe/count`, {
       method: 'POST',
