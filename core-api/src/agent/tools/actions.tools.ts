@@ -499,7 +499,7 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
         if (!ledger.known) continue;
         const [streak, perk] = await Promise.all([
           streakView(d, context, brandId, params.userId),
-          bestAffordablePerk(d.deps.db, brandId, spendable),
+          bestAffordablePerk(d.deps.db, brandId, spendable, keys),
         ]);
         brands.push({
           brandId,
