@@ -171,6 +171,17 @@ describe('limits', () => {
 });
 
 describe('pts agent-key', () => {
+  it('refuses a key for a brand that does not exist (404 naming it), creating nothing', async () => {
+    const ghost = `0x${'9'.repeat(40)}`;
+    const before = await platform.deps.db.selectFrom('agent_keys').select('key_id').execute();
+    const created = await pts(['agent-key', 'create', '--name', 'ghost key', '--brand', ghost, '--json']);
+    expect(created.code).not.toBe(0);
+    expect(created.stderr).toContain(ghost);
+    expect(created.stdout).toBe('');
+    const after = await platform.deps.db.selectFrom('agent_keys').select('key_id').execute();
+    expect(after).toHaveLength(before.length);
+  });
+
   it('creates, lists and revokes keys; a created key signs, a revoked one is refused', async () => {
     const brand = await platform.createBrand({ name: 'CLI brand', domain: 'cli.example.com' });
     const created = await pts([
