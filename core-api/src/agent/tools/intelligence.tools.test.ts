@@ -285,6 +285,14 @@ describe('get_user_goals', () => {
       call('get_user_goals', { params: { userId: 'bob@example.com' }, query: { targetPerkId: '999999' } }),
     ).rejects.toMatchObject({ code: 'PERK_NOT_FOUND' });
   });
+
+  it('400 for a targetPerkId that is not an integer id, saying what to send (not a regular expression)', async () => {
+    const refused = call('get_user_goals', { params: { userId: 'bob@example.com' }, query: { targetPerkId: 'abc' } });
+    await expect(refused).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    const message = await refused.catch((error: Error) => error.message);
+    expect(message).toContain("targetPerkId: must be a perk's integer id");
+    expect(message).not.toContain('pattern');
+  });
 });
 
 /** The six archetypes with these member counts (others 0), as `archetypeDistribution` lists them. */

@@ -508,7 +508,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           brandId: brandIdSchema.optional(),
           targetPerkId: z
             .string()
-            .regex(/^\d{1,18}$/)
+            .regex(/^\d{1,18}$/, "must be a perk's integer id (perkId of get_brand_perks or browse_perks)")
             .optional(),
         }),
       },
