@@ -200,11 +200,15 @@ describe('get_user_recommendations', () => {
     expect(r.recommendations.map((x: Item) => x.perkId)).toEqual([perks.Sticker, perks.Trip]);
   });
 
-  it('limit 21 and 0 → 400', async () => {
-    for (const limit of ['21', '0']) {
+  it('limit 21 and 0 → 400, saying the bound in words', async () => {
+    for (const [limit, says] of <[string, string][]>[
+      ['21', 'limit must be at most 20'],
+      ['0', 'limit must be at least 1'],
+      ['x', 'limit must be a number'],
+    ]) {
       await expect(
         call('get_user_recommendations', { params: { userId: 'bob@example.com' }, query: { limit } }),
-      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining(says) });
     }
   });
 });

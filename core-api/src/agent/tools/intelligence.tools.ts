@@ -39,6 +39,7 @@ import {
   readCategoryPerformance,
   readRuleEngagement,
 } from '../intelligence/suggestions.repository.ts';
+import { boundedInt } from './discovery.tools.ts';
 
 /** Persona and earning rates look at this many days before now. */
 const WINDOW_DAYS = 30;
@@ -377,7 +378,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       access: 'key',
       request: {
         params: userParams,
-        query: z.object({ limit: z.coerce.number().int().min(1).max(20).default(5) }),
+        query: z.object({ limit: boundedInt('limit', 1, 20, 5) }),
       },
       result: z.object({ userId: z.string(), balance: amount, recommendations: z.array(perkRecommendation), basis }),
       example: (f) => ({ params: { userId: f.userId }, query: { limit: 5 } }),
