@@ -126,6 +126,10 @@ describe('onboard_brand', () => {
       [{ website: 'corner-bakery.example.com' }, 'website'],
       [{ website: 'ftp://corner-bakery.example.com' }, 'website'],
       [{ website: 'https://under_score.example.com' }, 'website'],
+      // A business site has a public domain name: not an IP address, not a single label like localhost.
+      [{ website: 'http://127.0.0.1' }, 'website'],
+      [{ website: 'https://10.0.0.8:8443/shop' }, 'website'],
+      [{ website: 'https://localhost' }, 'website'],
       [{ category: 'bakery' }, 'category'],
       [{ brandAddress: '0x123' }, 'brandAddress'],
       [{ businessName: '' }, 'businessName'],
