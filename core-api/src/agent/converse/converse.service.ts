@@ -205,7 +205,14 @@ function describeList(list: unknown[]): string {
       if (item === null || typeof item !== 'object') return String(item);
       const record = item as Record<string, unknown>;
       const label =
-        record.name ?? record.title ?? record.eventType ?? record.archetype ?? record.brandId ?? record.perkId;
+        record.name ??
+        record.title ??
+        record.eventType ??
+        record.archetype ??
+        record.username ??
+        record.userIdentifier ??
+        record.brandId ??
+        record.perkId;
       return String(label ?? record.id ?? record.userId ?? '…');
     })
     .join(', ');

@@ -108,10 +108,16 @@ describe('planOffline', () => {
             personas: [{ archetype: 'newcomer', members: 2 }],
           },
         },
+        {
+          tool: 'get_leaderboard',
+          ok: true,
+          data: { leaderboard: [{ userIdentifier: 'zo***@example.com', username: 'zo***', value: 150, rank: 1 }] },
+        },
       ],
       [],
       null,
     );
+    expect(answer).toContain('leaderboard: 1 (zo***)');
     expect(answer).toContain('topEventTypes: 2 (coffee_purchase, account_creation)');
     expect(answer).toContain('personas: 1 (newcomer)');
     expect(answer).not.toContain('…');
