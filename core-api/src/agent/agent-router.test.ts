@@ -74,6 +74,38 @@ describe('envelopes', () => {
     }
   });
 
+  it('refuses a path parameter that is not percent-encoded UTF-8 as a bad path, not an unreadable body', async () => {
+    for (const path of ['/brands/%ED%A0%80', '/users/%ED%A0%80/portfolio']) {
+      const res = await fetch(`${platform.url}/api/v1${path}`);
+      const body = (await res.json()) as { error: { code: string; message: string; details: { reason: string } } };
+      expect(res.status, path).toBe(400);
+      expect(body.error).toMatchObject({ code: 'validation', status: 400, details: { reason: 'malformed_path' } });
+      expect(body.error.message).toMatch(/path/);
+      expect(body.error.message).not.toMatch(/body/);
+    }
+  });
+
+  it('refuses a body not sent as JSON with 415 saying to send Content-Type: application/json', async () => {
+    const body = JSON.stringify({ industry: 'dining', monthlyCustomers: 10, averageOrderValue: 5 });
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const res = await fetch(`${platform.url}/api/v1/growth/estimate-roi`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+      });
+      const answer = (await res.json()) as { error: { code: string; status: number; message: string } };
+      expect(res.status, contentType).toBe(415);
+      expect(answer.error).toMatchObject({ code: 'validation', status: 415 });
+      expect(answer.error.message).toContain('Content-Type: application/json');
+    }
+    const json = await fetch(`${platform.url}/api/v1/growth/estimate-roi`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body,
+    });
+    expect(json.status).toBe(200);
+  });
+
   it('refuses malformed JSON with 400 validation', async () => {
     const res = await fetch(`${probe.url}/api/v1/probe/count`, {
       method: 'POST',
@@ -139,6 +171,17 @@ describe('limits', () => {
 });
 
 describe('pts agent-key', () => {
+  it('refuses a key for a brand that does not exist (404 naming it), creating nothing', async () => {
+    const ghost = `0x${'9'.repeat(40)}`;
+    const before = await platform.deps.db.selectFrom('agent_keys').select('key_id').execute();
+    const created = await pts(['agent-key', 'create', '--name', 'ghost key', '--brand', ghost, '--json']);
+    expect(created.code).not.toBe(0);
+    expect(created.stderr).toContain(ghost);
+    expect(created.stdout).toBe('');
+    const after = await platform.deps.db.selectFrom('agent_keys').select('key_id').execute();
+    expect(after).toHaveLength(before.length);
+  });
+
   it('creates, lists and revokes keys; a created key signs, a revoked one is refused', async () => {
     const brand = await platform.createBrand({ name: 'CLI brand', domain: 'cli.example.com' });
     const created = await pts([

@@ -90,6 +90,14 @@ export function createAgentRouter(d: AgentRouterDeps): Router {
     const { definition } = tool;
     const handler: RequestHandler = async (req, res, next) => {
       try {
+        // A body the JSON reader skipped (text/plain, a form, no Content-Type) would read as {} and be refused
+        // field by field as "received undefined"; say what to send instead. (`false`: a body, not JSON.)
+        if (definition.request?.body && req.is('application/json') === false) {
+          throw new AppError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            'Send the body as JSON with the header Content-Type: application/json',
+          );
+        }
         const auth = definition.access === 'public' ? undefined : await d.authenticate(req);
         const principal = auth?.principal;
         const denied = checkAgentAccess(definition.access, principal, req.params);

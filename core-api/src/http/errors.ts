@@ -37,6 +37,14 @@ interface BodyParserError extends Error {
 export function toClientError(err: unknown): AppError | undefined {
   if (isAppError(err)) return err;
   if (err instanceof UnsafeJsonError) return new AppError('VALIDATION_ERROR', err.message, { reason: err.reason });
+  // Express's router could not percent-decode a path parameter (`/brands/%ED%A0%80`): the path, not the body.
+  if (err instanceof URIError) {
+    return new AppError(
+      'VALIDATION_ERROR',
+      'A path segment is not valid percent-encoded UTF-8; encode each path parameter with encodeURIComponent',
+      { reason: 'malformed_path' },
+    );
+  }
   const parserError = err as BodyParserError | undefined;
   if (parserError?.type === 'entity.too.large') {
     return new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds the ${parserError.limit ?? 10240} byte limit`, {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 
 /** What one user (all identities of their account) did at one brand, from events and perk redemptions. */
@@ -88,8 +89,12 @@ export async function reservedByPendingRedemptions(db: Database, wallet: string)
   return BigInt(row?.amount ?? 0);
 }
 
-/** The most expensive active, on-chain perk of the brand costing at most `budget` pts (ties: the oldest). */
-export async function bestAffordablePerk(db: Database, brandId: string, budget: bigint) {
+/**
+ * The most expensive active, on-chain perk of the brand costing at most `budget` pts (ties: the oldest) that
+ * the member (`userKeys`, their identities) may still redeem: not one they already hold the per-user maximum
+ * of (pending or confirmed redemptions; `max_per_user` 0 = unlimited), which redeem_perk would refuse.
+ */
+export async function bestAffordablePerk(db: Database, brandId: string, budget: bigint, userKeys: string[]) {
   return db
     .selectFrom('perks')
     .select(['id', 'public_id', 'name', 'category', 'cost'])
@@ -97,6 +102,12 @@ export async function bestAffordablePerk(db: Database, brandId: string, budget: 
     .where('active', '=', true)
     .where('chain_status', '=', 'synced')
     .where('cost', '<=', budget)
+    .where(
+      sql<boolean>`(perks.max_per_user = 0 OR (
+        SELECT count(*) FROM perk_redemptions r
+         WHERE r.perk_id = perks.id AND r.user_key IN (${sql.join(userKeys)}) AND r.status IN ('pending', 'confirmed')
+      ) < perks.max_per_user)`,
+    )
     .orderBy('cost', 'desc')
     .orderBy('id')
     .limit(1)

@@ -204,7 +204,16 @@ function describeList(list: unknown[]): string {
     .map((item) => {
       if (item === null || typeof item !== 'object') return String(item);
       const record = item as Record<string, unknown>;
-      return String(record.name ?? record.title ?? record.brandId ?? record.id ?? record.userId ?? '…');
+      const label =
+        record.name ??
+        record.title ??
+        record.eventType ??
+        record.archetype ??
+        record.username ??
+        record.userIdentifier ??
+        record.brandId ??
+        record.perkId;
+      return String(label ?? record.id ?? record.userId ?? '…');
     })
     .join(', ');
   return `${list.length} (${names}${list.length > 3 ? ', …' : ''})`;

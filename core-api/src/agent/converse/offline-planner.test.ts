@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import { summarize } from './converse.service.ts';
 import { planOffline } from './offline-planner.ts';
 
 /** Planner input only: the planner reads names, methods, paths and schemas, never runs a tool. */
@@ -96,6 +97,44 @@ describe('planOffline', () => {
     const plan = planOffline({ question: 'what is the health score?', tools: ALL, brands: [], keyBrandIds: [A] });
     expect(plan.steps).toEqual([{ tool: 'get_brand_health', input: { brandId: A } }]);
     expect(plan.notes).toEqual([`No brand named; using the key's brand ${A}.`]);
+  });
+
+  it("does not claim to use the key's brand for a question no step reads a brand for", () => {
+    for (const question of ['What is trending this week?', 'How many brands are on the network?']) {
+      const plan = planOffline({ question, tools: ALL, brands: [], keyBrandIds: [A] });
+      expect(plan.steps.length, question).toBe(1);
+      expect(plan.steps[0]?.input, question).not.toHaveProperty('brandId');
+      expect(plan.notes, question).toEqual([]);
+    }
+  });
+
+  it('the offline answer names list items by their label field (event type, archetype), never as "…"', () => {
+    const answer = summarize(
+      [
+        {
+          tool: 'get_brand_analytics',
+          ok: true,
+          data: {
+            topEventTypes: [
+              { eventType: 'coffee_purchase', accepted: 3 },
+              { eventType: 'account_creation', accepted: 1 },
+            ],
+            personas: [{ archetype: 'newcomer', members: 2 }],
+          },
+        },
+        {
+          tool: 'get_leaderboard',
+          ok: true,
+          data: { leaderboard: [{ userIdentifier: 'zo***@example.com', username: 'zo***', value: 150, rank: 1 }] },
+        },
+      ],
+      [],
+      null,
+    );
+    expect(answer).toContain('leaderboard: 1 (zo***)');
+    expect(answer).toContain('topEventTypes: 2 (coffee_purchase, account_creation)');
+    expect(answer).toContain('personas: 1 (newcomer)');
+    expect(answer).not.toContain('…');
   });
 
   it('asks for what is missing: a user, two brands to compare', () => {

@@ -216,9 +216,6 @@ export function planOffline(input: PlannerInput): Plan {
   const byEndpoint = new Map(input.tools.map((tool) => [endpointOf(tool), tool]));
   const steps: PlanStep[] = [];
   const notes: string[] = [];
-  if (entities.brands.length === 0 && entities.brand) {
-    notes.push(`No brand named; using the key's brand ${entities.brand}.`);
-  }
   const add = (tool: AgentTool, args: Record<string, unknown>) => {
     const step = { tool: tool.name, input: argumentsFor(tool, args) };
     if (steps.some((s) => s.tool === step.tool && JSON.stringify(s.input) === JSON.stringify(step.input))) return;
@@ -253,6 +250,10 @@ export function planOffline(input: PlannerInput): Plan {
   if (!matched && entities.brands.length > 0) {
     const details = byEndpoint.get('GET /brands/:brandId');
     for (const brandId of entities.brands.slice(0, MAX_PLAN_STEPS)) if (details) add(details, { brandId });
+  }
+  // Said only when a step does read that brand (trending or network stats never do).
+  if (entities.brands.length === 0 && entities.brand && steps.some((step) => step.input.brandId === entities.brand)) {
+    notes.unshift(`No brand named; using the key's brand ${entities.brand}.`);
   }
   if (steps.length === 0 && !matched) {
     notes.push(

@@ -62,14 +62,14 @@ export async function readMemberActivity(
   };
 }
 
-/** One member's redemptions (pending or confirmed) at `brandIds` in the window. */
+/** One member's redemptions (pending or confirmed) at `brandIds`: in the window, and per perk before `to`. */
 export async function readMemberRedemptions(
   db: Kysely<DB>,
   userKey: string,
   brandIds: string[],
   from: Date,
   to: Date,
-): Promise<{ redemptions: number; spent: bigint; perkIds: string[] }> {
+): Promise<{ redemptions: number; spent: bigint; perkIds: string[]; claimsByPerk: Map<string, number> }> {
   const result = await sql<{ perk_id: string; n: number; spent: string; in_window: number; spent_window: string }>`
     SELECT perk_id::text AS perk_id, count(*)::int AS n, coalesce(sum(cost), 0)::text AS spent,
            count(*) FILTER (WHERE created_at >= ${from})::int AS in_window,
@@ -82,6 +82,8 @@ export async function readMemberRedemptions(
     redemptions: result.rows.reduce((s, r) => s + r.in_window, 0),
     spent: result.rows.reduce((s, r) => s + BigInt(r.spent_window), 0n),
     perkIds: result.rows.map((r) => r.perk_id),
+    /** All-time redemptions (pending or confirmed) of each perk: what its per-user maximum counts. */
+    claimsByPerk: new Map(result.rows.map((r) => [r.perk_id, r.n])),
   };
 }
 
@@ -132,6 +134,8 @@ export interface PerkActivity {
   category: string;
   cost: bigint;
   maxSupply: bigint | null;
+  /** Most a member may redeem (0 = unlimited), as the redemption service enforces. */
+  maxPerUser: bigint;
   active: boolean;
   sold: bigint;
   last7: number;
@@ -149,13 +153,15 @@ export async function readPerkActivity(db: Kysely<DB>, brandId: string, now: Dat
     category: string;
     cost: string;
     max_supply: string | null;
+    max_per_user: string;
     active: boolean;
     sold: string;
     last7: number;
     last30: number;
     redeemers30: number;
   }>`
-    SELECT p.id::text AS id, p.name, p.category, p.cost::text AS cost, p.max_supply::text AS max_supply, p.active,
+    SELECT p.id::text AS id, p.name, p.category, p.cost::text AS cost, p.max_supply::text AS max_supply,
+           p.max_per_user::text AS max_per_user, p.active,
            coalesce(r.sold, 0)::text AS sold, coalesce(r.last7, 0)::int AS last7, coalesce(r.last30, 0)::int AS last30,
            coalesce(r.redeemers30, 0)::int AS redeemers30
       FROM perks p
@@ -175,6 +181,7 @@ export async function readPerkActivity(db: Kysely<DB>, brandId: string, now: Dat
     category: r.category,
     cost: BigInt(r.cost),
     maxSupply: r.max_supply === null ? null : BigInt(r.max_supply),
+    maxPerUser: BigInt(r.max_per_user),
     active: r.active,
     sold: BigInt(r.sold),
     last7: r.last7,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, type Clock } from '@pts/shared';
 import type { Database } from '../../db/database.ts';
+import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { AgentPrincipal, AgentTier } from '../agent-tool.ts';
 import {
@@ -66,13 +67,16 @@ export async function createAgentKey(
   if (!Number.isInteger(rate) || rate < 1 || rate > 100_000) {
     throw new AppError('VALIDATION_ERROR', 'ratePerMinute must be an integer from 1 to 100000');
   }
+  const brandIds = [...new Set((input.brandIds ?? []).map((id) => id.toLowerCase()))];
+  // A key for a brand that does not exist would act for nothing (and for whoever later takes that address).
+  for (const brandId of brandIds) await requireBrandExists(deps.db, brandId);
   const keyId = `ak_${randomBytes(12).toString('hex')}`;
   const secret = randomBytes(32).toString('hex');
   await insertAgentKey(deps.db, {
     keyId,
     name,
     secretEncrypted: deps.secrets.encrypt(secret),
-    brandIds: [...new Set((input.brandIds ?? []).map((id) => id.toLowerCase()))],
+    brandIds,
     canManageProgram: input.canManageProgram ?? false,
     canOnboard: input.canOnboard ?? false,
     tier: input.tier ?? 'free',

@@ -1,3 +1,4 @@
+import { AppError, isAppError } from '@pts/shared';
 import { insertAuditEntry } from '../../modules/brands/brands.repository.ts';
 import { brandNotFound, createBrand } from '../../modules/brands/brands.service.ts';
 import { generateSecret, hashSecret } from '../../security/secret-box.ts';
@@ -32,7 +33,9 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
       { ...service, db: trx, changes: undefined },
       { name: input.businessName, domain: input.domain, address: input.brandAddress },
       { withDefaultRules: true },
-    );
+    ).catch((error: unknown) => {
+      throw isAppError(error) && error.code === 'CONFLICT' ? brandAddressTaken(input.brandAddress) : error;
+    });
     const row = await trx
       .updateTable('brands')
       .set({ category: input.category })
@@ -77,6 +80,15 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
       rewardAmount: Number(rule.reward_amount),
     })),
   };
+}
+
+/** createBrand's conflict says "omit the address"; here the address is required, so say what to do instead. */
+function brandAddressTaken(address: string): AppError {
+  return new AppError(
+    'CONFLICT',
+    `${address} is already a pts brand; check_brand shows it. Onboard a brand that is not registered yet (its own address)`,
+    { field: 'brandAddress', value: address },
+  );
 }
 
 // The prefixes of createBrand's keys (modules/brands/brands.service.ts), so rotated keys look the same.

@@ -365,6 +365,18 @@ describe('redeem_perk', () => {
     expect(balance).toMatchObject({ balance: 0, totalEarned: 200, totalRedeemed: 200 });
   });
 
+  it('portfolio: a perk the member already holds the per-user maximum of is no longer their best affordable perk', async () => {
+    const erin = newUser();
+    await earnThroughAgent(erin, 3); // 300 pts
+    const before = await call('get_user_portfolio', { params: { userId: erin } });
+    expect(before.bestAffordablePerk).toMatchObject({ uuid: perk.uuid, cost: 100 }); // oldest of the 100s
+    await call('redeem_perk', { body: { perkId: perk.uuid, userId: erin, brandId: shop.brandId } }); // 1 per user
+    const after = await call('get_user_portfolio', { params: { userId: erin } });
+    expect(after.spendable).toBe(200);
+    expect(after.bestAffordablePerk?.uuid).not.toBe(perk.uuid);
+    expect(after.brands[0].bestAffordablePerk?.uuid).not.toBe(perk.uuid);
+  });
+
   it('403 for a hostile key, 404 for unknown perks and users, 400 for malformed bodies', async () => {
     const carol = newUser();
     await earnThroughAgent(carol, 1);

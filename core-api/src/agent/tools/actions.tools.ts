@@ -503,7 +503,7 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
                 .executeTakeFirst(),
               readMemberLedger(d.deps.db, brandId, keys),
               streakView(d, context, brandId, params.userId),
-              bestAffordablePerk(d.deps.db, brandId, spendable),
+              bestAffordablePerk(d.deps.db, brandId, spendable, keys),
             ]);
             if (!brand || !ledger.known) return undefined;
             return {

@@ -34,7 +34,7 @@ export const AGENT_LEADERBOARD_MAX = 100;
 export const AGENT_LEADERBOARD_METRICS = ['pts_earned', 'streak', 'activity'] as const;
 
 /** A whole-number query parameter (REST sends strings) within `min..max`, `fallback` when absent. */
-function boundedInt(name: string, min: number, max: number, fallback: number) {
+export function boundedInt(name: string, min: number, max: number, fallback: number) {
   return z.coerce
     .number({ message: `${name} must be a number` })
     .int(`${name} must be a whole number`)

@@ -197,11 +197,21 @@ describe('get_user_recommendations', () => {
     expect(one.recommendations).toHaveLength(1);
   });
 
-  it('limit 21 and 0 → 400', async () => {
-    for (const limit of ['21', '0']) {
+  it('leaves out a perk the member already holds the per-user maximum of (alice redeemed Gold, 1 per user)', async () => {
+    const r = await call('get_user_recommendations', { params: { userId: 'alice@example.com' }, query: {} });
+    expect(r.recommendations.map((x: Item) => x.perkId)).not.toContain(perks.Gold);
+    expect(r.recommendations.map((x: Item) => x.perkId)).toEqual([perks.Sticker, perks.Trip]);
+  });
+
+  it('limit 21 and 0 → 400, saying the bound in words', async () => {
+    for (const [limit, says] of <[string, string][]>[
+      ['21', 'limit must be at most 20'],
+      ['0', 'limit must be at least 1'],
+      ['x', 'limit must be a number'],
+    ]) {
       await expect(
         call('get_user_recommendations', { params: { userId: 'bob@example.com' }, query: { limit } }),
-      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining(says) });
     }
   });
 });
@@ -260,6 +270,18 @@ describe('get_user_goals', () => {
     expect(one.goals).toHaveLength(1);
   });
 
+  it('leaves out a perk the member already holds the per-user maximum of, with a note', async () => {
+    const g = await call('get_user_goals', { params: { userId: 'alice@example.com' }, query: {} });
+    expect(g.goals.map((x: Item) => x.perkId)).toEqual([perks.Sticker, perks.Trip]);
+    expect(g.basis.note).toContain(`per-user maximum of (${perks.Gold})`);
+    const gold = await call('get_user_goals', {
+      params: { userId: 'alice@example.com' },
+      query: { targetPerkId: perks.Gold },
+    });
+    expect(gold.goals).toEqual([]);
+    expect(gold.basis.note).toContain('per-user maximum');
+  });
+
   it('403 for a brand the key does not hold; 404 for an unknown perk', async () => {
     await expect(
       call('get_user_goals', { params: { userId: 'bob@example.com' }, query: { brandId: brand.brandId } }, [
@@ -269,6 +291,14 @@ describe('get_user_goals', () => {
     await expect(
       call('get_user_goals', { params: { userId: 'bob@example.com' }, query: { targetPerkId: '999999' } }),
     ).rejects.toMatchObject({ code: 'PERK_NOT_FOUND' });
+  });
+
+  it('400 for a targetPerkId that is not an integer id, saying what to send (not a regular expression)', async () => {
+    const refused = call('get_user_goals', { params: { userId: 'bob@example.com' }, query: { targetPerkId: 'abc' } });
+    await expect(refused).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    const message = await refused.catch((error: Error) => error.message);
+    expect(message).toContain("targetPerkId: must be a perk's integer id");
+    expect(message).not.toContain('pattern');
   });
 });
 

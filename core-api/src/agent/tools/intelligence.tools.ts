@@ -25,6 +25,7 @@ import {
 } from '../intelligence/formulas.ts';
 import {
   countBelow,
+  type PerkActivity,
   readAffordCounts,
   readEarningsTotals,
   readLedgerBalance,
@@ -38,6 +39,7 @@ import {
   readCategoryPerformance,
   readRuleEngagement,
 } from '../intelligence/suggestions.repository.ts';
+import { boundedInt } from './discovery.tools.ts';
 
 /** Persona and earning rates look at this many days before now. */
 const WINDOW_DAYS = 30;
@@ -295,6 +297,10 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
   const perksOf = (brands: string[], now: Date) =>
     Promise.all(brands.map(async (brandId) => ({ brandId, perks: await readPerkActivity(db, brandId, now) })));
 
+  /** Whether the member already holds the perk's per-user maximum: redeem_perk would refuse it (409). */
+  const atUserLimit = (perk: PerkActivity, claimsByPerk: Map<string, number>) =>
+    perk.maxPerUser > 0n && BigInt(claimsByPerk.get(perk.perkId) ?? 0) >= perk.maxPerUser;
+
   return [
     defineAgentTool({
       name: 'get_user_persona',
@@ -372,7 +378,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       access: 'key',
       request: {
         params: userParams,
-        query: z.object({ limit: z.coerce.number().int().min(1).max(20).default(5) }),
+        query: z.object({ limit: boundedInt('limit', 1, 20, 5) }),
       },
       result: z.object({ userId: z.string(), balance: amount, recommendations: z.array(perkRecommendation), basis }),
       example: (f) => ({ params: { userId: f.userId }, query: { limit: 5 } }),
@@ -386,7 +392,10 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
         const scored = perBrand.flatMap(({ brandId, perks }) => {
           const max30 = Math.max(0, ...perks.map((p) => p.last30));
           return perks
-            .filter((p) => p.active && (p.maxSupply === null || p.sold < p.maxSupply))
+            .filter(
+              (p) =>
+                p.active && (p.maxSupply === null || p.sold < p.maxSupply) && !atUserLimit(p, redemptions.claimsByPerk),
+            )
             .map((p) => {
               const before = redeemed.has(p.perkId);
               const affordable = spendable >= p.cost;
@@ -500,7 +509,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           brandId: brandIdSchema.optional(),
           targetPerkId: z
             .string()
-            .regex(/^\d{1,18}$/)
+            .regex(/^\d{1,18}$/, "must be a perk's integer id (perkId of get_brand_perks or browse_perks)")
             .optional(),
         }),
       },
@@ -509,7 +518,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       async handle({ params, query }, context) {
         const brands = memberScope(context, query.brandId);
         const now = context.clock.now();
-        const { window, activity } = await loadMember(params.userId, brands, now);
+        const { window, activity, redemptions } = await loadMember(params.userId, brands, now);
         const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
         const candidates = perBrand.flatMap(({ brandId, perks }) =>
           perks
@@ -519,7 +528,15 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
         if (query.targetPerkId && candidates.length === 0) {
           throw new AppError('PERK_NOT_FOUND', `No perk ${query.targetPerkId} at the brands this key acts for`);
         }
-        const goals = candidates
+        const reachable = candidates.filter(({ perk }) => !atUserLimit(perk, redemptions.claimsByPerk));
+        const limitNote =
+          reachable.length < candidates.length
+            ? `Left out: perks the member already holds the per-user maximum of (${candidates
+                .filter((c) => !reachable.includes(c))
+                .map(({ perk }) => perk.perkId)
+                .join(', ')})`
+            : undefined;
+        const goals = reachable
           .map(({ brandId, perk }) => {
             const g = goalEstimate(perk.cost, nonNegative(balance), activity.earned, WINDOW_DAYS);
             return {
@@ -541,9 +558,12 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           basis: basisOf(
             window,
             activity.events,
-            activity.earned === 0n
-              ? `No pts earned in the last ${WINDOW_DAYS} days: no rate to estimate days`
-              : undefined,
+            [
+              activity.earned === 0n ? `No pts earned in the last ${WINDOW_DAYS} days: no rate to estimate days` : '',
+              limitNote ?? '',
+            ]
+              .filter(Boolean)
+              .join('; ') || undefined,
           ),
         };
       },

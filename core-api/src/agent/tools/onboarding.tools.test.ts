@@ -108,6 +108,10 @@ describe('onboard_brand', () => {
     const res = await send('POST', '/onboarding/brands', onboardBody({ brandAddress: shop.brandId }));
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('conflict');
+    // The admin API's advice ("omit the address") does not apply: brandAddress is required here.
+    expect(res.body.error.message).not.toMatch(/omit/);
+    expect(res.body.error.message).toContain(shop.brandId);
+    expect(res.body.error.details).toMatchObject({ field: 'brandAddress', value: shop.brandId });
     const key = await platform.deps.db
       .selectFrom('agent_keys')
       .select('brand_ids')
@@ -122,6 +126,10 @@ describe('onboard_brand', () => {
       [{ website: 'corner-bakery.example.com' }, 'website'],
       [{ website: 'ftp://corner-bakery.example.com' }, 'website'],
       [{ website: 'https://under_score.example.com' }, 'website'],
+      // A business site has a public domain name: not an IP address, not a single label like localhost.
+      [{ website: 'http://127.0.0.1' }, 'website'],
+      [{ website: 'https://10.0.0.8:8443/shop' }, 'website'],
+      [{ website: 'https://localhost' }, 'website'],
       [{ category: 'bakery' }, 'category'],
       [{ brandAddress: '0x123' }, 'brandAddress'],
       [{ businessName: '' }, 'businessName'],

@@ -18,12 +18,22 @@ import { BRAND_CATEGORIES } from './discovery.tools.ts';
 const text = (max: number) =>
   cleanString(z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`));
 
+/**
+ * A business site's host: a domain name with at least two labels whose last is not numeric — not an IP
+ * address (`127.0.0.1`) nor a single label (`localhost`), which the admin API allows for local brands but
+ * which would make a publicly onboarded brand's authorized domain a machine's, not the business's.
+ */
+function isPublicDomainName(host: string): boolean {
+  const labels = host.split('.');
+  return DOMAIN_PATTERN.test(host) && labels.length >= 2 && !/^\d+$/.test(labels[labels.length - 1] ?? '');
+}
+
 /** The onboarding body (spec 2.2); the growth lead form reuses its business and contact fields. */
 export const onboardBody = z.object({
   brandAddress: cleanString(addressSchema.transform((value) => value.toLowerCase())),
   businessName: text(200),
   contactEmail: emailSchema,
-  website: httpUrlSchema.refine((value) => URL.canParse(value) && DOMAIN_PATTERN.test(new URL(value).hostname), {
+  website: httpUrlSchema.refine((value) => URL.canParse(value) && isPublicDomainName(new URL(value).hostname), {
     message: 'must be the http(s) URL of a site with a domain name, such as https://shop.example.com',
   }),
   category: cleanString(z.string().transform((value) => value.toLowerCase())).pipe(
