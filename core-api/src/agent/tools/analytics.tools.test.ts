@@ -368,7 +368,11 @@ describe('compare_brands', () => {
     await expect(invoke('compare_brands', { query: {} })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(
       invoke('compare_brands', { query: { brandIds: `${alpha.brandId},${UNKNOWN_BRAND}` } }),
-    ).rejects.toMatchObject({ status: 404, message: expect.stringContaining(UNKNOWN_BRAND) });
+    ).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining(UNKNOWN_BRAND),
+      details: { field: 'brandIds', value: UNKNOWN_BRAND },
+    });
   });
 });
 

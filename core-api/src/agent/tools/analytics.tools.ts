@@ -239,7 +239,9 @@ async function brandsOfCategory(d: AgentToolDeps, wanted: string | undefined): P
 async function requireBrands(d: AgentToolDeps, brandIds: string[]): Promise<Map<string, string>> {
   const names = await readBrandNames(d.deps.db, brandIds);
   const unknown = brandIds.filter((id) => !names.has(id));
-  if (unknown.length > 0) throw new AppError('NOT_FOUND', `No brand ${unknown.join(', ')}`);
+  if (unknown.length > 0) {
+    throw new AppError('NOT_FOUND', `No brand ${unknown.join(', ')}`, { field: 'brandIds', value: unknown.join(',') });
+  }
   return names;
 }
 

@@ -389,13 +389,16 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
         const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
         const spendable = nonNegative(balance);
         const redeemed = new Set(redemptions.perkIds);
+        let atLimit = 0;
         const scored = perBrand.flatMap(({ brandId, perks }) => {
           const max30 = Math.max(0, ...perks.map((p) => p.last30));
           return perks
-            .filter(
-              (p) =>
-                p.active && (p.maxSupply === null || p.sold < p.maxSupply) && !atUserLimit(p, redemptions.claimsByPerk),
-            )
+            .filter((p) => p.active && (p.maxSupply === null || p.sold < p.maxSupply))
+            .filter((p) => {
+              const held = atUserLimit(p, redemptions.claimsByPerk);
+              if (held) atLimit++;
+              return !held;
+            })
             .map((p) => {
               const before = redeemed.has(p.perkId);
               const affordable = spendable >= p.cost;
@@ -427,7 +430,11 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           basis: basisOf(
             window,
             scored.length,
-            scored.length === 0 ? 'The brands this key acts for have no active perk with supply left' : undefined,
+            scored.length > 0
+              ? undefined
+              : atLimit > 0
+                ? `The member already holds the per-member maximum of every available perk (${atLimit}) at the brands this key acts for`
+                : 'The brands this key acts for have no active perk with supply left',
           ),
         };
       },
