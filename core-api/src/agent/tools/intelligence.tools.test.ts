@@ -581,3 +581,36 @@ describe('routes', () => {
     }
   });
 });
+
+// Last: a brand of its own would change the peers the suggestion tests above compute from.
+describe('get_user_recommendations, every perk held', () => {
+  it('says so when the member already holds the per-member maximum of every available perk', async () => {
+    const held = await platform.createBrand({
+      domain: 'held.example.com',
+      name: 'Held',
+      rules: [{ eventType: 'earn', rewardAmount: 100, cooldownHours: 0, maxClaims: -1 }],
+    });
+    const cap = await createPerk('Cap', 50, null, 'merch', held);
+    const earned = await platform.signedPost(
+      '/pts-api/manual-event',
+      { brandId: held.brandId, eventType: 'earn', userEmail: 'held@example.com', domain: 'held.example.com' },
+      held.securityKey,
+    );
+    expect(earned.status, JSON.stringify(earned.body)).toBe(200);
+    await waitForMintsSettled(platform);
+    const redeemed = await platform.signedPost(
+      '/services/perks/redeem',
+      { brandId: held.brandId, perkId: cap.uuid, userIdentifier: 'held@example.com' },
+      held.securityKey,
+    );
+    expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
+    platform.clock.advance(60_000);
+    const r = await call('get_user_recommendations', { params: { userId: 'held@example.com' }, query: {} }, [
+      held.brandId,
+    ]);
+    expect(r.recommendations).toEqual([]);
+    expect(r.basis.note).toBe(
+      'The member already holds the per-member maximum of every available perk (1) at the brands this key acts for',
+    );
+  });
+});
