@@ -1,6 +1,6 @@
 import { buildSdk } from '@pts/sdk/build';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { type AnswerCache, createAnswerCache } from './agent/answer-cache.ts';
+import { type AnswerCache, createAnswerCache } from './caching/answer-cache.ts';
 import { relayContractsOf } from './chain/contract-addresses.ts';
 import type { AppDeps } from './deps.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';

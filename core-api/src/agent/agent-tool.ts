@@ -76,7 +76,7 @@ export interface AgentToolDefinition<
   example: AgentToolExample;
   /**
    * Public aggregates only (access `public`): the answer for one input is computed at most once per
-   * `PTS_AGENT_ANSWER_MAX_AGE_SECONDS`, served stale while it is recomputed (agent/answer-cache.ts;
+   * `PTS_AGENT_ANSWER_MAX_AGE_SECONDS`, served stale while it is recomputed (caching/answer-cache.ts;
    * docs/agent-api.md, "Freshness").
    */
   cached?: boolean;

@@ -9,9 +9,9 @@ import {
   seedAgentFixture,
 } from '../../test/agent-fixture.ts';
 import { startTestPlatform, type TestPlatform } from '../../test/platform.ts';
+import { STALE_FACTOR } from '../caching/answer-cache.ts';
 import type { AgentAccess, AgentTool } from './agent-tool.ts';
 import { agentTools } from './agent-tools.ts';
-import { STALE_FACTOR } from './answer-cache.ts';
 
 // Every tool of agentTools() over HTTP with its own example: 200, the envelope, `data` parsing with the
 // tool's `result`; and the access rules of its level. New tools are covered as they join the list.

@@ -1,5 +1,5 @@
+import { answerKey } from '../caching/answer-cache.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from './agent-tool.ts';
-import { answerKey } from './answer-cache.ts';
 import { actionsTools } from './tools/actions.tools.ts';
 import { analyticsTools } from './tools/analytics.tools.ts';
 import { commerceTools } from './tools/commerce.tools.ts';

@@ -1,5 +1,6 @@
 import { AppError, brandIdSchema } from '@pts/shared';
 import { z } from 'zod';
+import { rememberRead } from '../../caching/answer-cache.ts';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
@@ -35,7 +36,6 @@ import {
   ratio,
   type TimeWindow,
 } from '../analytics/formulas.ts';
-import { rememberRead } from '../answer-cache.ts';
 import { type DirectoryBrand, listDirectoryBrands } from '../discovery/brand-directory.repository.ts';
 import { readPerkActivity } from '../intelligence/intelligence.repository.ts';
 import { BRAND_CATEGORIES, BRANDS_LIST_MAX } from './discovery.tools.ts';

@@ -1,5 +1,6 @@
 import { AppError, brandIdSchema, cleanString, emailSchema, perkCatalogueItemSchema } from '@pts/shared';
 import { z } from 'zod';
+import { rememberRead } from '../../caching/answer-cache.ts';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
 import { listCatalogue } from '../../modules/perks/perks.service.ts';
@@ -13,7 +14,6 @@ import {
   ptsToUsd,
   purchaseReward,
 } from '../analytics/formulas.ts';
-import { rememberRead } from '../answer-cache.ts';
 import { readAcceptedByType, readDealCandidates, readRouteBrands } from '../commerce/commerce.repository.ts';
 import { memberEarnings } from '../commerce/member-earnings.ts';
 import { perkRecommendationScore } from '../intelligence/formulas.ts';

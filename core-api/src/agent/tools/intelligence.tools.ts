@@ -1,9 +1,9 @@
 import { AppError, brandIdSchema, perkRefSchema } from '@pts/shared';
 import { z } from 'zod';
+import { rememberRead } from '../../caching/answer-cache.ts';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { rememberRead } from '../answer-cache.ts';
 import { readBrandMembers, readPerkRedeemers, readPlatformSplit } from '../intelligence/audience.repository.ts';
 import {
   ARCHETYPES,

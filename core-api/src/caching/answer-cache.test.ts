@@ -1,7 +1,7 @@
 import { createManualClock } from '@pts/shared';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { answerKey, createAnswerCache, STALE_FACTOR } from './answer-cache.ts';
+import { answerKey, createAnswerCache, STALE_FACTOR } from '../caching/answer-cache.ts';
 
 const logger = pino({ level: 'silent' });
 
