@@ -3,8 +3,11 @@
  * users seeded"). See docs/benchmarks.md.
  *
  *   npm run bench -- agent-read [--users 100000] [--events 1000000] [--brands 10] [--concurrency 16]
- *                               [--requests 200] [--json]
+ *                               [--requests 200] [--json] [--keep NAME] [--tools a,b]
  *
+ * `--keep NAME` keeps the seeded database and data directory (`pts_bench_agent_keep_NAME`) after the run and
+ * reuses them on the next run with the same name, skipping the seed (for profiling one change after another);
+ * `--tools` measures only the named tools. Published figures come from a full run without either.
  * 1. Creates a throwaway PostgreSQL database (PTS_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres)
  *    and starts the platform on it exactly as `npm start` builds it (server, minter, embedded anvil).
  * 2. Creates the brands (rules `earn` 100, `daily_checkin` 10, `purchase` 50) and three perk collections each
@@ -19,7 +22,7 @@
  *    the same load. Prints p50/p95/p99 per tool and the ratio of each p95 to the 50 ms target.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +112,10 @@ const flag = (name: string, fallback: number): number => {
   return index >= 0 ? Number(args[index + 1]) : fallback;
 };
 const JSON_OUT = args.includes('--json');
+const text = (name: string): string | undefined => {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 ? args[index + 1] : undefined;
+};
 const log = (message: string) => {
   if (!JSON_OUT) process.stdout.write(`${message}\n`);
 };
@@ -169,19 +176,29 @@ async function main(): Promise<void> {
   log(`${USERS.toLocaleString()} members, ${EVENTS.toLocaleString()} events, ${BRANDS} brands, ${CONCURRENCY} clients`);
 
   const adminUrl = process.env.PTS_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbName = `pts_bench_agent_${randomBytes(4).toString('hex')}`;
+  const keep = text('keep');
+  if (keep !== undefined && !/^[a-z0-9_]{1,32}$/.test(keep)) throw new Error('--keep takes [a-z0-9_]{1,32}');
+  const onlyTools = text('tools')?.split(',');
+  const dbName = keep ? `pts_bench_agent_keep_${keep}` : `pts_bench_agent_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  const reused =
+    keep !== undefined && (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName])).rowCount === 1;
+  if (!reused) await admin.query(`CREATE DATABASE ${dbName}`);
   const url = new URL(adminUrl);
   url.pathname = `/${dbName}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'pts-bench-agent-'));
+  const dataDir = keep
+    ? join(tmpdir(), `pts-bench-agent-keep-${keep}`)
+    : mkdtempSync(join(tmpdir(), 'pts-bench-agent-'));
+  mkdirSync(dataDir, { recursive: true });
   let stopPlatform: (() => Promise<void>) | undefined;
   const cleanup = async () => {
     await stopPlatform?.().catch(() => {});
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+    if (!keep) {
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    }
     await admin.end().catch(() => {});
-    rmSync(dataDir, { recursive: true, force: true });
   };
   process.once('SIGINT', () => {
     void cleanup().then(() => process.exit(130));
@@ -213,7 +230,7 @@ async function main(): Promise<void> {
     const serviceDeps = { db, secrets: deps.secrets, clock: deps.clock, changes: platform.changes };
     const brands: { brandId: string; perks: string[]; ruleId: string }[] = [];
     const categories = ['retail', 'gaming', 'dining', 'travel'];
-    for (let i = 0; i < BRANDS; i++) {
+    for (let i = 0; !reused && i < BRANDS; i++) {
       const brand = await createBrand(serviceDeps, { name: `Bench Brand ${i}`, domain: `brand${i}.bench.example` });
       for (const [eventType, rewardAmount] of [
         ['earn', 100],
@@ -249,19 +266,29 @@ async function main(): Promise<void> {
     }
     log(`${BRANDS} brands, ${BRANDS * 3} perk collections in ${fmt((performance.now() - started) / 1000)} s`);
 
-    // Months of traffic, in SQL.
-    started = performance.now();
+    if (reused) {
+      // The kept seed: its brands, their perk collections (cheapest first) and `earn` rule.
+      const rows = await sql<{ brand_id: string; perks: string[]; rule_id: string }>`
+        SELECT b.address AS brand_id, array(SELECT p.public_id FROM perks p WHERE p.brand_id = b.address ORDER BY p.cost) AS perks,
+               (SELECT r.id::text FROM event_rules r WHERE r.brand_id = b.address AND r.event_type = 'earn') AS rule_id
+        FROM brands b ORDER BY b.created_at`.execute(db);
+      for (const row of rows.rows) brands.push({ brandId: row.brand_id, perks: row.perks, ruleId: row.rule_id });
+      log(`reusing ${dbName}: ${brands.length} brands`);
+    }
     const brandIds = brands.map((brand) => brand.brandId);
     const now = deps.clock.now();
-    await sql`
+    if (!reused) {
+      // Months of traffic, in SQL.
+      started = performance.now();
+      await sql`
       INSERT INTO users (email, wallet_address, created_at)
       SELECT 'm' || i || '@bench.example', '0x' || substr(md5('w' || i) || md5('v' || i), 1, 40),
              ${now}::timestamptz - interval '120 days'
       FROM generate_series(1, ${USERS}::int) AS i`.execute(db);
-    const chunk = 250_000;
-    for (let from = 1; from <= EVENTS; from += chunk) {
-      const to = Math.min(EVENTS, from + chunk - 1);
-      await sql`
+      const chunk = 250_000;
+      for (let from = 1; from <= EVENTS; from += chunk) {
+        const to = Math.min(EVENTS, from + chunk - 1);
+        await sql`
         INSERT INTO events (id, brand_id, event_type, user_email, status, source, domain, metadata, reward_amount, created_at)
         SELECT gen_random_uuid(), (${brandIds}::text[])[1 + floor(power(random(), 2) * ${BRANDS})::int],
                (ARRAY['earn','daily_checkin','purchase'])[1 + (i % 3)],
@@ -271,35 +298,35 @@ async function main(): Promise<void> {
                (ARRAY[100, 10, 50])[1 + (i % 3)],
                ${now}::timestamptz - random() * interval '90 days'
         FROM generate_series(${from}::bigint, ${to}::bigint) AS i`.execute(db);
-      log(
-        `  events ${to.toLocaleString()} / ${EVENTS.toLocaleString()} (${fmt((performance.now() - started) / 1000, 0)} s)`,
-      );
-    }
-    await sql`
+        log(
+          `  events ${to.toLocaleString()} / ${EVENTS.toLocaleString()} (${fmt((performance.now() - started) / 1000, 0)} s)`,
+        );
+      }
+      await sql`
       INSERT INTO activity_log (brand_id, user_key, platform, kind, amount, ref, detail, occurred_at)
       SELECT brand_id, user_email, metadata->>'platform', 'earned', reward_amount, 'event:' || id, '{}', created_at
       FROM events`.execute(db);
-    for (const [period, since] of [
-      ['all_time', '1970-01-01'],
-      ['monthly', `${now.toISOString().slice(0, 7)}-01`],
-    ] as const) {
-      for (const [metric, value] of [
-        ['pts_earned', sql`sum(amount)`],
-        ['activity', sql`count(*)`],
+      for (const [period, since] of [
+        ['all_time', '1970-01-01'],
+        ['monthly', `${now.toISOString().slice(0, 7)}-01`],
       ] as const) {
-        await sql`
+        for (const [metric, value] of [
+          ['pts_earned', sql`sum(amount)`],
+          ['activity', sql`count(*)`],
+        ] as const) {
+          await sql`
           INSERT INTO leaderboard_scores (brand_id, metric, period, period_start, platform, user_key, value, updated_at)
           SELECT brand_id, ${metric}, ${period}, ${since}, '*', user_key, ${value}, now()
           FROM activity_log WHERE occurred_at >= ${new Date(`${since}T00:00:00Z`)}
           GROUP BY brand_id, user_key`.execute(db);
+        }
       }
-    }
-    await sql`
+      await sql`
       INSERT INTO leaderboard_value_counts (brand_id, metric, period, period_start, platform, value, users)
       SELECT brand_id, metric, period, period_start, platform, value, count(*)
       FROM leaderboard_scores GROUP BY 1, 2, 3, 4, 5, 6`.execute(db);
-    // One member in twenty redeemed the cheapest perk of their first brand; one in three keeps a streak.
-    await sql`
+      // One member in twenty redeemed the cheapest perk of their first brand; one in three keeps a streak.
+      await sql`
       INSERT INTO perk_redemptions (id, brand_id, perk_id, user_key, platform, wallet_address, confirmation_code,
                                     status, cost, created_at, updated_at)
       SELECT gen_random_uuid(), m.brand_id, p.id, m.user_email, 'web', u.wallet_address,
@@ -309,16 +336,17 @@ async function main(): Promise<void> {
       JOIN users u ON u.email = m.user_email
       JOIN LATERAL (SELECT id, cost FROM perks WHERE brand_id = m.brand_id ORDER BY cost LIMIT 1) p ON true
       WHERE abs(hashtext(m.user_email)) % 20 = 0`.execute(db);
-    await sql`
+      await sql`
       INSERT INTO streaks (brand_id, user_key, streak_type, current, longest, last_activity_at, last_counted_day)
       SELECT brand_id, user_email, 'daily', 1 + abs(hashtext(user_email)) % 30, 1 + abs(hashtext(user_email)) % 60,
              max(created_at), to_char(max(created_at), 'YYYY-MM-DD')
       FROM events WHERE abs(hashtext(user_email)) % 3 = 0
       GROUP BY brand_id, user_email`.execute(db);
-    for (const table of ['users', 'events', 'activity_log', 'leaderboard_scores', 'perk_redemptions', 'streaks']) {
-      await sql.raw(`VACUUM ANALYZE ${table}`).execute(db);
+      for (const table of ['users', 'events', 'activity_log', 'leaderboard_scores', 'perk_redemptions', 'streaks']) {
+        await sql.raw(`VACUUM ANALYZE ${table}`).execute(db);
+      }
+      log(`seeded in ${fmt((performance.now() - started) / 1000)} s`);
     }
-    log(`seeded in ${fmt((performance.now() - started) / 1000)} s`);
 
     // Members per brand to ask about (the tools answer 404 for someone who never came to a brand).
     const members = await sql<{ brand_id: string; user_email: string }>`
@@ -331,7 +359,7 @@ async function main(): Promise<void> {
 
     const tools = agentTools({ deps, services: platform.services })
       .map((tool) => tool.definition)
-      .filter((tool) => tool.method === 'get');
+      .filter((tool) => tool.method === 'get' && (!onlyTools || onlyTools.includes(tool.name)));
     const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)] as T;
     const requests: PreparedRequest[] = [];
     for (const tool of tools) {
@@ -410,15 +438,55 @@ async function main(): Promise<void> {
       await fireInWorker({ url: platform.url, concurrency: CONCURRENCY, requests: health }),
     );
 
+    // Round trips per request: each tool's first 20 requests again, one at a time, counting the database
+    // queries (every pg client's query()) and chain calls (fetches to the RPC URL) they make.
+    const counts = { queries: 0, rpc: 0 };
+    const clientProto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+    const originalQuery = clientProto.query;
+    const statements: string[] = [];
+    clientProto.query = function (this: unknown, ...a: unknown[]) {
+      counts.queries++;
+      if (process.env.PTS_BENCH_SQL_LOG)
+        statements.push(String((a[0] as { text?: string })?.text ?? a[0]).replace(/\s+/g, ' '));
+      return originalQuery.apply(this, a);
+    };
+    const originalFetch = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      if (!String(input instanceof Request ? input.url : input).startsWith(platform.url)) counts.rpc++;
+      return originalFetch(input, init);
+    };
+    const perRequest = new Map<string, { queries: number; rpc: number }>();
+    for (const tool of tools) {
+      const mine = requests.filter((request) => request.label === tool.name).slice(0, 20);
+      const before = { ...counts };
+      for (const [index, request] of mine.entries()) {
+        if (index === 1 && process.env.PTS_BENCH_SQL_LOG) {
+          appendFileSync(process.env.PTS_BENCH_SQL_LOG, `\n## ${tool.name}\n${statements.join('\n')}\n`);
+        }
+        statements.length = 0;
+        const timestamp = Math.floor(Date.now() / 1000);
+        const headers = request.signed
+          ? signAgentRequest({ ...key, method: 'GET', pathWithQuery: request.path, body: '', timestamp })
+          : {};
+        await (await originalFetch(`${platform.url}${request.path}`, { headers })).arrayBuffer();
+      }
+      perRequest.set(tool.name, {
+        queries: (counts.queries - before.queries) / mine.length,
+        rpc: (counts.rpc - before.rpc) / mine.length,
+      });
+    }
+    clientProto.query = originalQuery;
+    globalThis.fetch = originalFetch;
+
     const rows = tools.map((tool) => figures(tool.name, results)).sort((a, b) => b.p95 - a.p95);
     const cold = new Map(tools.map((tool) => [tool.name, figures(tool.name, coldResults)]));
     log(
-      `\n${'tool (warm pass)'.padEnd(34)} ${'n'.padStart(5)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}  p95/50ms  ${'cold p95'.padStart(8)}  errors`,
+      `\n${'tool (warm pass)'.padEnd(34)} ${'n'.padStart(5)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}  p95/50ms  ${'cold p95'.padStart(8)}  queries  rpc  errors`,
     );
     for (const row of [...rows, floor]) {
       const coldP95 = cold.get(row.tool)?.p95;
       log(
-        `${row.tool.padEnd(34)} ${String(row.requests).padStart(5)} ${fmt(row.p50).padStart(7)} ${fmt(row.p95).padStart(7)} ${fmt(row.p99).padStart(7)}  ${fmt(row.ratioToTarget, 2).padStart(8)}  ${(coldP95 === undefined ? '' : fmt(coldP95)).padStart(8)}  ${JSON.stringify(row.errors)}`,
+        `${row.tool.padEnd(34)} ${String(row.requests).padStart(5)} ${fmt(row.p50).padStart(7)} ${fmt(row.p95).padStart(7)} ${fmt(row.p99).padStart(7)}  ${fmt(row.ratioToTarget, 2).padStart(8)}  ${(coldP95 === undefined ? '' : fmt(coldP95)).padStart(8)}  ${fmt(perRequest.get(row.tool)?.queries ?? 0).padStart(7)}  ${fmt(perRequest.get(row.tool)?.rpc ?? 0).padStart(3)}  ${JSON.stringify(row.errors)}`,
       );
     }
     const all = figures(

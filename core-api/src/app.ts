@@ -5,7 +5,9 @@ import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
 import { agentTools } from './agent/agent-tools.ts';
 import { growthLeadAdminRoutes } from './agent/growth/growth-leads.routes.ts';
 import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
+import type { ActiveAgentKey } from './agent/keys/agent-keys.service.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
+import { createKeyedCache } from './caching/keyed-cache.ts';
 import type { AppServices } from './compose.ts';
 import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
@@ -73,6 +75,13 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   app.set('etag', false);
 
   const { verifyBrandSignature } = services;
+  // Live agent keys for signature checks: a revocation through this process (or any brand change, which an
+  // onboarding that grants a brand to its key makes) forgets at once; other processes' within the TTL.
+  const agentKeys = createKeyedCache<ActiveAgentKey>({
+    clock: deps.clock,
+    ttlMs: config.PTS_RULE_CACHE_SECONDS * 1000,
+  });
+  services.changes.subscribe(() => agentKeys.forget());
 
   app.use(createHttpMetricsMiddleware({ metrics: deps.metrics, logger }));
   app.use(securityHeaders);
@@ -176,7 +185,13 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   serve(
     adminRouter,
     '/admin',
-    agentKeyAdminRoutes({ db: deps.db, clock: deps.clock, secrets: deps.secrets, adminToken: deps.adminToken }),
+    agentKeyAdminRoutes({
+      db: deps.db,
+      clock: deps.clock,
+      secrets: deps.secrets,
+      adminToken: deps.adminToken,
+      onRevoked: (keyId) => agentKeys.forget(keyId),
+    }),
   );
   serve(adminRouter, '/admin', paymentAdminRoutes(deps));
   serve(adminRouter, '/admin', webhookAdminRoutes(deps));
@@ -375,6 +390,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       clock: deps.clock,
       secrets: deps.secrets,
       toleranceSeconds: config.PTS_SIGNATURE_TOLERANCE_SECONDS,
+      keys: agentKeys,
     });
     app.use('/api/v1', createAgentRouter({ deps, services, tools, authenticate }));
     // MCP over streamable HTTP (docs/agent-api/converse-mcp.md): each POST agent-signed, limited and recorded.

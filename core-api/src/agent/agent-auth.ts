@@ -8,11 +8,12 @@ import {
   TIMESTAMP_HEADER,
 } from '@pts/shared';
 import type { Request } from 'express';
+import type { KeyedCache } from '../caching/keyed-cache.ts';
 import type { Database } from '../db/database.ts';
 import { isSafeMethod, recordSignatureUse, type SignatureClaim } from '../http/brand-signature.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { AgentAccess, AgentPrincipal } from './agent-tool.ts';
-import { findActiveKey } from './keys/agent-keys.service.ts';
+import { type ActiveAgentKey, findActiveKey } from './keys/agent-keys.service.ts';
 
 export interface AgentAuthDeps {
   db: Database;
@@ -20,6 +21,11 @@ export interface AgentAuthDeps {
   secrets: SecretBox;
   /** ±seconds a signature's timestamp may differ from server time (PTS_SIGNATURE_TOLERANCE_SECONDS, 300). */
   toleranceSeconds: number;
+  /**
+   * Live keys already read (app.ts: kept PTS_RULE_CACHE_SECONDS, forgotten at once on a revocation through
+   * this process or any brand change); without it every signed request reads its key row.
+   */
+  keys?: KeyedCache<ActiveAgentKey>;
 }
 
 /** A verified agent signature: who signed, and the signature to record as used (unsafe methods). */
@@ -68,7 +74,9 @@ export function createAgentAuthenticator(deps: AgentAuthDeps) {
         'timestamp_out_of_window',
       );
     }
-    const key = await findActiveKey(deps, keyId);
+    const key = deps.keys
+      ? await deps.keys.get(keyId, () => findActiveKey(deps, keyId))
+      : await findActiveKey(deps, keyId);
     if (!key) throw unauthorized('Unknown or revoked agent key', 'unknown_key');
     const expected = computeSignature({
       securityKey: key.secret,

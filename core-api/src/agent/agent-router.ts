@@ -70,6 +70,9 @@ function sendAgentError(res: Response, error: AppError): void {
   res.status(status).json(body);
 }
 
+/** How often one process writes a key's `last_used_at` (the column is kept to the minute). */
+const KEY_USE_NOTE_MS = 60_000;
+
 export interface AgentRouterDeps extends AgentToolDeps {
   tools: readonly AgentTool[];
   authenticate: AgentAuthenticator;
@@ -85,6 +88,7 @@ export function createAgentRouter(d: AgentRouterDeps): Router {
   const { deps, services } = d;
   const router = Router();
   router.use(jsonBody(AGENT_BODY_LIMIT_BYTES));
+  const lastNoted = new Map<string, number>();
 
   for (const tool of d.tools) {
     const { definition } = tool;
@@ -106,9 +110,15 @@ export function createAgentRouter(d: AgentRouterDeps): Router {
         if (denied) throw denied;
         if (auth) {
           await recordAgentSignature(deps.db, req, auth.claim);
-          noteAgentKeyUsed(deps, auth.principal.keyId).catch((error: unknown) =>
-            deps.logger.warn({ err: error }, 'could not note an agent key use'),
-          );
+          // `last_used_at` is kept to the minute: this process writes it at most once a minute per key.
+          const now = deps.clock.now().getTime();
+          const noted = lastNoted.get(auth.principal.keyId);
+          if (noted === undefined || now - noted >= KEY_USE_NOTE_MS || now < noted) {
+            lastNoted.set(auth.principal.keyId, now);
+            noteAgentKeyUsed(deps, auth.principal.keyId).catch((error: unknown) =>
+              deps.logger.warn({ err: error }, 'could not note an agent key use'),
+            );
+          }
         }
         const data = await invokeAgentTool(
           tool,

@@ -1,5 +1,6 @@
 import { AppError } from '@pts/shared';
-import type { AgentPrincipal } from '../agent-tool.ts';
+import { brandNotFound } from '../../modules/brands/brands.service.ts';
+import type { AgentPrincipal, AgentToolDeps } from '../agent-tool.ts';
 
 /**
  * An agent key acts for the brands in `principal.brandIds` and for no other (docs/decisions.md ("Agent API", "Discovery and action tools")):
@@ -23,4 +24,12 @@ export function requireBrandAuthority(principal: AgentPrincipal | undefined, bra
 export function actsFor(principal: AgentPrincipal, brandId: string): boolean {
   const wanted = brandId.toLowerCase();
   return principal.brandIds.some((id) => id.toLowerCase() === wanted);
+}
+
+/**
+ * 404 unless the brand exists, read through the event path's brand cache (brands are never deleted): a brand
+ * the process has seen lately costs no query; an unknown id always asks the database.
+ */
+export async function requireKnownBrand(d: AgentToolDeps, brandId: string): Promise<void> {
+  if (!(await d.services.events.brands.get(brandId))) throw brandNotFound(brandId);
 }

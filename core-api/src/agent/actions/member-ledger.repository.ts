@@ -23,59 +23,88 @@ export interface MemberLedger {
  * (`events.reward_amount`), redemptions are `perk_redemptions` rows — both recorded by the real pipelines.
  */
 export async function readMemberLedger(db: Database, brandId: string, userKeys: string[]): Promise<MemberLedger> {
-  const [byType, rejectedEvent, redemptions] = await Promise.all([
-    db
-      .selectFrom('events')
-      .select((eb) => [
-        'event_type',
-        eb.fn.countAll<string>().as('n'),
-        eb.fn.sum<string>('reward_amount').as('amount'),
-        eb.fn.max('created_at').as('last_at'),
-      ])
-      .where('brand_id', '=', brandId)
-      .where('user_email', 'in', userKeys)
-      .where('status', '=', 'accepted')
-      .groupBy('event_type')
-      .orderBy('event_type')
-      .execute(),
-    // Known by a rejected event alone (accepted ones are counted above): `events_user_brand_other_idx`.
-    db
-      .selectFrom('events')
-      .select('id')
-      .where('user_email', 'in', userKeys)
-      .where('brand_id', '=', brandId)
-      .where('status', '<>', 'accepted')
-      .limit(1)
-      .executeTakeFirst(),
-    db
-      .selectFrom('perk_redemptions')
-      .select((eb) => ['status', eb.fn.countAll<string>().as('n'), eb.fn.sum<string>('cost').as('amount')])
-      .where('brand_id', '=', brandId)
-      .where('user_key', 'in', userKeys)
-      .where('status', 'in', ['confirmed', 'pending'])
-      .groupBy('status')
-      .execute(),
-  ]);
-  const types = byType.map((row) => ({
-    eventType: row.event_type,
-    count: Number(row.n),
-    amount: BigInt(row.amount ?? 0),
-    lastAt: row.last_at ? new Date(row.last_at) : null,
-  }));
-  const lastAt = types.reduce<Date | null>((max, t) => (t.lastAt && (!max || t.lastAt > max) ? t.lastAt : max), null);
-  const confirmed = redemptions.find((row) => row.status === 'confirmed');
-  const pending = redemptions.find((row) => row.status === 'pending');
-  return {
-    known: types.length > 0 || rejectedEvent !== undefined || redemptions.length > 0,
-    acceptedEvents: types.reduce((sum, t) => sum + t.count, 0),
-    totalEarned: types.reduce((sum, t) => sum + t.amount, 0n),
-    lastEarnedAt: lastAt,
-    byEventType: types.map(({ eventType, count, amount }) => ({ eventType, count, amount })),
-    redemptions: Number(confirmed?.n ?? 0),
-    totalRedeemed: BigInt(confirmed?.amount ?? 0),
-    pendingRedemptions: Number(pending?.n ?? 0),
-    pendingRedeemed: BigInt(pending?.amount ?? 0),
-  };
+  return (await readMemberLedgers(db, [brandId], userKeys)).get(brandId) as MemberLedger;
+}
+
+/**
+ * readMemberLedger at each of `brandIds` in ONE statement (accepted events per brand and type, whether a
+ * rejected event alone makes the member known, redemptions per brand and status), over the member indexes:
+ * a portfolio or a route across ten brands costs one round trip, not thirty. Every brand gets an entry
+ * (`known: false` where the member never came).
+ */
+export async function readMemberLedgers(
+  db: Database,
+  brandIds: string[],
+  userKeys: string[],
+): Promise<Map<string, MemberLedger>> {
+  const ledgers = new Map<string, MemberLedger>();
+  if (brandIds.length === 0) return ledgers;
+  const known = new Set<string>();
+  const types = new Map<string, { eventType: string; count: number; amount: bigint; lastAt: Date | null }[]>();
+  const redemptions = new Map<string, Map<string, { n: number; amount: bigint }>>();
+  if (userKeys.length > 0) {
+    const result = await sql<{
+      part: 'accepted' | 'other' | 'redeemed';
+      brand_id: string;
+      label: string | null;
+      n: string | number;
+      amount: string | number | null;
+      last_at: Date | string | null;
+    }>`
+      SELECT 'accepted' AS part, brand_id, event_type AS label, count(*) AS n, sum(reward_amount) AS amount,
+             max(created_at) AS last_at
+        FROM events
+       WHERE user_email IN (${sql.join(userKeys)}) AND brand_id IN (${sql.join(brandIds)}) AND status = 'accepted'
+       GROUP BY brand_id, event_type
+      UNION ALL
+      SELECT 'other', brand_id, NULL, 0, NULL, NULL
+        FROM (SELECT DISTINCT brand_id FROM events
+               WHERE user_email IN (${sql.join(userKeys)}) AND brand_id IN (${sql.join(brandIds)})
+                 AND status <> 'accepted') o
+      UNION ALL
+      SELECT 'redeemed', brand_id, status, count(*), sum(cost), NULL
+        FROM perk_redemptions
+       WHERE user_key IN (${sql.join(userKeys)}) AND brand_id IN (${sql.join(brandIds)})
+         AND status IN ('confirmed', 'pending')
+       GROUP BY brand_id, status`.execute(db);
+    for (const row of result.rows) {
+      known.add(row.brand_id);
+      if (row.part === 'accepted') {
+        const list = types.get(row.brand_id) ?? [];
+        list.push({
+          eventType: row.label ?? '',
+          count: Number(row.n),
+          amount: BigInt(row.amount ?? 0),
+          lastAt: row.last_at ? new Date(row.last_at) : null,
+        });
+        types.set(row.brand_id, list);
+      } else if (row.part === 'redeemed') {
+        const byStatus = redemptions.get(row.brand_id) ?? new Map();
+        byStatus.set(row.label ?? '', { n: Number(row.n), amount: BigInt(row.amount ?? 0) });
+        redemptions.set(row.brand_id, byStatus);
+      }
+    }
+  }
+  for (const brandId of brandIds) {
+    const list = (types.get(brandId) ?? []).sort((a, b) =>
+      a.eventType < b.eventType ? -1 : a.eventType > b.eventType ? 1 : 0,
+    );
+    const lastAt = list.reduce<Date | null>((max, t) => (t.lastAt && (!max || t.lastAt > max) ? t.lastAt : max), null);
+    const confirmed = redemptions.get(brandId)?.get('confirmed');
+    const pending = redemptions.get(brandId)?.get('pending');
+    ledgers.set(brandId, {
+      known: known.has(brandId),
+      acceptedEvents: list.reduce((sum, t) => sum + t.count, 0),
+      totalEarned: list.reduce((sum, t) => sum + t.amount, 0n),
+      lastEarnedAt: lastAt,
+      byEventType: list.map(({ eventType, count, amount }) => ({ eventType, count, amount })),
+      redemptions: confirmed?.n ?? 0,
+      totalRedeemed: confirmed?.amount ?? 0n,
+      pendingRedemptions: pending?.n ?? 0,
+      pendingRedeemed: pending?.amount ?? 0n,
+    });
+  }
+  return ledgers;
 }
 
 /** Cost of the wallet's redemptions still pending: reserved, so not spendable (the redemption service's rule). */
@@ -90,15 +119,19 @@ export async function reservedByPendingRedemptions(db: Database, wallet: string)
 }
 
 /**
- * The most expensive active, on-chain perk of the brand costing at most `budget` pts (ties: the oldest) that
- * the member (`userKeys`, their identities) may still redeem: not one they already hold the per-user maximum
- * of (pending or confirmed redemptions; `max_per_user` 0 = unlimited), which redeem_perk would refuse.
+ * At each of `brandIds`, the most expensive active, on-chain perk costing at most `budget` pts (ties: the
+ * oldest) that the member (`userKeys`, their identities) may still redeem: not one they already hold the
+ * per-user maximum of (pending or confirmed redemptions; `max_per_user` 0 = unlimited), which redeem_perk
+ * would refuse. One statement for every brand; brands where none fits are absent.
  */
-export async function bestAffordablePerk(db: Database, brandId: string, budget: bigint, userKeys: string[]) {
-  return db
+export async function bestAffordablePerks(db: Database, brandIds: string[], budget: bigint, userKeys: string[]) {
+  const best = new Map<string, { id: bigint; public_id: string; name: string; category: string; cost: bigint }>();
+  if (brandIds.length === 0 || userKeys.length === 0) return best;
+  const rows = await db
     .selectFrom('perks')
-    .select(['id', 'public_id', 'name', 'category', 'cost'])
-    .where('brand_id', '=', brandId)
+    .distinctOn('brand_id')
+    .select(['brand_id', 'id', 'public_id', 'name', 'category', 'cost'])
+    .where('brand_id', 'in', brandIds)
     .where('active', '=', true)
     .where('chain_status', '=', 'synced')
     .where('cost', '<=', budget)
@@ -108,39 +141,10 @@ export async function bestAffordablePerk(db: Database, brandId: string, budget: 
          WHERE r.perk_id = perks.id AND r.user_key IN (${sql.join(userKeys)}) AND r.status IN ('pending', 'confirmed')
       ) < perks.max_per_user)`,
     )
+    .orderBy('brand_id')
     .orderBy('cost', 'desc')
     .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-}
-
-/**
- * Which of `brandIds` know any of `userKeys` (an event of any status, or a redemption): one round trip over
- * the member indexes, so a portfolio reads the ledgers of those brands only, not of every brand of a key.
- */
-export async function brandsKnowing(db: Database, userKeys: string[], brandIds: string[]): Promise<Set<string>> {
-  if (userKeys.length === 0 || brandIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('events')
-    .select('brand_id')
-    .where('user_email', 'in', userKeys)
-    .where('status', '=', 'accepted')
-    .where('brand_id', 'in', brandIds)
-    .union(
-      db
-        .selectFrom('events')
-        .select('brand_id')
-        .where('user_email', 'in', userKeys)
-        .where('status', '<>', 'accepted')
-        .where('brand_id', 'in', brandIds),
-    )
-    .union(
-      db
-        .selectFrom('perk_redemptions')
-        .select('brand_id')
-        .where('user_key', 'in', userKeys)
-        .where('brand_id', 'in', brandIds),
-    )
     .execute();
-  return new Set(rows.map((row) => row.brand_id));
+  for (const row of rows) best.set(row.brand_id, row);
+  return best;
 }

@@ -27,38 +27,53 @@ export async function readMemberActivity(
   from: Date,
   to: Date,
 ): Promise<MemberActivity> {
-  const [totals, mix, perBrand] = await Promise.all([
-    sql<{ events: number; types: number; days: number; earned: string; brands: number; last: Date | string | null }>`
-      SELECT count(*) FILTER (WHERE created_at >= ${from})::int AS events,
-             count(DISTINCT event_type) FILTER (WHERE created_at >= ${from})::int AS types,
-             count(DISTINCT (created_at AT TIME ZONE 'UTC')::date) FILTER (WHERE created_at >= ${from})::int AS days,
-             coalesce(sum(reward_amount) FILTER (WHERE created_at >= ${from}), 0)::text AS earned,
-             count(DISTINCT brand_id)::int AS brands,
-             max(created_at) AS last
-        FROM events
-       WHERE user_email = ${userKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
-         AND created_at < ${to}`.execute(db),
-    sql<{ event_type: string; n: number }>`
-      SELECT event_type, count(*)::int AS n FROM events
-       WHERE user_email = ${userKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
-         AND created_at >= ${from} AND created_at < ${to}
-       GROUP BY event_type ORDER BY n DESC, event_type`.execute(db),
-    sql<{ brand_id: string; n: number; earned: string }>`
-      SELECT brand_id, count(*)::int AS n, coalesce(sum(reward_amount), 0)::text AS earned FROM events
-       WHERE user_email = ${userKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
-         AND created_at < ${to}
-       GROUP BY brand_id ORDER BY n DESC, brand_id`.execute(db),
-  ]);
-  const t = totals.rows[0];
+  // One pass over the member's events: the window's totals (grouping set ()), the window's mix per event
+  // type and the all-time figures per brand.
+  const result = await sql<{
+    g: number;
+    brand_id: string | null;
+    event_type: string | null;
+    n_all: number;
+    n_window: number;
+    types: number;
+    days: number;
+    earned_window: string;
+    earned_all: string;
+    brands: number;
+    last: Date | string | null;
+  }>`
+    SELECT GROUPING(brand_id, event_type)::int AS g, brand_id, event_type,
+           count(*)::int AS n_all,
+           count(*) FILTER (WHERE created_at >= ${from})::int AS n_window,
+           count(DISTINCT event_type) FILTER (WHERE created_at >= ${from})::int AS types,
+           count(DISTINCT (created_at AT TIME ZONE 'UTC')::date) FILTER (WHERE created_at >= ${from})::int AS days,
+           coalesce(sum(reward_amount) FILTER (WHERE created_at >= ${from}), 0)::text AS earned_window,
+           coalesce(sum(reward_amount), 0)::text AS earned_all,
+           count(DISTINCT brand_id)::int AS brands,
+           max(created_at) AS last
+      FROM events
+     WHERE user_email = ${userKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
+       AND created_at < ${to}
+     GROUP BY GROUPING SETS ((), (brand_id), (event_type))`.execute(db);
+  const t = result.rows.find((r) => r.g === 3);
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const mix = result.rows
+    .filter((r) => r.g === 2 && r.n_window > 0)
+    .map((r) => ({ eventType: r.event_type ?? '', count: r.n_window }))
+    .sort((a, b) => b.count - a.count || byText(a.eventType, b.eventType));
+  const perBrand = result.rows
+    .filter((r) => r.g === 1)
+    .map((r) => ({ brandId: r.brand_id ?? '', events: r.n_all, earned: BigInt(r.earned_all) }))
+    .sort((a, b) => b.events - a.events || byText(a.brandId, b.brandId));
   return {
-    events: t?.events ?? 0,
+    events: t?.n_window ?? 0,
     distinctEventTypes: t?.types ?? 0,
     activeDays: t?.days ?? 0,
     lastEventAt: t?.last ? new Date(t.last) : null,
-    earned: BigInt(t?.earned ?? '0'),
+    earned: BigInt(t?.earned_window ?? '0'),
     brands: t?.brands ?? 0,
-    eventTypeMix: mix.rows.map((r) => ({ eventType: r.event_type, count: r.n })),
-    perBrand: perBrand.rows.map((r) => ({ brandId: r.brand_id, events: r.n, earned: BigInt(r.earned) })),
+    eventTypeMix: mix,
+    perBrand,
   };
 }
 
@@ -145,9 +160,21 @@ export interface PerkActivity {
 
 /** One grouped query over the brand's redemptions, joined to its perks. */
 export async function readPerkActivity(db: Kysely<DB>, brandId: string, now: Date): Promise<PerkActivity[]> {
+  return (await readPerkActivities(db, [brandId], now)).get(brandId) ?? [];
+}
+
+/** readPerkActivity for several brands in one statement; every brand gets a list (empty without perks). */
+export async function readPerkActivities(
+  db: Kysely<DB>,
+  brandIds: string[],
+  now: Date,
+): Promise<Map<string, PerkActivity[]>> {
+  const byBrand = new Map<string, PerkActivity[]>(brandIds.map((brandId) => [brandId, []]));
+  if (brandIds.length === 0) return byBrand;
   const d7 = new Date(now.getTime() - 7 * 86_400_000);
   const d30 = new Date(now.getTime() - 30 * 86_400_000);
   const result = await sql<{
+    brand_id: string;
     id: string;
     name: string;
     category: string;
@@ -160,7 +187,7 @@ export async function readPerkActivity(db: Kysely<DB>, brandId: string, now: Dat
     last30: number;
     redeemers30: number;
   }>`
-    SELECT p.id::text AS id, p.name, p.category, p.cost::text AS cost, p.max_supply::text AS max_supply,
+    SELECT p.brand_id, p.id::text AS id, p.name, p.category, p.cost::text AS cost, p.max_supply::text AS max_supply,
            p.max_per_user::text AS max_per_user, p.active,
            coalesce(r.sold, 0)::text AS sold, coalesce(r.last7, 0)::int AS last7, coalesce(r.last30, 0)::int AS last30,
            coalesce(r.redeemers30, 0)::int AS redeemers30
@@ -171,23 +198,26 @@ export async function readPerkActivity(db: Kysely<DB>, brandId: string, now: Dat
                count(*) FILTER (WHERE created_at >= ${d30} AND created_at < ${now}) AS last30,
                count(DISTINCT user_key) FILTER (WHERE created_at >= ${d30} AND created_at < ${now}) AS redeemers30
           FROM perk_redemptions
-         WHERE brand_id = ${brandId} AND status IN ('pending', 'confirmed') AND user_key NOT LIKE 'agent:%'
+         WHERE brand_id IN (${sql.join(brandIds)}) AND status IN ('pending', 'confirmed') AND user_key NOT LIKE 'agent:%'
          GROUP BY perk_id) r ON r.perk_id = p.id
-     WHERE p.brand_id = ${brandId}
+     WHERE p.brand_id IN (${sql.join(brandIds)})
      ORDER BY p.id`.execute(db);
-  return result.rows.map((r) => ({
-    perkId: r.id,
-    name: r.name,
-    category: r.category,
-    cost: BigInt(r.cost),
-    maxSupply: r.max_supply === null ? null : BigInt(r.max_supply),
-    maxPerUser: BigInt(r.max_per_user),
-    active: r.active,
-    sold: BigInt(r.sold),
-    last7: r.last7,
-    last30: r.last30,
-    redeemers30: r.redeemers30,
-  }));
+  for (const r of result.rows) {
+    byBrand.get(r.brand_id)?.push({
+      perkId: r.id,
+      name: r.name,
+      category: r.category,
+      cost: BigInt(r.cost),
+      maxSupply: r.max_supply === null ? null : BigInt(r.max_supply),
+      maxPerUser: BigInt(r.max_per_user),
+      active: r.active,
+      sold: BigInt(r.sold),
+      last7: r.last7,
+      last30: r.last30,
+      redeemers30: r.redeemers30,
+    });
+  }
+  return byBrand;
 }
 
 /**

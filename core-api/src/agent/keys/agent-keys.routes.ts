@@ -18,7 +18,9 @@ const unauthorized = failure('Missing or wrong admin token');
  * `/admin/agent-keys` (operator token; the admin router reads the body): create (the secret shown once), list
  * (never the secret), revoke. The CLI's `pts agent-key` commands call these.
  */
-export function agentKeyAdminRoutes(deps: AgentKeysDeps & { adminToken: string }): Route[] {
+export function agentKeyAdminRoutes(
+  deps: AgentKeysDeps & { adminToken: string; onRevoked?: (keyId: string) => void },
+): Route[] {
   const before = [requireAdminToken(deps.adminToken)];
   return [
     defineRoute({
@@ -64,7 +66,11 @@ export function agentKeyAdminRoutes(deps: AgentKeysDeps & { adminToken: string }
         401: unauthorized,
         404: failure('Unknown key'),
       },
-      handle: async ({ params: { keyId } }) => ({ keyId, ...(await revokeAgentKey(deps, keyId)) }),
+      handle: async ({ params: { keyId } }) => {
+        const result = await revokeAgentKey(deps, keyId);
+        deps.onRevoked?.(keyId);
+        return { keyId, ...result };
+      },
     }),
   ];
 }

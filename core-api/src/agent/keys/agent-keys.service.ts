@@ -104,11 +104,14 @@ export async function revokeAgentKey(deps: AgentKeysDeps, keyId: string): Promis
   return { revoked: await markAgentKeyRevoked(deps.db, keyId, deps.clock.now()) };
 }
 
+/** A live key as signature verification needs it: who it is and its secret in clear. */
+export interface ActiveAgentKey {
+  principal: AgentPrincipal;
+  secret: string;
+}
+
 /** The live (not revoked) key with its secret in clear, for signature verification; undefined otherwise. */
-export async function findActiveKey(
-  deps: AgentKeysDeps,
-  keyId: string,
-): Promise<{ principal: AgentPrincipal; secret: string } | undefined> {
+export async function findActiveKey(deps: AgentKeysDeps, keyId: string): Promise<ActiveAgentKey | undefined> {
   if (!/^ak_[0-9a-z]{1,64}$/.test(keyId)) return undefined;
   const row = await selectAgentKey(deps.db, keyId);
   if (!row || row.revoked_at) return undefined;

@@ -24,16 +24,16 @@ import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import { accountIdentities, resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
 import { readBalance } from '../../modules/balances/balances.routes.ts';
-import { brandNotFound, requireBrandExists } from '../../modules/brands/brands.service.ts';
+import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import type { EventCandidate } from '../../modules/events/event-batcher.ts';
 import { bulkEventFailure, prepareEvent, recordEvent, settleBulkEvents } from '../../modules/events/events.service.ts';
-import { getStreakStatus } from '../../modules/streaks/streaks.service.ts';
-import { requireBrandAuthority } from '../actions/brand-authority.ts';
+import { readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
+import { requireBrandAuthority, requireKnownBrand } from '../actions/brand-authority.ts';
 import {
-  bestAffordablePerk,
-  brandsKnowing,
+  bestAffordablePerks,
   type MemberLedger,
   readMemberLedger,
+  readMemberLedgers,
   reservedByPendingRedemptions,
 } from '../actions/member-ledger.repository.ts';
 import { type AgentPrincipal, type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
@@ -239,7 +239,7 @@ function redeemPerkTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ body: { perkId: fixture.perkId, userId: fixture.userId, brandId: fixture.brandId } }),
     async handle({ body }, context) {
       requireBrandAuthority(context.principal, body.brandId, 'Redeeming a perk');
-      await requireBrandExists(deps.db, body.brandId);
+      await requireKnownBrand(d, body.brandId);
       const account = await resolveAccountKey(deps.db, body.userId);
       const user = await deps.db.selectFrom('users').select('id').where('email', '=', account).executeTakeFirst();
       if (!user) throw userNotFound(body.userId);
@@ -271,7 +271,7 @@ async function requireMember(
   action: string,
 ): Promise<{ accountKey: string; ledger: MemberLedger }> {
   requireBrandAuthority(principal, params.brandId, action);
-  await requireBrandExists(d.deps.db, params.brandId);
+  await requireKnownBrand(d, params.brandId);
   const { accountKey, identities } = await accountIdentities(d.deps.db, params.userId);
   const ledger = await readMemberLedger(
     d.deps.db,
@@ -343,27 +343,47 @@ const streakViewSchema = z.object({
   expiresAt: z.string().nullable(),
 });
 
-/** A member's daily streak at a brand, as the member tools show it. */
+type AgentStreakView = z.infer<typeof streakViewSchema>;
+
+/**
+ * A member's daily streak at each of `brandIds` (existing brands), as the member tools show it: one round
+ * trip for any number of brands (readDailyStreaks, the streak service's own rules).
+ */
+export async function streakViews(
+  d: AgentToolDeps,
+  context: { clock: AgentToolDeps['deps']['clock'] },
+  brandIds: string[],
+  accountKey: string,
+): Promise<Map<string, AgentStreakView>> {
+  const views = await readDailyStreaks(
+    { db: d.deps.db, clock: context.clock, logger: d.deps.logger },
+    brandIds,
+    accountKey,
+  );
+  const shown = new Map<string, AgentStreakView>();
+  for (const [brandId, status] of views) {
+    shown.set(brandId, {
+      current: status.currentStreak,
+      longest: status.longestStreak,
+      active: !status.lapsed && status.currentStreak > 0,
+      checkedInToday: status.checkedInToday,
+      multiplier: status.multiplier,
+      lastActivityAt: status.lastActivityAt,
+      expiresAt: status.streakExpiresAt,
+    });
+  }
+  return shown;
+}
+
+/** A member's daily streak at one existing brand, as the member tools show it. */
 export async function streakView(
   d: AgentToolDeps,
   context: { clock: AgentToolDeps['deps']['clock'] },
   brandId: string,
   userId: string,
-) {
-  const status = await getStreakStatus(
-    { db: d.deps.db, clock: context.clock, logger: d.deps.logger, events: d.services.events },
-    brandId,
-    userId,
-  );
-  return {
-    current: status.currentStreak,
-    longest: status.longestStreak,
-    active: !status.lapsed && status.currentStreak > 0,
-    checkedInToday: status.checkedInToday,
-    multiplier: status.multiplier,
-    lastActivityAt: status.lastActivityAt,
-    expiresAt: status.streakExpiresAt,
-  };
+): Promise<AgentStreakView> {
+  const accountKey = await resolveAccountKey(d.deps.db, userId);
+  return (await streakViews(d, context, [brandId], accountKey)).get(brandId) as AgentStreakView;
 }
 
 function getUserStatsTool(d: AgentToolDeps): AgentTool {
@@ -406,7 +426,9 @@ function getUserStatsTool(d: AgentToolDeps): AgentTool {
     async handle({ params }, context) {
       const { accountKey, ledger } = await requireMember(d, context.principal, params, "Reading a user's stats");
       const [streak, achievements] = await Promise.all([
-        streakView(d, context, params.brandId, params.userId),
+        streakViews(d, context, [params.brandId], accountKey).then(
+          (views) => views.get(params.brandId) as AgentStreakView,
+        ),
         readAchievements(d.deps.db, params.brandId, accountKey),
       ]);
       return {
@@ -443,6 +465,13 @@ const affordablePerkSchema = z.object({
   category: z.string(),
   cost: z.number().int(),
 });
+
+function notInPortfolio(userId: string): AppError {
+  return new AppError('NOT_FOUND', `${userId} has no events or redemptions at the brands this key acts for`, {
+    field: 'userId',
+    value: userId,
+  });
+}
 
 function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
   return defineAgentTool({
@@ -483,59 +512,51 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
     async handle({ params }, context) {
       const principal = context.principal;
       if (!principal) throw new AppError('UNAUTHORIZED', "Reading a user's portfolio needs an agent key");
-      const { identities } = await accountIdentities(d.deps.db, params.userId);
+      const { accountKey, identities } = await accountIdentities(d.deps.db, params.userId);
       const keys = identities.map((identity) => identity.identityKey);
-      const wallet = await walletBalance(d, params.userId);
+      const brandIds = [...new Set(principal.brandIds.map((id) => id.toLowerCase()))];
+      // The member's ledger at every brand of the key in one statement; only the brands that know them are shown.
+      const [wallet, ledgers] = await Promise.all([
+        walletBalance(d, params.userId),
+        readMemberLedgers(d.deps.db, brandIds, keys),
+      ]);
+      const knownIds = brandIds.filter((brandId) => ledgers.get(brandId)?.known);
+      if (knownIds.length === 0) throw notInPortfolio(params.userId);
       const reserved = wallet.walletAddress ? await reservedByPendingRedemptions(d.deps.db, wallet.walletAddress) : 0n;
       const spendable = BigInt(wallet.balance) > reserved ? BigInt(wallet.balance) - reserved : 0n;
-      const brandIds = [...new Set(principal.brandIds.map((id) => id.toLowerCase()))];
-      // Only the brands that know the member (one query), read side by side, in the key's order.
-      const knowing = await brandsKnowing(d.deps.db, keys, brandIds);
-      const read = await Promise.all(
-        brandIds
-          .filter((brandId) => knowing.has(brandId))
-          .map(async (brandId) => {
-            const [brand, ledger, streak, perk] = await Promise.all([
-              d.deps.db
-                .selectFrom('brands')
-                .select(['address', 'name'])
-                .where('address', '=', brandId)
-                .executeTakeFirst(),
-              readMemberLedger(d.deps.db, brandId, keys),
-              streakView(d, context, brandId, params.userId),
-              bestAffordablePerk(d.deps.db, brandId, spendable, keys),
-            ]);
-            if (!brand || !ledger.known) return undefined;
-            return {
-              brandId,
-              name: brand.name,
-              totalEarned: Number(ledger.totalEarned),
-              totalRedeemed: Number(ledger.totalRedeemed),
-              streak,
-              bestAffordablePerk: perk
-                ? {
-                    brandId,
-                    uuid: perk.public_id,
-                    perkId: Number(perk.id),
-                    name: perk.name,
-                    category: perk.category,
-                    cost: Number(perk.cost),
-                  }
-                : null,
-            };
-          }),
-      );
-      const brands = read.filter((brand) => brand !== undefined);
-      if (brands.length === 0) {
-        throw new AppError(
-          'NOT_FOUND',
-          `${params.userId} has no events or redemptions at the brands this key acts for`,
+      const [names, streaks, perks] = await Promise.all([
+        d.deps.db.selectFrom('brands').select(['address', 'name']).where('address', 'in', knownIds).execute(),
+        streakViews(d, context, knownIds, accountKey),
+        bestAffordablePerks(d.deps.db, knownIds, spendable, keys),
+      ]);
+      const nameOf = new Map(names.map((row) => [row.address, row.name]));
+      const brands = knownIds.flatMap((brandId) => {
+        const name = nameOf.get(brandId);
+        const ledger = ledgers.get(brandId);
+        const streak = streaks.get(brandId);
+        if (name === undefined || !ledger || !streak) return [];
+        const perk = perks.get(brandId);
+        return [
           {
-            field: 'userId',
-            value: params.userId,
+            brandId,
+            name,
+            totalEarned: Number(ledger.totalEarned),
+            totalRedeemed: Number(ledger.totalRedeemed),
+            streak,
+            bestAffordablePerk: perk
+              ? {
+                  brandId,
+                  uuid: perk.public_id,
+                  perkId: Number(perk.id),
+                  name: perk.name,
+                  category: perk.category,
+                  cost: Number(perk.cost),
+                }
+              : null,
           },
-        );
-      }
+        ];
+      });
+      if (brands.length === 0) throw notInPortfolio(params.userId);
       const best = brands
         .map((brand) => brand.bestAffordablePerk)
         .filter((perk) => perk !== null)

@@ -1,8 +1,8 @@
 import { AppError, brandIdSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
-import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
+import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
   type EventTypeActivity,
@@ -364,7 +364,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       }),
       example: (f) => ({ params: { brandId: f.brandId }, query: { period: '30d' } }),
       async handle({ params, query }, context) {
-        await requireBrandExists(db, params.brandId);
+        await requireKnownBrand(d, params.brandId);
         const { current, previous } = periodWindows(context.clock.now(), query.period);
         const [cur, prev, types, streaks] = await Promise.all([
           windowTotals(d, params.brandId, current),
@@ -422,7 +422,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       }),
       example: (f) => ({ params: { brandId: f.brandId }, query: { period: '30d' } }),
       async handle({ params, query }, context) {
-        await requireBrandExists(db, params.brandId);
+        await requireKnownBrand(d, params.brandId);
         const { current, previous } = periodWindows(context.clock.now(), query.period);
         const [cur, prev, rules] = await Promise.all([
           eventTypeActivity(d, params.brandId, current),
@@ -512,7 +512,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       }),
       example: (f) => ({ params: { brandId: f.brandId } }),
       async handle({ params }, context) {
-        await requireBrandExists(db, params.brandId);
+        await requireKnownBrand(d, params.brandId);
         const now = context.clock.now();
         const allTime: TimeWindow = { from: new Date(0), to: now, days: 0 };
         const [perks, totals, all] = await Promise.all([
@@ -578,7 +578,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       result: healthSchema,
       example: (f) => ({ params: { brandId: f.brandId } }),
       async handle({ params }, context) {
-        await requireBrandExists(db, params.brandId);
+        await requireKnownBrand(d, params.brandId);
         const { current, inputs, ...report } = await brandHealth(params.brandId, context.clock.now());
         return {
           brandId: params.brandId,

@@ -1,9 +1,9 @@
 import { AppError, brandIdSchema, cleanString, emailSchema, perkCatalogueItemSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
-import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
 import { listCatalogue } from '../../modules/perks/perks.service.ts';
+import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { type AgentTool, type AgentToolContext, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { readBrandRules } from '../analytics/analytics.repository.ts';
 import {
@@ -15,7 +15,7 @@ import {
   purchaseReward,
 } from '../analytics/formulas.ts';
 import { readAcceptedByType, readDealCandidates, readRouteBrands } from '../commerce/commerce.repository.ts';
-import { memberEarnings } from '../commerce/member-earnings.ts';
+import { type MemberEarnings, memberEarnings, membersEarnings } from '../commerce/member-earnings.ts';
 import { perkRecommendationScore } from '../intelligence/formulas.ts';
 import {
   readLedgerBalance,
@@ -310,20 +310,23 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
             readAcceptedByType(db, ids, current),
           ),
         ]);
-        const candidates = [];
-        for (const brand of brands) {
+        const withRule = brands.flatMap((brand) => {
           const brandRules = rules.get(brand.brandId) ?? [];
           const rule = bestPurchaseRule(brandRules);
-          if (!rule) continue;
-          const member =
-            query.userId && scope.has(brand.brandId)
-              ? await memberEarnings(d, context, {
-                  brandId: brand.brandId,
-                  userId: query.userId,
-                  purchaseRule: rule,
-                  rules: brandRules,
-                })
-              : undefined;
+          return rule ? [{ brand, rule, brandRules }] : [];
+        });
+        // The member's earnings at every brand of the key at once (three round trips, not three per brand).
+        const members = query.userId
+          ? await membersEarnings(d, context, {
+              userId: query.userId,
+              brands: withRule
+                .filter((c) => scope.has(c.brand.brandId))
+                .map((c) => ({ brandId: c.brand.brandId, purchaseRule: c.rule, rules: c.brandRules })),
+            })
+          : new Map<string, MemberEarnings>();
+        const candidates = [];
+        for (const { brand, rule } of withRule) {
+          const member = members.get(brand.brandId);
           const total = member ? member.totalPts : rule.rewardAmount;
           candidates.push({
             brand,
@@ -414,7 +417,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       example: (f) => ({ query: { brandId: f.brandId, purchaseAmount: '25', userId: f.userId } }),
       async handle({ query }, context) {
         memberScope(context, query.brandId);
-        await requireBrandExists(db, query.brandId);
+        await requireKnownBrand(d, query.brandId);
         const now = context.clock.now();
         const { current } = periodWindows(now, COMMERCE_PERIOD);
         const rules = (await readBrandRules(db, [query.brandId])).get(query.brandId) ?? [];

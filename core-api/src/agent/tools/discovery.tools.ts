@@ -10,11 +10,12 @@ import {
 } from '@pts/shared';
 import { z } from 'zod';
 import { hostMatchesDomain } from '../../http/cors.ts';
-import { brandNotFound, listRules, requireBrandExists } from '../../modules/brands/brands.service.ts';
+import { brandNotFound, listRules } from '../../modules/brands/brands.service.ts';
 import { isUnlimited } from '../../modules/events/event-rules.ts';
 import { readLeaderboard } from '../../modules/leaderboards/leaderboards.service.ts';
 import type { PerkRow } from '../../modules/perks/perks.repository.ts';
 import { listCatalogue, toCatalogueItem } from '../../modules/perks/perks.service.ts';
+import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
   type DirectoryBrand,
@@ -340,7 +341,7 @@ function browsePerksTool(d: AgentToolDeps): AgentTool {
     }),
     example: (fixture) => ({ query: { brandId: fixture.brandId, limit: 5 } }),
     async handle({ query }) {
-      if (query.brandId) await requireBrandExists(d.deps.db, query.brandId);
+      if (query.brandId) await requireKnownBrand(d, query.brandId);
       const rows = await browsePerkRows(d.deps.db, query);
       const perks = (await catalogueItemsOf(d, rows)).map(({ row, item }) => ({ ...item, brandName: row.brand_name }));
       return {
@@ -385,7 +386,7 @@ function getLeaderboardTool(d: AgentToolDeps): AgentTool {
     }),
     example: (fixture) => ({ params: { brandId: fixture.brandId }, query: { metric: 'pts_earned', limit: 5 } }),
     async handle({ params, query }, context) {
-      await requireBrandExists(d.deps.db, params.brandId);
+      await requireKnownBrand(d, params.brandId);
       const board = await readLeaderboard(
         d.deps.db,
         {

@@ -1,8 +1,8 @@
 import { AppError, brandIdSchema, perkRefSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
-import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
+import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { readBrandMembers, readPerkRedeemers, readPlatformSplit } from '../intelligence/audience.repository.ts';
 import {
@@ -31,6 +31,7 @@ import {
   readLedgerBalance,
   readMemberActivity,
   readMemberRedemptions,
+  readPerkActivities,
   readPerkActivity,
 } from '../intelligence/intelligence.repository.ts';
 import { memberNotFound, memberScope, windowOf } from '../intelligence/member-scope.ts';
@@ -294,8 +295,10 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
     return { window, activity, redemptions };
   }
 
-  const perksOf = (brands: string[], now: Date) =>
-    Promise.all(brands.map(async (brandId) => ({ brandId, perks: await readPerkActivity(db, brandId, now) })));
+  const perksOf = async (brands: string[], now: Date) => {
+    const byBrand = await readPerkActivities(db, brands, now);
+    return brands.map((brandId) => ({ brandId, perks: byBrand.get(brandId) ?? [] }));
+  };
 
   /** Whether the member already holds the perk's per-user maximum: redeem_perk would refuse it (409). */
   const atUserLimit = (perk: PerkActivity, claimsByPerk: Map<string, number>) =>
@@ -453,7 +456,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       result: perkIntelligenceResult,
       example: (f) => ({ params: { brandId: f.brandId } }),
       async handle({ params }, context) {
-        await requireBrandExists(db, params.brandId);
+        await requireKnownBrand(d, params.brandId);
         const now = context.clock.now();
         const perks = await readPerkActivity(db, params.brandId, now);
         const { members, afford } = await readAffordCounts(
@@ -594,7 +597,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       result: perkAudienceResult,
       example: (f) => ({ params: { brandId: f.brandId, collectionId: f.perkId } }),
       async handle({ params }, context) {
-        await requireBrandExists(db, params.brandId);
+        await requireKnownBrand(d, params.brandId);
         const now = context.clock.now();
         const window = windowOf(now, WINDOW_DAYS);
         const row = await findBrandPerk(db, params.brandId, params.collectionId);
@@ -649,7 +652,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       result: brandAudienceResult,
       example: (f) => ({ params: { brandId: f.brandId } }),
       async handle({ params }, context) {
-        await requireBrandExists(db, params.brandId);
+        await requireKnownBrand(d, params.brandId);
         const window = windowOf(context.clock.now(), WINDOW_DAYS);
         const [members, platforms] = await Promise.all([
           readBrandMembers(db, params.brandId, window),
@@ -695,7 +698,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       result: eventSuggestionsResult,
       example: (f) => ({ params: { brandId: f.brandId } }),
       async handle({ params }, context) {
-        await requireBrandExists(db, params.brandId);
+        await requireKnownBrand(d, params.brandId);
         const window = windowOf(context.clock.now(), WINDOW_DAYS);
         const rules = await readRuleEngagement(db, window.from, window.to);
         const own = rules.filter((r) => r.brandId === params.brandId);
@@ -787,7 +790,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       result: perkSuggestionsResult,
       example: (f) => ({ params: { brandId: f.brandId } }),
       async handle({ params }, context) {
-        await requireBrandExists(db, params.brandId);
+        await requireKnownBrand(d, params.brandId);
         const now = context.clock.now();
         const window = windowOf(now, WINDOW_DAYS);
         const [balances, categoryRows] = await Promise.all([

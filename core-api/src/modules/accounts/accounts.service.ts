@@ -68,30 +68,39 @@ export async function resolveAccountKeys(db: Kysely<DB>, userKeys: string[]): Pr
   return resolved;
 }
 
-/** The account key and every identity linked to it (the account first). */
+/** The account key and every identity linked to it (the account first), in one statement. */
 export async function accountIdentities(
   db: Kysely<DB>,
   userKey: string,
 ): Promise<{ accountKey: string; identities: LinkedIdentity[] }> {
-  const accountKey = await resolveAccountKey(db, userKey);
-  const rows = await db
-    .selectFrom('account_links')
-    .select(['identity_key', 'method', 'linked_at'])
-    .where('account_key', '=', accountKey)
-    .orderBy('linked_at')
-    .orderBy('identity_key')
-    .execute();
+  const result = await sql<{
+    account_key: string;
+    identity_key: string | null;
+    method: 'code' | 'email' | null;
+    linked_at: Date | string | null;
+  }>`
+    SELECT a.k AS account_key, l.identity_key, l.method, l.linked_at
+      FROM (SELECT coalesce((SELECT account_key FROM account_links WHERE identity_key = ${userKey}), ${userKey}) AS k) a
+      LEFT JOIN account_links l ON l.account_key = a.k
+     ORDER BY l.linked_at, l.identity_key`.execute(db);
+  const accountKey = result.rows[0]?.account_key ?? userKey;
   return {
     accountKey,
     identities: [
       { identityKey: accountKey, platform: platformOf(accountKey), primary: true, method: null, linkedAt: null },
-      ...rows.map((row) => ({
-        identityKey: row.identity_key,
-        platform: platformOf(row.identity_key),
-        primary: false,
-        method: row.method,
-        linkedAt: row.linked_at.toISOString(),
-      })),
+      ...result.rows.flatMap((row) =>
+        row.identity_key === null
+          ? []
+          : [
+              {
+                identityKey: row.identity_key,
+                platform: platformOf(row.identity_key),
+                primary: false,
+                method: row.method,
+                linkedAt: new Date(row.linked_at as Date | string).toISOString(),
+              },
+            ],
+      ),
     ],
   };
 }

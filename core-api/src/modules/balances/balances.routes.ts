@@ -1,11 +1,11 @@
 import { balanceParamsSchema, balanceResponseSchema, type Clock } from '@pts/shared';
+import { sql } from 'kysely';
 import type { Address } from 'viem';
 import { rewardTokenAbi } from '../../chain/artifacts/index.ts';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { Database } from '../../db/database.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { resolveAccountKey } from '../accounts/accounts.service.ts';
 
 export interface BalancesRouterDeps {
   db: Database;
@@ -15,41 +15,35 @@ export interface BalancesRouterDeps {
   verifyBrandSignature: BrandSignatureVerifier;
 }
 
-/** The wallet of a user: their own row, or their account's when the identity is linked and has none yet. */
-async function walletOf(db: Database, userKey: string): Promise<string | null> {
-  const own = await db.selectFrom('users').select('wallet_address').where('email', '=', userKey).executeTakeFirst();
-  if (own?.wallet_address) return own.wallet_address;
-  const account = await resolveAccountKey(db, userKey);
-  if (account === userKey) return null;
-  const row = await db.selectFrom('users').select('wallet_address').where('email', '=', account).executeTakeFirst();
-  return row?.wallet_address ?? null;
-}
-
 /**
- * What a user can spend: the live on-chain balance of their wallet (their own, or their account's) and the
- * rewards accepted but not yet confirmed.
+ * What a user can spend: the live on-chain balance of their wallet (their own row's, or their account's when
+ * the identity is linked and has none) and the rewards accepted but not yet confirmed — the wallet and the
+ * unconfirmed sum in one statement, then the chain.
  */
 export async function readBalance(
   deps: Pick<BalancesRouterDeps, 'db' | 'publicClient' | 'rewardToken'>,
   userIdentifier: string,
 ): Promise<{ walletAddress: string | null; balance: number; pending: number }> {
-  const wallet = await walletOf(deps.db, userIdentifier);
+  const result = await sql<{ wallet: string | null; pending: string }>`
+    WITH w AS (
+      SELECT coalesce(
+        (SELECT wallet_address FROM users WHERE email = ${userIdentifier}),
+        (SELECT u.wallet_address FROM account_links l JOIN users u ON u.email = l.account_key
+          WHERE l.identity_key = ${userIdentifier} AND l.account_key <> ${userIdentifier})
+      ) AS wallet)
+    SELECT w.wallet,
+           (SELECT coalesce(sum(amount), 0) FROM reward_mints
+             WHERE wallet_address = w.wallet AND status IN ('pending', 'submitted'))::text AS pending
+      FROM w`.execute(deps.db);
+  const wallet = result.rows[0]?.wallet ?? null;
   if (!wallet) return { walletAddress: null, balance: 0, pending: 0 };
-  const [onChain, waiting] = await Promise.all([
-    deps.publicClient.readContract({
-      address: deps.rewardToken,
-      abi: rewardTokenAbi,
-      functionName: 'balanceOf',
-      args: [wallet as Address],
-    }),
-    deps.db
-      .selectFrom('reward_mints')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('total'))
-      .where('wallet_address', '=', wallet)
-      .where('status', 'in', ['pending', 'submitted'])
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { walletAddress: wallet, balance: Number(onChain), pending: Number(BigInt(waiting.total ?? '0')) };
+  const onChain = await deps.publicClient.readContract({
+    address: deps.rewardToken,
+    abi: rewardTokenAbi,
+    functionName: 'balanceOf',
+    args: [wallet as Address],
+  });
+  return { walletAddress: wallet, balance: Number(onChain), pending: Number(BigInt(result.rows[0]?.pending ?? '0')) };
 }
 
 /**

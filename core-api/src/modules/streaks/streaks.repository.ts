@@ -1,5 +1,5 @@
 import type { StreakState } from '@pts/shared';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
 /** Streak rows are per brand, user and streak type; spec 4.3 counts `daily` streaks, the default. */
@@ -71,6 +71,72 @@ const STREAK_COLUMNS = [
   'freezes_used',
   'last_freeze_used_at',
 ] as const;
+
+/** One brand's part of a member's daily streak, as readDailyStreakRows returns it. */
+export interface DailyStreakRow {
+  brandId: string;
+  /** The brand's stored settings document; undefined when it uses the defaults. */
+  settings: Record<string, unknown> | undefined;
+  state: StreakState | undefined;
+  claimed: number[];
+  checkedInOn: boolean;
+}
+
+/**
+ * A member's daily streak at each of `brandIds` in ONE statement (the agent tools read a member across many
+ * brands): the brand's settings, the streak row, the milestones claimed and whether `day` has a check-in.
+ * Rows come back in `brandIds` order, one per brand, with undefined parts where nothing is stored.
+ */
+export async function readDailyStreakRows(
+  db: Kysely<DB>,
+  brandIds: string[],
+  userKey: string,
+  day: string,
+): Promise<DailyStreakRow[]> {
+  if (brandIds.length === 0) return [];
+  const result = await sql<{
+    brand_id: string;
+    settings: Record<string, unknown> | null;
+    has_streak: boolean;
+    current: number | null;
+    longest: number | null;
+    last_activity_at: Date | string | null;
+    last_counted_day: string | null;
+    freezes: number | null;
+    freezes_used: number | null;
+    last_freeze_used_at: Date | string | null;
+    claimed: (number | string)[] | null;
+    checked_in: boolean;
+  }>`
+    SELECT b.id AS brand_id, s.settings, st.brand_id IS NOT NULL AS has_streak, st.current, st.longest,
+           st.last_activity_at, st.last_counted_day, st.freezes, st.freezes_used, st.last_freeze_used_at,
+           array(SELECT m.milestone FROM milestone_claims m
+                  WHERE m.brand_id = b.id AND m.user_key = ${userKey} ORDER BY m.milestone) AS claimed,
+           EXISTS (SELECT 1 FROM checkins c WHERE c.brand_id = b.id AND c.user_key = ${userKey} AND c.day = ${day})
+             AS checked_in
+      FROM unnest(${brandIds}::text[]) WITH ORDINALITY AS b(id, n)
+      LEFT JOIN brand_streak_settings s ON s.brand_id = b.id
+      LEFT JOIN streaks st ON st.brand_id = b.id AND st.user_key = ${userKey} AND st.streak_type = ${DAILY_STREAK}
+     ORDER BY b.n`.execute(db);
+  const date = (value: Date | string | null) => (value === null ? null : new Date(value));
+  return result.rows.map((row) => ({
+    brandId: row.brand_id,
+    settings: row.settings ?? undefined,
+    state: row.has_streak
+      ? toState({
+          current: Number(row.current),
+          longest: Number(row.longest),
+          last_activity_at: date(row.last_activity_at),
+          last_counted_day: row.last_counted_day,
+          freezes: Number(row.freezes),
+          freezes_used: Number(row.freezes_used),
+          last_freeze_used_at: date(row.last_freeze_used_at),
+        })
+      : undefined,
+    claimed: (row.claimed ?? []).map(Number),
+    checkedInOn: row.checked_in === true,
+  }));
+}
 
 /** The stored streak, or undefined for a user without activity. */
 export async function findStreak(db: Kysely<DB>, key: StreakKey): Promise<StreakState | undefined> {

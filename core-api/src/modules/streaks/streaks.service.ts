@@ -61,6 +61,7 @@ import {
   insertMilestoneClaim,
   listClaimedMilestones,
   lockStreak,
+  readDailyStreakRows,
   type StreakKey,
   saveStreak,
   saveStreakSettings,
@@ -84,12 +85,61 @@ export async function loadStreakSettings(
   deps: Pick<StreakDeps, 'db' | 'logger'>,
   brandId: string,
 ): Promise<{ settings: StreakSettings; custom: boolean }> {
-  const stored = await findStreakSettings(deps.db, brandId);
+  return settingsFrom(deps, brandId, await findStreakSettings(deps.db, brandId));
+}
+
+/** The stored settings document over the defaults; the defaults (logged) when it is missing or invalid. */
+function settingsFrom(
+  deps: Pick<StreakDeps, 'logger'>,
+  brandId: string,
+  stored: Record<string, unknown> | undefined,
+): { settings: StreakSettings; custom: boolean } {
   if (!stored) return { settings: structuredClone(DEFAULT_STREAK_SETTINGS) as StreakSettings, custom: false };
   const parsed = streakSettingsSchema.safeParse({ ...DEFAULT_STREAK_SETTINGS, ...stored });
   if (parsed.success) return { settings: parsed.data, custom: true };
   deps.logger.warn({ brandId, issues: parsed.error.issues }, 'stored streak settings are invalid; using the defaults');
   return { settings: structuredClone(DEFAULT_STREAK_SETTINGS) as StreakSettings, custom: false };
+}
+
+/** A member's daily streak at one brand, as readDailyStreaks gives it (getStreakStatus's daily fields). */
+export interface DailyStreakView {
+  currentStreak: number;
+  longestStreak: number;
+  multiplier: number;
+  checkedInToday: boolean;
+  lapsed: boolean;
+  lastActivityAt: string | null;
+  streakExpiresAt: string | null;
+}
+
+/**
+ * The account's daily streak at each of `brandIds` (existing brands; `accountKey` already resolved) in one
+ * database round trip, with getStreakStatus's rules: what the agent tools show of a member across brands.
+ */
+export async function readDailyStreaks(
+  deps: Pick<StreakDeps, 'db' | 'clock' | 'logger'>,
+  brandIds: string[],
+  accountKey: string,
+): Promise<Map<string, DailyStreakView>> {
+  const now = deps.clock.now();
+  const rows = await readDailyStreakRows(deps.db, brandIds, accountKey, utcDay(now));
+  const views = new Map<string, DailyStreakView>();
+  for (const row of rows) {
+    const { settings } = settingsFrom(deps, row.brandId, row.settings);
+    const current = row.state ?? EMPTY_STREAK;
+    const view = viewStreak(current, now, settings);
+    const summary = summarize(current, row.claimed, settings, now);
+    views.set(row.brandId, {
+      currentStreak: summary.currentStreak,
+      longestStreak: current.longest,
+      multiplier: summary.multiplier,
+      checkedInToday: row.checkedInOn,
+      lapsed: view.lapsed,
+      lastActivityAt: current.lastActivityAt?.toISOString() ?? null,
+      streakExpiresAt: view.expiresAt?.toISOString() ?? null,
+    });
+  }
+  return views;
 }
 
 /** Changes some of the brand's settings; the result must still be valid as a whole. */
