@@ -294,6 +294,17 @@ describe('get_user_balance, get_user_stats, get_user_portfolio', () => {
     expect(theirs.brands[0]).toMatchObject({ totalEarned: 40, bestAffordablePerk: null });
   });
 
+  it('portfolio over a key of several brands: each brand its own totals (one batched read), in the key order', async () => {
+    const both = principalFor([other.brandId, shop.brandId, UNKNOWN_BRAND], 'key-both');
+    const result = await call('get_user_portfolio', { params: { userId: alice } }, both);
+    // The unknown brand of the key is simply not shown; the member knows the other two.
+    expect(result.brands.map((b: { brandId: string }) => b.brandId)).toEqual([other.brandId, shop.brandId]);
+    expect(result.brands[0]).toMatchObject({ totalEarned: 40, totalRedeemed: 0, bestAffordablePerk: null });
+    expect(result.brands[1]).toMatchObject({ totalEarned: 300, bestAffordablePerk: { uuid: perk.uuid, cost: 100 } });
+    expect(result.bestAffordablePerk).toMatchObject({ brandId: shop.brandId, uuid: perk.uuid });
+    expect(result.balance).toBe(340);
+  });
+
   it('404 for a user unknown to the brand (or to every brand of the key), 403 for a hostile key, 400 for bad ids', async () => {
     const onlyOther = newUser();
     await earnThroughAgent(onlyOther, 1, other, hostileKey);
