@@ -217,6 +217,8 @@ async function main(): Promise<void> {
       // The load comes from one IP: lift the per-IP limits so the bench measures the reads, not 429s.
       PTS_AGENT_IP_PER_MINUTE: '100000000',
       PTS_RATE_LIMIT_IP_PER_MINUTE: '100000000',
+      // The operator's pool size, when set (docs/configuration.md); the default otherwise.
+      ...(process.env.PTS_DB_POOL_SIZE ? { PTS_DB_POOL_SIZE: process.env.PTS_DB_POOL_SIZE } : {}),
     });
     let started = performance.now();
     const platform = await startPlatform(config);
