@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '@pts/shared';
 import type { Address } from 'viem';
 import { relayContractsOf } from '../../chain/contract-addresses.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { readBalance } from '../../modules/balances/balances.routes.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import { awardReward, completeEvent, preparePlatformAward } from '../../modules/events/events.service.ts';
@@ -183,10 +184,6 @@ function alreadyClaimed(claim: AgentRewardClaimView): AppError {
     `Agent key ${claim.keyId} already claimed the ${claim.rewardType} reward of brand ${claim.brandId} (${claim.amount} pts, ${claim.claimedAt.toISOString()}, event ${claim.eventId}); each reward is paid once per key and brand`,
     { reason: 'already_claimed', claim: claimView(claim) },
   );
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { ensureUsers, setUserWallets } from '../users/users.repository.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
@@ -119,10 +120,6 @@ export function generateLinkCode(): string {
   let code = '';
   for (let i = 0; i < LINK_CODE_LENGTH; i++) code += LINK_CODE_ALPHABET[randomInt(LINK_CODE_ALPHABET.length)];
   return code;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import type { Kysely } from 'kysely';
 import { zeroAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, DetectionConfig } from '../../db/schema.ts';
 import { generateSecret, hashSecret, type SecretBox } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from './brand-changes.ts';
@@ -330,10 +331,6 @@ function inTransaction<T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>)
 
 function actorOf(deps: BrandServiceDeps): string {
   return deps.actor ?? 'admin';
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
 /** 404 for a Brand ID nobody registered, saying where the ids are listed. */

@@ -13,6 +13,7 @@ import {
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
@@ -242,10 +243,6 @@ async function findOrphanClaim(trx: Database, dropId: string, userKey: string, n
     .orderBy('drop_claims.seq')
     .executeTakeFirst();
   return row?.event_id;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
 /** Gives a reserved unit back (its reward was refused or failed before it was recorded). */

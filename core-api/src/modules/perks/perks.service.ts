@@ -9,6 +9,7 @@ import {
 } from '@pts/shared';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { findBrandByAddress, insertAuditEntry } from '../brands/brands.repository.ts';
 import { brandNotFound } from '../brands/brands.service.ts';
 import type { CollectionSettings, PerkChain } from './perk-chain.ts';
@@ -299,10 +300,6 @@ function chainUnavailable(why: string): AppError {
 function toPerkDetails(row: PerkRow): Record<string, unknown> {
   const perk = toPerk(row);
   return { name: perk.name, cost: perk.cost, maxSupply: perk.maxSupply, maxPerUser: perk.maxPerUser };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
 /** A perk as the catalogue shows it, with its supply from the chain (`totalClaimed`, from PerkNFT). */

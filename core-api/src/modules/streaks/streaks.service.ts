@@ -31,6 +31,7 @@ import {
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { advanceAchievements } from '../achievements/achievements.service.ts';
@@ -360,10 +361,6 @@ async function payReward(deps: StreakDeps, candidate: EventCandidate): Promise<A
  * of them commit.
  */
 export const REDRIVE_AFTER_MS = 30_000;
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
-}
 
 /** Pays a recorded reward that has no event yet (see REDRIVE_AFTER_MS); a no-op otherwise. */
 async function redriveReward(deps: StreakDeps, candidate: EventCandidate, recordedAt: Date, now: Date): Promise<void> {
