@@ -32,6 +32,7 @@ import * as agentOnboarding from './migrations/2026_11_27_0210_agent_onboarding.
 import * as agentRewardClaims from './migrations/2026_11_28_0100_agent_reward_claims.ts';
 import * as growthLeads from './migrations/2026_11_28_0200_growth_leads.ts';
 import * as agentReadIndexes from './migrations/2026_11_28_0300_agent_read_indexes.ts';
+import * as memberEventsCovering from './migrations/2026_11_29_0100_member_events_covering.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -82,6 +83,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_28_0100_agent_reward_claims': agentRewardClaims,
   '2026_11_28_0200_growth_leads': growthLeads,
   '2026_11_28_0300_agent_read_indexes': agentReadIndexes,
+  '2026_11_29_0100_member_events_covering': memberEventsCovering,
 };
 
 const migrationProvider: MigrationProvider = {
