@@ -22,7 +22,7 @@
  *    the same load. Prints p50/p95/p99 per tool and the ratio of each p95 to the 50 ms target.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -149,6 +149,17 @@ function figures(label: string, results: TimedResult[]): ToolFigures {
     p99: at(0.99),
     ratioToTarget: at(0.95) / TARGET_P95_MS,
   };
+}
+
+/** Busy CPU ticks of the whole machine so far (Linux /proc/stat: user, nice, system, irq, softirq), or undefined. */
+function machineCpu(): { busy: number; hz: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = fields;
+    return { busy: user + nice + system + irq + softirq, hz: 100 };
+  } catch {
+    return undefined;
+  }
 }
 
 async function main(): Promise<void> {
@@ -433,8 +444,14 @@ async function main(): Promise<void> {
     }
     log(`warm pass: the same ${requests.length} requests reshuffled, then ${REQUESTS} health`);
     started = performance.now();
+    const cpuBefore = machineCpu();
     const results = await fireSigned(requests);
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = machineCpu();
+    // CPU the whole machine spent per warm request (server, PostgreSQL, anvil, load generator): steadier
+    // than throughput on a VM whose speed varies from run to run, for comparing one change with another.
+    const cpuPerRequest =
+      cpuBefore && cpuAfter ? ((cpuAfter.busy - cpuBefore.busy) * 1000) / cpuAfter.hz / requests.length : undefined;
     const floor = figures(
       'health',
       await fireInWorker({ url: platform.url, concurrency: CONCURRENCY, requests: health }),
@@ -497,7 +514,7 @@ async function main(): Promise<void> {
     );
     const missing = rows.filter((row) => row.p95 >= TARGET_P95_MS).map((row) => row.tool);
     log(
-      `\nall agent reads: ${all.requests} in ${fmt(seconds)} s (${fmt(all.requests / seconds, 0)}/s), p95 ${fmt(all.p95)} ms = ${fmt(all.ratioToTarget, 2)} × target; health p95 ${fmt(floor.p95)} ms`,
+      `\nall agent reads: ${all.requests} in ${fmt(seconds)} s (${fmt(all.requests / seconds, 0)}/s), p95 ${fmt(all.p95)} ms = ${fmt(all.ratioToTarget, 2)} × target; health p95 ${fmt(floor.p95)} ms${cpuPerRequest === undefined ? '' : `; machine CPU ${fmt(cpuPerRequest, 2)} ms per request`}`,
     );
     log(missing.length === 0 ? 'every read tool p95 < 50 ms' : `p95 ≥ 50 ms: ${missing.join(', ')}`);
     if (JSON_OUT) {

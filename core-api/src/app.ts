@@ -199,7 +199,14 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   serve(adminRouter, '/admin', relayerGasAdminRoutes(deps));
   serve(adminRouter, '/admin', campaignAdminRoutes(deps));
   serve(adminRouter, '/admin', growthLeadAdminRoutes(deps));
-  const perkDeps = { db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger, adminToken: deps.adminToken };
+  const perkDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    perkChain: deps.perkChain,
+    logger,
+    adminToken: deps.adminToken,
+    changes: services.changes,
+  };
   serve(adminRouter, '/admin', perkAdminRoutes(perkDeps));
   serve(
     adminRouter,
@@ -289,7 +296,13 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   serve(
     servicesRouter,
     '/services',
-    perkCatalogueRoutes({ db: deps.db, clock: deps.clock, perkChain: deps.perkChain, logger }),
+    perkCatalogueRoutes({
+      db: deps.db,
+      clock: deps.clock,
+      perkChain: deps.perkChain,
+      logger,
+      brands: services.events.brands,
+    }),
   );
   serve(servicesRouter, '/services', redemptionRoutes({ redemption: services.redemption, verifyBrandSignature }));
   serve(servicesRouter, '/services', eligibility);

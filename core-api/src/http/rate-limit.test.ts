@@ -1,12 +1,15 @@
 import { createManualClock, isAppError } from '@pts/shared';
 import type { Response } from 'express';
 import pg from 'pg';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../../test/database.ts';
 import {
+  createGroupedConsume,
   createMemoryRateLimitStore,
   createPostgresRateLimitStore,
   createRateLimit,
+  leaseSizeFor,
   type RateLimit,
   type RateLimitStore,
 } from './rate-limit.ts';
@@ -76,6 +79,79 @@ function quietPool(config: pg.PoolConfig): pg.Pool {
   pool.on('error', () => {});
   return pool;
 }
+
+/** A store's limiter (shared by "processes") that counts its round trips. */
+function countingLimiter(points: number, durationSeconds = 60) {
+  const limiter = new RateLimiterMemory({ points, duration: durationSeconds });
+  const counted = { calls: 0, asked: 0 };
+  const consume = limiter.consume.bind(limiter);
+  limiter.consume = (key, cost = 1, options) => {
+    counted.calls += 1;
+    counted.asked += Number(cost);
+    return consume(key, cost, options);
+  };
+  return { limiter, counted };
+}
+
+async function outcome(consume: (key: string, cost: number) => Promise<RateLimiterRes>, key: string) {
+  try {
+    return { ok: true, state: await consume(key, 1) };
+  } catch (error) {
+    if (error instanceof RateLimiterRes) return { ok: false, state: error };
+    throw error;
+  }
+}
+
+describe('leased consumes of a shared counter', () => {
+  it('leases 1% of a limit of 200 points or more, nothing below', () => {
+    expect([20, 100, 199, 200, 1000, 100_000].map(leaseSizeFor)).toEqual([1, 1, 1, 2, 10, 1000]);
+  });
+
+  it('hands out a lease without a round trip, with exact remaining points', async () => {
+    const { limiter, counted } = countingLimiter(1000);
+    const consume = createGroupedConsume(limiter, 1000);
+    const remaining = [];
+    for (let i = 0; i < 25; i++) remaining.push((await consume('k', 1)).remainingPoints);
+    expect(remaining).toEqual(Array.from({ length: 25 }, (_, i) => 999 - i));
+    // Three upserts of 1 + a lease of 10: at the 1st, 12th and 23rd consume.
+    expect(counted).toEqual({ calls: 3, asked: 33 });
+  });
+
+  it('accepts exactly the limit in one process, in bursts from many callers', async () => {
+    const { limiter, counted } = countingLimiter(300);
+    const consume = createGroupedConsume(limiter, 300);
+    let accepted = 0;
+    for (let burst = 0; burst < 10; burst++) {
+      const results = await Promise.all(Array.from({ length: 50 }, () => outcome(consume, 'k')));
+      accepted += results.filter((r) => r.ok).length;
+    }
+    expect(accepted).toBe(300);
+    expect(counted.calls).toBeLessThan(300 / 3);
+  });
+
+  it('never lets several processes through past the limit, and loses at most (N − 1) × (lease − 1) points', async () => {
+    const { limiter } = countingLimiter(300);
+    const processes = [0, 1, 2].map(() => createGroupedConsume(limiter, 300));
+    const results = await Promise.all(
+      Array.from({ length: 900 }, (_, i) => outcome(processes[i % 3] as (typeof processes)[0], 'k')),
+    );
+    const accepted = results.filter((r) => r.ok).length;
+    expect(accepted).toBeLessThanOrEqual(300);
+    expect(accepted).toBeGreaterThanOrEqual(300 - 2 * (leaseSizeFor(300) - 1));
+    for (const refused of results.filter((r) => !r.ok)) expect(refused.state.remainingPoints).toBe(0);
+  });
+
+  it('drops what is left of a lease when its window ends', async () => {
+    const { limiter, counted } = countingLimiter(500, 1);
+    const consume = createGroupedConsume(limiter, 500);
+    expect((await consume('k', 1)).remainingPoints).toBe(499);
+    expect(counted.calls).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // A new window: the next consume asks the store again and starts from the whole limit.
+    expect((await consume('k', 1)).remainingPoints).toBe(499);
+    expect(counted.calls).toBe(2);
+  });
+});
 
 describe.runIf(testDatabaseKind === 'postgres')('rate limits shared through PostgreSQL', () => {
   let database: TestDatabase;
@@ -150,6 +226,16 @@ describe.runIf(testDatabaseKind === 'postgres')('rate limits shared through Post
       "SELECT points FROM rate_limits WHERE key = 'brand-grouped:brand-g'",
     );
     expect(rows[0]?.points).toBe(25);
+  });
+
+  it('with leases (a limit of 300), three processes under concurrency never pass the limit', async () => {
+    const limits = [storeOfNewProcess(), storeOfNewProcess(), storeOfNewProcess()].map((store) =>
+      createRateLimit({ name: 'agent key', keyPrefix: 'leased-shared', points: 300, durationSeconds: 60, store }),
+    );
+    const results = await Promise.all(Array.from({ length: 600 }, (_, i) => attempt(limits[i % 3]!, 'key-l')));
+    const accepted = results.filter((r) => r.ok).length;
+    expect(accepted).toBeLessThanOrEqual(300);
+    expect(accepted).toBeGreaterThanOrEqual(300 - 2 * (leaseSizeFor(300) - 1));
   });
 
   it('counts in memory when the database does not answer, instead of failing the request', async () => {

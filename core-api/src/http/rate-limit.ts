@@ -159,62 +159,125 @@ interface WaitingConsume {
 }
 
 /**
- * Group commit for a shared counter: the consumes of one key that arrive while its previous upsert is in
- * flight (or in the same event-loop turn) go to the database as ONE upsert of their summed cost. The upsert
- * returns the window's total after it; walking the group in arrival order, each consume is accepted while
- * the running total stays within `points` — what the same consumes one by one would have answered. Each
- * key has at most one upsert in flight per process.
+ * Points a process takes from the shared counter beyond what its waiting consumes need: 1% of the limit
+ * (none below 200 points a window). They are counted as used in the shared store at once and handed out
+ * here without a round trip until the window ends; what is left at the end of a window is lost, so with N
+ * processes a key can be refused at most (N − 1) × (lease − 1) points early — never let through late.
+ */
+export function leaseSizeFor(points: number): number {
+  return Math.max(1, Math.floor(points / 100));
+}
+
+/** Per key: the consumes waiting for an upsert, and the points already taken from the store and not yet handed out. */
+interface KeyState {
+  waiting: WaitingConsume[];
+  busy: boolean;
+  /** Points counted in the store for this process and not handed out yet. */
+  surplus: number;
+  /** Points handed out in the window as far as this process knows (other processes' surpluses count as used). */
+  used: number;
+  /** When the window of the surplus ends (epoch ms, the store's own clock: the system time). */
+  windowEnd: number;
+  firstInDuration: boolean;
+}
+
+/** Sweep keys whose window has ended once the map holds this many (IP limits see many keys). */
+const SWEEP_AT_KEYS = 10_000;
+
+/**
+ * Group commit with leases for a shared counter. The consumes of one key that arrive while its previous
+ * upsert is in flight (or in the same event-loop turn) go to the database as ONE upsert of their summed
+ * cost, plus a lease (leaseSizeFor) of points this process then hands out locally, in arrival order,
+ * without a round trip until the lease or the window runs out. The upsert returns the window's total;
+ * each consume is accepted while the points below the limit last — what the same consumes one by one
+ * would have answered. Each key has at most one upsert in flight per process.
  */
 export function createGroupedConsume(
   limiter: RateLimiterAbstract,
   points: number,
+  leaseSize = leaseSizeFor(points),
+  now: () => number = Date.now,
 ): (key: string, cost: number) => Promise<RateLimiterRes> {
-  const queues = new Map<string, { waiting: WaitingConsume[]; busy: boolean }>();
+  const keys = new Map<string, KeyState>();
+  const extra = leaseSize > 1 ? leaseSize : 0;
+
+  const stateOf = (state: KeyState, used: number, at: number) =>
+    new RateLimiterRes(Math.max(0, points - used), Math.max(0, state.windowEnd - at), used, state.firstInDuration);
+
+  const sweep = (at: number) => {
+    for (const [key, state] of keys) {
+      if (!state.busy && state.waiting.length === 0 && state.windowEnd <= at) keys.delete(key);
+    }
+  };
 
   const flush = async (key: string) => {
-    const queue = queues.get(key);
-    if (!queue || queue.busy) return;
-    const group = queue.waiting.splice(0);
+    const state = keys.get(key);
+    if (!state || state.busy) return;
+    const group = state.waiting.splice(0);
     if (group.length === 0) {
-      queues.delete(key);
+      if (state.windowEnd <= now() || state.surplus === 0) keys.delete(key);
       return;
     }
-    queue.busy = true;
+    state.busy = true;
+    // A surplus of a window still running serves this group first; only the rest is asked for.
+    const held = state.windowEnd > now() ? state.surplus : 0;
+    state.surplus = 0;
     const total = group.reduce((sum, item) => sum + item.cost, 0);
+    const ask = Math.max(0, total - held) + extra;
     let after: RateLimiterRes | undefined;
     try {
-      after = await limiter.consume(key, total);
+      after = await limiter.consume(key, ask);
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) after = rejection;
       else for (const item of group) item.reject(rejection);
     }
     if (after) {
-      let running = after.consumedPoints - total;
+      const at = now();
+      // A new window in the store: what this process held belonged to the one that ended.
+      const carried = after.isFirstInDuration ? 0 : held;
+      const before = after.consumedPoints - ask;
+      // Points of this upsert that fall within the limit, plus what this process already held.
+      let available = carried + Math.max(0, Math.min(ask, points - before));
+      let used = before - carried;
+      state.windowEnd = at + after.msBeforeNext;
+      state.firstInDuration = after.isFirstInDuration;
       for (const item of group) {
-        running += item.cost;
-        const state = new RateLimiterRes(
-          Math.max(0, points - running),
-          after.msBeforeNext,
-          running,
-          after.isFirstInDuration,
-        );
-        if (running <= points) item.resolve(state);
-        else item.reject(state);
+        if (item.cost <= available) {
+          available -= item.cost;
+          used += item.cost;
+          item.resolve(stateOf(state, used, at));
+        } else {
+          // Refused: the later, cheaper consumes of the group do not jump ahead of it.
+          available = 0;
+          item.reject(stateOf(state, used + item.cost, at));
+        }
       }
+      state.surplus = available;
+      state.used = used;
     }
-    queue.busy = false;
+    state.busy = false;
+    if (keys.size >= SWEEP_AT_KEYS) sweep(now());
     void flush(key);
   };
 
-  return (key, cost) =>
-    new Promise<RateLimiterRes>((resolve, reject) => {
-      let queue = queues.get(key);
-      if (!queue) {
-        queue = { waiting: [], busy: false };
-        queues.set(key, queue);
-      }
-      queue.waiting.push({ cost, resolve, reject });
+  return (key, cost) => {
+    let state = keys.get(key);
+    if (!state) {
+      state = { waiting: [], busy: false, surplus: 0, used: 0, windowEnd: 0, firstInDuration: false };
+      keys.set(key, state);
+    }
+    const at = now();
+    // Served from this process's lease: no round trip.
+    if (state.waiting.length === 0 && state.surplus >= cost && state.windowEnd > at) {
+      state.surplus -= cost;
+      state.used += cost;
+      return Promise.resolve(stateOf(state, state.used, at));
+    }
+    const queued = state;
+    return new Promise<RateLimiterRes>((resolve, reject) => {
+      queued.waiting.push({ cost, resolve, reject });
       // Consumes of the same turn join this group; a busy key flushes again when its upsert returns.
-      if (!queue.busy && queue.waiting.length === 1) setImmediate(() => void flush(key));
+      if (!queued.busy && queued.waiting.length === 1) setImmediate(() => void flush(key));
     });
+  };
 }

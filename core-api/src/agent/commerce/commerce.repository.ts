@@ -48,14 +48,6 @@ export interface RouteBrand {
   category: string | null;
 }
 
-/** Every brand (of `category`), by Brand ID. */
-export async function readRouteBrands(db: Database, category: string | undefined): Promise<RouteBrand[]> {
-  let query = db.selectFrom('brands').select(['address', 'name', 'website_domain', 'category']);
-  if (category) query = query.where('category', '=', category);
-  const rows = await query.orderBy('address').execute();
-  return rows.map((r) => ({ brandId: r.address, name: r.name, domain: r.website_domain, category: r.category }));
-}
-
 /** Accepted events per brand and event type in `window` (agents left out), keyed `brandId eventType`. */
 export async function readAcceptedByType(
   db: Database,

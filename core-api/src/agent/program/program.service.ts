@@ -53,6 +53,7 @@ export function perkServiceFor(d: AgentToolDeps, keyId: string): PerkServiceDeps
     perkChain: d.deps.perkChain,
     logger: d.deps.logger,
     actor: `agent:${keyId}`,
+    changes: d.services.changes,
   };
 }
 

@@ -29,6 +29,7 @@ import type { EventCandidate } from '../../modules/events/event-batcher.ts';
 import { bulkEventFailure, prepareEvent, recordEvent, settleBulkEvents } from '../../modules/events/events.service.ts';
 import { readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
 import { requireBrandAuthority, requireKnownBrand } from '../actions/brand-authority.ts';
+import { cachedBrands } from '../actions/cached-brands.ts';
 import {
   bestAffordablePerks,
   type MemberLedger,
@@ -525,11 +526,11 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
       const reserved = wallet.walletAddress ? await reservedByPendingRedemptions(d.deps.db, wallet.walletAddress) : 0n;
       const spendable = BigInt(wallet.balance) > reserved ? BigInt(wallet.balance) - reserved : 0n;
       const [names, streaks, perks] = await Promise.all([
-        d.deps.db.selectFrom('brands').select(['address', 'name']).where('address', 'in', knownIds).execute(),
+        cachedBrands(d, knownIds),
         streakViews(d, context, knownIds, accountKey),
         bestAffordablePerks(d.deps.db, knownIds, spendable, keys),
       ]);
-      const nameOf = new Map(names.map((row) => [row.address, row.name]));
+      const nameOf = new Map(names.map(({ brand }) => [brand.address, brand.name]));
       const brands = knownIds.flatMap((brandId) => {
         const name = nameOf.get(brandId);
         const ledger = ledgers.get(brandId);

@@ -4,8 +4,8 @@ import { rememberRead } from '../../caching/answer-cache.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
 import { listCatalogue } from '../../modules/perks/perks.service.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
+import { cachedBrandRules, cachedRouteBrands } from '../actions/cached-brands.ts';
 import { type AgentTool, type AgentToolContext, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { readBrandRules } from '../analytics/analytics.repository.ts';
 import {
   bestPurchaseRule,
   type Period,
@@ -14,7 +14,7 @@ import {
   ptsToUsd,
   purchaseReward,
 } from '../analytics/formulas.ts';
-import { readAcceptedByType, readDealCandidates, readRouteBrands } from '../commerce/commerce.repository.ts';
+import { readAcceptedByType, readDealCandidates } from '../commerce/commerce.repository.ts';
 import { type MemberEarnings, memberEarnings, membersEarnings } from '../commerce/member-earnings.ts';
 import { perkRecommendationScore } from '../intelligence/formulas.ts';
 import {
@@ -189,10 +189,14 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           };
         }
         const terms = intentTerms(query.intent);
-        const rows = await readDealCandidates(
-          db,
-          { brandCategory: query.category, maxCost: query.budget === undefined ? undefined : BigInt(query.budget) },
-          current,
+        // The catalogue and its redemption counts are public and shared by every member: remembered like the
+        // other population reads (at most PTS_AGENT_ANSWER_MAX_AGE_SECONDS old); supply is read live below.
+        const filter = {
+          brandCategory: query.category,
+          maxCost: query.budget === undefined ? undefined : BigInt(query.budget),
+        };
+        const rows = await rememberRead(d, 'deal_candidates', { ...filter, days: current.days }, () =>
+          readDealCandidates(db, filter, current),
         );
         const candidates = (await catalogueItemsOf(d, rows))
           .filter(({ item }) => item.available)
@@ -300,12 +304,12 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           scope = new Set(memberScope(context));
         }
         const terms = intentTerms(query.intent);
-        const brands = (await readRouteBrands(db, query.category)).filter(
+        const brands = (await cachedRouteBrands(d, query.category)).filter(
           (b) => terms.length === 0 || matchCount(terms, [b.name, b.domain, b.category]) > 0,
         );
         const ids = brands.map((b) => b.brandId);
         const [rules, accepted] = await Promise.all([
-          readBrandRules(db, ids),
+          cachedBrandRules(d, ids),
           rememberRead(d, 'accepted_by_type', { ids: [...ids].sort(), days: current.days }, () =>
             readAcceptedByType(db, ids, current),
           ),
@@ -420,13 +424,19 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
         await requireKnownBrand(d, query.brandId);
         const now = context.clock.now();
         const { current } = periodWindows(now, COMMERCE_PERIOD);
-        const rules = (await readBrandRules(db, [query.brandId])).get(query.brandId) ?? [];
+        const rules = (await cachedBrandRules(d, [query.brandId])).get(query.brandId) ?? [];
         const rule = bestPurchaseRule(rules);
         const [earnings, ledger, perks] = await Promise.all([
           memberEarnings(d, context, { brandId: query.brandId, userId: query.userId, purchaseRule: rule, rules }),
           readLedgerBalance(db, query.userId),
           listCatalogue(
-            { db, clock: context.clock, perkChain: d.deps.perkChain, logger: context.logger },
+            {
+              db,
+              clock: context.clock,
+              perkChain: d.deps.perkChain,
+              logger: context.logger,
+              brands: d.services.events.brands,
+            },
             query.brandId,
             { available: true },
           ),

@@ -289,7 +289,13 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ params: { brandId: fixture.brandId } }),
     async handle({ params, query }, context) {
       const perks = await listCatalogue(
-        { db: d.deps.db, clock: context.clock, perkChain: d.deps.perkChain, logger: context.logger },
+        {
+          db: d.deps.db,
+          clock: context.clock,
+          perkChain: d.deps.perkChain,
+          logger: context.logger,
+          brands: d.services.events.brands,
+        },
         params.brandId,
         { category: query.category },
       );

@@ -86,6 +86,8 @@ export async function createCategorisedBrand(
     })),
   });
   await platform.deps.db.updateTable('brands').set({ category }).where('address', '=', brand.brandId).execute();
+  // Written behind the admin API's back: drop what the brand cache may hold, as a change notice would.
+  platform.services.brands.invalidate(brand.brandId);
   return brand;
 }
 

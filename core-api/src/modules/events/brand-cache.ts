@@ -2,7 +2,7 @@ import type { Clock } from '@pts/shared';
 import { createKeyedCache } from '../../caching/keyed-cache.ts';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import { type BrandRecord, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
+import { type BrandRecord, listBrandIds, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
 
 export interface CachedBrand {
   brand: BrandRecord;
@@ -13,6 +13,8 @@ export interface CachedBrand {
 
 export interface BrandCache {
   get(brandId: string): Promise<CachedBrand | undefined>;
+  /** Every brand's id, in address order (brands are never deleted; a new one is announced as a brand change). */
+  ids(): Promise<string[]>;
   /** Drops one brand (or all) so the next request reads the database. */
   invalidate(brandId?: string): void;
 }
@@ -35,8 +37,14 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock
       securityKey: deps.secrets.decrypt(loaded.brand.security_key_encrypted),
     };
   };
+  // The directory: one entry, dropped by every change (a new brand is announced as one).
+  const directory = createKeyedCache<string[]>({ clock: deps.clock, ttlMs: deps.ttlMs });
   return {
     get: (brandId) => cache.get(brandId, () => load(brandId)),
-    invalidate: (brandId) => cache.forget(brandId),
+    ids: async () => (await directory.get('all', () => listBrandIds(deps.db))) ?? [],
+    invalidate: (brandId) => {
+      cache.forget(brandId);
+      directory.forget();
+    },
   };
 }

@@ -27,6 +27,12 @@ export async function loadBrandWithRules(
   return { brand, rules: await listRules(db, brandId, { activeOnly: false }) };
 }
 
+/** Every brand's id, in address order. */
+export async function listBrandIds(db: Database): Promise<string[]> {
+  const rows = await db.selectFrom('brands').select('address').orderBy('address').execute();
+  return rows.map((row) => row.address);
+}
+
 /** Locks the rules that have a global max total and returns their running totals. */
 export async function lockRuleTotals(
   trx: Database,

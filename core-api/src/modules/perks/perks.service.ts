@@ -10,6 +10,7 @@ import {
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { findBrandByAddress, insertAuditEntry } from '../brands/brands.repository.ts';
 import { brandNotFound } from '../brands/brands.service.ts';
 import type { CollectionSettings, PerkChain } from './perk-chain.ts';
@@ -32,6 +33,13 @@ export interface PerkServiceDeps {
   logger?: Logger | undefined;
   /** Who the audit log names; `admin` when absent. */
   actor?: string | undefined;
+  /**
+   * Told when a perk reaches the chain (created or changed), as a change of its brand: every process then drops
+   * what it remembered of the brand's catalogue (agent answers, `find_deals`).
+   */
+  changes?: ChangeNotifier | undefined;
+  /** Where catalogue reads learn that the brand exists (the event path's brand cache); the database when absent. */
+  brands?: { get(brandId: string): Promise<unknown> } | undefined;
 }
 
 /**
@@ -199,7 +207,8 @@ export async function listCatalogue(
   brandId: string,
   filter: { category?: string | undefined; available?: boolean | undefined } = {},
 ): Promise<PerkCatalogueItem[]> {
-  if (!(await findBrandByAddress(deps.db, brandId))) throw brandNotFound(brandId);
+  const exists = deps.brands ? await deps.brands.get(brandId) : await findBrandByAddress(deps.db, brandId);
+  if (!exists) throw brandNotFound(brandId);
   const rows = await listPerkRows(deps.db, { brandId, category: filter.category, syncedOnly: true });
   if (rows.length === 0) return [];
   if (!deps.perkChain) throw chainUnavailable('the perk contracts are not configured in this process');
@@ -267,11 +276,13 @@ async function syncRow(deps: PerkServiceDeps, chain: PerkChain, perkId: bigint):
       `the PerkNFT transaction did not complete (${message.split('\n')[0]}); perk ${row.id} stays pending — repeat the request to finish it`,
     );
   }
-  return (await updatePerkRow(deps.db, row.id, {
+  const synced = (await updatePerkRow(deps.db, row.id, {
     chain_status: 'synced',
     chain_tx_hash: hash,
     last_error: null,
   })) as PerkRow;
+  deps.changes?.emit({ kind: 'brand', brandId: row.brand_id });
+  return synced;
 }
 
 function sameSettings(a: Omit<CollectionSettings, 'brand'>, b: Omit<CollectionSettings, 'brand'>): boolean {
