@@ -68,6 +68,12 @@ export const configSchema = z.object({
   PTS_CHAIN: z.enum(['local', 'rpc']).default('local'),
   PTS_CHAIN_ID: z.coerce.number().int().positive().default(1868),
   PTS_RPC_URL: z.url().optional(),
+  /**
+   * Where the node pushes new blocks (`wss://…`), for `PTS_CHAIN=rpc`: agent answers and perk catalogues then
+   * keep token balances and perks claimed until a block's logs touch them (chain/chain-reads.ts). Unset: every
+   * such read asks the node. `local` uses anvil's own WebSocket.
+   */
+  PTS_RPC_WS_URL: z.url().optional(),
   PTS_ANVIL_PORT: z.coerce.number().int().min(0).max(65535).default(8545),
   PTS_ANVIL_BLOCK_TIME: z.coerce.number().min(0).optional(),
   /** Seconds between the local chain's state dumps: what survives if anvil itself dies uncleanly. */

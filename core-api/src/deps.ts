@@ -1,6 +1,7 @@
 import type { Clock } from '@pts/shared';
 import type { Logger } from 'pino';
 import type { ChainInfo } from './chain/chain-info.ts';
+import type { ChainReads } from './chain/chain-reads.ts';
 import type { ChainPublicClient } from './chain/deploy.ts';
 import type { Minter } from './chain/minter.types.ts';
 import type { RelayerSender } from './chain/relayer.types.ts';
@@ -46,6 +47,11 @@ export interface AppDeps {
   payments: PaymentProvider;
   /** PerkNFT collections (collection admin) and RewardToken balance reads (docs/perks.md). */
   perkChain?: PerkChain;
+  /**
+   * Balances and perks claimed as of the newest block this process caught up with (chain/chain-reads.ts):
+   * for answers that show them (agent tools, catalogues); checks that gate a spend read the chain live.
+   */
+  chainReads?: ChainReads;
   /** Perk eligibility: external API, token balance and chat role constraints (docs/constraints.md). */
   constraints?: ConstraintChecker;
 }

@@ -10,6 +10,7 @@ import {
   ANVIL_RELAYER_PRIVATE_KEY,
   type AnvilInstance,
 } from '../chain/anvil.ts';
+import { createChainReads, followReceipts } from '../chain/chain-reads.ts';
 import { createChainClients, ensureContracts } from '../chain/deploy.ts';
 import { startLocalChain } from '../chain/local-chain.ts';
 import { acquireSignerLock, createMinter } from '../chain/minter.ts';
@@ -254,10 +255,23 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     // Perk collections are created by the collection admin (COLLECTION_ADMIN_ROLE): the deployer key.
     const collectionAdminKey =
       config.PTS_DEPLOYER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_DEPLOYER_PRIVATE_KEY : undefined);
+    const perkNftAddress = contractAddresses.perkNft ?? (config.PTS_PERK_NFT_ADDRESS as `0x${string}` | undefined);
+    const chainReads = createChainReads({
+      publicClient: clients.publicClient,
+      chain: clients.chain,
+      webSocketUrl: config.PTS_CHAIN === 'local' ? rpcUrl.replace(/^http/, 'ws') : config.PTS_RPC_WS_URL,
+      tokenAddress,
+      perkNftAddress,
+      logger,
+    });
+    // Receipts this process receives (its mints, relays, collections) move the reads past their block at once.
+    followReceipts(clients.publicClient, chainReads);
+    stack.push(() => chainReads.stop());
     const perkChain = createPerkChain({
       publicClient: clients.publicClient,
       tokenAddress,
-      perkNftAddress: contractAddresses.perkNft ?? (config.PTS_PERK_NFT_ADDRESS as `0x${string}` | undefined),
+      perkNftAddress,
+      reads: chainReads,
       adminWallet: collectionAdminKey
         ? clients.walletClientFor(privateKeyToAccount(collectionAdminKey as `0x${string}`))
         : undefined,
@@ -298,6 +312,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       // payments wiring
       payments: createPaymentProvider(config, { db: database.db, clock }),
       perkChain,
+      chainReads,
       constraints: createConstraintChecker({
         db: database.db,
         clock,

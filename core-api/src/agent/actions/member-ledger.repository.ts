@@ -107,17 +107,6 @@ export async function readMemberLedgers(
   return ledgers;
 }
 
-/** Cost of the wallet's redemptions still pending: reserved, so not spendable (the redemption service's rule). */
-export async function reservedByPendingRedemptions(db: Database, wallet: string): Promise<bigint> {
-  const row = await db
-    .selectFrom('perk_redemptions')
-    .select((eb) => eb.fn.sum<string>('cost').as('amount'))
-    .where('wallet_address', '=', wallet.toLowerCase())
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return BigInt(row?.amount ?? 0);
-}
-
 /**
  * At each of `brandIds`, the most expensive active, on-chain perk costing at most `budget` pts (ties: the
  * oldest) that the member (`userKeys`, their identities) may still redeem: not one they already hold the

@@ -291,7 +291,12 @@ export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentP
     readAgentActivity(db, principal.keyId),
     countAgentRewardClaimsSince(db, principal.keyId, startOfUtcDay(now)),
     readBalance(
-      { db, publicClient: d.deps.publicClient, rewardToken: relayContractsOf(d.deps).rewardToken as Address },
+      {
+        db,
+        publicClient: d.deps.publicClient,
+        rewardToken: relayContractsOf(d.deps).rewardToken as Address,
+        balanceOf: d.deps.chainReads?.balanceOf,
+      },
       identity,
     ),
   ]);

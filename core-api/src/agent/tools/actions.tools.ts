@@ -35,7 +35,6 @@ import {
   type MemberLedger,
   readMemberLedger,
   readMemberLedgers,
-  reservedByPendingRedemptions,
 } from '../actions/member-ledger.repository.ts';
 import { type AgentPrincipal, type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 
@@ -286,7 +285,12 @@ async function requireMember(
 /** The wallet balance of a user: pts are one token, so it is the same at every brand. */
 function walletBalance(d: AgentToolDeps, userId: string) {
   return readBalance(
-    { db: d.deps.db, publicClient: d.deps.publicClient, rewardToken: relayContractsOf(d.deps).rewardToken as Address },
+    {
+      db: d.deps.db,
+      publicClient: d.deps.publicClient,
+      rewardToken: relayContractsOf(d.deps).rewardToken as Address,
+      balanceOf: d.deps.chainReads?.balanceOf,
+    },
     userId,
   );
 }
@@ -516,18 +520,18 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
       const { accountKey, identities } = await accountIdentities(d.deps.db, params.userId);
       const keys = identities.map((identity) => identity.identityKey);
       const brandIds = [...new Set(principal.brandIds.map((id) => id.toLowerCase()))];
-      // The member's ledger at every brand of the key in one statement; only the brands that know them are shown.
-      const [wallet, ledgers] = await Promise.all([
+      // The member's ledger and streak at every brand of the key, one statement each, beside the wallet; only
+      // the brands that know them are shown.
+      const [wallet, ledgers, streaks] = await Promise.all([
         walletBalance(d, params.userId),
         readMemberLedgers(d.deps.db, brandIds, keys),
+        streakViews(d, context, brandIds, accountKey),
       ]);
       const knownIds = brandIds.filter((brandId) => ledgers.get(brandId)?.known);
       if (knownIds.length === 0) throw notInPortfolio(params.userId);
-      const reserved = wallet.walletAddress ? await reservedByPendingRedemptions(d.deps.db, wallet.walletAddress) : 0n;
-      const spendable = BigInt(wallet.balance) > reserved ? BigInt(wallet.balance) - reserved : 0n;
-      const [names, streaks, perks] = await Promise.all([
+      const spendable = BigInt(wallet.balance) > wallet.reserved ? BigInt(wallet.balance) - wallet.reserved : 0n;
+      const [names, perks] = await Promise.all([
         cachedBrands(d, knownIds),
-        streakViews(d, context, knownIds, accountKey),
         bestAffordablePerks(d.deps.db, knownIds, spendable, keys),
       ]);
       const nameOf = new Map(names.map(({ brand }) => [brand.address, brand.name]));

@@ -17,14 +17,17 @@ export interface BalancesRouterDeps {
 
 /**
  * What a user can spend: the live on-chain balance of their wallet (their own row's, or their account's when
- * the identity is linked and has none) and the rewards accepted but not yet confirmed — the wallet and the
- * unconfirmed sum in one statement, then the chain.
+ * the identity is linked and has none), the rewards accepted but not yet confirmed, and the pts held by perk
+ * redemptions still pending (`reserved`) — the wallet and both sums in one statement, then the chain.
  */
 export async function readBalance(
-  deps: Pick<BalancesRouterDeps, 'db' | 'publicClient' | 'rewardToken'>,
+  deps: Pick<BalancesRouterDeps, 'db' | 'publicClient' | 'rewardToken'> & {
+    /** Reads the wallet's token balance (chain/chain-reads.ts); a live `balanceOf` when absent. */
+    balanceOf?: ((wallet: Address) => Promise<bigint>) | undefined;
+  },
   userIdentifier: string,
-): Promise<{ walletAddress: string | null; balance: number; pending: number }> {
-  const result = await sql<{ wallet: string | null; pending: string }>`
+): Promise<{ walletAddress: string | null; balance: number; pending: number; reserved: bigint }> {
+  const result = await sql<{ wallet: string | null; pending: string; reserved: string }>`
     WITH w AS (
       SELECT coalesce(
         (SELECT wallet_address FROM users WHERE email = ${userIdentifier}),
@@ -33,17 +36,27 @@ export async function readBalance(
       ) AS wallet)
     SELECT w.wallet,
            (SELECT coalesce(sum(amount), 0) FROM reward_mints
-             WHERE wallet_address = w.wallet AND status IN ('pending', 'submitted'))::text AS pending
+             WHERE wallet_address = w.wallet AND status IN ('pending', 'submitted'))::text AS pending,
+           (SELECT coalesce(sum(cost), 0) FROM perk_redemptions
+             WHERE wallet_address = lower(w.wallet) AND status = 'pending')::text AS reserved
       FROM w`.execute(deps.db);
   const wallet = result.rows[0]?.wallet ?? null;
-  if (!wallet) return { walletAddress: null, balance: 0, pending: 0 };
-  const onChain = await deps.publicClient.readContract({
-    address: deps.rewardToken,
-    abi: rewardTokenAbi,
-    functionName: 'balanceOf',
-    args: [wallet as Address],
-  });
-  return { walletAddress: wallet, balance: Number(onChain), pending: Number(BigInt(result.rows[0]?.pending ?? '0')) };
+  if (!wallet) return { walletAddress: null, balance: 0, pending: 0, reserved: 0n };
+  const onChain = deps.balanceOf
+    ? await deps.balanceOf(wallet as Address)
+    : await deps.publicClient.readContract({
+        address: deps.rewardToken,
+        abi: rewardTokenAbi,
+        functionName: 'balanceOf',
+        args: [wallet as Address],
+      });
+  const row = result.rows[0];
+  return {
+    walletAddress: wallet,
+    balance: Number(onChain),
+    pending: Number(BigInt(row?.pending ?? '0')),
+    reserved: BigInt(row?.reserved ?? '0'),
+  };
 }
 
 /**

@@ -123,9 +123,9 @@ export function seedEventCompat(deps: SeedEventCompatDeps): { adapters: Router; 
     { brandId, userEmail }: z.output<typeof userBalanceRequestSchema>,
   ) => {
     await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-    const balance = await deps.readBalance(userEmail);
+    const { walletAddress, balance, pending } = await deps.readBalance(userEmail);
     res.setHeader('Cache-Control', 'no-store');
-    return { success: true, brandId, userEmail, ...balance };
+    return { success: true, brandId, userEmail, walletAddress, balance, pending };
   };
   const balanceResponses = {
     200: { description: '`{success, brandId, userEmail, walletAddress, balance, pending}`' },

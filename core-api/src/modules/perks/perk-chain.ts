@@ -1,6 +1,7 @@
 import { AppError } from '@pts/shared';
 import { BaseError, ContractFunctionRevertedError, type Hex } from 'viem';
 import { perkNFTAbi, rewardTokenAbi } from '../../chain/artifacts/index.ts';
+import type { ChainReads } from '../../chain/chain-reads.ts';
 import type { ChainPublicClient, ChainWalletClient } from '../../chain/deploy.ts';
 
 /** A PerkNFT collection's settings as the contract stores them (0 = unlimited for supply and per-user). */
@@ -34,6 +35,8 @@ export interface PerkChainDeps {
   tokenAddress: `0x${string}`;
   /** Absent when this process knows no PerkNFT address. */
   perkNftAddress?: `0x${string}` | undefined;
+  /** Where `totalClaimed` reads (a display: kept until a PerkNFT log); the node when absent. */
+  reads?: Pick<ChainReads, 'totalClaimed'> | undefined;
   /** Holder of COLLECTION_ADMIN_ROLE (the deployer key); absent → reads only. */
   adminWallet?: ChainWalletClient | undefined;
 }
@@ -124,6 +127,7 @@ export function createPerkChain(deps: PerkChainDeps): PerkChain {
     async totalClaimed(collectionIds) {
       if (collectionIds.length === 0) return [];
       const address = nft();
+      if (deps.reads) return deps.reads.totalClaimed(collectionIds);
       // The transport batches these reads into one JSON-RPC request.
       return Promise.all(
         collectionIds.map((id) =>
