@@ -215,7 +215,12 @@ export function createChainReads(deps: ChainReadsDeps): ChainReads {
       dropAll();
       // viem keeps the socket in a shared cache; closing it lets the process exit.
       const transport = socketClient?.transport as { getRpcClient?: () => Promise<{ close(): void }> } | undefined;
-      if (transport?.getRpcClient) (await transport.getRpcClient()).close();
+      if (transport?.getRpcClient) {
+        await transport
+          .getRpcClient()
+          .then((rpc) => rpc.close())
+          .catch(() => undefined);
+      }
     },
   };
 }
