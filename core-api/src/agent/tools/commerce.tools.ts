@@ -304,16 +304,15 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           scope = new Set(memberScope(context));
         }
         const terms = intentTerms(query.intent);
-        const brands = (await cachedRouteBrands(d, query.category)).filter(
+        const network = await cachedRouteBrands(d, query.category);
+        const brands = network.brands.filter(
           (b) => terms.length === 0 || matchCount(terms, [b.name, b.domain, b.category]) > 0,
         );
         const ids = brands.map((b) => b.brandId);
-        const [rules, accepted] = await Promise.all([
-          cachedBrandRules(d, ids),
-          rememberRead(d, 'accepted_by_type', { ids: [...ids].sort(), days: current.days }, () =>
-            readAcceptedByType(db, ids, current),
-          ),
-        ]);
+        const rules = network.rules;
+        const accepted = await rememberRead(d, 'accepted_by_type', { ids: [...ids].sort(), days: current.days }, () =>
+          readAcceptedByType(db, ids, current),
+        );
         const withRule = brands.flatMap((brand) => {
           const brandRules = rules.get(brand.brandId) ?? [];
           const rule = bestPurchaseRule(brandRules);

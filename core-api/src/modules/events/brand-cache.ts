@@ -2,7 +2,7 @@ import type { Clock } from '@pts/shared';
 import { createKeyedCache } from '../../caching/keyed-cache.ts';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import { type BrandRecord, listBrandIds, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
+import { type BrandRecord, loadBrandDirectory, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
 
 export interface CachedBrand {
   brand: BrandRecord;
@@ -11,10 +11,19 @@ export interface CachedBrand {
   securityKey: string;
 }
 
+export interface BrandDirectory {
+  brands: BrandRecord[];
+  /** Each brand's rules (inactive ones included), by event type. */
+  rulesByBrand: Map<string, RuleRecord[]>;
+}
+
 export interface BrandCache {
   get(brandId: string): Promise<CachedBrand | undefined>;
-  /** Every brand's id, in address order (brands are never deleted; a new one is announced as a brand change). */
-  ids(): Promise<string[]>;
+  /**
+   * Every brand with its rules, in address order, read in two statements whatever the number of brands and
+   * dropped by every change notice (a new brand is announced as one): for answers that scan the network.
+   */
+  directory(): Promise<BrandDirectory>;
   /** Drops one brand (or all) so the next request reads the database. */
   invalidate(brandId?: string): void;
 }
@@ -38,10 +47,16 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock
     };
   };
   // The directory: one entry, dropped by every change (a new brand is announced as one).
-  const directory = createKeyedCache<string[]>({ clock: deps.clock, ttlMs: deps.ttlMs });
+  const directory = createKeyedCache<BrandDirectory>({ clock: deps.clock, ttlMs: deps.ttlMs });
+  const loadDirectory = async (): Promise<BrandDirectory> => {
+    const { brands, rules } = await loadBrandDirectory(deps.db);
+    const rulesByBrand = new Map<string, RuleRecord[]>(brands.map((brand) => [brand.address, []]));
+    for (const rule of rules) rulesByBrand.get(rule.brand_id)?.push(rule);
+    return { brands, rulesByBrand };
+  };
   return {
     get: (brandId) => cache.get(brandId, () => load(brandId)),
-    ids: async () => (await directory.get('all', () => listBrandIds(deps.db))) ?? [],
+    directory: async () => (await directory.get('all', loadDirectory)) ?? { brands: [], rulesByBrand: new Map() },
     invalidate: (brandId) => {
       cache.forget(brandId);
       directory.forget();

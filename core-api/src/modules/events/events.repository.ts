@@ -27,10 +27,13 @@ export async function loadBrandWithRules(
   return { brand, rules: await listRules(db, brandId, { activeOnly: false }) };
 }
 
-/** Every brand's id, in address order. */
-export async function listBrandIds(db: Database): Promise<string[]> {
-  const rows = await db.selectFrom('brands').select('address').orderBy('address').execute();
-  return rows.map((row) => row.address);
+/** Every brand and every rule (inactive ones included), by address then event type: two statements. */
+export async function loadBrandDirectory(db: Database): Promise<{ brands: BrandRecord[]; rules: RuleRecord[] }> {
+  const [brands, rules] = await Promise.all([
+    db.selectFrom('brands').selectAll().orderBy('address').execute(),
+    db.selectFrom('event_rules').selectAll().orderBy('brand_id').orderBy('event_type').execute(),
+  ]);
+  return { brands, rules };
 }
 
 /** Locks the rules that have a global max total and returns their running totals. */
