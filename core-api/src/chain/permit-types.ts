@@ -8,3 +8,12 @@ export const PERMIT_TYPES = {
     { name: 'deadline', type: 'uint256' },
   ],
 } as const;
+
+/**
+ * Now in the chain's seconds, for permit deadlines set or checked here. Blocks are stamped with the wall
+ * clock; the platform's clock is the same in production, but tests move it, into the past too. A deadline
+ * taken from a clock that runs behind would already have passed on chain, so the later of the two counts.
+ */
+export function chainNowSeconds(clock: { now(): Date }): number {
+  return Math.floor(Math.max(clock.now().getTime(), Date.now()) / 1000);
+}

@@ -215,6 +215,22 @@ describe('POST /services/perks/redeem', () => {
     expect(await tokenBalance(platform, user.wallet)).toBe(100n);
   }, 60_000);
 
+  it('redeems while the platform clock runs hours behind the chain: the permit deadline follows block time', async () => {
+    const perk = await createPerk({ cost: 10 });
+    const user = await earningUser();
+    const restore = platform.clock.now();
+    // Blocks are stamped with the wall clock; a deadline taken from a clock three hours behind it would have
+    // passed on chain before the claim was mined (the claim reverts with InsufficientAllowance).
+    platform.clock.set(new Date(Date.now() - 3 * 3_600_000));
+    try {
+      const res = await redeem({ perkId: perk.perkId, userIdentifier: user.email });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(await tokenBalance(platform, user.wallet)).toBe(90n);
+    } finally {
+      platform.clock.set(restore);
+    }
+  }, 60_000);
+
   it('answers SOLD_OUT when the supply is gone', async () => {
     const perk = await createPerk({ cost: 10, maxSupply: 1 });
     const first = await earningUser();

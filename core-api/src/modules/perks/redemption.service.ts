@@ -12,7 +12,7 @@ import { type Address, encodeFunctionData, type Hex, isAddressEqual, parseSignat
 import { privateKeyToAccount } from 'viem/accounts';
 import { perkNFTAbi, pointsSaleAbi, rewardTokenAbi } from '../../chain/artifacts/index.ts';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
-import { PERMIT_TYPES } from '../../chain/permit-types.ts';
+import { chainNowSeconds, PERMIT_TYPES } from '../../chain/permit-types.ts';
 import type { RelayerSender, RelayTransaction } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
@@ -304,7 +304,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
       read<bigint>(input.rewardToken, rewardTokenAbi, 'nonces', [wallet]),
       read<readonly [Hex, string, string, bigint, Address]>(input.rewardToken, rewardTokenAbi, 'eip712Domain', []),
     ]);
-    const deadline = BigInt(Math.floor(deps.clock.now().getTime() / 1000) + PERMIT_TTL_SECONDS);
+    const deadline = BigInt(chainNowSeconds(deps.clock) + PERMIT_TTL_SECONDS);
     const signature = await account.signTypedData({
       domain: { name: domain[1], version: domain[2], chainId: Number(domain[3]), verifyingContract: domain[4] },
       types: PERMIT_TYPES,

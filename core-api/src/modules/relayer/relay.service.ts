@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual } from 'viem';
 import { perkNFTAbi, pointsSaleAbi, rewardTokenAbi } from '../../chain/artifacts/index.ts';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
+import { chainNowSeconds } from '../../chain/permit-types.ts';
 import type { RelayerSender, RelayTransaction, RelayTxStatus } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
 import { describeIssues } from '../../http/validate.ts';
@@ -242,7 +243,7 @@ async function planRelay(deps: RelayServiceDeps, request: RelayRequest, user: Ad
     userAddress: user,
   });
   const bodyPermit = request.metadata?.permit;
-  const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
+  const nowSeconds = chainNowSeconds(deps.clock);
   const pointsSale = deps.contracts.pointsSale;
   const plain = { call, to: call.to, data: request.data as Hex };
 
