@@ -14,7 +14,8 @@
 # a vitest run that breaks without a report, and a failed typecheck/lint stage each count as one failure,
 # so `0 failed` always means every stage was green. Exit status: 0 only then.
 #
-# Environment: CI=true (or 1) makes an unreachable PostgreSQL a failure. PTS_TEST_DATABASE_URL or DATABASE_URL
+# Environment: CI=true (or 1) makes an unreachable PostgreSQL a failure. PTS_TEST_RUN_LIMIT_MINUTES (default 35)
+# stops a vitest run that overstays it and names the test files still running. PTS_TEST_DATABASE_URL or DATABASE_URL
 # point the PostgreSQL run at an admin connection (default postgres://postgres@127.0.0.1:5432/postgres).
 # Extra arguments are passed to both vitest runs (e.g. `npm test -- -t cooldown`).
 set -uo pipefail
@@ -28,6 +29,8 @@ else
 fi
 
 in_ci=false
+# Minutes each vitest run may take before it is stopped (a run takes 10 to 20 on a 2-core machine).
+run_limit_minutes=${PTS_TEST_RUN_LIMIT_MINUTES:-35}
 [[ ${CI:-} == true || ${CI:-} == 1 ]] && in_ci=true
 
 report_dir="$(mktemp -d "${TMPDIR:-/tmp}/pts-test-all.XXXXXX")"
@@ -130,9 +133,25 @@ run_vitest() {
   heading "$name: ${env_args[*]:+${env_args[*]} }vitest run $*"
   local start status
   start=$(now_ms)
-  env "${env_args[@]}" npx --no-install vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
+  local progress="$report.progress"
+  : >"$progress"
+  # A run that overstays its limit is stopped (with every process of its group) and the files still running
+  # are named, so one stuck test cannot hold the whole check until CI's own limit ends it without a word.
+  # From a terminal, --foreground keeps Ctrl-C reaching vitest (timeout otherwise runs it in a process group of
+  # its own, and then stops that whole group when the limit is reached).
+  local timeout_args=(--kill-after=30s)
+  [[ -t 0 ]] && timeout_args+=(--foreground)
+  timeout "${timeout_args[@]}" "${run_limit_minutes}m" \
+    env "${env_args[@]}" PTS_TEST_PROGRESS_FILE="$progress" npx --no-install vitest run \
+    --reporter=default --reporter=json --reporter=./scripts/progress-reporter.ts --outputFile.json="$report" "$@"
   status=$?
   local elapsed=$(($(now_ms) - start))
+  if ((status == 124 || status == 137)); then
+    echo "${red}!! $name did not finish within ${run_limit_minutes} minutes (PTS_TEST_RUN_LIMIT_MINUTES); stopped.${reset}"
+    echo "${red}!! Test files started and not finished:${reset}"
+    awk '$1 == "start" { open[$3] = $2 } $1 == "end" { delete open[$3] } END { for (f in open) print "     " open[f] "  " f }' "$progress"
+    failure_lines+=("  [$name] ✗ stopped after ${run_limit_minutes} minutes; see the files named above the summary")
+  fi
 
   local passed=0 failed=0 skipped=0 broken=0 counts
   if [[ -s $report ]] && counts=$(read_vitest_report "$report"); then

@@ -1,4 +1,4 @@
-import { type Address, type Hex, keccak256 } from 'viem';
+import { type Address, type Hex, keccak256, parseTransaction } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../../test/database.ts';
@@ -316,6 +316,57 @@ describe('minter', () => {
     const result = await minter.processPending();
     expect(result).toMatchObject({ requeued: 2, claimed: 2, batches: 1 });
     expect((await minter.processPending()).confirmedTransactions).toBe(1);
+    await expectMintedExactlyOnce(rows);
+  });
+
+  it('does not mint again a batch whose mint landed under a hash it never recorded (a state file ahead of its blocks)', async () => {
+    const { minter, clock, metrics } = track(createTestMinter(database.db, chain));
+    await chain.rpc('evm_setAutomine', [false]);
+    const rows = await insertPendingRewards(database.db, rewardsFor(randomWallets(1), 2));
+    const [submission] = await Promise.all(rows.map((row) => minter.submit(row.id)));
+    const [tx] = await chainTxsOf(rows.map((row) => row.id));
+    const { raw_tx } = await database.db
+      .selectFrom('chain_txs')
+      .select('raw_tx')
+      .where('id', '=', tx!.id)
+      .executeTakeFirstOrThrow();
+
+    // The chain ends up with the batch's nonce used and its tokens minted, but with no transaction under any
+    // hash the ledger recorded: what anvil restored from a state dump taken mid-block holds. Here the same
+    // mint is signed again with other fees and mined in place of the recorded one.
+    const signed = parseTransaction(raw_tx as Hex);
+    await chain.rpc('anvil_dropTransaction', [submission!.transactionHash]);
+    const twin = await privateKeyToAccount(ANVIL_MINTER_PRIVATE_KEY).signTransaction({
+      type: 'eip1559',
+      chainId: 1868,
+      nonce: Number(tx!.nonce),
+      to: signed.to!,
+      data: signed.data!,
+      gas: signed.gas!,
+      value: 0n,
+      maxFeePerGas: signed.maxFeePerGas! * 2n,
+      maxPriorityFeePerGas: signed.maxPriorityFeePerGas! * 2n,
+    });
+    await chain.clients.publicClient.sendRawTransaction({ serializedTransaction: twin });
+    await chain.rpc('evm_mine');
+    await chain.rpc('evm_setAutomine', [true]);
+    await expectMintedExactlyOnce(rows);
+
+    expect(await minter.processPending()).toMatchObject({ requeued: 0, claimed: 0 });
+    clock.advance(31_000);
+    expect(await minter.processPending()).toMatchObject({ requeued: 0, claimed: 0, confirmedTransactions: 1 });
+    const statuses = await rowStatuses(
+      database.db,
+      rows.map((row) => row.id),
+    );
+    expect([...statuses.values()]).toEqual(['confirmed', 'confirmed']);
+    const [settled] = await chainTxsOf(rows.map((row) => row.id));
+    expect(settled!.status).toBe('confirmed');
+    const landed = (await metrics.mintTransactions.get()).values.find(
+      (v) => v.labels.result === 'landed_without_receipt',
+    );
+    expect(landed?.value).toBe(1);
+    expect((await minter.processPending()).claimed).toBe(0);
     await expectMintedExactlyOnce(rows);
   });
 

@@ -27,6 +27,7 @@ import {
 } from './chain-txs.repository.ts';
 import type { ChainPublicClient } from './deploy.ts';
 import type { InlineMintSigner, Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
+import { splitDroppedBatches } from './supply-witness.ts';
 import {
   createTxSender,
   type Fees,
@@ -437,7 +438,9 @@ export function createMinter(deps: MinterDeps): Minter {
    * batches per pass, and their bookkeeping (webhooks, leaderboards, achievements) then costs one set of
    * statements instead of one per batch. Returns how many transactions this call confirmed.
    */
-  async function confirmMined(mined: { tx: ChainTxRow; receipt: TransactionReceipt }[]): Promise<number> {
+  async function confirmMined(
+    mined: { tx: ChainTxRow; receipt: Pick<TransactionReceipt, 'transactionHash' | 'blockNumber' | 'gasUsed'> }[],
+  ): Promise<number> {
     let confirmedCount = 0;
     for (let start = 0; start < mined.length; start += CONFIRM_GROUP) {
       const group = mined.slice(start, start + CONFIRM_GROUP);
@@ -607,6 +610,7 @@ export function createMinter(deps: MinterDeps): Minter {
     const confirmedNow = await confirmMined(mined);
     result.confirmedTransactions += confirmedNow;
     if (confirmedNow > 0) metrics.mintTransactions.inc({ result: 'confirmed' }, confirmedNow);
+    const dropped: ChainTxRow[] = [];
     for (const [index, tx] of open.entries()) {
       const receipt = receipts[index];
       const age = ageOf(tx);
@@ -618,11 +622,8 @@ export function createMinter(deps: MinterDeps): Minter {
         metrics.mintTransactions.inc({ result: 'reverted' });
         log.warn({ hash: receipt.transactionHash, requeued }, 'mintBatch reverted; rewards re-queued');
       } else if (tx.nonce < confirmedNonce && age >= stuckMs) {
-        // The nonce was used by a transaction none of our recorded hashes match: ours can never mine now.
-        const requeued = await requeue(tx, `dropped: nonce ${tx.nonce} was used by another transaction`, null);
-        result.requeued += requeued;
-        metrics.mintTransactions.inc({ result: 'dropped' });
-        log.warn({ nonce: Number(tx.nonce), requeued }, 'mintBatch dropped; rewards re-queued');
+        // The nonce was used by a transaction none of our recorded hashes match: settled below.
+        dropped.push(tx);
       } else if (tx.nonce >= confirmedNonce && age >= stuckMs && !gapFilled) {
         await replace(tx);
         result.replaced++;
@@ -633,7 +634,44 @@ export function createMinter(deps: MinterDeps): Minter {
         await broadcast(tx.id, tx.current_hash as Hex, tx.raw_tx as Hex);
       }
     }
+    if (dropped.length > 0) await settleDropped(dropped, result);
     return result;
+  }
+
+  /**
+   * Batches whose nonce was used with none of their hashes mined: those whose tokens the supply holds mined
+   * without a receipt we can find (supply-witness.ts) and are confirmed; the others can never mine now, and
+   * their rewards are re-queued.
+   */
+  async function settleDropped(dropped: ChainTxRow[], result: TrackResult): Promise<void> {
+    const split = await splitDroppedBatches(
+      { db, chainId, publicClient, tokenAddress, signer, receipt: (hash) => sender.receipt(hash) },
+      dropped,
+    );
+    if (split.landed.length > 0) {
+      const confirmed = await confirmMined(
+        split.landed.map((tx) => ({
+          tx,
+          receipt: { transactionHash: tx.current_hash as Hex, blockNumber: split.blockNumber, gasUsed: 0n },
+        })),
+      );
+      result.confirmedTransactions += confirmed;
+      metrics.mintTransactions.inc({ result: 'landed_without_receipt' }, split.landed.length);
+      log.warn(
+        {
+          nonces: split.landed.map((tx) => Number(tx.nonce)),
+          blockNumber: split.blockNumber.toString(),
+          surplus: split.surplus.toString(),
+        },
+        'mintBatch nonce used with no receipt for its hashes, but the token supply holds its mint: confirmed, not minted again',
+      );
+    }
+    for (const tx of split.lost) {
+      const requeued = await requeue(tx, `dropped: nonce ${tx.nonce} was used by another transaction`, null);
+      result.requeued += requeued;
+      metrics.mintTransactions.inc({ result: 'dropped' });
+      log.warn({ nonce: Number(tx.nonce), requeued }, 'mintBatch dropped; rewards re-queued');
+    }
   }
 
   /** One tracking pass at a time: two concurrent passes could both replace the same transaction. */

@@ -77,18 +77,23 @@ async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
   return body.result;
 }
 
-/** Runs `during` with anvil's automine off; `mineWhen` decides when the pool is ready, then one block is mined. */
+/** Waits until anvil's pool holds `count` pending transactions (20 s at most). */
+async function waitForPool(count: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const status = (await rpc('txpool_status')) as { pending: string };
+    if (Number(status.pending) >= count) return;
+    if (Date.now() > deadline) throw new Error(`only ${Number(status.pending)} transactions reached the pool`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Runs `during` with anvil's automine off; once `pendingCount` transactions are in the pool, one block is mined. */
 async function withManualMining<T>(pendingCount: number, during: () => Promise<T>): Promise<T> {
   await rpc('evm_setAutomine', [false]);
   try {
     const running = during();
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const status = (await rpc('txpool_status')) as { pending: string };
-      if (Number(status.pending) >= pendingCount) break;
-      if (Date.now() > deadline) throw new Error(`only ${Number(status.pending)} transactions reached the pool`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitForPool(pendingCount);
     await rpc('evm_mine');
     return await running;
   } finally {
@@ -285,20 +290,35 @@ describe('POST /relayer/relay: a gasless perk claim', () => {
   });
 
   it('answers 500 TRANSACTION_FAILED when a transaction that passed simulation reverts when mined', async () => {
-    // Two users race for the last perk: both simulate against the same block, one of them loses on-chain.
+    // The claim passes its simulation and waits in the pool; the collection's admin closes the collection in
+    // the same block with a higher tip, so the claim reverts when mined. (Two racing claims would not do:
+    // the relayer simulates against the pending state, so the second is refused with 409 once the first is
+    // in the pool.)
     const collectionId = await createPerkCollectionOnChain(platform, { brand: brandId, maxSupply: 1n });
-    const [a, b] = [newUser(), newUser()];
-    const responses = await withManualMining(2, () =>
-      Promise.all([claim(a, collectionId, { gasLimit: 300_000 }), claim(b, collectionId, { gasLimit: 300_000 })]),
+    const user = newUser();
+    const admin = createChainClients(platform.deps.chain.rpcUrl, platform.deps.chain.chainId).walletClientFor(
+      privateKeyToAccount(ANVIL_DEPLOYER_PRIVATE_KEY),
     );
-    const statuses = responses.map((response) => response.status).sort();
-    expect(statuses).toEqual([200, 500]);
-    const failed = responses.find((response) => response.status === 500)!;
-    expect(failed.body).toMatchObject({ success: false, code: 'TRANSACTION_FAILED' });
-    expect(failed.body.details.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
-    const tx = await platform.deps.relayer.get(failed.body.details.id);
+    const response = await withManualMining(2, async () => {
+      const claimed = claim(user, collectionId, { gasLimit: 300_000 });
+      await waitForPool(1);
+      await admin.writeContract({
+        address: contracts.perkNft,
+        abi: perkNFTAbi,
+        functionName: 'setActive',
+        args: [collectionId, false],
+        maxPriorityFeePerGas: 50_000_000_000n,
+        maxFeePerGas: 90_000_000_000n,
+      });
+      return claimed;
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(500);
+    expect(response.body).toMatchObject({ success: false, code: 'TRANSACTION_FAILED' });
+    expect(response.body.details.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    const tx = await platform.deps.relayer.get(response.body.details.id);
     expect(tx?.status).toBe('failed');
     expect((await platform.deps.publicClient.getTransactionReceipt({ hash: tx!.hash! })).status).toBe('reverted');
+    expect(await perkBalance(user.address, collectionId)).toBe(0n);
   });
 });
 
