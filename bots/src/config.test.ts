@@ -11,8 +11,9 @@ afterEach(() => {
 
 describe('loadBotConfig', () => {
   it('refuses a missing token by name before writing the master key', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'pts-bot-config-')), 'data');
-    dirs.push(dir);
+    const parent = mkdtempSync(join(tmpdir(), 'pts-bot-config-'));
+    dirs.push(parent);
+    const dir = join(parent, 'data');
     const required = [{ name: 'TELEGRAM_BOT_TOKEN', hint: 'create a bot with @BotFather' }];
     expect(() => loadBotConfig({ BOT_DATA_DIR: dir }, { required })).toThrow(/TELEGRAM_BOT_TOKEN is required/);
     expect(existsSync(join(dir, 'master-key'))).toBe(false);
