@@ -55,6 +55,32 @@ describe('GET /services/balance/:brandId/:userIdentifier', () => {
     expect(await tokenBalance(platform, event.body.walletAddress)).toBe(70n);
   });
 
+  it('counts a mint that is on chain but not yet recorded as confirmed once: in the balance, not also pending', async () => {
+    const event = await platform.post('/pts-api/manual-event', {
+      brandId: brand.brandId,
+      eventType: 'first_purchase',
+      userEmail: 'between@example.com',
+      domain: 'shop.example.com',
+    });
+    expect(event.status, JSON.stringify(event.body)).toBe(200);
+    await waitForMintsSettled(platform);
+    // The moment between the batch's block and the tracker reading its receipt: the ledger still says
+    // `submitted` while the chain already holds the tokens.
+    const { id } = await platform.deps.db
+      .selectFrom('reward_mints')
+      .select('id')
+      .where('wallet_address', '=', event.body.walletAddress.toLowerCase())
+      .executeTakeFirstOrThrow();
+    await platform.deps.db.updateTable('reward_mints').set({ status: 'submitted' }).where('id', '=', id).execute();
+    try {
+      const res = await signedGet(`/services/balance/${brand.brandId}/between%40example.com`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ balance: 70, pending: 0 });
+    } finally {
+      await platform.deps.db.updateTable('reward_mints').set({ status: 'confirmed' }).where('id', '=', id).execute();
+    }
+  });
+
   it('a user without a wallet has none and 0', async () => {
     const res = await signedGet(`/services/balance/${brand.brandId}/nobody%40example.com`);
     expect(res.body).toMatchObject({ walletAddress: null, balance: 0, pending: 0 });

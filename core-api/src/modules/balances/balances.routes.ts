@@ -1,6 +1,6 @@
 import { balanceParamsSchema, balanceResponseSchema, type Clock } from '@pts/shared';
 import { sql } from 'kysely';
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
 import { rewardTokenAbi } from '../../chain/artifacts/index.ts';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { Database } from '../../db/database.ts';
@@ -27,7 +27,7 @@ export async function readBalance(
   },
   userIdentifier: string,
 ): Promise<{ walletAddress: string | null; balance: number; pending: number; reserved: bigint }> {
-  const result = await sql<{ wallet: string | null; pending: string; reserved: string }>`
+  const result = await sql<{ wallet: string | null; pending: string; reserved: string; submitted: unknown }>`
     WITH w AS (
       SELECT coalesce(
         (SELECT wallet_address FROM users WHERE email = ${userIdentifier}),
@@ -38,25 +38,70 @@ export async function readBalance(
            (SELECT coalesce(sum(amount), 0) FROM reward_mints
              WHERE wallet_address = w.wallet AND status IN ('pending', 'submitted'))::text AS pending,
            (SELECT coalesce(sum(cost), 0) FROM perk_redemptions
-             WHERE wallet_address = lower(w.wallet) AND status = 'pending')::text AS reserved
+             WHERE wallet_address = lower(w.wallet) AND status = 'pending')::text AS reserved,
+           (SELECT json_agg(json_build_object('hashes', t.hashes, 'amount', m.amount::text))
+              FROM reward_mints m JOIN chain_txs t ON t.id = m.chain_tx_id
+             WHERE m.wallet_address = w.wallet AND m.status = 'submitted') AS submitted
       FROM w`.execute(deps.db);
-  const wallet = result.rows[0]?.wallet ?? null;
-  if (!wallet) return { walletAddress: null, balance: 0, pending: 0, reserved: 0n };
-  const onChain = deps.balanceOf
-    ? await deps.balanceOf(wallet as Address)
-    : await deps.publicClient.readContract({
-        address: deps.rewardToken,
-        abi: rewardTokenAbi,
-        functionName: 'balanceOf',
-        args: [wallet as Address],
-      });
   const row = result.rows[0];
+  const wallet = row?.wallet ?? null;
+  if (!wallet) return { walletAddress: null, balance: 0, pending: 0, reserved: 0n };
+  let pending = BigInt(row?.pending ?? '0');
+  const submitted = parseSubmitted(row?.submitted);
+  let onChain: bigint;
+  if (submitted.length === 0) {
+    onChain = deps.balanceOf
+      ? await deps.balanceOf(wallet as Address)
+      : await readTokenBalance(deps, wallet as Address, undefined);
+  } else {
+    // Mints sent and not yet recorded as confirmed: one mined at or below the block the balance is read at
+    // is in the balance already, so it is not pending too (the moment between a batch's block and the
+    // tracker's receipt would otherwise count it twice).
+    const block = await deps.publicClient.getBlockNumber({ cacheTime: 0 });
+    onChain = await readTokenBalance(deps, wallet as Address, block);
+    const mined = await Promise.all(submitted.map((mint) => minedBy(deps.publicClient, mint.hashes, block)));
+    for (const [index, mint] of submitted.entries()) if (mined[index]) pending -= mint.amount;
+  }
   return {
     walletAddress: wallet,
     balance: Number(onChain),
-    pending: Number(BigInt(row?.pending ?? '0')),
+    pending: Number(pending),
     reserved: BigInt(row?.reserved ?? '0'),
   };
+}
+
+function readTokenBalance(
+  deps: Pick<BalancesRouterDeps, 'publicClient' | 'rewardToken'>,
+  wallet: Address,
+  blockNumber: bigint | undefined,
+): Promise<bigint> {
+  return deps.publicClient.readContract({
+    address: deps.rewardToken,
+    abi: rewardTokenAbi,
+    functionName: 'balanceOf',
+    args: [wallet],
+    ...(blockNumber === undefined ? {} : { blockNumber }),
+  });
+}
+
+/** The wallet's `submitted` mints: the hashes their batch was signed with, and the amount. */
+function parseSubmitted(value: unknown): { hashes: Hex[]; amount: bigint }[] {
+  const list = (typeof value === 'string' ? JSON.parse(value) : value) as
+    | { hashes: unknown; amount: string }[]
+    | null
+    | undefined;
+  return (list ?? []).map((mint) => ({
+    hashes: (typeof mint.hashes === 'string' ? JSON.parse(mint.hashes) : mint.hashes) as Hex[],
+    amount: BigInt(mint.amount),
+  }));
+}
+
+/** Whether one of `hashes` has a successful receipt at or below `block`; an unreadable receipt counts as not mined. */
+async function minedBy(publicClient: ChainPublicClient, hashes: Hex[], block: bigint): Promise<boolean> {
+  const receipts = await Promise.all(
+    hashes.map((hash) => publicClient.getTransactionReceipt({ hash }).catch(() => null)),
+  );
+  return receipts.some((receipt) => receipt?.status === 'success' && receipt.blockNumber <= block);
 }
 
 /**
