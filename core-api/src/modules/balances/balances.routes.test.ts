@@ -21,6 +21,19 @@ const signedGet = (path: string) => {
   );
 };
 
+/** A first purchase by `email`, its 70 minted and confirmed; returns the wallet. */
+async function earnMinted(email: string): Promise<string> {
+  const event = await platform.post('/pts-api/manual-event', {
+    brandId: brand.brandId,
+    eventType: 'first_purchase',
+    userEmail: email,
+    domain: 'shop.example.com',
+  });
+  expect(event.status, JSON.stringify(event.body)).toBe(200);
+  await waitForMintsSettled(platform);
+  return event.body.walletAddress;
+}
+
 beforeAll(async () => {
   platform = await startTestPlatform();
   brand = await platform.createBrand({
@@ -34,42 +47,28 @@ afterAll(async () => {
 
 describe('GET /services/balance/:brandId/:userIdentifier', () => {
   it('is the live on-chain balance of the user’s wallet', async () => {
-    const event = await platform.post('/pts-api/manual-event', {
-      brandId: brand.brandId,
-      eventType: 'first_purchase',
-      userEmail: 'Wallet.Owner@example.com',
-      domain: 'shop.example.com',
-    });
-    expect(event.status, JSON.stringify(event.body)).toBe(200);
-    await waitForMintsSettled(platform);
+    const wallet = await earnMinted('Wallet.Owner@example.com');
     const res = await signedGet(`/services/balance/${brand.brandId}/wallet.owner%40example.com`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
       success: true,
       brandId: brand.brandId,
       userIdentifier: 'wallet.owner@example.com',
-      walletAddress: event.body.walletAddress.toLowerCase(),
+      walletAddress: wallet.toLowerCase(),
       balance: 70,
       pending: 0,
     });
-    expect(await tokenBalance(platform, event.body.walletAddress)).toBe(70n);
+    expect(await tokenBalance(platform, wallet)).toBe(70n);
   });
 
   it('counts a mint that is on chain but not yet recorded as confirmed once: in the balance, not also pending', async () => {
-    const event = await platform.post('/pts-api/manual-event', {
-      brandId: brand.brandId,
-      eventType: 'first_purchase',
-      userEmail: 'between@example.com',
-      domain: 'shop.example.com',
-    });
-    expect(event.status, JSON.stringify(event.body)).toBe(200);
-    await waitForMintsSettled(platform);
+    const wallet = await earnMinted('between@example.com');
     // The moment between the batch's block and the tracker reading its receipt: the ledger still says
     // `submitted` while the chain already holds the tokens.
     const { id } = await platform.deps.db
       .selectFrom('reward_mints')
       .select('id')
-      .where('wallet_address', '=', event.body.walletAddress.toLowerCase())
+      .where('wallet_address', '=', wallet.toLowerCase())
       .executeTakeFirstOrThrow();
     await platform.deps.db.updateTable('reward_mints').set({ status: 'submitted' }).where('id', '=', id).execute();
     try {
