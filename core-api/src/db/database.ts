@@ -93,6 +93,13 @@ const migrationProvider: MigrationProvider = {
 const INT8_OID = 20;
 pg.types.setTypeParser(INT8_OID, (value) => BigInt(value));
 
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** Whether `error` is pg-pool's refusal after waiting `connectTimeoutMs` for a free connection. */
+export function isPoolWaitTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'timeout exceeded when trying to connect';
+}
+
 /** PGlite options that make it read int8 as bigint, like the `pg` driver above. */
 export const pgliteParsers = { [INT8_OID]: (value: string) => BigInt(value) };
 
@@ -103,6 +110,11 @@ export interface OpenDatabaseOptions {
   pgliteDir?: string | undefined;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
+  /**
+   * Milliseconds a query waits for a free PostgreSQL connection before it fails (default 10,000); the HTTP
+   * layer answers that failure with 503 and Retry-After instead of letting the request hang.
+   */
+  connectTimeoutMs?: number;
   /** Pre-built PGlite instance (tests clone a migrated template). */
   pglite?: PGlite;
   /**
@@ -115,7 +127,11 @@ export interface OpenDatabaseOptions {
 /** Opens the database chosen by config: PostgreSQL when a URL is given, PGlite otherwise. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl && /^postgres(ql)?:\/\//.test(options.databaseUrl)) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 20,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    });
     const onConnectionError = options.onConnectionError ?? (() => {});
     pool.on('error', onConnectionError);
     pool.on('connect', (client) => client.on('error', onConnectionError));

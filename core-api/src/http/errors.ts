@@ -1,6 +1,7 @@
 import { AppError, type ErrorEnvelope, isAppError } from '@pts/shared';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { isPoolWaitTimeout } from '../db/database.ts';
 import { isReplayedSignature } from './brand-signature.ts';
 import { UnsafeJsonError } from './json-body.ts';
 import type { SignedReplies } from './signed-replies.ts';
@@ -37,6 +38,15 @@ interface BodyParserError extends Error {
 export function toClientError(err: unknown): AppError | undefined {
   if (isAppError(err)) return err;
   if (err instanceof UnsafeJsonError) return new AppError('VALIDATION_ERROR', err.message, { reason: err.reason });
+  // Every PostgreSQL connection stayed busy for PTS_DB_CONNECT_TIMEOUT_MS: the service is saturated, not broken.
+  if (isPoolWaitTimeout(err)) {
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      'The database has no free connection right now; retry shortly',
+      { reason: 'database_busy' },
+      { retryAfter: 2 },
+    );
+  }
   // Express's router could not percent-decode a path parameter (`/brands/%ED%A0%80`): the path, not the body.
   if (err instanceof URIError) {
     return new AppError(

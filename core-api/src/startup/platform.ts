@@ -96,6 +96,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         databaseUrl: config.DATABASE_URL,
         pgliteDir: join(config.PTS_DATA_DIR, 'pglite'),
         poolSize: config.PTS_DB_POOL_SIZE,
+        connectTimeoutMs: config.PTS_DB_CONNECT_TIMEOUT_MS,
         onConnectionError: (error) => logger.warn({ err: error }, 'database connection error'),
       }));
     if (!options.database) stack.push(() => database.close());
