@@ -7,6 +7,7 @@ import type { ChainTxsTable } from '../db/schema.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import type { ChainPublicClient } from './deploy.ts';
+import { dbBigInt } from './receipts.ts';
 
 // The chain and the ledger agree: every reward the ledger calls `confirmed` is in a mined transaction the
 // chain still has. They can part when the chain forgets blocks the ledger saw — a local anvil restarted from
@@ -66,8 +67,6 @@ function shortError(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
 }
 
-const toBigInt = (value: unknown): bigint => (value === null || value === undefined ? 0n : BigInt(String(value)));
-
 /** Creates the reconciler for one minter signer on one chain. */
 export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
   const { db, chainId, publicClient, clock, metrics } = deps;
@@ -122,7 +121,7 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
       .groupBy('chain_tx_id')
       .execute();
     return new Map(
-      rows.map((row) => [String(row.chain_tx_id), { amount: toBigInt(row.amount), rewards: Number(row.count) }]),
+      rows.map((row) => [String(row.chain_tx_id), { amount: dbBigInt(row.amount), rewards: Number(row.count) }]),
     );
   }
 
@@ -207,8 +206,8 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
     const lostBelowHead = lost
       .filter((tx) => tx.block_number !== null && BigInt(tx.block_number) <= head)
       .reduce((sum, tx) => sum + (lostAmounts.get(String(tx.id))?.amount ?? 0n), 0n);
-    const confirmed = toBigInt(ledgerRow.confirmed) - lostBelowHead;
-    const inFlight = toBigInt(ledgerRow.in_flight);
+    const confirmed = dbBigInt(ledgerRow.confirmed) - lostBelowHead;
+    const inFlight = dbBigInt(ledgerRow.in_flight);
     let deficit = confirmed - supply;
 
     // A deficit the suspects do not explain: a transaction whose nonce another transaction consumed (the

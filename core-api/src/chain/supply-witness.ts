@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import { type ChainTxRow, listOpenTxs } from './chain-txs.repository.ts';
 import type { ChainPublicClient } from './deploy.ts';
+import { dbBigInt, minedAtOrBelow } from './receipts.ts';
 
 // A mint batch whose nonce the chain has used while none of its recorded hashes has a receipt either never
 // mined (another transaction took the nonce, and its rewards must be minted again) or mined without a record
@@ -38,8 +39,6 @@ export interface DroppedBatches {
   surplus: bigint;
 }
 
-const toBigInt = (value: unknown): bigint => (value === null || value === undefined ? 0n : BigInt(String(value)));
-
 /** Splits batches whose nonce was used with none of their hashes mined into landed and lost (see above). */
 export async function splitDroppedBatches(deps: SupplyWitnessDeps, dropped: ChainTxRow[]): Promise<DroppedBatches> {
   const { db, chainId, publicClient } = deps;
@@ -54,8 +53,7 @@ export async function splitDroppedBatches(deps: SupplyWitnessDeps, dropped: Chai
   const open = await listOpenTxs(db, chainId, deps.signer);
   const minedIds: bigint[] = [];
   for (const tx of open) {
-    const receipts = await Promise.all(tx.hashes.map((hash) => deps.receipt(hash as Hex)));
-    if (receipts.some((r) => r?.status === 'success' && r.blockNumber <= head)) minedIds.push(BigInt(tx.id));
+    if (await minedAtOrBelow(deps.receipt, tx.hashes, head)) minedIds.push(BigInt(tx.id));
   }
   const known = await db
     .selectFrom('reward_mints')
@@ -71,7 +69,7 @@ export async function splitDroppedBatches(deps: SupplyWitnessDeps, dropped: Chai
       ]),
     )
     .executeTakeFirst();
-  const surplus = supply - toBigInt(known?.amount);
+  const surplus = supply - dbBigInt(known?.amount);
 
   const amounts = new Map<string, bigint>();
   if (dropped.length > 0) {
@@ -86,7 +84,7 @@ export async function splitDroppedBatches(deps: SupplyWitnessDeps, dropped: Chai
       .where('status', '=', 'submitted')
       .groupBy('chain_tx_id')
       .execute();
-    for (const row of rows) amounts.set(String(row.chain_tx_id), toBigInt(row.amount));
+    for (const row of rows) amounts.set(String(row.chain_tx_id), dbBigInt(row.amount));
   }
 
   let left = surplus;

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Address, Hex } from 'viem';
 import { rewardTokenAbi } from '../../chain/artifacts/index.ts';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
+import { minedAtOrBelow } from '../../chain/receipts.ts';
 import type { Database } from '../../db/database.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
@@ -59,7 +60,9 @@ export async function readBalance(
     // tracker's receipt would otherwise count it twice).
     const block = await deps.publicClient.getBlockNumber({ cacheTime: 0 });
     onChain = await readTokenBalance(deps, wallet as Address, block);
-    const mined = await Promise.all(submitted.map((mint) => minedBy(deps.publicClient, mint.hashes, block)));
+    // A receipt that cannot be read counts as not mined: the answer before this check.
+    const receipt = (hash: Hex) => deps.publicClient.getTransactionReceipt({ hash }).catch(() => null);
+    const mined = await Promise.all(submitted.map((mint) => minedAtOrBelow(receipt, mint.hashes, block)));
     for (const [index, mint] of submitted.entries()) if (mined[index]) pending -= mint.amount;
   }
   return {
@@ -94,14 +97,6 @@ function parseSubmitted(value: unknown): { hashes: Hex[]; amount: bigint }[] {
     hashes: (typeof mint.hashes === 'string' ? JSON.parse(mint.hashes) : mint.hashes) as Hex[],
     amount: BigInt(mint.amount),
   }));
-}
-
-/** Whether one of `hashes` has a successful receipt at or below `block`; an unreadable receipt counts as not mined. */
-async function minedBy(publicClient: ChainPublicClient, hashes: Hex[], block: bigint): Promise<boolean> {
-  const receipts = await Promise.all(
-    hashes.map((hash) => publicClient.getTransactionReceipt({ hash }).catch(() => null)),
-  );
-  return receipts.some((receipt) => receipt?.status === 'success' && receipt.blockNumber <= block);
 }
 
 /**
