@@ -1,5 +1,6 @@
 import type { AgentTool } from '../agent-tool.ts';
 import { toolInputJsonSchema } from '../mcp/tool-arguments.ts';
+import { BRAND_CATEGORIES } from '../tools/discovery.tools.ts';
 import type { MentionedBrand } from './converse.repository.ts';
 import {
   calendarPeriod,
@@ -35,7 +36,6 @@ export interface Plan {
 /** A plan never has more steps than this. */
 export const MAX_PLAN_STEPS = 5;
 
-const CATEGORIES = ['retail', 'gaming', 'dining', 'travel'] as const;
 const EMAIL = /[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}/gi;
 /** A website domain written in the question (not part of an email). */
 const DOMAIN = /(?<![@\w.-])((?:[a-z0-9-]+\.)+[a-z]{2,})\b/i;
@@ -352,7 +352,7 @@ function extractEntities(input: PlannerInput): Entities {
   const brands = input.brands.map((brand) => brand.brandId);
   const keyBrand = input.keyBrandIds.length === 1 ? input.keyBrandIds[0] : undefined;
   const user = (text.match(EMAIL) ?? [])[0]?.toLowerCase();
-  const category = CATEGORIES.find((name) => new RegExp(`\\b${name}\\b`, 'i').test(text));
+  const category = BRAND_CATEGORIES.find((name) => new RegExp(`\\b${name}\\b`, 'i').test(text));
   const limitMatch = text.match(/\btop\s+(\d{1,3})\b/i);
   const amountMatch =
     text.match(/\$\s?(\d{1,7}(?:\.\d{1,2})?)\b/) ?? text.match(/\b(\d{1,7}(?:\.\d{1,2})?)\s?(?:usd|dollars?)\b/i);
