@@ -114,9 +114,7 @@ describe('leaderboard (MCP get_leaderboard)', () => {
     const res = await platform.get(`/services/leaderboard/${brand.brandId}?metric=pts_earned&period=all_time&limit=10`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.success).toBe(true);
-    expect(res.body.rankings).toEqual([
-      expect.objectContaining({ rank: 1, value: 25, username: expect.any(String), userId: expect.any(String) }),
-    ]);
+    expect(res.body.rankings).toEqual([expect.objectContaining({ rank: 1, value: 25, username: expect.any(String) })]);
     // No user asked for: no rank, but the field the client reads is there.
     expect(res.body).toHaveProperty('userRank', null);
     // pts's own client reads its own fields on the same path.
@@ -240,6 +238,7 @@ describe('third-party bot event (MCP process_third_party_event)', () => {
     expect(event.user_email).toBe('discord_4242@pts.local');
     expect(event.metadata).toMatchObject({ integration: 'mee6', level: 5 });
     expect((await platform.post('/services/integrations/process', body)).status).toBe(401);
+    expect((await signed('/services/integrations/process', body, otherBrand.securityKey)).status).toBe(401);
     // The rule's limits still judge it: the same level-up inside the duplicate window is refused.
     const repeat = await signed('/services/integrations/process', body);
     expect(repeat.status).toBe(409);
@@ -272,6 +271,8 @@ describe('achievement progress (MCP update_achievement_progress)', () => {
     expect(level.status, JSON.stringify(level.body)).toBe(200);
     expect(level.body).toMatchObject({ achievementType: 'level_reached', currentProgress: 7 });
     expect((await platform.post('/services/achievements/update-progress', body)).status).toBe(401);
+    const wrongKey = await signed('/services/achievements/update-progress', body, otherBrand.securityKey);
+    expect(wrongKey.status).toBe(401);
   });
 });
 
@@ -330,6 +331,12 @@ describe('event eligibility (MCP check_eligibility)', () => {
       userEmail: user,
     });
     expect(unsigned.status).toBe(401);
+    const wrongKey = await signed(
+      '/pts-api/check-eligibility',
+      { brandId: brand.brandId, eventType: 'quiz_done', userEmail: user },
+      otherBrand.securityKey,
+    );
+    expect(wrongKey.status).toBe(401);
   });
 });
 
@@ -365,6 +372,11 @@ describe('user stats (MCP get_user_stats)', () => {
     expect(res.body.rank).toEqual(expect.any(Number));
     expect(res.body.balance).toBe(25);
     expect((await platform.get(`/services/user-stats/${brand.brandId}/${encodeURIComponent(user)}`)).status).toBe(401);
+    const wrongKey = await signedGet(
+      `/services/user-stats/${brand.brandId}/${encodeURIComponent(user)}`,
+      otherBrand.securityKey,
+    );
+    expect(wrongKey.status).toBe(401);
   });
 });
 

@@ -340,7 +340,6 @@ export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Ro
       const metric = String(body.metric);
       const seedEntry = (entry: Json) => ({
         ...entry,
-        userId: entry.userIdentifier,
         displayName: entry.username,
         formattedValue: formatBoardValue(metric, Number(entry.value)),
       });
