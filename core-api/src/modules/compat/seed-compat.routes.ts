@@ -31,7 +31,9 @@ import {
 
 // The seed system's vocabulary, accepted at the route edge (docs/compatibility.md). Each adapter below either
 // maps a seed request onto pts's own (body fields, query values, an alias path) before the real router runs,
-// or adds the seed's field names to pts's answer. pts's own shapes are never changed: adapters only add.
+// or adds the seed's field names to pts's answer. pts's own shapes are never changed: adapters only add. The
+// one exception is a request only a seed client sends (recognised by its vocabulary, `markSeedRequest`): its
+// answer may give a field the seed's type where pts's differs (the catalogue's `available`).
 // Every path stays brand-signed where pts signs: an adapter never verifies less than the route it feeds.
 
 const signed: ['brandSignature'] = ['brandSignature'];
