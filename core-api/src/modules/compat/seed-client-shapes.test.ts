@@ -98,6 +98,19 @@ describe('perk catalogue (WordPress demo)', () => {
       ['Coffee', true],
       ['Mug', true],
     ]);
+
+    // A perk switched off has no units left for the demo, and is unavailable for pts.
+    const mug = byName.get('Mug') as { id: number };
+    const off = await fetch(`${platform.url}/admin/perks/${mug.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', ...admin() },
+      body: JSON.stringify({ active: false }),
+    });
+    expect(off.status, await off.text()).toBe(200);
+    const seedAfter = await platform.get(`/services/perks/${brand.brandId}?category=all`);
+    expect(seedAfter.body.perks.find((p: { name: string }) => p.name === 'Mug')).toMatchObject({ available: 0 });
+    const ownAfter = await coreClient().perks();
+    expect(ownAfter.perks.find((p) => p.name === 'Mug')).toMatchObject({ available: false });
   });
 });
 
