@@ -113,22 +113,24 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   });
   // The seed system's vocabulary, mapped at the edge before pts's own routers (docs/compatibility.md).
   const seedCompat = { db: deps.db, clock: deps.clock, logger, brands: services.brands };
+  const readMemberBalance = (userIdentifier: string) =>
+    readBalance(
+      {
+        db: deps.db,
+        publicClient: deps.publicClient,
+        rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+      },
+      userIdentifier,
+    );
   const eventRouter = Router();
   const seedEvents = seedEventCompat({
     ...seedCompat,
     verifyBrandSignature,
     bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
     bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
-    readBalance: (userIdentifier) =>
-      readBalance(
-        {
-          db: deps.db,
-          publicClient: deps.publicClient,
-          rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-        },
-        userIdentifier,
-      ),
+    readBalance: readMemberBalance,
     eligibility: routerFrom(eligibility),
+    duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
   });
   eventRouter.use(seedEvents.adapters);
   serve(eventRouter, '/pts-api', seedEvents.routes);
@@ -235,6 +237,8 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     events: services.events,
     verifyBrandSignature,
     brandLimit: services.limits.brand,
+    readBalance: readMemberBalance,
+    serviceDomain: config.PTS_SERVICE_DOMAIN,
   });
   servicesRouter.use(seedServices.adapters);
   serve(servicesRouter, '/services', seedServices.routes);

@@ -43,6 +43,18 @@ export const configSchema = z.object({
   PTS_ROLES: listFromEnv.pipe(z.array(z.enum([...ROLES, 'all']))).default(['all']),
   /** Hostnames of the service itself: always allowed by CORS. */
   PTS_SERVICE_DOMAINS: listFromEnv.default(['localhost', '127.0.0.1']),
+  /**
+   * Domain of synthetic member identities (`discord_<id>@<domain>`), the bots' variable of the same name: seed
+   * clients that name a member by platform and platform id are mapped onto the identity the bots use.
+   */
+  PTS_SERVICE_DOMAIN: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .regex(/^[a-z0-9.-]+\.[a-z]{2,}$|^[a-z0-9-]+\.local$/i, 'must be a domain such as pts.local')
+      .transform((value) => value.toLowerCase())
+      .default('pts.local'),
+  ),
   PTS_DUPLICATE_WINDOW_SECONDS: z.coerce.number().int().min(0).default(60),
   PTS_DEFAULT_COOLDOWN_HOURS: z.coerce.number().int().min(0).default(24),
   PTS_RATE_LIMIT_IP_PER_MINUTE: z.coerce.number().int().min(1).default(300),

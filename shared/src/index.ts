@@ -204,6 +204,11 @@ export {
   dropSchema,
   logActivityRequestSchema,
   processIntegrationRequestSchema,
+  seedClaimDropRequestSchema,
+  seedCreateDropRequestSchema,
+  seedEventEligibilityRequestSchema,
+  seedLeaderboardStatsRequestSchema,
+  seedThirdPartyEventRequestSchema,
   userBalanceRequestSchema,
 } from './schemas/compat.ts';
 export {

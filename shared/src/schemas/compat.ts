@@ -110,3 +110,74 @@ export const processIntegrationRequestSchema = z
 
 /** `GET|POST /pts-api/user-balance`. */
 export const userBalanceRequestSchema = z.object({ brandId: brandIdSchema, userEmail: userIdentifier });
+
+// The seed MCP server's own request bodies (issue 25), recognised on pts's paths and mapped onto pts's
+// requests at the edge. A member is named as the bots name it: a platform and the platform's user id.
+
+/** A platform as seed clients name it (`discord`, `telegram`, `twitter`, …). */
+const seedPlatform = cleanString(
+  z
+    .string()
+    .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,31}$/, 'must name the platform, e.g. discord')
+    .transform((value) => value.toLowerCase()),
+);
+/** A platform's user id (a Discord snowflake, a Telegram id), or the member's email. */
+const platformUserId = cleanString(
+  z.string().regex(/^\S{1,254}$/, 'must be the platform user id, e.g. 123456789012345678'),
+);
+
+/** `POST /services/drops/create` as the seed MCP server's `create_drop` sends it. */
+export const seedCreateDropRequestSchema = z.object({
+  brandId: brandIdSchema,
+  platform: seedPlatform,
+  serverId: cleanString(z.string().min(1).max(64)),
+  eventType: eventTypeSchema,
+  reward: z.number().int('must be a whole number of pts').min(1, 'must be at least 1').max(1_000_000_000),
+  maxClaims: z.number().int().min(1, 'must be at least 1').max(1_000_000),
+  expiresInSeconds: z
+    .number()
+    .int()
+    .min(1, 'must be at least 1')
+    .max(366 * 24 * 3600, 'must be at most a year'),
+  triggerType: z.enum(['reaction', 'button', 'command']).optional(),
+  triggerEmoji: cleanString(z.string().max(64)).optional(),
+  metadata: metadataSchema.optional(),
+});
+
+/** `POST /services/drops/claim` as `claim_drop` sends it: the drop id names the brand. */
+export const seedClaimDropRequestSchema = z.object({
+  dropId: claimDropRequestSchema.shape.dropId,
+  platformUserId,
+  platform: seedPlatform,
+});
+
+/** `POST /services/integrations/process` as `process_third_party_event` sends it (e.g. a MEE6 level-up). */
+export const seedThirdPartyEventRequestSchema = z.object({
+  brandId: brandIdSchema,
+  platform: seedPlatform,
+  sourceBot: processIntegrationRequestSchema.shape.integration,
+  eventType: processIntegrationRequestSchema.shape.event,
+  targetUserId: platformUserId,
+  level: z.number().int().min(0).max(1_000_000).optional(),
+  achievement: cleanString(z.string().max(100)).optional(),
+  rawMessage: cleanString(z.string().max(500)).optional(),
+  metadata: metadataSchema.optional(),
+});
+
+/** `POST /pts-api/check-eligibility` as `check_eligibility` sends it: an event type rather than a perk. */
+export const seedEventEligibilityRequestSchema = z.object({
+  brandId: brandIdSchema,
+  eventType: eventTypeSchema,
+  userEmail: userIdentifier,
+});
+
+/** `POST /services/leaderboard/update-stats` as `update_leaderboard_stats` sends it. */
+export const seedLeaderboardStatsRequestSchema = z.object({
+  brandId: brandIdSchema,
+  userIdentifier,
+  platform: seedPlatform.optional(),
+  /** What the client says it paid: never counted (pts's boards read pts's own ledger). */
+  ptsAmount: z.number().optional(),
+  claimType: cleanString(z.string().max(60)).optional(),
+  displayName: z.string().max(1000).optional(),
+});

@@ -2,10 +2,13 @@ import {
   AppError,
   calculateRewardRequestSchema,
   logActivityRequestSchema,
+  type PerkCatalogueItem,
   processIntegrationRequestSchema,
+  seedEventEligibilityRequestSchema,
+  UNLIMITED_CLAIMS,
   userBalanceRequestSchema,
 } from '@pts/shared';
-import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { jsonBody } from '../../http/json-body.ts';
@@ -13,53 +16,25 @@ import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { EventDeps } from '../events/events.service.ts';
+import { asyncHandler, decorate, isObject, isSeedRequest, type Json, markSeedRequest, rewriteQuery } from './edge.ts';
+import { seedClientServices } from './seed-client.routes.ts';
+import { checkEventEligibility } from './seed-client.service.ts';
 import {
   calculateReward,
   eventTypeForReference,
   logActivity,
   processIntegration,
+  type ReadBalance,
   readUserStats,
   type SeedCompatDeps,
 } from './seed-compat.service.ts';
 
 // The seed system's vocabulary, accepted at the route edge (docs/compatibility.md). Each adapter below either
 // maps a seed request onto pts's own (body fields, query values, an alias path) before the real router runs,
-// or adds the seed's field names to pts's answer. pts's own shapes are never changed: adapters only add.
+// or adds the seed's field names to pts's answer. pts's own shapes are never changed: adapters only add. The
+// one exception is a request only a seed client sends (recognised by its vocabulary, `markSeedRequest`): its
+// answer may give a field the seed's type where pts's differs (the catalogue's `available`).
 // Every path stays brand-signed where pts signs: an adapter never verifies less than the route it feeds.
-
-type Json = Record<string, unknown>;
-
-/** Adds fields to a successful JSON answer of the route that runs next (errors pass untouched). */
-function decorate(add: (body: Json, req: Request) => Json): RequestHandler {
-  return (req, res, next) => {
-    const send = res.json.bind(res);
-    res.json = (body: unknown) => {
-      if (res.statusCode < 400 && body && typeof body === 'object' && (body as Json).success === true) {
-        return send({ ...(body as Json), ...add(body as Json, req) });
-      }
-      return send(body);
-    };
-    next();
-  };
-}
-
-/** Rewrites the query string the next router sees (the signature covers the original URL, which stays). */
-function rewriteQuery(req: Request, change: (params: URLSearchParams) => void): void {
-  const [path, query = ''] = req.url.split('?', 2) as [string, string | undefined];
-  const params = new URLSearchParams(query);
-  change(params);
-  const text = params.toString();
-  req.url = text ? `${path}?${text}` : path;
-}
-
-const asyncHandler =
-  (handler: (req: Request, res: Response, next: NextFunction) => Promise<void>): RequestHandler =>
-  (req, res, next) => {
-    handler(req, res, next).catch(next);
-  };
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const signed: ['brandSignature'] = ['brandSignature'];
 const signedFailures = {
@@ -77,6 +52,8 @@ export interface SeedEventCompatDeps extends SeedCompatDeps {
   readBalance(userIdentifier: string): Promise<{ walletAddress: string | null; balance: number; pending: number }>;
   /** The `/services` eligibility router: `/pts-api/check-eligibility` is answered by it. */
   eligibility: Router;
+  /** The event judge's duplicate window (PTS_DUPLICATE_WINDOW_SECONDS), for the event eligibility verdict. */
+  duplicateWindowSeconds: number;
 }
 
 /**
@@ -156,10 +133,13 @@ export function seedEventCompat(deps: SeedEventCompatDeps): { adapters: Router; 
       method: 'post',
       path: '/check-eligibility',
       tags: ['seed compatibility'],
-      summary: 'Perk eligibility, as /services/perks/check-eligibility (seed body accepted there too)',
+      summary:
+        'Perk eligibility, as /services/perks/check-eligibility (seed body accepted there too); or event eligibility',
       description:
         '`{brandId, perkId, userAddress}` is public; the seed body `{brandId, perkId: <perk uuid>, userIdentifier, ' +
-        'platform}` names a user and needs the brand signature.',
+        'platform}` names a user and needs the brand signature. The seed MCP body `{brandId, eventType, userEmail}` ' +
+        '(brand-signed) asks whether that event would earn now: `{eligible, reason?, cooldownEndsAt?, claimCount, ' +
+        'maxClaims, rewardAmount}`, the event path’s own verdict.',
       // Read whatever the declared type, mapped from the seed's form, then checked by the eligibility route.
       before: [jsonBody(16 * 1024), eligibilityAlias(deps)],
       request: {
@@ -168,7 +148,21 @@ export function seedEventCompat(deps: SeedEventCompatDeps): { adapters: Router; 
         validateBody: false,
       },
       responses: { 200: { description: 'The verdict per constraint' }, ...signedFailures },
-      handle: ({ req, res }) => forward(deps.eligibility, '/perks/check-eligibility', req, res),
+      handle: async ({ req, res }) => {
+        const body = req.body;
+        if (isObject(body) && body.perkId === undefined && body.eventType !== undefined) {
+          const input = parseInput(seedEventEligibilityRequestSchema, body);
+          await requireBrandSignature(
+            deps.verifyBrandSignature,
+            req,
+            input.brandId,
+            "Checking a user's event eligibility",
+          );
+          res.setHeader('Cache-Control', 'no-store');
+          return checkEventEligibility(deps, input);
+        }
+        return forward(deps.eligibility, '/perks/check-eligibility', req, res);
+      },
     }),
   ];
   return { adapters, routes };
@@ -244,6 +238,10 @@ export interface SeedServicesCompatDeps extends SeedCompatDeps {
   events: EventDeps;
   verifyBrandSignature: BrandSignatureVerifier;
   brandLimit?: RateLimit | undefined;
+  /** The balance service's answer for a member (`modules/balances` readBalance). */
+  readBalance: ReadBalance;
+  /** Domain of synthetic member identities (PTS_SERVICE_DOMAIN), as the bots name members. */
+  serviceDomain: string;
 }
 
 const METRIC_UNITS: Record<string, [string, string]> = {
@@ -261,6 +259,20 @@ export function formatBoardValue(metric: string, value: number): string {
 }
 
 const SEED_PLATFORMS: Record<string, string | undefined> = { all: undefined, twitter: 'x' };
+
+/** The seed's "unlimited" count (spec 2.3: -1 or 999999); the seed catalogue's `available` is a count, never -1. */
+const SEED_UNLIMITED = UNLIMITED_CLAIMS[1];
+
+/**
+ * A catalogue perk as the seed demo reads it: `available` is the units left — 0 when the perk is inactive or
+ * sold out, 999999 when its supply is unlimited. Every other field is pts's.
+ */
+export function seedCataloguePerk(perk: PerkCatalogueItem): Omit<PerkCatalogueItem, 'available'> & {
+  available: number;
+} {
+  const left = perk.remainingSupply ?? SEED_UNLIMITED;
+  return { ...perk, available: perk.active ? left : 0 };
+}
 
 const userStatsParamsSchema = z.object({
   brandId: userBalanceRequestSchema.shape.brandId,
@@ -338,18 +350,30 @@ export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Ro
       return {
         leaderboard,
         rankings: leaderboard,
-        ...(body.me !== undefined ? { me, userRank: isObject(body.me) ? body.me.rank : null } : {}),
+        // The seed MCP server reads `userRank` whether or not it asked for a user: null when none was asked.
+        userRank: isObject(body.me) ? body.me.rank : null,
+        ...(body.me !== undefined ? { me } : {}),
       };
     }),
   );
 
-  // Perks: `category=all` means every category.
-  adapters.get('/perks/:brandId', (req, _res, next) => {
+  // Perks: `category=all` means every category. It is the seed demo's request, whose `available` is the units
+  // left (a number) where pts answers a boolean: that request gets the seed's type (docs/compatibility.md).
+  adapters.get('/perks/:brandId', (req, res, next) => {
     rewriteQuery(req, (params) => {
-      if (params.get('category')?.trim().toLowerCase() === 'all') params.delete('category');
+      if (params.get('category')?.trim().toLowerCase() === 'all') {
+        params.delete('category');
+        markSeedRequest(res);
+      }
     });
     next();
   });
+  adapters.get(
+    '/perks/:brandId',
+    decorate((body, _req, res) =>
+      isSeedRequest(res) ? { perks: (body.perks as PerkCatalogueItem[]).map(seedCataloguePerk) } : {},
+    ),
+  );
   adapters.post('/perks/check-eligibility', jsonBody(16 * 1024), eligibilityAlias(deps));
 
   // Achievements: the seed's field names, and its progress path.
@@ -375,8 +399,18 @@ export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Ro
         if (body.increment === undefined && body.value === undefined && body.progress !== undefined) {
           body.increment = body.progress;
         }
+        // The seed MCP server: `newValue` with `increment: true` adds it; otherwise it is the value reached.
+        if (body.newValue !== undefined && (typeof body.increment === 'boolean' || body.increment === undefined)) {
+          if (body.increment === true) body.increment = body.newValue;
+          else {
+            delete body.increment;
+            if (body.value === undefined) body.value = body.newValue;
+          }
+          delete body.newValue;
+        }
         delete body.achievementType;
         delete body.progress;
+        delete body.platform;
       }
       req.url = '/achievements/progress';
       next();
@@ -384,6 +418,7 @@ export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Ro
   );
 
   const routes = [
+    ...seedClientServices(adapters, deps),
     defineRoute({
       method: 'post',
       path: '/achievements/update-progress',

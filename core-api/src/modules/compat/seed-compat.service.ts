@@ -41,7 +41,7 @@ export function eventTypeForReference(cached: CachedBrand | undefined, reference
   return reference;
 }
 
-async function requireBrand(deps: Pick<SeedCompatDeps, 'brands'>, brandId: string): Promise<CachedBrand> {
+export async function requireBrand(deps: Pick<SeedCompatDeps, 'brands'>, brandId: string): Promise<CachedBrand> {
   const cached = await deps.brands.get(brandId);
   if (!cached) throw brandNotFound(brandId);
   return cached;
@@ -60,8 +60,18 @@ function requireActiveRule(cached: CachedBrand, eventType: string): RuleRecord {
   return rule;
 }
 
-/** `GET /services/user-stats/:brandId/:userIdentifier`: earned, redeemed, streaks, achievements and rank. */
-export async function readUserStats(deps: SeedCompatDeps, brandId: string, userIdentifier: string) {
+/** What a member can spend, as the balance service answers it (`modules/balances` readBalance). */
+export type ReadBalance = (userIdentifier: string) => Promise<{ balance: number; pending: number }>;
+
+/**
+ * `GET /services/user-stats/:brandId/:userIdentifier`: earned, redeemed, streaks, achievements and rank, and
+ * the seed's `balance`, `lifetime`, `streak` (the daily one) read from the same figures and the balance service.
+ */
+export async function readUserStats(
+  deps: SeedCompatDeps & { readBalance: ReadBalance },
+  brandId: string,
+  userIdentifier: string,
+) {
   await requireBrand(deps, brandId);
   const now = deps.clock.now();
   const userKey = await resolveAccountKey(deps.db, userIdentifier);
@@ -104,11 +114,17 @@ export async function readUserStats(deps: SeedCompatDeps, brandId: string, userI
     }),
   );
   const achievements = await readAchievements(deps.db, brandId, userKey);
+  const { balance } = await deps.readBalance(userIdentifier);
+  const earned = board.me?.value ?? 0;
+  const daily = streaks.find((streak) => streak.streakType === DAILY_STREAK);
   return {
     success: true as const,
     brandId,
     userIdentifier,
-    earned: board.me?.value ?? 0,
+    balance,
+    lifetime: { earned, spent: Number(spending.spent), claims: Number(spending.claims) },
+    streak: { current: daily?.currentStreak ?? 0, longest: daily?.longestStreak ?? 0 },
+    earned,
     redeemed: Number(spending.spent),
     redemptions: Number(spending.claims),
     streaks,

@@ -107,6 +107,12 @@ export async function createDrop(deps: DropDeps, input: CreateDropRequest): Prom
   return toDrop(row);
 }
 
+/** The brand a drop belongs to (a drop id is unique across brands), or undefined for an unknown id. */
+export async function findDropBrand(db: Database, dropId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('drops').select('brand_id').where('id', '=', dropId).executeTakeFirst();
+  return row?.brand_id;
+}
+
 /**
  * `POST /services/drops/claim`. The claim is reserved behind the drop's row lock (window, supply and the
  * user's limit checked and the counter moved in one transaction), so concurrent claims never exceed either;

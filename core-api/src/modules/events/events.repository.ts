@@ -53,6 +53,44 @@ export async function lockRuleTotals(
   return new Map(rows.map((r) => [ruleKeyOf(r), { total: r.total_claims, max: r.max_total_claims }]));
 }
 
+/**
+ * What the judge reads for one user and rule, without a lock (an eligibility preview, never a decision that
+ * pays): the user's claim counter (zero when they never claimed) and the rule's running total when capped.
+ */
+export async function readJudgeInputs(
+  db: Database,
+  rule: RuleKey & { event_type: string },
+  userEmail: string,
+): Promise<{
+  counter: Pick<ClaimCounter, 'claims' | 'last_claim_at' | 'last_event_id'>;
+  total: { total: number; max: number | null } | undefined;
+}> {
+  const [counter, totals] = await Promise.all([
+    db
+      .selectFrom('claim_counters')
+      .select(['claims', 'last_claim_at', 'last_event_id'])
+      .where('brand_id', '=', rule.brand_id)
+      .where('event_type', '=', rule.event_type)
+      .where('user_email', '=', userEmail)
+      .executeTakeFirst(),
+    db
+      .selectFrom('event_rules')
+      .select(['total_claims', 'max_total_claims'])
+      .where('brand_id', '=', rule.brand_id)
+      .where('id', '=', rule.id)
+      .executeTakeFirst(),
+  ]);
+  return {
+    counter: counter
+      ? { ...counter, last_claim_at: counter.last_claim_at ? new Date(counter.last_claim_at) : null }
+      : { claims: 0, last_claim_at: null, last_event_id: null },
+    total:
+      totals && totals.max_total_claims !== null
+        ? { total: totals.total_claims, max: totals.max_total_claims }
+        : undefined,
+  };
+}
+
 export function ruleKeyOf(rule: RuleKey): string {
   return `${rule.brand_id}/${rule.id}`;
 }

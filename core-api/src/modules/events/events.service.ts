@@ -18,7 +18,8 @@ import type { Metrics } from '../../observability/metrics.ts';
 import { findBrandCampaign } from '../community/campaigns.service.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
 import type { AcceptedEvent, EventBatcher, EventCandidate } from './event-batcher.ts';
-import { insertEvents, type RuleRecord } from './events.repository.ts';
+import { type JudgeSettings, judgeEvent } from './event-rules.ts';
+import { insertEvents, type RuleRecord, readJudgeInputs } from './events.repository.ts';
 
 export type { AcceptedEvent } from './event-batcher.ts';
 
@@ -159,6 +160,30 @@ export async function prepareEvent(
     }
     throw error;
   }
+}
+
+/**
+ * Whether an event would earn now — the accept path's own decision, previewed: the lock-free checks
+ * (brand, automation, rule) of a signed event, then `judgeEvent` on the user's claim counter and the rule's
+ * total as they stand. Nothing is recorded and nothing is locked, so a concurrent event may still change the
+ * answer; the accept path decides again under its locks.
+ */
+export async function judgeEventEligibility(
+  deps: Pick<EventDeps, 'db' | 'clock' | 'brands'>,
+  input: EventRequest,
+  settings: JudgeSettings,
+): Promise<{ rule: RuleRecord; claims: number; refusal: AppError | undefined }> {
+  const cached = await deps.brands.get(input.brandId);
+  const rule = checkAccess(cached, input, { signed: true });
+  const { counter, total } = await readJudgeInputs(deps.db, rule, input.userEmail);
+  const refusal = judgeEvent(
+    { input, rule, source: undefined, skipCooldown: false },
+    counter,
+    total,
+    deps.clock.now(),
+    settings,
+  );
+  return { rule, claims: counter.claims, refusal };
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
