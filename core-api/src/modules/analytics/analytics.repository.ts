@@ -43,10 +43,10 @@ export interface WindowTotals {
 
 /**
  * Whether redemption `r`'s member (an account: its key and every linked identity) has an accepted event at
- * the redemption's brand in `[from, to)`, leaving `from` open when undefined. Redemption rates count only
+ * the redemption's brand in `[from, to)`, leaving `from` open when undefined (the redemption row is `r`). Redemption rates count only
  * such redeemers: a visitor who earned elsewhere and spends here is not a member of this brand.
  */
-const memberOfBrand = (to: Date, from?: Date) => sql`EXISTS (
+export const memberOfBrand = (to: Date, from?: Date) => sql`EXISTS (
   SELECT 1 FROM events e
    WHERE e.brand_id = r.brand_id AND e.status = 'accepted' AND e.created_at < ${to}
      ${from === undefined ? sql`` : sql`AND e.created_at >= ${from}`}

@@ -5,6 +5,7 @@ import type { AgentPrincipal, AgentTool } from '../../agent/agent-tool.ts';
 import { actionsTools } from '../../agent/tools/actions.tools.ts';
 import { analyticsTools } from '../../agent/tools/analytics.tools.ts';
 import { testPrincipal, toolCaller } from '../../agent/tools/tool-test-support.ts';
+import { readBrandAnalytics } from '../analytics/brand-analytics.ts';
 
 // One member through a mint's life — accepted and sent, mined, confirmed — then a refused event: every
 // surface that speaks of what the member earned tells the same story at every step (docs/ledger.md). The
@@ -83,11 +84,17 @@ async function surfaces() {
   );
   expect(board.status, JSON.stringify(board.body)).toBe(200);
   const params = { userId: MEMBER, brandId: brand.brandId };
-  const [agentBalance, stats, portfolio, analytics] = await Promise.all([
+  const now = platform.clock.now();
+  const [agentBalance, stats, portfolio, analytics, dashboard] = await Promise.all([
     caller.call('get_user_balance', { params }, key),
     caller.call('get_user_stats', { params }, key),
     caller.call('get_user_portfolio', { params: { userId: MEMBER } }, key),
     caller.call('get_brand_analytics', { params: { brandId: brand.brandId }, query: { period: '7d' } }),
+    readBrandAnalytics(platform.deps.db, {
+      brandId: brand.brandId,
+      from: new Date(now.getTime() - 86_400_000),
+      to: now,
+    }),
   ]);
   return {
     wallet: { balance: balance.body.balance, pending: balance.body.pending },
@@ -96,6 +103,7 @@ async function surfaces() {
     stats: stats.earnings,
     portfolio: portfolio.brands[0],
     analytics: analytics.current,
+    dashboard,
   };
 }
 
@@ -112,6 +120,10 @@ function expectAgreement(seen: Awaited<ReturnType<typeof surfaces>>, step: { con
   // One token, one brand, nothing spent: the wallet and what is still on its way make up what was earned.
   expect(seen.wallet.balance + seen.wallet.pending).toBe(REWARD);
   expect(seen.analytics).toMatchObject({ acceptedEvents: 1, members: 1, ptsIssued: String(REWARD) });
+  expect(seen.dashboard.ptsIssued).toBe(String(REWARD));
+  expect(seen.dashboard.members).toMatchObject({ total: 1, inWindow: 1, active: { day: 1, week: 1, month: 1 } });
+  expect(seen.dashboard.events.accepted).toBe(1);
+  expect(seen.dashboard.events.refused).toBe(seen.analytics.rejectedEvents);
 }
 
 beforeAll(async () => {
@@ -181,6 +193,7 @@ describe('a member through a mint’s life', () => {
     expect(seen.wallet).toEqual({ balance: REWARD, pending: 0 });
     expectAgreement(seen, { confirmed: REWARD, pending: 0 });
     expect(seen.analytics.rejectedEvents).toBe(1);
+    expect(seen.dashboard.events.refusedByReason).toEqual([{ reason: 'COOLDOWN_ACTIVE', count: 1 }]);
     expect(seen.stats.events).toBe(1);
   }, 120_000);
 });
