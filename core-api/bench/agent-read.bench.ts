@@ -19,7 +19,9 @@
  *    signed requests where the tool wants them: each tool `--requests` times, on random members of random
  *    brands (the tool's own example, on a random fixture), `--concurrency` clients at once, from a worker
  *    thread so client work does not queue on the server's event loop. The floor is GET /pts-api/health under
- *    the same load. Prints p50/p95/p99 per tool and the ratio of each p95 to the 50 ms target.
+ *    the same load. Prints p50/p95/p99 per tool, the ratio of each p95 to the health endpoint's p95 measured
+ *    in the same run (the target: ≤ 1.5 for every read tool, issue 23), and the ratio to the old absolute
+ *    50 ms target, which depends on the machine's speed of the day.
  */
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -30,6 +32,8 @@ import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 const TARGET_P95_MS = 50;
+/** A read tool's p95 may be at most this many times the health endpoint's p95 of the same run. */
+const TARGET_RATIO_TO_HEALTH = 1.5;
 const HEALTH_PATH = '/pts-api/health';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -500,26 +504,31 @@ async function main(): Promise<void> {
     const rows = tools.map((tool) => figures(tool.name, results)).sort((a, b) => b.p95 - a.p95);
     const cold = new Map(tools.map((tool) => [tool.name, figures(tool.name, coldResults)]));
     log(
-      `\n${'tool (warm pass)'.padEnd(34)} ${'n'.padStart(5)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}  p95/50ms  ${'cold p95'.padStart(8)}  queries  rpc  errors`,
+      `\n${'tool (warm pass)'.padEnd(34)} ${'n'.padStart(5)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}  p95/health  p95/50ms  ${'cold p95'.padStart(8)}  queries  rpc  errors`,
     );
+    const ratioToHealth = (row: ToolFigures) => (floor.p95 > 0 ? row.p95 / floor.p95 : Number.POSITIVE_INFINITY);
     for (const row of [...rows, floor]) {
       const coldP95 = cold.get(row.tool)?.p95;
       log(
-        `${row.tool.padEnd(34)} ${String(row.requests).padStart(5)} ${fmt(row.p50).padStart(7)} ${fmt(row.p95).padStart(7)} ${fmt(row.p99).padStart(7)}  ${fmt(row.ratioToTarget, 2).padStart(8)}  ${(coldP95 === undefined ? '' : fmt(coldP95)).padStart(8)}  ${fmt(perRequest.get(row.tool)?.queries ?? 0).padStart(7)}  ${fmt(perRequest.get(row.tool)?.rpc ?? 0).padStart(3)}  ${JSON.stringify(row.errors)}`,
+        `${row.tool.padEnd(34)} ${String(row.requests).padStart(5)} ${fmt(row.p50).padStart(7)} ${fmt(row.p95).padStart(7)} ${fmt(row.p99).padStart(7)}  ${fmt(ratioToHealth(row), 2).padStart(10)}  ${fmt(row.ratioToTarget, 2).padStart(8)}  ${(coldP95 === undefined ? '' : fmt(coldP95)).padStart(8)}  ${fmt(perRequest.get(row.tool)?.queries ?? 0).padStart(7)}  ${fmt(perRequest.get(row.tool)?.rpc ?? 0).padStart(3)}  ${JSON.stringify(row.errors)}`,
       );
     }
     const all = figures(
       'all',
       results.map((result) => ({ ...result, label: 'all' })),
     );
-    const missing = rows.filter((row) => row.p95 >= TARGET_P95_MS).map((row) => row.tool);
+    const missing = rows.filter((row) => ratioToHealth(row) > TARGET_RATIO_TO_HEALTH).map((row) => row.tool);
     log(
       `\nall agent reads: ${all.requests} in ${fmt(seconds)} s (${fmt(all.requests / seconds, 0)}/s), p95 ${fmt(all.p95)} ms = ${fmt(all.ratioToTarget, 2)} × target; health p95 ${fmt(floor.p95)} ms${cpuPerRequest === undefined ? '' : `; machine CPU ${fmt(cpuPerRequest, 2)} ms per request`}`,
     );
-    log(missing.length === 0 ? 'every read tool p95 < 50 ms' : `p95 ≥ 50 ms: ${missing.join(', ')}`);
+    log(
+      missing.length === 0
+        ? `every read tool p95 ≤ ${TARGET_RATIO_TO_HEALTH} × health p95`
+        : `p95 > ${TARGET_RATIO_TO_HEALTH} × health p95: ${missing.map((tool) => `${tool} (${fmt(ratioToHealth(rows.find((row) => row.tool === tool) as ToolFigures), 2)})`).join(', ')}`,
+    );
     if (JSON_OUT) {
       process.stdout.write(
-        `${JSON.stringify({ machine, users: USERS, events: EVENTS, brands: BRANDS, concurrency: CONCURRENCY, all, health: floor, tools: rows, cold: [...cold.values()] }, null, 2)}\n`,
+        `${JSON.stringify({ machine, users: USERS, events: EVENTS, brands: BRANDS, concurrency: CONCURRENCY, all, health: floor, tools: rows.map((row) => ({ ...row, ratioToHealth: ratioToHealth(row) })), cold: [...cold.values()] }, null, 2)}\n`,
       );
     }
   } finally {

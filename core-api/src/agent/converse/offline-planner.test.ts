@@ -50,49 +50,7 @@ const brands = {
 };
 
 describe('planOffline', () => {
-  it.each([
-    ['Top 3 gaming brands?', [], [{ tool: 'get_brand_rankings', input: { category: 'gaming', limit: 3 } }]],
-    ['top 50 brands', [], [{ tool: 'get_brand_rankings', input: { limit: 10 } }]],
-    ['How healthy is Acme?', [brands.acme], [{ tool: 'get_brand_health', input: { brandId: A } }]],
-    ['What is trending this month?', [], [{ tool: 'get_trending', input: { period: '30d' } }]],
-    ['trending over 7 days', [], [{ tool: 'get_trending', input: { period: '7d' } }]],
-    [
-      'Compare Acme vs Globex',
-      [brands.acme, brands.globex],
-      [{ tool: 'compare_brands', input: { brandIds: `${A},${B}` } }],
-    ],
-    [
-      'Show the Acme leaderboard, top 5 members',
-      [brands.acme],
-      [{ tool: 'get_leaderboard', input: { brandId: A, limit: 5 } }],
-    ],
-    ['What perks does Acme offer?', [brands.acme], [{ tool: 'get_brand_perks', input: { brandId: A } }]],
-    ['Any travel perks?', [], [{ tool: 'browse_perks', input: { category: 'travel' } }]],
-    [
-      'Balance of Bo@Example.com at Globex and its health',
-      [brands.globex],
-      [
-        { tool: 'get_user_balance', input: { userId: 'bo@example.com', brandId: B } },
-        { tool: 'get_brand_health', input: { brandId: B } },
-      ],
-    ],
-    ['How many brands are on the network?', [], [{ tool: 'get_network_stats', input: {} }]],
-    ['Tell me about Acme', [brands.acme], [{ tool: 'get_brand', input: { brandId: A } }]],
-    [
-      'Where should I shop for dining with $40?',
-      [],
-      [{ tool: 'route_commerce', input: { purchaseAmount: '40', category: 'dining' } }],
-    ],
-    [
-      'What would mia@example.com earn buying 25.50 USD at Acme?',
-      [brands.acme],
-      [{ tool: 'stack_commerce', input: { brandId: A, userId: 'mia@example.com', purchaseAmount: '25.50' } }],
-    ],
-    ['Show my agent rewards', [], [{ tool: 'get_agent_rewards', input: {} }]],
-  ])('%s', (question, mentioned, expected) => {
-    expect(planOffline({ question, tools: ALL, brands: mentioned, keyBrandIds: [] }).steps).toEqual(expected);
-  });
-
+  // The phrased-question table over the real tools is converse-questions.test.ts.
   it("uses the key's only brand when the question names none, and says so", () => {
     const plan = planOffline({ question: 'what is the health score?', tools: ALL, brands: [], keyBrandIds: [A] });
     expect(plan.steps).toEqual([{ tool: 'get_brand_health', input: { brandId: A } }]);
@@ -104,7 +62,7 @@ describe('planOffline', () => {
       const plan = planOffline({ question, tools: ALL, brands: [], keyBrandIds: [A] });
       expect(plan.steps.length, question).toBe(1);
       expect(plan.steps[0]?.input, question).not.toHaveProperty('brandId');
-      expect(plan.notes, question).toEqual([]);
+      expect(plan.notes.join(' '), question).not.toContain("key's brand");
     }
   });
 
@@ -171,6 +129,6 @@ describe('planOffline', () => {
   it('answers an unknown topic with an empty plan and the list of topics', () => {
     const plan = planOffline({ question: 'what is the weather?', tools: ALL, brands: [], keyBrandIds: [] });
     expect(plan.steps).toEqual([]);
-    expect(plan.notes[0]).toContain('matched no topic');
+    expect(plan.notes[0]).toContain('No tool answers this question');
   });
 });

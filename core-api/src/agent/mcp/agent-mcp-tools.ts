@@ -2,6 +2,7 @@ import { checkAgentAccess } from '../agent-auth.ts';
 import type { AgentTool, AgentToolContext } from '../agent-tool.ts';
 import { invokeAgentTool } from '../agent-tool.ts';
 import { errorResult, jsonResult, type McpToolEntry } from './mcp-tool.ts';
+import { agentToolAnnotations } from './tool-annotations.ts';
 import { splitToolArguments, toolInputJsonSchema } from './tool-arguments.ts';
 import { toolFailureOf } from './tool-errors.ts';
 
@@ -14,6 +15,7 @@ export function agentMcpTools(tools: AgentTool[], context: AgentToolContext): Mc
     name: tool.name,
     description: tool.definition.description,
     inputSchema: toolInputJsonSchema(tool),
+    annotations: agentToolAnnotations(tool),
     async call(args) {
       try {
         // The REST route's access rules (agent-auth.ts), on the flat arguments (`brandId` for `manage`).

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObjectSchema } from './tool-arguments.ts';
 import type { ToolFailure } from './tool-errors.ts';
 
@@ -10,6 +10,8 @@ export interface McpToolEntry {
   name: string;
   description: string;
   inputSchema: JsonObjectSchema;
+  /** What the tool does to the world, for the host's confirmation rules (tool-annotations.ts). */
+  annotations?: ToolAnnotations;
   call(args: Record<string, unknown>): Promise<CallToolResult>;
 }
 

@@ -1,7 +1,8 @@
 import { type Clock, type CoreClient, createCoreClient } from '@pts/shared';
 import { z } from 'zod';
 import { errorResult, jsonResult, type McpToolEntry } from './mcp-tool.ts';
-import type { JsonObjectSchema } from './tool-arguments.ts';
+import { type McpToolAnnotations, READ_ONLY, writes } from './tool-annotations.ts';
+import { documentInputSchema, type JsonObjectSchema } from './tool-arguments.ts';
 import { toolFailureOf } from './tool-errors.ts';
 
 /** Where the brand-facing API is and whose credentials sign the calls (never sent: only the signature is). */
@@ -18,6 +19,7 @@ export interface OperatorCredentials {
 interface OperatorToolSpec<S extends z.ZodObject> {
   name: string;
   description: string;
+  annotations: McpToolAnnotations;
   input: S;
   run(client: CoreClient, args: z.output<S>, http: HttpCall): Promise<unknown>;
 }
@@ -56,6 +58,7 @@ const spec = <S extends z.ZodObject>(s: OperatorToolSpec<S>) => s as unknown as 
 const OPERATOR_TOOLS = [
   spec({
     name: 'brand_track_event',
+    annotations: writes({ destructive: false, idempotent: false }),
     description:
       "Rewards one user for one event of the brand's program (POST /pts-api/manual-event, brand-signed). " +
       'The reward is the rule amount; limits, cooldowns and duplicates are judged by the server and answered as ' +
@@ -65,6 +68,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_bulk_events',
+    annotations: writes({ destructive: false, idempotent: false }),
     description:
       'Sends up to 100 events at once (POST /pts-api/bulk-events); each is judged like brand_track_event and ' +
       'answered in order with its own success or error.',
@@ -73,6 +77,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_event_config',
+    annotations: READ_ONLY,
     description:
       "The brand's active event rules (GET /pts-api/event-config): event types and ids, reward amounts in pts, " +
       'per-user and total claim limits, cooldown hours.',
@@ -81,12 +86,14 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_health',
+    annotations: READ_ONLY,
     description: 'Service health (GET /health): database, chain, minter queue and version. `status` is ok or degraded.',
     input: z.object({}),
     run: (_client, _args, http) => http('GET', '/health'),
   }),
   spec({
     name: 'brand_resolve_user',
+    annotations: writes({ destructive: false, idempotent: true }),
     description:
       "Resolves an email to the user's wallet address, creating the wallet when the user has none yet " +
       '(POST /pts-api/pregenerate-user). `created_new` says which. Use the address for brand_perk_eligibility.',
@@ -95,6 +102,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_streak_checkin',
+    annotations: writes({ destructive: false, idempotent: true }),
     description:
       "Daily check-in (POST /services/checkin): extends the user's daily streak and pays the check-in reward, " +
       'once per UTC day (a repeat answers alreadyClaimed: true and pays nothing).',
@@ -103,6 +111,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_streak_status',
+    annotations: READ_ONLY,
     description:
       "A user's daily streak (GET /services/streak/status): current and longest streak in days, multiplier, " +
       'next milestone, unclaimed milestones. A user who never checked in has a streak of 0.',
@@ -111,6 +120,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_claim_milestone',
+    annotations: writes({ destructive: false, idempotent: true }),
     description:
       'Claims a reached streak milestone (POST /services/streak/claim-milestone) and pays its bonus in pts; ' +
       'a milestone not reached or already claimed answers 400 CLAIM_FAILED.',
@@ -119,6 +129,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_leaderboard',
+    annotations: READ_ONLY,
     description:
       "The brand's leaderboard (GET /services/leaderboard): metric pts_earned (default), streak or activity; " +
       'period daily, weekly, monthly or all_time; up to 100 entries. Empty when nobody earned in the period.',
@@ -132,6 +143,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_perks',
+    annotations: READ_ONLY,
     description:
       "The brand's perk catalogue (GET /services/perks): name, price in pts, supply left, category. " +
       '`available: true` keeps perks that can be redeemed now.',
@@ -140,6 +152,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_perk_eligibility',
+    annotations: READ_ONLY,
     description:
       "Whether a wallet meets a perk's constraints (POST /services/perks/check-eligibility): eligible, and " +
       'each failing constraint. Get the wallet with brand_resolve_user.',
@@ -151,6 +164,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_redeem_perk',
+    annotations: writes({ destructive: true, idempotent: false }),
     description:
       "Redeems a perk for a user (POST /services/perks/redeem): spends the perk's price from the user's pts " +
       'and answers a confirmation code. Not repeated on failure: 409 INSUFFICIENT_BALANCE or SOLD_OUT say why.',
@@ -159,6 +173,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_achievements',
+    annotations: READ_ONLY,
     description:
       "A user's achievements with the brand (GET /services/achievements): each with progress, target and " +
       'whether it is unlocked.',
@@ -167,6 +182,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_user_balance',
+    annotations: READ_ONLY,
     description:
       "A user's pts (GET /services/balance): `balance` is spendable (read live on chain), `pending` rewards " +
       'not yet minted. A user who never earned has 0 and no wallet.',
@@ -175,6 +191,7 @@ const OPERATOR_TOOLS = [
   }),
   spec({
     name: 'brand_relay_transaction',
+    annotations: writes({ destructive: true, idempotent: false }),
     description:
       "Relays a user's transaction gas-free (POST /relayer/relay) to a whitelisted pts contract and function, " +
       "authorised by the user's own access token (Bearer), never the brand key. Answers the transaction hash " +
@@ -247,7 +264,8 @@ export function operatorMcpTools(credentials: OperatorCredentials): McpToolEntry
   return OPERATOR_TOOLS.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    inputSchema: z.toJSONSchema(tool.input, { io: 'input' }) as JsonObjectSchema,
+    inputSchema: documentInputSchema(tool.name, z.toJSONSchema(tool.input, { io: 'input' }) as JsonObjectSchema),
+    annotations: tool.annotations,
     async call(args) {
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) {

@@ -71,6 +71,7 @@ export async function remoteMcpTools(client: Client): Promise<McpToolEntry[]> {
         name: tool.name,
         description: tool.description ?? '',
         inputSchema: tool.inputSchema as JsonObjectSchema,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
         async call(args) {
           try {
             return (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentTool } from '../agent-tool.ts';
+import { argumentDoc } from './tool-argument-docs.ts';
 
 /** A JSON Schema object as MCP `tools/list` and the chat-completions planner read it. */
 export interface JsonObjectSchema {
@@ -39,7 +40,7 @@ export function toolInputJsonSchema(tool: AgentTool): JsonObjectSchema {
     const json = inputJsonSchema(schema);
     for (const [name, property] of Object.entries((json.properties as Record<string, unknown>) ?? {})) {
       const { $schema: _ignored, ...rest } = property as Record<string, unknown>;
-      properties[name] = rest;
+      properties[name] = documented(tool.name, name, rest);
     }
     for (const name of (json.required as string[] | undefined) ?? []) required.add(name);
   }
@@ -48,6 +49,28 @@ export function toolInputJsonSchema(tool: AgentTool): JsonObjectSchema {
     properties,
     ...(required.size > 0 ? { required: [...required] } : {}),
   };
+}
+
+/** A property with the argument's meaning and closed set of values (tool-argument-docs.ts) where it has none. */
+function documented(tool: string, name: string, property: Record<string, unknown>): Record<string, unknown> {
+  const doc = argumentDoc(tool, name);
+  if (!doc) return property;
+  return {
+    ...property,
+    ...(property.description === undefined ? { description: doc.description } : {}),
+    ...(doc.enum && property.enum === undefined && property.type === 'string' ? { enum: [...doc.enum] } : {}),
+  };
+}
+
+/** A tool's input schema with every property documented (tool-argument-docs.ts) where it says nothing. */
+export function documentInputSchema(tool: string, schema: JsonObjectSchema): JsonObjectSchema {
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties).map(([name, property]) => [
+      name,
+      documented(tool, name, property as Record<string, unknown>),
+    ]),
+  );
+  return { ...schema, properties };
 }
 
 /**
