@@ -46,12 +46,15 @@ export interface WindowTotals {
  * the redemption's brand in `[from, to)`, leaving `from` open when undefined (the redemption row is `r`). Redemption rates count only
  * such redeemers: a visitor who earned elsewhere and spends here is not a member of this brand.
  */
-export const memberOfBrand = (to: Date, from?: Date) => sql`EXISTS (
-  SELECT 1 FROM events e
-   WHERE e.brand_id = r.brand_id AND e.status = 'accepted' AND e.created_at < ${to}
-     ${from === undefined ? sql`` : sql`AND e.created_at >= ${from}`}
-     AND e.user_email IN (SELECT r.user_key UNION ALL
-                          SELECT l.identity_key FROM account_links l WHERE l.account_key = r.user_key))`;
+export const memberOfBrand = (to: Date, from?: Date) => {
+  // Two index probes (the member events index: user, brand, time) rather than an IN over a correlated
+  // subquery, which the planner would check against every accepted event of the brand.
+  const acceptedHere = sql`e.brand_id = r.brand_id AND e.status = 'accepted' AND e.created_at < ${to}
+     ${from === undefined ? sql`` : sql`AND e.created_at >= ${from}`}`;
+  return sql`(EXISTS (SELECT 1 FROM events e WHERE e.user_email = r.user_key AND ${acceptedHere})
+    OR EXISTS (SELECT 1 FROM account_links l JOIN events e ON e.user_email = l.identity_key
+                WHERE l.account_key = r.user_key AND ${acceptedHere}))`;
+};
 
 /** One round trip: events, new members and redemptions of the scope in `[from, to)`. */
 export async function readWindowTotals(
