@@ -17,7 +17,7 @@ import { documentRoutes, type Route, routerFrom } from './http/route-table.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { achievementAdminRoutes, achievementRoutes } from './modules/achievements/achievements.routes.ts';
-import { balanceRoutes, readBalance } from './modules/balances/balances.routes.ts';
+import { balanceRoutes } from './modules/balances/balances.routes.ts';
 import { brandAdminRoutes } from './modules/brands/brands.routes.ts';
 import { campaignAdminRoutes, communityRoutes } from './modules/community/community.routes.ts';
 import {
@@ -31,6 +31,7 @@ import { eventRoutes, limitUnsignedByIp } from './modules/events/events.routes.t
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { identityAdminRoutes, jwksRoutes } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
+import { readWalletBalance } from './modules/ledger/wallet-balance.ts';
 import { createPaymentErrorHandler, paymentAdminRoutes, paymentRoutes } from './modules/payments/payments.routes.ts';
 import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
 import {
@@ -114,7 +115,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   // The seed system's vocabulary, mapped at the edge before pts's own routers (docs/compatibility.md).
   const seedCompat = { db: deps.db, clock: deps.clock, logger, brands: services.brands };
   const readMemberBalance = (userIdentifier: string) =>
-    readBalance(
+    readWalletBalance(
       {
         db: deps.db,
         publicClient: deps.publicClient,

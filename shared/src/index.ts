@@ -108,6 +108,15 @@ export {
   createdAgentKeySchema,
   revokedAgentKeySchema,
 } from './schemas/agent-keys.ts';
+export {
+  type AnalyticsBucket,
+  analyticsBucketSchema,
+  BRAND_ANALYTICS_MAX_DAYS,
+  type BrandAnalytics,
+  type BrandAnalyticsWindow,
+  brandAnalyticsSchema,
+  brandAnalyticsWindowSchema,
+} from './schemas/analytics.ts';
 export { type BalanceResponse, balanceParamsSchema, balanceResponseSchema } from './schemas/balances.ts';
 export {
   type Brand,

@@ -8,6 +8,7 @@ import {
   healthGrade,
   healthReport,
   momentum,
+  NOT_ENOUGH_HISTORY,
   percentOf,
   periodWindows,
   ptsToUsd,
@@ -155,22 +156,41 @@ describe('health score', () => {
     expect(gone[2]).toMatchObject({ score: 0, value: -100 });
   });
 
-  it('a new brand (members, nobody before) gets full growth and no retention value', () => {
+  it('a new brand (members, nobody before) gets full growth and retention is not scored (not enough history)', () => {
     const c = healthComponents({ ...none, members: 3, events: 3 });
-    expect(c[1]).toEqual({ name: 'retention', score: 0, max: 20, value: null });
+    expect(c[1]).toEqual({ name: 'retention', score: null, max: 20, value: null, note: NOT_ENOUGH_HISTORY });
     expect(c[2]).toEqual({ name: 'growth', score: 20, max: 20, value: null });
     expect(c[0]).toMatchObject({ score: 5, value: 1 });
   });
 
-  it('empty data: score from the program only, no NaN, every weakness with a recommendation', () => {
+  it('empty data: score from the program only (over the 80 points that can be scored), no NaN', () => {
     const report = healthReport({ ...none, activeRules: 2, availablePerks: 0 });
-    expect(report.components.map((c) => c.score)).toEqual([0, 0, 0, 0, 5]);
+    expect(report.components.map((c) => c.score)).toEqual([0, null, 0, 0, 5]);
     expect(report.components.every((c) => !Number.isNaN(c.score))).toBe(true);
-    expect(report.score).toBe(5);
+    // 5 of 80 scored points → 6.25 → 6.
+    expect(report.score).toBe(6);
     expect(report.grade).toBe('F');
-    expect(report.weaknesses).toHaveLength(5);
-    expect(report.recommendations).toHaveLength(5);
+    expect(report.notEnoughHistory).toEqual(['retention']);
+    expect(report.weaknesses).toHaveLength(4);
+    expect(report.weaknesses).not.toContain('Members of the previous 30 days are not coming back');
+    expect(report.recommendations).toHaveLength(4);
     expect(report.strengths).toEqual([]);
+  });
+
+  it('a new brand doing well is scored over what can be measured, not held back by its missing history', () => {
+    // engagement 20, growth 20 (from nobody), redemption 20 (1 of 5), program 5 + 5 + 10 × (2/5 ÷ 0.25 → 1) = 20.
+    const report = healthReport({
+      ...none,
+      members: 5,
+      events: 20,
+      redeemers: 1,
+      streakMembers: 2,
+      activeRules: 1,
+      availablePerks: 1,
+    });
+    expect(report.score).toBe(100);
+    expect(report.grade).toBe('A');
+    expect(report.strengths).toHaveLength(4);
   });
 
   it.each([

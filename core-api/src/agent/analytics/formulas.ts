@@ -6,26 +6,12 @@ import { PTS_PER_CENT, tokensForCents } from '../../modules/payments/payment-amo
  * hand-computed values. Every ratio has a defined answer on empty data (null or 0, never NaN).
  */
 
-export type Period = '7d' | '30d' | '90d';
-export const PERIODS = ['7d', '30d', '90d'] as const;
-const DAY_MS = 86_400_000;
-
-/** A half-open window `[from, to)`. */
-export interface TimeWindow {
-  from: Date;
-  to: Date;
-  days: number;
-}
-
-/** The period's window ending at `now`, and the window of the same length just before it. */
-export function periodWindows(now: Date, period: Period): { current: TimeWindow; previous: TimeWindow } {
-  const days = Number.parseInt(period, 10);
-  const from = new Date(now.getTime() - days * DAY_MS);
-  return {
-    current: { from, to: now, days },
-    previous: { from: new Date(from.getTime() - days * DAY_MS), to: from, days },
-  };
-}
+export {
+  PERIODS,
+  type Period,
+  periodWindows,
+  type TimeWindow,
+} from '../../modules/analytics/periods.ts';
 
 /** Rounds to `digits` decimals (half away from zero for the positive values used here). */
 export function round(value: number, digits = 1): number {
@@ -80,11 +66,16 @@ export type HealthComponentName = 'engagement' | 'retention' | 'growth' | 'redem
 
 export interface HealthComponent {
   name: HealthComponentName;
-  score: number;
+  /** Null when the component cannot be measured yet (`note` says why); the score leaves it out. */
+  score: number | null;
   max: 20;
   /** The value the score was computed from, as the docs define it. */
   value: number | null;
+  note?: string;
 }
+
+/** Why retention is not scored for a brand with nobody active in the previous window. */
+export const NOT_ENOUGH_HISTORY = 'Not enough history: no member was active in the previous 30 days';
 
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
@@ -98,12 +89,14 @@ export const STREAK_FULL_SHARE = 0.25;
 /**
  * Five components of 20 points each (docs/agent-api/analytics.md, "Health score"):
  * - engagement = 20 × min(1, events per member ÷ 4);
- * - retention = 20 × retained ÷ previous members (0 without previous members);
+ * - retention = 20 × retained ÷ previous members; without previous members it is not scored (not enough
+ *   history: a new brand's members cannot have "not come back");
  * - growth = clamp(10 + 10 × growth, 0, 20) with growth = (members − previous) ÷ previous; without previous
  *   members: 20 when there are members now, else 0;
  * - redemption = 20 × min(1, redeemers ÷ members ÷ 0.2);
  * - program = 5 (an active rule) + 5 (an available perk) + 10 × min(1, streak members ÷ members ÷ 0.25).
- * Each component is rounded to 1 decimal; the score is the rounded sum (0–100).
+ * Each component is rounded to 1 decimal; the score is the rounded sum over the scored components, scaled
+ * to 100 when one is not scored (sum ÷ their maxima × 100).
  */
 export function healthComponents(h: HealthInput): HealthComponent[] {
   const perMember = h.members > 0 ? h.events / h.members : 0;
@@ -121,12 +114,9 @@ export function healthComponents(h: HealthInput): HealthComponent[] {
       max: 20,
       value: round(perMember, 2),
     },
-    {
-      name: 'retention',
-      score: round(20 * (retention ?? 0)),
-      max: 20,
-      value: retention === null ? null : round(retention * 100),
-    },
+    retention === null
+      ? { name: 'retention', score: null, max: 20, value: null, note: NOT_ENOUGH_HISTORY }
+      : { name: 'retention', score: round(20 * retention), max: 20, value: round(retention * 100) },
     { name: 'growth', score: round(growthScore), max: 20, value: growth === null ? null : round(growth * 100) },
     {
       name: 'redemption',
@@ -170,19 +160,24 @@ const RECOMMENDATION: Record<HealthComponentName, string> = {
 };
 
 /**
- * The health answer: score (rounded sum), grade, and per component a strength (≥ 75 % of its max), a
- * weakness (< 40 %) with its recommendation.
+ * The health answer: score (rounded sum of the scored components, scaled to 100 over their maxima), grade,
+ * and per scored component a strength (≥ 75 % of its max), a weakness (< 40 %) with its recommendation; a
+ * component that cannot be measured yet is neither, and `notEnoughHistory` names it.
  */
 export function healthReport(h: HealthInput) {
   const components = healthComponents(h);
-  const score = Math.round(components.reduce((s, c) => s + c.score, 0));
+  const scored = components.flatMap((c) => (c.score === null ? [] : [{ ...c, score: c.score }]));
+  const maxima = scored.reduce((s, c) => s + c.max, 0);
+  const sum = scored.reduce((s, c) => s + c.score, 0);
+  const score = maxima > 0 ? Math.round((sum * 100) / maxima) : 0;
   return {
     score,
     grade: healthGrade(score),
     components,
-    strengths: components.filter((c) => c.score >= 0.75 * c.max).map((c) => STRENGTH[c.name]),
-    weaknesses: components.filter((c) => c.score < 0.4 * c.max).map((c) => WEAKNESS[c.name]),
-    recommendations: components.filter((c) => c.score < 0.4 * c.max).map((c) => RECOMMENDATION[c.name]),
+    strengths: scored.filter((c) => c.score >= 0.75 * c.max).map((c) => STRENGTH[c.name]),
+    weaknesses: scored.filter((c) => c.score < 0.4 * c.max).map((c) => WEAKNESS[c.name]),
+    recommendations: scored.filter((c) => c.score < 0.4 * c.max).map((c) => RECOMMENDATION[c.name]),
+    notEnoughHistory: components.filter((c) => c.score === null).map((c) => c.name),
   };
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { notAgent } from '../analytics/analytics.repository.ts';
+import { memberOfBrand, notAgent } from '../../modules/analytics/analytics.repository.ts';
 import type { TimeWindow } from '../analytics/formulas.ts';
 
 /**
@@ -16,7 +16,7 @@ export interface PeerActivity {
   acceptedEvents: number;
   /** pts of accepted events. */
   ptsIssued: bigint;
-  /** Distinct members with a pending or confirmed redemption. */
+  /** Distinct members active in the window with a pending or confirmed redemption there (members only). */
   redeemers: number;
   ptsRedeemed: bigint;
 }
@@ -46,10 +46,11 @@ export async function readCategoryActivity(
                   WHERE status = 'accepted' AND ${notAgent(sql.ref('user_email'))}
                     AND created_at >= ${from} AND created_at < ${to}
                   GROUP BY brand_id) e ON e.brand_id = b.address
-      LEFT JOIN (SELECT brand_id, count(DISTINCT user_key) AS redeemers, sum(cost) AS redeemed
-                   FROM perk_redemptions
-                  WHERE status IN ('pending', 'confirmed') AND ${notAgent(sql.ref('user_key'))}
-                    AND created_at >= ${from} AND created_at < ${to}
+      LEFT JOIN (SELECT brand_id, count(DISTINCT user_key) FILTER (WHERE active) AS redeemers, sum(cost) AS redeemed
+                   FROM (SELECT r.brand_id, r.user_key, r.cost, ${memberOfBrand(to, from)} AS active
+                           FROM perk_redemptions r
+                          WHERE r.status IN ('pending', 'confirmed') AND ${notAgent(sql.ref('r.user_key'))}
+                            AND r.created_at >= ${from} AND r.created_at < ${to}) x
                   GROUP BY brand_id) r ON r.brand_id = b.address
      WHERE b.category = ${category}
      ORDER BY b.address`.execute(db);

@@ -3,9 +3,9 @@ import { AppError } from '@pts/shared';
 import type { Address } from 'viem';
 import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { readBalance } from '../../modules/balances/balances.routes.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import { awardReward, completeEvent, preparePlatformAward } from '../../modules/events/events.service.ts';
+import { readWalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { actsFor } from '../actions/brand-authority.ts';
 import type { AgentPrincipal, AgentTier, AgentToolDeps } from '../agent-tool.ts';
 import { normalizeBrandQuery } from '../tools/discovery.tools.ts';
@@ -290,7 +290,7 @@ export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentP
     listAgentRewardClaims(db, principal.keyId),
     readAgentActivity(db, principal.keyId),
     countAgentRewardClaimsSince(db, principal.keyId, startOfUtcDay(now)),
-    readBalance(
+    readWalletBalance(
       {
         db,
         publicClient: d.deps.publicClient,

@@ -262,6 +262,8 @@ describe('get_user_balance, get_user_stats, get_user_portfolio', () => {
       balance: 340, // one token: 3 × 100 at the shop + 40 at the other brand
       pending: 0,
       totalEarned: 300,
+      confirmedEarned: 300,
+      pendingEarned: 0,
       totalRedeemed: 0,
       pendingRedeemed: 0,
     });

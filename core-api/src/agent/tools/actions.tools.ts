@@ -23,19 +23,15 @@ import { z } from 'zod';
 import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import { accountIdentities, resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
-import { readBalance } from '../../modules/balances/balances.routes.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import type { EventCandidate } from '../../modules/events/event-batcher.ts';
 import { bulkEventFailure, prepareEvent, recordEvent, settleBulkEvents } from '../../modules/events/events.service.ts';
+import { type MemberLedger, readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
+import { readWalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
+import { bestAffordablePerks } from '../actions/affordable-perks.ts';
 import { requireBrandAuthority, requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrands } from '../actions/cached-brands.ts';
-import {
-  bestAffordablePerks,
-  type MemberLedger,
-  readMemberLedger,
-  readMemberLedgers,
-} from '../actions/member-ledger.repository.ts';
 import { type AgentPrincipal, type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 
 /** A user id no earlier example call used: an example may run once per surface (REST, MCP, converse). */
@@ -263,6 +259,24 @@ function userNotFound(userId: string, brandId?: string): AppError {
 
 const userBrandParams = z.object({ userId: userIdSchema, brandId: brandIdSchema });
 
+/** The member ledger's earnings at one brand (docs/ledger.md): every member tool shows the same three. */
+const earnedFields = {
+  totalEarned: z.number().int().describe('Rewards accepted for the member at the brand, whatever their mint state'),
+  confirmedEarned: z
+    .number()
+    .int()
+    .describe('The part of totalEarned recorded as minted: what the pts_earned leaderboards rank'),
+  pendingEarned: z.number().int().describe('The part of totalEarned still being minted (queued or sent)'),
+};
+
+function earnedView(ledger: MemberLedger) {
+  return {
+    totalEarned: Number(ledger.earned),
+    confirmedEarned: Number(ledger.confirmed),
+    pendingEarned: Number(ledger.pending),
+  };
+}
+
 /** The member's ledger at a brand the key acts for; 404 when the user never interacted with the brand. */
 async function requireMember(
   d: AgentToolDeps,
@@ -284,7 +298,7 @@ async function requireMember(
 
 /** The wallet balance of a user: pts are one token, so it is the same at every brand. */
 function walletBalance(d: AgentToolDeps, userId: string) {
-  return readBalance(
+  return readWalletBalance(
     {
       db: d.deps.db,
       publicClient: d.deps.publicClient,
@@ -303,9 +317,11 @@ function getUserBalanceTool(d: AgentToolDeps): AgentTool {
     summary: "A member's pts balance and what they earned and redeemed at a brand",
     description:
       "`balance` is the pts in the user's wallet right now, read on chain; pts are one token across brands, so " +
-      'it is what they can spend at any brand. `pending` is rewards accepted but not yet minted. `totalEarned` ' +
-      '(accepted rewards) and `totalRedeemed` (confirmed perk redemptions; `pendingRedeemed` still being mined) ' +
-      "are this brand's only. All amounts are whole pts. 404 when the user has no events or redemptions at " +
+      'it is what they can spend at any brand. `pending` is rewards accepted for the wallet and not on chain yet ' +
+      '(every brand). `totalEarned` (rewards accepted at this brand, whatever their mint state) = ' +
+      '`confirmedEarned` (minted: what the leaderboards rank) + `pendingEarned` (still minting); ' +
+      '`totalRedeemed` (confirmed perk redemptions; `pendingRedeemed` still being mined) ' +
+      "are this brand's only (docs/ledger.md). All amounts are whole pts. 404 when the user has no events or redemptions at " +
       'the brand; 403 when the key does not act for the brand.',
     access: 'key',
     request: { params: userBrandParams },
@@ -315,7 +331,7 @@ function getUserBalanceTool(d: AgentToolDeps): AgentTool {
       walletAddress: z.string().nullable(),
       balance: z.number().int(),
       pending: z.number().int(),
-      totalEarned: z.number().int(),
+      ...earnedFields,
       totalRedeemed: z.number().int(),
       pendingRedeemed: z.number().int(),
     }),
@@ -329,9 +345,9 @@ function getUserBalanceTool(d: AgentToolDeps): AgentTool {
         walletAddress: wallet.walletAddress,
         balance: wallet.balance,
         pending: wallet.pending,
-        totalEarned: Number(ledger.totalEarned),
-        totalRedeemed: Number(ledger.totalRedeemed),
-        pendingRedeemed: Number(ledger.pendingRedeemed),
+        ...earnedView(ledger),
+        totalRedeemed: Number(ledger.redeemed),
+        pendingRedeemed: Number(ledger.redeeming),
       };
     },
   });
@@ -398,8 +414,8 @@ function getUserStatsTool(d: AgentToolDeps): AgentTool {
     path: '/users/:userId/brands/:brandId/stats',
     summary: "A member's earnings, redemptions, streak and achievements at a brand",
     description:
-      'Everything a brand knows of a member, all time: earnings (accepted rewards in pts, per event type, the ' +
-      'last one), redemptions (confirmed count and pts spent; pending ones apart), the daily streak (current ' +
+      'Everything a brand knows of a member, all time: earnings (rewards accepted in pts whatever their mint ' +
+      'state = confirmedEarned + pendingEarned, per event type, the last one), redemptions (confirmed count and pts spent; pending ones apart), the daily streak (current ' +
       'and longest in days, whether it still counts) and achievements (each with progress toward its ' +
       'threshold). 404 when the user has no events or redemptions at the brand; 403 when the key does not act ' +
       'for the brand.',
@@ -409,7 +425,7 @@ function getUserStatsTool(d: AgentToolDeps): AgentTool {
       brandId: z.string(),
       userId: z.string(),
       earnings: z.object({
-        totalEarned: z.number().int(),
+        ...earnedFields,
         events: z.number().int(),
         lastEarnedAt: z.string().nullable(),
         byEventType: z.array(z.object({ eventType: z.string(), count: z.number().int(), amount: z.number().int() })),
@@ -440,16 +456,16 @@ function getUserStatsTool(d: AgentToolDeps): AgentTool {
         brandId: params.brandId,
         userId: params.userId,
         earnings: {
-          totalEarned: Number(ledger.totalEarned),
+          ...earnedView(ledger),
           events: ledger.acceptedEvents,
           lastEarnedAt: ledger.lastEarnedAt?.toISOString() ?? null,
           byEventType: ledger.byEventType.map((row) => ({ ...row, amount: Number(row.amount) })),
         },
         redemptions: {
           count: ledger.redemptions,
-          totalRedeemed: Number(ledger.totalRedeemed),
+          totalRedeemed: Number(ledger.redeemed),
           pending: ledger.pendingRedemptions,
-          pendingRedeemed: Number(ledger.pendingRedeemed),
+          pendingRedeemed: Number(ledger.redeeming),
         },
         streak,
         achievements: {
@@ -503,7 +519,7 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
         z.object({
           brandId: z.string(),
           name: z.string(),
-          totalEarned: z.number().int(),
+          ...earnedFields,
           totalRedeemed: z.number().int(),
           streak: streakViewSchema,
           bestAffordablePerk: affordablePerkSchema.nullable(),
@@ -545,8 +561,8 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
           {
             brandId,
             name,
-            totalEarned: Number(ledger.totalEarned),
-            totalRedeemed: Number(ledger.totalRedeemed),
+            ...earnedView(ledger),
+            totalRedeemed: Number(ledger.redeemed),
             streak,
             bestAffordablePerk: perk
               ? {

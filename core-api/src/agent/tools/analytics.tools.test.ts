@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentRequest } from '../../../test/agent-fixture.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { readBrandAnalytics } from '../../modules/analytics/brand-analytics.ts';
 import { agentTools } from '../agent-tools.ts';
 import { analyticsTools } from './analytics.tools.ts';
 import { createPerkViaAdmin, toolCaller, UNKNOWN_BRAND } from './tool-test-support.ts';
@@ -330,7 +331,9 @@ describe('get_brand_health', () => {
     const r = await call('get_brand_health', { params: { brandId: empty.brandId } });
     expect(r.score).toBe(0);
     expect(r.grade).toBe('F');
-    expect(r.weaknesses).toHaveLength(5);
+    // Retention cannot be measured without previous members: not a weakness, not scored.
+    expect(r.weaknesses).toHaveLength(4);
+    expect(r.notEnoughHistory).toEqual(['retention']);
     expect(r.basis).toMatchObject({ sampleSize: 0 });
     expect(r.basis.note).toMatch(/No active member/);
   });
@@ -589,5 +592,131 @@ describe('get_trending', () => {
     for (const limit of ['51', '0', 'x']) {
       await expect(invoke('get_trending', { query: { limit } })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     }
+  });
+});
+
+// Issue 23: a brand opened 100 days on. Gamma's members m1–m4 earn; x1–x3 earn only at Delta and spend their
+// pts on Gamma's Mug, as does m1. Nobody used Gamma in the 30 days before.
+//  +101d  earn m1 m2 m3 m4 (100 each) at Gamma; daily m1 (5), daily m1 again → refused (cooldown)
+//         earn x1 x2 x3 at Delta
+//  +102d  m1, x1, x2, x3 redeem the Mug (10) at Gamma;          now = +103d
+describe('redeemers who are members, and a brand without history (issue 23)', () => {
+  let gamma: CreatedBrand;
+  let delta: CreatedBrand;
+  let mug: { perkId: number; uuid: string };
+  const gammaMembers = ['m1', 'm2', 'm3', 'm4'].map((name) => `${name}@example.com`);
+  const outsiders = ['x1', 'x2', 'x3'].map((name) => `${name}@example.com`);
+
+  beforeAll(async () => {
+    platform.clock.set(at(100));
+    gamma = await platform.createBrand({
+      name: 'gamma',
+      domain: 'gamma.example.com',
+      rules: [
+        { eventType: 'earn', rewardAmount: 100, cooldownHours: 0, maxClaims: -1 },
+        { eventType: 'daily', rewardAmount: 5, cooldownHours: 24, maxClaims: -1 },
+      ],
+    });
+    delta = await platform.createBrand({
+      name: 'delta',
+      domain: 'delta.example.com',
+      rules: [{ eventType: 'earn', rewardAmount: 100, cooldownHours: 0, maxClaims: -1 }],
+    });
+    mug = await createPerkViaAdmin(platform, gamma.brandId, { name: 'Mug', cost: 10 });
+    for (const [i, member] of gammaMembers.entries()) await earn(gamma, at(101, i), 'earn', member);
+    await earn(gamma, at(101, 30), 'daily', 'm1@example.com');
+    platform.clock.set(at(101, 31));
+    const refused = await platform.signedPost(
+      '/pts-api/manual-event',
+      { brandId: gamma.brandId, eventType: 'daily', userEmail: 'm1@example.com', domain: 'gamma.example.com' },
+      gamma.securityKey,
+    );
+    expect(refused.status, JSON.stringify(refused.body)).toBe(429);
+    for (const [i, outsider] of outsiders.entries()) await earn(delta, at(101, 40 + i), 'earn', outsider);
+    await waitForMintsSettled(platform);
+    for (const [i, user] of ['m1@example.com', ...outsiders].entries()) {
+      platform.clock.set(at(102, i));
+      const res = await platform.signedPost(
+        '/services/perks/redeem',
+        { brandId: gamma.brandId, perkId: mug.uuid, userIdentifier: user, platform: 'web' },
+        gamma.securityKey,
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    platform.clock.set(at(103));
+  }, 180_000);
+
+  afterAll(() => {
+    platform.clock.set(at(0, 1));
+  });
+
+  it('redemption rates count only redeemers who are members of the brand', async () => {
+    const r = await call('get_brand_analytics', { params: { brandId: gamma.brandId }, query: { period: '30d' } });
+    // 4 redemptions, but only m1 is a Gamma member: 1 of 4 members redeemed (not 4 of 4).
+    expect(r.current).toMatchObject({ members: 4, redemptions: 4, redeemers: 1, ptsRedeemed: '40' });
+    expect(r.current.redemptionRatePercent).toBe(25);
+    const perksAnswer = await call('get_brand_perk_analytics', { params: { brandId: gamma.brandId } });
+    expect(perksAnswer.totals).toMatchObject({ redemptions: 4, redeemers: 1, members: 4, redeemerPercent: 25 });
+  });
+
+  it('get_brand_health: no members in the previous period is not enough history, not a retention of 0', async () => {
+    const r = await call('get_brand_health', { params: { brandId: gamma.brandId } });
+    expect(r.inputs).toMatchObject({ previousMembers: 0, members: 4, redeemers: 1 });
+    expect(r.components[1]).toMatchObject({ name: 'retention', score: null, value: null });
+    expect(r.components[1].note).toMatch(/Not enough history/);
+    expect(r.notEnoughHistory).toEqual(['retention']);
+    expect(r.weaknesses).not.toContain('Members of the previous 30 days are not coming back');
+    expect(r.recommendations).not.toContain('Reward returning members: a streak milestone or a comeback bonus');
+  });
+
+  it('the brand analytics read model (the portal dashboard reads it): totals, refusals, series, tops', async () => {
+    const r = await readBrandAnalytics(platform.deps.db, { brandId: gamma.brandId, from: at(100), to: at(103) });
+    expect(r.members).toEqual({ total: 4, new: 4, inWindow: 4, active: { day: 0, week: 4, month: 4 } });
+    expect(r.events).toEqual({
+      accepted: 5,
+      refused: 1,
+      refusedByReason: [{ reason: 'COOLDOWN_ACTIVE', count: 1 }],
+    });
+    expect(r.ptsIssued).toBe('405');
+    expect(r.redemptions).toEqual({ count: 4, ptsSpent: '40', redeemers: 1, ratePercent: 25 });
+    // The window touches four UTC days (it starts and ends at noon).
+    expect(r.series.day.map((b) => b.start)).toEqual([100, 101, 102, 103].map((d) => at(d).toISOString().slice(0, 10)));
+    expect(r.series.day[1]).toEqual({
+      start: at(101).toISOString().slice(0, 10),
+      acceptedEvents: 5,
+      refusedEvents: 1,
+      activeMembers: 4,
+      ptsIssued: '405',
+      redemptions: 0,
+      ptsSpent: '0',
+    });
+    expect(r.series.day[2]).toMatchObject({ acceptedEvents: 0, redemptions: 4, ptsSpent: '40' });
+    const weeks = r.series.week;
+    expect(weeks.every((w) => new Date(`${w.start}T00:00:00Z`).getUTCDay() === 1)).toBe(true);
+    expect(weeks.reduce((n, w) => n + w.acceptedEvents, 0)).toBe(5);
+    expect(weeks.reduce((n, w) => n + w.redemptions, 0)).toBe(4);
+    expect(r.topEventTypes).toEqual([
+      { eventType: 'earn', accepted: 4, refused: 0, members: 4, ptsIssued: '400' },
+      { eventType: 'daily', accepted: 1, refused: 1, members: 1, ptsIssued: '5' },
+    ]);
+    expect(r.topPerks).toEqual([{ perkId: mug.uuid, name: 'Mug', redemptions: 4, redeemers: 4, ptsSpent: '40' }]);
+    // The agent's brand analytics read the same figures.
+    const agent = await call('get_brand_analytics', { params: { brandId: gamma.brandId }, query: { period: '7d' } });
+    expect(agent.current).toMatchObject({
+      acceptedEvents: r.events.accepted,
+      rejectedEvents: r.events.refused,
+      ptsIssued: r.ptsIssued,
+      redeemers: r.redemptions.redeemers,
+      redemptionRatePercent: r.redemptions.ratePercent,
+    });
+  });
+
+  it('the read model refuses a bad window with a message saying what to fix', async () => {
+    await expect(
+      readBrandAnalytics(platform.deps.db, { brandId: gamma.brandId, from: at(103), to: at(100) }),
+    ).rejects.toThrow(/from must be before to/);
+    await expect(
+      readBrandAnalytics(platform.deps.db, { brandId: gamma.brandId, from: at(-400), to: at(100) }),
+    ).rejects.toThrow(/at most 366 days/);
   });
 });

@@ -1,14 +1,10 @@
 import { AppError, brandIdSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
-import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
-import { requireKnownBrand } from '../actions/brand-authority.ts';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
   type EventTypeActivity,
   readActivityByBrand,
   readBrandNames,
-  readBrandRules,
   readEventTypeActivity,
   readMemberFlows,
   readPerkNames,
@@ -20,7 +16,11 @@ import {
   readWindowTotals,
   type TrendCounts,
   type WindowTotals,
-} from '../analytics/analytics.repository.ts';
+} from '../../modules/analytics/analytics.repository.ts';
+import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
+import { requireKnownBrand } from '../actions/brand-authority.ts';
+import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { readBrandRules } from '../analytics/analytics.repository.ts';
 import {
   bestPurchaseRule,
   compareBrandActivity,
@@ -139,10 +139,13 @@ const totalsSchema = z.object({
   newMembers: z.number().int().describe('Members whose first accepted event falls in the window'),
   ptsIssued: amount,
   redemptions: z.number().int(),
-  redeemers: z.number().int(),
+  redeemers: z.number().int().describe('Distinct redeemers in the window who are members of the brand'),
   ptsRedeemed: amount,
   eventsPerMember: z.number(),
-  redemptionRatePercent: z.number().nullable().describe('redeemers ÷ members × 100; null without members'),
+  redemptionRatePercent: z
+    .number()
+    .nullable()
+    .describe("Share of the window's members who redeemed in it, × 100; null without members"),
 });
 
 function totalsView(t: WindowTotals) {
@@ -156,7 +159,7 @@ function totalsView(t: WindowTotals) {
     redeemers: t.redeemers,
     ptsRedeemed: t.ptsRedeemed.toString(),
     eventsPerMember: ratio(t.acceptedEvents, t.members),
-    redemptionRatePercent: percentOf(t.redeemers, t.members),
+    redemptionRatePercent: percentOf(t.activeRedeemers, t.members),
   };
 }
 
@@ -194,11 +197,15 @@ const healthSchema = z.object({
   components: z.array(
     z.object({
       name: z.enum(['engagement', 'retention', 'growth', 'redemption', 'program']),
-      score: z.number(),
+      score: z.number().nullable().describe('Null when the component cannot be measured yet (see note)'),
       max: z.literal(20),
       value: z.number().nullable(),
+      note: z.string().optional(),
     }),
   ),
+  notEnoughHistory: z
+    .array(z.string())
+    .describe('Components left out of the score for lack of history (retention without previous members)'),
   strengths: z.array(z.string()),
   weaknesses: z.array(z.string()),
   recommendations: z.array(z.string()),
@@ -290,7 +297,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       previousMembers: prev.members,
       retainedMembers: retained,
       events: cur.acceptedEvents,
-      redeemers: cur.redeemers,
+      redeemers: cur.activeRedeemers,
       streakMembers: streaks.streakMembers,
       activeRules: program.activeRules,
       availablePerks: program.availablePerks,
@@ -557,7 +564,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
             ptsRedeemed: all.ptsRedeemed.toString(),
             redeemers: all.redeemers,
             members: all.members,
-            redeemerPercent: percentOf(all.redeemers, all.members),
+            redeemerPercent: percentOf(all.activeRedeemers, all.members),
           },
           perks: view,
           basis: { ...basisOf(allTime, 'all_time', redemptions, note), from: null },

@@ -153,6 +153,39 @@ describe('estimate_roi', () => {
   });
 });
 
+// Issue 23: travel (trip, earn 100): −4d tia and tom earn; T0 + 2 min tia redeems the Postcard (10), and so
+// does eve, who earned only at the cafe. The pool's redemption rate counts Trip's members only: 1 of 2.
+describe('estimate_roi counts only redeemers who are members', () => {
+  beforeAll(async () => {
+    const trip = await brandOf('trip', 'travel', 100);
+    const postcard = await createPerkViaAdmin(platform, trip.brandId, { name: 'Postcard', cost: 10 });
+    await earn(trip, at(-4), 'tia@example.com');
+    await earn(trip, at(-4, 1), 'tom@example.com');
+    await waitForMintsSettled(platform);
+    for (const [i, user] of ['tia@example.com', 'eve@example.com'].entries()) {
+      platform.clock.set(at(0, 2 + i));
+      const res = await platform.signedPost(
+        '/services/perks/redeem',
+        { brandId: trip.brandId, perkId: postcard.uuid, userIdentifier: user, platform: 'web' },
+        trip.securityKey,
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    platform.clock.set(at(0, 5));
+  }, 120_000);
+
+  afterAll(() => {
+    platform.clock.set(at(0, 1));
+  });
+
+  it('a visitor who earned elsewhere and spends here is not a redeemer of the pool', async () => {
+    const r = await call('estimate_roi', {
+      body: { industry: 'travel', monthlyCustomers: 100, averageOrderValue: 10 },
+    });
+    expect(r.rates).toMatchObject({ redemptionRatePercent: 50 });
+  });
+});
+
 describe('request_growth_info', () => {
   const lead = {
     businessName: 'Corner Bakery',

@@ -1,12 +1,10 @@
 import { balanceParamsSchema, balanceResponseSchema, type Clock } from '@pts/shared';
-import { sql } from 'kysely';
-import type { Address, Hex } from 'viem';
-import { rewardTokenAbi } from '../../chain/artifacts/index.ts';
+import type { Address } from 'viem';
 import type { ChainPublicClient } from '../../chain/deploy.ts';
-import { minedAtOrBelow } from '../../chain/receipts.ts';
 import type { Database } from '../../db/database.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import { readWalletBalance } from '../ledger/wallet-balance.ts';
 
 export interface BalancesRouterDeps {
   db: Database;
@@ -14,89 +12,6 @@ export interface BalancesRouterDeps {
   publicClient: ChainPublicClient;
   rewardToken: Address;
   verifyBrandSignature: BrandSignatureVerifier;
-}
-
-/**
- * What a user can spend: the live on-chain balance of their wallet (their own row's, or their account's when
- * the identity is linked and has none), the rewards accepted but not yet confirmed, and the pts held by perk
- * redemptions still pending (`reserved`) — the wallet and both sums in one statement, then the chain.
- */
-export async function readBalance(
-  deps: Pick<BalancesRouterDeps, 'db' | 'publicClient' | 'rewardToken'> & {
-    /** Reads the wallet's token balance (chain/chain-reads.ts); a live `balanceOf` when absent. */
-    balanceOf?: ((wallet: Address) => Promise<bigint>) | undefined;
-  },
-  userIdentifier: string,
-): Promise<{ walletAddress: string | null; balance: number; pending: number; reserved: bigint }> {
-  const result = await sql<{ wallet: string | null; pending: string; reserved: string; submitted: unknown }>`
-    WITH w AS (
-      SELECT coalesce(
-        (SELECT wallet_address FROM users WHERE email = ${userIdentifier}),
-        (SELECT u.wallet_address FROM account_links l JOIN users u ON u.email = l.account_key
-          WHERE l.identity_key = ${userIdentifier} AND l.account_key <> ${userIdentifier})
-      ) AS wallet)
-    SELECT w.wallet,
-           (SELECT coalesce(sum(amount), 0) FROM reward_mints
-             WHERE wallet_address = w.wallet AND status IN ('pending', 'submitted'))::text AS pending,
-           (SELECT coalesce(sum(cost), 0) FROM perk_redemptions
-             WHERE wallet_address = lower(w.wallet) AND status = 'pending')::text AS reserved,
-           (SELECT json_agg(json_build_object('hashes', t.hashes, 'amount', m.amount::text))
-              FROM reward_mints m JOIN chain_txs t ON t.id = m.chain_tx_id
-             WHERE m.wallet_address = w.wallet AND m.status = 'submitted') AS submitted
-      FROM w`.execute(deps.db);
-  const row = result.rows[0];
-  const wallet = row?.wallet ?? null;
-  if (!wallet) return { walletAddress: null, balance: 0, pending: 0, reserved: 0n };
-  let pending = BigInt(row?.pending ?? '0');
-  const submitted = parseSubmitted(row?.submitted);
-  let onChain: bigint;
-  if (submitted.length === 0) {
-    onChain = deps.balanceOf
-      ? await deps.balanceOf(wallet as Address)
-      : await readTokenBalance(deps, wallet as Address, undefined);
-  } else {
-    // Mints sent and not yet recorded as confirmed: one mined at or below the block the balance is read at
-    // is in the balance already, so it is not pending too (the moment between a batch's block and the
-    // tracker's receipt would otherwise count it twice).
-    const block = await deps.publicClient.getBlockNumber({ cacheTime: 0 });
-    onChain = await readTokenBalance(deps, wallet as Address, block);
-    // A receipt that cannot be read counts as not mined: the answer before this check.
-    const receipt = (hash: Hex) => deps.publicClient.getTransactionReceipt({ hash }).catch(() => null);
-    const mined = await Promise.all(submitted.map((mint) => minedAtOrBelow(receipt, mint.hashes, block)));
-    for (const [index, mint] of submitted.entries()) if (mined[index]) pending -= mint.amount;
-  }
-  return {
-    walletAddress: wallet,
-    balance: Number(onChain),
-    pending: Number(pending),
-    reserved: BigInt(row?.reserved ?? '0'),
-  };
-}
-
-function readTokenBalance(
-  deps: Pick<BalancesRouterDeps, 'publicClient' | 'rewardToken'>,
-  wallet: Address,
-  blockNumber: bigint | undefined,
-): Promise<bigint> {
-  return deps.publicClient.readContract({
-    address: deps.rewardToken,
-    abi: rewardTokenAbi,
-    functionName: 'balanceOf',
-    args: [wallet],
-    ...(blockNumber === undefined ? {} : { blockNumber }),
-  });
-}
-
-/** The wallet's `submitted` mints: the hashes their batch was signed with, and the amount. */
-function parseSubmitted(value: unknown): { hashes: Hex[]; amount: bigint }[] {
-  const list = (typeof value === 'string' ? JSON.parse(value) : value) as
-    | { hashes: unknown; amount: string }[]
-    | null
-    | undefined;
-  return (list ?? []).map((mint) => ({
-    hashes: (typeof mint.hashes === 'string' ? JSON.parse(mint.hashes) : mint.hashes) as Hex[],
-    amount: BigInt(mint.amount),
-  }));
 }
 
 /**
@@ -120,7 +35,7 @@ export function balanceRoutes(deps: BalancesRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId, userIdentifier }, req, res }) => {
         await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-        const { walletAddress, balance, pending } = await readBalance(deps, userIdentifier);
+        const { walletAddress, balance, pending } = await readWalletBalance(deps, userIdentifier);
         res.setHeader('Cache-Control', 'no-store');
         return { success: true, brandId, userIdentifier, walletAddress, balance, pending };
       },

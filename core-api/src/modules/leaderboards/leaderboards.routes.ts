@@ -31,9 +31,10 @@ export function leaderboardRoutes(deps: LeaderboardsRouterDeps): Route[] {
       method: 'get',
       path: '/leaderboard/:brandId',
       tags: ['engagement'],
-      summary: 'Leaderboard: tokens earned, streak, activity or claims, by period',
+      summary: 'Leaderboard: tokens earned (confirmed on chain), streak, activity or claims, by period',
       description:
-        'Public. Periods are UTC calendar periods (weeks start on Monday); `week|month|all` and ' +
+        "`pts_earned` ranks rewards whose mint is confirmed (the member ledger's `confirmedEarned`, " +
+        'docs/ledger.md): a reward still minting counts once its mint is confirmed. Public. Periods are UTC calendar periods (weeks start on Monday); `week|month|all` and ' +
         '`daily|weekly|monthly|all_time` are both accepted. Ties share a rank. Public answers mask emails; a ' +
         "brand-signed request sees full identifiers. `user` adds the caller's own entry as `me`.",
       request: { params: leaderboardParamsSchema, query: leaderboardQuerySchema },

@@ -1,0 +1,193 @@
+import { AppError, type BrandAnalytics, type BrandAnalyticsWindow, brandAnalyticsWindowSchema } from '@pts/shared';
+import { sql } from 'kysely';
+import type { Database } from '../../db/database.ts';
+import { notAgent, readEventTypeActivity, readWindowTotals } from './analytics.repository.ts';
+import { DAY_MS, type TimeWindow } from './periods.ts';
+
+/** Entries in the top event types and top perks. */
+export const BRAND_ANALYTICS_TOP = 10;
+
+const eventMember = notAgent(sql.ref('user_email'));
+
+/**
+ * A brand's analytics over a window (docs/ledger.md, "Brand analytics"): members (all, new, active in the
+ * last day, week and month), events accepted and refused (by reason), pts issued, redemptions and pts spent,
+ * daily and weekly series, top event types and top perks. The brand portal's dashboard and the agent's
+ * analytics tools read these same figures. A fixed number of grouped statements, run side by side. The
+ * window is validated here (`brandAnalyticsWindowSchema`): a caller passing a bad one gets a 400 message.
+ */
+export async function readBrandAnalytics(
+  db: Database,
+  input: { brandId: string } & BrandAnalyticsWindow,
+): Promise<BrandAnalytics> {
+  const parsed = brandAnalyticsWindowSchema.safeParse({ from: input.from, to: input.to });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AppError('VALIDATION_ERROR', issue?.message ?? 'Invalid analytics window', {
+      field: String(issue?.path[0] ?? 'from'),
+    });
+  }
+  const { from, to } = parsed.data;
+  const window: TimeWindow = { from, to, days: (to.getTime() - from.getTime()) / DAY_MS };
+  const { brandId } = input;
+  const [totals, members, refusals, series, types, perks] = await Promise.all([
+    readWindowTotals(db, brandId, window),
+    readMemberCounts(db, brandId, to),
+    readRefusals(db, brandId, window),
+    readSeries(db, brandId, window),
+    readEventTypeActivity(db, brandId, window),
+    readTopPerks(db, brandId, window),
+  ]);
+  return {
+    brandId,
+    window: { from: from.toISOString(), to: to.toISOString(), days: window.days },
+    members: { ...members, new: totals.newMembers, inWindow: totals.members },
+    events: { accepted: totals.acceptedEvents, refused: totals.rejectedEvents, refusedByReason: refusals },
+    ptsIssued: totals.ptsIssued.toString(),
+    redemptions: {
+      count: totals.redemptions,
+      ptsSpent: totals.ptsRedeemed.toString(),
+      redeemers: totals.redeemers,
+      ratePercent: totals.members > 0 ? Math.round((totals.activeRedeemers / totals.members) * 1000) / 10 : null,
+    },
+    series: {
+      day: fillBuckets(series.get('day'), dayStarts(from, to)),
+      week: fillBuckets(series.get('week'), weekStarts(from, to)),
+    },
+    topEventTypes: types.slice(0, BRAND_ANALYTICS_TOP).map((t) => ({
+      eventType: t.eventType,
+      accepted: t.accepted,
+      refused: t.rejected,
+      members: t.members,
+      ptsIssued: t.ptsIssued.toString(),
+    })),
+    topPerks: perks,
+  };
+}
+
+/** Members of the brand before `to`, and those active in the day, week and month before it. */
+async function readMemberCounts(db: Database, brandId: string, to: Date) {
+  const ago = (days: number) => new Date(to.getTime() - days * DAY_MS);
+  const result = await sql<{ total: number; day: number; week: number; month: number }>`
+    SELECT count(DISTINCT user_email)::int AS total,
+           count(DISTINCT user_email) FILTER (WHERE created_at >= ${ago(1)})::int AS day,
+           count(DISTINCT user_email) FILTER (WHERE created_at >= ${ago(7)})::int AS week,
+           count(DISTINCT user_email) FILTER (WHERE created_at >= ${ago(30)})::int AS month
+      FROM events
+     WHERE brand_id = ${brandId} AND status = 'accepted' AND ${eventMember} AND created_at < ${to}`.execute(db);
+  const row = result.rows[0];
+  return { total: row?.total ?? 0, active: { day: row?.day ?? 0, week: row?.week ?? 0, month: row?.month ?? 0 } };
+}
+
+/** Refused events of the window by reason (the refusal's error code), most frequent first. */
+async function readRefusals(db: Database, brandId: string, window: TimeWindow) {
+  const result = await sql<{ reason: string; count: number }>`
+    SELECT coalesce(reason, 'unknown') AS reason, count(*)::int AS count
+      FROM events
+     WHERE brand_id = ${brandId} AND status = 'rejected' AND ${eventMember}
+       AND created_at >= ${window.from} AND created_at < ${window.to}
+     GROUP BY 1
+     ORDER BY count DESC, reason`.execute(db);
+  return result.rows;
+}
+
+type BucketRow = {
+  unit: 'day' | 'week';
+  start: string;
+  accepted: number;
+  refused: number;
+  members: number;
+  issued: string;
+  redemptions: number;
+  spent: string;
+};
+
+/** Events and redemptions per UTC day and per week (Monday), in one statement. */
+async function readSeries(db: Database, brandId: string, window: TimeWindow) {
+  const inWindow = sql`brand_id = ${brandId} AND created_at >= ${window.from} AND created_at < ${window.to}`;
+  const unitStart = (unit: 'day' | 'week') =>
+    sql`to_char(date_trunc(${unit}, created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
+  const eventsBy = (unit: 'day' | 'week') => sql`
+    SELECT ${unit}::text AS unit, ${unitStart(unit)} AS start,
+           count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
+           count(*) FILTER (WHERE status = 'rejected')::int AS refused,
+           count(DISTINCT user_email) FILTER (WHERE status = 'accepted')::int AS members,
+           coalesce(sum(reward_amount) FILTER (WHERE status = 'accepted'), 0)::text AS issued,
+           0 AS redemptions, '0' AS spent
+      FROM events WHERE ${inWindow} AND ${eventMember} GROUP BY 2`;
+  const redemptionsBy = (unit: 'day' | 'week') => sql`
+    SELECT ${unit}::text AS unit, ${unitStart(unit)} AS start, 0 AS accepted, 0 AS refused, 0 AS members,
+           '0' AS issued, count(*)::int AS redemptions, coalesce(sum(cost), 0)::text AS spent
+      FROM perk_redemptions
+     WHERE ${inWindow} AND ${notAgent(sql.ref('user_key'))} AND status IN ('pending', 'confirmed')
+     GROUP BY 2`;
+  const result = await sql<BucketRow>`
+    ${eventsBy('day')} UNION ALL ${eventsBy('week')}
+    UNION ALL ${redemptionsBy('day')} UNION ALL ${redemptionsBy('week')}`.execute(db);
+  const byUnit = new Map<'day' | 'week', Map<string, BucketRow[]>>();
+  for (const row of result.rows) {
+    const buckets = byUnit.get(row.unit) ?? new Map<string, BucketRow[]>();
+    buckets.set(row.start, [...(buckets.get(row.start) ?? []), row]);
+    byUnit.set(row.unit, buckets);
+  }
+  return byUnit;
+}
+
+/** Every bucket of the window in order, zeros where nothing happened. */
+function fillBuckets(rows: Map<string, BucketRow[]> | undefined, starts: string[]) {
+  return starts.map((start) => {
+    const parts = rows?.get(start) ?? [];
+    const sum = (pick: (row: BucketRow) => number) => parts.reduce((total, row) => total + pick(row), 0);
+    const sumPts = (pick: (row: BucketRow) => string) => parts.reduce((total, row) => total + BigInt(pick(row)), 0n);
+    return {
+      start,
+      acceptedEvents: sum((r) => Number(r.accepted)),
+      refusedEvents: sum((r) => Number(r.refused)),
+      activeMembers: sum((r) => Number(r.members)),
+      ptsIssued: sumPts((r) => r.issued).toString(),
+      redemptions: sum((r) => Number(r.redemptions)),
+      ptsSpent: sumPts((r) => r.spent).toString(),
+    };
+  });
+}
+
+const isoDay = (at: Date) => at.toISOString().slice(0, 10);
+
+/** The UTC days the window touches. */
+function dayStarts(from: Date, to: Date): string[] {
+  const days: string[] = [];
+  for (let t = Math.floor(from.getTime() / DAY_MS) * DAY_MS; t < to.getTime(); t += DAY_MS) {
+    days.push(isoDay(new Date(t)));
+  }
+  return days;
+}
+
+/** The weeks (starting Monday, UTC) the window touches. */
+function weekStarts(from: Date, to: Date): string[] {
+  const day = Math.floor(from.getTime() / DAY_MS) * DAY_MS;
+  // 1970-01-01 was a Thursday: (weekday + 6) % 7 days back is the Monday.
+  const monday = day - ((new Date(day).getUTCDay() + 6) % 7) * DAY_MS;
+  const weeks: string[] = [];
+  for (let t = monday; t < to.getTime(); t += 7 * DAY_MS) weeks.push(isoDay(new Date(t)));
+  return weeks;
+}
+
+/** The window's most redeemed perks (pending or confirmed), members and agents apart as everywhere. */
+async function readTopPerks(db: Database, brandId: string, window: TimeWindow) {
+  const result = await sql<{ perk_id: string; name: string; redemptions: number; redeemers: number; spent: string }>`
+    SELECT p.public_id AS perk_id, p.name, count(*)::int AS redemptions,
+           count(DISTINCT r.user_key)::int AS redeemers, coalesce(sum(r.cost), 0)::text AS spent
+      FROM perk_redemptions r JOIN perks p ON p.id = r.perk_id
+     WHERE r.brand_id = ${brandId} AND r.created_at >= ${window.from} AND r.created_at < ${window.to}
+       AND r.status IN ('pending', 'confirmed') AND ${notAgent(sql.ref('r.user_key'))}
+     GROUP BY p.public_id, p.name
+     ORDER BY redemptions DESC, spent DESC, p.public_id
+     LIMIT ${BRAND_ANALYTICS_TOP}`.execute(db);
+  return result.rows.map((r) => ({
+    perkId: r.perk_id,
+    name: r.name,
+    redemptions: r.redemptions,
+    redeemers: r.redeemers,
+    ptsSpent: r.spent,
+  }));
+}

@@ -1,0 +1,199 @@
+import { type CreatedBrand, signRequest } from '@pts/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import type { AgentPrincipal, AgentTool } from '../../agent/agent-tool.ts';
+import { actionsTools } from '../../agent/tools/actions.tools.ts';
+import { analyticsTools } from '../../agent/tools/analytics.tools.ts';
+import { testPrincipal, toolCaller } from '../../agent/tools/tool-test-support.ts';
+import { readBrandAnalytics } from '../analytics/brand-analytics.ts';
+
+// One member through a mint's life — accepted and sent, mined, confirmed — then a refused event: every
+// surface that speaks of what the member earned tells the same story at every step (docs/ledger.md). The
+// receipt tracker is held (it polls once an hour here and is driven by hand) and anvil mines only when told,
+// so each step is a state the platform really passes through.
+
+const REWARD = 70;
+const MEMBER = 'lifecycle.member@example.com';
+
+let platform: TestPlatform;
+let brand: CreatedBrand;
+let tools: AgentTool[];
+let key: AgentPrincipal;
+const caller = toolCaller(
+  () => platform,
+  () => tools,
+);
+
+async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
+  const response = await fetch(platform.deps.chain.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+const signedGet = (path: string) => {
+  // One signature per request: the same path signed in the same second would be a replay.
+  platform.clock.advance(1000);
+  return platform.get(
+    path,
+    signRequest({
+      securityKey: brand.securityKey,
+      method: 'GET',
+      pathWithQuery: path,
+      body: '',
+      timestamp: Math.floor(platform.clock.now().getTime() / 1000),
+    }),
+  );
+};
+
+const purchase = () =>
+  platform.signedPost(
+    '/pts-api/manual-event',
+    { brandId: brand.brandId, eventType: 'purchase', userEmail: MEMBER, domain: 'life.example.com' },
+    brand.securityKey,
+  );
+
+async function mintStatus(): Promise<string> {
+  const row = await platform.deps.db
+    .selectFrom('reward_mints')
+    .innerJoin('events', 'events.id', 'reward_mints.event_id')
+    .select('reward_mints.status')
+    .where('events.user_email', '=', MEMBER)
+    .executeTakeFirstOrThrow();
+  return row.status;
+}
+
+async function waitForMintStatus(wanted: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while ((await mintStatus()) !== wanted) {
+    if (Date.now() > deadline) throw new Error(`mint still ${await mintStatus()}, wanted ${wanted}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** What every surface says of the member now. */
+async function surfaces() {
+  const balance = await signedGet(`/services/balance/${brand.brandId}/${encodeURIComponent(MEMBER)}`);
+  expect(balance.status, JSON.stringify(balance.body)).toBe(200);
+  const board = await signedGet(
+    `/services/leaderboard/${brand.brandId}?metric=pts_earned&period=all_time&user=${encodeURIComponent(MEMBER)}`,
+  );
+  expect(board.status, JSON.stringify(board.body)).toBe(200);
+  const params = { userId: MEMBER, brandId: brand.brandId };
+  const now = platform.clock.now();
+  const [agentBalance, stats, portfolio, analytics, dashboard] = await Promise.all([
+    caller.call('get_user_balance', { params }, key),
+    caller.call('get_user_stats', { params }, key),
+    caller.call('get_user_portfolio', { params: { userId: MEMBER } }, key),
+    caller.call('get_brand_analytics', { params: { brandId: brand.brandId }, query: { period: '7d' } }),
+    readBrandAnalytics(platform.deps.db, {
+      brandId: brand.brandId,
+      from: new Date(now.getTime() - 86_400_000),
+      to: now,
+    }),
+  ]);
+  return {
+    wallet: { balance: balance.body.balance, pending: balance.body.pending },
+    leaderboard: board.body.me?.value ?? 0,
+    agentBalance,
+    stats: stats.earnings,
+    portfolio: portfolio.brands[0],
+    analytics: analytics.current,
+    dashboard,
+  };
+}
+
+/**
+ * The one set of definitions (docs/ledger.md): earned = confirmed + pending on every member tool; the
+ * leaderboard ranks confirmed; the wallet holds on chain what is not pending; analytics issue what was earned.
+ */
+function expectAgreement(seen: Awaited<ReturnType<typeof surfaces>>, step: { confirmed: number; pending: number }) {
+  const earned = { totalEarned: REWARD, confirmedEarned: step.confirmed, pendingEarned: step.pending };
+  expect(seen.agentBalance).toMatchObject({ ...earned, balance: seen.wallet.balance, pending: seen.wallet.pending });
+  expect(seen.stats).toMatchObject(earned);
+  expect(seen.portfolio).toMatchObject({ brandId: brand.brandId, ...earned });
+  expect(seen.leaderboard).toBe(step.confirmed);
+  // One token, one brand, nothing spent: the wallet and what is still on its way make up what was earned.
+  expect(seen.wallet.balance + seen.wallet.pending).toBe(REWARD);
+  expect(seen.analytics).toMatchObject({ acceptedEvents: 1, members: 1, ptsIssued: String(REWARD) });
+  expect(seen.dashboard.ptsIssued).toBe(String(REWARD));
+  expect(seen.dashboard.members).toMatchObject({ total: 1, inWindow: 1, active: { day: 1, week: 1, month: 1 } });
+  expect(seen.dashboard.events.accepted).toBe(1);
+  expect(seen.dashboard.events.refused).toBe(seen.analytics.rejectedEvents);
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({
+    PTS_RATE_LIMIT_IP_PER_MINUTE: '10000',
+    // The receipt tracker runs when the test says so, and an event answers without waiting for its mint.
+    PTS_RECEIPT_POLL_MS: '3600000',
+    PTS_MINT_WAIT_MS: '0',
+    PTS_AGENT_ANSWER_MAX_AGE_SECONDS: '0',
+  });
+  brand = await platform.createBrand({
+    name: 'life',
+    domain: 'life.example.com',
+    rules: [{ eventType: 'purchase', rewardAmount: REWARD, cooldownHours: 24, maxClaims: -1 }],
+  });
+  tools = [
+    ...actionsTools({ deps: platform.deps, services: platform.services }),
+    ...analyticsTools({ deps: platform.deps, services: platform.services }),
+  ];
+  key = testPrincipal([brand.brandId]);
+}, 120_000);
+
+afterAll(async () => {
+  await rpc('evm_setAutomine', [true]).catch(() => undefined);
+  await platform?.stop();
+});
+
+describe('a member through a mint’s life', () => {
+  it('every surface agrees at every step', async () => {
+    await rpc('evm_setAutomine', [false]);
+    const accepted = await purchase();
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(['pending', 'submitted']).toContain(await mintStatus());
+
+    // Accepted, its mint queued or sent: earned, nothing on chain, nothing on the board.
+    let seen = await surfaces();
+    expect(seen.wallet).toEqual({ balance: 0, pending: REWARD });
+    expectAgreement(seen, { confirmed: 0, pending: REWARD });
+
+    // Submitted: the transaction is out, not mined.
+    await waitForMintStatus('submitted');
+    seen = await surfaces();
+    expect(seen.wallet).toEqual({ balance: 0, pending: REWARD });
+    expectAgreement(seen, { confirmed: 0, pending: REWARD });
+
+    // Mined, the receipt not yet read: the wallet holds it (counted once), the ledger still calls it pending
+    // and the board has not counted it — each by its own definition, and the sums still close.
+    await rpc('evm_mine');
+    seen = await surfaces();
+    expect(await mintStatus()).toBe('submitted');
+    expect(seen.wallet).toEqual({ balance: REWARD, pending: 0 });
+    expectAgreement(seen, { confirmed: 0, pending: REWARD });
+
+    // Confirmed: the tracker reads the receipt.
+    await platform.deps.minter.processPending();
+    expect(await mintStatus()).toBe('confirmed');
+    seen = await surfaces();
+    expect(seen.wallet).toEqual({ balance: REWARD, pending: 0 });
+    expectAgreement(seen, { confirmed: REWARD, pending: 0 });
+
+    // A refused event (the rule's 24 h cooldown) changes no figure of the member; analytics count it refused.
+    await rpc('evm_setAutomine', [true]);
+    platform.clock.advance(60_000);
+    const refused = await purchase();
+    expect(refused.status, JSON.stringify(refused.body)).toBe(429);
+    seen = await surfaces();
+    expect(seen.wallet).toEqual({ balance: REWARD, pending: 0 });
+    expectAgreement(seen, { confirmed: REWARD, pending: 0 });
+    expect(seen.analytics.rejectedEvents).toBe(1);
+    expect(seen.dashboard.events.refusedByReason).toEqual([{ reason: 'COOLDOWN_ACTIVE', count: 1 }]);
+    expect(seen.stats.events).toBe(1);
+  }, 120_000);
+});
