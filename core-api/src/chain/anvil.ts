@@ -31,6 +31,19 @@ export interface StartAnvilOptions {
   detached?: { logFile: string };
   /** Seconds between blocks; unset mines one block per transaction (automine). */
   blockTime?: number;
+  /**
+   * Past block states anvil keeps, in memory only (`--prune-history N`); reads at an older block fail. Unset:
+   * anvil's default, 500 in memory and then up to 3,600 more offloaded to `$HOME/.foundry/anvil/tmp` — each a
+   * full copy of the chain's state, so memory and disk grow with the state times that count.
+   */
+  historyStates?: number;
+  /**
+   * Blocks with transactions whose transactions and receipts anvil keeps (`--transaction-block-keeper`); older
+   * blocks keep their headers only. Unset: all of them, in memory and in every dump of the state file.
+   */
+  transactionBlocks?: number;
+  /** HOME of the anvil process: anvil writes whatever it keeps outside its state file under `<HOME>/.foundry`. */
+  homeDir?: string;
   logger?: Logger;
 }
 
@@ -127,6 +140,13 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
     args.push('--state', options.stateFile, '--state-interval', String(options.stateIntervalSeconds ?? 30));
   }
   if (options.blockTime !== undefined && options.blockTime > 0) args.push('--block-time', String(options.blockTime));
+  if (options.historyStates !== undefined) args.push('--prune-history', String(options.historyStates));
+  if (options.transactionBlocks !== undefined) {
+    args.push('--transaction-block-keeper', String(options.transactionBlocks));
+  }
+  // anvil's temporary files go under HOME, or TMPDIR when it has no HOME: both point into `homeDir` when given.
+  const env =
+    options.homeDir === undefined ? process.env : { ...process.env, HOME: options.homeDir, TMPDIR: options.homeDir };
   const logger = options.logger;
   const recent: string[] = [];
   // Another process may already answer on this port; only our own "Listening on" line proves the bind.
@@ -138,7 +158,7 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
     const { logFile } = options.detached;
     const fd = openSync(logFile, 'w');
     try {
-      child = spawn(findAnvilBinary(), args, { stdio: ['ignore', fd, fd], detached: true });
+      child = spawn(findAnvilBinary(), args, { stdio: ['ignore', fd, fd], detached: true, env });
     } finally {
       closeSync(fd);
     }
@@ -151,7 +171,7 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
       recent.splice(0, recent.length, ...lines.slice(-20));
     };
   } else {
-    child = spawn(findAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(findAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     // The pipes must be drained or anvil blocks once the buffer fills; the tail explains a failed start.
     const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
