@@ -109,6 +109,14 @@ describe('local chain files', () => {
     const first = await start(dataDir);
     const recipient = await load(first);
     expect(writtenOutside()).toEqual([]);
+    // Memory holds LOCAL_CHAIN_HISTORY_STATES past states, not 500 plus 3,600 on disk: a read 60 blocks back
+    // works, one 500 blocks back no longer does.
+    const { publicClient } = createChainClients(first.rpcUrl, 1868);
+    const head = await publicClient.getBlockNumber();
+    expect(await publicClient.getBalance({ address: recipient, blockNumber: head - 60n })).toBe(parseEther('3'));
+    await expect(publicClient.getBalance({ address: recipient, blockNumber: head - 500n })).rejects.toThrow(
+      /BlockOutOfRange/,
+    );
 
     await first.stop();
     expect(writtenOutside()).toEqual([]);
