@@ -249,20 +249,14 @@ try {
   await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
   const idle = idleSampler.finish();
 
+  const stopStarted = performance.now();
   await chain.stop();
-  const afterStop = { dataDirMiB: mib(diskBytes(dataDir)), homeMiB: mib(diskBytes(home)) };
-  // The next start must load every minted token from the state file.
-  const restarted = await startLocalChain({
-    dataDir,
-    port: 0,
-    chainId: 1868,
-    stateIntervalSeconds: STATE_INTERVAL,
-    logger,
-  });
-  const restoredSupply = await totalSupply(restarted, token);
-  await restarted.stop();
-
-  const result = {
+  const afterStop = {
+    stopSeconds: (performance.now() - stopStarted) / 1000,
+    dataDirMiB: mib(diskBytes(dataDir)),
+    homeMiB: mib(diskBytes(home)),
+  };
+  const figures = {
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '?', memoryGiB: totalmem() / 2 ** 30 },
     rewards: REWARDS,
     batch: BATCH,
@@ -272,20 +266,17 @@ try {
     load: { ...load, rewardsPerSecond: REWARDS / load.seconds },
     idle,
     afterStop,
-    stateRestored: restoredSupply === minted,
   };
-  if (flags.json) {
-    console.log(JSON.stringify(result));
-  } else {
+  if (!flags.json) {
     console.log(
       `\nchain soak: ${REWARDS} rewards in batches of ${BATCH} to ${WALLETS} wallets, then ${IDLE_SECONDS} s idle`,
     );
     console.log(
-      `  machine: ${result.machine.cpus} × ${result.machine.cpuModel}, ${result.machine.memoryGiB.toFixed(1)} GiB`,
+      `  machine: ${figures.machine.cpus} × ${figures.machine.cpuModel}, ${figures.machine.memoryGiB.toFixed(1)} GiB`,
     );
     console.log(`  anvil RSS at start:          ${fmt(baseline)} MiB`);
     console.log(
-      `  load:   ${fmt(load.seconds)} s, ${fmt(result.load.rewardsPerSecond)} rewards/s, anvil CPU ${fmt(load.cpuPercent)} %`,
+      `  load:   ${fmt(load.seconds)} s, ${fmt(figures.load.rewardsPerSecond)} rewards/s, anvil CPU ${fmt(load.cpuPercent)} %`,
     );
     console.log(`          peak RSS ${fmt(load.peakRssMiB)} MiB, RSS at end ${fmt(load.endRssMiB)} MiB`);
     console.log(`  idle:   ${fmt(idle.seconds)} s, anvil CPU ${fmt(idle.cpuPercent)} %`);
@@ -293,8 +284,28 @@ try {
     console.log(
       `  disk at peak:    data dir ${fmt(Math.max(load.peakDataDirMiB, idle.peakDataDirMiB))} MiB, HOME ${fmt(Math.max(load.peakHomeMiB, idle.peakHomeMiB))} MiB`,
     );
-    console.log(`  disk after stop: data dir ${fmt(afterStop.dataDirMiB)} MiB, HOME ${fmt(afterStop.homeMiB)} MiB`);
-    console.log(`  state file restored every token on restart: ${result.stateRestored ? 'yes' : 'NO'}`);
+    console.log(
+      `  disk after stop: data dir ${fmt(afterStop.dataDirMiB)} MiB, HOME ${fmt(afterStop.homeMiB)} MiB (stop took ${afterStop.stopSeconds.toFixed(1)} s)`,
+    );
+  }
+  // The next start must load every minted token from the state file.
+  const restartStarted = performance.now();
+  const restarted = await startLocalChain({
+    dataDir,
+    port: 0,
+    chainId: 1868,
+    stateIntervalSeconds: STATE_INTERVAL,
+    logger,
+  });
+  const restoredSupply = await totalSupply(restarted, token).catch(() => -1n);
+  const restartSeconds = (performance.now() - restartStarted) / 1000;
+  await restarted.stop();
+  const result = { ...figures, restartSeconds, stateRestored: restoredSupply === minted };
+  if (flags.json) console.log(JSON.stringify(result));
+  else {
+    console.log(
+      `  state file restored every token on restart: ${result.stateRestored ? 'yes' : 'NO'} (restart took ${restartSeconds.toFixed(1)} s)`,
+    );
   }
   if (!result.stateRestored) process.exitCode = 1;
 } finally {

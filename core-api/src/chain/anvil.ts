@@ -15,6 +15,14 @@ export const ANVIL_MINTER_PRIVATE_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e8
 /** Dev account 2 (0x3C44…93BC): reserved for the relayer, which must never share the minter's nonces. */
 export const ANVIL_RELAYER_PRIVATE_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' as const;
 
+/**
+ * How long a stop waits for anvil to exit before SIGKILL when it has a state file. On SIGTERM anvil writes the
+ * whole chain, history included, in place: hundreds of megabytes after a few hundred thousand rewards, well
+ * over 10 s on a busy machine. A SIGKILL then left a torn file and, without an earlier copy, an empty chain.
+ * Loading such a file at start takes about as long, so a start waits as long for anvil to answer.
+ */
+export const STATE_DUMP_GRACE_MS = 180_000;
+
 export interface StartAnvilOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one. */
   port: number;
@@ -205,7 +213,8 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
   const rpcUrl = `http://127.0.0.1:${port}`;
   // Real elapsed time on purpose (monotonic, not the injected clock): this waits for an OS process, and a
   // test's manual clock never advances while it waits.
-  const deadline = performance.now() + 15_000;
+  // Loading a large state file takes as long as writing it (see STATE_DUMP_GRACE_MS); a failed bind exits at once.
+  const deadline = performance.now() + (options.stateFile ? STATE_DUMP_GRACE_MS : 15_000);
   let ready = false;
   while (performance.now() < deadline) {
     if (spawnError || child.exitCode !== null || child.signalCode !== null) break;
@@ -235,7 +244,7 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
       stopping ??= (async () => {
         process.removeListener('exit', killOnExit);
         child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        const timer = setTimeout(() => child.kill('SIGKILL'), options.stateFile ? STATE_DUMP_GRACE_MS : 10_000);
         await exited;
         clearTimeout(timer);
         logger?.info({ rpcUrl }, 'anvil stopped');

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { type AnvilInstance, answersChainId, startAnvil } from './anvil.ts';
+import { type AnvilInstance, answersChainId, STATE_DUMP_GRACE_MS, startAnvil } from './anvil.ts';
 
 // The embedded chain of `npm start` (PTS_CHAIN=local): one anvil per data directory, in its own session so a
 // kill of core-api's process group does not take the chain (and its last seconds of blocks) with it. The
@@ -107,7 +107,7 @@ function isRecordedAnvil(record: LocalChainRecord): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** SIGTERM (anvil dumps its state), then SIGKILL after 10 s; resolves once the process is gone. */
+/** SIGTERM (anvil dumps its state), then SIGKILL after STATE_DUMP_GRACE_MS; resolves once the process is gone. */
 async function terminate(pid: number): Promise<void> {
   try {
     process.kill(pid, 'SIGTERM');
@@ -115,7 +115,7 @@ async function terminate(pid: number): Promise<void> {
     return;
   }
   // Real elapsed time (monotonic): this waits for another OS process, not for anything the clock governs.
-  const killAt = performance.now() + 10_000;
+  const killAt = performance.now() + STATE_DUMP_GRACE_MS;
   while (isAlive(pid)) {
     if (performance.now() > killAt) {
       try {
