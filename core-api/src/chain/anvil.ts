@@ -15,6 +15,14 @@ export const ANVIL_MINTER_PRIVATE_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e8
 /** Dev account 2 (0x3C44…93BC): reserved for the relayer, which must never share the minter's nonces. */
 export const ANVIL_RELAYER_PRIVATE_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' as const;
 
+/**
+ * How long a stop waits for anvil to exit before SIGKILL when it has a state file. On SIGTERM anvil writes the
+ * whole chain, history included, in place: hundreds of megabytes after a few hundred thousand rewards, well
+ * over 10 s on a busy machine. A SIGKILL then left a torn file and, without an earlier copy, an empty chain.
+ * Loading such a file at start takes about as long, so a start waits as long for anvil to answer.
+ */
+export const STATE_DUMP_GRACE_MS = 180_000;
+
 export interface StartAnvilOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one. */
   port: number;
@@ -31,6 +39,19 @@ export interface StartAnvilOptions {
   detached?: { logFile: string };
   /** Seconds between blocks; unset mines one block per transaction (automine). */
   blockTime?: number;
+  /**
+   * Past block states anvil keeps, in memory only (`--prune-history N`); reads at an older block fail. Unset:
+   * anvil's default, 500 in memory and then up to 3,600 more offloaded to `$HOME/.foundry/anvil/tmp` — each a
+   * full copy of the chain's state, so memory and disk grow with the state times that count.
+   */
+  historyStates?: number;
+  /**
+   * Blocks with transactions whose transactions and receipts anvil keeps (`--transaction-block-keeper`); older
+   * blocks keep their headers only. Unset: all of them, in memory and in every dump of the state file.
+   */
+  transactionBlocks?: number;
+  /** HOME of the anvil process: anvil writes whatever it keeps outside its state file under `<HOME>/.foundry`. */
+  homeDir?: string;
   logger?: Logger;
 }
 
@@ -127,6 +148,19 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
     args.push('--state', options.stateFile, '--state-interval', String(options.stateIntervalSeconds ?? 30));
   }
   if (options.blockTime !== undefined && options.blockTime > 0) args.push('--block-time', String(options.blockTime));
+  if (options.historyStates !== undefined) args.push('--prune-history', String(options.historyStates));
+  if (options.transactionBlocks !== undefined) {
+    args.push('--transaction-block-keeper', String(options.transactionBlocks));
+  }
+  const env: NodeJS.ProcessEnv = {
+    // anvil's allocator (jemalloc) keeps freed pages for 10 s by default, and every state dump frees as much as
+    // the state file weighs: with a dump every 5 s that memory was never returned and the resident size only
+    // grew, even idle. Return it within a second, from a background thread. An operator's own setting wins.
+    _RJEM_MALLOC_CONF: 'background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0',
+    ...process.env,
+    // anvil's temporary files go under HOME, or TMPDIR when it has no HOME: both point into `homeDir` when given.
+    ...(options.homeDir === undefined ? {} : { HOME: options.homeDir, TMPDIR: options.homeDir }),
+  };
   const logger = options.logger;
   const recent: string[] = [];
   // Another process may already answer on this port; only our own "Listening on" line proves the bind.
@@ -138,7 +172,7 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
     const { logFile } = options.detached;
     const fd = openSync(logFile, 'w');
     try {
-      child = spawn(findAnvilBinary(), args, { stdio: ['ignore', fd, fd], detached: true });
+      child = spawn(findAnvilBinary(), args, { stdio: ['ignore', fd, fd], detached: true, env });
     } finally {
       closeSync(fd);
     }
@@ -151,7 +185,7 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
       recent.splice(0, recent.length, ...lines.slice(-20));
     };
   } else {
-    child = spawn(findAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(findAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     // The pipes must be drained or anvil blocks once the buffer fills; the tail explains a failed start.
     const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
@@ -179,7 +213,8 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
   const rpcUrl = `http://127.0.0.1:${port}`;
   // Real elapsed time on purpose (monotonic, not the injected clock): this waits for an OS process, and a
   // test's manual clock never advances while it waits.
-  const deadline = performance.now() + 15_000;
+  // Loading a large state file takes as long as writing it (see STATE_DUMP_GRACE_MS); a failed bind exits at once.
+  const deadline = performance.now() + (options.stateFile ? STATE_DUMP_GRACE_MS : 15_000);
   let ready = false;
   while (performance.now() < deadline) {
     if (spawnError || child.exitCode !== null || child.signalCode !== null) break;
@@ -209,7 +244,7 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
       stopping ??= (async () => {
         process.removeListener('exit', killOnExit);
         child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        const timer = setTimeout(() => child.kill('SIGKILL'), options.stateFile ? STATE_DUMP_GRACE_MS : 10_000);
         await exited;
         clearTimeout(timer);
         logger?.info({ rpcUrl }, 'anvil stopped');

@@ -1,12 +1,17 @@
-import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { type AnvilInstance, answersChainId, startAnvil } from './anvil.ts';
+import { type AnvilInstance, answersChainId, STATE_DUMP_GRACE_MS, startAnvil } from './anvil.ts';
 
 // The embedded chain of `npm start` (PTS_CHAIN=local): one anvil per data directory, in its own session so a
 // kill of core-api's process group does not take the chain (and its last seconds of blocks) with it. The
 // next start finds it through `anvil.json` and adopts it; a graceful stop ends it with SIGTERM, which makes
 // anvil dump its state file. See docs/chain.md, "Local chain and deployment".
+//
+// Everything the chain writes stays in the data dir: its state file, log and record, and — as anvil's HOME —
+// `anvil-home/`, where anvil would offload old block states (`.foundry/anvil/tmp/anvil-state-*`, one full copy
+// of the chain's state per block, never removed after a kill). The chain keeps only LOCAL_CHAIN_HISTORY_STATES
+// past states, in memory, so it offloads nothing; `anvil-home/` is emptied at every fresh start and at stop.
 
 /** What `anvil.json` in the data dir records about the running local chain. */
 interface LocalChainRecord {
@@ -24,7 +29,22 @@ export interface StartLocalChainOptions {
   blockTime?: number;
   /** Seconds between anvil's state dumps (what survives if anvil itself dies uncleanly). */
   stateIntervalSeconds: number;
+  /** Past block states kept for reads at an older block (default LOCAL_CHAIN_HISTORY_STATES). */
+  historyStates?: number;
   logger: Logger;
+}
+
+/**
+ * Past block states the local chain keeps, in memory: anvil copies the whole state for every block, so memory
+ * is about this many times the state (anvil's default, 500 in memory plus 3,600 on disk, reached gigabytes).
+ * Reads a little behind the head (the reconciler reads at a head it fetched a moment earlier; with automine
+ * every transaction is a block) stay well inside 64 blocks.
+ */
+export const LOCAL_CHAIN_HISTORY_STATES = 64;
+
+/** anvil's HOME inside the data dir: whatever anvil writes beside its state file lands here. */
+export function localChainHome(dataDir: string): string {
+  return join(dataDir, 'anvil-home');
 }
 
 export interface LocalChain extends AnvilInstance {
@@ -87,7 +107,7 @@ function isRecordedAnvil(record: LocalChainRecord): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** SIGTERM (anvil dumps its state), then SIGKILL after 10 s; resolves once the process is gone. */
+/** SIGTERM (anvil dumps its state), then SIGKILL after STATE_DUMP_GRACE_MS; resolves once the process is gone. */
 async function terminate(pid: number): Promise<void> {
   try {
     process.kill(pid, 'SIGTERM');
@@ -95,7 +115,7 @@ async function terminate(pid: number): Promise<void> {
     return;
   }
   // Real elapsed time (monotonic): this waits for another OS process, not for anything the clock governs.
-  const killAt = performance.now() + 10_000;
+  const killAt = performance.now() + STATE_DUMP_GRACE_MS;
   while (isAlive(pid)) {
     if (performance.now() > killAt) {
       try {
@@ -123,7 +143,7 @@ async function answersSoon(record: LocalChainRecord): Promise<boolean> {
   return false;
 }
 
-function adopt(record: LocalChainRecord, recordPath: string, logger: Logger): LocalChain {
+function adopt(record: LocalChainRecord, recordPath: string, homeDir: string, logger: Logger): LocalChain {
   const rpcUrl = `http://127.0.0.1:${record.port}`;
   // As for a chain this process spawned: a plain exit without stop() must not leave it running.
   const stopOnExit = () => {
@@ -146,6 +166,7 @@ function adopt(record: LocalChainRecord, recordPath: string, logger: Logger): Lo
         process.removeListener('exit', stopOnExit);
         await terminate(record.pid);
         rmSync(recordPath, { force: true });
+        rmSync(homeDir, { recursive: true, force: true });
         logger.info({ rpcUrl }, 'anvil stopped');
       })();
       return stopping;
@@ -193,10 +214,11 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
   const { dataDir, chainId, logger } = options;
   const stateFile = join(dataDir, 'anvil-state.json');
   const recordPath = join(dataDir, RECORD_FILE);
+  const homeDir = localChainHome(dataDir);
   const record = readRecord(recordPath);
   if (record && record.stateFile === stateFile && isRecordedAnvil(record)) {
     const fits = record.chainId === chainId && (options.port === 0 || options.port === record.port);
-    if (fits && (await answersSoon(record))) return adopt(record, recordPath, logger);
+    if (fits && (await answersSoon(record))) return adopt(record, recordPath, homeDir, logger);
     logger.warn(
       { pid: record.pid, port: record.port, fits },
       'stopping the local chain left running (other settings, or it does not answer)',
@@ -204,11 +226,16 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
     await terminate(record.pid);
   }
   prepareStateFile(stateFile, logger);
+  // No anvil runs for this data dir now: whatever an earlier one left in its HOME (a kill -9) is garbage.
+  rmSync(homeDir, { recursive: true, force: true });
+  mkdirSync(homeDir, { recursive: true });
   const anvil = await startAnvil({
     port: options.port,
     chainId,
     stateFile,
     stateIntervalSeconds: options.stateIntervalSeconds,
+    historyStates: options.historyStates ?? LOCAL_CHAIN_HISTORY_STATES,
+    homeDir,
     ...(options.blockTime !== undefined ? { blockTime: options.blockTime } : {}),
     detached: { logFile: join(dataDir, 'anvil.log') },
     logger,
@@ -220,6 +247,7 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
     stop: async () => {
       await anvil.stop();
       rmSync(recordPath, { force: true });
+      rmSync(homeDir, { recursive: true, force: true });
     },
   };
 }
