@@ -352,6 +352,8 @@ export {
   type CreatePerkRequest,
   createPerkRequestSchema,
   listPerksQuerySchema,
+  IDEMPOTENCY_KEY_MAX,
+  idempotencyKeySchema,
   PERK_CATEGORY_PATTERN,
   PERK_DEFAULT_CATEGORY,
   type Perk,
