@@ -299,6 +299,7 @@ export {
   leaderboardQuerySchema,
   leaderboardResponseSchema,
 } from './schemas/leaderboards.ts';
+export { limitSchema, UNLIMITED } from './schemas/limits.ts';
 export {
   type BrandPurchases,
   brandPurchasesResponseSchema,
