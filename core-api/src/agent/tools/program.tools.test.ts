@@ -226,6 +226,35 @@ describe('unlimited is -1 (or null) on every limit input', () => {
   });
 });
 
+describe('redeem_perk with an idempotency key', () => {
+  it('10 concurrent calls with one key make one redemption; the key for another perk is 409', async () => {
+    const perk = await createPerkViaAdmin(platform, shop.brandId, { cost: 10, maxPerUser: 0 });
+    const otherPerk = await createPerkViaAdmin(platform, shop.brandId, { cost: 10, maxPerUser: 0 });
+    await call('create_brand_event', {
+      params: { brandId: shop.brandId },
+      body: { eventType: 'agent_topup', rewardAmount: 100, maxClaims: -1, cooldownHours: 0 },
+    });
+    const user = newUser();
+    await sendEvent('agent_topup', user);
+    const body = { perkId: perk.uuid, userId: user, brandId: shop.brandId, idempotencyKey: 'agent-order-7' };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call('redeem_perk', { body })));
+    expect(new Set(answers.map((a) => a.redemptionId)).size).toBe(1);
+    expect(answers.filter((a) => a.replayed === true)).toHaveLength(9);
+    const again = await call('redeem_perk', { body });
+    expect(again).toMatchObject({ replayed: true, redemptionId: answers[0].redemptionId, status: 'confirmed' });
+    await expect(refused('redeem_perk', { body: { ...body, perkId: otherPerk.uuid } })).rejects.toMatchObject({
+      status: 409,
+      details: { reason: 'idempotency_key_reused' },
+    });
+    const rows = await platform.deps.db
+      .selectFrom('perk_redemptions')
+      .select(['perk_id', 'status'])
+      .where('user_key', '=', user)
+      .execute();
+    expect(rows).toEqual([{ perk_id: BigInt(perk.perkId), status: 'confirmed' }]);
+  }, 90_000);
+});
+
 describe('update_brand_event', () => {
   it('changes the reward for the next event and keeps the other settings', async () => {
     const rule = await call('create_brand_event', {
