@@ -94,8 +94,8 @@ describe('envelopes', () => {
       for (const tool of tools) expect(tool.description).not.toMatch(/\n/);
     }
     const docs = await platform.get('/openapi.json');
-    expect(docs.body.paths['/api/v1'].get.operationId).toBe('list_agent_tools');
-    expect(JSON.stringify(docs.body.paths['/api/v1'].get.responses['200'])).toMatch(/AgentToolIndex|"tools"/);
+    expect(docs.body.paths['/api/v1/'].get.operationId).toBe('list_agent_tools');
+    expect(JSON.stringify(docs.body.paths['/api/v1/'].get.responses['200'])).toMatch(/AgentToolIndex|"tools"/);
   });
 
   it('refuses a path parameter that is not percent-encoded UTF-8 as a bad path, not an unreadable body', async () => {

@@ -208,7 +208,8 @@ const SECURITY: Record<string, SecuritySchemeName[] | undefined> = {
 export function documentAgentTools(docs: ApiDocs, tools: readonly AgentTool[], prefix = '/api/v1'): void {
   docs.register({
     method: 'get',
-    path: prefix,
+    // With the slash: the router serves `/` under its prefix (GET /api/v1 answers the same).
+    path: `${prefix}/`,
     summary: 'The index of the agent tools',
     description:
       'Every tool of the agent API with its HTTP method, path, access and a one-line description; the full ' +
