@@ -313,6 +313,7 @@ export {
   leaderboardQuerySchema,
   leaderboardResponseSchema,
 } from './schemas/leaderboards.ts';
+export { limitSchema, UNLIMITED } from './schemas/limits.ts';
 export {
   type BrandPurchases,
   brandPurchasesResponseSchema,
@@ -365,6 +366,8 @@ export {
   type CreatePerkInput,
   type CreatePerkRequest,
   createPerkRequestSchema,
+  IDEMPOTENCY_KEY_MAX,
+  idempotencyKeySchema,
   listPerksQuerySchema,
   PERK_CATEGORY_PATTERN,
   PERK_DEFAULT_CATEGORY,

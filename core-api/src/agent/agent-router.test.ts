@@ -66,12 +66,36 @@ describe('envelopes', () => {
     for (const [method, path] of [
       ['GET', '/nothing/here'],
       ['POST', '/network/info'],
-      ['GET', '/'],
+      ['POST', '/'],
     ] as const) {
       const res = await agentRequest(platform, { method, path });
       expect(res.status, path).toBe(404);
       expect(res.body.error).toMatchObject({ code: 'not_found', status: 404 });
     }
+  });
+
+  it('GET /api/v1 answers the index of every tool, and /openapi.json documents it', async () => {
+    for (const path of ['/api/v1', '/api/v1/']) {
+      const res = await platform.get(path);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.meta.tool).toBe('list_agent_tools');
+      const { tools, count } = res.body.data;
+      expect(count).toBe(tools.length);
+      expect(count).toBeGreaterThan(40);
+      expect(tools).toContainEqual({
+        name: 'get_network_info',
+        method: 'GET',
+        path: '/api/v1/network/info',
+        access: 'public',
+        description: expect.any(String),
+      });
+      const redeem = tools.find((tool: { name: string }) => tool.name === 'redeem_perk');
+      expect(redeem).toMatchObject({ method: 'POST', path: '/api/v1/perks/redeem', access: 'key' });
+      for (const tool of tools) expect(tool.description).not.toMatch(/\n/);
+    }
+    const docs = await platform.get('/openapi.json');
+    expect(docs.body.paths['/api/v1/'].get.operationId).toBe('list_agent_tools');
+    expect(JSON.stringify(docs.body.paths['/api/v1/'].get.responses['200'])).toMatch(/AgentToolIndex|"tools"/);
   });
 
   it('refuses a path parameter that is not percent-encoded UTF-8 as a bad path, not an unreadable body', async () => {

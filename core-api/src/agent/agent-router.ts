@@ -90,6 +90,17 @@ export function createAgentRouter(d: AgentRouterDeps): Router {
   router.use(jsonBody(AGENT_BODY_LIMIT_BYTES));
   const lastNoted = new Map<string, number>();
 
+  // GET /api/v1: the index of the tools, so a caller who starts at the root finds every route from there.
+  const index = agentToolIndex(d.tools);
+  router.get('/', (async (req, res, next) => {
+    try {
+      await services.limits.agentIp.consume(res, req.ip ?? 'unknown');
+      res.json({ data: index, meta: { tool: AGENT_INDEX_NAME, timestamp: deps.clock.now().toISOString() } });
+    } catch (error) {
+      next(error);
+    }
+  }) as RequestHandler);
+
   for (const tool of d.tools) {
     const { definition } = tool;
     const handler: RequestHandler = async (req, res, next) => {
@@ -154,6 +165,40 @@ export function createAgentRouter(d: AgentRouterDeps): Router {
   return router;
 }
 
+/** The `meta.tool` and operationId of `GET /api/v1`. */
+const AGENT_INDEX_NAME = 'list_agent_tools';
+
+/** `GET /api/v1`: every tool with its method, path, access and one-line description. */
+export const agentToolIndexSchema = z
+  .object({
+    tools: z.array(
+      z.object({
+        name: z.string(),
+        method: z.enum(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']),
+        path: z.string().describe('Under /api/v1, with :params'),
+        access: z.string().describe('public, optional, key or manage (docs/agent-api.md, "Access")'),
+        description: z.string().describe('One line'),
+      }),
+    ),
+    count: z.number().int(),
+    docs: z.string().describe('Where the full description of every tool is (OpenAPI)'),
+  })
+  .meta({ id: 'AgentToolIndex' });
+
+export function agentToolIndex(tools: readonly AgentTool[], prefix = '/api/v1'): z.output<typeof agentToolIndexSchema> {
+  return {
+    tools: tools.map(({ definition }) => ({
+      name: definition.name,
+      method: definition.method.toUpperCase() as 'GET',
+      path: `${prefix}${definition.path}`,
+      access: definition.access,
+      description: definition.summary,
+    })),
+    count: tools.length,
+    docs: '/openapi.json',
+  };
+}
+
 const SECURITY: Record<string, SecuritySchemeName[] | undefined> = {
   public: undefined,
   optional: undefined,
@@ -161,6 +206,21 @@ const SECURITY: Record<string, SecuritySchemeName[] | undefined> = {
 
 /** Documents every tool under `prefix` (`/api/v1`) with its result inside the envelope, so `/docs` shows it. */
 export function documentAgentTools(docs: ApiDocs, tools: readonly AgentTool[], prefix = '/api/v1'): void {
+  docs.register({
+    method: 'get',
+    // With the slash: the router serves `/` under its prefix (GET /api/v1 answers the same).
+    path: `${prefix}/`,
+    summary: 'The index of the agent tools',
+    description:
+      'Every tool of the agent API with its HTTP method, path, access and a one-line description; the full ' +
+      'description and schemas of each are its own operation here. Public.',
+    operationId: AGENT_INDEX_NAME,
+    tags: ['agent'],
+    responses: {
+      200: { description: '`{data, meta}`', schema: agentEnvelopeSchema(agentToolIndexSchema) },
+      429: { description: 'Error envelope (docs/agent-api.md, "Errors")', schema: agentErrorSchema },
+    },
+  });
   for (const { definition } of tools) {
     const { request = {} } = definition;
     const documented: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType } = {};

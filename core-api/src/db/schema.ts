@@ -350,6 +350,8 @@ export interface PerkRedemptionsTable {
   relay_tx_id: string | null;
   tx_hash: string | null;
   error: string | null;
+  /** The caller's idempotency key: unique per brand and member among redemptions not failed. */
+  idempotency_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -147,6 +147,24 @@ export const perkRefSchema = z.union(
   { message: 'must be a perk id: its uuid, or its integer id' },
 );
 
+/** Longest accepted redemption idempotency key (as an event's `externalId`). */
+export const IDEMPOTENCY_KEY_MAX = 128;
+
+/**
+ * A redemption's idempotency key (docs/perks.md "Retrying a redemption"): the caller's own id for the
+ * redemption (an order id, a uuid), scoped to the brand and the member.
+ */
+export const idempotencyKeySchema = cleanString(
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(IDEMPOTENCY_KEY_MAX, `must be at most ${IDEMPOTENCY_KEY_MAX} characters`)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (e.g. a uuid or an order id)'),
+).meta({
+  description:
+    'Idempotency key (1 to 128 printable ASCII characters, e.g. a uuid or an order id), scoped to the brand and the member. A repeat with the same key answers the first redemption (replayed: true) and spends nothing; the same key with a different perk or platform is 409. A failed redemption frees its key.',
+});
+
 /** `POST /services/perks/redeem` (spec 4.3; brand-signed). */
 export const perkRedemptionRequestSchema = z
   .strictObject({
@@ -163,6 +181,8 @@ export const perkRedemptionRequestSchema = z
         .regex(/^[a-zA-Z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, underscores or hyphens (e.g. discord)')
         .transform((value) => value.toLowerCase()),
     ).optional(),
+    /** Also accepted as the `Idempotency-Key` header. */
+    idempotencyKey: idempotencyKeySchema.optional(),
   })
   .meta({ id: 'PerkRedemptionRequest' });
 export type PerkRedemptionRequest = z.input<typeof perkRedemptionRequestSchema>;
@@ -188,6 +208,8 @@ export const perkRedemptionResponseSchema = z
     status: z.enum(['confirmed', 'pending']),
     transactionHash: z.string().nullable(),
     walletAddress: z.string(),
+    /** Present (true) when the request repeated an idempotency key: this is the first redemption; nothing was spent. */
+    replayed: z.literal(true).optional(),
   })
   .meta({ id: 'PerkRedemptionResponse' });
 export type PerkRedemptionResponse = z.infer<typeof perkRedemptionResponseSchema>;

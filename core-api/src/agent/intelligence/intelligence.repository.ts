@@ -152,6 +152,8 @@ export interface PerkActivity {
   /** Most a member may redeem (0 = unlimited), as the redemption service enforces. */
   maxPerUser: bigint;
   active: boolean;
+  /** Its PerkNFT collection exists: a perk not on chain cannot be redeemed yet. */
+  onChain: boolean;
   sold: bigint;
   last7: number;
   last30: number;
@@ -182,13 +184,14 @@ export async function readPerkActivities(
     max_supply: string | null;
     max_per_user: string;
     active: boolean;
+    on_chain: boolean;
     sold: string;
     last7: number;
     last30: number;
     redeemers30: number;
   }>`
     SELECT p.brand_id, p.id::text AS id, p.name, p.category, p.cost::text AS cost, p.max_supply::text AS max_supply,
-           p.max_per_user::text AS max_per_user, p.active,
+           p.max_per_user::text AS max_per_user, p.active, p.chain_status = 'synced' AS on_chain,
            coalesce(r.sold, 0)::text AS sold, coalesce(r.last7, 0)::int AS last7, coalesce(r.last30, 0)::int AS last30,
            coalesce(r.redeemers30, 0)::int AS redeemers30
       FROM perks p
@@ -211,6 +214,7 @@ export async function readPerkActivities(
       maxSupply: r.max_supply === null ? null : BigInt(r.max_supply),
       maxPerUser: BigInt(r.max_per_user),
       active: r.active,
+      onChain: r.on_chain,
       sold: BigInt(r.sold),
       last7: r.last7,
       last30: r.last30,

@@ -1,3 +1,4 @@
+import { UNLIMITED, UNLIMITED_CLAIMS } from '@pts/shared';
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
@@ -43,7 +44,8 @@ export async function readRuleEngagement(db: Kysely<DB>, from: Date, to: Date): 
     eventType: r.event_type,
     rewardAmount: Number(r.reward),
     cooldownHours: r.cooldown,
-    maxClaims: r.max_claims,
+    // Unlimited as every agent tool takes it on input (a rule may store either sentinel of the spec).
+    maxClaims: (UNLIMITED_CLAIMS as readonly number[]).includes(r.max_claims) ? UNLIMITED : r.max_claims,
     events: r.events,
     members: r.members,
   }));

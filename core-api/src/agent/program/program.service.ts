@@ -1,4 +1,4 @@
-import { AppError, type Perk, type Rule, UNLIMITED_CLAIMS } from '@pts/shared';
+import { AppError, type Perk, type Rule, UNLIMITED, UNLIMITED_CLAIMS } from '@pts/shared';
 import { type BrandServiceDeps, listRules, setRule } from '../../modules/brands/brands.service.ts';
 import { findPerk } from '../../modules/perks/perks.repository.ts';
 import { createPerk, type PerkServiceDeps, perkNotFound, updatePerk } from '../../modules/perks/perks.service.ts';
@@ -60,8 +60,8 @@ export function perkServiceFor(d: AgentToolDeps, keyId: string): PerkServiceDeps
 export interface CreateBrandEventInput {
   eventType: string;
   rewardAmount: number;
-  /** Per-user claims; 0 = unlimited (stored as the rules' -1). */
-  maxClaims: number;
+  /** Per-user claims; null = unlimited (stored as the rules' -1). */
+  maxClaims: number | null;
   cooldownHours: number;
 }
 
@@ -85,7 +85,7 @@ export async function createBrandEvent(
     eventType: input.eventType,
     rewardAmount: input.rewardAmount,
     cooldownHours: input.cooldownHours,
-    maxClaims: input.maxClaims === 0 ? -1 : input.maxClaims,
+    maxClaims: input.maxClaims ?? UNLIMITED,
     active: true,
   });
   return toAgentRule(rule);
@@ -141,10 +141,15 @@ export interface CreateBrandPerkInput {
   name: string;
   description: string;
   priceInPoints: number;
-  /** 0 = unlimited. */
-  maxSupply: number;
+  /** null = unlimited. */
+  maxSupply: number | null;
+  /** How many one member may hold; null = unlimited (stored as the contract's 0). */
+  maxPerUser: number | null;
   category: string;
 }
+
+/** A perk's per-member limit as the perk service and the contract take it: 0 = unlimited. */
+const perUserLimit = (limit: number | null) => limit ?? 0;
 
 /** Creates a perk and its PerkNFT collection through the admin API's service. */
 export function createBrandPerk(
@@ -159,22 +164,30 @@ export function createBrandPerk(
     description: input.description,
     category: input.category,
     cost: input.priceInPoints,
-    maxSupply: input.maxSupply === 0 ? null : input.maxSupply,
+    maxSupply: input.maxSupply,
+    maxPerUser: perUserLimit(input.maxPerUser),
   });
 }
 
-/** Changes a perk's price and/or switch; 404 unless the perk is the brand's. */
+/** Changes a perk's price, switch and/or limits; 404 unless the perk is the brand's. */
 export async function updateBrandPerk(
   d: AgentToolDeps,
   keyId: string,
   brandId: string,
   collectionId: string | number,
-  input: { priceInPoints?: number | undefined; isActive?: boolean | undefined },
+  input: {
+    priceInPoints?: number | undefined;
+    isActive?: boolean | undefined;
+    maxSupply?: number | null | undefined;
+    maxPerUser?: number | null | undefined;
+  },
 ): Promise<Perk> {
   const perkId = await brandPerkId(d, brandId, collectionId);
   return updatePerk(perkServiceFor(d, keyId), perkId, {
     ...(input.priceInPoints === undefined ? {} : { cost: input.priceInPoints }),
     ...(input.isActive === undefined ? {} : { active: input.isActive }),
+    ...(input.maxSupply === undefined ? {} : { maxSupply: input.maxSupply }),
+    ...(input.maxPerUser === undefined ? {} : { maxPerUser: perUserLimit(input.maxPerUser) }),
   });
 }
 

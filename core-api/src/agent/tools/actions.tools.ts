@@ -12,6 +12,7 @@ import {
   eventRequestSchema,
   eventResponseSchema,
   eventTypeSchema,
+  idempotencyKeySchema,
   isAppError,
   metadataSchema,
   PRIVILEGED_SOURCES,
@@ -226,10 +227,17 @@ function redeemPerkTool(d: AgentToolDeps): AgentTool {
       'eligibility constraints. Two redemptions racing for the same pts cannot both pass. The answer has a ' +
       'confirmation code and status confirmed (mined) or pending (sent, not mined yet). 409 for insufficient ' +
       'balance (details.missing), sold out or limit reached; 404 for an unknown perk or user; 403 when the key ' +
-      'does not act for the brand.',
+      "does not act for the brand. `idempotencyKey` (as process_event's externalId): a retry with the same key " +
+      'for the same member answers the first redemption (replayed: true) and spends nothing; the same key for ' +
+      'another perk is 409.',
     access: 'key',
     request: {
-      body: z.object({ perkId: perkRefSchema, userId: userIdSchema, brandId: brandIdSchema }),
+      body: z.object({
+        perkId: perkRefSchema,
+        userId: userIdSchema,
+        brandId: brandIdSchema,
+        idempotencyKey: idempotencyKeySchema.optional(),
+      }),
     },
     result: perkRedemptionResponseSchema,
     example: (fixture) => ({ body: { perkId: fixture.perkId, userId: fixture.userId, brandId: fixture.brandId } }),
@@ -243,6 +251,7 @@ function redeemPerkTool(d: AgentToolDeps): AgentTool {
         brandId: body.brandId,
         perkId: body.perkId,
         userIdentifier: body.userId,
+        idempotencyKey: body.idempotencyKey,
       });
       return outcome.body;
     },

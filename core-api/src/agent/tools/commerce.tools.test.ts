@@ -164,13 +164,40 @@ describe('find_deals', () => {
   it('signed with userId: 50 × affordability + 30 × popularity + 20 × novelty on the ledger balance (132)', async () => {
     const r = await call('find_deals', { query: { userId: MIA } }, all);
     expect(r).toMatchObject({ personalised: true, userId: MIA, balance: '132' });
-    // Cookie 50 + 30 + 0 (redeemed); Mug 50 × 0.44 + 0 + 20; Hoodie 50 × 0.066 + 0 + 20.
+    // Cookie is left out: mia holds 1 of 1 (its per-member limit). Mug 50 × 0.44 + 0 + 20; Hoodie 50 × 0.066 + 0 + 20.
     expect(r.deals.map((d: Deal) => [d.name, d.score, d.affordable, d.missingPts])).toEqual([
-      ['Cookie', 80, true, '0'],
       ['Mug', 42, false, '168'],
       ['Hoodie', 23.3, false, '1868'],
     ]);
-    expect(r.deals[0].alreadyRedeemed).toBe(true);
+    expect(r.deals.map((d: { alreadyRedeemed: boolean }) => d.alreadyRedeemed)).toEqual([false, false]);
+  });
+
+  it('never offers a perk the member already holds at its per-member limit: redeem_perk would answer 409', async () => {
+    // The rule itself: redeeming the Cookie again is refused…
+    platform.clock.set(at(0, 5));
+    const again = await platform.signedPost(
+      '/services/perks/redeem',
+      { brandId: cafe.brandId, perkId: perk.Cookie, userIdentifier: MIA, platform: 'web' },
+      cafe.securityKey,
+    );
+    expect(again.status, JSON.stringify(again.body)).toBe(409);
+    expect(again.body).toMatchObject({ code: 'CLAIM_LIMIT_REACHED' });
+    // …so no deal offers it to mia, with or without intent, while everyone else still sees it.
+    const cookie = await call('find_deals', { query: { userId: MIA, intent: 'cookie' } }, all);
+    expect(cookie.deals).toEqual([]);
+    expect(cookie.basis.note).toMatch(/already holds the per-member maximum of every matching perk \(1\)/);
+    expect(names((await call('find_deals', { query: { userId: NOAH, intent: 'cookie' } }, all)).deals)).toEqual([]);
+    expect(names((await call('find_deals', { query: { intent: 'cookie' } })).deals)).toEqual(['Cookie']);
+    const zoe = await call('find_deals', { query: { userId: 'zoe@example.com', intent: 'cookie' } }, all);
+    expect(zoe.deals.map((d: Deal) => [d.name, d.affordable, d.missingPts])).toEqual([['Cookie', true, '0']]);
+    // The same for stack_commerce: mia can afford the Cookie but cannot redeem it again.
+    const stack = await call(
+      'stack_commerce',
+      { query: { brandId: cafe.brandId, purchaseAmount: '20', userId: MIA } },
+      all,
+    );
+    expect(names(stack.perks.affordableNow)).toEqual([]);
+    expect(names(stack.perks.unlockedByThisPurchase)).toEqual(['Mug']);
   });
 
   it('userId unsigned → 401; a key without brands → 403; a member unknown at the key’s brands → 404', async () => {
@@ -319,7 +346,7 @@ describe('stack_commerce', () => {
     expect(r.streak).toEqual({ current: 3, multiplier: 1.25, checkedInToday: false, checkinBonusPts: '12' });
     expect(r.earn).toEqual({ purchasePts: '200', checkinBonusPts: '12', totalPts: '212', totalUsd: '0.212' });
     expect(r.balance).toEqual({ now: '132', afterPurchase: '344' });
-    expect(names(r.perks.affordableNow)).toEqual(['Cookie']);
+    expect(names(r.perks.affordableNow)).toEqual([]); // the Cookie: mia holds 1 of 1 already
     expect(names(r.perks.unlockedByThisPurchase)).toEqual(['Mug']);
     expect(r.perks.next).toMatchObject({ name: 'Hoodie', missingPts: '1656' });
     expect(r.basis.sampleSize).toBe(5); // 2 active rules + 3 available perks

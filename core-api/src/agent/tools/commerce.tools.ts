@@ -2,7 +2,9 @@ import { AppError, brandIdSchema, cleanString, emailSchema, perkCatalogueItemSch
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
-import { listCatalogue } from '../../modules/perks/perks.service.ts';
+import { type MemberPerkClaims, readMemberPerkClaims } from '../../modules/perks/perks.repository.ts';
+import { listMemberCatalogue } from '../../modules/perks/perks.service.ts';
+import { judgeCatalogueItem, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrandRules, cachedRouteBrands } from '../actions/cached-brands.ts';
 import { type AgentTool, type AgentToolContext, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
@@ -17,11 +19,7 @@ import {
 import { readAcceptedByType, readDealCandidates } from '../commerce/commerce.repository.ts';
 import { type MemberEarnings, memberEarnings, membersEarnings } from '../commerce/member-earnings.ts';
 import { perkRecommendationScore } from '../intelligence/formulas.ts';
-import {
-  readLedgerBalance,
-  readMemberActivity,
-  readMemberRedemptions,
-} from '../intelligence/intelligence.repository.ts';
+import { readLedgerBalance, readMemberActivity } from '../intelligence/intelligence.repository.ts';
 import { memberNotFound, memberScope } from '../intelligence/member-scope.ts';
 import { usdCents } from './analytics.tools.ts';
 import { BRAND_CATEGORIES, catalogueItemsOf } from './discovery.tools.ts';
@@ -129,7 +127,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       summary:
         'Available perks across the network, ranked by real redemptions (and for a member, by what they can afford)',
       description:
-        "Active, on-chain perks with supply left, of brands of `category` (retail, gaming, dining, travel), costing at most `budget` pts, matching `intent` (words of 3+ letters found in the perk's name, description or category or the brand's name or category; perks matching more words first). Unsigned: score = 100 × popularity, popularity = the perk's redemptions in the last 30 days ÷ the most redeemed candidate's. Signed with `userId` (a member of the key's brands, else 404): score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity + 20 × novelty (never redeemed at the key's brands) — the recommendations formula — with `affordable` and `missingPts`. `userId` without a signature is 401. Highest score first, then cheaper; `limit` 1–50 (default 10). Empty list with a note when nothing matches.",
+        "Active, on-chain perks with supply left, of brands of `category` (retail, gaming, dining, travel), costing at most `budget` pts, matching `intent` (words of 3+ letters found in the perk's name, description or category or the brand's name or category; perks matching more words first). Unsigned: score = 100 × popularity, popularity = the perk's redemptions in the last 30 days ÷ the most redeemed candidate's. Signed with `userId` (a member of the key's brands, else 404): only perks the member may redeem (never one they already hold the per-member maximum of — the rule redeem_perk applies); score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity + 20 × novelty (never redeemed at the key's brands) — the recommendations formula — with `affordable` and `missingPts`. `userId` without a signature is 401. Highest score first, then cheaper; `limit` 1–50 (default 10). Empty list with a note when nothing matches.",
       access: 'optional',
       request: {
         query: z.object({
@@ -174,19 +172,20 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       async handle({ query }, context) {
         const now = context.clock.now();
         const { current } = periodWindows(now, COMMERCE_PERIOD);
-        let member: { balance: bigint; redeemed: Set<string> } | undefined;
+        let member: { balance: bigint; claims: Map<string, MemberPerkClaims>; scope: Set<string> } | undefined;
         if (query.userId) {
           requireSignedForMember(context, 'find_deals');
           const brands = memberScope(context);
-          const [activity, redemptions] = await Promise.all([
+          const scope = new Set(brands);
+          // The member's claims of every perk of the network (deals span brands; the per-member limit holds
+          // wherever the perk is), read once for all candidates.
+          const [activity, claims] = await Promise.all([
             readMemberActivity(db, query.userId, brands, new Date(0), now),
-            readMemberRedemptions(db, query.userId, brands, new Date(0), now),
+            readMemberPerkClaims(db, query.userId),
           ]);
-          if (activity.brands === 0 && redemptions.perkIds.length === 0) throw memberNotFound(query.userId);
-          member = {
-            balance: nonNegative(await readLedgerBalance(db, query.userId)),
-            redeemed: new Set(redemptions.perkIds),
-          };
+          const redeemedHere = [...claims.values()].some((c) => scope.has(c.brandId));
+          if (activity.brands === 0 && !redeemedHere) throw memberNotFound(query.userId);
+          member = { balance: nonNegative(await readLedgerBalance(db, query.userId)), claims, scope };
         }
         const terms = intentTerms(query.intent);
         // The catalogue and its redemption counts are public and shared by every member: remembered like the
@@ -198,11 +197,17 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
         const rows = await rememberRead(d, 'deal_candidates', { ...filter, days: current.days }, () =>
           readDealCandidates(db, filter, current),
         );
+        let heldAtLimit = 0;
         const candidates = (await catalogueItemsOf(d, rows))
           .filter(({ item }) => item.available)
           .map(({ row, item }) => ({
             row,
             item,
+            // judgeRedemption, as redeem_perk will ask it: a perk the member cannot redeem whatever their
+            // balance (held at its per-member limit, sold out) is never offered.
+            decision: member
+              ? judgeCatalogueItem(item, member.balance, member.claims.get(String(item.id))?.claims ?? 0n)
+              : undefined,
             matches: matchCount(terms, [
               item.name,
               item.description,
@@ -211,13 +216,21 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
               row.brand_category,
             ]),
           }))
-          .filter((c) => terms.length === 0 || c.matches > 0);
+          .filter((c) => terms.length === 0 || c.matches > 0)
+          .filter(({ decision }) => {
+            if (!decision || redeemableWithEnoughPts(decision)) return true;
+            if (decision.refusals.includes('claim_limit_reached')) heldAtLimit++;
+            return false;
+          });
         const max30 = Math.max(0, ...candidates.map((c) => c.row.redemptions));
         const deals = candidates
-          .map(({ row, item, matches }) => {
+          .map(({ row, item, matches, decision }) => {
             const cost = BigInt(item.cost);
             const popularity = max30 > 0 ? row.redemptions / max30 : 0;
-            const alreadyRedeemed = member ? member.redeemed.has(String(item.id)) : null;
+            // Novelty counts redemptions at the key's brands only (what the key may know of the member).
+            const alreadyRedeemed = member
+              ? member.scope.has(row.brand_id) && member.claims.has(String(item.id))
+              : null;
             return {
               ...item,
               brandName: row.brand_name,
@@ -233,8 +246,8 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
                     alreadyRedeemed: alreadyRedeemed ?? false,
                   })
                 : Math.round(popularity * 10000) / 100,
-              affordable: member ? member.balance >= cost : null,
-              missingPts: member ? nonNegative(cost - member.balance).toString() : null,
+              affordable: decision ? decision.allowed : null,
+              missingPts: decision ? decision.missing.toString() : null,
               alreadyRedeemed,
             };
           })
@@ -242,7 +255,9 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           .slice(0, query.limit);
         const sample = candidates.reduce((s, c) => s + c.row.redemptions, 0);
         let note: string | undefined;
-        if (candidates.length === 0) note = 'No available perk matches these filters';
+        if (candidates.length === 0 && heldAtLimit > 0)
+          note = `The member already holds the per-member maximum of every matching perk (${heldAtLimit})`;
+        else if (candidates.length === 0) note = 'No available perk matches these filters';
         else if (sample === 0) note = 'No redemption of these perks in the last 30 days: popularity is 0 for all';
         return {
           deals,
@@ -382,7 +397,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       path: '/commerce/stack',
       summary: 'Everything one purchase at a brand earns a member, and which perks it unlocks',
       description:
-        "For member `userId` buying for `purchaseAmount` USD at `brandId` (a brand this key acts for, else 403): the brand's best active purchase rule (reward in pts, USD at 1000 pts = 1 USD, cashback %) and whether it still pays this member (per-member claim limit, cooldown); the member's daily streak and today's open check-in reward (daily rule × streak multiplier — the multiplier applies to check-ins, not purchases); `earn.totalPts` = purchase + check-in; the member's ledger balance (earned − redeemed, all brands: pts are one token) now and after; and the brand's available perks split into affordable now, unlocked by this purchase, and the next one out of reach with the pts missing. A member new to the brand is answered with zeros. Without a purchase rule the purchase earns 0 and a note says so.",
+        "For member `userId` buying for `purchaseAmount` USD at `brandId` (a brand this key acts for, else 403): the brand's best active purchase rule (reward in pts, USD at 1000 pts = 1 USD, cashback %) and whether it still pays this member (per-member claim limit, cooldown); the member's daily streak and today's open check-in reward (daily rule × streak multiplier — the multiplier applies to check-ins, not purchases); `earn.totalPts` = purchase + check-in; the member's ledger balance (earned − redeemed, all brands: pts are one token) now and after; and the brand's available perks the member may still redeem (never one they hold the per-member maximum of — the rule redeem_perk applies) split into affordable now, unlocked by this purchase, and the next one out of reach with the pts missing. A member new to the brand is answered with zeros. Without a purchase rule the purchase earns 0 and a note says so.",
       access: 'key',
       request: {
         query: z.object({
@@ -428,7 +443,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
         const [earnings, ledger, perks] = await Promise.all([
           memberEarnings(d, context, { brandId: query.brandId, userId: query.userId, purchaseRule: rule, rules }),
           readLedgerBalance(db, query.userId),
-          listCatalogue(
+          listMemberCatalogue(
             {
               db,
               clock: context.clock,
@@ -437,13 +452,23 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
               brands: d.services.events.brands,
             },
             query.brandId,
+            query.userId,
             { available: true },
           ),
         ]);
         const balance = nonNegative(ledger);
         const after = balance + earnings.totalPts;
-        const byCost = [...perks].sort((a, b) => a.cost - b.cost || a.id - b.id);
-        const next = byCost.find((p) => BigInt(p.cost) > after);
+        // judgeRedemption with the balance now and after the purchase: a perk the member cannot redeem
+        // whatever their balance (held at its per-member limit) is in none of the lists.
+        const judged = perks
+          .map(({ item, memberClaims }) => ({
+            item,
+            now: judgeCatalogueItem(item, balance, memberClaims),
+            after: judgeCatalogueItem(item, after, memberClaims),
+          }))
+          .filter((p) => redeemableWithEnoughPts(p.now))
+          .sort((a, b) => a.item.cost - b.item.cost || a.item.id - b.item.id);
+        const next = judged.find((p) => !p.after.allowed);
         return {
           brandId: query.brandId,
           userId: query.userId,
@@ -467,9 +492,9 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           },
           balance: { now: balance.toString(), afterPurchase: after.toString() },
           perks: {
-            affordableNow: byCost.filter((p) => BigInt(p.cost) <= balance),
-            unlockedByThisPurchase: byCost.filter((p) => BigInt(p.cost) > balance && BigInt(p.cost) <= after),
-            next: next ? { ...next, missingPts: (BigInt(next.cost) - after).toString() } : null,
+            affordableNow: judged.filter((p) => p.now.allowed).map((p) => p.item),
+            unlockedByThisPurchase: judged.filter((p) => !p.now.allowed && p.after.allowed).map((p) => p.item),
+            next: next ? { ...next.item, missingPts: next.after.missing.toString() } : null,
           },
           basis: basisOf(
             current,

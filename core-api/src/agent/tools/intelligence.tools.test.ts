@@ -273,7 +273,7 @@ describe('get_user_goals', () => {
   it('leaves out a perk the member already holds the per-user maximum of, with a note', async () => {
     const g = await call('get_user_goals', { params: { userId: 'alice@example.com' }, query: {} });
     expect(g.goals.map((x: Item) => x.perkId)).toEqual([perks.Sticker, perks.Trip]);
-    expect(g.basis.note).toContain(`per-user maximum of (${perks.Gold})`);
+    expect(g.basis.note).toContain(`(${perks.Gold}: the member already holds the per-user maximum)`);
     const gold = await call('get_user_goals', {
       params: { userId: 'alice@example.com' },
       query: { targetPerkId: perks.Gold },

@@ -2,6 +2,7 @@ import { AppError, brandIdSchema, perkRefSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
 import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
+import { judgeRedemption, REFUSAL_TEXT, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { readBrandMembers, readPerkRedeemers, readPlatformSplit } from '../intelligence/audience.repository.ts';
@@ -300,9 +301,23 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
     return brands.map((brandId) => ({ brandId, perks: byBrand.get(brandId) ?? [] }));
   };
 
-  /** Whether the member already holds the perk's per-user maximum: redeem_perk would refuse it (409). */
-  const atUserLimit = (perk: PerkActivity, claimsByPerk: Map<string, number>) =>
-    perk.maxPerUser > 0n && BigInt(claimsByPerk.get(perk.perkId) ?? 0) >= perk.maxPerUser;
+  /**
+   * judgeRedemption for a perk and the member (claims and balance read once for all perks): recommendations and
+   * goals offer only perks for which more pts are all the member lacks, as redeem_perk will decide.
+   */
+  const judge = (perk: PerkActivity, claimsByPerk: Map<string, number>, spendable: bigint) =>
+    judgeRedemption({
+      perk: {
+        cost: perk.cost,
+        active: perk.active,
+        onChain: perk.onChain,
+        maxSupply: perk.maxSupply,
+        maxPerUser: perk.maxPerUser,
+      },
+      spendable,
+      claimedTotal: perk.sold,
+      memberClaims: BigInt(claimsByPerk.get(perk.perkId) ?? 0),
+    });
 
   return [
     defineAgentTool({
@@ -396,15 +411,15 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
         const scored = perBrand.flatMap(({ brandId, perks }) => {
           const max30 = Math.max(0, ...perks.map((p) => p.last30));
           return perks
-            .filter((p) => p.active && (p.maxSupply === null || p.sold < p.maxSupply))
-            .filter((p) => {
-              const held = atUserLimit(p, redemptions.claimsByPerk);
-              if (held) atLimit++;
-              return !held;
+            .map((p) => ({ p, decision: judge(p, redemptions.claimsByPerk, spendable) }))
+            .filter(({ decision }) => {
+              if (redeemableWithEnoughPts(decision)) return true;
+              if (decision.refusals.includes('claim_limit_reached')) atLimit++;
+              return false;
             })
-            .map((p) => {
+            .map(({ p, decision }) => {
               const before = redeemed.has(p.perkId);
-              const affordable = spendable >= p.cost;
+              const affordable = decision.allowed;
               return {
                 kind: 'perk' as const,
                 perkId: p.perkId,
@@ -419,7 +434,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
                   alreadyRedeemed: before,
                 }),
                 affordable,
-                reason: `${affordable ? 'affordable now' : `${p.cost - spendable} pts missing`}; ${p.last30} redemptions in 30 days; ${before ? 'already redeemed by this member' : 'never redeemed by this member'}`,
+                reason: `${affordable ? 'affordable now' : `${decision.missing} pts missing`}; ${p.last30} redemptions in 30 days; ${before ? 'already redeemed by this member' : 'never redeemed by this member'}`,
               };
             });
         });
@@ -538,12 +553,16 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
         if (query.targetPerkId && candidates.length === 0) {
           throw new AppError('PERK_NOT_FOUND', `No perk ${query.targetPerkId} at the brands this key acts for`);
         }
-        const reachable = candidates.filter(({ perk }) => !atUserLimit(perk, redemptions.claimsByPerk));
+        const judged = candidates.map((c) => ({ ...c, decision: judge(c.perk, redemptions.claimsByPerk, 0n) }));
+        const reachable = judged.filter(({ decision }) => redeemableWithEnoughPts(decision));
+        const leftOut = judged.filter((c) => !reachable.includes(c));
         const limitNote =
-          reachable.length < candidates.length
-            ? `Left out: perks the member already holds the per-user maximum of (${candidates
-                .filter((c) => !reachable.includes(c))
-                .map(({ perk }) => perk.perkId)
+          leftOut.length > 0
+            ? `Left out: perks the member cannot redeem whatever their balance (${leftOut
+                .map(({ perk, decision }) => {
+                  const why = decision.refusals.filter((refusal) => refusal !== 'insufficient_balance');
+                  return `${perk.perkId}: ${why.map((refusal) => REFUSAL_TEXT[refusal]).join(', ')}`;
+                })
                 .join(', ')})`
             : undefined;
         const goals = reachable

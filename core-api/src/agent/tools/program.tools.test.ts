@@ -129,7 +129,9 @@ describe('create_brand_event', () => {
       [{ ...base, eventType: 'has space' }, 'eventType'],
       [{ ...base, rewardAmount: 1.5 }, 'rewardAmount'],
       [{ ...base, rewardAmount: -1 }, 'rewardAmount'],
-      [{ ...base, maxClaims: -1 }, 'maxClaims'],
+      [{ ...base, maxClaims: -2 }, 'maxClaims'],
+      [{ ...base, maxClaims: 1.5 }, 'maxClaims'],
+      [{ ...base, maxClaims: '-1' }, 'maxClaims'],
       [{ ...base, cooldownHours: 87_601 }, 'cooldownHours'],
       [{ ...base, cooldownHours: undefined }, 'cooldownHours'],
     ] as const) {
@@ -149,6 +151,108 @@ describe('create_brand_event', () => {
       ),
     ).rejects.toMatchObject({ status: 404 });
   });
+});
+
+describe('unlimited is -1 (or null) on every limit input', () => {
+  it('create_brand_event takes maxClaims -1 (what suggest_brand_events gives) and null as unlimited', async () => {
+    for (const [eventType, maxClaims] of [
+      ['agent_unlimited_a', -1],
+      ['agent_unlimited_b', null],
+    ] as const) {
+      const rule = await call('create_brand_event', {
+        params: { brandId: shop.brandId },
+        body: { eventType, rewardAmount: 5, maxClaims, cooldownHours: 0 },
+      });
+      expect(rule).toMatchObject({ eventType, maxClaims: 0 });
+      const stored = await platform.deps.db
+        .selectFrom('event_rules')
+        .select('max_claims_per_user')
+        .where('brand_id', '=', shop.brandId)
+        .where('event_type', '=', eventType)
+        .executeTakeFirstOrThrow();
+      expect(stored.max_claims_per_user).toBe(-1);
+      // Unlimited indeed: the same member claims three times.
+      const user = newUser();
+      for (let i = 0; i < 3; i++) expect(await sendEvent(eventType, user)).toMatchObject({ success: true });
+    }
+    const limited = await call('create_brand_event', {
+      params: { brandId: shop.brandId },
+      body: { eventType: 'agent_twice', rewardAmount: 5, maxClaims: 2, cooldownHours: 0 },
+    });
+    expect(limited.maxClaims).toBe(2);
+  });
+
+  it('create_brand_perk and update_brand_perk take maxSupply and maxPerUser with the same spelling', async () => {
+    const unlimited = await call('create_brand_perk', {
+      params: { brandId: shop.brandId },
+      body: { name: 'Unlimited stickers', priceInPoints: 1, maxSupply: -1, maxPerUser: -1 },
+    });
+    expect(unlimited).toMatchObject({ maxSupply: null, maxPerUser: 0 });
+    const nulls = await call('create_brand_perk', {
+      params: { brandId: shop.brandId },
+      body: { name: 'Null stickers', priceInPoints: 1, maxSupply: null, maxPerUser: null },
+    });
+    expect(nulls).toMatchObject({ maxSupply: null, maxPerUser: 0 });
+    const three = await call('create_brand_perk', {
+      params: { brandId: shop.brandId },
+      body: { name: 'Three per member', priceInPoints: 1, maxPerUser: 3 },
+    });
+    expect(three).toMatchObject({ maxSupply: null, maxPerUser: 3 });
+    const byDefault = await call('create_brand_perk', {
+      params: { brandId: shop.brandId },
+      body: { name: 'One per member', priceInPoints: 1 },
+    });
+    expect(byDefault.maxPerUser).toBe(1);
+    // On chain too: the collection's per-user maximum is what the member may hold.
+    const onChain = await platform.deps.perkChain?.getCollection(BigInt(three.perkId));
+    expect(onChain?.maxPerUser).toBe(3n);
+    const changed = await call('update_brand_perk', {
+      params: { brandId: shop.brandId, collectionId: String(three.perkId) },
+      body: { maxPerUser: -1, maxSupply: 40 },
+    });
+    expect(changed).toMatchObject({ maxPerUser: 0, maxSupply: 40, chainStatus: 'synced' });
+    expect((await platform.deps.perkChain?.getCollection(BigInt(three.perkId)))?.maxPerUser).toBe(0n);
+    const back = await call('update_brand_perk', {
+      params: { brandId: shop.brandId, collectionId: String(three.perkId) },
+      body: { maxPerUser: 2, maxSupply: null },
+    });
+    expect(back).toMatchObject({ maxPerUser: 2, maxSupply: null });
+    for (const body of [{ maxPerUser: -2 }, { maxPerUser: 0.5 }, { maxSupply: 'lots' }]) {
+      await expect(
+        refused('update_brand_perk', { params: { brandId: shop.brandId, collectionId: String(three.perkId) }, body }),
+        JSON.stringify(body),
+      ).rejects.toMatchObject({ status: 400, message: expect.stringContaining(Object.keys(body)[0] as string) });
+    }
+  });
+});
+
+describe('redeem_perk with an idempotency key', () => {
+  it('10 concurrent calls with one key make one redemption; the key for another perk is 409', async () => {
+    const perk = await createPerkViaAdmin(platform, shop.brandId, { cost: 10, maxPerUser: 0 });
+    const otherPerk = await createPerkViaAdmin(platform, shop.brandId, { cost: 10, maxPerUser: 0 });
+    await call('create_brand_event', {
+      params: { brandId: shop.brandId },
+      body: { eventType: 'agent_topup', rewardAmount: 100, maxClaims: -1, cooldownHours: 0 },
+    });
+    const user = newUser();
+    await sendEvent('agent_topup', user);
+    const body = { perkId: perk.uuid, userId: user, brandId: shop.brandId, idempotencyKey: 'agent-order-7' };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call('redeem_perk', { body })));
+    expect(new Set(answers.map((a) => a.redemptionId)).size).toBe(1);
+    expect(answers.filter((a) => a.replayed === true)).toHaveLength(9);
+    const again = await call('redeem_perk', { body });
+    expect(again).toMatchObject({ replayed: true, redemptionId: answers[0].redemptionId, status: 'confirmed' });
+    await expect(refused('redeem_perk', { body: { ...body, perkId: otherPerk.uuid } })).rejects.toMatchObject({
+      status: 409,
+      details: { reason: 'idempotency_key_reused' },
+    });
+    const rows = await platform.deps.db
+      .selectFrom('perk_redemptions')
+      .select(['perk_id', 'status'])
+      .where('user_key', '=', user)
+      .execute();
+    expect(rows).toEqual([{ perk_id: BigInt(perk.perkId), status: 'confirmed' }]);
+  }, 90_000);
 });
 
 describe('update_brand_event', () => {

@@ -4,6 +4,7 @@ import {
   brandIdSchema,
   cleanString,
   eventTypeSchema,
+  limitSchema,
   type Perk,
   perkCategorySchema,
   perkRefSchema,
@@ -56,7 +57,7 @@ function createBrandEventTool(d: AgentToolDeps): AgentTool {
     summary: 'Create an event rule of a brand this key manages',
     description:
       'Adds a rewarded event to the brand: users get `rewardAmount` pts per accepted event, at most `maxClaims` ' +
-      'times each (0 = unlimited), at least `cooldownHours` apart. The rule is live for the very next event ' +
+      'times each (-1 or null = unlimited, as on every tool; 0 is read as unlimited too), at least `cooldownHours` apart. The rule is live for the very next event ' +
       '(process_event, the event API, bots). 409 when the brand already has this event type (use ' +
       'update_brand_event); 403 unless the key has canManageProgram and acts for the brand.',
     access: 'manage',
@@ -65,7 +66,9 @@ function createBrandEventTool(d: AgentToolDeps): AgentTool {
       body: z.object({
         eventType: eventTypeSchema,
         rewardAmount: wholeNumber(1_000_000_000),
-        maxClaims: wholeNumber(INT32_MAX),
+        maxClaims: limitSchema(INT32_MAX).describe(
+          'Most accepted events per user; -1 (or null) = unlimited, the value suggest_brand_events gives',
+        ),
         cooldownHours: wholeNumber(87_600),
       }),
     },
@@ -75,7 +78,7 @@ function createBrandEventTool(d: AgentToolDeps): AgentTool {
       body: {
         eventType: `agent_example_${randomUUID().slice(0, 8)}`,
         rewardAmount: 25,
-        maxClaims: 0,
+        maxClaims: -1,
         cooldownHours: 24,
       },
     }),
@@ -121,8 +124,9 @@ function createBrandPerkTool(d: AgentToolDeps): AgentTool {
     path: '/brands/:brandId/perks',
     summary: 'Create a perk of a brand this key manages (with its on-chain collection)',
     description:
-      'Adds a perk users can redeem for `priceInPoints` pts; `maxSupply` caps how many can ever be claimed ' +
-      '(0 = unlimited), one per user. The PerkNFT collection is created on chain before the answer ' +
+      'Adds a perk users can redeem for `priceInPoints` pts; `maxSupply` caps how many can ever be claimed and ' +
+      '`maxPerUser` how many one member may hold (default 1); for either, -1 or null = unlimited (as on every ' +
+      'tool; 0 is read as unlimited too). The PerkNFT collection is created on chain before the answer ' +
       '(`chainStatus` synced). `category` is 1 to 50 lowercase letters, digits, _ or - (default general). ' +
       '409 when the brand has a perk of that name.',
     access: 'manage',
@@ -132,7 +136,12 @@ function createBrandPerkTool(d: AgentToolDeps): AgentTool {
         name: cleanString(z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters')),
         description: cleanString(z.string().max(2000, 'must be at most 2000 characters')).default(''),
         priceInPoints: wholeNumber(Number.MAX_SAFE_INTEGER),
-        maxSupply: wholeNumber(Number.MAX_SAFE_INTEGER).default(0),
+        maxSupply: limitSchema(Number.MAX_SAFE_INTEGER)
+          .default(null)
+          .describe('How many can ever be claimed; -1 or null (the default) = unlimited'),
+        maxPerUser: limitSchema(Number.MAX_SAFE_INTEGER)
+          .default(1)
+          .describe('How many one member may hold; default 1; -1 or null = unlimited'),
         category: perkCategorySchema.default('general'),
       }),
     },
@@ -144,6 +153,7 @@ function createBrandPerkTool(d: AgentToolDeps): AgentTool {
         description: 'A coffee on the house',
         priceInPoints: 250,
         maxSupply: 100,
+        maxPerUser: 2,
         category: 'dining',
       },
     }),
@@ -160,15 +170,24 @@ function updateBrandPerkTool(d: AgentToolDeps): AgentTool {
     path: '/brands/:brandId/perks/:collectionId',
     summary: "Change a perk's price or switch it on or off",
     description:
-      "Changes the perk's `priceInPoints` and/or `isActive` (an inactive perk cannot be redeemed), on chain " +
-      'too. `collectionId` is the perk id or uuid (get_brand_perks). 404 for a perk that is not the brand’s.',
+      "Changes the perk's `priceInPoints`, `isActive` (an inactive perk cannot be redeemed), `maxSupply` and/or " +
+      '`maxPerUser` (-1 or null = unlimited, as on every tool), on chain too. `collectionId` is the perk id or uuid (get_brand_perks). 404 for a perk that is not the brand’s.',
     access: 'manage',
     request: {
       params: brandParams.extend({ collectionId: perkRefSchema }),
       body: z
-        .object({ priceInPoints: wholeNumber(Number.MAX_SAFE_INTEGER).optional(), isActive: z.boolean().optional() })
-        .refine((body) => body.priceInPoints !== undefined || body.isActive !== undefined, {
-          message: 'give priceInPoints and/or isActive',
+        .object({
+          priceInPoints: wholeNumber(Number.MAX_SAFE_INTEGER).optional(),
+          isActive: z.boolean().optional(),
+          maxSupply: limitSchema(Number.MAX_SAFE_INTEGER)
+            .optional()
+            .describe('How many can ever be claimed (not below those claimed); -1 or null = unlimited'),
+          maxPerUser: limitSchema(Number.MAX_SAFE_INTEGER)
+            .optional()
+            .describe('How many one member may hold; -1 or null = unlimited'),
+        })
+        .refine((body) => Object.values(body).some((value) => value !== undefined), {
+          message: 'give priceInPoints, isActive, maxSupply and/or maxPerUser',
         }),
     },
     result: agentPerkSchema,

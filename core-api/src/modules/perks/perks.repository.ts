@@ -28,16 +28,36 @@ export function updatePerkRow(db: Kysely<DB>, id: bigint, patch: PerkRowPatch): 
   return db.updateTable('perks').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
-/** Perks in id order; one brand's when `brandId` is given. `syncedOnly` hides perks not yet on chain. */
+/**
+ * Perks in id order; one brand's when `brandId` is given. `syncedOnly` hides perks not yet on chain. With
+ * `userKey`, each row carries `member_claims`: that member's pending or confirmed redemptions of the perk.
+ */
 export function listPerkRows(
   db: Kysely<DB>,
-  filter: { brandId?: string | undefined; category?: string | undefined; syncedOnly?: boolean } = {},
-): Promise<PerkRow[]> {
-  let query = db.selectFrom('perks').selectAll().orderBy('id');
-  if (filter.brandId) query = query.where('brand_id', '=', filter.brandId);
-  if (filter.category) query = query.where('category', '=', filter.category);
-  if (filter.syncedOnly) query = query.where('chain_status', '=', 'synced');
-  return query.execute();
+  filter: {
+    brandId?: string | undefined;
+    category?: string | undefined;
+    syncedOnly?: boolean;
+    userKey?: string | undefined;
+  } = {},
+): Promise<(PerkRow & { member_claims?: string | number | null })[]> {
+  let query = db.selectFrom('perks').selectAll('perks').orderBy('perks.id');
+  if (filter.brandId) query = query.where('perks.brand_id', '=', filter.brandId);
+  if (filter.category) query = query.where('perks.category', '=', filter.category);
+  if (filter.syncedOnly) query = query.where('perks.chain_status', '=', 'synced');
+  const { userKey } = filter;
+  if (!userKey) return query.execute();
+  return query
+    .select((eb) =>
+      eb
+        .selectFrom('perk_redemptions as r')
+        .select((inner) => inner.fn.countAll<string>().as('n'))
+        .whereRef('r.perk_id', '=', 'perks.id')
+        .where('r.user_key', '=', userKey)
+        .where('r.status', 'in', ['pending', 'confirmed'])
+        .as('member_claims'),
+    )
+    .execute();
 }
 
 /** The admin view of a perk row. */
@@ -60,4 +80,32 @@ export function toPerk(row: PerkRow): Perk {
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };
+}
+
+/** A member's claims of one perk as the per-member limit counts them, with the perk's brand. */
+export interface MemberPerkClaims {
+  brandId: string;
+  claims: bigint;
+}
+
+/**
+ * The member's claims of every perk they ever redeemed (pending or confirmed redemptions, keyed by the perk's
+ * integer id as text), one statement for all perks: what recommendations give judgeRedemption as
+ * `memberClaims`. `brandIds` narrows it to some brands' perks.
+ */
+export async function readMemberPerkClaims(
+  db: Kysely<DB>,
+  userKey: string,
+  brandIds?: string[],
+): Promise<Map<string, MemberPerkClaims>> {
+  if (brandIds?.length === 0) return new Map();
+  let query = db
+    .selectFrom('perk_redemptions')
+    .select(['perk_id', 'brand_id', (eb) => eb.fn.countAll<string>().as('claims')])
+    .where('user_key', '=', userKey)
+    .where('status', 'in', ['pending', 'confirmed'])
+    .groupBy(['perk_id', 'brand_id']);
+  if (brandIds) query = query.where('brand_id', 'in', brandIds);
+  const rows = await query.execute();
+  return new Map(rows.map((row) => [String(row.perk_id), { brandId: row.brand_id, claims: BigInt(row.claims) }]));
 }

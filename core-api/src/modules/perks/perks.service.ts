@@ -207,9 +207,31 @@ export async function listCatalogue(
   brandId: string,
   filter: { category?: string | undefined; available?: boolean | undefined } = {},
 ): Promise<PerkCatalogueItem[]> {
+  return (await catalogueOf(deps, brandId, filter)).map(({ item }) => item);
+}
+
+/**
+ * listCatalogue with the member's claims of each perk (pending or confirmed redemptions), read in the same
+ * statement as the perks: what judgeRedemption needs to tell which of them the member may still redeem.
+ */
+export function listMemberCatalogue(
+  deps: PerkServiceDeps,
+  brandId: string,
+  userKey: string,
+  filter: { category?: string | undefined; available?: boolean | undefined } = {},
+): Promise<{ item: PerkCatalogueItem; memberClaims: bigint }[]> {
+  return catalogueOf(deps, brandId, filter, userKey);
+}
+
+async function catalogueOf(
+  deps: PerkServiceDeps,
+  brandId: string,
+  filter: { category?: string | undefined; available?: boolean | undefined },
+  userKey?: string,
+): Promise<{ item: PerkCatalogueItem; memberClaims: bigint }[]> {
   const exists = deps.brands ? await deps.brands.get(brandId) : await findBrandByAddress(deps.db, brandId);
   if (!exists) throw brandNotFound(brandId);
-  const rows = await listPerkRows(deps.db, { brandId, category: filter.category, syncedOnly: true });
+  const rows = await listPerkRows(deps.db, { brandId, category: filter.category, syncedOnly: true, userKey });
   if (rows.length === 0) return [];
   if (!deps.perkChain) throw chainUnavailable('the perk contracts are not configured in this process');
   let claimed: bigint[];
@@ -220,8 +242,11 @@ export async function listCatalogue(
     deps.logger?.warn({ err: error }, 'perk catalogue: chain read failed');
     throw chainUnavailable('the chain did not answer; retry shortly');
   }
-  const items = rows.map((row, index) => toCatalogueItem(row, claimed[index] ?? 0n));
-  return filter.available === undefined ? items : items.filter((item) => item.available === filter.available);
+  const items = rows.map((row, index) => ({
+    item: toCatalogueItem(row, claimed[index] ?? 0n),
+    memberClaims: BigInt(row.member_claims ?? 0),
+  }));
+  return filter.available === undefined ? items : items.filter(({ item }) => item.available === filter.available);
 }
 
 /** 404 for an unknown perk id. */

@@ -305,6 +305,96 @@ describe('POST /services/perks/redeem', () => {
     expect(await tokenBalance(platform, user.wallet)).toBe(90n);
   }, 90_000);
 
+  it('a repeated idempotency key answers the first redemption and spends nothing (ten retries, fresh signatures)', async () => {
+    const perk = await createPerk({ cost: 10, maxPerUser: 0 });
+    const user = await earningUser();
+    const body = { perkId: perk.uuid, userIdentifier: user.email, idempotencyKey: 'order-1001' };
+    const responses = [];
+    for (let i = 0; i < 10; i++) responses.push(await redeem(body));
+    const [first, ...repeats] = responses;
+    expect(first?.status, JSON.stringify(first?.body)).toBe(200);
+    expect(first?.body.replayed).toBeUndefined();
+    for (const res of repeats) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({
+        replayed: true,
+        redemptionId: first?.body.redemptionId,
+        confirmationCode: first?.body.confirmationCode,
+        transactionHash: first?.body.transactionHash,
+        status: 'confirmed',
+      });
+    }
+    expect(await tokenBalance(platform, user.wallet)).toBe(90n);
+    expect(await perkBalance(user.wallet, perk.perkId)).toBe(1n);
+    // The header is the same key; a new key is a new redemption.
+    const header = await platform.signedPost(
+      '/services/perks/redeem',
+      { brandId: brand.brandId, perkId: perk.uuid, userIdentifier: user.email },
+      brand.securityKey,
+      { 'Idempotency-Key': 'order-1001' },
+    );
+    expect(header.body).toMatchObject({ replayed: true, redemptionId: first?.body.redemptionId });
+    const second = await redeem({ ...body, idempotencyKey: 'order-1002' });
+    expect(second.status).toBe(200);
+    expect(second.body.redemptionId).not.toBe(first?.body.redemptionId);
+    expect(await tokenBalance(platform, user.wallet)).toBe(80n);
+  }, 90_000);
+
+  it('10 concurrent identical requests with one idempotency key: one redemption, every answer is it', async () => {
+    const perk = await createPerk({ cost: 10, maxPerUser: 0 });
+    const user = await earningUser();
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        redeem({ perkId: perk.perkId, userIdentifier: user.email, idempotencyKey: 'retry-storm' }),
+      ),
+    );
+    for (const res of responses) expect([200, 202], JSON.stringify(res.body)).toContain(res.status);
+    expect(new Set(responses.map((res) => res.body.redemptionId)).size).toBe(1);
+    expect(responses.filter((res) => res.body.replayed === true)).toHaveLength(9);
+    const rows = await platform.deps.db
+      .selectFrom('perk_redemptions')
+      .select(['status', 'idempotency_key'])
+      .where('user_key', '=', user.email)
+      .execute();
+    expect(rows).toEqual([{ status: 'confirmed', idempotency_key: 'retry-storm' }]);
+    expect(await tokenBalance(platform, user.wallet)).toBe(90n);
+    expect(await perkBalance(user.wallet, perk.perkId)).toBe(1n);
+  }, 90_000);
+
+  it('an idempotency key reused for another perk is 409; it is scoped to the member; a bad key is 400', async () => {
+    const perk = await createPerk({ cost: 10, maxPerUser: 0 });
+    const other = await createPerk({ cost: 10, maxPerUser: 0 });
+    const alice = await earningUser();
+    const bob = await earningUser();
+    const first = await redeem({ perkId: perk.uuid, userIdentifier: alice.email, idempotencyKey: 'k-1' });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const reused = await redeem({ perkId: other.uuid, userIdentifier: alice.email, idempotencyKey: 'k-1' });
+    expect(reused.status, JSON.stringify(reused.body)).toBe(409);
+    expect(reused.body).toMatchObject({ code: 'CONFLICT', details: { reason: 'idempotency_key_reused' } });
+    expect(reused.body.error).toMatch(/Idempotency key "k-1" was already used/);
+    // Bob's k-1 is Bob's own: a new redemption from his wallet, nothing of Alice's is shown.
+    const bobs = await redeem({ perkId: perk.uuid, userIdentifier: bob.email, idempotencyKey: 'k-1' });
+    expect(bobs.status).toBe(200);
+    expect(bobs.body.replayed).toBeUndefined();
+    expect(bobs.body.redemptionId).not.toBe(first.body.redemptionId);
+    expect(bobs.body.walletAddress).toBe(bob.wallet.toLowerCase());
+    expect(await tokenBalance(platform, alice.wallet)).toBe(90n);
+    expect(await tokenBalance(platform, bob.wallet)).toBe(90n);
+    for (const idempotencyKey of ['', 'has space', 'x'.repeat(129)]) {
+      const bad = await redeem({ perkId: perk.uuid, userIdentifier: alice.email, idempotencyKey });
+      expect(bad.status, idempotencyKey).toBe(400);
+      expect(JSON.stringify(bad.body)).toContain('idempotencyKey');
+    }
+    const clash = await platform.signedPost(
+      '/services/perks/redeem',
+      { brandId: brand.brandId, perkId: perk.uuid, userIdentifier: alice.email, idempotencyKey: 'k-1' },
+      brand.securityKey,
+      { 'Idempotency-Key': 'k-2' },
+    );
+    expect(clash.status).toBe(400);
+    expect(clash.body.error).toMatch(/differ/);
+  }, 90_000);
+
   it('refuses unsigned requests, unknown perks, other brands’ perks and users without tokens', async () => {
     const perk = await createPerk({ cost: 1 });
     const user = await earningUser();

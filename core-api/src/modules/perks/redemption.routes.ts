@@ -1,4 +1,5 @@
-import { perkRedemptionRequestSchema, perkRedemptionResponseSchema } from '@pts/shared';
+import { AppError, idempotencyKeySchema, perkRedemptionRequestSchema, perkRedemptionResponseSchema } from '@pts/shared';
+import type { Request } from 'express';
 import {
   type BrandSignatureVerifier,
   hasBrandSignature,
@@ -30,7 +31,9 @@ export function redemptionRoutes(deps: RedemptionRouterDeps): Route[] {
         'Brand-signed (X-PTS-Timestamp, X-PTS-Signature). `perkId` is the perk uuid or its integer id. Checks, in ' +
         'order: perk active, balance (minus pending redemptions) ≥ cost, supply left, per-user maximum, constraints; ' +
         "then the user's wallet signs an EIP-2612 permit and the relayer sends PointsSale.claimPerkWithPermit. " +
-        '200 when mined; 202 `status: pending` when not mined within PTS_RELAYER_WAIT_MS (the code stays valid).',
+        '200 when mined; 202 `status: pending` when not mined within PTS_RELAYER_WAIT_MS (the code stays valid). ' +
+        '`idempotencyKey` (or the `Idempotency-Key` header): a repeat for the same brand and member answers the ' +
+        'first redemption with `replayed: true` and spends nothing; the same key for another perk is 409.',
       tags: ['perks'],
       security: ['brandSignature'],
       // An unsigned request is refused before its body is validated.
@@ -42,7 +45,9 @@ export function redemptionRoutes(deps: RedemptionRouterDeps): Route[] {
         401: failure('Missing or bad brand signature'),
         403: failure('NOT_ELIGIBLE: a constraint is not met (details.failed)'),
         404: failure('Unknown perk (or another brand’s)'),
-        409: failure('INSUFFICIENT_BALANCE (details.missing), SOLD_OUT, CLAIM_LIMIT_REACHED, PERK_UNAVAILABLE'),
+        409: failure(
+          'INSUFFICIENT_BALANCE (details.missing), SOLD_OUT, CLAIM_LIMIT_REACHED, PERK_UNAVAILABLE; CONFLICT: the idempotency key was used for another perk',
+        ),
         500: failure('TRANSACTION_FAILED: the claim was mined and reverted; nothing was spent'),
         501: failure('NOT_IMPLEMENTED: wallets are not custodial here (Privy)'),
         503: failure('Chain or contracts unavailable'),
@@ -51,11 +56,38 @@ export function redemptionRoutes(deps: RedemptionRouterDeps): Route[] {
         if (!hasBrandSignature(req)) throw signatureRequired('Redeeming a perk');
         const input = parseInput(perkRedemptionRequestSchema, req.body);
         await requireBrandSignature(deps.verifyBrandSignature, req, input.brandId, 'Redeeming a perk');
-        const outcome = await service.redeem(input);
+        const outcome = await service.redeem({ ...input, idempotencyKey: idempotencyKeyOf(req, input.idempotencyKey) });
         res.setHeader('Cache-Control', 'no-store');
         res.status(outcome.status);
         return outcome.body;
       },
     }),
   ];
+}
+
+/**
+ * The idempotency key of a redeem request: the body's `idempotencyKey` (signed with the body) or the
+ * `Idempotency-Key` header; both present and different is a 400.
+ */
+function idempotencyKeyOf(req: Request, fromBody: string | undefined): string | undefined {
+  const header = req.get('idempotency-key');
+  if (header === undefined) return fromBody;
+  const parsed = idempotencyKeySchema.safeParse(header);
+  if (!parsed.success) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Idempotency-Key header ${parsed.error.issues[0]?.message ?? 'is invalid'}`,
+      {
+        field: 'Idempotency-Key',
+      },
+    );
+  }
+  if (fromBody !== undefined && fromBody !== parsed.data) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      "The Idempotency-Key header and the body's idempotencyKey differ: send one of them, or the same value in both",
+      { field: 'idempotencyKey' },
+    );
+  }
+  return parsed.data;
 }

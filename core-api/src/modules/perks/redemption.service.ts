@@ -6,7 +6,7 @@ import {
   type PerkRedemptionResponse,
   parsePlatformIdentity,
 } from '@pts/shared';
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { type Address, encodeFunctionData, type Hex, isAddressEqual, parseSignature } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -15,11 +15,13 @@ import type { ChainPublicClient } from '../../chain/deploy.ts';
 import { chainNowSeconds, PERMIT_TYPES } from '../../chain/permit-types.ts';
 import type { RelayerSender, RelayTransaction } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
+import type { PerkRedemptionsTable } from '../../db/schema.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { recordActivities } from '../leaderboards/activity.repository.ts';
 import type { ConstraintChecker } from './constraints/constraint-checker.ts';
 import type { PerkRow } from './perks.repository.ts';
 import { perkNotFound } from './perks.service.ts';
+import { judgeRedemption, type RedemptionFacts, redemptionRefused, redemptionTermsOf } from './redemption-rule.ts';
 
 /** The contracts a redemption touches. */
 export interface RedemptionContracts {
@@ -199,15 +201,28 @@ export function createRedemptionService(deps: RedemptionDeps) {
     platform: string;
     wallet: Address;
     perkNft: Address;
-  }): Promise<{ id: string; code: string }> => {
-    const { perk, wallet } = input;
+    idempotencyKey?: string | undefined;
+  }): Promise<{ id: string; code: string } | { first: Selectable<PerkRedemptionsTable> }> => {
+    const { perk, wallet, idempotencyKey } = input;
     const walletKey = wallet.toLowerCase();
     for (let attempt = 0; ; attempt++) {
       const id = randomUUID();
       const code = newConfirmationCode();
       try {
-        await deps.db.transaction().execute(async (trx) => {
+        const first = await deps.db.transaction().execute(async (trx) => {
           await trx.selectFrom('users').select('id').where('id', '=', input.userId).forUpdate().executeTakeFirst();
+          // Under the member's lock: of concurrent requests with one key, the first reserves, the others see it.
+          if (idempotencyKey) {
+            const earlier = await trx
+              .selectFrom('perk_redemptions')
+              .selectAll()
+              .where('brand_id', '=', perk.brand_id)
+              .where('user_key', '=', input.userKey)
+              .where('idempotency_key', '=', idempotencyKey)
+              .where('status', '<>', 'failed')
+              .executeTakeFirst();
+            if (earlier) return earlier;
+          }
           const [mine, perkPending] = await Promise.all([
             trx
               .selectFrom('perk_redemptions')
@@ -228,38 +243,20 @@ export function createRedemptionService(deps: RedemptionDeps) {
             read<bigint>(input.perkNft, perkNFTAbi, 'claimedBy', [wallet, perk.id]),
           ]);
           const reserved = mine.reduce((sum, row) => sum + BigInt(row.cost), 0n);
-          const spendable = balance > reserved ? balance - reserved : 0n;
-          if (spendable < perk.cost) {
-            throw new AppError(
-              'INSUFFICIENT_BALANCE',
-              `${input.userKey} has ${spendable} tokens to spend; "${perk.name}" costs ${perk.cost}: ${perk.cost - spendable} more needed`,
-              {
-                balance: Number(spendable),
-                cost: Number(perk.cost),
-                missing: Number(perk.cost - spendable),
-                ...(reserved > 0n ? { reservedByPendingRedemptions: Number(reserved) } : {}),
-              },
-            );
-          }
-          const claimedTotal = totalClaimed + BigInt(perkPending.count);
-          if (perk.max_supply !== null && claimedTotal >= perk.max_supply) {
-            throw new AppError(
-              'SOLD_OUT',
-              `"${perk.name}" is sold out (${perk.max_supply} of ${perk.max_supply} claimed)`,
-              {
-                perkId: Number(perk.id),
-                maxSupply: Number(perk.max_supply),
-                totalClaimed: Number(claimedTotal),
-              },
-            );
-          }
-          const currentClaims = claimedByUser + BigInt(mine.filter((row) => row.perk_id === perk.id).length);
-          if (perk.max_per_user > 0n && currentClaims >= perk.max_per_user) {
-            throw new AppError(
-              'CLAIM_LIMIT_REACHED',
-              `${input.userKey} already has ${currentClaims} of "${perk.name}"; the limit is ${perk.max_per_user} per user`,
-              { perkId: Number(perk.id), currentClaims: Number(currentClaims), maxPerUser: Number(perk.max_per_user) },
-            );
+          const facts: RedemptionFacts = {
+            perk: redemptionTermsOf(perk),
+            spendable: balance > reserved ? balance - reserved : 0n,
+            claimedTotal: totalClaimed + BigInt(perkPending.count),
+            memberClaims: claimedByUser + BigInt(mine.filter((row) => row.perk_id === perk.id).length),
+          };
+          const decision = judgeRedemption(facts);
+          if (!decision.allowed) {
+            throw redemptionRefused(decision, facts, {
+              perkId: perk.id,
+              perkName: perk.name,
+              member: input.userKey,
+              reservedByPending: reserved,
+            });
           }
           const now = deps.clock.now();
           await trx
@@ -274,14 +271,17 @@ export function createRedemptionService(deps: RedemptionDeps) {
               confirmation_code: code,
               status: 'pending',
               cost: perk.cost,
+              idempotency_key: idempotencyKey ?? null,
               created_at: now,
               updated_at: now,
             })
             .execute();
+          return undefined;
         });
-        return { id, code };
+        return first ? { first } : { id, code };
       } catch (error) {
-        // A confirmation code collision (≈ 1 in 10^11): draw another.
+        // A confirmation code collision (≈ 1 in 10^11): draw another. The idempotency index cannot collide
+        // under the member's lock; if it did (a row written without it), the next attempt finds the first.
         const unique = (error as { code?: unknown; constraint?: unknown }) ?? {};
         if (unique.code === '23505' && attempt < 3) continue;
         throw error;
@@ -392,22 +392,20 @@ export function createRedemptionService(deps: RedemptionDeps) {
           { reason: 'wallet_not_custodial' },
         );
       }
-      if (perk.chain_status !== 'synced') {
-        throw new AppError('PERK_UNAVAILABLE', `"${perk.name}" is not on chain yet; try again shortly`, {
-          perkId: Number(perk.id),
-          reason: 'not_on_chain',
-        });
-      }
-      if (!perk.active) {
-        throw new AppError('PERK_UNAVAILABLE', `"${perk.name}" is not active`, {
-          perkId: Number(perk.id),
-          reason: 'inactive',
-        });
-      }
       const walletKey = wallet.toLowerCase();
       await refreshPending(walletKey);
       const platform = input.platform ?? parsePlatformIdentity(input.userIdentifier)?.platform ?? 'web';
-      const { id, code } = await reserve({ perk, userId: user.id, userKey: user.email, platform, wallet, perkNft });
+      const reservation = await reserve({
+        perk,
+        userId: user.id,
+        userKey: user.email,
+        platform,
+        wallet,
+        perkNft,
+        idempotencyKey: input.idempotencyKey,
+      });
+      if ('first' in reservation) return replay(reservation.first, perk, platform, input.idempotencyKey ?? '');
+      const { id, code } = reservation;
 
       let tx: RelayTransaction;
       try {
@@ -448,6 +446,45 @@ export function createRedemptionService(deps: RedemptionDeps) {
           walletAddress: walletKey,
         },
       };
+    },
+  };
+}
+
+/**
+ * The answer to a repeated idempotency key: the first redemption as it stands now (200 confirmed, 202 still
+ * pending), marked `replayed`; nothing is reserved or spent. The same key for another perk or platform is 409.
+ */
+function replay(
+  first: Selectable<PerkRedemptionsTable>,
+  perk: PerkRow,
+  platform: string,
+  idempotencyKey: string,
+): RedemptionOutcome {
+  if (first.perk_id !== perk.id || first.platform !== platform) {
+    throw new AppError(
+      'CONFLICT',
+      `Idempotency key "${idempotencyKey}" was already used by this brand for this member's redemption of another perk or on another platform (redemption ${first.id}): send a new key for a new redemption, or the same body to get the first answer again`,
+      { field: 'idempotencyKey', reason: 'idempotency_key_reused', redemptionId: first.id },
+    );
+  }
+  const confirmed = first.status === 'confirmed';
+  return {
+    status: confirmed ? 200 : 202,
+    body: {
+      success: true,
+      confirmationCode: first.confirmation_code,
+      perk: {
+        id: perk.public_id,
+        perkId: Number(perk.id),
+        name: perk.name,
+        cost: Number(first.cost),
+        category: perk.category,
+      },
+      redemptionId: first.id,
+      status: confirmed ? 'confirmed' : 'pending',
+      transactionHash: first.tx_hash,
+      walletAddress: first.wallet_address,
+      replayed: true,
     },
   };
 }
