@@ -39,8 +39,11 @@ export function portalStaticRouter(distDir: string): Router {
       immutable: true,
       maxAge: '365d',
       index: false,
-      fallthrough: false,
     }),
+    // An old or mistyped asset name: a plain 404, never the page (a script tag would parse HTML as code).
+    (_req, res) => {
+      res.status(404).type('text/plain').send('No such portal asset');
+    },
   );
   let indexHtml: string | undefined;
   router.get(/^\/(?!api(\/|$)).*/, (_req, res) => {
