@@ -6,6 +6,9 @@ import express, { type RequestHandler, Router } from 'express';
  * The portal's pages: a strict Content-Security-Policy (scripts and styles from the portal's own files only,
  * no inline script, never framed), on every /portal answer including the JSON API.
  */
+/** Every page path under /portal but the JSON API's: index.html answers them all. */
+export const PORTAL_PAGE_PATHS = /^\/(?!api(\/|$)).*/;
+
 export const PORTAL_CSP = [
   "default-src 'self'",
   "script-src 'self'",
@@ -46,7 +49,7 @@ export function portalStaticRouter(distDir: string): Router {
     },
   );
   let indexHtml: string | undefined;
-  router.get(/^\/(?!api(\/|$)).*/, (_req, res) => {
+  router.get(PORTAL_PAGE_PATHS, (_req, res) => {
     indexHtml ??= existsSync(join(distDir, 'index.html'))
       ? readFileSync(join(distDir, 'index.html'), 'utf8')
       : undefined;
