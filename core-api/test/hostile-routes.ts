@@ -1,5 +1,6 @@
 import { type CreatedBrand, signAgentRequest, signRequest } from '@pts/shared';
 import { expect } from 'vitest';
+import { openSession } from '../src/modules/portal/portal-auth.service.ts';
 import { type AgentKeyCredentials, createFixtureKey } from './agent-fixture.ts';
 import { startTestPlatform, type TestPlatform } from './platform.ts';
 import { type JsonSchema, type KnownValues, replaceAt, SchemaValues } from './schema-values.ts';
@@ -103,6 +104,30 @@ export async function startHostileWorld(): Promise<HostileWorld> {
     { email: HOSTILE_EMAIL },
     { authorization: `Bearer ${platform.deps.adminToken}` },
   );
+  // A brand portal owner of the brand: each portal request gets a fresh session (sign-out and a password
+  // change end sessions) and a matching CSRF cookie and header.
+  const portalInvite = await platform.post(
+    '/admin/portal/invites',
+    { brandId: brand.brandId, email: HOSTILE_EMAIL, role: 'owner' },
+    { authorization: `Bearer ${platform.deps.adminToken}` },
+  );
+  const portalToken = new URL((portalInvite.body as { inviteUrl: string }).inviteUrl).hash.replace('#token=', '');
+  const csrf = 'hostile-world-csrf-token-0123456789abcdefghi';
+  const accepted = await fetch(`${platform.url}/portal/api/invites/accept`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: `pts_portal_csrf=${csrf}`, 'x-csrf-token': csrf },
+    body: JSON.stringify({ token: portalToken, password: 'hostile world password' }),
+  });
+  if (!accepted.ok) throw new Error(`portal invite not accepted: ${await accepted.text()}`);
+  const portalUser = await platform.deps.db
+    .selectFrom('portal_users')
+    .select('id')
+    .where('email', '=', HOSTILE_EMAIL)
+    .executeTakeFirstOrThrow();
+  const portalHeaders = async (): Promise<Record<string, string>> => ({
+    cookie: `pts_portal_session=${await openSession({ db: platform.deps.db, clock: platform.clock }, portalUser.id)}; pts_portal_csrf=${csrf}`,
+    'x-csrf-token': csrf,
+  });
   /** A user's access token, for the relayer's user routes. */
   const userToken = (issued.body as { token: string }).token;
   const doc = (await platform.get('/openapi.json')).body as {
@@ -197,6 +222,7 @@ export async function startHostileWorld(): Promise<HostileWorld> {
             authorization: `Bearer ${bearerFor(pathWithQuery)}`,
             ...signRequest({ ...signed, securityKey: brand.securityKey }),
           }),
+      ...(pathWithQuery.startsWith('/portal/api') ? await portalHeaders() : {}),
       ...options.headers,
     };
     const response = await fetch(`${platform.url}${pathWithQuery}`, {
