@@ -391,6 +391,12 @@ describe('roles, CSRF and brand isolation', () => {
       role: 'admin',
     });
     expect(stepDown.status).toBe(409);
+    // Team changes are in the brand's audit log with who made them.
+    const audit = await ownerA.request('GET', `/brands/${brandA.brandId}/audit`);
+    const actions = audit.body.entries.map((e: { actor: string; action: string }) => `${e.actor} ${e.action}`);
+    expect(actions).toContain('portal:alice@a.example.com portal.invite');
+    expect(actions).toContain('portal:alice@a.example.com portal.role_change');
+    expect(actions).toContain('portal:victor@a.example.com portal.invite_accepted');
   });
 });
 
