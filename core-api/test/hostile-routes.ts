@@ -285,8 +285,14 @@ export function problemOf(answer: Answer): string | undefined {
   // A limit answering first would hide what the input does to the route (the limits are raised above). The
   // exception is chat group /setup's guard against guessing security keys (5 wrong keys per group and per
   // address in 10 minutes, not configurable): hostile input there is wrong keys, and how many of them came
-  // before depends on the fuzzer's draws — its 429 is the route's own answer to that input.
-  if (answer.status === 429 && answer.text.includes('RATE_LIMIT_EXCEEDED') && !answer.text.includes('"setup_failures"'))
+  // before depends on the fuzzer's draws — its 429 is the route's own answer to that input. The portal's
+  // sign-in lock (5 wrong passwords per account, 30 per IP) is the same kind of guard.
+  if (
+    answer.status === 429 &&
+    answer.text.includes('RATE_LIMIT_EXCEEDED') &&
+    !answer.text.includes('"setup_failures"') &&
+    !answer.text.includes('"sign_in_failures"')
+  )
     return `rate limited, so never read: ${excerpt}`;
   // The checkout pages are for browsers: their errors are HTML pages that say what went wrong.
   if (answer.contentType.startsWith('text/html')) return undefined;

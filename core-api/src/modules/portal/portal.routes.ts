@@ -135,7 +135,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
             throw new AppError(
               'RATE_LIMIT_EXCEEDED',
               `Too many failed sign-ins: try again in ${retryAfter} s or reset your password`,
-              undefined,
+              { reason: 'sign_in_failures' },
               { retryAfter },
             );
           }
