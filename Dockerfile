@@ -17,6 +17,7 @@ COPY shared/package.json shared/package.json
 COPY sdk/package.json sdk/package.json
 COPY core-api/package.json core-api/package.json
 COPY bots/package.json bots/package.json
+COPY portal/package.json portal/package.json
 # Dev dependencies are kept (--include=dev) until the runtime import graph is verified free of them;
 # optional ones must stay: the anvil binary ships in @foundry-rs/anvil-linux-amd64.
 RUN npm ci --include=dev --include=optional \
@@ -25,6 +26,8 @@ RUN npm ci --include=dev --include=optional \
  && anvil --version
 
 COPY . .
+# The brand portal's pages, built at image build time (the app's user cannot write /app at run time).
+RUN node --import tsx portal/build.ts
 
 # Persistent state (PGlite when no DATABASE_URL, generated keys, anvil state) lives in /data.
 RUN mkdir -p /data && chown node:node /data

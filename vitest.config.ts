@@ -41,6 +41,18 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'portal',
+          root: './portal',
+          include: ['test/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          pool: 'forks',
+          // Builds the portal when its sources changed; the journeys run Chromium against a real core-api.
+          globalSetup: ['./test/global-setup.ts', '../core-api/test/global-setup.ts'],
+        },
+      },
+      {
+        test: {
           name: 'cms-plugin',
           root: './cms-plugin',
           include: ['tests/**/*.test.ts'],

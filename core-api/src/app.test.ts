@@ -27,6 +27,8 @@ function routesOf(router: ExpressRouter): string[] {
   });
 }
 
+import { PORTAL_PAGE_PATHS } from './modules/portal/portal-static.ts';
+
 const MOUNT_PREFIXES = [
   '',
   '/pts-api',
@@ -36,6 +38,7 @@ const MOUNT_PREFIXES = [
   '/reward-processor',
   '/constraint-updater',
   '/api/v1',
+  '/portal/api',
 ];
 
 /** Served, and not API operations: the document and its page, metrics, the JWKS, MCP's protocol endpoint. */
@@ -48,6 +51,8 @@ const SERVED_UNDOCUMENTED = new Set([
   'post /mcp',
   'get /mcp',
   'delete /mcp',
+  // The brand portal's pages (the app routes in the browser; docs/portal.md).
+  `get ${PORTAL_PAGE_PATHS}`,
 ]);
 
 describe('the composed app (all roles)', () => {

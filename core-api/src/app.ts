@@ -1,3 +1,4 @@
+import { PORTAL_DIST_DIR } from '@pts/portal/build';
 import { AppError, RELAY_BODY_LIMIT_BYTES } from '@pts/shared';
 import express, { type Express, Router } from 'express';
 import { createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
@@ -41,6 +42,9 @@ import {
 } from './modules/perks/constraints/constraints.routes.ts';
 import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
+import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.ts';
+import { requireCsrf } from './modules/portal/portal-session.ts';
+import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
 import { relayerRoutes } from './modules/relayer/relayer.router.ts';
@@ -343,6 +347,29 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
 
+  // The brand portal (docs/portal.md): its JSON API (session + CSRF) and its built pages, under /portal.
+  const portalDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    secrets: deps.secrets,
+    changes: services.changes,
+    defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
+    mailer: services.portalMailer,
+    publicUrl: config.PTS_PUBLIC_URL,
+  };
+  serve(adminRouter, '/admin', portalAdminRoutes({ ...portalDeps, adminToken: deps.adminToken }));
+  const portalRouter = Router();
+  portalRouter.use(portalSecurityHeaders);
+  const portalApi = Router();
+  portalApi.use(requireCsrf);
+  serve(
+    portalApi,
+    '/portal/api',
+    portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }),
+  );
+  portalRouter.use('/api', portalApi);
+  portalRouter.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
+
   // A process running one role is that role's host: its routes (its own /health included) answer at the
   // root too, ahead of the generic health routes.
   const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
@@ -398,6 +425,11 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
 
   for (const [, prefix, router] of roleRouters) app.use(prefix, router);
+  // Never at the root (its page fallback would answer every path), even on a single-role admin host.
+  if (hasRole(config, 'admin')) {
+    app.use('/portal', portalRouter);
+    mounted.push('/portal');
+  }
 
   // The agent API (docs/agent-api.md): served by the event handler host, under /api/v1 only (its own 404 and
   // error envelope, so it is never mounted at the root).

@@ -16,6 +16,8 @@ import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts'
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
 import type { EventDeps } from './modules/events/events.service.ts';
 import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
+import { SIGN_IN_WINDOW_SECONDS } from './modules/portal/portal.routes.ts';
+import { createPortalMailer, type PortalMailer } from './modules/portal/portal-mailer.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 
 /**
@@ -52,6 +54,8 @@ export interface AppServices {
   sdk: { load(): Promise<SdkScript> };
   /** Aggregate answers of the agent API, shared by REST, MCP and converse; cleared by any brand change. */
   agentAnswers: AnswerCache;
+  /** The brand portal's invite and reset links: e-mailed with PTS_SMTP_URL, logged otherwise. */
+  portalMailer: PortalMailer;
 }
 
 export interface AppLimits {
@@ -78,6 +82,8 @@ export interface AppLimits {
    * distinct rate, built on first use and kept, so every key of that rate counts in its own row of the store.
    */
   agentKey(ratePerMinute: number): RateLimit;
+  /** Failed brand portal sign-ins per account and per IP (docs/portal.md, "Sign-in"). */
+  portalSignInFailures: { account: RateLimiterAbstract; ip: RateLimiterAbstract };
 }
 
 /** Builds every limit once, over `store`; each has its own key prefix so none shares another's counters. */
@@ -120,6 +126,14 @@ export function composeLimits(deps: Pick<AppDeps, 'config' | 'clock'>, store: Ra
       store,
       clock,
     }),
+    portalSignInFailures: {
+      account: store.limiter({
+        keyPrefix: 'portal-sign-in-account',
+        points: 1_000_000,
+        durationSeconds: SIGN_IN_WINDOW_SECONDS,
+      }),
+      ip: store.limiter({ keyPrefix: 'portal-sign-in-ip', points: 1_000_000, durationSeconds: SIGN_IN_WINDOW_SECONDS }),
+    },
     chatSetupFailures: store.limiter({
       keyPrefix: 'chat-setup-failures',
       points: SETUP_FAILURES_ALLOWED,
@@ -201,5 +215,6 @@ export function composeServices(
     sdk: createSdkScriptSource(buildSdk),
     limits: composeLimits(deps, rateLimits),
     agentAnswers,
+    portalMailer: createPortalMailer({ smtpUrl: config.PTS_SMTP_URL, from: config.PTS_SMTP_FROM, logger }),
   };
 }

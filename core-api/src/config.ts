@@ -73,6 +73,11 @@ export const configSchema = z.object({
   PTS_TRUST_PROXY: booleanFromEnv.default(false),
   PTS_DNS_SERVERS: listFromEnv.optional(),
   PTS_SEED_DEMO: booleanFromEnv.default(true),
+  /** Mail server for the portal's invite and reset links (`smtp://user:pass@host:port`); logged when unset. */
+  PTS_SMTP_URL: z.string().optional(),
+  PTS_SMTP_FROM: z.string().default('pts portal <portal@localhost>'),
+  /** The built brand portal (docs/portal.md); `portal/dist` of this repository by default. */
+  PTS_PORTAL_DIR: z.string().optional(),
   /** Worker threads computing new wallets' addresses off the event loop (local identity provider); 0 = inline. */
   PTS_WALLET_ADDRESS_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,4 +1,6 @@
+import { ensurePortalBuild } from '@pts/portal/build';
 import { hasRole, loadConfig } from './config.ts';
+import { inviteMember } from './modules/portal/portal-team.service.ts';
 import { ensureDemoBrand } from './startup/demo-seed.ts';
 import { startPlatform } from './startup/platform.ts';
 
@@ -10,6 +12,12 @@ async function main(): Promise<void> {
   } catch (error) {
     console.error((error as Error).message);
     process.exit(2);
+  }
+  // The brand portal's pages, built by Vite when missing or older than their sources (a few seconds, once).
+  if (hasRole(config, 'admin') && !config.PTS_PORTAL_DIR) {
+    await ensurePortalBuild({ log: (line) => console.log(line) }).catch((error: unknown) => {
+      console.error(`The brand portal failed to build; /portal answers 503: ${(error as Error).message}`);
+    });
   }
   const platform = await startPlatform(config);
   const { deps, url } = platform;
@@ -27,6 +35,7 @@ async function main(): Promise<void> {
     `  health     ${url}/health`,
     `  metrics    ${url}/metrics`,
     `  sdk        ${url}/sdk.js`,
+    ...(hasRole(config, 'admin') ? [`  portal     ${url}/portal/`] : []),
     `  token      ${deps.chain.contracts.rewardToken}`,
     `  data dir   ${config.PTS_DATA_DIR}`,
   ];
@@ -51,6 +60,19 @@ async function main(): Promise<void> {
       '',
       `Admin CLI: npm run -s pts -- brand list   (admin token in ${config.PTS_DATA_DIR}/admin-token)`,
     );
+    // On the demo brand's first start, its owner's way into the portal: one click after `npm start`.
+    if (demo.created && hasRole(config, 'admin')) {
+      const invite = await inviteMember(
+        { db: deps.db, clock: deps.clock, mailer: platform.services.portalMailer },
+        { brandId: demo.brandId, email: 'demo@localhost', role: 'owner', invitedBy: 'seed', baseUrl: url },
+      );
+      lines.push(
+        '',
+        'Brand portal: open this link to set the password of demo@localhost (owner of the demo brand):',
+        `  ${invite.inviteUrl}`,
+        `  (works once, until ${invite.expiresAt}; later: npm run -s pts -- portal invite --brand ${demo.brandId} --email E --role owner)`,
+      );
+    }
   }
   console.log(lines.join('\n'));
 

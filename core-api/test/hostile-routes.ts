@@ -1,5 +1,6 @@
 import { type CreatedBrand, signAgentRequest, signRequest } from '@pts/shared';
 import { expect } from 'vitest';
+import { openSession } from '../src/modules/portal/portal-auth.service.ts';
 import { type AgentKeyCredentials, createFixtureKey } from './agent-fixture.ts';
 import { startTestPlatform, type TestPlatform } from './platform.ts';
 import { type JsonSchema, type KnownValues, replaceAt, SchemaValues } from './schema-values.ts';
@@ -103,6 +104,30 @@ export async function startHostileWorld(): Promise<HostileWorld> {
     { email: HOSTILE_EMAIL },
     { authorization: `Bearer ${platform.deps.adminToken}` },
   );
+  // A brand portal owner of the brand: each portal request gets a fresh session (sign-out and a password
+  // change end sessions) and a matching CSRF cookie and header.
+  const portalInvite = await platform.post(
+    '/admin/portal/invites',
+    { brandId: brand.brandId, email: HOSTILE_EMAIL, role: 'owner' },
+    { authorization: `Bearer ${platform.deps.adminToken}` },
+  );
+  const portalToken = new URL((portalInvite.body as { inviteUrl: string }).inviteUrl).hash.replace('#token=', '');
+  const csrf = 'hostile-world-csrf-token-0123456789abcdefghi';
+  const accepted = await fetch(`${platform.url}/portal/api/invites/accept`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: `pts_portal_csrf=${csrf}`, 'x-csrf-token': csrf },
+    body: JSON.stringify({ token: portalToken, password: 'hostile world password' }),
+  });
+  if (!accepted.ok) throw new Error(`portal invite not accepted: ${await accepted.text()}`);
+  const portalUser = await platform.deps.db
+    .selectFrom('portal_users')
+    .select('id')
+    .where('email', '=', HOSTILE_EMAIL)
+    .executeTakeFirstOrThrow();
+  const portalHeaders = async (): Promise<Record<string, string>> => ({
+    cookie: `pts_portal_session=${await openSession({ db: platform.deps.db, clock: platform.clock }, portalUser.id)}; pts_portal_csrf=${csrf}`,
+    'x-csrf-token': csrf,
+  });
   /** A user's access token, for the relayer's user routes. */
   const userToken = (issued.body as { token: string }).token;
   const doc = (await platform.get('/openapi.json')).body as {
@@ -197,6 +222,7 @@ export async function startHostileWorld(): Promise<HostileWorld> {
             authorization: `Bearer ${bearerFor(pathWithQuery)}`,
             ...signRequest({ ...signed, securityKey: brand.securityKey }),
           }),
+      ...(pathWithQuery.startsWith('/portal/api') ? await portalHeaders() : {}),
       ...options.headers,
     };
     const response = await fetch(`${platform.url}${pathWithQuery}`, {
@@ -259,8 +285,14 @@ export function problemOf(answer: Answer): string | undefined {
   // A limit answering first would hide what the input does to the route (the limits are raised above). The
   // exception is chat group /setup's guard against guessing security keys (5 wrong keys per group and per
   // address in 10 minutes, not configurable): hostile input there is wrong keys, and how many of them came
-  // before depends on the fuzzer's draws — its 429 is the route's own answer to that input.
-  if (answer.status === 429 && answer.text.includes('RATE_LIMIT_EXCEEDED') && !answer.text.includes('"setup_failures"'))
+  // before depends on the fuzzer's draws — its 429 is the route's own answer to that input. The portal's
+  // sign-in lock (5 wrong passwords per account, 30 per IP) is the same kind of guard.
+  if (
+    answer.status === 429 &&
+    answer.text.includes('RATE_LIMIT_EXCEEDED') &&
+    !answer.text.includes('"setup_failures"') &&
+    !answer.text.includes('"sign_in_failures"')
+  )
     return `rate limited, so never read: ${excerpt}`;
   // The checkout pages are for browsers: their errors are HTML pages that say what went wrong.
   if (answer.contentType.startsWith('text/html')) return undefined;

@@ -7,6 +7,7 @@ import { createBrandCommand, listBrandsCommand, setBrandCommand } from './comman
 import { createCampaignCommand, listCampaignsCommand } from './commands/campaign.ts';
 import { listLeadsCommand } from './commands/lead.ts';
 import { createPerkCommand, listPerksCommand, perkConstraintCommand, updatePerkCommand } from './commands/perk.ts';
+import { portalInviteCommand } from './commands/portal.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
 import { listRulesCommand, setRuleCommand } from './commands/rule.ts';
@@ -37,6 +38,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
   campaign: { create: createCampaignCommand, list: listCampaignsCommand },
   relayer: { gas: relayerGasCommand },
   lead: { list: listLeadsCommand },
+  portal: { invite: portalInviteCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,

@@ -160,6 +160,47 @@ export interface UsedSignaturesTable {
   response_body: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** A brand portal user (docs/portal.md); `password_hash` is argon2id, null until an invite is accepted. */
+export interface PortalUsersTable {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  created_at: Timestamp;
+  password_changed_at: Timestamp | null;
+}
+
+export type PortalRole = 'owner' | 'admin' | 'viewer';
+
+export interface PortalMembershipsTable {
+  user_id: string;
+  brand_id: string;
+  role: PortalRole;
+  created_at: Timestamp;
+}
+
+/** A portal session: the cookie carries the token, the row its SHA-256 (revocable, idle and absolute expiry). */
+export interface PortalSessionsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+/** Single-use portal links (invites, password resets), stored as the SHA-256 of their token. */
+export interface PortalLinksTable {
+  token_hash: string;
+  kind: 'invite' | 'reset';
+  email: string;
+  brand_id: string | null;
+  role: PortalRole | null;
+  created_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 export interface AuditLogTable {
   id: Generated<bigint>;
   actor: string;
@@ -720,4 +761,8 @@ export interface DB {
   milestone_claims: MilestoneClaimsTable;
   account_links: AccountLinksTable;
   link_codes: LinkCodesTable;
+  portal_users: PortalUsersTable;
+  portal_memberships: PortalMembershipsTable;
+  portal_sessions: PortalSessionsTable;
+  portal_links: PortalLinksTable;
 }

@@ -189,6 +189,7 @@ describe('createApiDocs', () => {
       'bearer',
       'brandSignature',
       'brandTimestamp',
+      'portalSession',
     ]);
     expect(components.securitySchemes.brandSignature).toMatchObject({
       type: 'apiKey',

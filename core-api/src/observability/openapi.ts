@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options' | 'head';
-export type SecuritySchemeName = 'brandSignature' | 'adminToken' | 'bearer' | 'agentKey';
+export type SecuritySchemeName = 'brandSignature' | 'adminToken' | 'bearer' | 'agentKey' | 'portalSession';
 type JsonSchema = Record<string, unknown>;
 
 export interface ResponseDoc {
@@ -84,6 +84,14 @@ const SECURITY_SCHEMES = {
     description:
       'Agent API key id. Sent with X-PTS-Timestamp (Unix seconds) and X-PTS-Signature: lowercase hex ' +
       'HMAC-SHA256, under the agent secret, of `timestamp.METHOD.path-with-query.raw-body` (docs/agent-api.md).',
+  },
+  portalSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'pts_portal_session',
+    description:
+      'A brand portal session (docs/portal.md). Changes also need the X-CSRF-Token header: the csrfToken of ' +
+      'GET /portal/api/session.',
   },
 } as const;
 

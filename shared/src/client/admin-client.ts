@@ -42,6 +42,7 @@ import {
   perksResponseSchema,
   type UpdatePerkRequest,
 } from '../schemas/perks.ts';
+import { type PortalInvite, type PortalRole, portalInviteSchema } from '../schemas/portal.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
 import {
   type SavedWebhookEndpoint,
@@ -106,6 +107,8 @@ export interface AdminClient {
   listBrands(): Promise<Brand[]>;
   getBrand(brandId: string): Promise<Brand>;
   updateBrand(brandId: string, input: UpdateBrandInput): Promise<Brand>;
+  /** Invites a person into a brand's portal (`pts portal invite`); the answer carries the single-use link. */
+  invitePortalMember(input: { brandId: string; email: string; role: PortalRole }): Promise<PortalInvite>;
   /** Creates or replaces the brand's rule for an event type. */
   setRule(brandId: string, eventType: string, settings: SetRuleRequest): Promise<Rule>;
   listRules(brandId: string): Promise<Rule[]>;
@@ -274,6 +277,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     removePerkConstraint: async (perkId, constraintId) => {
       await call('DELETE', `/perks/${perkId}/constraints/${encodeURIComponent(constraintId)}`, successEnvelope);
     },
+    invitePortalMember: (input) => call('POST', '/portal/invites', portalInviteSchema, input),
     relayerGas: (brandId) =>
       call('GET', `/relayer/gas${brandId ? `?brand=${encodeURIComponent(brandId)}` : ''}`, relayerGasResponseSchema),
     createCampaign: async (brandId, input) =>

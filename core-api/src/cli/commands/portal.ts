@@ -1,0 +1,28 @@
+import { PORTAL_ROLES, type PortalRole } from '@pts/shared';
+import { type CliCommand, UsageError } from '../cli-context.ts';
+import { jsonOption, parseFlags, requireFlag } from '../flags.ts';
+
+/** `pts portal invite`: a single-use link that sets a person's password and signs them into a brand's portal. */
+export const portalInviteCommand: CliCommand = {
+  usage: 'pts portal invite --brand ID --email E --role owner|admin|viewer [--json]',
+  summary: 'invite a person into a brand portal (the link works once, for 72 h; e-mailed when PTS_SMTP_URL is set)',
+  async run(args, context) {
+    const flags = parseFlags(args, {
+      brand: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      ...jsonOption,
+    });
+    const brandId = requireFlag(flags.brand, 'brand');
+    const email = requireFlag(flags.email, 'email');
+    const role = requireFlag(flags.role, 'role');
+    if (!(PORTAL_ROLES as readonly string[]).includes(role)) {
+      throw new UsageError(`--role must be one of ${PORTAL_ROLES.join(', ')} (got "${role}")`);
+    }
+    const invite = await context.client().invitePortalMember({ brandId, email, role: role as PortalRole });
+    if (flags.json) return context.printJson(invite);
+    context.print(`Invited ${invite.email} as ${invite.role} of ${invite.brandId}`);
+    context.print(`  link     ${invite.inviteUrl}`);
+    context.print(`  expires  ${invite.expiresAt} (works once)`);
+  },
+};

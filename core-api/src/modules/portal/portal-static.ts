@@ -1,0 +1,67 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { type RequestHandler, Router } from 'express';
+
+/**
+ * The portal's pages: a strict Content-Security-Policy (scripts and styles from the portal's own files only,
+ * no inline script, never framed), on every /portal answer including the JSON API.
+ */
+/** Every page path under /portal but the JSON API's: index.html answers them all. */
+export const PORTAL_PAGE_PATHS = /^\/(?!api(\/|$)).*/;
+
+export const PORTAL_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const portalSecurityHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', PORTAL_CSP);
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  next();
+};
+
+/**
+ * Serves the built portal from `distDir`: hashed files under /portal/assets for a year (immutable), and
+ * index.html for every other page path (the app routes in the browser), never cached so a new build is
+ * picked up at once. Without a build, the pages answer 503 saying how to make one.
+ */
+export function portalStaticRouter(distDir: string): Router {
+  const router = Router();
+  router.use(
+    '/assets',
+    express.static(join(distDir, 'assets'), {
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+    }),
+    // An old or mistyped asset name: a plain 404, never the page (a script tag would parse HTML as code).
+    (_req, res) => {
+      res.status(404).type('text/plain').send('No such portal asset');
+    },
+  );
+  let indexHtml: string | undefined;
+  router.get(PORTAL_PAGE_PATHS, (_req, res) => {
+    indexHtml ??= existsSync(join(distDir, 'index.html'))
+      ? readFileSync(join(distDir, 'index.html'), 'utf8')
+      : undefined;
+    res.setHeader('Cache-Control', 'no-cache');
+    if (!indexHtml) {
+      res
+        .status(503)
+        .type('text/plain')
+        .send('The portal is not built: run `npm start` (it builds it) or `npm run build -w portal`.');
+      return;
+    }
+    res.type('html').send(indexHtml);
+  });
+  return router;
+}

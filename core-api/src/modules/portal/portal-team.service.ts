@@ -1,0 +1,172 @@
+import { AppError, type Clock, type PortalRole, type PortalTeam } from '@pts/shared';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { insertAuditEntry } from '../brands/brands.repository.ts';
+import { getBrand } from '../brands/brands.service.ts';
+import { createLink, findUserByEmail, PORTAL_INVITE_TTL_MS, PORTAL_RESET_TTL_MS } from './portal-auth.service.ts';
+import type { PortalMailer } from './portal-mailer.ts';
+
+export interface PortalTeamDeps {
+  db: Kysely<DB>;
+  clock: Clock;
+  mailer: PortalMailer;
+  /** How long an invite link works; 72 h by default. */
+  inviteTtlMs?: number | undefined;
+}
+
+/** What each role may do (docs/portal.md, "Roles"). */
+const RANK: Record<PortalRole, number> = { viewer: 0, admin: 1, owner: 2 };
+
+/** The user's role in the brand, or undefined when they are not a member. */
+export async function roleIn(db: Kysely<DB>, userId: string, brandId: string): Promise<PortalRole | undefined> {
+  const row = await db
+    .selectFrom('portal_memberships')
+    .select('role')
+    .where('user_id', '=', userId)
+    .where('brand_id', '=', brandId.toLowerCase())
+    .executeTakeFirst();
+  return row?.role;
+}
+
+/**
+ * The user's role, when at least `needed`. A non-member gets 404 (the brand's existence stays hidden from
+ * people outside it); a member with a lesser role gets 403.
+ */
+export async function requireRole(
+  db: Kysely<DB>,
+  userId: string,
+  brandId: string,
+  needed: PortalRole,
+): Promise<PortalRole> {
+  const role = await roleIn(db, userId, brandId);
+  if (!role) throw new AppError('BRAND_NOT_FOUND', `Brand not found: ${brandId}`);
+  if (RANK[role] < RANK[needed]) {
+    throw new AppError('FORBIDDEN', `Your role in this brand (${role}) cannot do this; it needs ${needed}`);
+  }
+  return role;
+}
+
+/** `{base}/portal/invite#token=…`: the token rides in the fragment, so it never reaches a server log or Referer. */
+export function portalLinkUrl(baseUrl: string, page: 'invite' | 'reset', token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/portal/${page}#token=${token}`;
+}
+
+/** Invites `email` into the brand with `role`; the link is e-mailed (or logged) and returned. */
+export async function inviteMember(
+  deps: PortalTeamDeps,
+  input: { brandId: string; email: string; role: PortalRole; invitedBy: string; baseUrl: string },
+) {
+  const brand = await getBrand(deps, input.brandId);
+  const { token, expiresAt } = await createLink(deps, {
+    kind: 'invite',
+    email: input.email,
+    brandId: brand.brandId,
+    role: input.role,
+    createdBy: input.invitedBy,
+    ttlMs: deps.inviteTtlMs ?? PORTAL_INVITE_TTL_MS,
+  });
+  await insertAuditEntry(deps.db, {
+    actor: input.invitedBy,
+    action: 'portal.invite',
+    subject: brand.brandId,
+    details: { email: input.email, role: input.role, expiresAt: expiresAt.toISOString() },
+    at: deps.clock.now(),
+  });
+  const inviteUrl = portalLinkUrl(input.baseUrl, 'invite', token);
+  await deps.mailer.send({
+    to: input.email,
+    subject: `You are invited to ${brand.name} on pts`,
+    text: `You are invited to run ${brand.name}'s loyalty program as ${input.role}.\n\nSet your password and sign in: ${inviteUrl}\n\nThe link works once and expires ${expiresAt.toISOString()}.`,
+    link: inviteUrl,
+  });
+  return {
+    email: input.email,
+    brandId: brand.brandId,
+    role: input.role,
+    inviteUrl,
+    expiresAt: expiresAt.toISOString(),
+  };
+}
+
+/** Sends a reset link when the e-mail belongs to a user; says nothing either way (no enumeration). */
+export async function requestPasswordReset(deps: PortalTeamDeps, email: string, baseUrl: string): Promise<void> {
+  const user = await findUserByEmail(deps, email);
+  if (!user) return;
+  const { token } = await createLink(deps, {
+    kind: 'reset',
+    email: user.email,
+    brandId: null,
+    role: null,
+    createdBy: `portal:${user.email}`,
+    ttlMs: PORTAL_RESET_TTL_MS,
+  });
+  const link = portalLinkUrl(baseUrl, 'reset', token);
+  await deps.mailer.send({
+    to: user.email,
+    subject: 'Reset your pts portal password',
+    text: `Set a new password: ${link}\n\nThe link works once, for one hour. If you did not ask for it, ignore this message.`,
+    link,
+  });
+}
+
+export async function listTeam(deps: Pick<PortalTeamDeps, 'db' | 'clock'>, brandId: string): Promise<PortalTeam> {
+  const members = await deps.db
+    .selectFrom('portal_memberships as m')
+    .innerJoin('portal_users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.email', 'm.role', 'm.created_at'])
+    .where('m.brand_id', '=', brandId)
+    .orderBy('u.email')
+    .execute();
+  const invites = await deps.db
+    .selectFrom('portal_links')
+    .select(['email', 'role', 'expires_at'])
+    .where('brand_id', '=', brandId)
+    .where('kind', '=', 'invite')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', deps.clock.now())
+    .orderBy('created_at', 'desc')
+    .execute();
+  return {
+    members: members.map((m) => ({ userId: m.id, email: m.email, role: m.role, since: m.created_at.toISOString() })),
+    pendingInvites: invites.map((i) => ({
+      email: i.email,
+      role: i.role ?? 'viewer',
+      expiresAt: i.expires_at.toISOString(),
+    })),
+  };
+}
+
+/** Changes a member's role; a brand always keeps at least one owner. */
+export async function changeRole(
+  deps: Pick<PortalTeamDeps, 'db' | 'clock'>,
+  input: { brandId: string; userId: string; role: PortalRole; changedBy: string },
+) {
+  return deps.db.transaction().execute(async (trx) => {
+    const members = await trx
+      .selectFrom('portal_memberships')
+      .select(['user_id', 'role'])
+      .where('brand_id', '=', input.brandId)
+      .forUpdate()
+      .execute();
+    const member = members.find((m) => m.user_id === input.userId);
+    if (!member) throw new AppError('NOT_FOUND', `No member ${input.userId} in this brand`);
+    const owners = members.filter((m) => m.role === 'owner').length;
+    if (member.role === 'owner' && input.role !== 'owner' && owners <= 1) {
+      throw new AppError('CONFLICT', 'A brand needs at least one owner: make someone else owner first');
+    }
+    await trx
+      .updateTable('portal_memberships')
+      .set({ role: input.role })
+      .where('brand_id', '=', input.brandId)
+      .where('user_id', '=', input.userId)
+      .execute();
+    await insertAuditEntry(trx, {
+      actor: input.changedBy,
+      action: 'portal.role_change',
+      subject: input.brandId,
+      details: { userId: input.userId, from: member.role, to: input.role },
+      at: deps.clock.now(),
+    });
+    return { userId: input.userId, role: input.role };
+  });
+}

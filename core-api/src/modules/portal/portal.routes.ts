@@ -1,0 +1,439 @@
+import {
+  AppError,
+  brandSchema,
+  portalAcceptInviteRequestSchema,
+  portalAdminInviteRequestSchema,
+  portalAuditEntrySchema,
+  portalBrandParamsSchema,
+  portalChangePasswordSchema,
+  portalInviteRequestSchema,
+  portalInviteSchema,
+  portalInviteSentSchema,
+  portalMemberParamsSchema,
+  portalMemberRoleRequestSchema,
+  portalResetCompleteSchema,
+  portalResetRequestSchema,
+  portalSessionSchema,
+  portalSignInRequestSchema,
+  portalTeamSchema,
+  ruleParamsSchema,
+  ruleSchema,
+  setRuleRequestSchema,
+} from '@pts/shared';
+import type { Request, Response } from 'express';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { z } from 'zod';
+import { requireAdminToken } from '../../http/admin-auth.ts';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import { type BrandServiceDeps, getBrand, listRules, setRule } from '../brands/brands.service.ts';
+import {
+  acceptInvite,
+  checkPassword,
+  completeReset,
+  membershipsOf,
+  openSession,
+  PORTAL_SESSION_ABSOLUTE_MS,
+  type PortalUser,
+  revokeSession,
+  setPassword,
+  userOfSession,
+} from './portal-auth.service.ts';
+import {
+  clearCookie,
+  csrfTokenFor,
+  portalUserOf,
+  readCookie,
+  requireSession,
+  SESSION_COOKIE,
+  setCookie,
+} from './portal-session.ts';
+import {
+  changeRole,
+  inviteMember,
+  listTeam,
+  type PortalTeamDeps,
+  requestPasswordReset,
+  requireRole,
+} from './portal-team.service.ts';
+
+/** Failed sign-ins allowed per account and per IP in SIGN_IN_WINDOW_SECONDS before sign-in answers 429. */
+export const SIGN_IN_FAILURES_PER_ACCOUNT = 5;
+export const SIGN_IN_FAILURES_PER_IP = 30;
+export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+
+export type PortalRoutesDeps = PortalTeamDeps &
+  Omit<BrandServiceDeps, 'actor'> & {
+    /** Failed sign-ins, keyed `account:<email>` and `ip:<address>` (compose.ts builds both over the shared store). */
+    signInFailures: { account: RateLimiterAbstract; ip: RateLimiterAbstract };
+    publicUrl?: string | undefined;
+  };
+
+const session: ['portalSession'] = ['portalSession'];
+const ok = z.object({ success: z.literal(true) });
+const signedOut = failure('Not signed in (no session, or it ended)');
+const csrfOrRole = failure('Missing CSRF token, or the role cannot make this change');
+const notMember = failure('No such brand among yours');
+
+function baseUrlOf(req: Request, publicUrl: string | undefined): string {
+  return publicUrl ?? `${req.protocol}://${req.get('host')}`;
+}
+
+/** Who the audit log names for a portal user's change. */
+const actorOf = (user: PortalUser) => `portal:${user.email}`;
+
+/**
+ * The brand portal's JSON API, mounted at `/portal/api` behind the CSRF check (docs/portal.md). Sign-in,
+ * invites and resets are public; everything else needs a session, and brand routes a membership: a brand
+ * the user is not in answers 404, a change beyond the user's role 403.
+ */
+export function portalRoutes(deps: PortalRoutesDeps): Route[] {
+  const signedIn = [requireSession(deps)];
+  const startSession = async (req: Request, res: Response, user: PortalUser) => {
+    const token = await openSession(deps, user.id);
+    setCookie(req, res, SESSION_COOKIE, token, PORTAL_SESSION_ABSOLUTE_MS / 1000);
+  };
+  const brandDeps = (user: PortalUser): BrandServiceDeps => ({ ...deps, actor: actorOf(user) });
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/session',
+      summary: 'Who is signed in, their brands, and the CSRF token changes must carry',
+      tags: ['portal'],
+      responses: { 200: { description: 'Session (signedIn false when there is none)', schema: portalSessionSchema } },
+      handle: async ({ req, res }) => {
+        res.setHeader('Cache-Control', 'no-store');
+        const csrfToken = csrfTokenFor(req, res);
+        const token = readCookie(req, SESSION_COOKIE);
+        const user = token ? await userOfSession(deps, token) : undefined;
+        if (!user) return { signedIn: false, csrfToken, user: null, brands: [] };
+        return { signedIn: true, csrfToken, user, brands: await membershipsOf(deps, user.id) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sign-in',
+      summary: 'Sign in with e-mail and password',
+      description: `Throttled: ${SIGN_IN_FAILURES_PER_ACCOUNT} failures per account and ${SIGN_IN_FAILURES_PER_IP} per IP in 15 minutes.`,
+      tags: ['portal'],
+      request: { body: portalSignInRequestSchema },
+      responses: {
+        200: { description: 'Signed in; the session cookie is set', schema: ok },
+        400: failure('Validation failed'),
+        401: failure('Wrong e-mail or password (the same answer for an unknown e-mail)'),
+        403: failure('Missing CSRF token'),
+        429: failure('Too many failed attempts for this account or IP'),
+      },
+      handle: async ({ body, req, res }) => {
+        const keys = [`account:${body.email}`, `ip:${req.ip ?? 'unknown'}`];
+        const limiters = [deps.signInFailures.account, deps.signInFailures.ip];
+        const allowed = [SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_IP];
+        for (const [index, limiter] of limiters.entries()) {
+          const state = await limiter.get(keys[index]!);
+          if (state && state.consumedPoints >= allowed[index]!) {
+            const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+            throw new AppError(
+              'RATE_LIMIT_EXCEEDED',
+              `Too many failed sign-ins: try again in ${retryAfter} s or reset your password`,
+              { reason: 'sign_in_failures' },
+              { retryAfter },
+            );
+          }
+        }
+        const user = await checkPassword(deps, body.email, body.password);
+        if (!user) {
+          for (const [index, limiter] of limiters.entries()) await limiter.penalty(keys[index]!, 1);
+          throw new AppError('UNAUTHORIZED', 'Wrong e-mail or password');
+        }
+        await deps.signInFailures.account.delete(keys[0]!);
+        await startSession(req, res, user);
+        return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sign-out',
+      summary: 'Sign out: the session ends on the server',
+      tags: ['portal'],
+      responses: { 200: { description: 'Signed out', schema: ok }, 403: failure('Missing CSRF token') },
+      handle: async ({ req, res }) => {
+        const token = readCookie(req, SESSION_COOKIE);
+        if (token) await revokeSession(deps, token);
+        clearCookie(req, res, SESSION_COOKIE);
+        return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/invites/accept',
+      summary: 'Accept an invite: set the password and sign in (the link works once)',
+      tags: ['portal'],
+      request: { body: portalAcceptInviteRequestSchema },
+      responses: {
+        200: { description: 'Signed in', schema: ok },
+        400: failure('Password too short, or the link is invalid, expired or used'),
+        403: failure('Missing CSRF token'),
+      },
+      handle: async ({ body, req, res }) => {
+        const user = await acceptInvite(deps, body.token, body.password);
+        await startSession(req, res, user);
+        return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/password-reset',
+      summary: 'Ask for a password reset link (the same answer whether or not the e-mail has an account)',
+      tags: ['portal'],
+      request: { body: portalResetRequestSchema },
+      responses: {
+        202: { description: 'If the e-mail has an account, a link is on its way', schema: ok },
+        400: failure('Validation failed'),
+        403: failure('Missing CSRF token'),
+      },
+      handle: async ({ body, req, res }) => {
+        await requestPasswordReset(deps, body.email, baseUrlOf(req, deps.publicUrl));
+        res.status(202);
+        return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/password-reset/complete',
+      summary: 'Set a new password with a reset link; every session ends and a new one starts',
+      tags: ['portal'],
+      request: { body: portalResetCompleteSchema },
+      responses: {
+        200: { description: 'Signed in', schema: ok },
+        400: failure('Password too short, or the link is invalid, expired or used'),
+        403: failure('Missing CSRF token'),
+      },
+      handle: async ({ body, req, res }) => {
+        const user = await completeReset(deps, body.token, body.password);
+        await startSession(req, res, user);
+        return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/password',
+      summary: 'Change the password: every session of the user ends, this browser gets a new one',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { body: portalChangePasswordSchema },
+      responses: {
+        200: { description: 'Changed', schema: ok },
+        400: failure('Validation failed, or the current password is wrong'),
+        401: signedOut,
+        403: failure('Missing CSRF token'),
+      },
+      handle: async ({ body, req, res }) => {
+        const user = portalUserOf(res);
+        if (!(await checkPassword(deps, user.email, body.currentPassword))) {
+          throw new AppError('VALIDATION_ERROR', 'The current password is wrong', { field: 'currentPassword' });
+        }
+        await setPassword(deps, user.id, body.newPassword);
+        await startSession(req, res, user);
+        return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId',
+      summary: 'One of your brands',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: {
+        200: { description: 'Brand', schema: z.object({ success: z.literal(true), brand: brandSchema }) },
+        401: signedOut,
+        404: notMember,
+      },
+      handle: async ({ params: { brandId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, brand: await getBrand(deps, brandId) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/rules',
+      summary: "The brand's event rules, active or paused",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: {
+        200: { description: 'Rules', schema: z.object({ success: z.literal(true), rules: z.array(ruleSchema) }) },
+        401: signedOut,
+        404: notMember,
+      },
+      handle: async ({ params: { brandId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, rules: await listRules(deps, brandId) };
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/brands/:brandId/rules/:eventType',
+      summary: 'Create, change, pause or resume a rule (admin or owner); the same service as `pts rule set`',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: ruleParamsSchema, body: setRuleRequestSchema },
+      responses: {
+        200: { description: 'Rule', schema: z.object({ success: z.literal(true), rule: ruleSchema }) },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: notMember,
+      },
+      handle: async ({ params: { brandId, eventType }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        return { success: true, rule: await setRule(brandDeps(user), brandId, { ...body, eventType }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/team',
+      summary: "The brand's portal members and pending invites",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: { 200: { description: 'Team', schema: portalTeamSchema }, 401: signedOut, 404: notMember },
+      handle: async ({ params: { brandId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        return listTeam(deps, brandId);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/invites',
+      summary: 'Invite a teammate (owner); the link is e-mailed, or logged when no mail server is set',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema, body: portalInviteRequestSchema },
+      responses: {
+        201: {
+          description: 'Invited (inviteUrl only when no mail server is configured, so the owner can pass it on)',
+          schema: portalInviteSentSchema.extend({ inviteUrl: z.string().optional() }),
+        },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: notMember,
+      },
+      handle: async ({ params: { brandId }, body, req, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'owner');
+        const invite = await inviteMember(deps, {
+          brandId,
+          email: body.email,
+          role: body.role,
+          invitedBy: actorOf(user),
+          baseUrl: baseUrlOf(req, deps.publicUrl),
+        });
+        res.status(201);
+        return {
+          email: invite.email,
+          role: invite.role,
+          expiresAt: invite.expiresAt,
+          ...(deps.mailer.kind === 'log' ? { inviteUrl: invite.inviteUrl } : {}),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/brands/:brandId/members/:userId',
+      summary: "Change a member's role (owner); a brand keeps at least one owner",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalMemberParamsSchema, body: portalMemberRoleRequestSchema },
+      responses: {
+        200: { description: 'Changed', schema: z.object({ userId: z.string(), role: z.string() }) },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, or no such member'),
+        409: failure('The last owner cannot step down'),
+      },
+      handle: async ({ params: { brandId, userId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'owner');
+        return changeRole(deps, { brandId, userId, role: body.role, changedBy: actorOf(user) });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/audit',
+      summary: "The brand's audit log, newest first (100 entries)",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: {
+        200: {
+          description: 'Entries',
+          schema: z.object({ success: z.literal(true), entries: z.array(portalAuditEntrySchema) }),
+        },
+        401: signedOut,
+        404: notMember,
+      },
+      handle: async ({ params: { brandId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        const rows = await deps.db
+          .selectFrom('audit_log')
+          .select(['id', 'actor', 'action', 'details', 'created_at'])
+          .where('subject', '=', brandId)
+          .orderBy('id', 'desc')
+          .limit(100)
+          .execute();
+        return {
+          success: true,
+          entries: rows.map((row) => ({
+            id: String(row.id),
+            actor: row.actor,
+            action: row.action,
+            details: row.details,
+            at: row.created_at.toISOString(),
+          })),
+        };
+      },
+    }),
+  ];
+}
+
+/** `POST /admin/portal/invites`: an operator invites a brand's first owner (`pts portal invite`). */
+export function portalAdminRoutes(deps: PortalTeamDeps & { adminToken: string; publicUrl?: string | undefined }) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/portal/invites',
+      summary: 'Invite a person into a brand portal (the link is printed, and e-mailed when a mail server is set)',
+      tags: ['admin', 'portal'],
+      security: ['adminToken'],
+      before: [requireAdminToken(deps.adminToken)],
+      request: { body: portalAdminInviteRequestSchema, bodyReader: 'own' },
+      responses: {
+        201: { description: 'Invite', schema: portalInviteSchema },
+        400: failure('Validation failed'),
+        401: failure('Missing or wrong admin token'),
+        404: failure('Unknown brand'),
+      },
+      handle: async ({ body, req, res }) => {
+        const invite = await inviteMember(deps, {
+          ...body,
+          invitedBy: 'admin',
+          baseUrl: baseUrlOf(req, deps.publicUrl),
+        });
+        res.status(201);
+        return invite;
+      },
+    }),
+  ];
+}

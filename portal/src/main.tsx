@@ -1,0 +1,43 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createBrowserRouter, RouterProvider } from 'react-router';
+import { Layout } from './Layout.tsx';
+import { AccountPage } from './pages/AccountPage.tsx';
+import { HomePage } from './pages/HomePage.tsx';
+import { InvitePage } from './pages/InvitePage.tsx';
+import { ProgramPage } from './pages/ProgramPage.tsx';
+import { ResetPage } from './pages/ResetPage.tsx';
+import { SignInPage } from './pages/SignInPage.tsx';
+import { TeamPage } from './pages/TeamPage.tsx';
+import './styles.css';
+
+const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false, staleTime: 5_000 } },
+});
+
+const router = createBrowserRouter(
+  [
+    { path: '/sign-in', element: <SignInPage /> },
+    { path: '/invite', element: <InvitePage /> },
+    { path: '/reset', element: <ResetPage /> },
+    {
+      element: <Layout />,
+      children: [
+        { index: true, element: <HomePage /> },
+        { path: 'account', element: <AccountPage /> },
+        { path: 'brands/:brandId/program', element: <ProgramPage /> },
+        { path: 'brands/:brandId/team', element: <TeamPage /> },
+      ],
+    },
+  ],
+  { basename: '/portal' },
+);
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>
+  </StrictMode>,
+);

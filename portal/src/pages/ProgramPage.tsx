@@ -1,0 +1,279 @@
+import type { Rule, SetRuleRequest } from '@pts/shared/schemas/brands';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, fieldErrors } from '../api.ts';
+import { canEdit, useBrand } from '../session.ts';
+
+const DETECTION = ['manual', 'url_pattern', 'form_auto', 'sdk_auto'] as const;
+const UNLIMITED = -1;
+
+/** Every setting of a rule, so a pause or an edit never resets what it does not show (PUT semantics). */
+function settingsOf(rule: Rule): SetRuleRequest {
+  return {
+    rewardAmount: rule.rewardAmount,
+    cooldownHours: rule.cooldownHours,
+    maxClaims: rule.maxClaims,
+    maxTotal: rule.maxTotal,
+    detectionMethod: rule.detectionMethod,
+    detectionConfig: rule.detectionConfig,
+    active: rule.active,
+  };
+}
+
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+export function ProgramPage() {
+  const { brandId, membership } = useBrand();
+  const queryClient = useQueryClient();
+  const editable = canEdit(membership);
+  const [editing, setEditing] = useState<Rule | 'new' | undefined>();
+  const rules = useQuery({
+    queryKey: ['rules', brandId],
+    queryFn: () => api<{ rules: Rule[] }>('GET', `/brands/${brandId}/rules`),
+  });
+  const save = useMutation({
+    mutationFn: ({ eventType, settings }: { eventType: string; settings: SetRuleRequest }) =>
+      api('PUT', `/brands/${brandId}/rules/${encodeURIComponent(eventType)}`, settings),
+    onSuccess: async () => {
+      setEditing(undefined);
+      await queryClient.invalidateQueries({ queryKey: ['rules', brandId] });
+    },
+  });
+
+  if (rules.isPending) return <p className="loading">Loading the program…</p>;
+  if (rules.isError) return <p role="alert">{rules.error.message}</p>;
+  return (
+    <section>
+      <h1>Program: event rules</h1>
+      <p>What each event earns, how often, and how the browser SDK detects it. Changes apply at once.</p>
+      {editable ? (
+        <button type="button" onClick={() => setEditing('new')}>
+          New rule
+        </button>
+      ) : (
+        <p className="note">Your role ({membership?.role ?? 'none'}) reads the program; admins and owners change it.</p>
+      )}
+      {editing ? (
+        <RuleForm
+          key={editing === 'new' ? 'new' : editing.eventType}
+          rule={editing === 'new' ? undefined : editing}
+          saving={save.isPending}
+          error={save.error}
+          onCancel={() => setEditing(undefined)}
+          onSave={(eventType, settings) => save.mutate({ eventType, settings })}
+        />
+      ) : null}
+      <div className="table-wrap">
+        <table>
+          <caption className="visually-hidden">Event rules</caption>
+          <thead>
+            <tr>
+              <th scope="col">Event type</th>
+              <th scope="col">Reward</th>
+              <th scope="col">Cooldown</th>
+              <th scope="col">Max claims</th>
+              <th scope="col">Detection</th>
+              <th scope="col">Status</th>
+              {editable ? <th scope="col">Actions</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {rules.data.rules.map((rule) => (
+              <tr key={rule.eventId} data-event-type={rule.eventType}>
+                <th scope="row">{rule.eventType}</th>
+                <td>{rule.rewardAmount} pts</td>
+                <td>{rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}</td>
+                <td>{rule.maxClaims === UNLIMITED || rule.maxClaims === 999999 ? 'unlimited' : rule.maxClaims}</td>
+                <td>{rule.detectionMethod}</td>
+                <td>{rule.active ? 'active' : 'paused'}</td>
+                {editable ? (
+                  <td className="actions">
+                    <button type="button" onClick={() => setEditing(rule)} aria-label={`Edit ${rule.eventType}`}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={`${rule.active ? 'Pause' : 'Resume'} ${rule.eventType}`}
+                      onClick={() =>
+                        save.mutate({
+                          eventType: rule.eventType,
+                          settings: { ...settingsOf(rule), active: !rule.active },
+                        })
+                      }
+                    >
+                      {rule.active ? 'Pause' : 'Resume'}
+                    </button>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function RuleForm(props: {
+  rule: Rule | undefined;
+  saving: boolean;
+  error: Error | null;
+  onCancel(): void;
+  onSave(eventType: string, settings: SetRuleRequest): void;
+}) {
+  const { rule } = props;
+  const [eventType, setEventType] = useState(rule?.eventType ?? '');
+  const [reward, setReward] = useState(String(rule?.rewardAmount ?? 100));
+  const [cooldown, setCooldown] = useState(String(rule?.cooldownHours ?? 24));
+  const [unlimited, setUnlimited] = useState(rule ? rule.maxClaims === UNLIMITED || rule.maxClaims === 999999 : false);
+  const [maxClaims, setMaxClaims] = useState(
+    String(rule && rule.maxClaims > 0 && rule.maxClaims !== 999999 ? rule.maxClaims : 1),
+  );
+  const [detection, setDetection] = useState<(typeof DETECTION)[number]>(rule?.detectionMethod ?? 'manual');
+  const [urlPatterns, setUrlPatterns] = useState((rule?.detectionConfig.urlPatterns ?? []).join('\n'));
+  const [selectors, setSelectors] = useState((rule?.detectionConfig.successSelectors ?? []).join('\n'));
+  const errors = fieldErrors(props.error);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onSave(eventType.trim(), {
+      ...(rule ? settingsOf(rule) : {}),
+      rewardAmount: Number(reward),
+      cooldownHours: Number(cooldown),
+      maxClaims: unlimited ? UNLIMITED : Number(maxClaims),
+      detectionMethod: detection,
+      detectionConfig: {
+        ...rule?.detectionConfig,
+        urlPatterns: lines(urlPatterns),
+        successSelectors: lines(selectors),
+      },
+    });
+  };
+  const fieldError = (name: string) =>
+    errors[name] ? (
+      <span className="error" id={`${name}-error`}>
+        {errors[name]}
+      </span>
+    ) : null;
+  const described = (name: string) =>
+    errors[name] ? { 'aria-invalid': true, 'aria-describedby': `${name}-error` } : {};
+
+  return (
+    <form className="rule-form stack" onSubmit={submit} aria-label={rule ? `Edit ${rule.eventType}` : 'New rule'}>
+      <h2>{rule ? `Edit ${rule.eventType}` : 'New rule'}</h2>
+      <label>
+        Event type (letters, digits, underscores)
+        <input
+          name="eventType"
+          required
+          maxLength={50}
+          pattern="[A-Za-z0-9_]{1,50}"
+          value={eventType}
+          disabled={Boolean(rule)}
+          onChange={(e) => setEventType(e.target.value)}
+          {...described('eventType')}
+        />
+        {fieldError('eventType')}
+      </label>
+      <label>
+        Reward (pts)
+        <input
+          name="rewardAmount"
+          type="number"
+          min={0}
+          required
+          value={reward}
+          onChange={(e) => setReward(e.target.value)}
+          {...described('rewardAmount')}
+        />
+        {fieldError('rewardAmount')}
+      </label>
+      <label>
+        Cooldown (hours between two claims by one member)
+        <input
+          name="cooldownHours"
+          type="number"
+          min={0}
+          required
+          value={cooldown}
+          onChange={(e) => setCooldown(e.target.value)}
+          {...described('cooldownHours')}
+        />
+        {fieldError('cooldownHours')}
+      </label>
+      <fieldset>
+        <legend>Claims per member</legend>
+        <label className="inline">
+          <input
+            type="checkbox"
+            name="unlimited"
+            checked={unlimited}
+            onChange={(e) => setUnlimited(e.target.checked)}
+          />{' '}
+          Unlimited
+        </label>
+        {unlimited ? null : (
+          <label>
+            Max claims
+            <input
+              name="maxClaims"
+              type="number"
+              min={1}
+              required
+              value={maxClaims}
+              onChange={(e) => setMaxClaims(e.target.value)}
+              {...described('maxClaims')}
+            />
+          </label>
+        )}
+        {fieldError('maxClaims')}
+      </fieldset>
+      <label>
+        Detection by the browser SDK
+        <select
+          name="detectionMethod"
+          value={detection}
+          onChange={(e) => setDetection(e.target.value as (typeof DETECTION)[number])}
+        >
+          {DETECTION.map((method) => (
+            <option key={method} value={method}>
+              {method}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        URL patterns (one per line, e.g. /thank-you or /checkout/*)
+        <textarea
+          name="urlPatterns"
+          rows={2}
+          value={urlPatterns}
+          onChange={(e) => setUrlPatterns(e.target.value)}
+          {...described('detectionConfig')}
+        />
+      </label>
+      <label>
+        Form success selectors (one per line, e.g. .signup-success)
+        <textarea name="successSelectors" rows={2} value={selectors} onChange={(e) => setSelectors(e.target.value)} />
+      </label>
+      {fieldError('detectionConfig')}
+      {props.error && Object.keys(errors).length === 0 ? (
+        <p role="alert" className="error">
+          {props.error.message}
+        </p>
+      ) : null}
+      <div className="row">
+        <button type="submit" disabled={props.saving}>
+          Save rule
+        </button>
+        <button type="button" className="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

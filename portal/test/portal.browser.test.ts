@@ -1,0 +1,298 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../core-api/test/platform.ts';
+
+// The brand portal in Debian's Chromium against a real core-api (PGlite + anvil): the journeys of a brand
+// team, what a viewer may not do, hostile strings, accessibility (axe-core), 375 px and keyboard use.
+// Screenshots land in docs/portal/ (docs/portal.md shows them).
+
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../docs/portal');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PASSWORD = 'portal password 1';
+/** A brand name that would run script if the portal ever rendered it as HTML. */
+const HOSTILE_NAME = `Acme <img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>`;
+
+let platform: TestPlatform;
+let browser: Browser;
+let brand: { brandId: string; securityKey: string };
+const contexts: BrowserContext[] = [];
+const cspViolations: string[] = [];
+
+async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  page.on('dialog', (dialog) => {
+    cspViolations.push(`dialog opened: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  return page;
+}
+
+async function adminInvite(email: string, role: 'owner' | 'admin' | 'viewer'): Promise<string> {
+  const answer = await platform.post(
+    '/admin/portal/invites',
+    { brandId: brand.brandId, email, role },
+    { authorization: `Bearer ${platform.deps.adminToken}` },
+  );
+  expect(answer.status).toBe(201);
+  return answer.body.inviteUrl;
+}
+
+/** Opens an invite link, sets the password, and waits for the program page. */
+async function acceptInvite(page: Page, inviteUrl: string) {
+  await page.goto(inviteUrl);
+  await page.getByLabel('New password (at least 10 characters)').fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+}
+
+/** axe-core's serious and critical violations on the page as it is now. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const results = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is injected above
+    const axe = (window as any).axe;
+    const run = await axe.run(document, { resultTypes: ['violations'] });
+    return run.violations.map((v: { id: string; impact: string; nodes: { target: string[] }[] }) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
+  });
+  return results
+    .filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v: { id: string; targets: string[] }) => `${v.id}: ${v.targets.join(', ')}`);
+}
+
+/** A change through the page's own fetch with its CSRF token: what a viewer who bypasses the UI gets. */
+function putRuleFromPage(page: Page, brandId: string) {
+  return page.evaluate(async (id) => {
+    const session = await (await fetch('/portal/api/session')).json();
+    const response = await fetch(`/portal/api/brands/${id}/rules/sneaky_rule`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+      body: JSON.stringify({ rewardAmount: 1000 }),
+    });
+    return response.status;
+  }, brandId);
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  brand = await platform.createBrand({ name: HOSTILE_NAME, domain: 'acme.example.com' });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await platform?.stop();
+});
+
+describe('the brand portal in Chromium', () => {
+  let owner: Page;
+  let viewerInviteUrl = '';
+
+  it('serves its pages with a strict CSP, no-cache pages and immutable hashed assets', async () => {
+    const page = await fetch(`${platform.url}/portal/brands/x/program`);
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const html = await page.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const asset = /src="(\/portal\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(asset).toBeDefined();
+    const script = await fetch(`${platform.url}${asset}`);
+    expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${platform.url}/portal/assets/missing-abc.js`)).status).toBe(404);
+  });
+
+  it('invite → set password → lands in the portal; the hostile brand name is only text', async () => {
+    owner = await newPage();
+    const inviteUrl = await adminInvite('owner@acme.example.com', 'owner');
+    await owner.goto(inviteUrl);
+    expect(await axeViolations(owner)).toEqual([]);
+    await owner.screenshot({ path: join(SCREENSHOTS, 'invite.png') });
+    await acceptInvite(owner, inviteUrl);
+    expect(owner.url()).toContain(`/portal/brands/${brand.brandId}/program`);
+    expect(owner.url()).not.toContain('token=');
+    await expect.poll(() => owner.locator('.brand-name').textContent()).toBe(HOSTILE_NAME);
+    expect(await owner.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await owner.locator('.brand-line img, .brand-line script').count()).toBe(0);
+    // The link worked once: a second visit cannot set a password.
+    const again = await newPage();
+    await again.goto(inviteUrl);
+    await again.getByLabel('New password (at least 10 characters)').fill('someone else 123');
+    await again.getByLabel('Repeat the password').fill('someone else 123');
+    await again.getByRole('button', { name: 'Set password and sign in' }).click();
+    await again.getByText('This link is invalid, expired or already used').waitFor();
+  });
+
+  it('creates a rule in the UI, and the rule works: a signed event is accepted with its reward', async () => {
+    await owner.getByRole('button', { name: 'New rule' }).click();
+    await owner.getByLabel('Event type (letters, digits, underscores)').fill('portal_signup');
+    await owner.getByLabel('Reward (pts)').fill('-5');
+    await owner.getByLabel('Cooldown (hours between two claims by one member)').fill('0');
+    await owner.getByLabel('Unlimited').check();
+    await owner
+      .getByLabel('URL patterns (one per line, e.g. /thank-you or /checkout/*)')
+      .fill('/welcome\n/signup/done');
+    // Inline validation from the server's answer: the browser's own check is bypassed to see it.
+    await owner.locator('form.rule-form').evaluate((form) => form.setAttribute('novalidate', ''));
+    await owner.getByRole('button', { name: 'Save rule' }).click();
+    await owner.locator('#rewardAmount-error').waitFor();
+    expect(await owner.locator('#rewardAmount-error').textContent()).toMatch(/0|greater|>=/);
+    expect(await axeViolations(owner)).toEqual([]);
+    await owner.getByLabel('Reward (pts)').fill('123');
+    await owner.screenshot({ path: join(SCREENSHOTS, 'rule-form.png'), fullPage: true });
+    await owner.getByRole('button', { name: 'Save rule' }).click();
+    const row = owner.locator('tr[data-event-type="portal_signup"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('123 pts');
+    expect(await row.textContent()).toContain('unlimited');
+    await owner.screenshot({ path: join(SCREENSHOTS, 'program.png'), fullPage: true });
+
+    const body = { brandId: brand.brandId, eventType: 'portal_signup', userEmail: 'first@customer.example' };
+    const accepted = await platform.signedPost('/pts-api/manual-event', body, brand.securityKey);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ success: true });
+    expect(JSON.stringify(accepted.body)).toContain('123');
+    // Unlimited claims and no cooldown: the same member earns again.
+    const second = await platform.signedPost('/pts-api/manual-event', body, brand.securityKey);
+    expect(second.status).toBe(200);
+
+    // Pause: events of the rule are refused from now on.
+    await owner.getByRole('button', { name: 'Pause portal_signup' }).click();
+    await expect.poll(() => row.textContent()).toContain('paused');
+    const paused = await platform.signedPost(
+      '/pts-api/manual-event',
+      { ...body, userEmail: 'late@customer.example' },
+      brand.securityKey,
+    );
+    expect(paused.status).toBeGreaterThanOrEqual(400);
+    await owner.getByRole('button', { name: 'Resume portal_signup' }).click();
+    await expect.poll(() => row.textContent()).toContain('active');
+  });
+
+  it('the owner invites a viewer from the team page', async () => {
+    await owner.getByRole('link', { name: 'Team' }).click();
+    await owner.getByRole('heading', { name: 'Team', exact: true }).waitFor();
+    const form = owner.getByRole('form', { name: 'Invite a teammate' });
+    await form.getByLabel('E-mail').fill('viewer@acme.example.com');
+    await form.getByLabel('Role').selectOption('viewer');
+    await form.getByRole('button', { name: 'Send invite' }).click();
+    viewerInviteUrl = (await owner.getByTestId('invite-url').textContent()) ?? '';
+    expect(viewerInviteUrl).toMatch(/\/portal\/invite#token=/);
+    expect(await axeViolations(owner)).toEqual([]);
+    await owner.screenshot({ path: join(SCREENSHOTS, 'team.png'), fullPage: true });
+  });
+
+  it('a viewer reads the program, sees no change controls, and a change sent anyway is refused with 403', async () => {
+    const viewer = await newPage();
+    await acceptInvite(viewer, viewerInviteUrl);
+    await viewer.locator('tr[data-event-type="portal_signup"]').waitFor();
+    expect(await viewer.getByRole('button', { name: 'New rule' }).count()).toBe(0);
+    expect(await viewer.getByRole('button', { name: /^(Edit|Pause|Resume) / }).count()).toBe(0);
+    expect(await viewer.getByText('reads the program').count()).toBe(1);
+    expect(await putRuleFromPage(viewer, brand.brandId)).toBe(403);
+    await viewer.getByRole('link', { name: 'Team' }).click();
+    await viewer.getByRole('heading', { name: 'Team', exact: true }).waitFor();
+    expect(await viewer.getByRole('form', { name: 'Invite a teammate' }).count()).toBe(0);
+    expect(await viewer.getByRole('combobox').count()).toBe(0);
+    const rules = await platform.get(`/admin/brands/${brand.brandId}/rules`, {
+      authorization: `Bearer ${platform.deps.adminToken}`,
+    });
+    expect(rules.body.rules.map((r: { eventType: string }) => r.eventType)).not.toContain('sneaky_rule');
+
+    // Sign-out ends the session: the pages send the browser to sign-in, the API answers 401.
+    await viewer.getByRole('button', { name: 'Sign out' }).click();
+    await viewer.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const status = await viewer.evaluate(
+      async (id) => (await fetch(`/portal/api/brands/${id}/rules`)).status,
+      brand.brandId,
+    );
+    expect(status).toBe(401);
+    await viewer.goto(`${platform.url}/portal/brands/${brand.brandId}/program`);
+    await viewer.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await axeViolations(viewer)).toEqual([]);
+    await viewer.screenshot({ path: join(SCREENSHOTS, 'sign-in.png') });
+  });
+
+  it('signs in and creates a rule by keyboard alone', async () => {
+    const page = await newPage();
+    await page.goto(`${platform.url}/portal/sign-in`);
+    await page.getByLabel('E-mail').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('email');
+    await page.keyboard.type('viewer@acme.example.com');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+
+    await owner.getByRole('link', { name: 'Program' }).click();
+    await owner.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+    await owner.getByRole('button', { name: 'New rule' }).focus();
+    await owner.keyboard.press('Enter');
+    await owner.getByLabel('Event type (letters, digits, underscores)').focus();
+    await owner.keyboard.type('keyboard_rule');
+    await owner.keyboard.press('Tab');
+    await owner.keyboard.press('Control+A');
+    await owner.keyboard.type('7');
+    await owner.keyboard.press('Enter');
+    await owner.locator('tr[data-event-type="keyboard_rule"]').waitFor();
+    const focused = await owner.evaluate(() => {
+      const element = document.activeElement;
+      return element ? getComputedStyle(element).outlineStyle : 'none';
+    });
+    expect(typeof focused).toBe('string');
+  });
+
+  it('is usable at 375 px: no sideways scrolling of the page, controls reachable', async () => {
+    const page = await newPage({ width: 375, height: 740 });
+    await page.goto(`${platform.url}/portal/sign-in`);
+    await page.getByLabel('E-mail').fill('owner@acme.example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.getByRole('button', { name: 'New rule' }).click();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    const save = await page.getByRole('button', { name: 'Save rule' }).boundingBox();
+    expect(save && save.x >= 0 && save.x + save.width <= 375).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'program-375.png'), fullPage: true });
+    await page.getByRole('link', { name: 'Team' }).click();
+    await page.getByRole('heading', { name: 'Team', exact: true }).waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.getByRole('link', { name: 'owner@acme.example.com' }).click();
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it('ran no inline script and broke no CSP rule on any page', () => {
+    expect(cspViolations).toEqual([]);
+  });
+});
