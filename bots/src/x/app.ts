@@ -192,7 +192,6 @@ export async function startXBot(config: XBotConfig, overrides: XBotOverrides = {
     state.save({
       ...cleared,
       processed: current.processed,
-      campaignClaims: current.campaignClaims,
       brandConversations: current.brandConversations,
       brandUser: current.brandUser,
       rateLimitedUntil: current.rateLimitedUntil,
