@@ -62,6 +62,8 @@ function memoryGroups(): GroupStore & { map: Map<string, BrandCredentials> } {
     delete: async (platform, id) => {
       map.delete(key(platform, id));
     },
+    list: async (platform) =>
+      [...map.keys()].filter((k) => k.startsWith(`${platform}:`)).map((k) => k.slice(platform.length + 1)),
   };
 }
 
