@@ -56,6 +56,8 @@ function validationReply(command: Command, error: z.ZodError): Reply {
   const where = first?.path.length ? `${String(first.path[0])}: ` : '';
   return {
     text: `${where}${message}. Usage: ${usage(command)}`,
+    // A mistake in one's own command is nobody else's business.
+    ephemeral: true,
     ...(command.sensitiveArgs ? { sensitiveInput: true } : {}),
   };
 }

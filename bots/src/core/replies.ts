@@ -25,6 +25,7 @@ export function secondsUntilUtcMidnight(now: Date): number {
 /** The reply for a group nobody has linked to a brand yet. */
 export const NOT_SET_UP: Reply = {
   text: 'This group is not linked to pts yet: a group admin must run /setup <brand_id> <security_key> first.',
+  ephemeral: true,
 };
 
 /** The reply in a direct message for commands that need a group (decision: DMs never guess a brand). */

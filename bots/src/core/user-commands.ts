@@ -47,6 +47,7 @@ export const dailyCommand = defineCommand({
       if (result.alreadyClaimed) {
         return {
           text: `You already checked in today. The next check-in opens at midnight UTC (in ${wait}).\n${streakLine}`,
+          ephemeral: true,
           ...(buttons.length ? { buttons } : {}),
         };
       }
