@@ -29,7 +29,8 @@ export const botEnvSchema = z
         .regex(/^[a-z0-9.-]+\.[a-z]{2,}$|^[a-z0-9-]+\.local$/i, 'must be a domain such as pts.local')
         .default('pts.local'),
     ),
-    BOT_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('.pts-bot-data')),
+    /** Unset: the bot's own default (BOT_DEFAULTS), so bots started side by side never share a dir. */
+    BOT_DATA_DIR: z.preprocess(emptyToUndefined, z.string().optional()),
     BOT_MASTER_KEY: optional(z.string().regex(HEX_KEY, 'must be 32 bytes as 64 hex characters (openssl rand -hex 32)')),
     TELEGRAM_MODE: z.preprocess(
       emptyToUndefined,
@@ -40,7 +41,8 @@ export const botEnvSchema = z
     TELEGRAM_WEBHOOK_SECRET: optional(
       z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'must be 16-256 letters, digits, _ or - (Telegram secret_token)'),
     ),
-    HEALTH_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(8081)),
+    /** Unset: the bot's own default port (BOT_DEFAULTS). */
+    HEALTH_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).optional()),
     LOG_LEVEL: z.preprocess(
       emptyToUndefined,
       z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -64,9 +66,27 @@ export const botEnvSchema = z
   });
 export type BotEnv = z.output<typeof botEnvSchema>;
 
-export interface BotConfig extends BotEnv {
+/**
+ * Each bot's own data dir and health port when BOT_DATA_DIR / HEALTH_PORT are unset: bots run side by side
+ * with the documented defaults never share a store (one bot's /setup is not another's) or a port.
+ */
+export const BOT_DEFAULTS = {
+  discord: { dataDir: '.pts-bot-data/discord', healthPort: 8081 },
+  telegram: { dataDir: '.pts-bot-data/telegram', healthPort: 8082 },
+  x: { dataDir: '.pts-bot-data/x', healthPort: 8083 },
+} as const;
+export type BotKind = keyof typeof BOT_DEFAULTS;
+
+export interface BotConfig extends Omit<BotEnv, 'BOT_DATA_DIR' | 'HEALTH_PORT'> {
+  BOT_DATA_DIR: string;
+  HEALTH_PORT: number;
   /** The store key: BOT_MASTER_KEY, or the one generated into BOT_DATA_DIR/master-key. */
   masterKey: Buffer;
+  /**
+   * Writes a generated key to BOT_DATA_DIR/master-key; called once the platform accepted the bot's token,
+   * so a refused token leaves no key file behind. A no-op when the key came from the environment or a file.
+   */
+  keepMasterKey(): void;
 }
 
 /** Parses the environment; the message names every wrong variable and what to fix. */
@@ -85,23 +105,35 @@ export function parseBotEnv(env: Record<string, string | undefined>): BotEnv {
  */
 export function loadBotConfig(
   env: Record<string, string | undefined> = process.env,
-  options: { required?: { name: string; hint: string }[] } = {},
+  options: { required?: { name: string; hint: string }[]; bot?: BotKind } = {},
 ): BotConfig {
   const parsed = parseBotEnv(env);
   // Checked before anything is written: a bot started without its token leaves no key file behind.
   for (const { name, hint } of options.required ?? []) {
     if (!env[name]?.trim()) throw new Error(`${name} is required: ${hint}`);
   }
-  mkdirSync(parsed.BOT_DATA_DIR, { recursive: true });
+  const defaults = BOT_DEFAULTS[options.bot ?? 'discord'];
+  const dataDir = parsed.BOT_DATA_DIR ?? defaults.dataDir;
   let hex = parsed.BOT_MASTER_KEY;
+  let generated: string | undefined;
+  const path = join(dataDir, 'master-key');
   if (!hex) {
-    const path = join(parsed.BOT_DATA_DIR, 'master-key');
     if (existsSync(path)) hex = readFileSync(path, 'utf8').trim();
     else {
       hex = randomBytes(32).toString('hex');
-      writeFileSync(path, `${hex}\n`, { mode: 0o600 });
+      generated = hex;
     }
     if (!HEX_KEY.test(hex)) throw new Error(`${path} must hold 64 hex characters; delete it to generate a new key`);
   }
-  return { ...parsed, masterKey: Buffer.from(hex, 'hex') };
+  return {
+    ...parsed,
+    BOT_DATA_DIR: dataDir,
+    HEALTH_PORT: parsed.HEALTH_PORT ?? defaults.healthPort,
+    masterKey: Buffer.from(hex, 'hex'),
+    keepMasterKey() {
+      if (generated === undefined || existsSync(path)) return;
+      mkdirSync(dataDir, { recursive: true });
+      writeFileSync(path, `${generated}\n`, { mode: 0o600 });
+    },
+  };
 }

@@ -15,6 +15,8 @@ export function memoryGroupStore(): GroupStore & { entries: Map<string, BrandCre
     delete: async (platform, groupId) => {
       entries.delete(key(platform, groupId));
     },
+    list: async (platform) =>
+      [...entries.keys()].filter((k) => k.startsWith(`${platform}:`)).map((k) => k.slice(platform.length + 1)),
   };
 }
 

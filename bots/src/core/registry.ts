@@ -56,6 +56,8 @@ function validationReply(command: Command, error: z.ZodError): Reply {
   const where = first?.path.length ? `${String(first.path[0])}: ` : '';
   return {
     text: `${where}${message}. Usage: ${usage(command)}`,
+    // A mistake in one's own command is nobody else's business.
+    ephemeral: true,
     ...(command.sensitiveArgs ? { sensitiveInput: true } : {}),
   };
 }
@@ -91,7 +93,11 @@ export function createCommandRegistry(deps: BotDeps, commands: readonly Command[
       // where the platform allows (Discord ephemeral replies).
       const friendly = replyForCoreError(error);
       if (friendly) {
-        deps.logger.info({ ...label, code: (error as { code?: string }).code }, 'core-api refused');
+        const refusal = error as { code?: string; status?: number; message?: string };
+        deps.logger.info(
+          { ...label, code: refusal.code, status: refusal.status, serverMessage: refusal.message },
+          'core-api refused',
+        );
         return { ...friendly, ephemeral: true, ...(sensitive ? { sensitiveInput: true } : {}) };
       }
       deps.logger.error({ ...label, err: error }, 'command failed');

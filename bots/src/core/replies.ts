@@ -25,6 +25,7 @@ export function secondsUntilUtcMidnight(now: Date): number {
 /** The reply for a group nobody has linked to a brand yet. */
 export const NOT_SET_UP: Reply = {
   text: 'This group is not linked to pts yet: a group admin must run /setup <brand_id> <security_key> first.',
+  ephemeral: true,
 };
 
 /** The reply in a direct message for commands that need a group (decision: DMs never guess a brand). */
@@ -36,6 +37,29 @@ export const GROUP_ONLY: Reply = {
 export const INTERNAL_ERROR: Reply = {
   text: 'Something went wrong on our side. It has been logged; please try again in a minute.',
 };
+
+/** The answer to a core-api refusal the bot has no specific words for. */
+export const UNEXPLAINED_REFUSAL: Reply = {
+  text: 'pts could not do that for you right now. It has been logged; a group admin can look into it.',
+};
+
+/** Why a check-in paid nothing, in a member's words (the server's reason stays in the log). */
+export function rewardRefusedText(code: string): string {
+  switch (code) {
+    case 'COOLDOWN_ACTIVE':
+    case 'DUPLICATE_EVENT':
+      return 'you were rewarded for a check-in recently';
+    case 'MAX_CLAIMS_REACHED':
+    case 'MAX_TOTAL_CLAIMS_REACHED':
+      return 'the check-in reward has been claimed as many times as the brand allows';
+    case 'AUTOMATION_DISABLED':
+      return 'the brand has paused rewards for now';
+    case 'UNKNOWN_EVENT_TYPE':
+      return 'the brand has not switched the check-in reward on';
+    default:
+      return 'the brand did not pay this one';
+  }
+}
 
 function numberDetail(error: CoreApiError, name: string): number | undefined {
   const value = error.details?.[name];
@@ -94,8 +118,34 @@ export function replyForCoreError(error: unknown): Reply | undefined {
     case 'PERK_NOT_FOUND':
     case 'NOT_FOUND':
       return { text: 'That perk does not exist or is not available; see /perks for the list.' };
-    case 'CLAIM_FAILED':
-      return { text: `This milestone cannot be claimed: ${error.message}.` };
+    case 'CLAIM_FAILED': {
+      const milestone = numberDetail(error, 'milestone');
+      const longest = numberDetail(error, 'longestStreak');
+      const name = milestone === undefined ? 'This milestone' : `The ${milestone}-day milestone`;
+      switch (error.details?.reason) {
+        case 'already_claimed':
+          return { text: `${name} bonus was already claimed.` };
+        case 'reward_refused':
+          return { text: `${name} bonus cannot be paid right now; a group admin can check the brand's streak rule.` };
+        case 'not_a_milestone':
+          return { text: 'That is not a streak milestone; see /streak for yours.' };
+        default:
+          return {
+            text: `${name} is not reached yet${longest === undefined ? '' : `: your longest streak is ${longest} day(s)`}.`,
+          };
+      }
+    }
+    case 'NO_WALLET':
+      return { text: 'You have no pts yet: run /daily to earn your first ones.' };
+    case 'INVALID_LINK_CODE':
+      switch (error.details?.reason) {
+        case 'expired':
+          return { text: 'That link code expired (codes work 10 minutes): ask for a new one with /link.' };
+        case 'used':
+          return { text: 'That link code was already used or no longer works: ask for a new one with /link.' };
+        default:
+          return { text: 'That link code is not valid: check it, or ask for a new one with /link.' };
+      }
     case 'UNAUTHORIZED':
       return { text: 'pts did not accept the brand credentials; a group admin should run /setup again.' };
     case 'RATE_LIMIT_EXCEEDED':
@@ -103,7 +153,22 @@ export function replyForCoreError(error: unknown): Reply | undefined {
         text: `Too many requests right now; try again in ${formatDuration(error.retryAfter ?? 60)}.`,
       };
     case 'VALIDATION_ERROR':
-      return { text: `pts could not accept that: ${error.message}` };
+      if (error.details?.reason === 'self_link' || error.details?.reason === 'same_platform') {
+        return {
+          text: 'A link code is confirmed from your account on the other platform, not this one. That code no longer works: ask for a new one with /link.',
+        };
+      }
+      return { text: 'pts could not accept that request; check the command with /help.' };
+    case 'CONFLICT':
+      if (error.details?.reason === 'linked_elsewhere') {
+        return {
+          text: 'This account is already linked to another pts account: run /unlink first. That code no longer works: ask for a new one with /link.',
+        };
+      }
+      if (error.details?.reason === 'signature_in_use') {
+        return { text: 'That is still being processed; try again in a moment.' };
+      }
+      return UNEXPLAINED_REFUSAL;
     case 'NOT_IMPLEMENTED':
       // Operator-facing detail (configuration, CLI commands) stays in core-api's logs and message.
       return { text: 'pts does not offer that for this brand yet; a group admin can ask the brand about it.' };
@@ -121,7 +186,9 @@ export function replyForCoreError(error: unknown): Reply | undefined {
       if (error.status === 409 && error.details?.reason === 'signature_in_use') {
         return { text: 'That is still being processed; try again in a moment.' };
       }
-      if (error.status >= 400) return { text: `pts could not do that: ${error.message}` };
+      // A refusal with no answer written for members: its server text (identities, internals) stays in the
+      // log (registry.ts logs the code and message), the member gets a plain sentence.
+      if (error.status >= 400) return UNEXPLAINED_REFUSAL;
       return undefined;
   }
 }

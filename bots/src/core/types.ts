@@ -26,6 +26,11 @@ export interface ChatPlace {
   /** The channel (Discord) or the chat itself (Telegram); travels as `channel_id` on events. */
   channelId: string | null;
   channelName?: string;
+  /**
+   * Other members read what the user typed here (a Telegram group). Discord slash commands answered
+   * ephemerally are seen by the user alone, so a secret argument there stays private.
+   */
+  typedInPublic?: boolean;
 }
 
 /** What a command (or a button, or a message) runs with. */
@@ -45,6 +50,11 @@ export interface CommandInput<Args> {
    * member status); reported to core-api for `chat_role` perk constraints. Undefined when unknown.
    */
   memberRoles?(): Promise<string[] | undefined>;
+  /**
+   * In a direct message: the groups set up with `/setup` that the user is a member of (the brands a code
+   * typed here may belong to), when the adapter can tell.
+   */
+  memberGroups?(): Promise<string[]>;
 }
 
 export type ButtonStyle = 'primary' | 'secondary' | 'success' | 'danger';
@@ -101,6 +111,8 @@ export interface GroupStore {
   get(platform: ChatPlatform, groupId: string): Promise<BrandCredentials | undefined>;
   set(platform: ChatPlatform, groupId: string, credentials: BrandCredentials): Promise<void>;
   delete(platform: ChatPlatform, groupId: string): Promise<void>;
+  /** The ids of the platform's groups that were set up. */
+  list(platform: ChatPlatform): Promise<string[]>;
 }
 
 /** Everything commands may touch; passed, never imported. */

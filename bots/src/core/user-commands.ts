@@ -1,8 +1,8 @@
 import { CoreApiError, parsePlatformIdentity } from '@pts/shared';
 import { z } from 'zod';
 import { reportMemberRoles } from './chat-roles.ts';
-import { groupContext, memberMetadata } from './context.ts';
-import { formatDuration, secondsUntilUtcMidnight } from './replies.ts';
+import { groupContext, identityOf, memberMetadata } from './context.ts';
+import { formatDuration, rewardRefusedText, secondsUntilUtcMidnight } from './replies.ts';
 import type { BotDeps, Command, CommandInput, Reply, ReplyButton } from './types.ts';
 
 /** Declares a command with its argument schema inferred. */
@@ -47,12 +47,17 @@ export const dailyCommand = defineCommand({
       if (result.alreadyClaimed) {
         return {
           text: `You already checked in today. The next check-in opens at midnight UTC (in ${wait}).\n${streakLine}`,
+          ephemeral: true,
           ...(buttons.length ? { buttons } : {}),
         };
       }
       if (result.rewardRefused) {
+        deps.logger.info(
+          { code: result.rewardRefused.code, message: result.rewardRefused.message },
+          'check-in reward refused',
+        );
         return {
-          text: `Checked in, but no reward this time: ${result.rewardRefused.message}.\n${streakLine}`,
+          text: `Checked in, but no reward this time: ${rewardRefusedText(result.rewardRefused.code)}.\n${streakLine}`,
           ...(buttons.length ? { buttons } : {}),
         };
       }
@@ -286,20 +291,78 @@ export const linkCommand = defineCommand({
       .regex(/^[A-Za-z0-9]{8}$/, 'the code has 8 letters and digits')
       .optional(),
   }),
-  run: (input, deps) =>
-    inGroup(input, deps, async ({ client, identity }) => {
-      if (!input.args.code) {
-        const code = await client.linkCode(identity);
+  // The code is a secret: never logged, and a message holding it is deleted where others read it.
+  sensitiveArgs: true,
+  dmAllowed: true,
+  run: async (input, deps) => {
+    const code = input.args.code?.toUpperCase();
+    if (input.place.groupId === null) {
+      if (!code) return { text: LINK_IN_GROUP, ephemeral: true };
+      return confirmInPrivate(input, deps, code);
+    }
+    return inGroup(input, deps, async ({ client, identity }) => {
+      if (!code) {
+        const issued = await client.linkCode(identity);
         return {
-          text: `Your link code is ${code.code} (valid until ${code.expiresAt}). Send /link ${code.code} from your other account, on the other platform.`,
+          text: `Your link code is ${issued.code} (valid until ${issued.expiresAt}). Send /link ${issued.code} from your other account, on the other platform${input.place.platform === 'discord' ? '' : ' (in a private chat with the bot there)'}.`,
           ephemeral: true,
           secret: true,
         };
       }
-      await client.linkConfirm(identity, input.args.code.toUpperCase());
-      return { text: 'Your accounts are linked: they now share one wallet, streak and balance.', ephemeral: true };
-    }),
+      if (input.place.typedInPublic) {
+        // Everyone in the group read the code: it is voided before anyone else can type it (issue 24 §6).
+        const { revoked } = await client.linkRevoke(code);
+        deps.logger.info(
+          { platform: input.place.platform, groupId: input.place.groupId, revoked },
+          'link code typed in a group voided',
+        );
+        return { text: LINK_CODE_IN_PUBLIC, ephemeral: true };
+      }
+      await client.linkConfirm(identity, code);
+      return { text: LINKED, ephemeral: true };
+    });
+  },
 });
+
+const LINKED = 'Your accounts are linked: they now share one wallet, streak and balance.';
+const LINK_IN_GROUP =
+  'Run /link in your pts group (or on your other platform) to get a code, then send /link <code> to me here.';
+const LINK_CODE_IN_PUBLIC =
+  'Never type a link code in a group: everyone here can read it, so I deleted your message and the code no longer works. ' +
+  'Ask for a new code with /link on your other account, then send /link <code> to me in a private chat.';
+
+/**
+ * `/link <code>` in a private chat: the code belongs to one brand, so it is tried with the brands of the
+ * groups the user is in (set up with /setup) until one knows it. An unknown code costs nothing; a refusal by
+ * the brand that issued it burns it (core-api), and that answer is the user's.
+ */
+async function confirmInPrivate(input: CommandInput<unknown>, deps: BotDeps, code: string): Promise<Reply> {
+  const groups = input.memberGroups ? await input.memberGroups() : [];
+  const tried = new Set<string>();
+  for (const groupId of groups) {
+    const credentials = await deps.groups.get(input.place.platform, groupId);
+    if (!credentials || tried.has(credentials.brandId)) continue;
+    tried.add(credentials.brandId);
+    try {
+      await deps.coreClient(credentials).linkConfirm(identityOf(input.user, deps), code);
+      return { text: LINKED, ephemeral: true };
+    } catch (error) {
+      if (error instanceof CoreApiError && error.code === 'INVALID_LINK_CODE' && error.details?.reason === 'unknown')
+        continue;
+      throw error;
+    }
+  }
+  if (tried.size === 0) {
+    return {
+      text: "I could not find a pts group you are in. Join your community's group (where pts is set up), then send /link <code> here again.",
+      ephemeral: true,
+    };
+  }
+  return {
+    text: 'That code is not valid: check it, or ask for a new one with /link on your other account.',
+    ephemeral: true,
+  };
+}
 
 /** The platform of an identity key (`telegram_1002@…` → telegram), for telling a user where to go. */
 function platformOfIdentity(identityKey: string): string {

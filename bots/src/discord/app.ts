@@ -65,6 +65,8 @@ export async function startDiscordBot(
     const ready = new Promise<void>((resolve) => client.once('clientReady', () => resolve()));
     await client.login(config.discord.DISCORD_BOT_TOKEN);
     await ready;
+    // Discord accepted the token: only now is a generated store key worth keeping.
+    config.keepMasterKey();
   } catch (error) {
     detach();
     await client.destroy();

@@ -44,5 +44,5 @@ export function parseDiscordEnv(env: Record<string, string | undefined>): Discor
 /** Everything `npm run bot:discord` needs: the Discord keys, then the shared bot configuration. */
 export function loadDiscordConfig(env: Record<string, string | undefined> = process.env): DiscordBotConfig {
   const discord = parseDiscordEnv(env);
-  return { ...loadBotConfig(env), discord };
+  return { ...loadBotConfig(env, { bot: 'discord' }), discord };
 }

@@ -34,6 +34,7 @@ export function loadCommandList(): readonly Command[] {
       get: async () => undefined,
       set: async () => {},
       delete: async () => {},
+      list: async () => [],
     },
     logger: undefined as never,
     clock: { now: () => new Date() },

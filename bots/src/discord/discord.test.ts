@@ -62,6 +62,8 @@ function memoryGroups(): GroupStore & { map: Map<string, BrandCredentials> } {
     delete: async (platform, id) => {
       map.delete(key(platform, id));
     },
+    list: async (platform) =>
+      [...map.keys()].filter((k) => k.startsWith(`${platform}:`)).map((k) => k.slice(platform.length + 1)),
   };
 }
 
@@ -148,6 +150,14 @@ describe('Discord adapter: the real discord.js client against a local fake Disco
     expect(groups.map.size).toBe(0);
   });
 
+  it('answers "not linked yet" only to the member who asked (ephemeral)', async () => {
+    const body = await interact(
+      slashCommandInteraction(APP_ID, member, { guild, channelId: general, permissions: 0n }, 'daily'),
+    );
+    expect(embedText(body.data)).toMatch(/not linked to pts yet/);
+    expect(body.data?.flags).toBe(64);
+  });
+
   it('runs /setup for an admin (Manage Server) privately and links the guild', async () => {
     core.groupConfig = {
       naturalParticipation: {
@@ -209,6 +219,20 @@ describe('Discord adapter: the real discord.js client against a local fake Disco
     expect(core.calls.filter((c) => c.method === 'claimMilestone')).toHaveLength(2);
   });
 
+  it('keeps refusals private: a second /daily and an argument error are ephemeral', async () => {
+    const again = await interact(
+      slashCommandInteraction(APP_ID, member, { guild, channelId: general, permissions: 0n }, 'daily'),
+    );
+    expect(embedText(again.data)).toMatch(/already checked in today/);
+    expect(again.data?.flags).toBe(64);
+    const wrong = await interact(
+      slashCommandInteraction(APP_ID, member, { guild, channelId: general, permissions: 0n }, 'leaderboard', [
+        { name: 'metric', value: 'bogus' },
+      ]),
+    );
+    expect(embedText(wrong.data)).toMatch(/metric must be/);
+    expect(wrong.data?.flags).toBe(64);
+  });
   it('buys a perk from its button privately, and answers readably when it is sold out', async () => {
     core.perks.set('3', { name: 'Free coffee', cost: 100, stock: 1 });
     const bought = await interact(
@@ -320,7 +344,7 @@ describe('Discord adapter: the real discord.js client against a local fake Disco
     expect(embedText(help.data)).toContain('/daily');
     const daily = await interact(slashCommandInteraction(APP_ID, member, dm, 'daily'));
     expect(embedText(daily.data).length).toBeGreaterThan(0);
-    expect(core.calls.filter((c) => c.method === 'checkin')).toHaveLength(1);
+    expect(core.calls.filter((c) => c.method === 'checkin')).toHaveLength(2); // the two /daily in the server, none from the DM
   });
 
   it('answers a stale registered command the core no longer knows, privately', async () => {

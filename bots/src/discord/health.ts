@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Client, Status } from 'discord.js';
+import { listenOrExplain } from '../health.ts';
 
 export interface HealthServer {
   port: number;
@@ -36,7 +37,7 @@ export async function startHealthServer(client: Client, port: number, host = '0.
       }),
     );
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  await listenOrExplain(server, port, 'HEALTH_PORT', host);
   return {
     port: (server.address() as AddressInfo).port,
     close: () =>

@@ -70,6 +70,12 @@ export function createFileGroupStore(options: { dir: string; masterKey: Buffer; 
 
   return {
     get: (platform, groupId) => exclusive(async () => (await load()).get(keyOf(platform, groupId))),
+    list: (platform) =>
+      exclusive(async () =>
+        [...(await load()).keys()]
+          .filter((key) => key.startsWith(`${platform}:`))
+          .map((key) => key.slice(platform.length + 1)),
+      ),
     set: (platform, groupId, credentials) =>
       exclusive(async () => {
         const map = new Map(await load());

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '@pts/shared';
-import { webhookCallback } from 'grammy';
+import { type Bot, GrammyError, webhookCallback } from 'grammy';
 import type { Update } from 'grammy/types';
 import pino, { type Logger } from 'pino';
 import type { BotConfig } from '../config.ts';
 import { createCoreClients } from '../core/core-clients.ts';
 import type { BotDeps, GroupStore } from '../core/types.ts';
-import { handleHealth } from '../health.ts';
+import { handleHealth, listenOrExplain } from '../health.ts';
 import { createFileGroupStore } from '../store/group-store.ts';
 import { createTelegramBot } from './bot.ts';
 
@@ -23,6 +23,10 @@ export interface TelegramOverrides {
   clock?: Clock;
   groups?: GroupStore;
   fetch?: typeof fetch;
+  /** Aborts a start still waiting for the Bot API (tests). */
+  signal?: AbortSignal;
+  /** How long one getMe attempt may take before it is retried (ms). */
+  connectAttemptMs?: number;
 }
 
 /**
@@ -51,9 +55,14 @@ export async function startTelegramBot(
     deps,
     ...(config.TELEGRAM_API_ROOT ? { apiRoot: config.TELEGRAM_API_ROOT } : {}),
   });
-  await bot.init();
   let ready = false;
-  const state = { platform: 'telegram', ready: () => ready, startedAt: new Date() };
+  let waitingFor: string | undefined;
+  const state = {
+    platform: 'telegram',
+    ready: () => ready,
+    startedAt: new Date(),
+    waitingFor: () => waitingFor,
+  };
   const webhookPath = config.TELEGRAM_WEBHOOK_URL ? new URL(config.TELEGRAM_WEBHOOK_URL).pathname : '/telegram/webhook';
   // The body is read and parsed here (not by grammY's http adapter, which throws on malformed JSON), so a
   // bad body is a 400 and an oversized one a 413.
@@ -78,6 +87,11 @@ export async function startTelegramBot(
         .then((update) => {
           if (update === undefined) return void res.writeHead(400, JSON_TYPE).end('{"error":"body is not JSON"}');
           if (update === TOO_LARGE) return void res.writeHead(413, JSON_TYPE).end('{"error":"body too large"}');
+          if (!isUpdateShaped(update)) {
+            return void res
+              .writeHead(400, JSON_TYPE)
+              .end('{"error":"body is not a Telegram update: an object with an integer update_id"}');
+          }
           const secret = req.headers['x-telegram-bot-api-secret-token'];
           return onWebhook(update, typeof secret === 'string' ? secret : undefined, res);
         })
@@ -89,11 +103,31 @@ export async function startTelegramBot(
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.HEALTH_PORT, resolve);
-  });
+  await listenOrExplain(server, config.HEALTH_PORT, 'HEALTH_PORT');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  // getMe first: while the Bot API cannot be reached the bot says so (log, /health) and keeps trying; a
+  // token Telegram refuses stops the start with one sentence, before any key file is written.
+  const apiRoot = config.TELEGRAM_API_ROOT ?? 'https://api.telegram.org';
+  try {
+    await connect(bot, {
+      apiRoot,
+      logger,
+      attemptMs: overrides.connectAttemptMs ?? 15_000,
+      signal: overrides.signal,
+      waiting: (reason) => {
+        waitingFor = reason;
+      },
+    });
+  } catch (error) {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    throw error;
+  }
+  waitingFor = undefined;
+  config.keepMasterKey();
 
   if (config.TELEGRAM_MODE === 'webhook') {
     await bot.api.setWebhook(config.TELEGRAM_WEBHOOK_URL as string, {
@@ -153,4 +187,66 @@ function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
       }
     });
   });
+}
+
+/** Telegram posts objects with an integer `update_id`; anything else (null, a string id) is the sender's error. */
+function isUpdateShaped(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    Number.isSafeInteger((body as { update_id?: unknown }).update_id)
+  );
+}
+
+/**
+ * `getMe` until it answers: each failure (unreachable, timed out, 5xx) is logged with what the bot waits for
+ * and reported on /health; 401/404 (a token Telegram refuses) end the start with a sentence naming the fix.
+ */
+async function connect(
+  bot: Bot,
+  options: {
+    apiRoot: string;
+    logger: Logger;
+    attemptMs: number;
+    signal: AbortSignal | undefined;
+    waiting(reason: string): void;
+  },
+): Promise<void> {
+  const { logger } = options;
+  const what = `the Telegram Bot API at ${options.apiRoot} (getMe)`;
+  options.waiting(what);
+  logger.info(`connecting to ${what}`);
+  for (let attempt = 1; ; attempt++) {
+    if (options.signal?.aborted) throw new Error(`gave up waiting for ${what}`);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, AbortSignal.timeout(options.attemptMs)])
+      : AbortSignal.timeout(options.attemptMs);
+    try {
+      // grammY types its signal with the abort-controller polyfill; the platform AbortSignal is what it uses.
+      await bot.init(signal as Parameters<Bot['init']>[0]);
+      if (attempt > 1) logger.info(`${what} answered`);
+      return;
+    } catch (error) {
+      if (error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)) {
+        throw new Error(
+          `Telegram refused TELEGRAM_BOT_TOKEN (${error.error_code} ${error.description}): copy the token again from @BotFather`,
+        );
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      const delayMs = Math.min(30_000, 1000 * 2 ** Math.min(attempt - 1, 5));
+      options.waiting(`${what}: ${reason}`);
+      logger.warn(
+        { attempt, retryInSeconds: delayMs / 1000, reason },
+        `waiting for ${what}: not reachable yet, retrying`,
+      );
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        options.signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
 }

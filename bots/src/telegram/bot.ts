@@ -39,6 +39,8 @@ function chatPlace(chat: Chat): ChatPlace {
     groupId: group ? String(chat.id) : null,
     ...(group && 'title' in chat && chat.title ? { groupName: chat.title } : {}),
     channelId: String(chat.id),
+    // Everyone in a group reads what a member types there.
+    ...(group ? { typedInPublic: true } : {}),
   };
 }
 
@@ -110,6 +112,34 @@ export function createTelegramBot(options: TelegramBotOptions): { bot: Bot; regi
     return telegramMemberRoles(member.status);
   };
 
+  /** In a private chat: the set-up groups this user is a member of (a link code's possible brands). */
+  const memberGroups = (ctx: Context, user: User) => async (): Promise<string[]> => {
+    const groups: string[] = [];
+    for (const groupId of await deps.groups.list('telegram')) {
+      try {
+        const member = await ctx.api.getChatMember(Number(groupId), user.id);
+        if (!['left', 'kicked'].includes(member.status)) groups.push(groupId);
+      } catch (error) {
+        log.debug({ err: error, groupId }, 'getChatMember failed; group skipped');
+      }
+    }
+    return groups;
+  };
+
+  /** Deletes a message that holds a secret; false (and a warning) when the bot lacks the right. */
+  const deleteSecret = async (ctx: Context, chatId: number, messageId: number): Promise<boolean> => {
+    try {
+      await ctx.api.deleteMessage(chatId, messageId);
+      return true;
+    } catch (error) {
+      log.warn(
+        { chatId, reason: error instanceof Error ? error.message : String(error) },
+        'could not delete a message holding a secret (the bot needs the delete-messages right)',
+      );
+      return false;
+    }
+  };
+
   const resolveUser =
     (chatId: number, entities: readonly MessageEntity[], text: string) => async (reference: string) => {
       for (const entity of entities) {
@@ -174,26 +204,25 @@ export function createTelegramBot(options: TelegramBotOptions): { bot: Bot; regi
     if (match) {
       const [, name = '', target, rawArgs = ''] = match;
       if (target && target.toLowerCase() !== ctx.me.username.toLowerCase()) return;
+      // A secret typed in a group (a key, a link code) is deleted at once, before anything else runs.
+      const secretInGroup =
+        place.typedInPublic === true && registry.find(name)?.sensitiveArgs === true && rawArgs.trim() !== '';
+      const deletedAtOnce = secretInGroup && (await deleteSecret(ctx, ctx.chat.id, message.message_id));
       const reply = await registry.dispatch(name, rawArgs, {
         user,
         place,
         isAdmin: isAdmin(ctx, from),
         memberRoles: memberRoles(ctx, from),
         resolveUser: resolveUser(ctx.chat.id, message.entities ?? [], message.text),
+        ...(place.groupId === null ? { memberGroups: memberGroups(ctx, from) } : {}),
       });
       if (!reply) return;
-      if (reply.sensitiveInput) {
-        try {
-          await ctx.api.deleteMessage(ctx.chat.id, message.message_id);
-        } catch (error) {
-          log.warn(
-            { chatId: ctx.chat.id, reason: error instanceof Error ? error.message : String(error) },
-            'could not delete a message holding a secret (the bot needs the delete-messages right)',
-          );
-          reply.text = `${reply.text}\nPlease delete your message: it contains the security key.`;
+      if (reply.sensitiveInput && place.typedInPublic && rawArgs.trim() !== '' && !deletedAtOnce) {
+        if (secretInGroup || !(await deleteSecret(ctx, ctx.chat.id, message.message_id))) {
+          reply.text = `${reply.text}\nPlease delete your message: it holds a secret.`;
         }
       }
-      await send(ctx, reply, message.message_id);
+      await send(ctx, reply, deletedAtOnce ? undefined : message.message_id);
       return;
     }
     const reply = await handleMessage({ user, place, text: message.text }, deps);

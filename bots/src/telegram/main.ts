@@ -7,6 +7,7 @@ await runBot(() =>
   startTelegramBot(
     loadBotConfig(process.env, {
       required: [{ name: 'TELEGRAM_BOT_TOKEN', hint: 'create a bot with @BotFather (docs/bots.md)' }],
+      bot: 'telegram',
     }),
   ),
 );

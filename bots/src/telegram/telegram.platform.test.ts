@@ -46,6 +46,23 @@ function sendText(from: typeof ADMIN, text: string): { since: number; messageId:
   return { since, messageId: id };
 }
 
+/** A message in the user's private chat with the bot; resolves with the bot's answer there. */
+async function privateReply(from: typeof ADMIN, text: string): Promise<string> {
+  const since = api.calls.length;
+  api.pushUpdate({
+    message: {
+      message_id: messageId++,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: from.id, type: 'private', first_name: from.first_name },
+      from,
+      text,
+      entities: [{ type: 'bot_command', offset: 0, length: text.split(/\s/)[0]!.length }],
+    },
+  });
+  const call = await api.waitForCall('sendMessage', (p) => Number(p.chat_id) === from.id, since);
+  return String(call.params.text);
+}
+
 async function replyTo(from: typeof ADMIN, text: string): Promise<string> {
   const { since } = sendText(from, text);
   const call = await api.waitForCall('sendMessage', (p) => Number(p.chat_id) === GROUP, since);
@@ -267,7 +284,7 @@ describe('telegram bot end to end', () => {
       brand.securityKey,
     );
     expect(issued.status).toBe(200);
-    expect(await replyTo(member, `/link ${issued.body.code}`)).toMatch(/accounts are linked/);
+    expect(await privateReply(member, `/link ${issued.body.code}`)).toMatch(/accounts are linked/);
     expect(await replyTo(member, '/unlink')).toMatch(/is unlinked: it starts again.*stay with your discord account/s);
     const link = await platform.deps.db
       .selectFrom('account_links')
@@ -275,6 +292,61 @@ describe('telegram bot end to end', () => {
       .where('identity_key', '=', telegramKey)
       .executeTakeFirst();
     expect(link).toBeUndefined();
+  });
+
+  it('a link code typed in the group is deleted at once and voided; a refused private attempt burns it (issue 24 §6)', async () => {
+    const issue = async (userIdentifier: string) => {
+      // A new second: the same signed body at the same second is answered as a replay of the first.
+      platform.clock.advance(1000);
+      const issued = await platform.signedPost(
+        '/services/link/code',
+        { brandId: brand.brandId, userIdentifier },
+        brand.securityKey,
+      );
+      expect(issued.status).toBe(200);
+      return issued.body.code as string;
+    };
+    // How many identities share the key's account (1: the key alone).
+    const accountSize = async (key: string) => {
+      const rows = await platform.deps.db
+        .selectFrom('account_links')
+        .select('identity_key')
+        .where((eb) => eb.or([eb('account_key', '=', key), eb('identity_key', '=', key)]))
+        .execute();
+      return rows.length === 0 ? 1 : rows.length + 1;
+    };
+    const victim = 'discord_5005000@pts.local';
+    const fay = { id: 5006, is_bot: false, first_name: 'Fay', username: 'fay' };
+    const gus = { id: 5007, is_bot: false, first_name: 'Gus', username: 'gus' };
+    // Fay's Telegram account is already linked to another Discord account.
+    const faysCode = await issue('discord_5006000@pts.local');
+    expect(await privateReply(fay, `/link ${faysCode}`)).toMatch(/accounts are linked/);
+
+    // The victim's code is posted in the group by Fay: deleted before anything is answered, and voided.
+    const code = await issue(victim);
+    const { since, messageId: posted } = sendText(fay, `/link ${code}`);
+    const answer = await api.waitForCall('sendMessage', (p) => Number(p.chat_id) === GROUP, since);
+    const firstCall = api.calls.slice(since).find((c) => c.method === 'deleteMessage' || c.method === 'sendMessage');
+    expect(firstCall?.method).toBe('deleteMessage');
+    expect(firstCall?.params).toMatchObject({ message_id: posted });
+    expect(String(answer.params.text)).toMatch(/Never type a link code in a group.*no longer works/s);
+    expect(String(answer.params.text)).not.toContain(code);
+    // Gus saw it and sends it to the bot privately: refused, the victim's account stays his own.
+    expect(await privateReply(gus, `/link ${code}`)).toMatch(/already used|no longer works|ask for a new one/i);
+    expect(await accountSize(victim)).toBe(1);
+    expect(await accountSize(`telegram_${gus.id}@pts.local`)).toBe(1);
+
+    // In a private chat, Fay (linked elsewhere) is refused, and the refusal burns the code for Gus too.
+    const second = await issue(victim);
+    const refused = await privateReply(fay, `/link ${second}`);
+    expect(refused).toMatch(/already linked to another/);
+    expect(refused).not.toMatch(/@pts\.local|telegram_/);
+    expect(await privateReply(gus, `/link ${second}`)).toMatch(/already used|ask for a new one/i);
+    expect(await accountSize(victim)).toBe(1);
+
+    // A fresh code confirmed privately by its owner's other account works.
+    const third = await issue(victim);
+    expect(await privateReply(gus, `/link ${third}`)).toMatch(/accounts are linked/);
   });
 
   it('pays the welcome bonus when a member joins and greets them', async () => {

@@ -92,6 +92,12 @@ describe('telegram webhook mode', () => {
         body,
       });
     expect((await post('{"update_id": 7, "message": ')).status).toBe(400);
+    // Valid JSON that is not an update is the sender's error (4xx), never a 500.
+    for (const body of ['null', '{"update_id":"7"}', '[]', '"text"', '{"update_id":1.5}', '{}']) {
+      const res = await post(body);
+      expect(res.status, body).toBe(400);
+      expect(await res.text()).toContain('not a Telegram update');
+    }
     const since = api.calls.length;
     const again = { ...update('/help'), update_id: 99 };
     expect((await post(JSON.stringify(again))).status).toBe(200);

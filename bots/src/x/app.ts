@@ -5,6 +5,7 @@ import { type Clock, createCoreClient, systemClock } from '@pts/shared';
 import cron, { type ScheduledTask } from 'node-cron';
 import pino, { type Logger } from 'pino';
 import type { TwitterApiReadOnly } from 'twitter-api-v2';
+import { listenOrExplain } from '../health.ts';
 import { tierReadsEngagement, type XBotConfig } from './config.ts';
 import { createPoller, type PollResult } from './poller.ts';
 import { createStateFile, emptyState } from './state.ts';
@@ -192,7 +193,6 @@ export async function startXBot(config: XBotConfig, overrides: XBotOverrides = {
     state.save({
       ...cleared,
       processed: current.processed,
-      campaignClaims: current.campaignClaims,
       brandConversations: current.brandConversations,
       brandUser: current.brandUser,
       rateLimitedUntil: current.rateLimitedUntil,
@@ -200,10 +200,7 @@ export async function startXBot(config: XBotConfig, overrides: XBotOverrides = {
     logger.info('high-water marks cleared');
     return send(200, { success: true, message: 'High-water marks cleared: the next poll is a first run' });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, '0.0.0.0', () => resolve());
-  });
+  await listenOrExplain(server, config.PORT, 'PORT', '0.0.0.0');
   const { port } = server.address() as AddressInfo;
   logger.info({ port, brandId: config.PTS_BRAND_ID, cron: config.X_POLL_CRON }, 'X bot started');
 

@@ -1,5 +1,6 @@
 import cron from 'node-cron';
 import { z } from 'zod';
+import { BOT_DEFAULTS } from '../config.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const required = (hint: string) =>
@@ -53,8 +54,8 @@ export const xBotEnvSchema = z.object({
       .regex(/^[a-z0-9.-]+\.[a-z]{2,}$|^[a-z0-9-]+\.local$/i, 'must be a domain such as pts.local')
       .default('pts.local'),
   ),
-  BOT_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('.pts-bot-data')),
-  PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(8083)),
+  BOT_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default(BOT_DEFAULTS.x.dataDir)),
+  PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(BOT_DEFAULTS.x.healthPort)),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -120,10 +120,18 @@ export function createPoller(deps: PollerDeps) {
       fromMentions: boolean;
       brandPosts: Set<string>;
       campaigns: Campaign[];
-      state: XBotState;
     },
   ): PlannedEvent[] {
     const events: PlannedEvent[] = [];
+    const reposted = post.referenced_tweets?.find((r) => r.type === 'retweeted');
+    if (reposted) {
+      // A repost is never a mention, a hashtag post or the day's engagement (the search already leaves
+      // reposts out with -is:retweet). A repost of the brand's own post is the documented post_repost, paid
+      // only at tiers that read reposts, under the key the retweeted_by path uses: never paid twice.
+      const ofBrand = post.text.toLowerCase().startsWith(`rt @${context.handle.toLowerCase()}:`);
+      if (!context.fromMentions || !ofBrand || !tierReadsEngagement(deps.tier)) return [];
+      return [{ eventType: 'post_repost', externalId: repostKey(reposted.id, post.author_id!) }];
+    }
     const replyTo = post.referenced_tweets?.find((r) => r.type === 'replied_to');
     const quoted = post.referenced_tweets?.find((r) => r.type === 'quoted');
     let engagement: XEventType | undefined;
@@ -145,9 +153,10 @@ export function createPoller(deps: PollerDeps) {
         !(
           c.excludeBrandPosts &&
           (engagement === 'post_reply' || engagement === 'post_thread_reply' || engagement === 'post_quote')
-        ) &&
-        (context.state.campaignClaims[`${c.id}:${post.author_id}`] ?? 0) < c.maxClaimsPerUser,
+        ),
     );
+    // The campaign's per-user limit is core-api's (decided in the event's transaction): a post over it is
+    // refused there, so a lost state file or a crash mid-poll cannot pay it twice.
     if (campaign) events.push({ eventType: 'post_hashtag', externalId: post.id, campaign });
     if (events.length > 0) {
       const day = new Date(Number.isNaN(postedAt) ? clock.now().getTime() : postedAt).toISOString().slice(0, 10);
@@ -162,7 +171,6 @@ export function createPoller(deps: PollerDeps) {
     username: string | undefined,
     events: PlannedEvent[],
     result: PollResult,
-    state: XBotState,
   ) {
     const identity = platformUserEmail('x', post.author_id!, deps.serviceDomain);
     let streak = { multiplier: 1, currentStreak: 0 };
@@ -198,13 +206,7 @@ export function createPoller(deps: PollerDeps) {
         continue;
       }
       if (answer.duplicate) result.duplicates += 1;
-      else {
-        result.rewarded += 1;
-        if (event.campaign) {
-          const key = `${event.campaign.id}:${post.author_id}`;
-          state.campaignClaims[key] = (state.campaignClaims[key] ?? 0) + 1;
-        }
-      }
+      else result.rewarded += 1;
       logger.info(
         {
           post: post.id,
@@ -367,11 +369,10 @@ export function createPoller(deps: PollerDeps) {
         fromMentions,
         brandPosts,
         campaigns: settings.campaigns,
-        state,
       });
       if (events.length > 0) {
         try {
-          await reward(post, users.get(post.author_id)?.username, events, result, state);
+          await reward(post, users.get(post.author_id)?.username, events, result);
         } catch (error) {
           if (!(error instanceof TransientFailure)) throw error;
           firstFailed = post.id;
@@ -385,16 +386,10 @@ export function createPoller(deps: PollerDeps) {
     }
     // Likes and reposts have no since_id: each (post, user) is remembered once handled.
     for (const { kind, postId, user } of firstFailed ? [] : engagements) {
-      const key = `${kind}:${postId}:${user.id}`;
+      const key = kind === 'post_repost' ? repostKey(postId, user.id) : `${kind}:${postId}:${user.id}`;
       if (user.id === brandId || processed.has(key)) continue;
       try {
-        await reward(
-          { id: postId, author_id: user.id },
-          user.username,
-          [{ eventType: kind, externalId: key }],
-          result,
-          state,
-        );
+        await reward({ id: postId, author_id: user.id }, user.username, [{ eventType: kind, externalId: key }], result);
       } catch (error) {
         if (!(error instanceof TransientFailure)) throw error;
         result.status = 'failed';
@@ -441,6 +436,11 @@ export function createPoller(deps: PollerDeps) {
   }
 
   return { pollOnce };
+}
+
+/** The idempotency key of a member's repost of a brand post, whichever path saw it. */
+function repostKey(postId: string, userId: string): string {
+  return `post_repost:${postId}:${userId}`;
 }
 
 /** core-api did not answer, failed, or limited the rate: the post is worth trying again. */

@@ -12,8 +12,6 @@ const stateSchema = z.object({
   searchSinceId: z.string().nullable(),
   /** Posts fully handled (rewarded or finally refused), newest last. */
   processed: z.array(z.string()),
-  /** Hashtag claims per campaign and user (`<campaign id>:<user id>` → count). */
-  campaignClaims: z.record(z.string(), z.number().int()),
   /** Conversations the brand started (post_thread_reply), newest last. */
   brandConversations: z.array(z.string()),
   /** The brand handle's user id, cached 24 hours. */
@@ -29,7 +27,6 @@ export function emptyState(): XBotState {
     mentionsSinceId: null,
     searchSinceId: null,
     processed: [],
-    campaignClaims: {},
     brandConversations: [],
     brandUser: null,
     rateLimitedUntil: null,

@@ -23,6 +23,8 @@ const bob = { id: '2002', username: 'bob', name: 'Bob' };
 const carol = { id: '2003', username: 'carol', name: 'Carol' };
 const dave = { id: '2004', username: 'dave', name: 'Dave' };
 const eve = { id: '2005', username: 'eve', name: 'Eve' };
+const frank = { id: '2006', username: 'frank', name: 'Frank' };
+const gina = { id: '2007', username: 'gina', name: 'Gina' };
 
 let platform: TestPlatform;
 let brand: CreatedBrand;
@@ -122,7 +124,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ PTS_ADMIN_TOKEN: ADMIN, PTS_RATE_LIMIT_IP_PER_MINUTE: '10000' });
   brand = await platform.createBrand({ name: 'X Brand' });
   x = await startFakeXApi({ bearerToken: BEARER });
-  for (const user of [BRAND_X, alice, bob, carol, dave, eve]) x.addUser(user);
+  for (const user of [BRAND_X, alice, bob, carol, dave, eve, frank, gina]) x.addUser(user);
   dataDir = mkdtempSync(join(tmpdir(), 'pts-x-bot-'));
   bot = await startBot();
 }, 120_000);
@@ -350,6 +352,83 @@ describe('X bot end to end', () => {
     expect(search.query.query).toContain('#PtsDouble');
   });
 
+  it("a campaign's per-user limit is core-api's: a wiped state dir does not pay a second campaign post", async () => {
+    const created = await cli(
+      'campaign',
+      'create',
+      '--brand',
+      brand.brandId,
+      '--hashtag',
+      '#PtsOnce',
+      '--reward',
+      '40',
+      '--start',
+      new Date(platform.clock.now().getTime() - HOUR).toISOString(),
+      '--end',
+      new Date(platform.clock.now().getTime() + 10 * HOUR).toISOString(),
+      '--max-per-user',
+      '1',
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const campaignId = JSON.parse(created.stdout).id as string;
+    const paidToFrank = async () =>
+      (
+        await platform.deps.db
+          .selectFrom('events')
+          .select(['metadata'])
+          .where('brand_id', '=', brand.brandId)
+          .where('event_type', '=', 'post_hashtag')
+          .where('user_email', '=', `x_${frank.id}@pts.local`)
+          .where('status', '=', 'accepted')
+          .execute()
+      ).filter((r) => (r.metadata as Record<string, unknown>).campaign_id === campaignId).length;
+
+    const first = post(frank, 'in #PtsOnce');
+    expect((await trigger()).status).toBe('ok');
+    expect(await paidToFrank()).toBe(1);
+    expect((await eventsFor(first.id)).map((e) => e.event_type)).toContain('post_hashtag');
+
+    // The bot loses everything it knew (a crash, a new container without its volume).
+    await bot.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    platform.clock.advance(60_000);
+    bot = await startBot();
+    const second = post(frank, 'again #PtsOnce');
+    const poll = await trigger();
+    expect(poll.status).toBe('ok');
+    expect(await paidToFrank()).toBe(1);
+    const refused = (await eventsFor(second.id, 'rejected')).filter((e) => e.event_type === 'post_hashtag');
+    expect(refused.map((e) => e.reason)).toEqual(['MAX_CLAIMS_REACHED']);
+  });
+
+  it('never pays a repost in the mentions timeline as a mention (basic tier: a repost earns nothing)', async () => {
+    platform.clock.advance(2 * HOUR);
+    const memberMention = post(alice, 'shout out @PtsBrand');
+    await trigger();
+    const ofBrand = post(gina, `RT @PtsBrand: ${brandPost.text}`, {
+      referencedTweets: [{ type: 'retweeted', id: brandPost.id }],
+    });
+    const ofMember = post(gina, `RT @alice: ${memberMention.text}`, {
+      referencedTweets: [{ type: 'retweeted', id: memberMention.id }],
+    });
+    const poll = await trigger();
+    expect(poll.status).toBe('ok');
+    expect(poll.fetched).toBe(2);
+    expect(poll.rewarded).toBe(0);
+    for (const repost of [ofBrand, ofMember]) {
+      expect(await eventsFor(repost.id)).toEqual([]);
+      expect(await eventsFor(repost.id, 'rejected')).toEqual([]);
+    }
+    const ginaEvents = await platform.deps.db
+      .selectFrom('events')
+      .select('event_type')
+      .where('user_email', '=', `x_${gina.id}@pts.local`)
+      .execute();
+    expect(ginaEvents).toEqual([]);
+    expect(await trigger()).toMatchObject({ status: 'ok', fetched: 0, rewarded: 0 });
+  });
+
   it('keeps its marks across a restart, and pays nothing twice after its state dir is deleted', async () => {
     await bot.stop();
     bot = await startBot();
@@ -462,6 +541,29 @@ describe('X bot end to end', () => {
     expect(events.find((e) => e.event_type === 'post_like')!.metadata).toMatchObject({ streak_multiplier: 1 });
     const again = await trigger();
     expect(again).toMatchObject({ status: 'ok', rewarded: 0 });
+  });
+
+  it("pays a repost of the brand's post seen in mentions as post_repost at a tier that reads reposts, once", async () => {
+    const latest = post(BRAND_X, 'Another drop');
+    const repost = post(gina, `RT @PtsBrand: ${latest.text}`, {
+      referencedTweets: [{ type: 'retweeted', id: latest.id }],
+    });
+    x.addRepost(latest.id, gina.id);
+    const ofMember = post(gina, 'RT @alice: shout out @PtsBrand', {
+      referencedTweets: [{ type: 'retweeted', id: latest.id }],
+    });
+    const poll = await trigger();
+    expect(poll.status).toBe('ok');
+    const paid = await platform.deps.db
+      .selectFrom('events')
+      .select(['event_type', 'metadata'])
+      .where('user_email', '=', `x_${gina.id}@pts.local`)
+      .where('status', '=', 'accepted')
+      .execute();
+    expect(paid.map((e) => e.event_type)).toEqual(['post_repost']);
+    expect(await eventsFor(repost.id, 'rejected')).toEqual([]);
+    expect(await eventsFor(ofMember.id)).toEqual([]);
+    expect((await trigger()).rewarded).toBe(0);
   });
 
   it('polls on its cron schedule, and concurrent triggers share one poll', async () => {

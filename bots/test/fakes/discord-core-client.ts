@@ -201,6 +201,7 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
       pregenerateUser: unused('pregenerateUser'),
       linkCode: unused('linkCode'),
       linkConfirm: unused('linkConfirm'),
+      linkRevoke: unused('linkRevoke'),
       async reportChatRoles(input) {
         record('reportChatRoles', [input]);
         return { success: true as const, refreshedAt: new Date().toISOString(), roles: [...new Set(input.roles)] };

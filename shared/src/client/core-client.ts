@@ -208,6 +208,8 @@ export interface CoreClient {
   linkCode(userIdentifier: string): Promise<LinkCodeResult>;
   /** `POST /services/link/confirm`. */
   linkConfirm(userIdentifier: string, code: string): Promise<LinkConfirmResult>;
+  /** `POST /services/link/revoke`: voids a code seen where others could read it; `revoked` false if it was not live. */
+  linkRevoke(code: string): Promise<{ success: boolean; revoked: boolean }>;
   /** `POST /services/link/unlink`: takes `identityKey` (default: the caller) out of the caller's account. */
   unlink(userIdentifier: string, identityKey?: string): Promise<UnlinkResult>;
 }
@@ -598,6 +600,14 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         schema: looseSuccess,
         retry: 'once',
       })) as LinkConfirmResult,
+    linkRevoke: (code) =>
+      call({
+        method: 'POST',
+        path: '/services/link/revoke',
+        body: { brandId, code },
+        schema: z.looseObject({ success: z.boolean(), revoked: z.boolean() }),
+        retry: 'once',
+      }),
     unlink: (userIdentifier, identityKey) =>
       call({
         method: 'POST',

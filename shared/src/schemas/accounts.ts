@@ -46,6 +46,20 @@ export const confirmLinkCodeRequestSchema = z
   .meta({ id: 'ConfirmLinkCodeRequest' });
 export type ConfirmLinkCodeRequest = z.infer<typeof confirmLinkCodeRequestSchema>;
 
+/**
+ * `POST /services/link/revoke`: a bot saw the code where others could read it (typed in a group chat) and
+ * voids it (brand-signed). `revoked` is false when the code was unknown, used or revoked already.
+ */
+export const revokeLinkCodeRequestSchema = z
+  .object({ brandId: brandIdSchema, code: linkCodeSchema })
+  .meta({ id: 'RevokeLinkCodeRequest' });
+export type RevokeLinkCodeRequest = z.infer<typeof revokeLinkCodeRequestSchema>;
+
+export const revokeLinkCodeResponseSchema = z
+  .object({ success: z.literal(true), revoked: z.boolean() })
+  .meta({ id: 'RevokeLinkCodeResponse' });
+export type RevokeLinkCodeResponse = z.infer<typeof revokeLinkCodeResponseSchema>;
+
 /** `POST /services/link/email`: the plugin proved the user owns `email` (brand-signed: the brand vouches). */
 export const linkEmailRequestSchema = z
   .object({ brandId: brandIdSchema, userIdentifier: userIdentifierSchema, email: emailSchema })

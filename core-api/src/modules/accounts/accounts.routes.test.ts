@@ -136,10 +136,50 @@ describe('link codes', () => {
     expect(takeover.body.details).toMatchObject({ reason: 'same_platform', platform: 'telegram' });
     expect((await account(attacker)).body.identities).toHaveLength(1);
     expect((await account(victim.telegram)).body.identities).toHaveLength(1);
-    // The owner still confirms it from another platform.
-    const linked = await confirm(victim.discord, code);
+    // A refused attempt burns the code: nobody else who saw it can try it next, the owner asks again.
+    expect((await confirm(victim.discord, code)).body.details).toMatchObject({ reason: 'used' });
+    const fresh = (await issue(victim.telegram)).body.code;
+    const linked = await confirm(victim.discord, fresh);
     expect(linked.status, JSON.stringify(linked.body)).toBe(200);
     expect(linked.body.identities).toHaveLength(2);
+  });
+
+  it('a refusal to a member linked elsewhere burns the code before a second member can use it (issue 24 §6)', async () => {
+    // A Discord member issues a code; a Telegram member already linked to another account types it and is
+    // refused; a third member types the same code next and must not join the Discord member's account.
+    const victim = person();
+    const linkedElsewhere = person();
+    expect((await link(linkedElsewhere.discord, linkedElsewhere.telegram)).status).toBe(200);
+    const code = (await issue(victim.discord)).body.code;
+    const refused = await confirm(linkedElsewhere.telegram, code);
+    expect(refused.status).toBe(409);
+    expect(refused.body.details).toMatchObject({ reason: 'linked_elsewhere' });
+    const thief = `telegram_${950_000 + users}@${DOMAIN}`;
+    const second = await confirm(thief, code);
+    expect(second.status).toBe(400);
+    expect(second.body).toMatchObject({ code: 'INVALID_LINK_CODE', details: { reason: 'used' } });
+    expect((await account(victim.discord)).body.identities).toHaveLength(1);
+    expect((await account(thief)).body.identities).toHaveLength(1);
+  });
+
+  it('POST /services/link/revoke voids a live code (brand-signed, idempotent)', async () => {
+    const p = person();
+    const code = (await issue(p.discord)).body.code;
+    const unsigned = await platform.post('/services/link/revoke', { brandId: brand.brandId, code });
+    expect(unsigned.status).toBe(401);
+    const otherBrand = await signed(
+      'POST',
+      '/services/link/revoke',
+      { brandId: other.brandId, code },
+      other.securityKey,
+    );
+    expect(otherBrand.body).toEqual({ success: true, revoked: false });
+    const revoked = await signed('POST', '/services/link/revoke', { brandId: brand.brandId, code });
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expect(revoked.body).toEqual({ success: true, revoked: true });
+    expect((await signed('POST', '/services/link/revoke', { brandId: brand.brandId, code })).body.revoked).toBe(false);
+    expect((await confirm(p.telegram, code)).body.details).toMatchObject({ reason: 'used' });
+    expect((await signed('POST', '/services/link/revoke', { brandId: brand.brandId, code: 'AB' })).status).toBe(400);
   });
 
   it('refuses unknown, reused, expired, replaced, other-brand and self-confirmed codes with a reason', async () => {
@@ -161,9 +201,12 @@ describe('link codes', () => {
     const otherBrand = await confirm(p.telegram, code, other);
     expect(otherBrand.status).toBe(400);
     expect(otherBrand.body.details).toMatchObject({ reason: 'unknown' });
+    // The refused self-confirmation burnt the code.
+    expect((await confirm(p.telegram, code)).body.details).toMatchObject({ reason: 'used' });
 
-    expect((await confirm(p.telegram, code)).status).toBe(200);
-    const reused = await confirm(third, code);
+    const good = (await issue(p.discord)).body.code;
+    expect((await confirm(p.telegram, good)).status).toBe(200);
+    const reused = await confirm(third, good);
     expect(reused.status).toBe(400);
     expect(reused.body).toMatchObject({ code: 'INVALID_LINK_CODE', details: { reason: 'used' } });
 

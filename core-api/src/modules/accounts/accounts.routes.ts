@@ -6,6 +6,8 @@ import {
   issueLinkCodeResponseSchema,
   linkEmailRequestSchema,
   linkResultSchema,
+  revokeLinkCodeRequestSchema,
+  revokeLinkCodeResponseSchema,
   unlinkIdentityRequestSchema,
   unlinkResultSchema,
 } from '@pts/shared';
@@ -19,6 +21,7 @@ import {
   describeAccount,
   issueLinkCode,
   linkEmail,
+  revokeLinkCode,
   unlinkIdentity,
 } from './accounts.service.ts';
 
@@ -42,7 +45,7 @@ const badSignature = failure('Missing, wrong or replayed brand signature');
 
 /**
  * Account linking, mounted under `/services` (docs/identity-linking.md): `POST /link/code`,
- * `POST /link/confirm`, `POST /link/email`, `GET /link/:brandId/:userIdentifier`; all brand-signed.
+ * `POST /link/confirm`, `POST /link/revoke`, `POST /link/email`, `GET /link/:brandId/:userIdentifier`; all brand-signed.
  */
 export function accountRoutes(deps: AccountRoutesDeps): Route[] {
   const { confirmLimit } = deps;
@@ -88,6 +91,26 @@ export function accountRoutes(deps: AccountRoutesDeps): Route[] {
         await requireSigned(deps, req, body.brandId, 'Confirming a link code');
         await confirmLimit.consume(res, `${body.brandId}:${body.userIdentifier}`);
         return confirmLinkCode(deps, body);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/link/revoke',
+      summary: 'Void a link code that was seen where others could read it (typed in a group chat)',
+      description:
+        'A bot calls it when a member types a code in a group: the code can never link. Idempotent; ' +
+        '`revoked` is false when the code was unknown, used or revoked already.',
+      tags: ['accounts'],
+      security: signed,
+      request: { body: revokeLinkCodeRequestSchema, bodyLimitBytes: BODY_LIMIT_BYTES },
+      responses: {
+        200: { description: 'The code cannot be used any more', schema: revokeLinkCodeResponseSchema },
+        400: failure('Invalid body'),
+        401: badSignature,
+      },
+      handle: async ({ body, req }) => {
+        await requireSigned(deps, req, body.brandId, 'Revoking a link code');
+        return revokeLinkCode(deps, body);
       },
     }),
     defineRoute({

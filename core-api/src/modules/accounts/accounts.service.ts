@@ -12,6 +12,7 @@ import {
   type LinkedIdentity,
   type LinkResult,
   parsePlatformIdentity,
+  type RevokeLinkCodeRequest,
   type UnlinkIdentityRequest,
   type UnlinkResult,
 } from '@pts/shared';
@@ -178,11 +179,61 @@ function invalidCode(reason: 'unknown' | 'expired' | 'used', message: string): A
 /**
  * `POST /services/link/confirm`: links the confirming identity to the account of the code's issuer. The code
  * is consumed by a conditional update (`used_at IS NULL AND expires_at > now`), so of two concurrent
- * confirmations exactly one succeeds; a refused link rolls back and leaves the code usable.
+ * confirmations exactly one succeeds; a refused link rolls back and then burns the code.
  */
 export async function confirmLinkCode(deps: AccountDeps, input: ConfirmLinkCodeRequest): Promise<LinkResult> {
   const now = deps.clock.now();
   const codeHash = hashLinkCode(input.code);
+  try {
+    return await confirmLiveCode(deps, input, codeHash, now);
+  } catch (error) {
+    // A refused confirmation of a live code (confirmed by its issuer, from the issuer's platform, or by an
+    // identity linked elsewhere) burns it: whoever else saw the code cannot try it next (issue 24 §6).
+    if (error instanceof AppError && error.code !== 'INVALID_LINK_CODE') {
+      await burnLinkCode(deps.db, { brandId: input.brandId, codeHash, at: now, by: `refused:${input.userIdentifier}` });
+    }
+    throw error;
+  }
+}
+
+/**
+ * `POST /services/link/revoke`: a bot saw the code where others could read it (typed in a group chat) and
+ * voids it. Idempotent; `revoked` says whether a live code was voided.
+ */
+export async function revokeLinkCode(
+  deps: Pick<AccountDeps, 'db' | 'clock'>,
+  input: RevokeLinkCodeRequest,
+): Promise<{ success: true; revoked: boolean }> {
+  const revoked = await burnLinkCode(deps.db, {
+    brandId: input.brandId,
+    codeHash: hashLinkCode(input.code),
+    at: deps.clock.now(),
+    by: 'revoked',
+  });
+  return { success: true, revoked };
+}
+
+/** Marks a live code used (`used_by` says why), so it can never link; false when it was not live. */
+async function burnLinkCode(
+  db: Kysely<DB>,
+  code: { brandId: string; codeHash: string; at: Date; by: string },
+): Promise<boolean> {
+  const burned = await db
+    .updateTable('link_codes')
+    .set({ used_at: code.at, used_by: code.by })
+    .where('code_hash', '=', code.codeHash)
+    .where('brand_id', '=', code.brandId)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(burned.numUpdatedRows) === 1;
+}
+
+async function confirmLiveCode(
+  deps: AccountDeps,
+  input: ConfirmLinkCodeRequest,
+  codeHash: string,
+  now: Date,
+): Promise<LinkResult> {
   const outcome = await deps.db.transaction().execute(async (trx) => {
     await lockLinks(trx);
     const row = await trx

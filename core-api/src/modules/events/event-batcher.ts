@@ -11,7 +11,7 @@ import type { Metrics } from '../../observability/metrics.ts';
 import { ensureUsers, findUsers, setUserWallets } from '../users/users.repository.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import { createWalletReserve, type ReservedWallet, type WalletReserve } from '../wallets/wallet-reserve.ts';
-import { judgeEvent } from './event-rules.ts';
+import { judgeCampaignLimit, judgeEvent } from './event-rules.ts';
 import {
   type ClaimCounter,
   claimExternalIds,
@@ -42,6 +42,23 @@ export interface EventCandidate {
   rewardAmount?: bigint | undefined;
   /** Skip the duplicate window: the caller deduplicates itself (one check-in per user and UTC day). */
   skipDuplicateWindow?: boolean | undefined;
+  /** A hashtag campaign this event claims (post_hashtag): its per-user limit is judged here too. */
+  campaign?: CampaignLimit | undefined;
+}
+
+/** A hashtag campaign's per-user limit, counted in its own claim counter (see campaignCounterKeyOf). */
+export interface CampaignLimit {
+  id: string;
+  maxClaimsPerUser: number;
+}
+
+/**
+ * A campaign's claims per user live in `claim_counters` under the event type `campaign:<id>`, which no rule
+ * can have (event types are letters, digits and underscores), so the counter is locked with the event's own counters, in
+ * the same key order, and a second campaign post waits for the first and sees its claim.
+ */
+function campaignCounterOf(input: EventRequest, campaign: CampaignLimit) {
+  return { brandId: input.brandId, eventType: `campaign:${campaign.id}`, email: input.userEmail };
 }
 
 /** An event that passed every rule and whose reward row is committed; the mint may still be on its way. */
@@ -247,12 +264,16 @@ export function createEventBatcher(deps: EventBatcherDeps) {
         const signatures = candidates.filter((c) => c.signature).map((c) => c.signature!);
         // Every candidate's counter is locked, a replay's too: a lock more, a round trip less.
         const counterKeys = new Map<string, { brandId: string; eventType: string; email: string }>();
-        for (const { input } of candidates) {
+        for (const { input, campaign } of candidates) {
           counterKeys.set(counterKeyOf(input), {
             brandId: input.brandId,
             eventType: input.eventType,
             email: input.userEmail,
           });
+          if (campaign) {
+            const key = campaignCounterOf(input, campaign);
+            counterKeys.set(counterKeyOf({ ...input, eventType: key.eventType }), key);
+          }
         }
         const opened = await openAcceptBatch(trx, {
           emails: ahead ? [] : emails,
@@ -339,15 +360,22 @@ export function createEventBatcher(deps: EventBatcherDeps) {
             continue;
           }
           const counter = counters.get(counterKeyOf(c.input))!;
-          const error = judgeEvent(c, counter, totals.get(ruleKeyOf(c.rule)), now, deps.settings);
+          const campaignCounter = c.campaign
+            ? counters.get(counterKeyOf({ ...c.input, eventType: campaignCounterOf(c.input, c.campaign).eventType }))!
+            : undefined;
+          const error =
+            judgeEvent(c, counter, totals.get(ruleKeyOf(c.rule)), now, deps.settings) ??
+            (c.campaign && campaignCounter ? judgeCampaignLimit(c, c.campaign, campaignCounter) : undefined);
           if (error) {
             reject(i, error);
             continue;
           }
-          counter.claims += 1;
-          counter.last_claim_at = now;
-          counter.last_event_id = c.eventId;
-          touchedCounters.add(counter);
+          for (const claimed of campaignCounter ? [counter, campaignCounter] : [counter]) {
+            claimed.claims += 1;
+            claimed.last_claim_at = now;
+            claimed.last_event_id = c.eventId;
+            touchedCounters.add(claimed);
+          }
           const total = totals.get(ruleKeyOf(c.rule));
           if (total && c.rule.max_total_claims !== null) {
             total.total += 1;

@@ -87,3 +87,23 @@ export function judgeEvent(
   }
   return undefined;
 }
+
+/**
+ * A hashtag campaign's per-user limit (its `max_claims_per_user`) against the user's locked campaign
+ * counter: refused like the rule's own limit, 429 `max_claims_reached`, naming the campaign.
+ */
+export function judgeCampaignLimit(
+  c: Pick<JudgedCandidate, 'input' | 'source'>,
+  campaign: { id: string; maxClaimsPerUser: number },
+  counter: Pick<ClaimCounter, 'claims'>,
+): AppError | undefined {
+  if (c.source !== undefined || isUnlimited(campaign.maxClaimsPerUser)) return undefined;
+  if (counter.claims < campaign.maxClaimsPerUser) return undefined;
+  return new AppError('MAX_CLAIMS_REACHED', 'Max claims reached', {
+    message: `This user already claimed campaign ${campaign.id} ${counter.claims} time(s); its limit is ${campaign.maxClaimsPerUser}`,
+    reason: 'max_claims_reached',
+    totalClaims: counter.claims,
+    maxClaims: campaign.maxClaimsPerUser,
+    campaignId: campaign.id,
+  });
+}

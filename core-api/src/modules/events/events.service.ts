@@ -17,7 +17,7 @@ import { hostMatchesDomain } from '../../http/cors.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { findBrandCampaign } from '../community/campaigns.service.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
-import type { AcceptedEvent, EventBatcher, EventCandidate } from './event-batcher.ts';
+import type { AcceptedEvent, CampaignLimit, EventBatcher, EventCandidate } from './event-batcher.ts';
 import { type JudgeSettings, judgeEvent } from './event-rules.ts';
 import { insertEvents, type RuleRecord, readJudgeInputs } from './events.repository.ts';
 
@@ -142,12 +142,13 @@ export async function prepareEvent(
   const eventId = randomUUID();
   try {
     const rule = checkAccess(cached, input, context);
-    const rewardAmount = context.signed ? await campaignReward(deps, input, rule) : undefined;
+    const campaign = context.signed ? await campaignReward(deps, input, rule) : undefined;
     return {
       eventId,
       input,
       rule,
-      rewardAmount,
+      rewardAmount: campaign?.amount,
+      ...(campaign ? { campaign: campaign.limit } : {}),
       source,
       skipCooldown: source !== undefined || (context.signed && input.metadata?.skip_cooldown === true),
       domain: resolveEventDomain(input, context.origin),
@@ -191,9 +192,15 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 /**
  * A signed event naming a hashtag campaign (`metadata.campaign_id`, the X bot's post_hashtag) is paid the
  * campaign's reward, or the rule's amount times its multiplier. The campaign must be the brand's and its
- * window must contain `metadata.posted_at` (when the post was made), or now when that is absent.
+ * window must contain `metadata.posted_at` (when the post was made), or now when that is absent. The
+ * campaign's per-user limit comes back with the amount: the batcher decides it against a locked counter in
+ * the event's own transaction, like every other limit (the bot keeps no count of its own).
  */
-async function campaignReward(deps: EventDeps, input: EventRequest, rule: RuleRecord): Promise<bigint | undefined> {
+async function campaignReward(
+  deps: EventDeps,
+  input: EventRequest,
+  rule: RuleRecord,
+): Promise<{ amount: bigint; limit: CampaignLimit } | undefined> {
   const campaignId = input.metadata?.campaign_id;
   if (campaignId === undefined) return undefined;
   const notActive = (why: string) =>
@@ -210,8 +217,9 @@ async function campaignReward(deps: EventDeps, input: EventRequest, rule: RuleRe
   if (at.getTime() < Date.parse(campaign.startDate) || at.getTime() > Date.parse(campaign.endDate)) {
     throw notActive(`${at.toISOString()} is outside the campaign (${campaign.startDate} to ${campaign.endDate})`);
   }
-  if (campaign.reward !== null) return BigInt(campaign.reward);
-  return BigInt(Math.round(Number(rule.reward_amount) * (campaign.rewardMultiplier ?? 1)));
+  const limit = { id: campaign.id, maxClaimsPerUser: campaign.maxClaimsPerUser };
+  if (campaign.reward !== null) return { amount: BigInt(campaign.reward), limit };
+  return { amount: BigInt(Math.round(Number(rule.reward_amount) * (campaign.rewardMultiplier ?? 1))), limit };
 }
 
 /**
