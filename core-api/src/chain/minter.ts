@@ -737,7 +737,12 @@ export function createMinter(deps: MinterDeps): Minter {
       ageOf,
       stuckMs,
     );
-    const isFinal = (receipt: TransactionReceipt) => receipt.blockNumber <= finalBlock;
+    // Receipts are read after the head: one may sit in a block mined since. By depth alone that block's
+    // successors count from it, so the final block moves up with the newest receipt (not past a tag's block).
+    const newestReceipt = receipts.reduce((max, r) => (r && r.blockNumber > max ? r.blockNumber : max), -1n);
+    const byDepth = newestReceipt - BigInt(finality.depth);
+    const finalAt = finality.tag === 'latest' && byDepth > finalBlock ? byDepth : finalBlock;
+    const isFinal = (receipt: TransactionReceipt) => receipt.blockNumber <= finalAt;
     const mined = open.flatMap((tx, index) => {
       const receipt = receipts[index];
       return receipt?.status === 'success' && isFinal(receipt) ? [{ tx, receipt }] : [];
