@@ -173,13 +173,6 @@ describe('chain rollback under load', () => {
     setUp({ depth: 3, tag: 'latest' });
     const snapshot = await chain.rpc('evm_snapshot');
     const rows = await load(3);
-    // Until a tracking pass has seen its receipt (the send may return before the block is in).
-    for (let pass = 0; pass < 20; pass++) {
-      await minter.processPending();
-      const [tx] = await database.db.selectFrom('chain_txs').select('block_number').execute();
-      if (tx?.block_number !== null) break;
-      await sleep(50);
-    }
     const statusesOf = async () => [
       ...(
         await rowStatuses(
@@ -188,6 +181,26 @@ describe('chain rollback under load', () => {
         )
       ).values(),
     ];
+    /** Tracking passes until one has recorded the batch's block (a send may return before its block is in). */
+    const recordedBlock = async (): Promise<bigint> => {
+      for (let pass = 0; pass < 40; pass++) {
+        await minter.processPending();
+        const [tx] = await database.db.selectFrom('chain_txs').select('block_number').execute();
+        if (tx?.block_number !== null && tx?.block_number !== undefined) return BigInt(tx.block_number);
+        await sleep(50);
+        // Time passes: anvil's automine can leave a re-sent transaction in its pool until another arrives,
+        // and the stuck rule (a fee bump) supplies one.
+        clock.advance(31_000);
+      }
+      throw new Error('the batch was not mined');
+    };
+    /** Mines until the head is `block + blocks`. */
+    const mineTo = async (block: bigint, blocks: bigint) => {
+      const head = await chain.clients.publicClient.getBlockNumber({ cacheTime: 0 });
+      const missing = block + blocks - head;
+      if (missing > 0n) await chain.rpc('anvil_mine', [`0x${missing.toString(16)}`]);
+    };
+    await recordedBlock();
     // Mined, not final: still `submitted`, with its block recorded.
     expect(new Set(await statusesOf())).toEqual(new Set(['submitted']));
     const recorded = await database.db.selectFrom('chain_txs').select(['status', 'block_number']).execute();
@@ -196,17 +209,13 @@ describe('chain rollback under load', () => {
     // Its block is rolled back: the receipt disappears, the batch's own bytes go out again.
     await chain.rpc('evm_revert', [snapshot]);
     await chain.rpc('anvil_dropAllTransactions');
+    const block = await recordedBlock();
+    expect(new Set(await statusesOf())).toEqual(new Set(['submitted']));
+    await mineTo(block, 2n);
     await minter.processPending();
     expect(new Set(await statusesOf())).toEqual(new Set(['submitted']));
-    await chain.rpc('anvil_mine', ['0x2']);
+    await mineTo(block, 3n);
     await minter.processPending();
-    expect(new Set(await statusesOf())).toEqual(new Set(['submitted']));
-    await chain.rpc('anvil_mine', ['0x1']);
-    for (let pass = 0; pass < 5; pass++) {
-      await minter.processPending();
-      if ((await statusesOf()).every((status) => status === 'confirmed')) break;
-      await sleep(50);
-    }
     expect(new Set(await statusesOf())).toEqual(new Set(['confirmed']));
     const onChain = await mintsOnChain();
     for (const row of rows) expect(onChain.get(row.wallet.toLowerCase())).toEqual([row.amount]);
