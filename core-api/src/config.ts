@@ -30,7 +30,15 @@ export const configSchema = z.object({
   PTS_PUBLIC_URL: z.url().optional(),
   PTS_DATA_DIR: z.string().default('.pts-data'),
   DATABASE_URL: z.string().optional(),
-  PTS_DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  PTS_DB_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(
+      2,
+      'at least 2: the minter signer lock holds one pooled connection for as long as the process signs, and every query needs another',
+    )
+    .max(500)
+    .default(20),
   PTS_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   PTS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** 32-byte hex key that encrypts secrets at rest; generated into the data dir when unset. */
@@ -108,6 +116,18 @@ export const configSchema = z.object({
   PTS_MINT_STUCK_SECONDS: z.coerce.number().int().min(1).default(30),
   PTS_MINT_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   PTS_RECEIPT_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  /**
+   * Blocks a mint's block must have on top of it before its rewards are `confirmed` (docs/chain.md,
+   * "Finality"). Unset: 0 with PTS_CHAIN=local (anvil does not reorganise), 10 with `rpc`.
+   */
+  PTS_MINT_FINALITY_DEPTH: z.coerce.number().int().min(0).max(10_000).optional(),
+  /**
+   * Block tag a mint's block must also be at or below: `latest` (depth only), `safe` or `finalized` where the
+   * chain has them. Unset: `latest` with PTS_CHAIN=local, `safe` with `rpc` (an OP-stack L2's L1-backed head).
+   */
+  PTS_MINT_FINALITY_TAG: z.enum(['latest', 'safe', 'finalized']).optional(),
+  /** Seconds with transactions waiting and no new block before health calls the chain wedged. */
+  PTS_CHAIN_WEDGED_SECONDS: z.coerce.number().int().min(1).default(60),
   /** How often a replica that does not sign asks for the minter signer lock (the leader's successor waits ≤ this). */
   PTS_MINTER_ELECTION_SECONDS: z.coerce.number().min(0.1).default(15),
   PTS_REWARD_PROCESSOR_CRON: z.string().default('* * * * *'),
@@ -206,6 +226,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  */
 export function webhooksAllowInsecure(config: Pick<Config, 'PTS_WEBHOOKS_ALLOW_INSECURE' | 'PTS_CHAIN'>): boolean {
   return config.PTS_WEBHOOKS_ALLOW_INSECURE ?? config.PTS_CHAIN === 'local';
+}
+
+/** When a mint counts as final (docs/chain.md, "Finality"): depth below the head and the block tag. */
+export interface MintFinality {
+  depth: number;
+  tag: 'latest' | 'safe' | 'finalized';
+}
+
+/** The finality rule: explicit settings win; otherwise a local anvil is final at once, an RPC chain at `safe` − 10. */
+export function mintFinality(
+  config: Pick<Config, 'PTS_CHAIN' | 'PTS_MINT_FINALITY_DEPTH' | 'PTS_MINT_FINALITY_TAG'>,
+): MintFinality {
+  const local = config.PTS_CHAIN === 'local';
+  return {
+    depth: config.PTS_MINT_FINALITY_DEPTH ?? (local ? 0 : 10),
+    tag: config.PTS_MINT_FINALITY_TAG ?? (local ? 'latest' : 'safe'),
+  };
 }
 
 /** Whether a role's routes are served by this process. */

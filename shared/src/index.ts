@@ -286,6 +286,8 @@ export {
   type Liveness,
   ledgerReconciliationSchema,
   livenessSchema,
+  type MintingState,
+  mintingStateSchema,
   type Readiness,
   type RootHealth,
   readinessSchema,

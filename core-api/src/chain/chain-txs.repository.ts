@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import type { Hex } from 'viem';
+import { type Hex, keccak256 } from 'viem';
 import type { Database } from '../db/database.ts';
 import type { ChainTxsTable } from '../db/schema.ts';
 
@@ -74,20 +74,20 @@ export async function recordTxError(db: Database, chainTxId: bigint, error: stri
 /** Open transactions → `confirmed` with their receipt's hash, block and gas; the ids this call confirmed. */
 export async function confirmTxs(
   trx: Database,
-  mined: { chainTxId: bigint; hash: Hex; blockNumber: bigint; gasUsed: bigint }[],
+  mined: { chainTxId: bigint; hash: Hex; blockNumber: bigint; gasUsed: bigint; by?: 'receipt' | 'supply' }[],
   at: Date,
 ): Promise<bigint[]> {
   if (mined.length === 0) return [];
   const values = sql.join(
     mined.map(
       (m) =>
-        sql`(${String(m.chainTxId)}::bigint, ${m.hash}::text, ${String(m.blockNumber)}::bigint, ${m.gasUsed.toString()}::text)`,
+        sql`(${String(m.chainTxId)}::bigint, ${m.hash}::text, ${String(m.blockNumber)}::bigint, ${m.gasUsed.toString()}::text, ${m.by ?? 'receipt'}::text)`,
     ),
   );
   const { rows } = await sql<{ id: string | bigint }>`
     UPDATE chain_txs SET status = 'confirmed', current_hash = v.hash, block_number = v.block_number,
-      gas_used = v.gas_used, last_error = NULL, updated_at = ${at}
-    FROM (VALUES ${values}) AS v(id, hash, block_number, gas_used)
+      gas_used = v.gas_used, confirmed_by = v.confirmed_by, last_error = NULL, updated_at = ${at}
+    FROM (VALUES ${values}) AS v(id, hash, block_number, gas_used, confirmed_by)
     WHERE chain_txs.id = v.id AND chain_txs.status IN ('signed', 'submitted')
     RETURNING chain_txs.id`.execute(trx);
   return rows.map((row) => BigInt(row.id));
@@ -161,4 +161,95 @@ export async function countOpenTxs(db: Database, chainId: number, signer: string
     .where('status', 'in', OPEN_TX_STATUSES)
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/**
+ * Receipts found for open transactions whose block is not final yet: the block is recorded (and a `signed`
+ * row becomes `submitted`, since it is mined) but the transaction stays open until its block is final.
+ */
+export async function recordMinedTxs(
+  db: Database,
+  mined: { chainTxId: bigint; blockNumber: bigint }[],
+  at: Date,
+): Promise<void> {
+  if (mined.length === 0) return;
+  const values = sql.join(mined.map((m) => sql`(${String(m.chainTxId)}::bigint, ${String(m.blockNumber)}::bigint)`));
+  await sql`
+    UPDATE chain_txs SET status = 'submitted', block_number = v.block_number, last_error = NULL, updated_at = ${at}
+    FROM (VALUES ${values}) AS v(id, block_number)
+    WHERE chain_txs.id = v.id AND chain_txs.status IN ('signed', 'submitted')
+      AND chain_txs.block_number IS DISTINCT FROM v.block_number`.execute(db);
+}
+
+/**
+ * Open transactions whose recorded receipt the chain no longer has (a rollback): back to `signed` with no
+ * block, so the tracker sends their signed bytes again at once.
+ */
+export async function forgetMinedTxs(db: Database, chainTxIds: bigint[], reason: string, at: Date): Promise<void> {
+  if (chainTxIds.length === 0) return;
+  await db
+    .updateTable('chain_txs')
+    .set({ status: 'signed', block_number: null, last_error: reason, submitted_at: at, updated_at: at })
+    .where('id', 'in', chainTxIds)
+    .where('status', 'in', OPEN_TX_STATUSES)
+    .execute();
+}
+
+/**
+ * A `confirmed` transaction the chain lost goes back to the outbox, once: `signed` (its signed bytes are sent
+ * again; `submitted_at` restarts its stuck timer) and its rewards `submitted` with `reconciled_at` set, in
+ * one database transaction guarded by the old status. False when it had moved already.
+ */
+export function reopenConfirmedTx(db: Database, tx: ChainTxRow, reason: string, at: Date): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('chain_txs')
+      .set({
+        status: 'signed',
+        current_hash: keccak256(tx.raw_tx as Hex),
+        block_number: null,
+        gas_used: null,
+        confirmed_by: null,
+        last_error: reason,
+        submitted_at: at,
+        updated_at: at,
+      })
+      .where('id', '=', tx.id)
+      .where('status', '=', 'confirmed')
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) return false;
+    await trx
+      .updateTable('reward_mints')
+      .set({ status: 'submitted', reconciled_at: at, updated_at: at })
+      .where('chain_tx_id', '=', tx.id)
+      .where('status', '=', 'confirmed')
+      .execute();
+    return true;
+  });
+}
+
+/** The signer's `confirmed` mint transactions at these nonces, lowest first. */
+export function confirmedTxsAt(db: Database, chainId: number, signer: string, nonces: bigint[]): Promise<ChainTxRow[]> {
+  if (nonces.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('chain_txs')
+    .selectAll()
+    .where('chain_id', '=', chainId)
+    .where('signer', '=', signer)
+    .where('status', '=', 'confirmed')
+    .where('nonce', 'in', nonces)
+    .orderBy('nonce')
+    .execute();
+}
+
+/** The highest nonce the ledger holds `confirmed` for this signer (undefined when none). */
+export async function maxConfirmedNonce(db: Database, chainId: number, signer: string): Promise<bigint | undefined> {
+  const row = await db
+    .selectFrom('chain_txs')
+    .select((eb) => eb.fn.max('nonce').as('nonce'))
+    .where('chain_id', '=', chainId)
+    .where('signer', '=', signer)
+    .where('status', '=', 'confirmed')
+    .executeTakeFirst();
+  return row?.nonce === null || row?.nonce === undefined ? undefined : BigInt(row.nonce);
 }

@@ -26,6 +26,7 @@ function recordingMinter() {
       calls.push('processPending');
       return { claimed: 0, batches: 0, transactionHashes: [], confirmedTransactions: 0, requeued: 0, replaced: 0 };
     },
+    mintingState: () => ({ status: 'ok', signer: true, waitingTransactions: 0, lastMinedAt: null }),
     queueStatus: async () => {
       throw new Error('not used');
     },

@@ -75,6 +75,7 @@ export function createElectedMinter(options: {
       return minter.processPending();
     },
     queueStatus: () => minter.queueStatus(),
+    mintingState: () => ({ ...minter.mintingState(), signer: lock !== null }),
     start() {
       if (stopped) return;
       void elect().then((leader) => {

@@ -6,26 +6,33 @@ import {
   encodeFunctionData,
   type Hex,
   isAddress,
+  keccak256,
   type LocalAccount,
   parseTransaction,
   type TransactionReceipt,
 } from 'viem';
-import type { Config } from '../config.ts';
+import type { Config, MintFinality } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import {
   type ChainTxRow,
+  confirmedTxsAt,
   confirmTxs,
   countOpenTxs,
   failTx,
+  forgetMinedTxs,
   insertSignedTx,
   listOpenTxs,
   markTxsSubmitted,
+  maxConfirmedNonce,
+  recordMinedTxs,
   recordReplacement,
   recordTxError,
+  reopenConfirmedTx,
 } from './chain-txs.repository.ts';
 import type { ChainPublicClient } from './deploy.ts';
+import { IMMEDIATE_FINALITY, readFinalBlock } from './finality.ts';
 import type { InlineMintSigner, Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
 import { splitDroppedBatches } from './supply-witness.ts';
 import {
@@ -66,6 +73,15 @@ export interface MinterDeps {
    * `reward.distributed` notifications) commits exactly when the confirmation does.
    */
   onMintsConfirmed?: (trx: Database, mints: ConfirmedMint[], confirmation: MintConfirmation) => Promise<void>;
+  /** When a mint counts as final (default: at its first receipt, for a local anvil). */
+  finality?: MintFinality;
+  /**
+   * Called when the tracker sees the chain go back (head lower than before, a receipt gone, the ledger's
+   * confirmed nonce above the chain's): the reconciler then re-checks every confirmed mint at once.
+   */
+  onRollback?: (reason: string) => void;
+  /** Transactions waiting with the signer's nonce unmoved this long: `wedged` (PTS_CHAIN_WEDGED_SECONDS). */
+  wedgedAfterSeconds?: number;
 }
 
 /** A reward row whose mint transaction was mined. */
@@ -141,6 +157,19 @@ export function createMinter(deps: MinterDeps): Minter {
 
   const broadcasting = new Set<bigint>();
   let tracking: Promise<TrackResult> | undefined;
+  const finality = deps.finality ?? IMMEDIATE_FINALITY;
+  let tagWarned = false;
+  let wedgedLogged = false;
+  /** The last head a tracking pass saw. */
+  let lastHead: bigint | undefined;
+  /** The signer's nonce on chain at the last pass, and when (clock ms) it last moved: our last mined tx. */
+  let lastNonce: bigint | undefined;
+  let lastMinedAt: number | undefined;
+  /** Since when (clock ms) transactions have waited with no mine of ours: the wedge timer. */
+  let progressAt: number | undefined;
+  /** Open transactions at the last pass. */
+  let openCount = 0;
+  const wedgedMs = (deps.wedgedAfterSeconds ?? 60) * 1000;
 
   /** Signs one `mintBatch` for these rows with `nonce` and records it (`signed`) in `trx`. No RPC here. */
   async function signInto(
@@ -325,17 +354,25 @@ export function createMinter(deps: MinterDeps): Minter {
    * groups what queues while a send is on its way). Recording the outcome never holds up the next send;
    * `onSent` runs right after this batch's send.
    */
-  function enqueueBroadcast(batch: SignedBatch, onSent?: () => void): Promise<SendOutcome> {
+  function enqueueBroadcast(batch: SignedBatch, onSent?: (result: SendResult) => void): Promise<SendOutcome> {
     // Marked from the moment it is queued, so the receipt tracker never re-sends a transaction that is
     // still waiting for its turn (a second send would fail as a used nonce and reset the nonce counter).
     broadcasting.add(batch.chainTxId);
     return sendOnce(batch.hash, batch.raw)
       .then(async (result) => {
-        onSent?.();
+        onSent?.(result);
         await recordSend(batch.chainTxId, batch.hash, result);
         return result.outcome;
       })
       .finally(() => broadcasting.delete(batch.chainTxId));
+  }
+
+  /**
+   * What a request is told after its batch's send: `submitted` with the hash only when the node took the
+   * transaction (or already had it); a failed broadcast is `pending` with no hash — the tracker sends it later.
+   */
+  function submissionAfterSend(batch: SignedBatch, result: SendResult): MintSubmission {
+    return result.outcome === 'failed' ? { status: 'pending' } : { status: 'submitted', transactionHash: batch.hash };
   }
 
   function settle(id: string, result: MintSubmission | Error): void {
@@ -350,7 +387,13 @@ export function createMinter(deps: MinterDeps): Minter {
     const rows = await db
       .selectFrom('reward_mints')
       .leftJoin('chain_txs', 'chain_txs.id', 'reward_mints.chain_tx_id')
-      .select(['reward_mints.id', 'reward_mints.status', 'reward_mints.last_error', 'chain_txs.current_hash'])
+      .select([
+        'reward_mints.id',
+        'reward_mints.status',
+        'reward_mints.last_error',
+        'chain_txs.current_hash',
+        'chain_txs.status as tx_status',
+      ])
       .where('reward_mints.id', 'in', ids)
       .execute();
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -359,7 +402,9 @@ export function createMinter(deps: MinterDeps): Minter {
       let result: MintSubmission | Error;
       if (!row) result = new Error(`no reward_mints row ${id}`);
       else if (row.status === 'failed') result = new Error(`reward ${id} failed: ${row.last_error ?? 'unknown error'}`);
-      else if (row.status === 'pending' || !row.current_hash) result = { status: 'pending' };
+      // A batch still `signed` was never taken by the node: no hash to show yet.
+      else if (row.status === 'pending' || !row.current_hash || row.tx_status === 'signed')
+        result = { status: 'pending' };
       else result = { status: row.status, transactionHash: row.current_hash as Hex };
       for (const waiter of waiters.get(id) ?? []) waiter(result);
     }
@@ -375,10 +420,10 @@ export function createMinter(deps: MinterDeps): Minter {
       const batch = await signAndRecord(ids);
       const claimed = new Set(batch?.mintIds ?? []);
       if (batch) {
-        void enqueueBroadcast(batch, () => {
+        void enqueueBroadcast(batch, (result) => {
+          const answer = submissionAfterSend(batch, result);
           for (const id of batch.mintIds) {
-            for (const waiter of groupWaiters.get(id) ?? [])
-              waiter({ status: 'submitted', transactionHash: batch.hash });
+            for (const waiter of groupWaiters.get(id) ?? []) waiter(answer);
           }
         }).catch((error: unknown) => log.warn({ error: shortError(error) }, 'recording a broadcast failed'));
       }
@@ -439,7 +484,12 @@ export function createMinter(deps: MinterDeps): Minter {
    * statements instead of one per batch. Returns how many transactions this call confirmed.
    */
   async function confirmMined(
-    mined: { tx: ChainTxRow; receipt: Pick<TransactionReceipt, 'transactionHash' | 'blockNumber' | 'gasUsed'> }[],
+    mined: {
+      tx: ChainTxRow;
+      receipt: Pick<TransactionReceipt, 'transactionHash' | 'blockNumber' | 'gasUsed'>;
+      /** `supply`: no receipt exists; the token supply showed the batch landed (supply-witness.ts). */
+      by?: 'receipt' | 'supply';
+    }[],
   ): Promise<number> {
     let confirmedCount = 0;
     for (let start = 0; start < mined.length; start += CONFIRM_GROUP) {
@@ -448,11 +498,12 @@ export function createMinter(deps: MinterDeps): Minter {
         const at = clock.now();
         const updated = await confirmTxs(
           trx,
-          group.map(({ tx, receipt }) => ({
+          group.map(({ tx, receipt, by }) => ({
             chainTxId: BigInt(tx.id),
             hash: receipt.transactionHash,
             blockNumber: receipt.blockNumber,
             gasUsed: receipt.gasUsed,
+            by,
           })),
           at,
         );
@@ -543,8 +594,11 @@ export function createMinter(deps: MinterDeps): Minter {
 
   /**
    * Nonces below our lowest open transaction that the node has never seen (a chain reset or a state file
-   * older than the database) block every later transaction forever. Re-minting for them could double-mint,
-   * so they are burned with 0-value self-transfers instead; those mint nothing whichever way they land.
+   * older than the database) block every later transaction forever. A nonce whose batch the ledger holds
+   * `confirmed` is a mint the chain lost: that batch goes back to the outbox and its own signed bytes fill the
+   * nonce (they can mine once at most). Only nonces no live batch owns (none, or a failed one whose rewards
+   * were re-queued) are burned with 0-value self-transfers, which mint nothing whichever way they land. All go
+   * out in nonce order.
    */
   async function fillNonceGap(
     lowest: ChainTxRow | undefined,
@@ -558,11 +612,26 @@ export function createMinter(deps: MinterDeps): Minter {
     if (pendingNonce >= lowest.nonce) return false;
     const fees = await sender.fees(true);
     const last = lowest.nonce - pendingNonce > MAX_GAP_FILL ? pendingNonce + MAX_GAP_FILL : lowest.nonce;
-    log.warn(
-      { from: Number(pendingNonce), to: Number(lowest.nonce), filling: Number(last - pendingNonce) },
-      'nonce gap below the oldest open mintBatch; burning the missing nonces',
+    const nonces: bigint[] = [];
+    for (let nonce = pendingNonce; nonce < last; nonce++) nonces.push(nonce);
+    const lostConfirmed = new Map(
+      (await confirmedTxsAt(db, chainId, signer, nonces)).map((tx) => [BigInt(tx.nonce), tx] as const),
     );
-    for (let nonce = pendingNonce; nonce < last; nonce++) {
+    if (lostConfirmed.size > 0) {
+      deps.onRollback?.(`the chain lost ${lostConfirmed.size} confirmed mintBatch transaction(s) below its nonce gap`);
+    }
+    log.warn(
+      { from: Number(pendingNonce), to: Number(lowest.nonce), reopening: lostConfirmed.size },
+      'nonce gap below the oldest open mintBatch; re-sending lost batches and burning the other nonces',
+    );
+    for (const nonce of nonces) {
+      const lost = lostConfirmed.get(nonce);
+      if (lost) {
+        await reopenConfirmedTx(db, lost, `not on chain: nonce ${nonce} is above the chain's`, clock.now());
+        const sent = await broadcast(lost.id, keccak256(lost.raw_tx as Hex), lost.raw_tx as Hex);
+        if (sent === 'failed') throw new Error(`re-sending the lost mintBatch at nonce ${nonce} failed`);
+        continue;
+      }
       const { raw } = await sender.sign({
         nonce,
         to: account.address,
@@ -579,16 +648,67 @@ export function createMinter(deps: MinterDeps): Minter {
     return last === lowest.nonce;
   }
 
+  /** Chain facts of one tracking pass, read before the ledger so nothing mined meanwhile looks lost. */
+  async function readChainFacts(): Promise<{
+    head: bigint;
+    finalBlock: bigint;
+    latestNonce: bigint;
+    finalNonce: bigint;
+    wentBack: boolean;
+  }> {
+    const head = await publicClient.getBlockNumber({ cacheTime: 0 });
+    const wentBack = noteHead(head);
+    const finalBlock = await readFinalBlock(publicClient, finality, head, (error) => {
+      if (tagWarned) return;
+      tagWarned = true;
+      log.warn(
+        { tag: finality.tag, error: shortError(error) },
+        'the chain has no such block tag; finality by depth only',
+      );
+    });
+    const [latestNonce, finalNonce] = await Promise.all([
+      publicClient.getTransactionCount({ address: account.address, blockNumber: head }).then(BigInt),
+      finalBlock < 0n
+        ? Promise.resolve(0n)
+        : finalBlock === head
+          ? undefined
+          : publicClient.getTransactionCount({ address: account.address, blockNumber: finalBlock }).then(BigInt),
+    ]);
+    return { head, finalBlock, latestNonce, finalNonce: finalNonce ?? latestNonce, wentBack };
+  }
+
+  /**
+   * The head going back is a rollback: whatever the ledger confirmed above it must be checked again, and
+   * open transactions the node may have dropped with the lost blocks are sent again in this pass.
+   */
+  function noteHead(head: bigint): boolean {
+    const now = clock.now().getTime();
+    const wentBack = lastHead !== undefined && head < lastHead;
+    if (wentBack) deps.onRollback?.(`the chain's head went back from block ${lastHead} to ${head}`);
+    lastHead = head;
+    progressAt ??= now;
+    return wentBack;
+  }
+
   async function trackOnce(): Promise<TrackResult> {
     const result: TrackResult = { confirmedTransactions: 0, requeued: 0, replaced: 0 };
+    const { finalBlock, latestNonce: confirmedNonce, finalNonce, wentBack } = await readChainFacts();
     const open = await listOpenTxs(db, chainId, signer);
-    // Read before the receipts: a transaction mined in between then shows a receipt instead of looking dropped.
-    const confirmedNonce = BigInt(
-      await publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' }),
-    );
+    openCount = open.length;
+    if (lastNonce !== undefined && confirmedNonce !== lastNonce) {
+      lastMinedAt = clock.now().getTime();
+      progressAt = lastMinedAt;
+    }
+    lastNonce = confirmedNonce;
+    // Idle is not wedged: the timer restarts whenever nothing waits.
+    if (open.length === 0) progressAt = clock.now().getTime();
     const nextNonce = sender.peekNonce();
     if (nextNonce !== undefined) metrics.nonceLag.set(Number(maxOf(nextNonce - confirmedNonce, 0n)));
     else metrics.nonceLag.set(open.length);
+    const highestConfirmed = await maxConfirmedNonce(db, chainId, signer);
+    if (highestConfirmed !== undefined && highestConfirmed >= confirmedNonce) {
+      deps.onRollback?.(`the ledger confirmed nonce ${highestConfirmed}; the chain's nonce is ${confirmedNonce}`);
+    }
     if (open.length === 0) return result;
 
     const receipts = await Promise.all(
@@ -596,6 +716,20 @@ export function createMinter(deps: MinterDeps): Minter {
         (await Promise.all(tx.hashes.map((hash) => sender.receipt(hash as Hex)))).find((r) => r !== null),
       ),
     );
+    // A receipt seen in an earlier pass that the chain no longer has: its block was rolled back. The batch
+    // was never final (its rewards are still `submitted`); its signed bytes go out again.
+    const vanished = open.filter((tx, index) => tx.block_number !== null && !receipts[index]);
+    if (vanished.length > 0) {
+      const now = clock.now();
+      await forgetMinedTxs(
+        db,
+        vanished.map((tx) => BigInt(tx.id)),
+        'its block was rolled back',
+        now,
+      );
+      for (const tx of vanished) Object.assign(tx, { status: 'signed', block_number: null, submitted_at: now });
+      deps.onRollback?.(`${vanished.length} mined mintBatch receipt(s) disappeared`);
+    }
     const stuckMs = config.PTS_MINT_STUCK_SECONDS * 1000;
     const ageOf = (tx: ChainTxRow) => clock.now().getTime() - new Date(tx.submitted_at).getTime();
     const gapFilled = await fillNonceGap(
@@ -603,10 +737,24 @@ export function createMinter(deps: MinterDeps): Minter {
       ageOf,
       stuckMs,
     );
+    // Receipts are read after the head: one may sit in a block mined since. By depth alone that block's
+    // successors count from it, so the final block moves up with the newest receipt (not past a tag's block).
+    const newestReceipt = receipts.reduce((max, r) => (r && r.blockNumber > max ? r.blockNumber : max), -1n);
+    const byDepth = newestReceipt - BigInt(finality.depth);
+    const finalAt = finality.tag === 'latest' && byDepth > finalBlock ? byDepth : finalBlock;
+    const isFinal = (receipt: TransactionReceipt) => receipt.blockNumber <= finalAt;
     const mined = open.flatMap((tx, index) => {
       const receipt = receipts[index];
-      return receipt?.status === 'success' ? [{ tx, receipt }] : [];
+      return receipt?.status === 'success' && isFinal(receipt) ? [{ tx, receipt }] : [];
     });
+    await recordMinedTxs(
+      db,
+      open.flatMap((tx, index) => {
+        const receipt = receipts[index];
+        return receipt && !isFinal(receipt) ? [{ chainTxId: BigInt(tx.id), blockNumber: receipt.blockNumber }] : [];
+      }),
+      clock.now(),
+    );
     const confirmedNow = await confirmMined(mined);
     result.confirmedTransactions += confirmedNow;
     if (confirmedNow > 0) metrics.mintTransactions.inc({ result: 'confirmed' }, confirmedNow);
@@ -615,26 +763,29 @@ export function createMinter(deps: MinterDeps): Minter {
       const receipt = receipts[index];
       const age = ageOf(tx);
       if (receipt) {
-        if (receipt.status === 'success') continue; // confirmed above
+        // Mined: confirmed above once final; until then nothing to send, and a revert is only acted on when final.
+        if (receipt.status === 'success' || !isFinal(receipt)) continue;
         const requeued = await requeue(tx, `transaction ${receipt.transactionHash} reverted`, receipt.blockNumber);
         result.requeued += requeued;
         result.confirmedTransactions++;
         metrics.mintTransactions.inc({ result: 'reverted' });
         log.warn({ hash: receipt.transactionHash, requeued }, 'mintBatch reverted; rewards re-queued');
-      } else if (tx.nonce < confirmedNonce && age >= stuckMs) {
-        // The nonce was used by a transaction none of our recorded hashes match: settled below.
+      } else if (tx.nonce < finalNonce && age >= stuckMs) {
+        // The nonce was used (in a final block) by a transaction none of our recorded hashes match: settled below.
         dropped.push(tx);
-      } else if (tx.nonce >= confirmedNonce && age >= stuckMs && !gapFilled) {
+      } else if (tx.nonce < confirmedNonce) {
+        // Its nonce is used in a block that is not final yet: wait, a rollback could still bring ours back.
+      } else if (age >= stuckMs && !gapFilled) {
         await replace(tx);
         result.replaced++;
-      } else if (gapFilled && !broadcasting.has(tx.id)) {
-        // The node never had these (a reset chain); now that the gap is closed they can mine as signed.
-        await broadcast(tx.id, tx.current_hash as Hex, tx.raw_tx as Hex);
-      } else if (tx.status === 'signed' && !broadcasting.has(tx.id)) {
+      } else if ((gapFilled || wentBack || tx.status === 'signed') && !broadcasting.has(tx.id)) {
+        // A reset chain never had these (now that the gap is closed they can mine as signed); after the head
+        // went back the node may have lost them with its blocks; `signed` ones were never accepted by the
+        // node, or their block was rolled back.
         await broadcast(tx.id, tx.current_hash as Hex, tx.raw_tx as Hex);
       }
     }
-    if (dropped.length > 0) await settleDropped(dropped, result);
+    if (dropped.length > 0) await settleDropped(dropped, finalBlock, result);
     return result;
   }
 
@@ -643,16 +794,18 @@ export function createMinter(deps: MinterDeps): Minter {
    * without a receipt we can find (supply-witness.ts) and are confirmed; the others can never mine now, and
    * their rewards are re-queued.
    */
-  async function settleDropped(dropped: ChainTxRow[], result: TrackResult): Promise<void> {
+  async function settleDropped(dropped: ChainTxRow[], finalBlock: bigint, result: TrackResult): Promise<void> {
     const split = await splitDroppedBatches(
       { db, chainId, publicClient, tokenAddress, signer, receipt: (hash) => sender.receipt(hash) },
       dropped,
+      finalBlock,
     );
     if (split.landed.length > 0) {
       const confirmed = await confirmMined(
         split.landed.map((tx) => ({
           tx,
           receipt: { transactionHash: tx.current_hash as Hex, blockNumber: split.blockNumber, gasUsed: 0n },
+          by: 'supply' as const,
         })),
       );
       result.confirmedTransactions += confirmed;
@@ -693,8 +846,9 @@ export function createMinter(deps: MinterDeps): Minter {
       for (let pass = 0; pass < MAX_BATCHES_PER_PASS && !stopped; pass++) {
         const batch = await signAndRecord(undefined, { before });
         if (!batch) break;
-        await enqueueBroadcast(batch);
-        for (const id of batch.mintIds) settle(id, { status: 'submitted', transactionHash: batch.hash });
+        await enqueueBroadcast(batch, (sent) => {
+          for (const id of batch.mintIds) settle(id, submissionAfterSend(batch, sent));
+        });
       }
     })().finally(() => {
       sweeping = undefined;
@@ -782,14 +936,17 @@ export function createMinter(deps: MinterDeps): Minter {
         log.debug({ nonce: Number(nonce), hash: batch.hash, rewards: batch.mintIds.length }, 'mintBatch signed inline');
         const sent = new Promise<MintSubmission>((resolve) => {
           const timer = setTimeout(() => resolve({ status: 'pending' }), waitMs);
-          const answer = () => {
+          let answered = false;
+          const answer = (submission: MintSubmission) => {
+            if (answered) return;
+            answered = true;
             clearTimeout(timer);
-            resolve({ status: 'submitted', transactionHash: batch.hash });
+            resolve(submission);
           };
           // Queued while the signing lock is held, so sends stay in nonce order.
-          enqueueBroadcast(batch, answer).catch((error: unknown) => {
+          enqueueBroadcast(batch, (result) => answer(submissionAfterSend(batch, result))).catch((error: unknown) => {
             log.warn({ error: shortError(error) }, 'recording a broadcast failed');
-            answer();
+            answer({ status: 'pending' });
           });
         });
         return { value, sent };
@@ -812,11 +969,26 @@ export function createMinter(deps: MinterDeps): Minter {
         result.claimed += batch.mintIds.length;
         result.batches++;
         result.transactionHashes.push(batch.hash);
-        await enqueueBroadcast(batch);
-        for (const id of batch.mintIds) settle(id, { status: 'submitted', transactionHash: batch.hash });
+        await enqueueBroadcast(batch, (sent) => {
+          for (const id of batch.mintIds) settle(id, submissionAfterSend(batch, sent));
+        });
       }
       await countByStatus();
       return result;
+    },
+
+    mintingState() {
+      const now = clock.now().getTime();
+      const wedged = openCount > 0 && progressAt !== undefined && now - progressAt >= wedgedMs;
+      if (wedged && !wedgedLogged)
+        log.error({ waiting: openCount }, 'minting is wedged: transactions wait and none mines');
+      wedgedLogged = wedged;
+      return {
+        status: wedged ? 'wedged' : 'ok',
+        signer: true,
+        waitingTransactions: openCount,
+        lastMinedAt: lastMinedAt === undefined ? null : new Date(lastMinedAt).toISOString(),
+      };
     },
 
     async queueStatus() {

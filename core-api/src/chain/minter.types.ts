@@ -1,3 +1,4 @@
+import type { MintingState } from '@pts/shared';
 import type { Database } from '../db/database.ts';
 
 /** What the event path and the reward processor need from the minter (implementation: chain/minter.ts). */
@@ -73,6 +74,8 @@ export interface Minter {
   /** Re-drives everything pending, tracks receipts and replaces stuck transactions (reward processor). */
   processPending(): Promise<ProcessPendingResult>;
   queueStatus(): Promise<QueueStatus>;
+  /** What the minter's tracker last saw: waiting transactions, last mined, wedged (health, docs/operations.md). */
+  mintingState(): MintingState;
   /** Starts background receipt tracking. */
   start(): void;
   /** Stops timers and waits for in-flight batches. */

@@ -1,13 +1,15 @@
 import type { Clock, LedgerReconciliation } from '@pts/shared';
-import { type Selectable, sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
-import { type Address, type Hex, keccak256, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
+import { type Address, type Hex, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
 import type { Database } from '../db/database.ts';
 import type { ChainTxsTable } from '../db/schema.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
+import { reopenConfirmedTx } from './chain-txs.repository.ts';
 import type { ChainPublicClient } from './deploy.ts';
 import { dbBigInt } from './receipts.ts';
+import { ledgerMintedAt } from './supply-witness.ts';
 
 // The chain and the ledger agree: every reward the ledger calls `confirmed` is in a mined transaction the
 // chain still has. They can part when the chain forgets blocks the ledger saw — a local anvil restarted from
@@ -34,7 +36,10 @@ export interface ReconcilerDeps {
   mayRepair: () => boolean;
   /** Seconds between periodic passes; 0 runs only when asked (at start). */
   intervalSeconds: number;
-  /** Confirmed transactions below the chain's nonce checked per pass when the supply shows a deficit. */
+  /**
+   * Confirmed transactions below the chain's nonce checked per pass when the supply shows a deficit; unset:
+   * all of them, newest first, until the deficit is explained (a lost mint is never out of reach).
+   */
   deepScanLimit?: number;
 }
 
@@ -51,6 +56,11 @@ export interface ChainReconciler {
   reconcile(options?: { repair?: boolean }): Promise<ReconcileResult>;
   /** The last pass's finding (`unknown` before the first). */
   report(): LedgerReconciliation;
+  /**
+   * The minter saw the chain go back: until a pass has compared them again, the report says `drift` (the
+   * ledger may confirm mints the chain no longer has), and a pass starts at once.
+   */
+  rollbackSeen(reason: string): void;
   /** Periodic passes every `intervalSeconds`. */
   start(): void;
   stop(): Promise<void>;
@@ -59,8 +69,8 @@ export interface ChainReconciler {
 type ChainTxRow = Selectable<ChainTxsTable>;
 
 const PURPOSE = 'mintBatch';
-/** Suspects (nonce at or above the chain's) looked at per pass; more wait for the next pass. */
-const SUSPECT_LIMIT = 1_000;
+/** Suspects (nonce at or above the chain's) read per page; a pass reads them all. */
+const SUSPECT_PAGE = 1_000;
 const DEEP_SCAN_PAGE = 100;
 
 function shortError(error: unknown): string {
@@ -72,7 +82,7 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
   const { db, chainId, publicClient, clock, metrics } = deps;
   const signer = deps.signer.toLowerCase();
   const log = deps.logger.child({ component: 'reconciler' });
-  const deepScanLimit = deps.deepScanLimit ?? 2_000;
+  const deepScanLimit = deps.deepScanLimit ?? Number.POSITIVE_INFINITY;
   let reopenedTotal = 0;
   let last: LedgerReconciliation = {
     status: 'unknown',
@@ -84,6 +94,8 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
     restoringRewards: 0,
   };
   let running: Promise<ReconcileResult> | undefined;
+  /** Rollbacks the minter reported (rollbackSeen); a pass that saw one arrive meanwhile is not trusted. */
+  let rollbacks = 0;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
@@ -125,39 +137,13 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
     );
   }
 
-  /**
-   * Back to the outbox, once: only a transaction still `confirmed` moves (a concurrent pass finds it moved).
-   * `signed` makes the tracker send `raw_tx` again at once; `submitted_at` restarts its stuck timer.
-   */
-  async function reopen(tx: ChainTxRow, head: bigint): Promise<boolean> {
-    return db.transaction().execute(async (trx) => {
-      const now = clock.now();
-      const updated = await trx
-        .updateTable('chain_txs')
-        .set({
-          status: 'signed',
-          current_hash: keccak256(tx.raw_tx as Hex),
-          block_number: null,
-          gas_used: null,
-          last_error: `not on chain at block ${head}: reopened by the reconciler`,
-          submitted_at: now,
-          updated_at: now,
-        })
-        .where('id', '=', tx.id)
-        .where('status', '=', 'confirmed')
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return false;
-      await trx
-        .updateTable('reward_mints')
-        .set({ status: 'submitted', reconciled_at: now, updated_at: now })
-        .where('chain_tx_id', '=', tx.id)
-        .where('status', '=', 'confirmed')
-        .execute();
-      return true;
-    });
+  /** Back to the outbox, once (chain-txs.repository.ts, reopenConfirmedTx). */
+  function reopen(tx: ChainTxRow, head: bigint): Promise<boolean> {
+    return reopenConfirmedTx(db, tx, `not on chain at block ${head}: reopened by the reconciler`, clock.now());
   }
 
   async function pass(repair: boolean): Promise<ReconcileResult> {
+    const rollbacksAtStart = rollbacks;
     // Chain facts first, all pinned to one block, so rows the minter confirms meanwhile cannot look missing.
     const head = await publicClient.getBlockNumber({ cacheTime: 0 });
     const [chainNonce, supply] = await Promise.all([
@@ -172,42 +158,38 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
 
     // Suspects: confirmed transactions whose nonce the chain has not reached (it cannot have mined them),
     // or recorded in a block above its head (it lost that block). A tail loss or a reorg shows up here.
-    const suspects = await db
-      .selectFrom('chain_txs')
-      .selectAll()
-      .where('chain_id', '=', chainId)
-      .where('signer', '=', signer)
-      .where('purpose', '=', PURPOSE)
-      .where('status', '=', 'confirmed')
-      .where((eb) => eb.or([eb('nonce', '>=', chainNonce), eb('block_number', '>', head)]))
-      .orderBy('nonce')
-      .limit(SUSPECT_LIMIT)
-      .execute();
+    // Every one of them, page by page: a rollback thousands of transactions deep is checked whole.
+    const suspects: ChainTxRow[] = [];
+    for (let afterNonce = -1n; ; ) {
+      const page = await db
+        .selectFrom('chain_txs')
+        .selectAll()
+        .where('chain_id', '=', chainId)
+        .where('signer', '=', signer)
+        .where('purpose', '=', PURPOSE)
+        .where('status', '=', 'confirmed')
+        .where('nonce', '>', afterNonce)
+        .where((eb) => eb.or([eb('nonce', '>=', chainNonce), eb('block_number', '>', head)]))
+        .orderBy('nonce')
+        .limit(SUSPECT_PAGE)
+        .execute();
+      suspects.push(...page);
+      if (page.length < SUSPECT_PAGE) break;
+      afterNonce = BigInt(page[page.length - 1]!.nonce);
+    }
     const lost = await missingAmong(suspects);
     const lostIds = new Set(lost.map((tx) => String(tx.id)));
 
-    // The token's supply against the ledger at the same block. No token is ever burned, so the supply is the
-    // sum of every mint: what the ledger confirmed up to `head`, plus what it has in flight (mined but not yet
-    // recorded). Rows of lost transactions are left out of the comparison (counted as missing above).
-    const ledgerRow = await db
-      .selectFrom('reward_mints')
-      .innerJoin('chain_txs', 'chain_txs.id', 'reward_mints.chain_tx_id')
-      .select([
-        sql<string>`coalesce(sum(reward_mints.amount) FILTER (WHERE reward_mints.status = 'confirmed' AND chain_txs.block_number <= ${head}), 0)`.as(
-          'confirmed',
-        ),
-        sql<string>`coalesce(sum(reward_mints.amount) FILTER (WHERE reward_mints.status = 'submitted' OR (reward_mints.status = 'confirmed' AND chain_txs.block_number > ${head})), 0)`.as(
-          'in_flight',
-        ),
-      ])
-      .where('chain_txs.chain_id', '=', chainId)
-      .executeTakeFirstOrThrow();
+    // The token's supply against the ledger at the same block, like with like: no token is ever burned, so
+    // totalSupply(head) is exactly the sum of the mints in blocks ≤ head, and the ledger's side counts its
+    // confirmed rewards there plus open batches whose receipt is there (supply-witness.ts). Rows of lost
+    // transactions are left out of the comparison (counted as missing above).
+    const ledgerAtHead = await ledgerMintedAt({ db, chainId, signer, receipt: receiptOf }, head);
     const lostAmounts = await amountsOf(lost.map((tx) => tx.id));
     const lostBelowHead = lost
       .filter((tx) => tx.block_number !== null && BigInt(tx.block_number) <= head)
       .reduce((sum, tx) => sum + (lostAmounts.get(String(tx.id))?.amount ?? 0n), 0n);
-    const confirmed = dbBigInt(ledgerRow.confirmed) - lostBelowHead;
-    const inFlight = dbBigInt(ledgerRow.in_flight);
+    const confirmed = ledgerAtHead.amount - lostBelowHead;
     let deficit = confirmed - supply;
 
     // A deficit the suspects do not explain: a transaction whose nonce another transaction consumed (the
@@ -246,7 +228,7 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
 
     const lostAmount = lost.reduce((sum, tx) => sum + (lostAmounts.get(String(tx.id))?.amount ?? 0n), 0n);
     const missingOnChain = lostAmount + (deficit > 0n ? deficit : 0n);
-    const unexpected = supply - (confirmed + inFlight);
+    const unexpected = supply - confirmed;
     const unexpectedOnChain = unexpected > 0n ? unexpected : 0n;
 
     let reopened = 0;
@@ -289,8 +271,11 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
     metrics.ledgerDrift.set({ kind: 'unexpected' }, Number(unexpectedOnChain));
     metrics.reconcilerRestoring.set(restoringRewards);
     metrics.reconcilerRuns.inc({ result: drift ? 'drift' : 'ok' });
+    // A rollback seen while this pass ran may postdate its chain reads: it cannot vouch for agreement.
+    const stale = rollbacks !== rollbacksAtStart && status === 'ok';
     last = {
-      status,
+      ...(stale ? { error: last.error } : {}),
+      status: stale ? 'drift' : status,
       checkedAt: clock.now().toISOString(),
       blockNumber: head.toString(),
       missingOnChain: missingOnChain.toString(),
@@ -327,6 +312,16 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
   return {
     reconcile,
     report: () => last,
+    rollbackSeen(reason) {
+      if (stopped) return;
+      rollbacks++;
+      last = { ...last, status: 'drift', error: `the chain went back (${reason}); checking the ledger against it` };
+      // A pass already running read the chain before the rollback: the next one must start after it.
+      void (running ?? Promise.resolve())
+        .catch(() => undefined)
+        .then(() => reconcile())
+        .catch((error: unknown) => log.warn({ error: shortError(error) }, 'reconciler pass failed'));
+    },
     start() {
       if (timer || stopped || deps.intervalSeconds <= 0) return;
       timer = setInterval(() => {

@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import type { Database } from '../db/database.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
-import { type ChainTxRow, listOpenTxs } from './chain-txs.repository.ts';
+import type { ChainTxRow } from './chain-txs.repository.ts';
 import type { ChainPublicClient } from './deploy.ts';
 import { dbBigInt, minedAtOrBelow } from './receipts.ts';
 
@@ -39,37 +40,65 @@ export interface DroppedBatches {
   surplus: bigint;
 }
 
-/** Splits batches whose nonce was used with none of their hashes mined into landed and lost (see above). */
-export async function splitDroppedBatches(deps: SupplyWitnessDeps, dropped: ChainTxRow[]): Promise<DroppedBatches> {
-  const { db, chainId, publicClient } = deps;
-  const head = await publicClient.getBlockNumber({ cacheTime: 0 });
+/**
+ * What the ledger knows was minted in blocks at or below `block`: rewards confirmed there, plus the rewards
+ * of open batches whose receipt is at or below it. The confirmed sum and the open batches are read in one
+ * statement (one snapshot), so a batch the tracker confirms meanwhile is counted once, never twice or not at
+ * all; the receipts are read afterwards, so no batch mined at or below `block` is missed. Compared with
+ * `totalSupply()` at the same block this is like with like: mints the chain holds but the ledger has not
+ * recorded yet cannot hide mints the chain lost (issue 26).
+ */
+export async function ledgerMintedAt(
+  deps: Pick<SupplyWitnessDeps, 'db' | 'chainId' | 'signer' | 'receipt'>,
+  block: bigint,
+): Promise<{ amount: bigint; minedOpen: ChainTxRow['id'][] }> {
+  const { rows } = await sql<{ confirmed: string | null; open: unknown }>`
+    SELECT
+      (SELECT coalesce(sum(m.amount), 0)::text FROM reward_mints m JOIN chain_txs t ON t.id = m.chain_tx_id
+        WHERE t.chain_id = ${deps.chainId} AND t.signer = ${deps.signer} AND m.status = 'confirmed'
+          AND t.block_number <= ${String(block)}::bigint) AS confirmed,
+      (SELECT coalesce(json_agg(json_build_object('id', o.id::text, 'hashes', o.hashes, 'amount', o.amount)), '[]'::json)
+        FROM (SELECT t.id, t.hashes, coalesce(sum(m.amount) FILTER (WHERE m.status = 'submitted'), 0)::text AS amount
+              FROM chain_txs t LEFT JOIN reward_mints m ON m.chain_tx_id = t.id
+              WHERE t.chain_id = ${deps.chainId} AND t.signer = ${deps.signer} AND t.status IN ('signed', 'submitted')
+              GROUP BY t.id) o) AS open`.execute(deps.db);
+  const row = rows[0];
+  const openRaw = typeof row?.open === 'string' ? JSON.parse(row.open) : (row?.open ?? []);
+  const open = openRaw as { id: string; hashes: string[] | string; amount: string }[];
+  let amount = dbBigInt(row?.confirmed);
+  const minedOpen: bigint[] = [];
+  const mined = await Promise.all(
+    open.map((tx) =>
+      minedAtOrBelow(deps.receipt, typeof tx.hashes === 'string' ? JSON.parse(tx.hashes) : tx.hashes, block),
+    ),
+  );
+  open.forEach((tx, index) => {
+    if (!mined[index]) return;
+    amount += dbBigInt(tx.amount);
+    minedOpen.push(BigInt(tx.id));
+  });
+  return { amount, minedOpen };
+}
+
+/**
+ * Splits batches whose nonce was used with none of their hashes mined into landed and lost (see above), as
+ * of `block` (the final block: a landed batch is confirmed there, never above it).
+ */
+export async function splitDroppedBatches(
+  deps: SupplyWitnessDeps,
+  dropped: ChainTxRow[],
+  block: bigint,
+): Promise<DroppedBatches> {
+  const { db, publicClient } = deps;
+  const head = block;
   const supply = await publicClient.readContract({
     address: deps.tokenAddress,
     abi: rewardTokenAbi,
     functionName: 'totalSupply',
     blockNumber: head,
   });
-  // Receipts read after the head: no open batch mined at or below it can be missed.
-  const open = await listOpenTxs(db, chainId, deps.signer);
-  const minedIds: bigint[] = [];
-  for (const tx of open) {
-    if (await minedAtOrBelow(deps.receipt, tx.hashes, head)) minedIds.push(BigInt(tx.id));
-  }
-  const known = await db
-    .selectFrom('reward_mints')
-    .innerJoin('chain_txs', 'chain_txs.id', 'reward_mints.chain_tx_id')
-    .select((eb) => eb.fn.sum<string>('reward_mints.amount').as('amount'))
-    .where('chain_txs.chain_id', '=', chainId)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('reward_mints.status', '=', 'confirmed'), eb('chain_txs.block_number', '<=', head)]),
-        ...(minedIds.length > 0
-          ? [eb.and([eb('reward_mints.status', '=', 'submitted'), eb('chain_txs.id', 'in', minedIds)])]
-          : []),
-      ]),
-    )
-    .executeTakeFirst();
-  const surplus = supply - dbBigInt(known?.amount);
+  const known = await ledgerMintedAt(deps, head);
+  const surplus = supply - known.amount;
 
   const amounts = new Map<string, bigint>();
   if (dropped.length > 0) {

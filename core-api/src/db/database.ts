@@ -35,6 +35,7 @@ import * as agentReadIndexes from './migrations/2026_11_28_0300_agent_read_index
 import * as memberEventsCovering from './migrations/2026_11_29_0100_member_events_covering.ts';
 import * as perkRedemptionIdempotency from './migrations/2026_12_01_0401_perk_redemption_idempotency.ts';
 import * as rewardMintsWalletUnconfirmed from './migrations/2026_12_01_0500_reward_mints_wallet_unconfirmed.ts';
+import * as chainTxsConfirmedBy from './migrations/2026_12_01_0601_chain_txs_confirmed_by.ts';
 import * as portalAuth from './migrations/2026_12_01_0700_portal_auth.ts';
 import type { DB } from './schema.ts';
 
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_29_0100_member_events_covering': memberEventsCovering,
   '2026_12_01_0401_perk_redemption_idempotency': perkRedemptionIdempotency,
   '2026_12_01_0500_reward_mints_wallet_unconfirmed': rewardMintsWalletUnconfirmed,
+  '2026_12_01_0601_chain_txs_confirmed_by': chainTxsConfirmedBy,
   '2026_12_01_0700_portal_auth': portalAuth,
 };
 

@@ -137,6 +137,8 @@ export interface ChainTxsTable {
   gas_limit: string;
   block_number: bigint | null;
   gas_used: string | null;
+  /** How a `confirmed` row was confirmed: its receipt, or the token supply alone (no receipt exists). */
+  confirmed_by: 'receipt' | 'supply' | null;
   last_error: string | null;
   submitted_at: Timestamp;
   created_at: Timestamp;

@@ -18,7 +18,7 @@ import { createElectedMinter } from '../chain/minter-election.ts';
 import { createChainReconciler } from '../chain/reconciler.ts';
 import { createRelayerSender, createUnavailableRelayer } from '../chain/relayer-sender.ts';
 import { type AppServices, composeServices } from '../compose.ts';
-import { type Config, hasRole } from '../config.ts';
+import { type Config, hasRole, mintFinality } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
 import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '../http/rate-limit.ts';
@@ -180,6 +180,10 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         await notifyRewardsDistributed(trx, mints, confirmation);
         await recordRewardActivity(trx, mints, confirmation);
       },
+      finality: mintFinality(config),
+      wedgedAfterSeconds: config.PTS_CHAIN_WEDGED_SECONDS,
+      // The chain went back: the ledger report stops saying `ok` and the reconciler checks everything at once.
+      onRollback: (reason) => reconciler.rollbackSeen(reason),
     });
     // Confirmed mints the chain lost go back to the outbox: at election (before the tracker runs) and periodically.
     const reconciler = createChainReconciler({
@@ -252,6 +256,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       explorerUrl: config.PTS_EXPLORER_URL,
       ping: () => clients.publicClient.getBlockNumber({ cacheTime: 0 }),
       ledger: () => reconciler.report(),
+      minting: () => minter.mintingState(),
     };
     // Perk collections are created by the collection admin (COLLECTION_ADMIN_ROLE): the deployer key.
     const collectionAdminKey =

@@ -102,13 +102,37 @@ export const livenessSchema = z
   .meta({ id: 'Liveness' });
 export type Liveness = z.infer<typeof livenessSchema>;
 
-/** `GET /readyz`: 200 `ready` when the database and the chain answer, 503 `not_ready` otherwise. */
+/**
+ * Whether this process can mint now (docs/operations.md, "Readiness"), apart from accepting events: `ok`;
+ * `queueing` (the chain does not answer: events are accepted and their rewards wait); `wedged` (transactions
+ * wait and the minter's nonce has not moved for PTS_CHAIN_WEDGED_SECONDS).
+ */
+export const mintingStateSchema = z
+  .object({
+    status: z.enum(['ok', 'queueing', 'wedged']),
+    /** Whether this process holds the minter signer lock (the other replicas hand their rewards to it). */
+    signer: z.boolean(),
+    /** The minter's mint transactions sent and not yet final. */
+    waitingTransactions: z.number().int(),
+    /** When one of the minter's transactions last mined (its nonce on chain moved); null before any. */
+    lastMinedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'MintingState' });
+export type MintingState = z.infer<typeof mintingStateSchema>;
+
+/**
+ * `GET /readyz`: 200 `ready` when the database answers (events are accepted; with the chain away their
+ * rewards are queued), 503 `not_ready` otherwise. `GET /readyz/minting` answers the same body with 200 only
+ * when minting works now too.
+ */
 export const readinessSchema = z
   .object({
     status: z.enum(['ready', 'not_ready']),
     timestamp: z.iso.datetime(),
     database: connectionStateSchema,
     blockchain: connectionStateSchema,
+    /** Whether rewards are minted now (not part of `status`: a load balancer keeps sending events). */
+    minting: mintingStateSchema.optional(),
   })
   .meta({ id: 'Readiness' });
 export type Readiness = z.infer<typeof readinessSchema>;

@@ -299,10 +299,11 @@ export async function findExternalIdOwners(db: Database, keys: ExternalIdKey[]):
     user_wallet: string | null;
     mint_status: string | null;
     tx_hash: string | null;
+    tx_status: string | null;
   }>`
     SELECT x.brand_id, x.event_type, x.external_id, x.event_id, e.reward_amount,
       m.wallet_address AS mint_wallet, u.wallet_address AS user_wallet, m.status AS mint_status,
-      t.current_hash AS tx_hash
+      t.current_hash AS tx_hash, t.status AS tx_status
     FROM unnest(${keys.map((k) => k.brandId)}::text[], ${keys.map((k) => k.eventType)}::text[],
       ${keys.map((k) => k.externalId)}::text[]) AS k(brand_id, event_type, external_id)
     JOIN event_external_ids x ON x.brand_id = k.brand_id AND x.event_type = k.event_type
@@ -313,7 +314,8 @@ export async function findExternalIdOwners(db: Database, keys: ExternalIdKey[]):
     LEFT JOIN chain_txs t ON t.id = m.chain_tx_id`.execute(db);
   const owners = new Map<string, ExternalIdOwner>();
   for (const r of rows) {
-    const status = r.mint_status;
+    // A batch still `signed` was never taken by the node: `pending`, no hash, until it is really sent.
+    const status = r.mint_status === 'submitted' && r.tx_status === 'signed' ? 'pending' : r.mint_status;
     owners.set(externalIdKeyOf({ brandId: r.brand_id, eventType: r.event_type, externalId: r.external_id }), {
       eventId: r.event_id,
       eventType: r.event_type,

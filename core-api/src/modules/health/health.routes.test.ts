@@ -5,6 +5,7 @@ import {
   diagnosticSchema,
   type LedgerReconciliation,
   livenessSchema,
+  type MintingState,
   readinessSchema,
   rootHealthSchema,
   serviceHealthSchema,
@@ -37,7 +38,11 @@ function behave<T>(mode: Mode, value: T): Promise<T> {
   return Promise.resolve(value);
 }
 
+/** What the minter reports (chain/minter.ts mintingState); tests flip it to `wedged`. */
+const mintingNow: MintingState = { status: 'ok', signer: true, waitingTransactions: 7, lastMinedAt: null };
+
 const chain: ChainInfo = {
+  minting: () => ({ ...mintingNow }),
   chainId: 1868,
   rpcUrl: 'http://user:rpc-secret@127.0.0.1:8545',
   contracts: { rewardToken: '0x00000000000000000000000000000000000000aa' },
@@ -211,20 +216,38 @@ describe('health routes', () => {
     expect(state.databasePings).toBe(0);
   });
 
-  it('GET /readyz is 200 only when the database and the chain answer', async () => {
+  it('GET /readyz stays ready through a chain outage (events are queued); /readyz/minting says minting stopped', async () => {
+    // Issue 26: a chain outage made every replica `not_ready`, so a load balancer dropped them all although
+    // they kept accepting (and queueing) events. Readiness follows the database; minting is its own signal.
     const ready = await get('/readyz');
     expect(ready.status).toBe(200);
-    expect(readinessSchema.parse(ready.body)).toMatchObject({ status: 'ready' });
+    expect(readinessSchema.parse(ready.body)).toMatchObject({ status: 'ready', minting: { status: 'ok' } });
+    expect((await get('/readyz/minting')).status).toBe(200);
     state.identity = 'fail';
     expect((await get('/readyz')).status).toBe(200);
     state.chain = 'fail';
-    const notReady = await get('/readyz');
-    expect(notReady.status).toBe(503);
-    expect(notReady.body).toMatchObject({
-      status: 'not_ready',
+    const outage = await get('/readyz');
+    expect(outage.status).toBe(200);
+    expect(readinessSchema.parse(outage.body)).toMatchObject({
+      status: 'ready',
       database: 'connected',
       blockchain: 'disconnected',
+      minting: { status: 'queueing' },
     });
+    const minting = await get('/readyz/minting');
+    expect(minting.status).toBe(503);
+    expect(minting.body).toMatchObject({ minting: { status: 'queueing' } });
+    state.chain = 'ok';
+    mintingNow.status = 'wedged';
+    const wedged = await get('/readyz/minting');
+    expect(wedged.status).toBe(503);
+    expect(wedged.body).toMatchObject({ status: 'ready', minting: { status: 'wedged', waitingTransactions: 7 } });
+    expect((await get('/readyz')).status).toBe(200);
+    mintingNow.status = 'ok';
+    state.database = 'fail';
+    const notReady = await get('/readyz');
+    expect(notReady.status).toBe(503);
+    expect(notReady.body).toMatchObject({ status: 'not_ready', database: 'disconnected' });
   });
 
   it('shares one in-flight ping between concurrent health requests', async () => {

@@ -8,6 +8,7 @@ import {
   diagnosticSchema,
   type Liveness,
   livenessSchema,
+  type MintingState,
   type Readiness,
   type RootHealth,
   readinessSchema,
@@ -102,6 +103,27 @@ export function healthRoutes(deps: HealthDeps): Route[] {
   };
 
   const tags = ['health'];
+  /**
+   * Accepting events needs the database only: with the chain away they are accepted and their rewards queued,
+   * so a load balancer must keep sending them (issue 26). Minting now is reported beside, in `minting`.
+   */
+  const readiness = async (): Promise<Readiness> => {
+    const [database, blockchain] = await Promise.all([probeDatabase(), probeChain()]);
+    const own = deps.chain.minting?.();
+    const minting: MintingState = {
+      status: blockchain.state !== 'connected' ? 'queueing' : (own?.status ?? 'ok'),
+      signer: own?.signer ?? false,
+      waitingTransactions: own?.waitingTransactions ?? 0,
+      lastMinedAt: own?.lastMinedAt ?? null,
+    };
+    return {
+      status: database.state === 'connected' ? 'ready' : 'not_ready',
+      timestamp: now(),
+      database: database.state,
+      blockchain: blockchain.state,
+      minting,
+    };
+  };
   const probeAll = () => Promise.all([probeDatabase(), probeChain(), probeIdentity()]);
 
   return [
@@ -224,22 +246,33 @@ export function healthRoutes(deps: HealthDeps): Route[] {
     defineRoute({
       method: 'get',
       path: '/readyz',
-      summary: 'Readiness: the database and the chain answer',
+      summary: 'Readiness for a load balancer: the database answers, so events are accepted (and queued)',
       tags,
       responses: {
-        200: { description: 'Ready for traffic', schema: readinessSchema },
-        503: { description: 'Database or chain unreachable', schema: readinessSchema },
+        200: { description: 'Ready for traffic (minting may be queueing: see `minting`)', schema: readinessSchema },
+        503: { description: 'Database unreachable', schema: readinessSchema },
       },
       handle: async ({ res }) => {
-        const [database, blockchain] = await Promise.all([probeDatabase(), probeChain()]);
-        const ready = database.state === 'connected' && blockchain.state === 'connected';
-        const body: Readiness = {
-          status: ready ? 'ready' : 'not_ready',
-          timestamp: now(),
-          database: database.state,
-          blockchain: blockchain.state,
-        };
-        send(res, ready ? 200 : 503, body);
+        const body = await readiness();
+        send(res, body.status === 'ready' ? 200 : 503, body);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/readyz/minting',
+      summary: 'Whether rewards are minted now: the database and chain answer and the minter is not wedged',
+      tags,
+      responses: {
+        200: { description: 'Minting works now', schema: readinessSchema },
+        503: {
+          description: 'Events are accepted but rewards wait (`minting.status`), or not ready',
+          schema: readinessSchema,
+        },
+      },
+      handle: async ({ res }) => {
+        const body = await readiness();
+        const minting = body.status === 'ready' && body.minting?.status === 'ok';
+        send(res, minting ? 200 : 503, body);
       },
     }),
   ];
