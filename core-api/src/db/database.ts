@@ -33,6 +33,7 @@ import * as agentRewardClaims from './migrations/2026_11_28_0100_agent_reward_cl
 import * as growthLeads from './migrations/2026_11_28_0200_growth_leads.ts';
 import * as agentReadIndexes from './migrations/2026_11_28_0300_agent_read_indexes.ts';
 import * as memberEventsCovering from './migrations/2026_11_29_0100_member_events_covering.ts';
+import * as brandKeyGrace from './migrations/2026_12_01_0301_brand_key_grace.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -84,6 +85,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_28_0200_growth_leads': growthLeads,
   '2026_11_28_0300_agent_read_indexes': agentReadIndexes,
   '2026_11_29_0100_member_events_covering': memberEventsCovering,
+  '2026_12_01_0301_brand_key_grace': brandKeyGrace,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -36,6 +36,12 @@ export interface BrandsTable {
   keys_rotated_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** When they were revoked through the agent API; null while the current keys are valid. */
   keys_revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** SHA-256 of the security key replaced by the last rotation, while its grace period lasts; else null. */
+  previous_security_key_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** AES-256-GCM encryption of that key (signatures made with it verify until it expires). */
+  previous_security_key_encrypted: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the previous security key stops verifying; null when there is none. */
+  previous_security_key_expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface EventRulesTable {

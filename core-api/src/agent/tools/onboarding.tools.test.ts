@@ -169,6 +169,7 @@ describe('manage_brand_keys', () => {
       issuedAt: expect.any(String),
       rotatedAt: null,
       revokedAt: null,
+      previousKeyValidUntil: null,
     });
   });
 

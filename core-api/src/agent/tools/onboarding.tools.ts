@@ -6,6 +6,7 @@ import {
   DOMAIN_PATTERN,
   emailSchema,
   httpUrlSchema,
+  MAX_KEY_GRACE_MINUTES,
 } from '@pts/shared';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
@@ -93,14 +94,21 @@ function manageBrandKeysTool(d: AgentToolDeps): AgentTool {
     summary: "Read, rotate or revoke a brand's API key and security key",
     description:
       '`status`: whether the keys are valid and when they were issued, rotated or revoked (never a secret). ' +
-      '`rotate`: new `securityKey` (signs the brand’s events) and `apiKey`, returned this once; the old ones ' +
-      'stop working at once. `revoke`: the keys stop working (signed events are refused) until a rotate. Only ' +
+      '`rotate`: new `securityKey` (signs the brand’s events) and `apiKey`, returned this once; the old security ' +
+      'key keeps verifying for `graceMinutes` (default 0: refused at once), the old API key stops at once. `revoke`: the keys stop working (signed events are refused) until a rotate. Only ' +
       'for a brand this key acts for (403 otherwise), e.g. one it onboarded.',
     access: 'onboard',
     request: {
       body: z.object({
         action: z.enum(['rotate', 'revoke', 'status'], { message: 'must be rotate, revoke or status' }),
         brandId: brandIdSchema,
+        graceMinutes: z
+          .number()
+          .int()
+          .min(0)
+          .max(MAX_KEY_GRACE_MINUTES)
+          .optional()
+          .describe('rotate only: minutes the replaced security key still verifies signatures (default 0)'),
       }),
     },
     result: z.object({
@@ -109,6 +117,7 @@ function manageBrandKeysTool(d: AgentToolDeps): AgentTool {
       issuedAt: z.string(),
       rotatedAt: z.string().nullable(),
       revokedAt: z.string().nullable(),
+      previousKeyValidUntil: z.string().nullable(),
       securityKey: z.string().optional(),
       apiKey: z.string().optional(),
     }),
