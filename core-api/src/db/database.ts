@@ -34,6 +34,7 @@ import * as growthLeads from './migrations/2026_11_28_0200_growth_leads.ts';
 import * as agentReadIndexes from './migrations/2026_11_28_0300_agent_read_indexes.ts';
 import * as memberEventsCovering from './migrations/2026_11_29_0100_member_events_covering.ts';
 import * as brandKeyGrace from './migrations/2026_12_01_0301_brand_key_grace.ts';
+import * as onboardingEvidence from './migrations/2026_12_01_0302_onboarding_evidence.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -86,6 +87,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_28_0300_agent_read_indexes': agentReadIndexes,
   '2026_11_29_0100_member_events_covering': memberEventsCovering,
   '2026_12_01_0301_brand_key_grace': brandKeyGrace,
+  '2026_12_01_0302_onboarding_evidence': onboardingEvidence,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -42,6 +42,8 @@ export interface BrandsTable {
   previous_security_key_encrypted: ColumnType<string | null, string | null | undefined, string | null>;
   /** When the previous security key stops verifying; null when there is none. */
   previous_security_key_expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Who made the last rotation (`admin`, `agent:<keyId>`, …): an onboarding key's rotation keeps it the key. */
+  keys_rotated_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EventRulesTable {
@@ -87,6 +89,8 @@ export interface EventsTable {
   metadata: Json<Record<string, unknown>>;
   reward_amount: ColumnType<bigint, bigint | number, bigint | number>;
   created_at: Timestamp;
+  /** `brand` (brand-signed), `agent:<keyId>` (agent API) or null (unsigned, or a platform award). */
+  sent_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An event's idempotency key: held by the accepted event that used it (spec issue 12 §1). */

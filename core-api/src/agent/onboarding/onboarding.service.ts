@@ -1,5 +1,7 @@
 import { AppError, isAppError } from '@pts/shared';
+import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import { getBrandKeyStatus, revokeBrandKeys, rotateBrandKeys } from '../../modules/brands/brand-keys.service.ts';
+import { requireRegistrableBrand } from '../../modules/brands/brand-registration.ts';
 import { createBrand } from '../../modules/brands/brands.service.ts';
 import { requireBrandAuthority } from '../actions/brand-authority.ts';
 import type { AgentPrincipal, AgentToolDeps } from '../agent-tool.ts';
@@ -13,7 +15,10 @@ import { brandServiceFor } from '../program/program.service.ts';
  */
 
 export interface OnboardBrandInput {
-  brandAddress: string;
+  /** Absent: pts generates the brand's address. */
+  brandAddress?: string | undefined;
+  /** The address's EIP-191 signature of `brandAddressProofMessage` (required with `brandAddress`). */
+  addressSignature?: string | undefined;
   businessName: string;
   contactEmail: string;
   website: string;
@@ -25,15 +30,29 @@ export interface OnboardBrandInput {
 
 export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, input: OnboardBrandInput) {
   const service = brandServiceFor(d, principal.keyId);
+  await requireRegistrableBrand(
+    {
+      db: d.deps.db,
+      platformAddresses: platformAddressesOf(d),
+      getCode: (address) => d.deps.publicClient.getCode({ address }),
+    },
+    { address: input.brandAddress, addressSignature: input.addressSignature, domain: input.domain },
+  );
   const now = d.deps.clock.now();
   const { brand, category } = await d.deps.db.transaction().execute(async (trx) => {
     // Inside the transaction the listeners would hear before the commit: they are told after it, below.
     const brand = await createBrand(
       { ...service, db: trx, changes: undefined },
-      { name: input.businessName, domain: input.domain, address: input.brandAddress },
+      {
+        name: input.businessName,
+        domain: input.domain,
+        ...(input.brandAddress === undefined ? {} : { address: input.brandAddress }),
+      },
       { withDefaultRules: true },
     ).catch((error: unknown) => {
-      throw isAppError(error) && error.code === 'CONFLICT' ? brandAddressTaken(input.brandAddress) : error;
+      throw isAppError(error) && error.code === 'CONFLICT' && input.brandAddress
+        ? brandAddressTaken(input.brandAddress)
+        : error;
     });
     const row = await trx
       .updateTable('brands')
@@ -79,6 +98,20 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
       rewardAmount: Number(rule.reward_amount),
     })),
   };
+}
+
+/** The platform's own contracts and accounts: never a brand's address. */
+function platformAddressesOf(d: AgentToolDeps): (string | undefined)[] {
+  const contracts = relayContractsOf(d.deps);
+  return [
+    contracts.rewardToken,
+    contracts.perkNft,
+    contracts.pointsSale,
+    contracts.businessEscrow,
+    ...Object.values(d.deps.chain.contracts),
+    d.deps.chain.minterAddress,
+    d.deps.relayer.address,
+  ];
 }
 
 /** createBrand's conflict says "omit the address"; here the address is required, so say what to do instead. */

@@ -69,6 +69,7 @@ export async function rotateBrandKeys(
         previous_security_key_encrypted: keepPrevious ? current.security_key_encrypted : null,
         previous_security_key_expires_at: keepPrevious ? new Date(now.getTime() + graceMinutes * 60_000) : null,
         keys_rotated_at: now,
+        keys_rotated_by: deps.actor ?? 'admin',
         keys_revoked_at: null,
         updated_at: now,
       })
