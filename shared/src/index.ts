@@ -493,6 +493,8 @@ export {
 export {
   AGENT_KEY_HEADER,
   computeSignature,
+  NONCE_HEADER,
+  NONCE_PATTERN,
   SIGNATURE_HEADER,
   type SignatureInput,
   signAgentRequest,
