@@ -9,6 +9,7 @@ import { createMemoryRateLimitStore, createRateLimit, type RateLimit, type RateL
 import { createSignedReplies, type SignedReplies } from './http/signed-replies.ts';
 import { CONFIRM_ATTEMPTS_PER_10_MINUTES } from './modules/accounts/accounts.routes.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
+import { securityKeysValidAt } from './modules/brands/brand-keys.service.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { SETUP_FAILURE_WINDOW_SECONDS, SETUP_FAILURES_ALLOWED } from './modules/community/community.routes.ts';
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
@@ -189,7 +190,10 @@ export function composeServices(
     db,
     clock,
     toleranceSeconds: config.PTS_SIGNATURE_TOLERANCE_SECONDS,
-    securityKeyFor: async (brandId) => (await brands.get(brandId.toLowerCase()))?.securityKey,
+    securityKeysFor: async (brandId) => {
+      const cached = await brands.get(brandId.toLowerCase());
+      return cached && securityKeysValidAt(cached.securityKeys, clock.now());
+    },
   });
   return {
     changes,

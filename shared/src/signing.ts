@@ -3,6 +3,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** Headers of a brand-signed request. */
 export const SIGNATURE_HEADER = 'x-pts-signature';
 export const TIMESTAMP_HEADER = 'x-pts-timestamp';
+/**
+ * Optional header of an agent-signed request: a fresh random value per request, signed with it, so clients
+ * sharing one key may send identical requests in the same second (docs/agent-api.md, "Signing").
+ */
+export const NONCE_HEADER = 'x-pts-nonce';
+/** A nonce: 8 to 64 letters, digits, `-` or `_` (never a `.`, so the signed string parses one way). */
+export const NONCE_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 
 export interface SignatureInput {
   securityKey: string;
@@ -13,11 +20,17 @@ export interface SignatureInput {
   pathWithQuery: string;
   /** The raw body bytes (empty for GET). */
   body: string | Uint8Array;
+  /** The request's nonce (X-PTS-Nonce), when it sends one. */
+  nonce?: string | undefined;
 }
 
-/** The string that is signed: `timestamp.METHOD.path-with-query.raw-body`. */
+/**
+ * The string that is signed: `timestamp.METHOD.path-with-query.raw-body`, or with a nonce
+ * `timestamp.nonce.METHOD.path-with-query.raw-body`.
+ */
 function signingPayload(input: SignatureInput): Buffer {
-  const head = Buffer.from(`${input.timestamp}.${input.method.toUpperCase()}.${input.pathWithQuery}.`, 'utf8');
+  const stamp = input.nonce === undefined ? `${input.timestamp}` : `${input.timestamp}.${input.nonce}`;
+  const head = Buffer.from(`${stamp}.${input.method.toUpperCase()}.${input.pathWithQuery}.`, 'utf8');
   const body = typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : Buffer.from(input.body);
   return Buffer.concat([head, body]);
 }
@@ -48,7 +61,8 @@ export const AGENT_KEY_HEADER = 'x-pts-agent-key';
 /**
  * Headers of a signed agent API request: the key id, the timestamp and the HMAC-SHA256 under the key's
  * secret of `timestamp.METHOD.path-with-query.raw-body` — the same payload as a brand signature, so the
- * MCP server, tests and clients sign alike. `pathWithQuery` is the full path (`/api/v1/network/info?x=1`).
+ * MCP server, tests and clients sign alike. `pathWithQuery` is the full path (`/api/v1/network/info?x=1`). With
+ * `nonce` the nonce is signed too and sent as X-PTS-Nonce.
  */
 export function signAgentRequest(
   input: { keyId: string; secret: string } & Omit<SignatureInput, 'timestamp' | 'securityKey'> & {
@@ -56,5 +70,9 @@ export function signAgentRequest(
     },
 ): Record<string, string> {
   const { keyId, secret, ...rest } = input;
-  return { [AGENT_KEY_HEADER]: keyId, ...signRequest({ ...rest, securityKey: secret }) };
+  return {
+    [AGENT_KEY_HEADER]: keyId,
+    ...(rest.nonce === undefined ? {} : { [NONCE_HEADER]: rest.nonce }),
+    ...signRequest({ ...rest, securityKey: secret }),
+  };
 }

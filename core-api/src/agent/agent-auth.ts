@@ -3,6 +3,8 @@ import {
   AppError,
   type Clock,
   computeSignature,
+  NONCE_HEADER,
+  NONCE_PATTERN,
   SIGNATURE_HEADER,
   signatureMatches,
   TIMESTAMP_HEADER,
@@ -50,7 +52,9 @@ function unauthorized(message: string, reason: string): AppError {
 /**
  * Verifies `X-PTS-Agent-Key`, `X-PTS-Timestamp` (Unix seconds, within ±tolerance) and `X-PTS-Signature` =
  * hex HMAC-SHA256(secret, `timestamp.METHOD.path-with-query.raw-body`) — the brand signature's payload
- * under the agent key's secret (docs/agent-api.md, "Signing"). Returns undefined for an unsigned request;
+ * under the agent key's secret (docs/agent-api.md, "Signing"). With the optional `X-PTS-Nonce` the nonce is
+ * signed after the timestamp (`timestamp.nonce.METHOD.…`): clients sharing a key then never produce the same
+ * signature for identical requests in one second, while each signature is still accepted once. Returns undefined for an unsigned request;
  * throws 401 for a malformed, stale, mismatched, unknown or revoked one. Does NOT record the signature:
  * the router does it after the rate limit (recordAgentSignature), so a refused request leaves it usable.
  */
@@ -63,6 +67,14 @@ export function createAgentAuthenticator(deps: AgentAuthDeps) {
     if (!keyId || !/^[0-9a-f]{64}$/.test(signature) || !/^\d{1,12}$/.test(timestampText)) {
       throw unauthorized(
         'Signed agent requests need X-PTS-Agent-Key (key id), X-PTS-Timestamp (Unix seconds) and X-PTS-Signature (64 hex characters of HMAC-SHA256)',
+        'malformed_headers',
+      );
+    }
+    const nonceHeader = req.headers[NONCE_HEADER];
+    const nonce = nonceHeader === undefined ? undefined : String(nonceHeader);
+    if (nonce !== undefined && !NONCE_PATTERN.test(nonce)) {
+      throw unauthorized(
+        'X-PTS-Nonce must be 8 to 64 letters, digits, - or _ (a fresh random value per request), or left out',
         'malformed_headers',
       );
     }
@@ -81,13 +93,16 @@ export function createAgentAuthenticator(deps: AgentAuthDeps) {
     const expected = computeSignature({
       securityKey: key.secret,
       timestamp,
+      nonce,
       method: req.method,
       pathWithQuery: req.originalUrl,
       body: req.rawBody ?? Buffer.alloc(0),
     });
     if (!signatureMatches(expected, signature)) {
       throw unauthorized(
-        'Signature does not match: sign `timestamp.METHOD.path-with-query.raw-body` with the agent secret',
+        nonce === undefined
+          ? 'Signature does not match: sign `timestamp.METHOD.path-with-query.raw-body` with the agent secret'
+          : 'Signature does not match: with X-PTS-Nonce sign `timestamp.nonce.METHOD.path-with-query.raw-body` with the agent secret',
         'mismatch',
       );
     }

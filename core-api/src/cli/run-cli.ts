@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { type AdminClient, CoreApiError, createAdminClient } from '@pts/shared';
 import { type CliCommand, CliError, type CliIo, type CommandContext, UsageError } from './cli-context.ts';
 import { createAgentKeyCommand, listAgentKeysCommand, revokeAgentKeyCommand } from './commands/agent-key.ts';
-import { createBrandCommand, listBrandsCommand, setBrandCommand } from './commands/brand.ts';
+import { createBrandCommand, listBrandsCommand, rotateBrandKeyCommand, setBrandCommand } from './commands/brand.ts';
 import { createCampaignCommand, listCampaignsCommand } from './commands/campaign.ts';
 import { listLeadsCommand } from './commands/lead.ts';
 import { createPerkCommand, listPerksCommand, perkConstraintCommand, updatePerkCommand } from './commands/perk.ts';
@@ -24,7 +24,12 @@ const DEFAULT_DATA_DIR = '.pts-data';
 
 /** Every command, by group and action. */
 const commands: Record<string, Record<string, CliCommand>> = {
-  brand: { create: createBrandCommand, set: setBrandCommand, list: listBrandsCommand },
+  brand: {
+    create: createBrandCommand,
+    set: setBrandCommand,
+    list: listBrandsCommand,
+    'rotate-key': rotateBrandKeyCommand,
+  },
   'agent-key': { create: createAgentKeyCommand, list: listAgentKeysCommand, revoke: revokeAgentKeyCommand },
   rule: { set: setRuleCommand, list: listRulesCommand },
   purchase: { list: listPurchasesCommand },

@@ -33,6 +33,8 @@ import * as agentRewardClaims from './migrations/2026_11_28_0100_agent_reward_cl
 import * as growthLeads from './migrations/2026_11_28_0200_growth_leads.ts';
 import * as agentReadIndexes from './migrations/2026_11_28_0300_agent_read_indexes.ts';
 import * as memberEventsCovering from './migrations/2026_11_29_0100_member_events_covering.ts';
+import * as brandKeyGrace from './migrations/2026_12_01_0301_brand_key_grace.ts';
+import * as onboardingEvidence from './migrations/2026_12_01_0302_onboarding_evidence.ts';
 import * as perkRedemptionIdempotency from './migrations/2026_12_01_0401_perk_redemption_idempotency.ts';
 import * as rewardMintsWalletUnconfirmed from './migrations/2026_12_01_0500_reward_mints_wallet_unconfirmed.ts';
 import * as chainTxsConfirmedBy from './migrations/2026_12_01_0601_chain_txs_confirmed_by.ts';
@@ -88,6 +90,8 @@ const migrations: Record<string, Migration> = {
   '2026_11_28_0200_growth_leads': growthLeads,
   '2026_11_28_0300_agent_read_indexes': agentReadIndexes,
   '2026_11_29_0100_member_events_covering': memberEventsCovering,
+  '2026_12_01_0301_brand_key_grace': brandKeyGrace,
+  '2026_12_01_0302_onboarding_evidence': onboardingEvidence,
   '2026_12_01_0401_perk_redemption_idempotency': perkRedemptionIdempotency,
   '2026_12_01_0500_reward_mints_wallet_unconfirmed': rewardMintsWalletUnconfirmed,
   '2026_12_01_0601_chain_txs_confirmed_by': chainTxsConfirmedBy,

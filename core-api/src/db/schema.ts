@@ -36,6 +36,14 @@ export interface BrandsTable {
   keys_rotated_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** When they were revoked through the agent API; null while the current keys are valid. */
   keys_revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** SHA-256 of the security key replaced by the last rotation, while its grace period lasts; else null. */
+  previous_security_key_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** AES-256-GCM encryption of that key (signatures made with it verify until it expires). */
+  previous_security_key_encrypted: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the previous security key stops verifying; null when there is none. */
+  previous_security_key_expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Who made the last rotation (`admin`, `agent:<keyId>`, …): an onboarding key's rotation keeps it the key. */
+  keys_rotated_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EventRulesTable {
@@ -81,6 +89,8 @@ export interface EventsTable {
   metadata: Json<Record<string, unknown>>;
   reward_amount: ColumnType<bigint, bigint | number, bigint | number>;
   created_at: Timestamp;
+  /** `brand` (brand-signed), `agent:<keyId>` (agent API) or null (unsigned, or a platform award). */
+  sent_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An event's idempotency key: held by the accepted event that used it (spec issue 12 §1). */

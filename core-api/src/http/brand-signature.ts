@@ -22,8 +22,11 @@ export interface BrandSignatureDeps {
   db: Database;
   clock: Clock;
   toleranceSeconds: number;
-  /** The brand's security key in clear (decrypted from storage), or undefined for an unknown brand. */
-  securityKeyFor(brandId: string): Promise<string | undefined>;
+  /**
+   * The brand's security keys that verify now, in clear (decrypted from storage): the current one, and during
+   * a rotation's grace period the replaced one too; undefined for an unknown brand.
+   */
+  securityKeysFor(brandId: string): Promise<string[] | undefined>;
 }
 
 /** GET and HEAD: reads, which may repeat a signature inside the window. */
@@ -95,16 +98,20 @@ export function createBrandSignatureVerifier(deps: BrandSignatureDeps) {
         'timestamp_out_of_window',
       );
     }
-    const securityKey = await deps.securityKeyFor(brandId);
-    if (!securityKey) fail(`Brand ${brandId} is not registered`, 'unknown_brand');
-    const expected = computeSignature({
-      securityKey: securityKey as string,
-      timestamp,
-      method: req.method,
-      pathWithQuery: req.originalUrl,
-      body: req.rawBody ?? Buffer.alloc(0),
-    });
-    if (!signatureMatches(expected, signature)) {
+    const securityKeys = await deps.securityKeysFor(brandId);
+    if (!securityKeys?.length) fail(`Brand ${brandId} is not registered`, 'unknown_brand');
+    const signedWith = (securityKey: string) =>
+      signatureMatches(
+        computeSignature({
+          securityKey,
+          timestamp,
+          method: req.method,
+          pathWithQuery: req.originalUrl,
+          body: req.rawBody ?? Buffer.alloc(0),
+        }),
+        signature,
+      );
+    if (!(securityKeys as string[]).some(signedWith)) {
       fail(
         'Signature does not match: sign `timestamp.METHOD.path-with-query.raw-body` with the brand security key',
         'mismatch',

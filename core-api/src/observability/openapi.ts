@@ -83,7 +83,9 @@ const SECURITY_SCHEMES = {
     name: 'X-PTS-Agent-Key',
     description:
       'Agent API key id. Sent with X-PTS-Timestamp (Unix seconds) and X-PTS-Signature: lowercase hex ' +
-      'HMAC-SHA256, under the agent secret, of `timestamp.METHOD.path-with-query.raw-body` (docs/agent-api.md).',
+      'HMAC-SHA256, under the agent secret, of `timestamp.METHOD.path-with-query.raw-body`; with the optional ' +
+      'X-PTS-Nonce (8 to 64 of A-Z a-z 0-9 - _, fresh per request) of `timestamp.nonce.METHOD.path-with-query.raw-body` ' +
+      '(docs/agent-api.md).',
   },
   portalSession: {
     type: 'apiKey',

@@ -14,7 +14,10 @@ import {
   type CreateBrandInput,
   type CreatedBrand,
   createdBrandSchema,
+  type RotateBrandKeysRequest,
+  type RotatedBrandKeys,
   type Rule,
+  rotatedBrandKeysSchema,
   ruleSchema,
   type SetRuleRequest,
   type UpdateBrandInput,
@@ -109,6 +112,8 @@ export interface AdminClient {
   updateBrand(brandId: string, input: UpdateBrandInput): Promise<Brand>;
   /** Invites a person into a brand's portal (`pts portal invite`); the answer carries the single-use link. */
   invitePortalMember(input: { brandId: string; email: string; role: PortalRole }): Promise<PortalInvite>;
+  /** New security key and API key (shown this once); the old security key verifies for `graceMinutes`. */
+  rotateBrandKeys(brandId: string, input: RotateBrandKeysRequest): Promise<RotatedBrandKeys>;
   /** Creates or replaces the brand's rule for an event type. */
   setRule(brandId: string, eventType: string, settings: SetRuleRequest): Promise<Rule>;
   listRules(brandId: string): Promise<Rule[]>;
@@ -143,6 +148,7 @@ export interface AdminClient {
 
 const brandEnvelope = z.object({ success: z.literal(true), brand: brandSchema });
 const createdBrandEnvelope = z.object({ success: z.literal(true), brand: createdBrandSchema });
+const rotatedKeysEnvelope = z.object({ success: z.literal(true), keys: rotatedBrandKeysSchema });
 const brandsEnvelope = z.object({ success: z.literal(true), brands: z.array(brandSchema) });
 const ruleEnvelope = z.object({ success: z.literal(true), rule: ruleSchema });
 const rulesEnvelope = z.object({ success: z.literal(true), rules: z.array(ruleSchema) });
@@ -239,6 +245,8 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     listBrands: async () => (await call('GET', '/brands', brandsEnvelope)).brands,
     getBrand: async (brandId) => (await call('GET', brandPath(brandId), brandEnvelope)).brand,
     updateBrand: async (brandId, input) => (await call('PATCH', brandPath(brandId), brandEnvelope, input)).brand,
+    rotateBrandKeys: async (brandId, input) =>
+      (await call('POST', `${brandPath(brandId)}/keys/rotate`, rotatedKeysEnvelope, input)).keys,
     setRule: async (brandId, eventType, settings) =>
       (await call('PUT', `${brandPath(brandId)}/rules/${encodeURIComponent(eventType)}`, ruleEnvelope, settings)).rule,
     listRules: async (brandId) => (await call('GET', `${brandPath(brandId)}/rules`, rulesEnvelope)).rules,

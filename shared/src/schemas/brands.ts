@@ -81,6 +81,37 @@ export const createdBrandSchema = brandSchema
   .meta({ id: 'CreatedBrand' });
 export type CreatedBrand = z.infer<typeof createdBrandSchema>;
 
+/** The longest grace period of a rotated security key: a week to redeploy every integration, no more. */
+export const MAX_KEY_GRACE_MINUTES = 7 * 24 * 60;
+
+/** Body of `POST /admin/brands/:brandId/keys/rotate`. */
+export const rotateBrandKeysRequestSchema = z.strictObject({
+  /** Minutes the replaced security key still verifies signatures; 0 (the default) refuses it at once. */
+  graceMinutes: z.number().int().min(0).max(MAX_KEY_GRACE_MINUTES).optional(),
+});
+export type RotateBrandKeysRequest = z.infer<typeof rotateBrandKeysRequestSchema>;
+
+/** The state of a brand's keys, never a secret. */
+export const brandKeyStatusSchema = z
+  .object({
+    brandId: z.string(),
+    /** False after a revoke, until the next rotate. */
+    active: z.boolean(),
+    issuedAt: z.string(),
+    rotatedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+    /** Until when the security key replaced by the last rotation still verifies; null when it does not. */
+    previousKeyValidUntil: z.string().nullable(),
+  })
+  .meta({ id: 'BrandKeyStatus' });
+export type BrandKeyStatus = z.infer<typeof brandKeyStatusSchema>;
+
+/** A rotation's answer: the new keys, shown this once. */
+export const rotatedBrandKeysSchema = brandKeyStatusSchema
+  .extend({ securityKey: z.string(), apiKey: z.string() })
+  .meta({ id: 'RotatedBrandKeys' });
+export type RotatedBrandKeys = z.infer<typeof rotatedBrandKeysSchema>;
+
 export const ruleInputSchema = z
   .object({
     eventType: eventTypeSchema,

@@ -4,7 +4,7 @@ import { type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { jsonBody } from '../../http/json-body.ts';
-import { verifySecurityKey } from '../../modules/brands/brands.service.ts';
+import { verifySecurityKey } from '../../modules/brands/brand-keys.service.ts';
 import type { AgentPrincipal, AgentTool } from '../agent-tool.ts';
 import { agentMcpTools } from './agent-mcp-tools.ts';
 import { createPtsMcpServer } from './mcp-server.ts';
@@ -56,7 +56,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router {
       const brandId = req.get(BRAND_ID_HEADER)?.trim().toLowerCase();
       const brandKey = req.get(BRAND_KEY_HEADER)?.trim();
       if (brandId || brandKey) {
-        if (!brandId || !brandKey || !(await verifySecurityKey(deps.db, brandId, brandKey))) {
+        if (!brandId || !brandKey || !(await verifySecurityKey(deps, brandId, brandKey))) {
           throw new AppError(
             'UNAUTHORIZED',
             `${BRAND_ID_HEADER} and ${BRAND_KEY_HEADER} must name a brand and its security key`,

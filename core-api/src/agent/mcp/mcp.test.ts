@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CreatedBrand } from '@pts/shared';
+import { type CreatedBrand, signAgentRequest } from '@pts/shared';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
@@ -16,6 +16,7 @@ import { createPtsMcpServer } from './mcp-server.ts';
 import { OPERATOR_TOOL_NAMES } from './operator-tools.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
+const LEGACY_BODY = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} });
 
 let platform: TestPlatform;
 let brand: CreatedBrand;
@@ -365,6 +366,7 @@ describe('MCP over streamable HTTP (/mcp, agent-signed)', () => {
           const expected = computeSignature({
             securityKey: key.secret,
             timestamp,
+            nonce: req.get('x-pts-nonce'),
             method: req.method,
             pathWithQuery: req.originalUrl,
             body: req.rawBody ?? Buffer.alloc(0),
@@ -456,6 +458,68 @@ describe('MCP over streamable HTTP (/mcp, agent-signed)', () => {
 });
 
 describe('core-api /mcp (mounted in the app, real agent keys)', () => {
+  it('three MCP SDK clients on one key connect and work at once, signing in the same second; a replay is refused', async () => {
+    const { createAgentKey } = await import('../keys/agent-keys.service.ts');
+    const { agentSigningFetch } = await import('./remote-mcp.ts');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const keys = { db: platform.deps.db, clock: platform.clock, secrets: platform.deps.secrets };
+    const shared = await createAgentKey(keys, { name: 'shared by hosts', tier: 'pro', ratePerMinute: 1000 });
+    // Every host signs in the same second: the collision the hosts hit when started together.
+    const second = platform.clock.now().getTime();
+    const recorded: { url: string; init: RequestInit }[] = [];
+    const hosts = Array.from({ length: 3 }, (_, i) => {
+      const client = new Client({ name: `host-${i}`, version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL('/mcp', platform.url), {
+        fetch: agentSigningFetch(shared, {
+          now: () => second,
+          fetch: (url, init) => {
+            recorded.push({ url: String(url), init: init ?? {} });
+            return fetch(url, init);
+          },
+        }),
+      });
+      return { client, transport };
+    });
+    await Promise.all(hosts.map(({ client, transport }) => client.connect(transport)));
+    const listed = await Promise.all(hosts.map(({ client }) => client.listTools()));
+    for (const { tools: names } of listed) expect(names.map((tool) => tool.name)).toContain('get_network_stats');
+    const stats = await Promise.all(
+      hosts.map(({ client }) => client.callTool({ name: 'get_network_stats', arguments: {} })),
+    );
+    for (const result of stats) expect(result.isError, JSON.stringify(result)).toBeFalsy();
+
+    // The exact bytes and headers of a request already served, sent again: refused, nothing is run twice.
+    const initialized = recorded.find(({ init }) => String(init.body).includes('notifications/initialized'));
+    expect(initialized).toBeDefined();
+    const replay = await fetch(initialized!.url, initialized!.init);
+    expect(replay.status).toBe(401);
+    expect(await replay.json()).toMatchObject({ error: { code: 'auth_required' } });
+    // A changed nonce under the old signature does not verify.
+    const headers = new Headers(initialized!.init.headers);
+    headers.set('x-pts-nonce', 'another-nonce-123');
+    const forged = await fetch(initialized!.url, { ...initialized!.init, headers });
+    expect(forged.status).toBe(401);
+    // A client without a nonce (the old signature) still works.
+    const legacy = await fetch(`${platform.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...signAgentRequest({
+          keyId: shared.keyId,
+          secret: shared.secret,
+          method: 'POST',
+          pathWithQuery: '/mcp',
+          timestamp: Math.floor(second / 1000),
+          body: LEGACY_BODY,
+        }),
+      },
+      body: LEGACY_BODY,
+    });
+    expect(legacy.status).toBe(200);
+    await Promise.all(hosts.map(({ client }) => client.close()));
+  }, 60_000);
+
   it('serves the app’s agent tools and, with brand headers, the brand tools; unsigned and free-tier calls are refused', async () => {
     const { createAgentKey } = await import('../keys/agent-keys.service.ts');
     const { connectRemoteMcp } = await import('./remote-mcp.ts');

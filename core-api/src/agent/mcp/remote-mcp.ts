@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -13,9 +14,9 @@ export interface AgentKeyCredentials {
 }
 
 /**
- * A fetch that signs every request with an agent key: `X-PTS-Agent-Key`, `X-PTS-Timestamp` and
- * `X-PTS-Signature` = hex HMAC-SHA256(secret, `timestamp.METHOD.path-with-query.raw-body`) — the agent API's
- * scheme, computed over the exact bytes sent. The secret never leaves the process.
+ * A fetch that signs every request with an agent key: `X-PTS-Agent-Key`, `X-PTS-Timestamp`, a fresh
+ * `X-PTS-Nonce` and `X-PTS-Signature` = hex HMAC-SHA256(secret, `timestamp.nonce.METHOD.path-with-query.raw-body`)
+ * — the agent API's scheme, computed over the exact bytes sent. The secret never leaves the process.
  */
 export function agentSigningFetch(
   credentials: AgentKeyCredentials,
@@ -36,6 +37,8 @@ export function agentSigningFetch(
       keyId: credentials.keyId,
       secret: credentials.secret,
       timestamp,
+      // Hosts sharing the key send byte-identical requests (notifications/initialized) in the same second.
+      nonce: randomUUID(),
       method,
       pathWithQuery: `${target.pathname}${target.search}`,
       body,

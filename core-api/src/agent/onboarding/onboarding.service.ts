@@ -1,7 +1,8 @@
 import { AppError, isAppError } from '@pts/shared';
-import { insertAuditEntry } from '../../modules/brands/brands.repository.ts';
-import { brandNotFound, createBrand } from '../../modules/brands/brands.service.ts';
-import { generateSecret, hashSecret } from '../../security/secret-box.ts';
+import { relayContractsOf } from '../../chain/contract-addresses.ts';
+import { getBrandKeyStatus, revokeBrandKeys, rotateBrandKeys } from '../../modules/brands/brand-keys.service.ts';
+import { requireRegistrableBrand } from '../../modules/brands/brand-registration.ts';
+import { createBrand } from '../../modules/brands/brands.service.ts';
 import { requireBrandAuthority } from '../actions/brand-authority.ts';
 import type { AgentPrincipal, AgentToolDeps } from '../agent-tool.ts';
 import { grantBrandToKey } from '../keys/agent-keys.service.ts';
@@ -14,7 +15,10 @@ import { brandServiceFor } from '../program/program.service.ts';
  */
 
 export interface OnboardBrandInput {
-  brandAddress: string;
+  /** Absent: pts generates the brand's address. */
+  brandAddress?: string | undefined;
+  /** The address's EIP-191 signature of `brandAddressProofMessage` (required with `brandAddress`). */
+  addressSignature?: string | undefined;
   businessName: string;
   contactEmail: string;
   website: string;
@@ -26,15 +30,29 @@ export interface OnboardBrandInput {
 
 export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, input: OnboardBrandInput) {
   const service = brandServiceFor(d, principal.keyId);
+  await requireRegistrableBrand(
+    {
+      db: d.deps.db,
+      platformAddresses: platformAddressesOf(d),
+      getCode: (address) => d.deps.publicClient.getCode({ address }),
+    },
+    { address: input.brandAddress, addressSignature: input.addressSignature, domain: input.domain },
+  );
   const now = d.deps.clock.now();
   const { brand, category } = await d.deps.db.transaction().execute(async (trx) => {
     // Inside the transaction the listeners would hear before the commit: they are told after it, below.
     const brand = await createBrand(
       { ...service, db: trx, changes: undefined },
-      { name: input.businessName, domain: input.domain, address: input.brandAddress },
+      {
+        name: input.businessName,
+        domain: input.domain,
+        ...(input.brandAddress === undefined ? {} : { address: input.brandAddress }),
+      },
       { withDefaultRules: true },
     ).catch((error: unknown) => {
-      throw isAppError(error) && error.code === 'CONFLICT' ? brandAddressTaken(input.brandAddress) : error;
+      throw isAppError(error) && error.code === 'CONFLICT' && input.brandAddress
+        ? brandAddressTaken(input.brandAddress)
+        : error;
     });
     const row = await trx
       .updateTable('brands')
@@ -82,6 +100,20 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
   };
 }
 
+/** The platform's own contracts and accounts: never a brand's address. */
+function platformAddressesOf(d: AgentToolDeps): (string | undefined)[] {
+  const contracts = relayContractsOf(d.deps);
+  return [
+    contracts.rewardToken,
+    contracts.perkNft,
+    contracts.pointsSale,
+    contracts.businessEscrow,
+    ...Object.values(d.deps.chain.contracts),
+    d.deps.chain.minterAddress,
+    d.deps.relayer.address,
+  ];
+}
+
 /** createBrand's conflict says "omit the address"; here the address is required, so say what to do instead. */
 function brandAddressTaken(address: string): AppError {
   return new AppError(
@@ -91,70 +123,29 @@ function brandAddressTaken(address: string): AppError {
   );
 }
 
-// The prefixes of createBrand's keys (modules/brands/brands.service.ts), so rotated keys look the same.
-const SECURITY_KEY_PREFIX = 'pts_sk_';
-const API_KEY_PREFIX = 'pts_ak_';
-
 export type BrandKeysAction = 'rotate' | 'revoke' | 'status';
 
 /**
- * The brand's API key and security key (the secret its servers sign events with): `status` reads their
- * state (never a secret), `rotate` issues new ones (returned this once; the old ones stop working at once),
- * `revoke` replaces them with keys nobody knows (signed events and API-key checks fail until a rotate).
- * Only for a brand the key acts for (403 otherwise).
+ * The brand's API key and security key through the brands module's one implementation
+ * (modules/brands/brand-keys.service.ts): `status` reads their state (never a secret), `rotate` issues new
+ * ones (returned this once; the old security key keeps verifying for `graceMinutes`, 0 by default), `revoke`
+ * replaces them with keys nobody knows. Only for a brand the key acts for (403 otherwise).
  */
 export async function manageBrandKeys(
   d: AgentToolDeps,
   principal: AgentPrincipal | undefined,
-  input: { action: BrandKeysAction; brandId: string },
+  input: { action: BrandKeysAction; brandId: string; graceMinutes?: number | undefined },
 ) {
   requireBrandAuthority(principal, input.brandId, 'Managing brand keys');
   const keyId = (principal as AgentPrincipal).keyId;
-  const { db, clock, secrets } = d.deps;
-  if (input.action === 'status') return keyStatus(d, input.brandId);
-  const now = clock.now();
-  const securityKey = generateSecret(SECURITY_KEY_PREFIX);
-  const apiKey = generateSecret(API_KEY_PREFIX);
-  await db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable('brands')
-      .set({
-        security_key_hash: hashSecret(securityKey),
-        security_key_encrypted: secrets.encrypt(securityKey),
-        api_key_hash: hashSecret(apiKey),
-        ...(input.action === 'rotate' ? { keys_rotated_at: now, keys_revoked_at: null } : { keys_revoked_at: now }),
-        updated_at: now,
-      })
-      .where('address', '=', input.brandId)
-      .returning('address')
-      .executeTakeFirst();
-    if (!updated) throw brandNotFound(input.brandId);
-    await insertAuditEntry(trx, {
-      actor: `agent:${keyId}`,
-      action: input.action === 'rotate' ? 'brand.keys_rotate' : 'brand.keys_revoke',
-      subject: input.brandId,
-      details: {},
-      at: now,
-    });
-  });
-  // The brand cache holds the decrypted security key the signature check uses.
-  d.services.changes.emit({ kind: 'brand', brandId: input.brandId });
-  const status = await keyStatus(d, input.brandId);
-  return input.action === 'rotate' ? { ...status, securityKey, apiKey } : status;
-}
-
-async function keyStatus(d: AgentToolDeps, brandId: string) {
-  const row = await d.deps.db
-    .selectFrom('brands')
-    .select(['address', 'created_at', 'keys_rotated_at', 'keys_revoked_at'])
-    .where('address', '=', brandId)
-    .executeTakeFirst();
-  if (!row) throw brandNotFound(brandId);
-  return {
-    brandId: row.address,
-    active: row.keys_revoked_at === null,
-    issuedAt: (row.keys_rotated_at ?? row.created_at).toISOString(),
-    rotatedAt: row.keys_rotated_at?.toISOString() ?? null,
-    revokedAt: row.keys_revoked_at?.toISOString() ?? null,
+  const deps = {
+    db: d.deps.db,
+    clock: d.deps.clock,
+    secrets: d.deps.secrets,
+    changes: d.services.changes,
+    actor: `agent:${keyId}`,
   };
+  if (input.action === 'status') return getBrandKeyStatus(deps, input.brandId);
+  if (input.action === 'revoke') return revokeBrandKeys(deps, input.brandId);
+  return rotateBrandKeys(deps, input.brandId, { graceMinutes: input.graceMinutes });
 }

@@ -28,10 +28,10 @@ export interface AgentRewardClaimView extends AgentRewardClaimRow {
 export async function findBrandsByReference(
   db: Database,
   ref: { brandId?: string | undefined; domain?: string | undefined },
-): Promise<{ brandId: string; name: string; domain: string }[]> {
+): Promise<{ brandId: string; name: string; domain: string; verifiedDomains: string[] }[]> {
   const rows = await db
     .selectFrom('brands')
-    .select(['address', 'name', 'website_domain'])
+    .select(['address', 'name', 'website_domain', 'verified_domains'])
     .where((eb) =>
       ref.brandId
         ? eb('address', '=', ref.brandId)
@@ -43,7 +43,12 @@ export async function findBrandsByReference(
     .orderBy('address')
     .limit(5)
     .execute();
-  return rows.map((row) => ({ brandId: row.address, name: row.name, domain: row.website_domain }));
+  return rows.map((row) => ({
+    brandId: row.address,
+    name: row.name,
+    domain: row.website_domain,
+    verifiedDomains: row.verified_domains,
+  }));
 }
 
 /** Row-locks the key: claims of one key are decided one at a time (the period cap counts them). */
@@ -185,21 +190,45 @@ export async function findKeyOnboarding(db: Database, keyId: string, brandId: st
   return row?.created_at;
 }
 
+/** What the onboarding reward's evidence reads of a brand: its domains and who last rotated its keys. */
+export async function readBrandTakeover(db: Database, brandId: string) {
+  return db
+    .selectFrom('brands')
+    .select([
+      'website_domain',
+      'verified_domains',
+      'keys_rotated_at',
+      'keys_rotated_by',
+      'keys_revoked_at',
+      'previous_security_key_expires_at',
+    ])
+    .where('address', '=', brandId)
+    .executeTakeFirst();
+}
+
 /**
- * Whether the brand has accepted an event since `since` that this key did not send through the agent API:
- * the brand's own site, server or bots — the sign that the onboarded program went live.
+ * The brand's accepted, brand-signed events since `since` that `keyId` did not bring: how many distinct members
+ * sent them and when the first came.
  */
-export async function brandLiveSince(db: Database, brandId: string, since: Date, keyId: string): Promise<boolean> {
+export async function readSignedMemberActivity(
+  db: Database,
+  brandId: string,
+  since: Date,
+  keyId: string,
+): Promise<{ members: number; firstAt: Date | null }> {
   const row = await db
     .selectFrom('events')
-    .select('id')
+    .select((eb) => [
+      eb.fn.count<string>('user_email').distinct().as('members'),
+      eb.fn.min<Date | null>('created_at').as('first_at'),
+    ])
     .where('brand_id', '=', brandId)
     .where('status', '=', 'accepted')
+    .where('sent_by', '=', 'brand')
     .where('created_at', '>=', since)
     .where(sql<boolean>`coalesce(metadata->>'agentKeyId', '') <> ${keyId}`)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .executeTakeFirstOrThrow();
+  return { members: Number(row.members), firstAt: row.first_at ? new Date(row.first_at) : null };
 }
 
 /** The key's agent API activity: accepted events it brought (all brands) and brands it onboarded. */

@@ -3,6 +3,7 @@ import { AppError } from '@pts/shared';
 import type { Address } from 'viem';
 import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import { awardReward, completeEvent, preparePlatformAward } from '../../modules/events/events.service.ts';
 import { readWalletBalance } from '../../modules/ledger/wallet-balance.ts';
@@ -12,7 +13,6 @@ import { normalizeBrandQuery } from '../tools/discovery.tools.ts';
 import {
   type AgentRewardClaimView,
   type AgentRewardType,
-  brandLiveSince,
   countAgentRewardClaimsSince,
   findAgentRewardClaim,
   findBrandsByReference,
@@ -22,8 +22,11 @@ import {
   listAgentRewardClaims,
   lockAgentKey,
   readAgentActivity,
+  readBrandTakeover,
+  readSignedMemberActivity,
   releaseUnpaidClaim,
 } from './agent-rewards.repository.ts';
+import { evidenceStartsAt, judgeOnboardingEvidence, type OnboardingEvidenceVerdict } from './onboarding-evidence.ts';
 
 /**
  * Agent rewards (spec 2 §2.2, 4.1, 8; docs/agent-api/rewards.md): the network pays an agent key for a brand
@@ -102,7 +105,8 @@ export async function resolveRewardBrand(d: AgentToolDeps, brandAddress: string)
       { field: 'brandAddress' },
     );
   }
-  const brands = await findBrandsByReference(d.deps.db, { domain });
+  // The brand that proved the domain through DNS answers for it, whoever else claims it (brand-registration.ts).
+  const brands = domainHolders(await findBrandsByReference(d.deps.db, { domain }), domain);
   if (brands.length === 0) {
     throw new AppError(
       'BRAND_NOT_FOUND',
@@ -155,13 +159,31 @@ async function requireEvidence(
       { brandId: brand.brandId, rewardType, reason: 'not_onboarded_by_key' },
     );
   }
-  if (!(await brandLiveSince(db, brand.brandId, onboardedAt, principal.keyId))) {
-    throw new AppError(
-      'NOT_ELIGIBLE',
-      `No onboarding reward yet: brand ${brand.brandId} has not taken an event of its own since it was onboarded; once its site or server (signed with its security key) sends one that is accepted, claim again`,
-      { brandId: brand.brandId, rewardType, reason: 'brand_not_live' },
-    );
+  const verdict = await readOnboardingEvidence(d, principal.keyId, brand.brandId, onboardedAt);
+  if (!verdict.met) {
+    const { met: _met, message, ...details } = verdict;
+    throw new AppError('NOT_ELIGIBLE', `No onboarding reward yet for brand ${brand.brandId}: ${message}`, {
+      brandId: brand.brandId,
+      rewardType,
+      ...details,
+    });
   }
+}
+
+/** The onboarding evidence of a brand the key onboarded (onboarding-evidence.ts), read at the clock's now. */
+async function readOnboardingEvidence(
+  d: AgentToolDeps,
+  keyId: string,
+  brandId: string,
+  onboardedAt: Date,
+): Promise<OnboardingEvidenceVerdict> {
+  const { db, clock } = d.deps;
+  const brand = await readBrandTakeover(db, brandId);
+  if (!brand) throw brandNotFound(brandId);
+  const facts = { keyId, onboardedAt, now: clock.now(), brand };
+  const since = evidenceStartsAt(facts);
+  const activity = since ? await readSignedMemberActivity(db, brandId, since, keyId) : undefined;
+  return judgeOnboardingEvidence(facts, activity);
 }
 
 function claimView(claim: AgentRewardClaimView) {
@@ -310,7 +332,7 @@ export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentP
   for (const brandId of activity.onboardedBrands) {
     if (claimed.has(`${brandId}:onboarding`)) continue;
     const onboardedAt = await findKeyOnboarding(db, principal.keyId, brandId);
-    if (onboardedAt && (await brandLiveSince(db, brandId, onboardedAt, principal.keyId))) {
+    if (onboardedAt && (await readOnboardingEvidence(d, principal.keyId, brandId, onboardedAt)).met) {
       claimable.push({ brandId, rewardType: 'onboarding', amount: Number(AGENT_REWARD_AMOUNTS.onboarding) });
     }
   }

@@ -121,7 +121,7 @@ async function toEventRequest(
  * The key is authenticated for the brand, which stands in for the brand's domain or signature check
  * (`signed: true`); the privileges a brand signature would also unlock were refused in toEventRequest.
  */
-const AGENT_EVENT_CONTEXT = { signed: true } as const;
+const agentEventContext = (principal: AgentPrincipal) => ({ signed: true, agentKeyId: principal.keyId }) as const;
 
 function processEventTool(d: AgentToolDeps): AgentTool {
   return defineAgentTool({
@@ -151,7 +151,8 @@ function processEventTool(d: AgentToolDeps): AgentTool {
     }),
     async handle({ body }, context) {
       const input = await toEventRequest(d, body, context.principal);
-      return recordEvent(d.services.events, input, AGENT_EVENT_CONTEXT);
+      if (!context.principal) throw new AppError('UNAUTHORIZED', 'Sending events needs an agent key (X-PTS-Agent-Key)');
+      return recordEvent(d.services.events, input, agentEventContext(context.principal));
     },
   });
 }
@@ -200,7 +201,7 @@ function processBulkEventsTool(d: AgentToolDeps): AgentTool {
       for (const [index, item] of body.events.entries()) {
         try {
           const input = await toEventRequest(d, item, context.principal);
-          prepared.push(await prepareEvent(events, input, AGENT_EVENT_CONTEXT));
+          prepared.push(await prepareEvent(events, input, agentEventContext(context.principal)));
         } catch (error) {
           if (!isAppError(error)) throw error;
           prepared.push(bulkEventFailure(index, error));

@@ -10,6 +10,7 @@ import {
 } from '@pts/shared';
 import { z } from 'zod';
 import { hostMatchesDomain } from '../../http/cors.ts';
+import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound, listRules } from '../../modules/brands/brands.service.ts';
 import { isUnlimited } from '../../modules/events/event-rules.ts';
 import { readLeaderboard } from '../../modules/leaderboards/leaderboards.service.ts';
@@ -187,11 +188,23 @@ function checkBrandTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ query: { query: fixture.brandId } }),
     async handle({ query }) {
       const normalized = normalizeBrandQuery(query.query);
-      const candidates = await findBrandCandidates(d.deps.db, {
+      const found = await findBrandCandidates(d.deps.db, {
         brandId: normalized.brandId ?? undefined,
         name: normalized.name,
         domains: normalized.domain ? domainCandidates(normalized.domain) : [],
       });
+      // A brand that proved the domain through DNS answers for it alone: a claimant of the same domain that
+      // did not is left out (found by Brand ID or name it still shows).
+      const { domain } = normalized;
+      const byDomain = domain ? found.filter((brand) => domainMatches(domain, brand)) : [];
+      const holders = domain ? new Set(domainHolders(byDomain, domain)) : new Set<DirectoryBrand>();
+      const candidates = found.filter(
+        (brand) =>
+          holders.has(brand) ||
+          !byDomain.includes(brand) ||
+          brand.brandId === normalized.brandId ||
+          brand.name.toLowerCase() === normalized.name.toLowerCase(),
+      );
       const matches = candidates.flatMap((brand) => {
         const matchedBy =
           normalized.brandId === brand.brandId

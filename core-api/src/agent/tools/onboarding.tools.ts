@@ -6,6 +6,7 @@ import {
   DOMAIN_PATTERN,
   emailSchema,
   httpUrlSchema,
+  MAX_KEY_GRACE_MINUTES,
 } from '@pts/shared';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
@@ -30,7 +31,19 @@ function isPublicDomainName(host: string): boolean {
 
 /** The onboarding body (spec 2.2); the growth lead form reuses its business and contact fields. */
 export const onboardBody = z.object({
-  brandAddress: cleanString(addressSchema.transform((value) => value.toLowerCase())),
+  brandAddress: cleanString(addressSchema.transform((value) => value.toLowerCase()))
+    .optional()
+    .describe(
+      "The brand's address (its Brand ID), one the brand controls: send addressSignature with it. Omit it and pts generates one",
+    ),
+  addressSignature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]+$/, 'must be a 0x-prefixed hex signature')
+    .max(2000)
+    .optional()
+    .describe(
+      'EIP-191 (personal_sign) signature by brandAddress of "I control <brandAddress lowercase> and register it as the pts brand of <website host>"',
+    ),
   businessName: text(200),
   contactEmail: emailSchema,
   website: httpUrlSchema.refine((value) => URL.canParse(value) && isPublicDomainName(new URL(value).hostname), {
@@ -54,7 +67,9 @@ function onboardBrandTool(d: AgentToolDeps): AgentTool {
       '(account_creation 100, complete_survey 75, newsletter_subscribe 25, rate_experience 50, ' +
       'subscribe_renewal 200, form_submit 10), so it takes events at once. The brand is granted to this key ' +
       '(it may send its events and manage its keys). The answer carries the brand’s `securityKey` and ' +
-      '`apiKey` this once: hand them to the brand owner. 409 when the address is already a brand.',
+      '`apiKey` this once: hand them to the brand owner. The address must be one the brand controls ' +
+      '(`addressSignature`, EIP-191) or omitted (pts generates one); platform contracts and accounts and any ' +
+      'address with contract code are refused (400). 409 when the address or the website domain is already a brand’s.',
     access: 'onboard',
     request: { body: onboardBody },
     result: z.object({
@@ -70,10 +85,10 @@ function onboardBrandTool(d: AgentToolDeps): AgentTool {
     }),
     example: () => ({
       body: {
-        brandAddress: privateKeyToAccount(generatePrivateKey()).address,
         businessName: 'Corner Bakery',
         contactEmail: 'owner@corner-bakery.example.com',
-        website: 'https://corner-bakery.example.com',
+        // A domain no brand holds yet (each domain is claimed once); no brandAddress: pts generates one.
+        website: `https://corner-bakery-${privateKeyToAccount(generatePrivateKey()).address.slice(2, 10).toLowerCase()}.example.com`,
         category: 'dining',
         description: 'A neighbourhood bakery rewarding regulars',
       },
@@ -93,14 +108,21 @@ function manageBrandKeysTool(d: AgentToolDeps): AgentTool {
     summary: "Read, rotate or revoke a brand's API key and security key",
     description:
       '`status`: whether the keys are valid and when they were issued, rotated or revoked (never a secret). ' +
-      '`rotate`: new `securityKey` (signs the brand’s events) and `apiKey`, returned this once; the old ones ' +
-      'stop working at once. `revoke`: the keys stop working (signed events are refused) until a rotate. Only ' +
+      '`rotate`: new `securityKey` (signs the brand’s events) and `apiKey`, returned this once; the old security ' +
+      'key keeps verifying for `graceMinutes` (default 0: refused at once), the old API key stops at once. `revoke`: the keys stop working (signed events are refused) until a rotate. Only ' +
       'for a brand this key acts for (403 otherwise), e.g. one it onboarded.',
     access: 'onboard',
     request: {
       body: z.object({
         action: z.enum(['rotate', 'revoke', 'status'], { message: 'must be rotate, revoke or status' }),
         brandId: brandIdSchema,
+        graceMinutes: z
+          .number()
+          .int()
+          .min(0)
+          .max(MAX_KEY_GRACE_MINUTES)
+          .optional()
+          .describe('rotate only: minutes the replaced security key still verifies signatures (default 0)'),
       }),
     },
     result: z.object({
@@ -109,6 +131,7 @@ function manageBrandKeysTool(d: AgentToolDeps): AgentTool {
       issuedAt: z.string(),
       rotatedAt: z.string().nullable(),
       revokedAt: z.string().nullable(),
+      previousKeyValidUntil: z.string().nullable(),
       securityKey: z.string().optional(),
       apiKey: z.string().optional(),
     }),

@@ -3,7 +3,11 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentKeyCredentials, agentRequest, createFixtureKey } from '../../../test/agent-fixture.ts';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
+import { type FakeDnsServer, startFakeDnsServer } from '../../../test/fakes/dns-server.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { runCli } from '../../cli/run-cli.ts';
+import { brandAddressProofMessage } from '../../modules/brands/brand-registration.ts';
+import { createSystemTxtResolver } from '../../modules/dns/dns.service.ts';
 import { PLATFORM_LEDGER_ID } from '../../modules/events/events.service.ts';
 import { releaseUnpaidClaim } from '../rewards/agent-rewards.repository.ts';
 import { agentIdentity } from '../rewards/agent-rewards.service.ts';
@@ -12,6 +16,7 @@ import { agentIdentity } from '../rewards/agent-rewards.service.ts';
 // brand, type) and the daily cap hold under concurrent claims, and the reward is minted exactly once.
 
 let platform: TestPlatform;
+let dns: FakeDnsServer;
 let shop: CreatedBrand;
 let outside: CreatedBrand;
 let brandCount = 0;
@@ -43,6 +48,37 @@ async function bringEvent(key: AgentKeyCredentials, brandId: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
+const DAY_MS = 86_400_000;
+
+/** Onboards a brand at an address the key proves it controls (EIP-191); its keys are in the answer. */
+async function onboard(key: AgentKeyCredentials, host: string) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const addressSignature = await account.signMessage({ message: brandAddressProofMessage(account.address, host) });
+  const res = await send(key, 'POST', '/onboarding/brands', {
+    brandAddress: account.address,
+    addressSignature,
+    businessName: 'Fresh Bakery',
+    contactEmail: `owner@${host}`,
+    website: `https://${host}`,
+    category: 'dining',
+    description: 'Bread',
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data as { brandId: string; securityKey: string; apiKey: string };
+}
+
+/** The operator's `pts brand rotate-key` for the brand owner: keys the onboarding key never sees. */
+async function rotateAsOperator(brandId: string): Promise<{ securityKey: string }> {
+  let stdout = '';
+  const code = await runCli(['brand', 'rotate-key', '--brand', brandId, '--json'], {
+    env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: () => undefined },
+  });
+  expect(code).toBe(0);
+  return JSON.parse(stdout);
+}
+
 /** The platform-ledger reward rows paid to the key's identity. */
 async function rewardMintsOf(keyId: string) {
   return platform.deps.db
@@ -54,16 +90,21 @@ async function rewardMintsOf(keyId: string) {
 }
 
 beforeAll(async () => {
-  platform = await startTestPlatform({
-    PTS_RATE_LIMIT_IP_PER_MINUTE: '100000',
-    PTS_RATE_LIMIT_BRAND_PER_MINUTE: '100000',
-  });
+  dns = await startFakeDnsServer();
+  platform = await startTestPlatform(
+    {
+      PTS_RATE_LIMIT_IP_PER_MINUTE: '100000',
+      PTS_RATE_LIMIT_BRAND_PER_MINUTE: '100000',
+    },
+    { resolveTxt: createSystemTxtResolver([dns.address], { timeoutMs: 300, tries: 1 }) },
+  );
   shop = await newBrand('rewards-shop.example.com');
   outside = await newBrand();
 }, 180_000);
 
 afterAll(async () => {
   await platform?.stop();
+  await dns?.close();
 });
 
 describe('claim_agent_reward: discovery', () => {
@@ -178,63 +219,106 @@ describe('claim_agent_reward: discovery', () => {
 });
 
 describe('claim_agent_reward: onboarding', () => {
-  it('500 pts only for a brand this key onboarded, once it took an event of its own', async () => {
+  it('the attack: a key alone — onboarding, the security key it was handed, any number of events — earns nothing', async () => {
+    const onboarder = await newKey([], { canOnboard: true, tier: 'pro' });
+    const onboarded = await onboard(onboarder, 'solo-bakery.example.com');
+    const brandId = onboarded.brandId;
+    // Many "members" signed with the key the onboarding answer carried, and events through the agent API.
+    for (let i = 0; i < 8; i++) {
+      platform.clock.advance(1_000);
+      const event = await platform.signedPost(
+        '/pts-api/manual-event',
+        { brandId, eventType: 'account_creation', userEmail: newUser() },
+        onboarded.securityKey,
+      );
+      expect(event.status).toBe(200);
+    }
+    expect(
+      (await send(onboarder, 'POST', '/events', { brandId, eventType: 'account_creation', userId: newUser() })).status,
+    ).toBe(200);
+    platform.clock.advance(8 * DAY_MS);
+    const refused = await claim(onboarder, 'onboarding', brandId);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+    expect(refused.body.error.details).toMatchObject({ reason: 'domain_not_verified' });
+    // It can set up DNS for a domain it owns; the key it holds still proves nothing.
+    dns.set('_pts.solo-bakery.example.com', { txt: [[`brand_id=${brandId};api_key=${onboarded.apiKey}`]] });
+    expect((await platform.post('/pts-api/verify-dns', { domain: 'solo-bakery.example.com' })).body.dnsConfigured).toBe(
+      true,
+    );
+    expect((await claim(onboarder, 'onboarding', brandId)).body.error.details).toMatchObject({
+      reason: 'keys_not_taken_over',
+    });
+    // Rotating the keys itself (it is handed the new ones) changes nothing.
+    const rotated = await send(onboarder, 'POST', '/onboarding/keys', { action: 'rotate', brandId });
+    expect(rotated.status).toBe(200);
+    for (let i = 0; i < 6; i++) {
+      platform.clock.advance(1_000);
+      await platform.signedPost(
+        '/pts-api/manual-event',
+        { brandId, eventType: 'account_creation', userEmail: newUser() },
+        rotated.body.data.securityKey,
+      );
+    }
+    platform.clock.advance(8 * DAY_MS);
+    expect((await claim(onboarder, 'onboarding', brandId)).body.error.details).toMatchObject({
+      reason: 'keys_not_taken_over',
+    });
+    const { claimable } = (await send(onboarder, 'GET', '/agent/rewards')).body.data;
+    expect(claimable.filter((c: { rewardType: string }) => c.rewardType === 'onboarding')).toEqual([]);
+    expect((await rewardMintsOf(onboarder.keyId)).filter((m) => m.event_type === 'agent_reward_onboarding')).toEqual(
+      [],
+    );
+  });
+
+  it('500 pts once the real brand proved its domain, took its keys over and its members were active for a week', async () => {
     const onboarder = await newKey([], { canOnboard: true });
     const other = await newKey([shop.brandId], { canOnboard: true });
-    const address = privateKeyToAccount(generatePrivateKey()).address;
-    const onboarded = await send(onboarder, 'POST', '/onboarding/brands', {
-      brandAddress: address,
-      businessName: 'Fresh Bakery',
-      contactEmail: 'owner@fresh-bakery.example.com',
-      website: 'https://fresh-bakery.example.com',
-      category: 'dining',
-      description: 'Bread',
-    });
-    expect(onboarded.status, JSON.stringify(onboarded.body)).toBe(200);
-    const brandId = onboarded.body.data.brandId as string;
-
-    const notLive = await claim(onboarder, 'onboarding', brandId);
-    expect(notLive.status).toBe(403);
-    expect(notLive.body.error.details).toMatchObject({ reason: 'brand_not_live' });
-    // The key's own events through the agent API do not show the brand went live…
-    const sent = await send(onboarder, 'POST', '/events', {
-      brandId,
-      eventType: 'account_creation',
-      userId: newUser(),
-    });
-    expect(sent.status).toBe(200);
-    expect((await claim(onboarder, 'onboarding', brandId)).body.error.details).toMatchObject({
-      reason: 'brand_not_live',
-    });
-    // … the brand's own server does.
-    platform.clock.advance(1_000);
-    const live = await platform.signedPost(
-      '/pts-api/manual-event',
-      { brandId, eventType: 'account_creation', userEmail: newUser() },
-      onboarded.body.data.securityKey,
-    );
-    expect(live.status).toBe(200);
+    const onboarded = await onboard(onboarder, 'fresh-bakery.example.com');
+    const brandId = onboarded.brandId;
+    // The owner proves its domain and rotates its keys (here through the operator's CLI): the key no longer holds one.
+    dns.set('_pts.fresh-bakery.example.com', { txt: [[`brand_id=${brandId};api_key=${onboarded.apiKey}`]] });
+    expect(
+      (await platform.post('/pts-api/verify-dns', { domain: 'fresh-bakery.example.com' })).body.dnsConfigured,
+    ).toBe(true);
+    const owner = await rotateAsOperator(brandId);
+    // Members' events through the brand's own server, signed with the owner's key.
+    const memberEvent = () => {
+      platform.clock.advance(1_000);
+      return platform.signedPost(
+        '/pts-api/manual-event',
+        { brandId, eventType: 'account_creation', userEmail: newUser() },
+        owner.securityKey,
+      );
+    };
+    for (let i = 0; i < 4; i++) expect((await memberEvent()).status).toBe(200);
+    const few = await claim(onboarder, 'onboarding', brandId);
+    expect(few.status).toBe(403);
+    expect(few.body.error.details).toMatchObject({ reason: 'not_enough_members', members: 4 });
+    expect((await memberEvent()).status).toBe(200);
+    const held = await claim(onboarder, 'onboarding', brandId);
+    expect(held.status).toBe(403);
+    expect(held.body.error.details).toMatchObject({ reason: 'evidence_period', members: 5 });
+    const eligibleAt = Date.parse(held.body.error.details.eligibleAt);
     // Another key did not onboard it.
     const stranger = await claim(other, 'onboarding', brandId);
     expect(stranger.status).toBe(403);
     expect(stranger.body.error.details).toMatchObject({ reason: 'not_onboarded_by_key' });
 
+    platform.clock.set(new Date(eligibleAt + 1_000));
     const res = await claim(onboarder, 'onboarding', 'fresh-bakery.example.com');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.claim).toMatchObject({ brandId, rewardType: 'onboarding', amount: 500 });
-    // The key's own event was discovery evidence for the brand it holds: another 100.
-    const discovery = await claim(onboarder, 'discovery', brandId);
-    expect(discovery.status, JSON.stringify(discovery.body)).toBe(200);
     expect((await claim(onboarder, 'onboarding', brandId)).status).toBe(409);
     await waitForMintsSettled(platform);
-    expect(await tokenBalance(platform, res.body.data.wallet.address)).toBe(600n);
+    expect(await tokenBalance(platform, res.body.data.wallet.address)).toBe(500n);
     const read = await send(onboarder, 'GET', '/agent/rewards');
     expect(read.body.data).toMatchObject({
-      earnings: { total: 600, discovery: 100, onboarding: 500, claims: 2 },
+      earnings: { total: 500, discovery: 0, onboarding: 500, claims: 1 },
       activity: { onboardedBrands: 1 },
-      wallet: { balance: 600, pending: 0 },
+      wallet: { balance: 500, pending: 0 },
     });
   });
+
   it("no brand may take the platform ledger's address (400 naming it), so no event reaches that ledger", async () => {
     const onboarder = await newKey([], { canOnboard: true });
     const res = await send(onboarder, 'POST', '/onboarding/brands', {

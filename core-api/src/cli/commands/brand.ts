@@ -1,4 +1,11 @@
-import { type Brand, type CreatedBrand, type UpdateBrandInput, xHandleInputSchema } from '@pts/shared';
+import {
+  type Brand,
+  type CreatedBrand,
+  MAX_KEY_GRACE_MINUTES,
+  type RotateBrandKeysRequest,
+  type UpdateBrandInput,
+  xHandleInputSchema,
+} from '@pts/shared';
 import { type CliCommand, UsageError } from '../cli-context.ts';
 import { jsonOption, parseFlags, parseOnOff, requireFlag } from '../flags.ts';
 import { formatTable } from '../table.ts';
@@ -71,6 +78,39 @@ export const setBrandCommand: CliCommand = {
         `X rules the brand lacked were created with the X bot's defaults: npm run -s pts -- rule list --brand ${brand.brandId}`,
       );
     }
+  },
+};
+
+/** `pts brand rotate-key`: new security key and API key, printed once; the old security key may stay valid a while. */
+export const rotateBrandKeyCommand: CliCommand = {
+  usage: 'pts brand rotate-key --brand ID [--grace-minutes N] [--json]',
+  summary:
+    "rotate a brand's security key and API key; prints the new keys once (the old security key verifies for --grace-minutes, default 0)",
+  async run(args, context) {
+    const flags = parseFlags(args, { brand: { type: 'string' }, 'grace-minutes': { type: 'string' }, ...jsonOption });
+    const brandId = requireFlag(flags.brand, 'brand').trim();
+    const input: RotateBrandKeysRequest = {};
+    if (flags['grace-minutes'] !== undefined) {
+      const text = flags['grace-minutes'].trim();
+      const minutes = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (!Number.isSafeInteger(minutes) || minutes > MAX_KEY_GRACE_MINUTES) {
+        throw new UsageError(
+          `--grace-minutes must be a whole number from 0 to ${MAX_KEY_GRACE_MINUTES} (a week), got "${flags['grace-minutes']}"`,
+        );
+      }
+      input.graceMinutes = minutes;
+    }
+    const keys = await context.client().rotateBrandKeys(brandId, input);
+    if (flags.json) return context.printJson(keys);
+    context.print(`Rotated the keys of brand ${keys.brandId}`);
+    context.print(`  security key  ${keys.securityKey}`);
+    context.print(`  api key       ${keys.apiKey}`);
+    context.print(
+      keys.previousKeyValidUntil
+        ? `The old security key still verifies until ${keys.previousKeyValidUntil}; the old API key is refused now.`
+        : 'The old keys are refused now.',
+    );
+    context.print('Store both keys now: they are shown only once.');
   },
 };
 

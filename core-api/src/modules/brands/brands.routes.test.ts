@@ -10,9 +10,10 @@ import { createErrorHandler, notFoundHandler } from '../../http/errors.ts';
 import { routerFrom } from '../../http/route-table.ts';
 import { createSecretBox, hashSecret } from '../../security/secret-box.ts';
 import { type BrandChange, createChangeNotifier } from './brand-changes.ts';
+import { verifySecurityKey } from './brand-keys.service.ts';
 import { findRuleByEventType, listAllBrandDomains, listRules, toRule } from './brands.repository.ts';
 import { brandAdminRoutes } from './brands.routes.ts';
-import { type BrandServiceDeps, createBrand, seedDefaultRules, setRule, verifySecurityKey } from './brands.service.ts';
+import { type BrandServiceDeps, createBrand, seedDefaultRules, setRule } from './brands.service.ts';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -399,13 +400,13 @@ describe('brands service', () => {
 
   it('verifySecurityKey accepts only the brand’s own key', async () => {
     const [brand, other] = [await createTestBrand(), await createTestBrand()];
-    expect(await verifySecurityKey(database.db, brand.brandId, brand.securityKey)).toBe(true);
-    expect(
-      await verifySecurityKey(database.db, brand.brandId.toUpperCase().replace('0X', '0x'), brand.securityKey),
-    ).toBe(true);
-    expect(await verifySecurityKey(database.db, brand.brandId, other.securityKey)).toBe(false);
-    expect(await verifySecurityKey(database.db, brand.brandId, brand.apiKey)).toBe(false);
-    expect(await verifySecurityKey(database.db, randomAddress(), brand.securityKey)).toBe(false);
+    expect(await verifySecurityKey(deps, brand.brandId, brand.securityKey)).toBe(true);
+    expect(await verifySecurityKey(deps, brand.brandId.toUpperCase().replace('0X', '0x'), brand.securityKey)).toBe(
+      true,
+    );
+    expect(await verifySecurityKey(deps, brand.brandId, other.securityKey)).toBe(false);
+    expect(await verifySecurityKey(deps, brand.brandId, brand.apiKey)).toBe(false);
+    expect(await verifySecurityKey(deps, randomAddress(), brand.securityKey)).toBe(false);
   });
 
   it('runs inside a caller’s transaction and rolls back with it', async () => {

@@ -3,6 +3,8 @@ import {
   brandSchema,
   createBrandRequestSchema,
   createdBrandSchema,
+  rotateBrandKeysRequestSchema,
+  rotatedBrandKeysSchema,
   ruleParamsSchema,
   ruleSchema,
   setRuleRequestSchema,
@@ -11,6 +13,7 @@ import {
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import { rotateBrandKeys } from './brand-keys.service.ts';
 import {
   type BrandServiceDeps,
   createBrand,
@@ -138,6 +141,29 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
         404: failure('Unknown brand'),
       },
       handle: async ({ params: { brandId } }) => ({ success: true, rules: await listRules(deps, brandId) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/keys/rotate',
+      summary: "Rotate a brand's security key and API key (the new keys are shown once)",
+      description:
+        'With `graceMinutes` the replaced security key still verifies brand signatures until then, so the ' +
+        "brand's servers, plugin and bots can move to the new key one by one; without, it is refused at once. " +
+        'The API key is replaced at once.',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema, body: rotateBrandKeysRequestSchema, bodyReader: 'own' },
+      responses: {
+        200: { description: 'New keys', schema: z.object({ success: z.literal(true), keys: rotatedBrandKeysSchema }) },
+        400: failure('Validation failed'),
+        401: unauthorized,
+        404: failure('Unknown brand'),
+      },
+      handle: async ({ params: { brandId }, body }) => ({
+        success: true,
+        keys: await rotateBrandKeys(deps, brandId, { graceMinutes: body.graceMinutes }),
+      }),
     }),
   ];
 }

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   AppError,
   type Brand,
@@ -278,15 +278,6 @@ export async function seedDefaultRules(deps: BrandServiceDeps, brandId: string):
   });
   if (created[0]) deps.changes?.emit({ kind: 'rules', brandId: created[0].brandId });
   return created;
-}
-
-/** Whether `key` is the brand's security key; compares hashes in constant time. */
-export async function verifySecurityKey(db: Kysely<DB>, brandId: string, key: string): Promise<boolean> {
-  const row = await findBrandByAddress(db, brandId);
-  if (!row) return false;
-  const presented = Buffer.from(hashSecret(key), 'hex');
-  const stored = Buffer.from(row.security_key_hash, 'hex');
-  return presented.length === stored.length && timingSafeEqual(presented, stored);
 }
 
 async function insertDefaultRules(trx: Kysely<DB>, deps: BrandServiceDeps, brandId: string, now: Date) {

@@ -25,7 +25,8 @@ import { type BrandSignatureVerifier, hasBrandSignature, signatureRequired } fro
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
-import { getBrand, verifySecurityKey } from '../brands/brands.service.ts';
+import { verifySecurityKey } from '../brands/brand-keys.service.ts';
+import { getBrand } from '../brands/brands.service.ts';
 import {
   activeCampaigns,
   campaignsOverlapping,
@@ -119,7 +120,7 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
         const chatGroupId = qualifiedChatGroupId(input.platform, input.chatGroupId);
         const keys = [`group:${chatGroupId}`, `ip:${req.ip ?? 'unknown'}`];
         await refuseWhenLocked(keys);
-        if (!(await verifySecurityKey(deps.db, input.brandId, input.securityKey))) {
+        if (!(await verifySecurityKey(deps, input.brandId, input.securityKey))) {
           await recordFailure(keys);
           // Unknown brand and wrong key answer alike, so the endpoint does not tell which Brand IDs exist.
           throw new AppError(

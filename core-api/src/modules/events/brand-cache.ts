@@ -2,13 +2,17 @@ import type { Clock } from '@pts/shared';
 import { createKeyedCache } from '../../caching/keyed-cache.ts';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
+import type { BrandSecurityKeys } from '../brands/brand-keys.service.ts';
 import { type BrandRecord, loadBrandDirectory, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
 
 export interface CachedBrand {
   brand: BrandRecord;
   rulesByType: Map<string, RuleRecord>;
-  /** Decrypted once per load so signature checks cost no decryption per request. */
-  securityKey: string;
+  /**
+   * Decrypted once per load so signature checks cost no decryption per request: the current key, and the one
+   * the last rotation replaced while its grace lasts (`securityKeysValidAt` decides at each check).
+   */
+  securityKeys: BrandSecurityKeys;
 }
 
 export interface BrandDirectory {
@@ -43,7 +47,16 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock
     return {
       brand: loaded.brand,
       rulesByType: new Map(loaded.rules.map((rule) => [rule.event_type, rule])),
-      securityKey: deps.secrets.decrypt(loaded.brand.security_key_encrypted),
+      securityKeys: {
+        current: deps.secrets.decrypt(loaded.brand.security_key_encrypted),
+        previous:
+          loaded.brand.previous_security_key_encrypted && loaded.brand.previous_security_key_expires_at
+            ? {
+                key: deps.secrets.decrypt(loaded.brand.previous_security_key_encrypted),
+                expiresAt: loaded.brand.previous_security_key_expires_at,
+              }
+            : undefined,
+      },
     };
   };
   // The directory: one entry, dropped by every change (a new brand is announced as one).

@@ -38,6 +38,8 @@ export interface EventCandidate {
   domain: string | undefined;
   /** The request's signature, recorded as used in the same transaction as the event. */
   signature: SignatureClaim | undefined;
+  /** Who sent it: `brand` (brand-signed), `agent:<keyId>` (agent API), undefined (unsigned or platform). */
+  sentBy?: string | undefined;
   /** An amount the server computed (streak check-in × multiplier, milestone bonus); the rule's amount if absent. */
   rewardAmount?: bigint | undefined;
   /** Skip the duplicate window: the caller deduplicates itself (one check-in per user and UTC day). */
@@ -327,6 +329,7 @@ export function createEventBatcher(deps: EventBatcherDeps) {
           [...keyClaims.entries()].filter(([key]) => !claimedKeys.has(key)).map(([, claim]) => claim),
         );
         const acceptedByKey = new Map<string, AcceptedEvent>();
+        const firstCandidateByKey = new Map<string, EventCandidate>();
         const touchedCounters = new Set<ClaimCounter>();
         const touchedRules = new Set<string>();
         const accepted: Insertable<EventsTable>[] = [];
@@ -338,6 +341,12 @@ export function createEventBatcher(deps: EventBatcherDeps) {
           if (external && !claimedKeys.has(external.key)) {
             const owner = earlierOwners.get(external.key);
             if (!owner) throw new Error(`externalId ${external.externalId} is claimed by no event`);
+            rejected.push(eventRow(c, 'rejected', 'DUPLICATE_EXTERNAL_ID', 0n, now));
+            deps.metrics.eventsProcessed.inc({ outcome: 'DUPLICATE_EXTERNAL_ID' });
+            if (!mayShowFirstEvent(c, owner)) {
+              outcomes[i] = externalIdUsed(c.input.externalId);
+              continue;
+            }
             outcomes[i] = {
               eventId: owner.eventId,
               eventType: owner.eventType,
@@ -348,13 +357,17 @@ export function createEventBatcher(deps: EventBatcherDeps) {
               duplicate: true,
               knownMint: { status: owner.mintStatus, transactionHash: owner.transactionHash },
             };
-            rejected.push(eventRow(c, 'rejected', 'DUPLICATE_EXTERNAL_ID', 0n, now));
-            deps.metrics.eventsProcessed.inc({ outcome: 'DUPLICATE_EXTERNAL_ID' });
             continue;
           }
           const first = external ? acceptedByKey.get(external.key) : undefined;
           if (first) {
-            outcomes[i] = { ...first, walletCreated: false, duplicate: true };
+            const firstCandidate = firstCandidateByKey.get((external as { key: string }).key)!;
+            outcomes[i] = mayShowFirstEvent(c, {
+              sentBy: firstCandidate.sentBy ?? null,
+              userEmail: firstCandidate.input.userEmail,
+            })
+              ? { ...first, walletCreated: false, duplicate: true }
+              : externalIdUsed(c.input.externalId);
             rejected.push(eventRow(c, 'rejected', 'DUPLICATE_EXTERNAL_ID', 0n, now));
             deps.metrics.eventsProcessed.inc({ outcome: 'DUPLICATE_EXTERNAL_ID' });
             continue;
@@ -405,7 +418,10 @@ export function createEventBatcher(deps: EventBatcherDeps) {
             mintId,
           };
           outcomes[i] = outcome;
-          if (external) acceptedByKey.set(external.key, outcome);
+          if (external) {
+            acceptedByKey.set(external.key, outcome);
+            firstCandidateByKey.set(external.key, c);
+          }
         }
         if (claimedKeys.size > 0) {
           const owners: (ExternalIdKey & { eventId: string })[] = [];
@@ -511,5 +527,24 @@ function eventRow(
     metadata: JSON.stringify(c.input.metadata ?? {}),
     reward_amount: amount,
     created_at: now,
+    sent_by: c.sentBy ?? null,
   };
+}
+
+/**
+ * Whether a repeat of an externalId may see the first event (its wallet, event id and transaction): only when the
+ * same authenticated sender (the brand's signature, or the same agent key) repeats it for the same user. An
+ * unsigned request's domain is only a claim and order ids are easy to guess (issue 24 §7).
+ */
+function mayShowFirstEvent(repeat: EventCandidate, first: { sentBy: string | null; userEmail: string }): boolean {
+  return repeat.sentBy !== undefined && repeat.sentBy === first.sentBy && repeat.input.userEmail === first.userEmail;
+}
+
+/** 409 `duplicate` for a repeat that may not see the first event: nothing of it is named. */
+function externalIdUsed(externalId: string | undefined): AppError {
+  return new AppError(
+    'DUPLICATE_EVENT',
+    'Duplicate event: this externalId was already used for this brand and event type; nothing new was rewarded',
+    { reason: 'duplicate', externalId },
+  );
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentRequest, createFixtureKey } from '../../../test/agent-fixture.ts';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { claimExternalIds, settleExternalIds } from './events.repository.ts';
@@ -34,6 +35,12 @@ const event = (eventType: string, userEmail: string, externalId?: string) => ({
   ...(externalId === undefined ? {} : { externalId }),
 });
 
+/** A brand-signed manual event (the brand's server), each with its own timestamp. */
+function signed(body: Record<string, unknown>, path = '/pts-api/manual-event') {
+  platform.clock.advance(1_000);
+  return platform.signedPost(path, body, brand.securityKey);
+}
+
 async function mintsFor(wallet: string) {
   return platform.deps.db.selectFrom('reward_mints').selectAll().where('wallet_address', '=', wallet).execute();
 }
@@ -41,9 +48,7 @@ async function mintsFor(wallet: string) {
 describe('manual-event externalId', () => {
   it('pays 20 concurrent identical requests once: one reward, one mint, 19 answers marked duplicate', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        platform.post('/pts-api/manual-event', event('post_mention', 'racer@example.com', '1800000000000000001')),
-      ),
+      Array.from({ length: 20 }, () => signed(event('post_mention', 'racer@example.com', '1800000000000000001'))),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
     const first = responses.filter((r) => r.body.duplicate !== true);
@@ -63,13 +68,13 @@ describe('manual-event externalId', () => {
 
   it('answers a repeat days later with the first event, its transaction and duplicate: true', async () => {
     const body = event('post_mention', 'later@example.com', 'order-77');
-    const first = await platform.post('/pts-api/manual-event', body);
+    const first = await signed(body);
     expect(first.status).toBe(200);
     expect(first.body.duplicate).toBeUndefined();
     await waitForMintsSettled(platform);
     platform.clock.advance(30 * DAY_MS);
 
-    const repeat = await platform.post('/pts-api/manual-event', body);
+    const repeat = await signed(body);
     expect(repeat.status).toBe(200);
     expect(repeat.body).toMatchObject({
       success: true,
@@ -99,9 +104,11 @@ describe('manual-event externalId', () => {
   });
 
   it('is one key per brand and event type, whoever sends it', async () => {
-    const a = await platform.post('/pts-api/manual-event', event('post_mention', 'alice@example.com', 'shared-1'));
-    const b = await platform.post('/pts-api/manual-event', event('post_mention', 'bob@example.com', 'shared-1'));
-    expect(b.body).toMatchObject({ duplicate: true, eventId: a.body.eventId, walletAddress: a.body.walletAddress });
+    const a = await signed(event('post_mention', 'alice@example.com', 'shared-1'));
+    expect(a.status).toBe(200);
+    const b = await signed(event('post_mention', 'bob@example.com', 'shared-1'));
+    expect(b.status).toBe(409);
+    expect(JSON.stringify(b.body)).not.toContain(a.body.walletAddress);
     // Another event type is another key.
     const c = await platform.post('/pts-api/manual-event', event('purchase', 'bob@example.com', 'shared-1'));
     expect(c.status).toBe(200);
@@ -115,9 +122,8 @@ describe('manual-event externalId', () => {
         platform.post('/pts-api/manual-event', event('post_mention', `crowd${i}@example.com`, 'crowd-post')),
       ),
     );
-    expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
-    expect(responses.filter((r) => r.body.duplicate !== true)).toHaveLength(1);
-    expect(new Set(responses.map((r) => r.body.eventId)).size).toBe(1);
+    // One is paid; the others, another user each, learn nothing of it (409 duplicate).
+    expect(responses.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);
     const rewarded = await platform.deps.db
       .selectFrom('events')
       .select((eb) => eb.fn.countAll().as('n'))
@@ -173,19 +179,99 @@ describe('manual-event externalId', () => {
   });
 });
 
+describe('a repeated externalId shows the first event only to its sender, for the same user', () => {
+  const secretsOf = (first: { eventId: string; walletAddress: string; transactionHash?: string }) =>
+    [first.eventId, first.walletAddress, first.transactionHash].filter((value): value is string => Boolean(value));
+
+  it('an unsigned browser request or a signed one for another user gets 409 duplicate, nothing of the first event', async () => {
+    const first = await signed(event('purchase', 'buyer@example.com', 'order-5001'));
+    expect(first.status).toBe(200);
+    await waitForMintsSettled(platform);
+    const original = await signed(event('purchase', 'buyer@example.com', 'order-5001'));
+    expect(original.body.transactionHash).toMatch(/^0x/);
+    const secrets = secretsOf(original.body);
+    expect(secrets).toHaveLength(3);
+
+    const attempts = [
+      // The browser: its domain is only a claim.
+      await platform.post('/pts-api/manual-event', event('purchase', 'buyer@example.com', 'order-5001')),
+      await platform.post('/pts-api/manual-event', event('purchase', 'guesser@example.com', 'order-5001')),
+      // The brand's own signature, but for another user.
+      await signed(event('purchase', 'guesser@example.com', 'order-5001')),
+    ];
+    for (const attempt of attempts) {
+      expect(attempt.status).toBe(409);
+      expect(attempt.body.details).toMatchObject({ reason: 'duplicate' });
+      for (const secret of secrets) expect(JSON.stringify(attempt.body)).not.toContain(secret);
+    }
+    const bulk = await platform.post('/pts-api/bulk-events', {
+      events: [event('purchase', 'buyer@example.com', 'order-5001')],
+    });
+    expect(bulk.body.results[0]).toMatchObject({ success: false, status: 409 });
+    for (const secret of secrets) expect(JSON.stringify(bulk.body)).not.toContain(secret);
+    // Nothing new was paid.
+    expect(await mintsFor(original.body.walletAddress)).toHaveLength(1);
+  });
+
+  it('another agent key of the brand gets 409; the key that sent it gets the first event back', async () => {
+    const sender = await createFixtureKey(platform, { name: 'sender', brandIds: [brand.brandId], ratePerMinute: 1000 });
+    const other = await createFixtureKey(platform, { name: 'other', brandIds: [brand.brandId], ratePerMinute: 1000 });
+    const body = {
+      brandId: brand.brandId,
+      eventType: 'purchase',
+      userId: 'agent-buyer@example.com',
+      externalId: 'order-6001',
+    };
+    const send = (key: typeof sender, payload: Record<string, unknown>) => {
+      platform.clock.advance(1_000);
+      return agentRequest(platform, { method: 'POST', path: '/events', body: payload, key });
+    };
+    const first = await send(sender, body);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const secrets = secretsOf(first.body.data);
+
+    const stranger = await send(other, body);
+    expect(stranger.status).toBe(409);
+    expect(stranger.body.error.code).toBe('conflict');
+    expect(stranger.body.error.details).toMatchObject({ reason: 'duplicate' });
+    for (const secret of secrets) expect(JSON.stringify(stranger.body)).not.toContain(secret);
+    // The brand's signature is another sender too.
+    const brandRepeat = await signed({
+      brandId: brand.brandId,
+      eventType: 'purchase',
+      userEmail: 'agent-buyer@example.com',
+      externalId: 'order-6001',
+    });
+    expect(brandRepeat.status).toBe(409);
+    // The same key for another user: 409.
+    expect((await send(sender, { ...body, userId: 'someone-else@example.com' })).status).toBe(409);
+
+    const retry = await send(sender, body);
+    expect(retry.status).toBe(200);
+    expect(retry.body.data).toMatchObject({
+      duplicate: true,
+      eventId: first.body.data.eventId,
+      walletAddress: first.body.data.walletAddress,
+    });
+  });
+});
+
 describe('bulk-events externalId', () => {
   it('pays an externalId once inside one bulk request and against an earlier request', async () => {
-    const before = await platform.post('/pts-api/manual-event', event('purchase', 'bulk@example.com', 'order-1'));
+    const before = await signed(event('purchase', 'bulk@example.com', 'order-1'));
     expect(before.status).toBe(200);
-    const response = await platform.post('/pts-api/bulk-events', {
-      events: [
-        event('purchase', 'bulk@example.com', 'order-1'),
-        event('purchase', 'bulk@example.com', 'order-2'),
-        event('purchase', 'bulk@example.com', 'order-2'),
-        event('purchase', 'bulk@example.com', 'order-3'),
-        { ...event('purchase', 'bulk@example.com'), externalId: 'z'.repeat(200) },
-      ],
-    });
+    const response = await signed(
+      {
+        events: [
+          event('purchase', 'bulk@example.com', 'order-1'),
+          event('purchase', 'bulk@example.com', 'order-2'),
+          event('purchase', 'bulk@example.com', 'order-2'),
+          event('purchase', 'bulk@example.com', 'order-3'),
+          { ...event('purchase', 'bulk@example.com'), externalId: 'z'.repeat(200) },
+        ],
+      },
+      '/pts-api/bulk-events',
+    );
     expect(response.status).toBe(200);
     const [r1, r2, r3, r4, r5] = response.body.results;
     expect(r1).toMatchObject({ success: true, duplicate: true, eventId: before.body.eventId });

@@ -205,17 +205,18 @@ export async function writeJudgedBatch(
   await sql`
     WITH ev AS (
       INSERT INTO events (id, brand_id, event_type, user_email, status, reason, source, domain, channel_id, metadata,
-        reward_amount, created_at)
+        reward_amount, created_at, sent_by)
       SELECT id, brand_id, event_type, user_email, status, reason, source, domain, channel_id, metadata::jsonb,
-        reward_amount, created_at
+        reward_amount, created_at, sent_by
       FROM unnest(${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.brand_id)}::text[],
         ${events.map((e) => e.event_type)}::text[], ${events.map((e) => e.user_email)}::text[],
         ${events.map((e) => e.status)}::text[], ${events.map((e) => text(e.reason))}::text[],
         ${events.map((e) => text(e.source))}::text[], ${events.map((e) => text(e.domain))}::text[],
         ${events.map((e) => text(e.channel_id))}::text[], ${events.map((e) => text(e.metadata) ?? '{}')}::text[],
-        ${events.map((e) => text(e.reward_amount) ?? '0')}::bigint[], ${events.map((e) => at(e.created_at))}::timestamptz[])
+        ${events.map((e) => text(e.reward_amount) ?? '0')}::bigint[], ${events.map((e) => at(e.created_at))}::timestamptz[],
+        ${events.map((e) => text(e.sent_by))}::text[])
         AS v(id, brand_id, event_type, user_email, status, reason, source, domain, channel_id, metadata,
-          reward_amount, created_at)
+          reward_amount, created_at, sent_by)
     ), counters AS (
       UPDATE claim_counters SET claims = v.claims, last_claim_at = v.last_claim_at, last_event_id = v.last_event_id
       FROM unnest(${counters.map((c) => c.brand_id)}::text[], ${counters.map((c) => c.event_type)}::text[],
@@ -284,6 +285,9 @@ export interface ExternalIdOwner {
   walletAddress: string;
   mintStatus: 'none' | 'pending' | 'submitted' | 'confirmed';
   transactionHash: string | undefined;
+  /** Who sent it (`events.sent_by`) and for whom: a repeat sees the details only when both are its own. */
+  sentBy: string | null;
+  userEmail: string;
 }
 
 /** The events already holding these keys (committed by an earlier transaction). */
@@ -300,8 +304,10 @@ export async function findExternalIdOwners(db: Database, keys: ExternalIdKey[]):
     mint_status: string | null;
     tx_hash: string | null;
     tx_status: string | null;
+    sent_by: string | null;
+    user_email: string;
   }>`
-    SELECT x.brand_id, x.event_type, x.external_id, x.event_id, e.reward_amount,
+    SELECT x.brand_id, x.event_type, x.external_id, x.event_id, e.reward_amount, e.sent_by, e.user_email,
       m.wallet_address AS mint_wallet, u.wallet_address AS user_wallet, m.status AS mint_status,
       t.current_hash AS tx_hash, t.status AS tx_status
     FROM unnest(${keys.map((k) => k.brandId)}::text[], ${keys.map((k) => k.eventType)}::text[],
@@ -323,6 +329,8 @@ export async function findExternalIdOwners(db: Database, keys: ExternalIdKey[]):
       walletAddress: r.mint_wallet ?? r.user_wallet ?? '',
       mintStatus: status === null ? 'none' : status === 'submitted' || status === 'confirmed' ? status : 'pending',
       transactionHash: status === 'submitted' || status === 'confirmed' ? (r.tx_hash ?? undefined) : undefined,
+      sentBy: r.sent_by,
+      userEmail: r.user_email,
     });
   }
   return owners;

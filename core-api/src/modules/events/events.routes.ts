@@ -96,7 +96,7 @@ export function eventRoutes(deps: EventRoutesDeps, eventConfigCache: EventConfig
       path: '/manual-event',
       summary: 'Record a customer event and mint its reward',
       description:
-        'Applies the brand rule: domain authorization (or a brand signature), automation, channel, duplicate window, cooldown, per-user and global max claims. Brand-signed requests may set `metadata.source` to a privileged origin or `metadata.skip_cooldown`. An optional `externalId` (1 to 128 characters: a post id, an order id) makes the event idempotent: a repeat of the same brand, eventType and externalId is never rewarded again and answers 200 with the first event and `duplicate: true` (such events skip the 60 s duplicate window; cooldown and limits still apply).',
+        'Applies the brand rule: domain authorization (or a brand signature), automation, channel, duplicate window, cooldown, per-user and global max claims. Brand-signed requests may set `metadata.source` to a privileged origin or `metadata.skip_cooldown`. An optional `externalId` (1 to 128 characters: a post id, an order id) makes the event idempotent: a repeat of the same brand, eventType and externalId is never rewarded again. The same sender (the brand signature) repeating it for the same user gets 200 with the first event and `duplicate: true`; anyone else (an unsigned request, another user) gets 409 `duplicate` naming nothing of the first event. Such events skip the 60 s duplicate window; cooldown and limits still apply.',
       tags: ['events'],
       security: signed,
       request: { body: eventRequestSchema, bodyLimitBytes: deps.bodyLimitBytes },
@@ -109,7 +109,7 @@ export function eventRoutes(deps: EventRoutesDeps, eventConfigCache: EventConfig
         401: failure('Bad brand signature'),
         403: failure('Domain not authorized, automation disabled or channel not allowed'),
         404: failure('Unknown brand'),
-        409: failure('Duplicate event inside the duplicate window'),
+        409: failure('Duplicate event inside the duplicate window, or an externalId another sender or user used'),
         413: failure(`Body over ${deps.bodyLimitBytes} bytes`),
         415: failure('Body not sent as application/json'),
         429: failure('Cooldown, max claims, max total claims or rate limit'),

@@ -44,6 +44,8 @@ export interface EventContext {
   origin?: string | undefined;
   /** The verified signature, recorded as used in the event's own transaction. */
   signature?: SignatureClaim | undefined;
+  /** The agent key that sent it through the agent API (standing in for the brand's signature). */
+  agentKeyId?: string | undefined;
 }
 
 function hostnameOf(url: string | undefined): string | undefined {
@@ -153,6 +155,7 @@ export async function prepareEvent(
       skipCooldown: source !== undefined || (context.signed && input.metadata?.skip_cooldown === true),
       domain: resolveEventDomain(input, context.origin),
       signature: context.signature,
+      sentBy: context.agentKeyId ? `agent:${context.agentKeyId}` : context.signed ? 'brand' : undefined,
     };
   } catch (error) {
     if (error instanceof AppError) {
