@@ -41,7 +41,7 @@ const ARGUMENTS: Record<string, ArgumentDoc> = {
   name: { description: 'The name members see' },
   description: { description: 'A description members see (plain text)' },
   priceInPoints: { description: 'The perk’s cost in pts (a whole number)' },
-  maxSupply: { description: 'How many can be redeemed in all; 0 for unlimited' },
+  maxSupply: { description: 'How many can be redeemed in all; -1 (or null) for unlimited' },
   maxPrice: { description: 'Only perks costing at most this many pts' },
   budget: { description: 'Only perks costing at most this many pts' },
   intent: { description: 'What the shopper wants, in words (matched against perk and brand names and categories)' },
