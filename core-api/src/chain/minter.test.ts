@@ -323,7 +323,14 @@ describe('minter', () => {
   });
 
   it('does not mint again a batch whose mint landed under a hash it never recorded (a state file ahead of its blocks)', async () => {
-    const { minter, clock, metrics } = track(createTestMinter(database.db, chain));
+    const confirmedBy: string[] = [];
+    const { minter, clock, metrics } = track(
+      createTestMinter(database.db, chain, {
+        onMintsConfirmed: async (_trx, mints) => {
+          confirmedBy.push(...mints.map((mint) => mint.confirmedBy));
+        },
+      }),
+    );
     await chain.rpc('evm_setAutomine', [false]);
     const rows = await insertPendingRewards(database.db, rewardsFor(randomWallets(1), 2));
     const [submission] = await Promise.all(rows.map((row) => minter.submit(row.id)));
@@ -369,6 +376,14 @@ describe('minter', () => {
       (v) => v.labels.result === 'landed_without_receipt',
     );
     expect(landed?.value).toBe(1);
+    // Issue 24 §13: what is shown of these rewards says they were confirmed by the supply, not by a receipt.
+    expect(confirmedBy).toEqual(['supply', 'supply']);
+    const { confirmed_by } = await database.db
+      .selectFrom('chain_txs')
+      .select('confirmed_by')
+      .where('id', '=', tx!.id)
+      .executeTakeFirstOrThrow();
+    expect(confirmed_by).toBe('supply');
     expect((await minter.processPending()).claimed).toBe(0);
     await expectMintedExactlyOnce(rows);
   });

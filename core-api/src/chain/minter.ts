@@ -94,6 +94,12 @@ export interface ConfirmedMint {
   /** The mined `mintBatch` that carried it. */
   transactionHash: Hex;
   blockNumber: bigint;
+  /**
+   * `receipt`: `transactionHash` has a receipt at `blockNumber`. `supply`: the batch's nonce was used and the
+   * token supply holds its mint, but no receipt exists under any hash the minter recorded (a chain restored
+   * from a state dump taken mid-block): `transactionHash` is the one it sent, with no receipt to show.
+   */
+  confirmedBy: 'receipt' | 'supply';
 }
 
 /** About the confirmation itself (one may cover several mined transactions). */
@@ -509,6 +515,7 @@ export function createMinter(deps: MinterDeps): Minter {
         );
         if (updated.length === 0) return 0;
         const receiptOf = new Map(group.map(({ tx, receipt }) => [String(tx.id), receipt]));
+        const confirmedByOf = new Map(group.map(({ tx, by }) => [String(tx.id), by ?? 'receipt']));
         const confirmed = await trx
           .updateTable('reward_mints')
           .set({ status: 'confirmed', last_error: null, updated_at: at })
@@ -532,6 +539,7 @@ export function createMinter(deps: MinterDeps): Minter {
                 amount: BigInt(row.amount),
                 transactionHash: receipt.transactionHash,
                 blockNumber: receipt.blockNumber,
+                confirmedBy: confirmedByOf.get(String(row.chain_tx_id)) ?? 'receipt',
               };
             }),
             { at },

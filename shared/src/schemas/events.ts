@@ -66,6 +66,11 @@ export const eventResponseSchema = z
     transactionHash: z.string().regex(TX_HASH_PATTERN).optional(),
     /** `submitted`: the mint transaction is sent; `pending`: queued for the minter; `none`: a zero reward, nothing to mint. */
     mintStatus: z.enum(['none', 'pending', 'submitted', 'confirmed']),
+    /** With `mintStatus: confirmed` (a repeat): how the mint was proven (docs/chain.md, "Which confirmations have a receipt"). */
+    confirmedBy: z.enum(['receipt', 'supply']).optional().meta({
+      description:
+        'With mintStatus confirmed: receipt when transactionHash has a receipt on chain; supply when the chain lost that receipt but the token supply proves the mint landed (the tokens are in the wallet; no receipt can be shown).',
+    }),
     reward: rewardSchema,
     /** Present (true) when this request repeated an `externalId`: the body describes the first event, nothing new was rewarded. */
     duplicate: z.literal(true).optional().meta({

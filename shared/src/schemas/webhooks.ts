@@ -28,6 +28,12 @@ export const rewardDistributedDataSchema = z.object({
   walletAddress: address,
   ptsAmount: z.number().int().nonnegative(),
   transactionHash: txHash,
+  /**
+   * Extra (not in spec §6): `receipt` when `transactionHash` has a receipt on chain; `supply` when the chain
+   * lost the transaction's receipt but the token supply proves the mint landed (docs/chain.md, "Confirmed by
+   * supply"). Absent in notices queued before it existed.
+   */
+  confirmedBy: z.enum(['receipt', 'supply']).optional(),
   timestamp: timestampMs,
   /** Extra (not in spec §6): the event that earned the reward and its type. */
   eventId: z.string().optional(),

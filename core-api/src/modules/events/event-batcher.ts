@@ -79,7 +79,13 @@ export interface AcceptedEvent {
   /** This request repeated an `externalId`: every field above describes the first event; nothing new was paid. */
   duplicate?: true | undefined;
   /** A duplicate of an event committed earlier: its mint as recorded (no waiting on the minter). */
-  knownMint?: { status: ExternalIdOwner['mintStatus']; transactionHash: string | undefined } | undefined;
+  knownMint?:
+    | {
+        status: ExternalIdOwner['mintStatus'];
+        transactionHash: string | undefined;
+        confirmedBy: ExternalIdOwner['confirmedBy'];
+      }
+    | undefined;
 }
 
 export interface EventBatcherDeps {
@@ -355,7 +361,11 @@ export function createEventBatcher(deps: EventBatcherDeps) {
               walletCreated: false,
               mintId: undefined,
               duplicate: true,
-              knownMint: { status: owner.mintStatus, transactionHash: owner.transactionHash },
+              knownMint: {
+                status: owner.mintStatus,
+                transactionHash: owner.transactionHash,
+                confirmedBy: owner.confirmedBy,
+              },
             };
             continue;
           }

@@ -66,6 +66,32 @@ describe('manual-event externalId', () => {
     expect(await tokenBalance(platform, wallet)).toBe(10n);
   });
 
+  it('tells its sender how a confirmed reward was proven: by its receipt, or by the token supply (issue 24 §13)', async () => {
+    const body = event('purchase', 'proof@example.com', 'order-proof-1');
+    const first = await signed(body);
+    expect(first.status).toBe(200);
+    await waitForMintsSettled(platform);
+    const byReceipt = await signed(body);
+    expect(byReceipt.body).toMatchObject({ duplicate: true, mintStatus: 'confirmed', confirmedBy: 'receipt' });
+    expect(byReceipt.body.transactionHash).toBe(first.body.transactionHash);
+
+    // The tracker confirms a batch from the token supply when the chain lost every receipt of its hashes
+    // (a chain restored from a state dump taken mid-block, chain/supply-witness.ts); it records that here.
+    const mint = await platform.deps.db
+      .selectFrom('reward_mints')
+      .select(['chain_tx_id', 'status'])
+      .where('event_id', '=', first.body.eventId)
+      .executeTakeFirstOrThrow();
+    expect(mint.status).toBe('confirmed');
+    await platform.deps.db
+      .updateTable('chain_txs')
+      .set({ confirmed_by: 'supply' })
+      .where('id', '=', mint.chain_tx_id!)
+      .execute();
+    const bySupply = await signed(body);
+    expect(bySupply.body).toMatchObject({ duplicate: true, mintStatus: 'confirmed', confirmedBy: 'supply' });
+  });
+
   it('answers a repeat days later with the first event, its transaction and duplicate: true', async () => {
     const body = event('post_mention', 'later@example.com', 'order-77');
     const first = await signed(body);

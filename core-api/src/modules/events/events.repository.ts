@@ -285,6 +285,8 @@ export interface ExternalIdOwner {
   walletAddress: string;
   mintStatus: 'none' | 'pending' | 'submitted' | 'confirmed';
   transactionHash: string | undefined;
+  /** For a confirmed mint: shown by its receipt, or by the token supply (no receipt exists; docs/chain.md). */
+  confirmedBy: 'receipt' | 'supply' | undefined;
   /** Who sent it (`events.sent_by`) and for whom: a repeat sees the details only when both are its own. */
   sentBy: string | null;
   userEmail: string;
@@ -304,12 +306,13 @@ export async function findExternalIdOwners(db: Database, keys: ExternalIdKey[]):
     mint_status: string | null;
     tx_hash: string | null;
     tx_status: string | null;
+    confirmed_by: 'receipt' | 'supply' | null;
     sent_by: string | null;
     user_email: string;
   }>`
     SELECT x.brand_id, x.event_type, x.external_id, x.event_id, e.reward_amount, e.sent_by, e.user_email,
       m.wallet_address AS mint_wallet, u.wallet_address AS user_wallet, m.status AS mint_status,
-      t.current_hash AS tx_hash, t.status AS tx_status
+      t.current_hash AS tx_hash, t.status AS tx_status, t.confirmed_by
     FROM unnest(${keys.map((k) => k.brandId)}::text[], ${keys.map((k) => k.eventType)}::text[],
       ${keys.map((k) => k.externalId)}::text[]) AS k(brand_id, event_type, external_id)
     JOIN event_external_ids x ON x.brand_id = k.brand_id AND x.event_type = k.event_type
@@ -329,6 +332,7 @@ export async function findExternalIdOwners(db: Database, keys: ExternalIdKey[]):
       walletAddress: r.mint_wallet ?? r.user_wallet ?? '',
       mintStatus: status === null ? 'none' : status === 'submitted' || status === 'confirmed' ? status : 'pending',
       transactionHash: status === 'submitted' || status === 'confirmed' ? (r.tx_hash ?? undefined) : undefined,
+      confirmedBy: status === 'confirmed' ? (r.confirmed_by ?? 'receipt') : undefined,
       sentBy: r.sent_by,
       userEmail: r.user_email,
     });

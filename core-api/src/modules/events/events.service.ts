@@ -383,6 +383,9 @@ export async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): P
       walletAddress: accepted.walletAddress,
       ...(transactionHash ? { transactionHash } : {}),
     },
+    ...(mintStatus === 'confirmed' && accepted.knownMint?.confirmedBy
+      ? { confirmedBy: accepted.knownMint.confirmedBy }
+      : {}),
     ...(accepted.duplicate ? { duplicate: true as const } : {}),
   };
 }

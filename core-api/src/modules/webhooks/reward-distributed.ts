@@ -36,6 +36,7 @@ export async function notifyRewardsDistributed(
         walletAddress: mint.walletAddress,
         ptsAmount: Number(mint.amount),
         transactionHash: mint.transactionHash,
+        confirmedBy: mint.confirmedBy,
         timestamp: event.created_at.getTime(),
         eventId: event.id,
         eventType: event.event_type,

@@ -57,6 +57,7 @@ describe('webhooks on the whole platform', () => {
         email: 'hook.user@example.com',
         walletAddress: event.body.walletAddress,
         ptsAmount: 250,
+        confirmedBy: 'receipt',
         timestamp: platform.clock.now().getTime(),
       },
     });
