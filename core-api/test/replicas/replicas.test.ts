@@ -160,6 +160,11 @@ describe.runIf(testDatabaseKind === 'postgres')('three core-api processes on one
       DATABASE_URL: database.url!,
       PTS_CHAIN: 'rpc',
       PTS_RPC_URL: anvil.rpcUrl,
+      // An automine anvil mines only when sent a transaction: with the rpc defaults (the `safe` tag, 10 blocks)
+      // the last rewards would stay `submitted` while the chain idles. Finality has its own tests
+      // (chain/rollback.test.ts); this one is about crashes, so a mined block is final.
+      PTS_MINT_FINALITY_DEPTH: '0',
+      PTS_MINT_FINALITY_TAG: 'latest',
       PTS_DEPLOYER_PRIVATE_KEY: ANVIL_DEPLOYER_PRIVATE_KEY,
       PTS_MINTER_PRIVATE_KEY: ANVIL_MINTER_PRIVATE_KEY,
       // Replicas share their secrets through the environment, not through a data directory.
