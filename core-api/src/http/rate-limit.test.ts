@@ -238,6 +238,42 @@ describe.runIf(testDatabaseKind === 'postgres')('rate limits shared through Post
     expect(accepted).toBeGreaterThanOrEqual(300 - 2 * (leaseSizeFor(300) - 1));
   });
 
+  it('never answers a Retry-After shorter than the shared window while the store falls back to memory for a moment', async () => {
+    // Issue 26 item 6: the in-memory fallback (the insurance limiter) keeps windows of its own, started
+    // when the store first failed; a refusal it gave answered with its own window's end (1 s) while the
+    // shared window still ran for most of a minute.
+    const pool = quietPool({ connectionString: database.url, max: 4 });
+    pools.push(pool);
+    let storeDown = false;
+    const flaky = {
+      query: (...args: Parameters<pg.Pool['query']>) =>
+        storeDown
+          ? Promise.reject(new Error('timeout exceeded when trying to connect'))
+          : (pool.query as (...a: unknown[]) => unknown)(...args),
+    } as unknown as pg.Pool;
+    const limit = createRateLimit({
+      name: 'brand',
+      keyPrefix: 'brand-fallback',
+      points: 2,
+      durationSeconds: 4,
+      store: createPostgresRateLimitStore(flaky),
+    });
+    // The store fails once: the fallback's window starts now and ends in 4 s.
+    storeDown = true;
+    expect((await attempt(limit, 'brand-f')).ok).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // The store is back: its window starts now (4 s) and takes both points.
+    storeDown = false;
+    expect((await attempt(limit, 'brand-f')).ok).toBe(true);
+    expect((await attempt(limit, 'brand-f')).ok).toBe(true);
+    // It fails again: the fallback's own window has ~1.5 s left, the shared one ~4 s.
+    storeDown = true;
+    await attempt(limit, 'brand-f');
+    const refused = await attempt(limit, 'brand-f');
+    expect(refused.ok).toBe(false);
+    expect(refused.retryAfter).toBeGreaterThanOrEqual(3);
+  });
+
   it('counts in memory when the database does not answer, instead of failing the request', async () => {
     const dead = quietPool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', max: 1 });
     pools.push(dead);

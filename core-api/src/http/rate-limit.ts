@@ -204,7 +204,11 @@ export function createGroupedConsume(
   const stateOf = (state: KeyState, used: number, at: number) =>
     new RateLimiterRes(Math.max(0, points - used), Math.max(0, state.windowEnd - at), used, state.firstInDuration);
 
+  let sweptAt = 0;
   const sweep = (at: number) => {
+    // At most once a second: with more live keys than SWEEP_AT_KEYS a sweep per flush would cost O(keys).
+    if (at - sweptAt < 1_000) return;
+    sweptAt = at;
     for (const [key, state] of keys) {
       if (!state.busy && state.waiting.length === 0 && state.windowEnd <= at) keys.delete(key);
     }
@@ -215,7 +219,8 @@ export function createGroupedConsume(
     if (!state || state.busy) return;
     const group = state.waiting.splice(0);
     if (group.length === 0) {
-      if (state.windowEnd <= now() || state.surplus === 0) keys.delete(key);
+      // Kept while its window runs, lease or not: its end is what a refusal names (sweep drops ended ones).
+      if (state.windowEnd <= now()) keys.delete(key);
       return;
     }
     state.busy = true;
@@ -239,7 +244,10 @@ export function createGroupedConsume(
       // Points of this upsert that fall within the limit, plus what this process already held.
       let available = carried + Math.max(0, Math.min(ask, points - before));
       let used = before - carried;
-      state.windowEnd = at + after.msBeforeNext;
+      // The store's windows only move forward, so an earlier end than the one already seen comes from the
+      // in-memory fallback (its windows start when the store first failed): a refusal then names the shared
+      // window's end, the earliest a retry can pass once the store answers again (issue 26 item 6).
+      state.windowEnd = Math.max(at + after.msBeforeNext, after.isFirstInDuration ? 0 : state.windowEnd);
       state.firstInDuration = after.isFirstInDuration;
       for (const item of group) {
         if (item.cost <= available) {
