@@ -581,7 +581,7 @@ async function runOne(kind: 'postgres' | 'pglite', options: Options, tracer: Tra
     cleanups.push(() => platform.stop());
     const { deps, url } = platform;
     log(
-      `platform up in ${fmt((performance.now() - startedAt) / 1000, 2)} s at ${url} (${deps.dbKind}, pool ${config.PTS_DB_POOL_SIZE}, batch max ${config.PTS_MINT_BATCH_MAX}, batch wait ${config.PTS_MINT_BATCH_WAIT_MS} ms)`,
+      `platform up in ${fmt((performance.now() - startedAt) / 1000, 2)} s at ${url} (${deps.dbKind}, pool ${config.PTS_DB_POOL_SIZE ?? 'auto'}, batch max ${config.PTS_MINT_BATCH_MAX}, batch wait ${config.PTS_MINT_BATCH_WAIT_MS} ms)`,
     );
 
     if (tracer) {

@@ -7,6 +7,7 @@
  *   npm run bench -- leaderboard [flags]  # 1,000,000 users / 10,000,000 activity rows on PostgreSQL
  *   npm run bench -- agent-read [flags]  # agent API reads, 100k members on PostgreSQL, p95 at 16 clients
  *   npm run bench -- chain-soak [flags]  # the embedded chain's memory, CPU and disk under long load, then idle
+ *   npm run bench -- replicas [flags]  # ten core-api processes on one default PostgreSQL under load
  *   npm run bench -- all                # each of them with its defaults, one after the other (not chain-soak:
  *                                       # its default, 500,000 rewards and 10 idle minutes, takes too long)
  *
@@ -24,6 +25,7 @@ const BENCHES: Record<string, string> = {
   leaderboard: 'leaderboard.bench.ts',
   'agent-read': 'agent-read.bench.ts',
   'chain-soak': 'chain-soak.bench.ts',
+  replicas: 'replicas.bench.ts',
 };
 /** Run only when named: they take far longer than the others. */
 const NOT_IN_ALL = new Set(['chain-soak']);

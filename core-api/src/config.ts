@@ -30,15 +30,24 @@ export const configSchema = z.object({
   PTS_PUBLIC_URL: z.url().optional(),
   PTS_DATA_DIR: z.string().default('.pts-data'),
   DATABASE_URL: z.string().optional(),
-  PTS_DB_POOL_SIZE: z.coerce
-    .number()
-    .int()
-    .min(
-      2,
-      'at least 2: the minter signer lock holds one pooled connection for as long as the process signs, and every query needs another',
-    )
-    .max(500)
-    .default(20),
+  /**
+   * Connections per process; unset (or `auto`): the server's `max_connections` (less its superuser reserve)
+   * shared by PTS_DB_PROCESSES processes, less the one each holds outside the pool, within 2–20.
+   */
+  PTS_DB_POOL_SIZE: z.preprocess(
+    (value) => (value === 'auto' || value === '' ? undefined : value),
+    z.coerce
+      .number()
+      .int()
+      .min(
+        2,
+        'at least 2: the minter signer lock holds one pooled connection for as long as the process signs, and every query needs another',
+      )
+      .max(500)
+      .optional(),
+  ),
+  /** How many core-api processes share the PostgreSQL server: the automatic pool size divides its connections by it. */
+  PTS_DB_PROCESSES: z.coerce.number().int().min(1).max(1_000).default(10),
   PTS_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   PTS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** 32-byte hex key that encrypts secrets at rest; generated into the data dir when unset. */

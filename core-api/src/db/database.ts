@@ -53,6 +53,13 @@ export interface DatabaseHandle {
   pool?: pg.Pool;
   /** The connection string when kind is `postgres` (a dedicated LISTEN connection opens its own). */
   connectionString?: string;
+  /** The pool's size when kind is `postgres` (chosen automatically unless configured). */
+  poolSize?: number;
+  /**
+   * Ends the start-up patience: from now on a query waits PTS_DB_CONNECT_TIMEOUT_MS for a connection (and the
+   * HTTP layer answers 503 past it). Called once the process listens; absent on PGlite.
+   */
+  endStartup?: () => void;
   /** Runs a cheap query; throws when the database is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -107,9 +114,31 @@ pg.types.setTypeParser(INT8_OID, (value) => BigInt(value));
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
-/** Whether `error` is pg-pool's refusal after waiting `connectTimeoutMs` for a free connection. */
+/**
+ * Whether `error` says the database is busy rather than broken: pg-pool's refusal after waiting
+ * `connectTimeoutMs` for a free connection, a new connection that took longer than that to open, or the
+ * server refusing a connection over its `max_connections` (SQLSTATE 53300).
+ */
 export function isPoolWaitTimeout(error: unknown): boolean {
-  return error instanceof Error && error.message === 'timeout exceeded when trying to connect';
+  if (!(error instanceof Error)) return false;
+  return (
+    error.message === 'timeout exceeded when trying to connect' ||
+    error.message === 'Connection terminated due to connection timeout' ||
+    (error as { code?: unknown }).code === '53300'
+  );
+}
+
+/** The most connections a process's pool opens when its size is automatic (the former fixed default). */
+const AUTO_POOL_MAX = 20;
+
+/**
+ * The automatic pool size: the server's connections open to ordinary roles, shared by `processes`, less the
+ * one connection each process keeps outside its pool (the brand-change listener), within 2–20. PostgreSQL's
+ * default 100 (3 reserved) gives 7 for 10 processes, so ten replicas fit with room for the startup lock.
+ */
+export function automaticPoolSize(maxConnections: number, reserved: number, processes: number): number {
+  const perProcess = Math.floor((maxConnections - reserved) / processes) - 2;
+  return Math.min(AUTO_POOL_MAX, Math.max(2, perProcess));
 }
 
 /** PGlite options that make it read int8 as bigint, like the `pg` driver above. */
@@ -120,8 +149,16 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory; `undefined` keeps PGlite in memory (tests). */
   pgliteDir?: string | undefined;
-  /** Pool size for PostgreSQL. */
-  poolSize?: number;
+  /** Pool size for PostgreSQL; unset: automaticPoolSize for `processes` (read from the server at open). */
+  poolSize?: number | undefined;
+  /** Processes sharing the server, for the automatic pool size (default 10). */
+  processes?: number;
+  /**
+   * A longer wait for a connection until the handle's endStartup(): start-up work (migrations, deployment, the
+   * first election) of replicas starting together on a small pool queues behind each other, and opening a
+   * connection on a loaded machine can take longer than a short `connectTimeoutMs` (issue 26 item 6).
+   */
+  startupConnectTimeoutMs?: number;
   /**
    * Milliseconds a query waits for a free PostgreSQL connection before it fails (default 10,000); the HTTP
    * layer answers that failure with 503 and Retry-After instead of letting the request hang.
@@ -139,19 +176,32 @@ export interface OpenDatabaseOptions {
 /** Opens the database chosen by config: PostgreSQL when a URL is given, PGlite otherwise. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl && /^postgres(ql)?:\/\//.test(options.databaseUrl)) {
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
-      max: options.poolSize ?? 20,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      max: options.poolSize ?? AUTO_POOL_MAX,
+      connectionTimeoutMillis: Math.max(connectTimeoutMs, options.startupConnectTimeoutMs ?? 0),
     });
     const onConnectionError = options.onConnectionError ?? (() => {});
     pool.on('error', onConnectionError);
     pool.on('connect', (client) => client.on('error', onConnectionError));
+    if (options.poolSize === undefined) {
+      const { rows } = await pool.query<{ max: number; reserved: number }>(
+        `SELECT current_setting('max_connections')::int AS max,
+                current_setting('superuser_reserved_connections')::int AS reserved`,
+      );
+      // pg-pool reads `max` at every checkout.
+      pool.options.max = automaticPoolSize(rows[0]!.max, rows[0]!.reserved, options.processes ?? 10);
+    }
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
       kind: 'postgres',
       pool,
+      poolSize: pool.options.max,
+      endStartup: () => {
+        pool.options.connectionTimeoutMillis = connectTimeoutMs;
+      },
       connectionString: options.databaseUrl,
       ping: async () => {
         await pool.query('SELECT 1');

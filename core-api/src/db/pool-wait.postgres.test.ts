@@ -39,6 +39,12 @@ describe.runIf(testDatabaseKind === 'postgres')('waiting for a free PostgreSQL c
     expect(await handle.db.selectFrom('users').select('id').execute()).toEqual([]);
   });
 
+  it('counts a connection that took too long to open and a server over max_connections as busy too', () => {
+    expect(isPoolWaitTimeout(new Error('Connection terminated due to connection timeout'))).toBe(true);
+    expect(isPoolWaitTimeout(Object.assign(new Error('sorry, too many clients already'), { code: '53300' }))).toBe(true);
+    expect(isPoolWaitTimeout(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }))).toBe(false);
+  });
+
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After through the HTTP error handler', async () => {
     const app = express();
     app.get('/users', async (_req, res, next) => {

@@ -66,6 +66,9 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
+/** Start-up work waits this long for a database connection at least (then PTS_DB_CONNECT_TIMEOUT_MS). */
+const STARTUP_CONNECT_TIMEOUT_MS = 30_000;
+
 /** Builds every dependency from config, creates the app and starts listening: `main.ts` and tests share it. */
 export async function startPlatform(config: Config, options: StartPlatformOptions = {}): Promise<Platform> {
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL });
@@ -96,12 +99,15 @@ export async function startPlatform(config: Config, options: StartPlatformOption
         databaseUrl: config.DATABASE_URL,
         pgliteDir: join(config.PTS_DATA_DIR, 'pglite'),
         poolSize: config.PTS_DB_POOL_SIZE,
+        processes: config.PTS_DB_PROCESSES,
+        startupConnectTimeoutMs: STARTUP_CONNECT_TIMEOUT_MS,
         connectTimeoutMs: config.PTS_DB_CONNECT_TIMEOUT_MS,
         onConnectionError: (error) => logger.warn({ err: error }, 'database connection error'),
       }));
     if (!options.database) stack.push(() => database.close());
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    if (database.poolSize !== undefined) logger.info({ poolSize: database.poolSize }, 'database pool');
 
     let anvil: AnvilInstance | undefined;
     let rpcUrl = config.PTS_RPC_URL;
@@ -374,6 +380,8 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       );
     }
 
+    // Started: from now on a query waits PTS_DB_CONNECT_TIMEOUT_MS for a connection, not the start-up patience.
+    database.endStartup?.();
     return { deps, app, server, url, changes, services, anvil, stop: stopAll };
   } catch (error) {
     await stopAll();

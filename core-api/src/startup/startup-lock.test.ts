@@ -52,5 +52,36 @@ describe('PTS_DB_POOL_SIZE', () => {
     const { loadConfig } = await import('../config.ts');
     expect(() => loadConfig({ PTS_DB_POOL_SIZE: '1' })).toThrow(/PTS_DB_POOL_SIZE: at least 2: the minter signer lock/);
     expect(loadConfig({ PTS_DB_POOL_SIZE: '2' }).PTS_DB_POOL_SIZE).toBe(2);
+    // Unset or `auto`: sized from the server at open.
+    expect(loadConfig({}).PTS_DB_POOL_SIZE).toBeUndefined();
+    expect(loadConfig({ PTS_DB_POOL_SIZE: 'auto' }).PTS_DB_POOL_SIZE).toBeUndefined();
+  });
+
+  it('sizes the pool automatically so ten processes fit under PostgreSQL default 100 connections', async () => {
+    const { automaticPoolSize } = await import('../db/database.ts');
+    // 97 connections open to ordinary roles; 10 processes × (7 pooled + 1 listener) + a startup lock each = 90.
+    expect(automaticPoolSize(100, 3, 10)).toBe(7);
+    expect(10 * (automaticPoolSize(100, 3, 10) + 2)).toBeLessThanOrEqual(97);
+    expect(automaticPoolSize(100, 3, 1)).toBe(20);
+    expect(automaticPoolSize(100, 3, 40)).toBe(2);
+    expect(automaticPoolSize(500, 3, 10)).toBe(20);
+  });
+});
+
+describe.runIf(testDatabaseKind === 'postgres')('the automatic pool size', () => {
+  it('reads max_connections from the server when PTS_DB_POOL_SIZE is unset', async () => {
+    const { automaticPoolSize } = await import('../db/database.ts');
+    const database = await createTestDatabase();
+    const opened = await openDatabase({ databaseUrl: database.url!, processes: 10 });
+    try {
+      const { rows } = await opened.pool!.query<{ max: number; reserved: number }>(
+        "SELECT current_setting('max_connections')::int AS max, current_setting('superuser_reserved_connections')::int AS reserved",
+      );
+      expect(opened.poolSize).toBe(automaticPoolSize(rows[0]!.max, rows[0]!.reserved, 10));
+      expect(opened.pool!.options.max).toBe(opened.poolSize);
+    } finally {
+      await opened.close();
+      await database.close();
+    }
   });
 });

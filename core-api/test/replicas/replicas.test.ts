@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
 import { type CreatedBrand, signRequest } from '@pts/shared';
 import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,35 +7,19 @@ import {
   ANVIL_DEPLOYER_PRIVATE_KEY,
   ANVIL_MINTER_PRIVATE_KEY,
   type AnvilInstance,
-  findFreePort,
   startAnvil,
 } from '../../src/chain/anvil.ts';
 import { rewardTokenAbi } from '../../src/chain/artifacts/index.ts';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../database.ts';
+import { type Answer, type Core, call, startCore as startReplica, stopCore } from './cluster.ts';
 
 // Three real core-api processes (`node --import tsx src/main.ts`) on one PostgreSQL database and one chain,
 // as docker-compose.yml runs replicas: shared rate limits, brand changes heard by every process at once,
 // one reward for identical concurrent events, and minting handed over when the signing process dies.
 
-const MAIN = resolve(import.meta.dirname, '../../src/main.ts');
 // Every event of a brand counts, signed or not: each test's brand stays under it but for the limit test's.
 const BRAND_LIMIT = 40;
 const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
-
-interface Core {
-  name: string;
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-  dataDir: string;
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-  body: any;
-}
 
 let anvil: AnvilInstance;
 let database: TestDatabase;
@@ -46,68 +27,7 @@ let env: Record<string, string>;
 const cores: Core[] = [];
 
 async function startCore(name: string): Promise<Core> {
-  const port = await findFreePort();
-  const dataDir = mkdtempSync(join(tmpdir(), `pts-replica-${name}-`));
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, ...env, PORT: String(port), PTS_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const core: Core = { name, url: `http://127.0.0.1:${port}`, child, output: () => output, dataDir };
-  cores.push(core);
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`core-api ${name} exited early:\n${output}`);
-    try {
-      if ((await fetch(`${core.url}/readyz`)).status === 200) return core;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`core-api ${name} did not become ready:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function stopCore(core: Core, signal: NodeJS.Signals): Promise<void> {
-  if (core.child.exitCode !== null || core.child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    core.child.once('exit', () => done());
-    core.child.kill(signal);
-  });
-}
-
-async function call(
-  core: Core,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const raw = body === undefined ? undefined : JSON.stringify(body);
-  try {
-    const res = await fetch(`${core.url}${path}`, {
-      method,
-      headers: raw === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      ...(raw === undefined ? {} : { body: raw }),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON
-    }
-    return { status: res.status, headers: res.headers, body: parsed };
-  } catch {
-    // The process died with the request in flight.
-    return { status: 0, headers: new Headers(), body: undefined };
-  }
+  return startReplica(name, env, cores);
 }
 
 const admin = (core: Core, method: string, path: string, body?: unknown) =>
