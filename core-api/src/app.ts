@@ -449,6 +449,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
         db: deps.db,
         clock: deps.clock,
         logger,
+        serviceDomain: config.PTS_SERVICE_DOMAIN,
         listTools: () => tools,
         authenticate: async (req, res) => {
           const auth = await authenticate(req);

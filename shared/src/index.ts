@@ -14,6 +14,7 @@ export {
   type LinkConfirmResult,
   type RedeemPerkResult,
   type RetryMode,
+  type SignedRequest,
 } from './client/core-client.ts';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './clock.ts';
 export { AppError, type ErrorCode, type ErrorDetails, errorStatus, isAppError } from './errors.ts';

@@ -207,6 +207,7 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
         return { success: true as const, refreshedAt: new Date().toISOString(), roles: [...new Set(input.roles)] };
       },
       unlink: unused('unlink'),
+      signed: unused('signed'),
     };
   }
   return api;

@@ -212,6 +212,20 @@ export interface CoreClient {
   linkRevoke(code: string): Promise<{ success: boolean; revoked: boolean }>;
   /** `POST /services/link/unlink`: takes `identityKey` (default: the caller) out of the caller's account. */
   unlink(userIdentifier: string, identityKey?: string): Promise<UnlinkResult>;
+  /**
+   * Any brand-signed endpoint, answered with the JSON the server sent as it is (the MCP server's seed tools
+   * read the seed-compatible fields the typed methods leave out). Signed, retried and failed like the others.
+   */
+  signed(request: SignedRequest): Promise<unknown>;
+}
+
+/** One brand-signed call of `CoreClient.signed`. */
+export interface SignedRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  retry: RetryMode;
 }
 
 const errorBody = z.object({
@@ -616,6 +630,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         schema: unlinkResultSchema,
         retry: 'once',
       }),
+    signed: (request) => call({ ...request, schema: z.unknown() }),
   };
 }
 

@@ -18,8 +18,9 @@ export function createPtsMcpServer(tools: McpToolEntry[]): Server {
       capabilities: { tools: {} },
       instructions:
         'pts loyalty rewards. Agent tools (discovery, analytics, balances, converse…) run with your agent key; ' +
-        'brand_* tools act for one brand with its security key (events, streaks, perks, balances). Amounts are ' +
-        'whole pts. Errors come back as isError content: {error: {code, status, message}}.',
+        "with a brand's credentials the seed system's operator tools act for that brand (track_event, " +
+        'streak_checkin, create_drop, redeem_perk…). Amounts are whole pts. Errors come back as isError content: ' +
+        '{error: {code, status, message}}.',
     },
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));

@@ -8,7 +8,7 @@ import { verifySecurityKey } from '../../modules/brands/brand-keys.service.ts';
 import type { AgentPrincipal, AgentTool } from '../agent-tool.ts';
 import { agentMcpTools } from './agent-mcp-tools.ts';
 import { createPtsMcpServer } from './mcp-server.ts';
-import { operatorMcpTools } from './operator-tools.ts';
+import { operatorMcpTools, withOperatorTools } from './operator-tools.ts';
 import { toolFailureOf } from './tool-errors.ts';
 
 /** Headers that bind the brand-operator tools of one `/mcp` request to a brand (docs/agent-api/converse-mcp.md). */
@@ -22,6 +22,8 @@ export interface McpRouterDeps {
   db: Database;
   clock: Clock;
   logger: Logger;
+  /** Domain of synthetic member identities (PTS_SERVICE_DOMAIN): the seed tools name platform members so. */
+  serviceDomain: string;
   /** Every agent tool (agent-tools.ts). */
   listTools(): AgentTool[];
   /**
@@ -43,7 +45,8 @@ function loopbackUrl(req: Request): string {
 /**
  * `POST /mcp`: MCP over streamable HTTP, stateless — each POST is one signed agent request (its own
  * signature, never reusable), served by a fresh server holding that key's tools, answered as JSON. With
- * `X-PTS-Brand-Id` and `X-PTS-Brand-Key` the brand_* tools are added, signing with that brand's key. GET
+ * `X-PTS-Brand-Id` and `X-PTS-Brand-Key` the seed's operator tools are added (taking the place of agent tools
+ * of the same name), signing with that brand's key. GET
  * (a server-sent-event stream) and DELETE (a session end) have nothing to do without sessions: 405.
  */
 export function createMcpRouter(deps: McpRouterDeps): Router {
@@ -52,7 +55,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router {
     try {
       const principal = await deps.authenticate(req, res);
       const context = { principal, clock: deps.clock, logger: deps.logger };
-      const tools = agentMcpTools(deps.listTools(), context);
+      let tools = agentMcpTools(deps.listTools(), context);
       const brandId = req.get(BRAND_ID_HEADER)?.trim().toLowerCase();
       const brandKey = req.get(BRAND_KEY_HEADER)?.trim();
       if (brandId || brandKey) {
@@ -62,9 +65,14 @@ export function createMcpRouter(deps: McpRouterDeps): Router {
             `${BRAND_ID_HEADER} and ${BRAND_KEY_HEADER} must name a brand and its security key`,
           );
         }
-        tools.push(
-          ...operatorMcpTools({ apiUrl: loopbackUrl(req), brandId, securityKey: brandKey, clock: deps.clock }),
-        );
+        const operatorTools = operatorMcpTools({
+          apiUrl: loopbackUrl(req),
+          brandId,
+          securityKey: brandKey,
+          clock: deps.clock,
+          serviceDomain: deps.serviceDomain,
+        });
+        tools = withOperatorTools(tools, operatorTools);
       }
       const server = createPtsMcpServer(tools);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -171,7 +171,7 @@ async function stdioClient(env: Record<string, string>): Promise<{ client: Clien
   return { client, stderr: () => stderr };
 }
 
-describe('MCP over stdio: brand operator tools', () => {
+describe('MCP over stdio: brand operator (seed) tools', () => {
   let client: Client;
   let stderr: () => string;
 
@@ -193,9 +193,9 @@ describe('MCP over stdio: brand operator tools', () => {
       expect(tool.description?.length, tool.name).toBeGreaterThan(40);
       expect(tool.inputSchema.type).toBe('object');
     }
-    expect(listed.find((tool) => tool.name === 'brand_track_event')?.inputSchema.required).toEqual([
+    expect(listed.find((tool) => tool.name === 'track_event')?.inputSchema.required).toEqual([
       'eventType',
-      'userEmail',
+      'userIdentifier',
     ]);
     // Logs went to stderr; stdout carried only MCP messages (the client would have failed otherwise).
     expect(stderr()).toContain('pts MCP server on stdio');
@@ -204,18 +204,18 @@ describe('MCP over stdio: brand operator tools', () => {
 
   it('tracks an event: the balance rises by the rule amount', async () => {
     const user = 'stdio.user@example.com';
-    const before = json(await client.callTool({ name: 'brand_user_balance', arguments: { userIdentifier: user } }));
+    const before = json(await client.callTool({ name: 'get_user_balance', arguments: { userEmail: user } }));
     expect(before).toMatchObject({ balance: 0, pending: 0 });
 
     const tracked = await client.callTool({
-      name: 'brand_track_event',
-      arguments: { eventType: 'first_purchase', userEmail: user, externalId: 'order-1' },
+      name: 'track_event',
+      arguments: { eventType: 'first_purchase', userIdentifier: { email: user }, externalId: 'order-1' },
     });
     expect(tracked.isError, JSON.stringify(tracked)).toBeFalsy();
-    expect(json(tracked)).toMatchObject({ success: true, reward: { amount: 70 } });
+    expect(json(tracked)).toMatchObject({ success: true, rewardAmount: 70, reward: { amount: 70 } });
     await waitForMintsSettled(platform);
 
-    const after = json(await client.callTool({ name: 'brand_user_balance', arguments: { userIdentifier: user } }));
+    const after = json(await client.callTool({ name: 'get_user_balance', arguments: { userEmail: user } }));
     expect(after).toMatchObject({ balance: 70, pending: 0 });
     const row = await platform.deps.db
       .selectFrom('events')
@@ -226,32 +226,34 @@ describe('MCP over stdio: brand operator tools', () => {
 
     // The same order again is a duplicate, not a second reward.
     const again = await client.callTool({
-      name: 'brand_track_event',
-      arguments: { eventType: 'first_purchase', userEmail: user, externalId: 'order-1' },
+      name: 'track_event',
+      arguments: { eventType: 'first_purchase', userIdentifier: { email: user }, externalId: 'order-1' },
     });
     expect(json(again)).toMatchObject({ duplicate: true });
     await waitForMintsSettled(platform);
-    expect(
-      json(await client.callTool({ name: 'brand_user_balance', arguments: { userIdentifier: user } })),
-    ).toMatchObject({
+    expect(json(await client.callTool({ name: 'get_user_balance', arguments: { userEmail: user } }))).toMatchObject({
       balance: 70,
     });
   });
 
   it('checks in, reads the streak and the leaderboard, the event config and the health', async () => {
     const user = 'streaker@example.com';
-    const checkin = await client.callTool({ name: 'brand_streak_checkin', arguments: { userIdentifier: user } });
+    const checkin = await client.callTool({ name: 'streak_checkin', arguments: { userId: user, platform: 'web' } });
     expect(checkin.isError, JSON.stringify(checkin)).toBeFalsy();
-    const status = json(await client.callTool({ name: 'brand_streak_status', arguments: { userIdentifier: user } }));
+    const status = json(await client.callTool({ name: 'get_streak_status', arguments: { userIdentifier: user } }));
     expect(status).toMatchObject({ currentStreak: 1 });
-    const repeat = json(await client.callTool({ name: 'brand_streak_checkin', arguments: { userIdentifier: user } }));
+    const repeat = json(
+      await client.callTool({ name: 'streak_checkin', arguments: { userId: user, platform: 'web' } }),
+    );
     expect(repeat).toMatchObject({ alreadyClaimed: true });
 
-    const board = json(await client.callTool({ name: 'brand_leaderboard', arguments: { limit: 10 } }));
-    expect(board.leaderboard.map((entry: { userIdentifier: string }) => entry.userIdentifier)).toContain(
+    const board = json(
+      await client.callTool({ name: 'get_leaderboard', arguments: { metric: 'ltz_earned', period: 'all_time' } }),
+    );
+    expect(board.rankings.map((entry: { userIdentifier: string }) => entry.userIdentifier)).toContain(
       'stdio.user@example.com',
     );
-    const config = json(await client.callTool({ name: 'brand_event_config', arguments: {} }));
+    const config = json(await client.callTool({ name: 'get_event_config', arguments: {} }));
     expect(config.events.map((event: { eventType: string }) => event.eventType)).toContain('first_purchase');
     const health = json(await client.callTool({ name: 'brand_health', arguments: {} }));
     expect(health).toHaveProperty('status');
@@ -265,55 +267,55 @@ describe('MCP over stdio: brand operator tools', () => {
     );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const user = 'stdio.user@example.com';
-    const resolved = json(await client.callTool({ name: 'brand_resolve_user', arguments: { email: user } }));
-    expect(resolved).toMatchObject({ success: true, created_new: false });
-    const perks = json(await client.callTool({ name: 'brand_perks', arguments: {} }));
+    const resolved = json(
+      await client.callTool({ name: 'resolve_user', arguments: { platform: 'email', platformUserId: user } }),
+    );
+    expect(resolved).toMatchObject({ success: true, isNew: false, userIdentifier: user });
+    const perks = json(await client.callTool({ name: 'list_perks', arguments: {} }));
     const perk = perks.perks.find((p: { name: string }) => p.name === 'Bookmark');
     expect(perk).toBeDefined();
     const eligibility = json(
       await client.callTool({
-        name: 'brand_perk_eligibility',
-        arguments: { perkId: perk.id, userAddress: resolved.wallet_address },
+        name: 'check_perk_eligibility',
+        arguments: { perkId: perk.uuid, userIdentifier: user, platform: 'web' },
       }),
     );
     expect(eligibility).toMatchObject({ eligible: true });
 
     const redeemed = await client.callTool({
-      name: 'brand_redeem_perk',
-      arguments: { perkId: perk.uuid, userIdentifier: user },
+      name: 'redeem_perk',
+      arguments: { perkId: perk.uuid, userIdentifier: user, platform: 'web' },
     });
     expect(redeemed.isError, JSON.stringify(redeemed)).toBeFalsy();
     expect(json(redeemed)).toMatchObject({ success: true });
-    expect(
-      json(await client.callTool({ name: 'brand_user_balance', arguments: { userIdentifier: user } })),
-    ).toMatchObject({
+    expect(json(await client.callTool({ name: 'get_user_balance', arguments: { userEmail: user } }))).toMatchObject({
       balance: 40,
     });
-    const achievements = await client.callTool({ name: 'brand_achievements', arguments: { userIdentifier: user } });
+    const achievements = await client.callTool({ name: 'get_user_achievements', arguments: { userIdentifier: user } });
     expect(achievements.isError).toBeFalsy();
   });
 
   it('reports server refusals and bad input as isError content', async () => {
     const unknownType = await client.callTool({
-      name: 'brand_track_event',
-      arguments: { eventType: 'no_such_event', userEmail: 'x@example.com' },
+      name: 'track_event',
+      arguments: { eventType: 'no_such_event', userIdentifier: { email: 'x@example.com' } },
     });
     expect(unknownType.isError).toBe(true);
     expect(json(unknownType).error).toMatchObject({ code: 'validation', status: 400, reason: 'UNKNOWN_EVENT_TYPE' });
 
     const milestone = await client.callTool({
-      name: 'brand_claim_milestone',
-      arguments: { userIdentifier: 'streaker@example.com', milestoneDays: 7 },
+      name: 'claim_streak_milestone',
+      arguments: { userIdentifier: 'streaker@example.com', platform: 'web', milestoneDays: 7 },
     });
     expect(json(milestone).error).toMatchObject({ status: 400, reason: 'CLAIM_FAILED' });
 
-    const bad = await client.callTool({ name: 'brand_streak_status', arguments: {} });
+    const bad = await client.callTool({ name: 'get_streak_status', arguments: {} });
     expect(json(bad).error).toMatchObject({ code: 'validation', status: 400 });
 
     const relay = await client.callTool({
-      name: 'brand_relay_transaction',
+      name: 'relay_transaction',
       arguments: {
-        userAccessToken: 'not-a-real-token',
+        privyAccessToken: 'not-a-real-token',
         to: `0x${'11'.repeat(20)}`,
         data: '0x12345678',
         userAddress: `0x${'22'.repeat(20)}`,
@@ -325,8 +327,8 @@ describe('MCP over stdio: brand operator tools', () => {
   it('with a wrong brand key, every brand call is refused (401), nothing is recorded', async () => {
     const wrong = await stdioClient({ PTS_BRAND_ID: brand.brandId, PTS_BRAND_SECURITY_KEY: 'x'.repeat(43) });
     const result = await wrong.client.callTool({
-      name: 'brand_track_event',
-      arguments: { eventType: 'first_purchase', userEmail: 'intruder@example.com' },
+      name: 'track_event',
+      arguments: { eventType: 'first_purchase', userIdentifier: { email: 'intruder@example.com' } },
     });
     expect(json(result).error).toMatchObject({ code: 'auth_required', status: 401, reason: 'INVALID_SIGNATURE' });
     const rows = await platform.deps.db
@@ -359,6 +361,7 @@ describe('MCP over streamable HTTP (/mcp, agent-signed)', () => {
         db: platform.deps.db,
         clock: platform.clock,
         logger: pino({ level: 'silent' }),
+        serviceDomain: 'pts.local',
         listTools: () => tools,
         authenticate: async (req) => {
           const timestamp = Number(req.get('x-pts-timestamp'));
@@ -541,14 +544,12 @@ describe('core-api /mcp (mounted in the app, real agent keys)', () => {
 
     const user = 'http.user@example.com';
     const tracked = await client.callTool({
-      name: 'brand_track_event',
-      arguments: { eventType: 'first_purchase', userEmail: user },
+      name: 'track_event',
+      arguments: { eventType: 'first_purchase', userIdentifier: { email: user } },
     });
     expect(tracked.isError, JSON.stringify(tracked)).toBeFalsy();
     await waitForMintsSettled(platform);
-    expect(
-      json(await client.callTool({ name: 'brand_user_balance', arguments: { userIdentifier: user } })),
-    ).toMatchObject({
+    expect(json(await client.callTool({ name: 'get_user_balance', arguments: { userEmail: user } }))).toMatchObject({
       balance: 70,
     });
     await client.close();

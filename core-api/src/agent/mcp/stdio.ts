@@ -1,7 +1,8 @@
 /**
  * `npm run mcp`: the pts MCP server over stdio, for MCP clients that spawn a command (Claude Desktop, IDEs).
  * It serves the agent tools by forwarding to a running core-api's `/mcp` (signed with the agent key) and the
- * brand_* tools by calling the brand-facing API signed with the brand key — both keys stay in this process.
+ * brand operator (seed) tools by calling the brand-facing API signed with the brand key — both keys stay in
+ * this process.
  * stdout carries only MCP messages; logs go to stderr. Configuration: docs/agent-api/converse-mcp.md.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -9,7 +10,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { createPtsMcpServer } from './mcp-server.ts';
 import type { McpToolEntry } from './mcp-tool.ts';
-import { operatorMcpTools } from './operator-tools.ts';
+import { operatorMcpTools, withOperatorTools } from './operator-tools.ts';
 import { connectRemoteMcp, remoteMcpTools } from './remote-mcp.ts';
 
 const envSchema = z.object({
@@ -18,6 +19,7 @@ const envSchema = z.object({
   PTS_AGENT_SECRET: z.string().min(1).optional(),
   PTS_BRAND_ID: z.string().min(1).optional(),
   PTS_BRAND_SECURITY_KEY: z.string().min(1).optional(),
+  PTS_SERVICE_DOMAIN: z.string().min(3).default('pts.local'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -32,7 +34,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const env = parsed.data;
-  const tools: McpToolEntry[] = [];
+  let tools: McpToolEntry[] = [];
   if (env.PTS_AGENT_KEY_ID && env.PTS_AGENT_SECRET) {
     const remote = await connectRemoteMcp(env.PTS_API_URL, {
       keyId: env.PTS_AGENT_KEY_ID,
@@ -43,15 +45,15 @@ async function main(): Promise<void> {
     logger.warn('PTS_AGENT_KEY_ID / PTS_AGENT_SECRET unset: the agent tools are not offered');
   }
   if (env.PTS_BRAND_ID && env.PTS_BRAND_SECURITY_KEY) {
-    const names = new Set(tools.map((tool) => tool.name));
     const local = operatorMcpTools({
       apiUrl: env.PTS_API_URL,
       brandId: env.PTS_BRAND_ID,
       securityKey: env.PTS_BRAND_SECURITY_KEY,
+      serviceDomain: env.PTS_SERVICE_DOMAIN,
     });
-    tools.push(...local.filter((tool) => !names.has(tool.name)));
+    tools = withOperatorTools(tools, local);
   } else {
-    logger.warn('PTS_BRAND_ID / PTS_BRAND_SECURITY_KEY unset: the brand_* tools are not offered');
+    logger.warn('PTS_BRAND_ID / PTS_BRAND_SECURITY_KEY unset: the brand operator (seed) tools are not offered');
   }
   if (tools.length === 0) {
     logger.fatal(

@@ -1,4 +1,4 @@
-import { LEADERBOARD_METRICS, LEADERBOARD_PERIODS } from '@pts/shared';
+import { LEADERBOARD_PERIODS } from '@pts/shared';
 import { BRAND_CATEGORIES } from '../tools/discovery.tools.ts';
 
 /** What an argument means to a caller (an LLM host reads this), and its closed set of values, if any. */
@@ -80,33 +80,6 @@ const TOOL_ARGUMENTS: Record<string, Record<string, ArgumentDoc>> = {
   },
   converse: { query: { description: 'The question, in plain language (at most 1,000 characters)' } },
   check_brand: { query: { description: 'A website domain, URL or brand name to look up' } },
-  brand_leaderboard: {
-    metric: {
-      description: 'What members are ranked by: pts_earned (default), streak, activity or claims',
-      enum: LEADERBOARD_METRICS,
-    },
-    period: {
-      description: 'A calendar period in UTC (daily, weekly from Monday, monthly) or all_time (default)',
-      enum: LEADERBOARD_PERIODS,
-    },
-  },
-  brand_perks: {
-    category: perkCategory,
-    available: { description: 'true: only perks with supply left; false: only those sold out' },
-  },
-  brand_perk_eligibility: { userAddress: { description: "The user's wallet address (0x followed by 40 hex digits)" } },
-  brand_resolve_user: { email: { description: "The user's email (or a platform identity in email form)" } },
-  brand_claim_milestone: {
-    milestoneDays: { description: 'The milestone to claim, in streak days (brand_streak_status lists them)' },
-  },
-  brand_relay_transaction: {
-    to: { description: 'The whitelisted pts contract to call (0x address)' },
-    data: { description: 'The ABI-encoded call (0x…): a whitelisted function of that contract' },
-    userAddress: { description: "The user's wallet: the account the call acts for" },
-    value: { description: 'Wei to send with the call, as a decimal string; normally left out' },
-    gasLimit: { description: 'A gas limit; estimated when left out' },
-    metadata: { description: 'Free JSON kept with the relay request' },
-  },
   claim_agent_reward: {
     brandAddress: { description: 'The brand the reward is about: its address or its website domain' },
   },

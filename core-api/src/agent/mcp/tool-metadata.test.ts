@@ -8,7 +8,7 @@ import type { AgentToolDeps } from '../agent-tool.ts';
 import { agentTools } from '../agent-tools.ts';
 import { agentMcpTools } from './agent-mcp-tools.ts';
 import { createPtsMcpServer } from './mcp-server.ts';
-import { operatorMcpTools } from './operator-tools.ts';
+import { OPERATOR_TOOL_NAMES, operatorMcpTools } from './operator-tools.ts';
 
 // What an LLM host reads from `tools/list`, through a real MCP client and server: every argument described,
 // closed sets as enums, and annotations that say truthfully what each tool does to the world.
@@ -41,8 +41,14 @@ const tool = (name: string) => {
   if (!found) throw new Error(`${name} is not listed`);
   return found;
 };
-const property = (name: string, argument: string) =>
-  (tool(name).inputSchema.properties as Record<string, { description?: string; enum?: string[] }>)[argument];
+// An operator (seed) tool sharing an agent tool's name is listed after it (a server offers one of the two).
+const operatorTool = (name: string) => {
+  const found = listed.findLast((entry) => entry.name === name);
+  if (!found || !OPERATOR_TOOL_NAMES.includes(name)) throw new Error(`${name} is not an operator tool`);
+  return found;
+};
+const property = (name: string, argument: string, of = tool) =>
+  (of(name).inputSchema.properties as Record<string, { description?: string; enum?: string[] }>)[argument];
 
 describe('MCP tools/list', () => {
   it('lists every agent tool and every operator tool', () => {
@@ -62,7 +68,22 @@ describe('MCP tools/list', () => {
   it('offers closed sets as enums', () => {
     expect(property('get_leaderboard', 'metric')?.enum).toEqual(['pts_earned', 'streak', 'activity']);
     expect(property('get_leaderboard', 'period')?.enum).toEqual(['daily', 'weekly', 'monthly', 'all_time']);
-    expect(property('brand_leaderboard', 'period')?.enum).toEqual(['daily', 'weekly', 'monthly', 'all_time']);
+    expect(property('get_leaderboard', 'period', operatorTool)?.enum).toEqual([
+      'daily',
+      'weekly',
+      'monthly',
+      'all_time',
+    ]);
+    expect(property('get_leaderboard', 'metric', operatorTool)?.enum).toEqual([
+      'pts_earned',
+      'streak',
+      'activity',
+      'claims',
+      'ltz_earned',
+    ]);
+    expect(property('resolve_user', 'platform', operatorTool)?.enum).toEqual(
+      expect.arrayContaining(['discord', 'email']),
+    );
     expect(property('get_brand_analytics', 'period')?.enum).toEqual(['7d', '30d', '90d']);
     expect(property('list_brands', 'category')?.enum).toEqual(['retail', 'gaming', 'dining', 'travel']);
     expect(property('claim_agent_reward', 'rewardType')?.enum).toEqual(expect.arrayContaining(['onboarding']));
@@ -80,12 +101,28 @@ describe('MCP tools/list', () => {
       }
     }
     expect(tool('converse').annotations?.readOnlyHint).toBe(true);
-    for (const name of ['process_event', 'redeem_perk', 'create_brand_perk', 'onboard_brand', 'brand_track_event']) {
+    for (const name of ['process_event', 'redeem_perk', 'create_brand_perk', 'onboard_brand']) {
       expect(tool(name).annotations?.readOnlyHint, name).toBe(false);
     }
-    for (const name of ['redeem_perk', 'brand_redeem_perk', 'manage_brand_keys', 'update_brand_event']) {
+    for (const name of ['redeem_perk', 'manage_brand_keys', 'update_brand_event']) {
       expect(tool(name).annotations?.destructiveHint, name).toBe(true);
     }
+    // The seed tools: writes are writes, reads are reads, spending is destructive.
+    const seedWrites = ['track_event', 'admin_reward', 'log_activity', 'create_drop', 'claim_drop'];
+    for (const name of [...seedWrites, 'update_achievement_progress', 'process_third_party_event', 'redeem_perk']) {
+      expect(operatorTool(name).annotations?.readOnlyHint, name).toBe(false);
+      expect(operatorTool(name).annotations?.idempotentHint, name).toBe(false);
+    }
+    for (const name of ['calculate_reward', 'get_leaderboard', 'get_user_stats', 'check_eligibility', 'list_perks']) {
+      expect(operatorTool(name).annotations, name).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    }
+    for (const name of ['redeem_perk', 'relay_transaction']) {
+      expect(operatorTool(name).annotations?.destructiveHint, name).toBe(true);
+    }
+    expect(operatorTool('update_leaderboard_stats').annotations).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: true,
+    });
     expect(tool('process_event').annotations?.idempotentHint).toBe(false);
     expect(tool('update_brand_perk').annotations?.idempotentHint).toBe(true);
     expect(listed.every((entry) => entry.annotations?.openWorldHint === false)).toBe(true);
