@@ -41,7 +41,9 @@ describe.runIf(testDatabaseKind === 'postgres')('waiting for a free PostgreSQL c
 
   it('counts a connection that took too long to open and a server over max_connections as busy too', () => {
     expect(isPoolWaitTimeout(new Error('Connection terminated due to connection timeout'))).toBe(true);
-    expect(isPoolWaitTimeout(Object.assign(new Error('sorry, too many clients already'), { code: '53300' }))).toBe(true);
+    expect(isPoolWaitTimeout(Object.assign(new Error('sorry, too many clients already'), { code: '53300' }))).toBe(
+      true,
+    );
     expect(isPoolWaitTimeout(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }))).toBe(false);
   });
 
