@@ -40,7 +40,7 @@ export async function startCore(name: string, env: Record<string, string>, cores
   });
   const core: Core = { name, url: `http://127.0.0.1:${port}`, child, output: () => output, dataDir };
   cores.push(core);
-  const deadline = Date.now() + 150_000;
+  const deadline = Date.now() + 240_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`core-api ${name} exited early:\n${output}`);
     try {

@@ -82,5 +82,5 @@ describe.runIf(testDatabaseKind === 'postgres')('three processes with a pool of 
       expect(answer.body.success).toBe(true);
     }
     for (const core of cores) expect(core.child.exitCode, core.output()).toBeNull();
-  }, 360_000);
+  }, 480_000);
 });
