@@ -43,6 +43,8 @@ import {
 import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.ts';
+import { portalBillingRoutes } from './modules/portal/portal-billing.routes.ts';
+import { portalIntegrationRoutes } from './modules/portal/portal-integrations.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
@@ -367,6 +369,16 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     '/portal/api',
     portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }),
   );
+  serve(
+    portalApi,
+    '/portal/api',
+    portalIntegrationRoutes({
+      ...deps,
+      changes: services.changes,
+      onAgentKeyRevoked: (keyId) => agentKeys.forget(keyId),
+    }),
+  );
+  serve(portalApi, '/portal/api', portalBillingRoutes(deps));
   portalRouter.use('/api', portalApi);
   portalRouter.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
 
