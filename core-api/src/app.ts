@@ -6,7 +6,7 @@ import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
 import { agentTools } from './agent/agent-tools.ts';
 import { growthLeadAdminRoutes } from './agent/growth/growth-leads.routes.ts';
 import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
-import type { ActiveAgentKey } from './agent/keys/agent-keys.service.ts';
+import { type ActiveAgentKey, portalAgentKeyService } from './agent/keys/agent-keys.service.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
 import { createKeyedCache } from './caching/keyed-cache.ts';
 import type { AppServices } from './compose.ts';
@@ -375,7 +375,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     portalIntegrationRoutes({
       ...deps,
       changes: services.changes,
-      onAgentKeyRevoked: (keyId) => agentKeys.forget(keyId),
+      agentKeys: portalAgentKeyService(deps, (keyId) => agentKeys.forget(keyId)),
     }),
   );
   serve(portalApi, '/portal/api', portalBillingRoutes(deps));

@@ -172,3 +172,19 @@ export async function grantBrandToKey(deps: AgentKeysDeps, keyId: string, brandI
 export async function noteAgentKeyUsed(deps: AgentKeysDeps, keyId: string): Promise<void> {
   await touchAgentKey(deps.db, keyId, deps.clock.now());
 }
+
+/**
+ * The key functions bound to `deps` as the brand portal uses them (modules/portal, handed in by app.ts):
+ * `onRevoked` lets the signature cache forget a revoked key at once.
+ */
+export function portalAgentKeyService(deps: AgentKeysDeps, onRevoked?: (keyId: string) => void) {
+  return {
+    create: (actor: string, input: CreateAgentKeyInput) => createAgentKey({ ...deps, actor }, input),
+    list: (brandId: string) => listAgentKeys(deps, { brandId }),
+    async revoke(actor: string, keyId: string, brandId: string) {
+      const result = await revokeAgentKey({ ...deps, actor }, keyId, { brandId });
+      onRevoked?.(keyId);
+      return result;
+    },
+  };
+}

@@ -1,4 +1,5 @@
 import {
+  type AgentKey,
   AppError,
   type Clock,
   portalAgentKeyParamsSchema,
@@ -21,7 +22,6 @@ import type { Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { createAgentKey, listAgentKeys, revokeAgentKey } from '../../agent/keys/agent-keys.service.ts';
 import { type Config, webhooksAllowInsecure } from '../../config.ts';
 import type { DB } from '../../db/schema.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
@@ -59,8 +59,21 @@ export interface PortalIntegrationDeps {
   resolveTxt: TxtResolver;
   /** Replaces DNS for webhook URL checks in tests. */
   resolve?: HostResolver | undefined;
-  /** The agent key cache forgets a revoked key at once. */
-  onAgentKeyRevoked?: ((keyId: string) => void) | undefined;
+  /** The agent API's key service (agent/keys), handed in by the composition root. */
+  agentKeys: PortalAgentKeyService;
+}
+
+/**
+ * What the portal does with agent keys: agent/keys/agent-keys.service.ts's functions, bound by app.ts (a module
+ * does not import the agent layer). `actor` names the portal user in the audit log; `brandId` scopes a revoke.
+ */
+export interface PortalAgentKeyService {
+  create(
+    actor: string,
+    input: { name: string; brandIds: string[]; canManageProgram: boolean },
+  ): Promise<{ keyId: string; secret: string }>;
+  list(brandId: string): Promise<AgentKey[]>;
+  revoke(actor: string, keyId: string, brandId: string): Promise<{ revoked: boolean }>;
 }
 
 /** Deliveries the page lists. */
@@ -356,7 +369,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       responses: { 200: { description: 'Keys', schema: portalAgentKeysSchema }, 401: signedOut, 404: notMember },
       handle: async ({ params: { brandId }, res }) => {
         await member(res, brandId, 'viewer');
-        const keys = await listAgentKeys(deps, { brandId });
+        const keys = await deps.agentKeys.list(brandId);
         return {
           success: true,
           agentKeys: keys.map((key) => ({ ...key, sharedWithOtherBrands: key.brandIds.length > 1 })),
@@ -380,10 +393,11 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, res }) => {
         const user = await member(res, brandId, 'admin');
-        const created = await createAgentKey(
-          { ...deps, actor: actorOf(user) },
-          { name: body.name, brandIds: [brandId], canManageProgram: body.canManageProgram },
-        );
+        const created = await deps.agentKeys.create(actorOf(user), {
+          name: body.name,
+          brandIds: [brandId],
+          canManageProgram: body.canManageProgram,
+        });
         noStore(res);
         res.status(201);
         return { success: true, ...created };
@@ -406,9 +420,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId, keyId }, res }) => {
         const user = await member(res, brandId, 'admin');
-        const result = await revokeAgentKey({ ...deps, actor: actorOf(user) }, keyId, { brandId });
-        deps.onAgentKeyRevoked?.(keyId);
-        return { success: true, keyId, ...result };
+        return { success: true, keyId, ...(await deps.agentKeys.revoke(actorOf(user), keyId, brandId)) };
       },
     }),
   ];
