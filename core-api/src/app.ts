@@ -6,7 +6,7 @@ import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
 import { agentTools } from './agent/agent-tools.ts';
 import { growthLeadAdminRoutes } from './agent/growth/growth-leads.routes.ts';
 import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
-import type { ActiveAgentKey } from './agent/keys/agent-keys.service.ts';
+import { type ActiveAgentKey, portalAgentKeyService } from './agent/keys/agent-keys.service.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
 import { createKeyedCache } from './caching/keyed-cache.ts';
 import type { AppServices } from './compose.ts';
@@ -43,6 +43,8 @@ import {
 import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.ts';
+import { portalBillingRoutes } from './modules/portal/portal-billing.routes.ts';
+import { portalIntegrationRoutes } from './modules/portal/portal-integrations.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
@@ -367,6 +369,16 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     '/portal/api',
     portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }),
   );
+  serve(
+    portalApi,
+    '/portal/api',
+    portalIntegrationRoutes({
+      ...deps,
+      changes: services.changes,
+      agentKeys: portalAgentKeyService(deps, (keyId) => agentKeys.forget(keyId)),
+    }),
+  );
+  serve(portalApi, '/portal/api', portalBillingRoutes(deps));
   portalRouter.use('/api', portalApi);
   portalRouter.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
 

@@ -38,7 +38,7 @@ export interface TestResponse {
  */
 export async function startTestPlatform(
   env: Record<string, string> = {},
-  options: { resolveTxt?: TxtResolver; database?: TestDatabase } = {},
+  options: { resolveTxt?: TxtResolver; database?: TestDatabase; logger?: pino.Logger } = {},
 ): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pts-test-'));
   const config = loadConfig({
@@ -59,7 +59,7 @@ export async function startTestPlatform(
     platform = await startPlatform(config, {
       database,
       clock,
-      logger: pino({ level: process.env.PTS_TEST_LOG_LEVEL ?? 'silent' }),
+      logger: options.logger ?? pino({ level: process.env.PTS_TEST_LOG_LEVEL ?? 'silent' }),
       ...(options.resolveTxt ? { resolveTxt: options.resolveTxt } : {}),
     });
   } catch (error) {

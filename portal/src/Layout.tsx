@@ -43,6 +43,8 @@ export function Layout() {
           <nav aria-label="Brand pages">
             <NavLink to={`/brands/${current.brandId}/program`}>Program</NavLink>
             <NavLink to={`/brands/${current.brandId}/team`}>Team</NavLink>
+            <NavLink to={`/brands/${current.brandId}/integrations`}>Integrations</NavLink>
+            <NavLink to={`/brands/${current.brandId}/billing`}>Billing</NavLink>
           </nav>
         ) : null}
         <div className="account">

@@ -4,7 +4,9 @@ import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { Layout } from './Layout.tsx';
 import { AccountPage } from './pages/AccountPage.tsx';
+import { BillingPage } from './pages/BillingPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
+import { IntegrationsPage } from './pages/IntegrationsPage.tsx';
 import { InvitePage } from './pages/InvitePage.tsx';
 import { ProgramPage } from './pages/ProgramPage.tsx';
 import { ResetPage } from './pages/ResetPage.tsx';
@@ -28,6 +30,8 @@ const router = createBrowserRouter(
         { path: 'account', element: <AccountPage /> },
         { path: 'brands/:brandId/program', element: <ProgramPage /> },
         { path: 'brands/:brandId/team', element: <TeamPage /> },
+        { path: 'brands/:brandId/integrations', element: <IntegrationsPage /> },
+        { path: 'brands/:brandId/billing', element: <BillingPage /> },
       ],
     },
   ],

@@ -439,6 +439,25 @@ export {
   portalTeamSchema,
 } from './schemas/portal.ts';
 export {
+  type PortalAgentKeys,
+  type PortalBilling,
+  type PortalCreateAgentKeyRequest,
+  type PortalIntegrations,
+  type PortalWebhook,
+  portalAgentKeyParamsSchema,
+  portalAgentKeysSchema,
+  portalBillingSchema,
+  portalCheckoutParamsSchema,
+  portalCheckoutRequestSchema,
+  portalCreateAgentKeyRequestSchema,
+  portalDeliveryParamsSchema,
+  portalDomainParamsSchema,
+  portalIntegrationsSchema,
+  portalWebhookSchema,
+  portalWordPressSettingsSchema,
+  portalXHandleRequestSchema,
+} from './schemas/portal-integrations.ts';
+export {
   IDENTITY_VERIFICATIONS,
   type IdentityVerification,
   isOAuthUserIdFormat,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, type Clock } from '@pts/shared';
 import type { Database } from '../../db/database.ts';
+import { insertAuditEntry } from '../../modules/brands/brands.repository.ts';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { AgentPrincipal, AgentTier } from '../agent-tool.ts';
@@ -18,6 +19,8 @@ export interface AgentKeysDeps {
   db: Database;
   clock: Clock;
   secrets: SecretBox;
+  /** Who the audit log names for a create or revoke; `admin` when absent. */
+  actor?: string | undefined;
 }
 
 /** Default authenticated requests per minute of a key (spec 8). */
@@ -83,12 +86,36 @@ export async function createAgentKey(
     ratePerMinute: rate,
     createdAt: deps.clock.now(),
   });
+  await auditKeyChange(deps, 'agent_key.create', brandIds, {
+    keyId,
+    name,
+    canManageProgram: input.canManageProgram ?? false,
+    canOnboard: input.canOnboard ?? false,
+  });
   return { keyId, secret };
 }
 
-/** Every key without its secret. */
-export async function listAgentKeys(deps: AgentKeysDeps): Promise<AgentKeySummary[]> {
-  const rows = await selectAgentKeys(deps.db);
+/** One audit entry per brand the key acts for (the brand's log shows it), or one without a brand. */
+async function auditKeyChange(
+  deps: AgentKeysDeps,
+  action: string,
+  brandIds: readonly string[],
+  details: Record<string, unknown>,
+): Promise<void> {
+  for (const subject of brandIds.length > 0 ? brandIds : [null]) {
+    await insertAuditEntry(deps.db, { actor: deps.actor ?? 'admin', action, subject, details, at: deps.clock.now() });
+  }
+}
+
+/** Every key without its secret; with `brandId`, the keys that act for that brand. */
+export async function listAgentKeys(
+  deps: AgentKeysDeps,
+  filter: { brandId?: string | undefined } = {},
+): Promise<AgentKeySummary[]> {
+  const brandId = filter.brandId?.toLowerCase();
+  const rows = (await selectAgentKeys(deps.db)).filter(
+    (row) => brandId === undefined || (row.brand_ids ?? []).includes(brandId),
+  );
   return rows.map((row) => ({
     ...principalOf(row),
     createdAt: iso(row.created_at) as string,
@@ -97,11 +124,28 @@ export async function listAgentKeys(deps: AgentKeysDeps): Promise<AgentKeySummar
   }));
 }
 
-/** Revokes a key: its signatures are refused (401) from now on. 404 for an unknown key. */
-export async function revokeAgentKey(deps: AgentKeysDeps, keyId: string): Promise<{ revoked: boolean }> {
+/**
+ * Revokes a key: its signatures are refused (401) from now on. 404 for an unknown key. With `brandId` (the
+ * portal) only a key that acts for that brand alone: another brand's key is unknown (404), a key shared with
+ * other brands is the operator's to revoke (403).
+ */
+export async function revokeAgentKey(
+  deps: AgentKeysDeps,
+  keyId: string,
+  scope: { brandId?: string | undefined } = {},
+): Promise<{ revoked: boolean }> {
   const row = await selectAgentKey(deps.db, keyId);
-  if (!row) throw new AppError('NOT_FOUND', `Agent key ${keyId} does not exist`);
-  return { revoked: await markAgentKeyRevoked(deps.db, keyId, deps.clock.now()) };
+  const brandIds = [...(row?.brand_ids ?? [])];
+  const brandId = scope.brandId?.toLowerCase();
+  if (!row || (brandId !== undefined && !brandIds.includes(brandId))) {
+    throw new AppError('NOT_FOUND', `Agent key ${keyId} does not exist`);
+  }
+  if (brandId !== undefined && brandIds.length > 1) {
+    throw new AppError('FORBIDDEN', `Agent key ${keyId} also acts for other brands; the operator revokes it`);
+  }
+  const revoked = await markAgentKeyRevoked(deps.db, keyId, deps.clock.now());
+  if (revoked) await auditKeyChange(deps, 'agent_key.revoke', brandIds, { keyId, name: row.name });
+  return { revoked };
 }
 
 /** A live key as signature verification needs it: who it is and its secret in clear. */
@@ -127,4 +171,20 @@ export async function grantBrandToKey(deps: AgentKeysDeps, keyId: string, brandI
 /** Records that the key was used (at most one write a minute per key). */
 export async function noteAgentKeyUsed(deps: AgentKeysDeps, keyId: string): Promise<void> {
   await touchAgentKey(deps.db, keyId, deps.clock.now());
+}
+
+/**
+ * The key functions bound to `deps` as the brand portal uses them (modules/portal, handed in by app.ts):
+ * `onRevoked` lets the signature cache forget a revoked key at once.
+ */
+export function portalAgentKeyService(deps: AgentKeysDeps, onRevoked?: (keyId: string) => void) {
+  return {
+    create: (actor: string, input: CreateAgentKeyInput) => createAgentKey({ ...deps, actor }, input),
+    list: (brandId: string) => listAgentKeys(deps, { brandId }),
+    async revoke(actor: string, keyId: string, brandId: string) {
+      const result = await revokeAgentKey({ ...deps, actor }, keyId, { brandId });
+      onRevoked?.(keyId);
+      return result;
+    },
+  };
 }

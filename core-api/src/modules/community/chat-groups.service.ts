@@ -163,6 +163,17 @@ export async function getChatGroup(deps: Pick<ChatGroupDeps, 'db'>, chatGroupId:
   return toChatGroup(await findOrThrow(deps.db, chatGroupId));
 }
 
+/** The groups the bots set up for a brand (active or not), newest first. */
+export async function listBrandChatGroups(db: Kysely<DB>, brandId: string): Promise<ChatGroup[]> {
+  const rows = await db
+    .selectFrom('chat_groups')
+    .selectAll()
+    .where('brand_id', '=', brandId.toLowerCase())
+    .orderBy('setup_at', 'desc')
+    .execute();
+  return rows.map(toChatGroup);
+}
+
 /** The brand a group is linked to, or undefined for an unknown group. */
 export async function chatGroupBrand(db: Kysely<DB>, chatGroupId: string): Promise<string | undefined> {
   const row = await db

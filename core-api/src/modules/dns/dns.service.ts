@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import { hashSecret } from '../../security/secret-box.ts';
+import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { addVerifiedDomain, findBrandForDns } from './dns.repository.ts';
 
 /** Resolves TXT records; injectable so tests use a local DNS server. */
@@ -35,6 +36,8 @@ export interface VerifyDnsDeps {
   logger?: Logger;
   /** Upper bound on one lookup whatever the resolver's own settings (default 5 s). */
   lookupTimeoutMs?: number;
+  /** Who the audit log names when a domain is added; `verify-dns` (the public check) when absent. */
+  actor?: string | undefined;
 }
 
 /** A parsed `brand_id=<0x…>;api_key=<key>` record. */
@@ -51,6 +54,11 @@ const RETRY_AFTER_SECONDS = 30;
 /** Host of the verification record: `_pts.<domain>`. */
 export function txtHostFor(domain: string): string {
   return `_pts.${domain}`;
+}
+
+/** The TXT value that links a domain to a brand (what `parsePtsTxtRecord` reads). */
+export function ptsTxtRecordValue(brandId: string, apiKey: string): string {
+  return `brand_id=${brandId.toLowerCase()};api_key=${apiKey}`;
 }
 
 /**
@@ -140,7 +148,15 @@ export async function verifyDns(deps: VerifyDnsDeps, input: { domain: string }):
     else if (!apiKeyMatches(candidate.apiKey, brand.api_key_hash)) reason = 'api_key_mismatch';
     else if (!hostMatchesDomain(domain, brand.website_domain)) reason = 'domain_mismatch';
     else {
-      await addVerifiedDomain(deps.db, brand.address, domain, deps.clock.now());
+      if (await addVerifiedDomain(deps.db, brand.address, domain, deps.clock.now())) {
+        await insertAuditEntry(deps.db, {
+          actor: deps.actor ?? 'verify-dns',
+          action: 'brand.domain_verified',
+          subject: brand.address,
+          details: { domain },
+          at: deps.clock.now(),
+        });
+      }
       return result('verified', brand.address);
     }
     firstFailure ??= result(reason, candidate.brandId);

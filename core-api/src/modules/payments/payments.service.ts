@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { Minter, MintSubmission } from '../../chain/minter.types.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
-import { findBrandByAddress } from '../brands/brands.repository.ts';
+import { findBrandByAddress, insertAuditEntry } from '../brands/brands.repository.ts';
 import { enqueueWebhook } from '../webhooks/webhooks.outbox.ts';
 import { formatCents, parseTokens, parseUsdToCents, tokensForCents } from './payment-amounts.ts';
 import { type CheckoutSession, type PaymentProvider, withSessionIdPlaceholder } from './payment-provider.ts';
@@ -143,10 +143,14 @@ export function readSessionOrder(session: CheckoutSession): SessionOrder {
   };
 }
 
-/** `POST /pts-api/create-checkout`: a hosted checkout for a brand buying tokens for its own wallet. */
+/**
+ * `POST /pts-api/create-checkout`: a hosted checkout for a brand buying tokens for its own wallet. With an
+ * `actor` (a signed-in portal user) the checkout is in the brand's audit log; the public route has none.
+ */
 export async function createCheckout(
   deps: Pick<PaymentDeps, 'db' | 'clock' | 'provider'>,
   input: CreateCheckoutInput,
+  options: { actor?: string | undefined } = {},
 ): Promise<{ sessionId: string; checkoutUrl: string }> {
   const brand = await findBrandByAddress(deps.db, input.brandId);
   if (!brand) {
@@ -188,6 +192,15 @@ export async function createCheckout(
     created_at: now,
     updated_at: now,
   });
+  if (options.actor) {
+    await insertAuditEntry(deps.db, {
+      actor: options.actor,
+      action: 'payment.checkout',
+      subject: brand.address,
+      details: { sessionId: session.id, usdAmount: formatCents(usdCents), ptsAmount: ptsAmount.toString() },
+      at: now,
+    });
+  }
   return { sessionId: session.id, checkoutUrl: session.url };
 }
 

@@ -74,12 +74,12 @@ const signedOut = failure('Not signed in (no session, or it ended)');
 const csrfOrRole = failure('Missing CSRF token, or the role cannot make this change');
 const notMember = failure('No such brand among yours');
 
-function baseUrlOf(req: Request, publicUrl: string | undefined): string {
+export function baseUrlOf(req: Request, publicUrl: string | undefined): string {
   return publicUrl ?? `${req.protocol}://${req.get('host')}`;
 }
 
 /** Who the audit log names for a portal user's change. */
-const actorOf = (user: PortalUser) => `portal:${user.email}`;
+export const actorOf = (user: PortalUser) => `portal:${user.email}`;
 
 /**
  * The brand portal's JSON API, mounted at `/portal/api` behind the CSRF check (docs/portal.md). Sign-in,

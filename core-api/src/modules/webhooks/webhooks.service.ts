@@ -150,6 +150,13 @@ export async function sendTestWebhook(deps: WebhookServiceDeps, brandId: string)
     nextAttemptAt: null,
   });
   const saved = await findWebhookDelivery(deps.db, row.id);
+  await insertAuditEntry(deps.db, {
+    actor: deps.actor ?? 'admin',
+    action: 'webhook.test',
+    subject: endpoint.brand_id,
+    details: { deliveryId: row.id, delivered: result.ok, statusCode: result.statusCode },
+    at: deps.clock.now(),
+  });
   return {
     delivered: result.ok,
     statusCode: result.statusCode,
@@ -170,14 +177,28 @@ export async function listWebhookDeliveries(
   return (await listDeliveryRows(deps.db, { brandId: brand.address, ...input })).map(toWebhookDelivery);
 }
 
-/** Re-queues a delivery (any status but `sending`, dead ones included) with a fresh set of attempts. */
+/**
+ * Re-queues a delivery (any status but `sending`, dead ones included) with a fresh set of attempts. With
+ * `brandId` (the portal) a delivery of another brand is unknown: 404.
+ */
 export async function replayWebhookDelivery(
-  deps: Pick<WebhookServiceDeps, 'db' | 'clock'>,
+  deps: Pick<WebhookServiceDeps, 'db' | 'clock' | 'actor'>,
   id: string,
+  scope: { brandId?: string | undefined } = {},
 ): Promise<WebhookDelivery> {
-  const row = await requeueDelivery(deps.db, id, deps.clock.now());
-  if (row) return toWebhookDelivery(row);
-  const existing = await findWebhookDelivery(deps.db, id);
+  const owned = scope.brandId === undefined || (await findWebhookDelivery(deps.db, id))?.brand_id === scope.brandId;
+  const row = owned ? await requeueDelivery(deps.db, id, deps.clock.now()) : undefined;
+  if (row) {
+    await insertAuditEntry(deps.db, {
+      actor: deps.actor ?? 'admin',
+      action: 'webhook.replay',
+      subject: row.brand_id,
+      details: { deliveryId: row.id, eventId: row.event_id, type: row.type },
+      at: deps.clock.now(),
+    });
+    return toWebhookDelivery(row);
+  }
+  const existing = owned ? await findWebhookDelivery(deps.db, id) : undefined;
   if (!existing) {
     throw new AppError('NOT_FOUND', `No webhook delivery ${id}; \`pts webhook deliveries --brand ID\` lists them`, {
       field: 'id',

@@ -1,0 +1,609 @@
+import type { AgentKey } from '@pts/shared/schemas/agent-keys';
+import type { RotatedBrandKeys } from '@pts/shared/schemas/brands';
+import type { PortalAgentKeys, PortalIntegrations, PortalWebhook } from '@pts/shared/schemas/portal-integrations';
+import type { SavedWebhookEndpoint, WebhookTestResult } from '@pts/shared/schemas/webhooks';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { api, fieldErrors } from '../api.ts';
+import { canEdit, isOwner, useBrand } from '../session.ts';
+
+type DnsResult = { domain: string; dnsConfigured: boolean; reason: string };
+
+/** A button that copies `text` and says so (for screen readers too). */
+export function CopyButton(props: { text: string; label: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(props.text);
+      setState('copied');
+    } catch {
+      setState('failed');
+    }
+  };
+  return (
+    <span className="copy">
+      <button type="button" className="secondary" onClick={copy}>
+        {props.label}
+      </button>
+      <span role="status" className="note">
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the text and copy it' : ''}
+      </span>
+    </span>
+  );
+}
+
+/** A secret the server showed this once: the person copies it now or rotates again later. */
+function ShownOnce(props: { title: string; children: ReactNode }) {
+  return (
+    <div className="shown-once" role="status">
+      <h3>{props.title}</h3>
+      <p>
+        <strong>Copy it now: it is shown this once.</strong> pts keeps no readable copy to show again.
+      </p>
+      {props.children}
+    </div>
+  );
+}
+
+function Secret(props: { label: string; copyLabel: string; value: string; testId: string }) {
+  return (
+    <p className="secret">
+      {props.label}:{' '}
+      <code className="link" data-testid={props.testId}>
+        {props.value}
+      </code>{' '}
+      <CopyButton text={props.value} label={props.copyLabel} />
+    </p>
+  );
+}
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+export function IntegrationsPage() {
+  const { brandId, membership } = useBrand();
+  const overview = useQuery({
+    queryKey: ['integrations', brandId],
+    queryFn: () => api<PortalIntegrations>('GET', `/brands/${brandId}/integrations`),
+  });
+
+  if (overview.isPending) return <p className="loading">Loading the integrations…</p>;
+  if (overview.isError) return <p role="alert">{overview.error.message}</p>;
+  const data = overview.data;
+  return (
+    <section className="integrations">
+      <h1>Integrations</h1>
+      <p>How your sites, bots and back-ends connect to pts. Changes apply at once and are in the audit log.</p>
+      {canEdit(membership) ? null : (
+        <p className="note">
+          Your role ({membership?.role ?? 'none'}) reads the integrations; admins and owners change them.
+        </p>
+      )}
+      <SecurityKey data={data} owner={isOwner(membership)} />
+      <SdkSnippet data={data} />
+      <Domains data={data} editable={canEdit(membership)} />
+      <Webhooks editable={canEdit(membership)} />
+      <WordPress data={data} />
+      <ChatGroups data={data} />
+      <XHandle data={data} editable={canEdit(membership)} />
+      <AgentKeys editable={canEdit(membership)} />
+    </section>
+  );
+}
+
+function SecurityKey({ data, owner }: { data: PortalIntegrations; owner: boolean }) {
+  const { brandId } = useBrand();
+  const queryClient = useQueryClient();
+  const [grace, setGrace] = useState('0');
+  const rotate = useMutation({
+    mutationFn: () =>
+      api<{ keys: RotatedBrandKeys }>('POST', `/brands/${brandId}/keys/rotate`, { graceMinutes: Number(grace) }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] }),
+  });
+  const errors = fieldErrors(rotate.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    rotate.mutate();
+  };
+  const keys = data.keys;
+  return (
+    <section aria-labelledby="key-heading" className="panel">
+      <h2 id="key-heading">Security key</h2>
+      <p>
+        Signs your back-end's events and the WordPress plugin's calls. The API key goes in your domains' TXT records.
+      </p>
+      <dl className="facts">
+        <dt>State</dt>
+        <dd data-testid="key-state">{keys.active ? 'active' : 'revoked: rotate to get working keys'}</dd>
+        <dt>Issued</dt>
+        <dd>{when(keys.issuedAt)}</dd>
+        <dt>The previous key verifies until</dt>
+        <dd data-testid="previous-key">
+          {keys.previousKeyValidUntil ? when(keys.previousKeyValidUntil) : 'no longer'}
+        </dd>
+      </dl>
+      {owner ? (
+        <form onSubmit={submit} className="stack narrow" aria-label="Rotate the security key">
+          <label>
+            Grace period in minutes (the old key keeps verifying; 0 refuses it at once)
+            <input
+              name="graceMinutes"
+              type="number"
+              min={0}
+              max={10080}
+              step={1}
+              required
+              value={grace}
+              onChange={(e) => setGrace(e.target.value)}
+              {...(errors.graceMinutes ? { 'aria-invalid': true, 'aria-describedby': 'graceMinutes-error' } : {})}
+            />
+            {errors.graceMinutes ? (
+              <span className="error" id="graceMinutes-error">
+                {errors.graceMinutes}
+              </span>
+            ) : null}
+          </label>
+          {rotate.isError && !errors.graceMinutes ? (
+            <p role="alert" className="error">
+              {rotate.error.message}
+            </p>
+          ) : null}
+          <button type="submit" disabled={rotate.isPending}>
+            Rotate key
+          </button>
+        </form>
+      ) : (
+        <p className="note">Only owners rotate the key.</p>
+      )}
+      {rotate.isSuccess ? (
+        <ShownOnce title="New keys">
+          <Secret
+            label="Security key"
+            copyLabel="Copy the security key"
+            value={rotate.data.keys.securityKey}
+            testId="new-security-key"
+          />
+          <Secret label="API key" copyLabel="Copy the API key" value={rotate.data.keys.apiKey} testId="new-api-key" />
+        </ShownOnce>
+      ) : null}
+    </section>
+  );
+}
+
+function SdkSnippet({ data }: { data: PortalIntegrations }) {
+  return (
+    <section aria-labelledby="sdk-heading" className="panel">
+      <h2 id="sdk-heading">Browser SDK</h2>
+      <p>Put this tag on your site's pages: it detects the events your rules describe and sends them.</p>
+      <pre className="snippet">
+        <code data-testid="sdk-snippet">{data.sdk.snippet}</code>
+      </pre>
+      <CopyButton text={data.sdk.snippet} label="Copy snippet" />
+    </section>
+  );
+}
+
+function Domains({ data, editable }: { data: PortalIntegrations; editable: boolean }) {
+  const { brandId } = useBrand();
+  const queryClient = useQueryClient();
+  const [domain, setDomain] = useState(data.domains.websiteDomain);
+  const verify = useMutation({
+    mutationFn: () => api<DnsResult>('POST', `/brands/${brandId}/domains/${encodeURIComponent(domain.trim())}/verify`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    verify.mutate();
+  };
+  return (
+    <section aria-labelledby="domains-heading" className="panel">
+      <h2 id="domains-heading">Domains</h2>
+      <p>
+        Pages on <strong>{data.domains.websiteDomain}</strong>, its subdomains and your verified domains may send
+        events. To verify a domain, add a TXT record at <code>_pts.&lt;domain&gt;</code> (for example{' '}
+        <code>{data.domains.txtHost}</code>) with the value <code className="link">{data.domains.txtValue}</code>.
+      </p>
+      {data.domains.verifiedDomains.length > 0 ? (
+        <ul data-testid="verified-domains">
+          {data.domains.verifiedDomains.map((name) => (
+            <li key={name}>{name} (verified)</li>
+          ))}
+        </ul>
+      ) : (
+        <p>No verified domain yet.</p>
+      )}
+      {editable ? (
+        <form onSubmit={submit} className="row" aria-label="Verify a domain">
+          <label>
+            Domain to verify
+            <input required value={domain} onChange={(e) => setDomain(e.target.value)} />
+          </label>
+          <button type="submit" disabled={verify.isPending}>
+            Verify domain
+          </button>
+        </form>
+      ) : null}
+      {verify.isError ? (
+        <p role="alert" className="error">
+          {verify.error.message}
+        </p>
+      ) : null}
+      {verify.isSuccess ? (
+        <p role="status">
+          {verify.data.dnsConfigured
+            ? `${verify.data.domain} is verified.`
+            : `${verify.data.domain} is not verified yet (${verify.data.reason.replaceAll('_', ' ')}).`}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function Webhooks({ editable }: { editable: boolean }) {
+  const { brandId } = useBrand();
+  const queryClient = useQueryClient();
+  const webhook = useQuery({
+    queryKey: ['webhook', brandId],
+    queryFn: () => api<PortalWebhook>('GET', `/brands/${brandId}/webhook`),
+  });
+  const [url, setUrl] = useState<string | undefined>();
+  const [rotateSecret, setRotateSecret] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhook', brandId] });
+  const save = useMutation({
+    mutationFn: (input: { url: string; rotateSecret: boolean }) =>
+      api<{ webhook: SavedWebhookEndpoint }>('PUT', `/brands/${brandId}/webhook`, input),
+    onSuccess: refresh,
+  });
+  const test = useMutation({
+    mutationFn: () => api<{ result: WebhookTestResult }>('POST', `/brands/${brandId}/webhook/test`),
+    onSuccess: refresh,
+  });
+  const replay = useMutation({
+    mutationFn: (id: string) => api('POST', `/brands/${brandId}/webhook/deliveries/${id}/replay`),
+    onSuccess: refresh,
+  });
+  const errors = fieldErrors(save.error);
+
+  if (webhook.isPending) return <p className="loading">Loading the webhook…</p>;
+  if (webhook.isError) return <p role="alert">{webhook.error.message}</p>;
+  const current = webhook.data.webhook;
+  const shownUrl = url ?? current?.url ?? '';
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate({ url: shownUrl.trim(), rotateSecret });
+  };
+  return (
+    <section aria-labelledby="webhook-heading" className="panel">
+      <h2 id="webhook-heading">Webhooks</h2>
+      <p>
+        pts POSTs signed events (rewards, redemptions, milestones, payments) to your URL; check the{' '}
+        <code>x-pts-signature</code> header with the signing secret.
+      </p>
+      <p>{current ? <>Sending to {current.url}</> : 'No webhook URL yet.'}</p>
+      {editable ? (
+        <form onSubmit={submit} className="stack narrow" aria-label="Webhook endpoint">
+          <label>
+            Webhook URL
+            <input
+              type="url"
+              required
+              value={shownUrl}
+              onChange={(e) => setUrl(e.target.value)}
+              {...(errors.url ? { 'aria-invalid': true, 'aria-describedby': 'url-error' } : {})}
+            />
+            {errors.url ? (
+              <span className="error" id="url-error">
+                {errors.url}
+              </span>
+            ) : null}
+          </label>
+          {current ? (
+            <label className="inline">
+              <input type="checkbox" checked={rotateSecret} onChange={(e) => setRotateSecret(e.target.checked)} />
+              Issue a new signing secret
+            </label>
+          ) : null}
+          {save.isError && !errors.url ? (
+            <p role="alert" className="error">
+              {save.error.message}
+            </p>
+          ) : null}
+          <div className="row">
+            <button type="submit" disabled={save.isPending}>
+              Save webhook
+            </button>
+            {current ? (
+              <button type="button" className="secondary" onClick={() => test.mutate()} disabled={test.isPending}>
+                Send a test
+              </button>
+            ) : null}
+          </div>
+        </form>
+      ) : null}
+      {save.data?.webhook.secret ? (
+        <ShownOnce title="Signing secret">
+          <Secret
+            label="Signing secret"
+            copyLabel="Copy the signing secret"
+            value={save.data.webhook.secret}
+            testId="webhook-secret"
+          />
+        </ShownOnce>
+      ) : null}
+      {test.isSuccess ? (
+        <p role="status" data-testid="test-result">
+          {test.data.result.delivered
+            ? `Test delivered: your endpoint answered ${test.data.result.statusCode}.`
+            : `Test not delivered: ${test.data.result.error ?? 'no answer'}.`}
+        </p>
+      ) : null}
+      {test.isError || replay.isError ? (
+        <p role="alert" className="error">
+          {(test.error ?? replay.error)?.message}
+        </p>
+      ) : null}
+      <h3>Latest deliveries</h3>
+      {webhook.data.deliveries.length === 0 ? (
+        <p>No delivery yet.</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Webhook deliveries</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Answer</th>
+                <th scope="col">When</th>
+                {editable ? <th scope="col">Actions</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {webhook.data.deliveries.map((delivery) => (
+                <tr key={delivery.id} data-delivery-id={delivery.id}>
+                  <th scope="row">{delivery.type}</th>
+                  <td>{delivery.status}</td>
+                  <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
+                  <td>{when(delivery.createdAt)}</td>
+                  {editable ? (
+                    <td>
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={`Replay ${delivery.type} of ${when(delivery.createdAt)}`}
+                        disabled={delivery.status === 'sending' || replay.isPending}
+                        onClick={() => replay.mutate(delivery.id)}
+                      >
+                        Replay
+                      </button>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function WordPress({ data }: { data: PortalIntegrations }) {
+  return (
+    <section aria-labelledby="wp-heading" className="panel">
+      <h2 id="wp-heading">WordPress plugin</h2>
+      <p>The values of the plugin's settings screen (Settings → pts Loyalty):</p>
+      <dl className="facts">
+        <dt>core-api URL</dt>
+        <dd>
+          <code data-testid="wp-api-url">{data.wordpress.apiUrl}</code>{' '}
+          <CopyButton text={data.wordpress.apiUrl} label="Copy the URL" />
+        </dd>
+        <dt>Brand id</dt>
+        <dd>
+          <code className="link">{data.wordpress.brandId}</code>{' '}
+          <CopyButton text={data.wordpress.brandId} label="Copy the brand id" />
+        </dd>
+        <dt>Security key</dt>
+        <dd>{data.wordpress.securityKeyHint}</dd>
+      </dl>
+    </section>
+  );
+}
+
+function ChatGroups({ data }: { data: PortalIntegrations }) {
+  return (
+    <section aria-labelledby="chat-heading" className="panel">
+      <h2 id="chat-heading">Chat groups</h2>
+      {data.chatGroups.length === 0 ? (
+        <p>No chat group yet: add the bot to your Discord, Telegram, Slack or Matrix group and run /setup there.</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Chat groups set up by the bots</caption>
+            <thead>
+              <tr>
+                <th scope="col">Group</th>
+                <th scope="col">Platform id</th>
+                <th scope="col">Set up by</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.chatGroups.map((group) => (
+                <tr key={group.id}>
+                  <th scope="row">{group.groupName}</th>
+                  <td>{group.chatGroupId}</td>
+                  <td>
+                    {group.setupBy}, {when(group.setupAt)}
+                  </td>
+                  <td>{group.isActive ? 'active' : 'inactive'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function XHandle({ data, editable }: { data: PortalIntegrations; editable: boolean }) {
+  const { brandId } = useBrand();
+  const queryClient = useQueryClient();
+  const [handle, setHandle] = useState(data.xHandle ?? '');
+  const save = useMutation({
+    mutationFn: () => api<{ xHandle: string | null }>('PUT', `/brands/${brandId}/x-handle`, { xHandle: handle }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] }),
+  });
+  const errors = fieldErrors(save.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <section aria-labelledby="x-heading" className="panel">
+      <h2 id="x-heading">X (Twitter)</h2>
+      <p>{data.xHandle ? `The X bot rewards mentions of @${data.xHandle}.` : 'No X handle: the X bot is off.'}</p>
+      {editable ? (
+        <form onSubmit={submit} className="row" aria-label="X handle">
+          <label>
+            X handle (empty turns the bot off)
+            <input
+              value={handle}
+              maxLength={16}
+              onChange={(e) => setHandle(e.target.value)}
+              {...(errors.xHandle ? { 'aria-invalid': true, 'aria-describedby': 'xHandle-error' } : {})}
+            />
+            {errors.xHandle ? (
+              <span className="error" id="xHandle-error">
+                {errors.xHandle}
+              </span>
+            ) : null}
+          </label>
+          <button type="submit" disabled={save.isPending}>
+            Save handle
+          </button>
+        </form>
+      ) : null}
+      {save.isError && !errors.xHandle ? (
+        <p role="alert" className="error">
+          {save.error.message}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function AgentKeys({ editable }: { editable: boolean }) {
+  const { brandId } = useBrand();
+  const queryClient = useQueryClient();
+  const keys = useQuery({
+    queryKey: ['agent-keys', brandId],
+    queryFn: () => api<PortalAgentKeys>('GET', `/brands/${brandId}/agent-keys`),
+  });
+  const [name, setName] = useState('');
+  const [manage, setManage] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['agent-keys', brandId] });
+  const create = useMutation({
+    mutationFn: () =>
+      api<{ keyId: string; secret: string }>('POST', `/brands/${brandId}/agent-keys`, {
+        name,
+        canManageProgram: manage,
+      }),
+    onSuccess: async () => {
+      setName('');
+      await refresh();
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (keyId: string) => api('POST', `/brands/${brandId}/agent-keys/${keyId}/revoke`),
+    onSuccess: refresh,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const scopes = (key: AgentKey) => (key.canManageProgram ? 'reads and changes the program' : 'reads');
+
+  return (
+    <section aria-labelledby="agent-heading" className="panel">
+      <h2 id="agent-heading">Agent keys</h2>
+      <p>Keys for AI agents and scripts using the agent API and MCP on this brand's behalf.</p>
+      {keys.isPending ? <p className="loading">Loading the keys…</p> : null}
+      {keys.isError ? <p role="alert">{keys.error.message}</p> : null}
+      {keys.data && keys.data.agentKeys.length > 0 ? (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Agent keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key id</th>
+                <th scope="col">Scope</th>
+                <th scope="col">State</th>
+                {editable ? <th scope="col">Actions</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.agentKeys.map((key) => (
+                <tr key={key.keyId} data-key-id={key.keyId}>
+                  <th scope="row">{key.name}</th>
+                  <td>
+                    <code>{key.keyId}</code>
+                  </td>
+                  <td>
+                    {scopes(key)}
+                    {key.sharedWithOtherBrands ? ' (also other brands: the operator manages it)' : ''}
+                  </td>
+                  <td>{key.revokedAt ? `revoked ${when(key.revokedAt)}` : 'active'}</td>
+                  {editable ? (
+                    <td>
+                      {!key.revokedAt && !key.sharedWithOtherBrands ? (
+                        <button
+                          type="button"
+                          className="secondary"
+                          aria-label={`Revoke ${key.name}`}
+                          disabled={revoke.isPending}
+                          onClick={() => revoke.mutate(key.keyId)}
+                        >
+                          Revoke
+                        </button>
+                      ) : null}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : keys.data ? (
+        <p>No agent key yet.</p>
+      ) : null}
+      {editable ? (
+        <form onSubmit={submit} className="stack narrow" aria-label="Create an agent key">
+          <label>
+            Key name
+            <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <label className="inline">
+            <input type="checkbox" checked={manage} onChange={(e) => setManage(e.target.checked)} />
+            May change the program (rules, perks, campaigns)
+          </label>
+          {create.isError || revoke.isError ? (
+            <p role="alert" className="error">
+              {(create.error ?? revoke.error)?.message}
+            </p>
+          ) : null}
+          <button type="submit" disabled={create.isPending}>
+            Create key
+          </button>
+        </form>
+      ) : null}
+      {create.isSuccess ? (
+        <ShownOnce title={`Agent key ${create.data.keyId}`}>
+          <Secret label="Secret" copyLabel="Copy the secret" value={create.data.secret} testId="agent-secret" />
+        </ShownOnce>
+      ) : null}
+    </section>
+  );
+}
