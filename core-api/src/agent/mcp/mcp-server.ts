@@ -33,7 +33,9 @@ export function createPtsMcpServer(tools: McpToolEntry[]): Server {
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = byName.get(request.params.name);
+    // The seed's server names every tool `loyalteez_<name>`; a host with those names hard-coded still finds
+    // ours (listed without the prefix). Decision in docs/decisions.md ("converse and the MCP server").
+    const tool = byName.get(request.params.name) ?? byName.get(request.params.name.replace(/^loyalteez_/, ''));
     if (!tool) {
       return errorResult({ code: 'not_found', status: 404, message: `Unknown tool ${request.params.name}` });
     }

@@ -186,6 +186,10 @@ describe('the eight seed tools pts had no MCP tool for', () => {
     });
     expect(answer.note).toContain('baseReward 999 was not used');
     expect(await eventsOf(member)).toEqual([]);
+    // The seed's own spelling, `loyalteez_<name>`, reaches the same tool (it is not listed twice).
+    const prefixed = await call('loyalteez_calculate_reward', { userIdentifier: member, eventType: 'helpful_answer' });
+    expect(prefixed.finalReward).toBe(40);
+    expect((await client.listTools()).tools.some((tool) => tool.name.startsWith('loyalteez_'))).toBe(false);
   });
 
   it('log_activity counts once per activityId on the activity board; update_leaderboard_stats keeps the name only', async () => {
