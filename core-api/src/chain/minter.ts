@@ -6,6 +6,7 @@ import { createBatcher } from './mint/batcher.ts';
 import { enqueueBroadcast, submissionAfterSend } from './mint/broadcast.ts';
 import { createMinterContext, type MinterContext, type MinterDeps } from './mint/context.ts';
 import { mintInline } from './mint/inline.ts';
+import { ensureResentBeforeSigning } from './mint/resend.ts';
 import { claimAndSign, type SignedBatch } from './mint/sign.ts';
 import { createTracker } from './mint/track.ts';
 import type { Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
@@ -131,6 +132,10 @@ export function createMinter(deps: MinterDeps): Minter {
 
     start() {
       if (pollTimer || ctx.stopped) return;
+      // A new leader first sends what the previous one left open, in nonce order, before any batch of its own.
+      ctx.sender
+        .withSigningLock(() => ensureResentBeforeSigning(ctx))
+        .catch((error: unknown) => log.warn({ error: shortError(error) }, 'sending open transactions failed'));
       pollTimer = setInterval(() => {
         tracker.track().catch((error: unknown) => log.warn({ error: shortError(error) }, 'receipt tracking failed'));
         sweepFresh().catch((error: unknown) => log.warn({ error: shortError(error) }, 'pending sweep failed'));

@@ -98,6 +98,8 @@ export interface MinterContext {
   marker: SubmitMarker;
   /** Set by `stop()`: loops end early and gathers stop waiting. */
   stopped: boolean;
+  /** The open transactions found when this minter began signing were sent again first (resend.ts). */
+  resentOpen: boolean;
 }
 
 export const MINT_PURPOSE = 'mintBatch';
@@ -134,6 +136,7 @@ export function createMinterContext(deps: MinterDeps): MinterContext {
     broadcasting: new Set(),
     marker: createSubmitMarker(db, deps.clock, () => ctx.stopped),
     stopped: false,
+    resentOpen: false,
   };
   return ctx;
 }

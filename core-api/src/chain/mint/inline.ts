@@ -4,6 +4,7 @@ import type { InlineMintRow, InlineMintSigner, MintSubmission } from '../minter.
 import { type Fees, shortError } from '../tx-sender.ts';
 import { enqueueBroadcast, submissionAfterSend } from './broadcast.ts';
 import type { MinterContext } from './context.ts';
+import { ensureResentBeforeSigning } from './resend.ts';
 import { noteSigned, type SignedBatch, signMintBatch } from './sign.ts';
 
 // Inline minting: a request signs its batch inside its own database transaction, under the signing lock, and
@@ -73,6 +74,7 @@ export function mintInline<T>(
       );
       return { value: await work(undefined), sent: undefined };
     }
+    await ensureResentBeforeSigning(ctx);
     const signed: { batch?: SignedBatch } = {};
     let value: T;
     try {

@@ -4,6 +4,7 @@ import { rewardTokenAbi } from '../artifacts/index.ts';
 import { insertSignedTx } from '../chain-txs.repository.ts';
 import type { Fees } from '../tx-sender.ts';
 import { MINT_PURPOSE, type MinterContext, mintBatchGasLimit } from './context.ts';
+import { ensureResentBeforeSigning } from './resend.ts';
 
 // Batch building and signing: pending reward rows → one signed `mintBatch`, recorded (`signed`) in the same
 // database transaction that moves the rows to `submitted`. No RPC happens inside that transaction.
@@ -100,6 +101,7 @@ export function claimAndSign(ctx: MinterContext, filter: ClaimFilter = {}): Prom
     if (filter.onlyIds && filter.onlyIds.length === 0) return null;
     const nonce = await sender.nextNonce();
     const fees = await sender.fees();
+    await ensureResentBeforeSigning(ctx);
     const now = ctx.clock.now();
     let batch: SignedBatch | null;
     try {
