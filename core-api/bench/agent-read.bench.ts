@@ -374,7 +374,7 @@ async function main(): Promise<void> {
       { name: 'bench', brandIds, tier: 'enterprise', ratePerMinute: 100_000 },
     );
 
-    const tools = agentTools({ deps, services: platform.services })
+    const tools = agentTools(platform.services.agent.toolDeps)
       .map((tool) => tool.definition)
       .filter((tool) => tool.method === 'get' && (!onlyTools || onlyTools.includes(tool.name)));
     const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)] as T;

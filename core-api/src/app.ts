@@ -1,14 +1,11 @@
 import { PORTAL_DIST_DIR } from '@pts/portal/build';
 import { AppError, RELAY_BODY_LIMIT_BYTES } from '@pts/shared';
 import express, { type Express, Router } from 'express';
-import { createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
 import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
-import { agentTools } from './agent/agent-tools.ts';
 import { growthLeadAdminRoutes } from './agent/growth/growth-leads.routes.ts';
 import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
-import { type ActiveAgentKey, portalAgentKeyService } from './agent/keys/agent-keys.service.ts';
+import { portalAgentKeyService } from './agent/keys/agent-keys.service.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
-import { createKeyedCache } from './caching/keyed-cache.ts';
 import type { AppServices } from './compose.ts';
 import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
@@ -57,8 +54,9 @@ import { streakRoutes } from './modules/streaks/streaks.routes.ts';
 import { webhookAdminRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
-import { createMetricsRouter, createRewardStatusSampler } from './observability/metrics.routes.ts';
+import { createMetricsRouter } from './observability/metrics.routes.ts';
 import { createApiDocs } from './observability/openapi.ts';
+import { createRewardStatusSampler } from './observability/reward-status.ts';
 
 export const SERVICE_NAME = 'pts-core-api';
 export const SERVICE_VERSION = '0.1.0';
@@ -69,10 +67,21 @@ const ADMIN_BODY_LIMIT_BYTES = 64 * 1024;
 /** Brands' pages revalidate their copy of /sdk.js (a 304 when unchanged) after 5 minutes. */
 const SDK_MAX_AGE_SECONDS = 300;
 
+/** Where the route tables go: each is mounted on its router and documented under its prefix, once. */
+type Serve = (router: Router, prefix: string, routes: readonly Route[]) => void;
+
+/** The process's ports and shared services, as createApp's parts read them. */
+interface Parts {
+  deps: AppDeps;
+  services: AppServices;
+  serve: Serve;
+}
+
 /**
  * Builds the HTTP app: every role's routes under its prefix (`/pts-api`, `/reward-processor`, `/admin`, …);
  * a process running a single role also serves that role's routes at the root, so each host of the spec
- * (`{reward_processor_url}/queue`, …) matches exactly. One JSON error handler comes last.
+ * (`{reward_processor_url}/queue`, …) matches exactly. One JSON error handler comes last. Every service is
+ * built by the composition root (compose.ts); here each router gets the named services it uses.
  */
 export function createApp(deps: AppDeps, services: AppServices): Express {
   const { config, logger } = deps;
@@ -81,26 +90,17 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   app.set('trust proxy', config.PTS_TRUST_PROXY);
   app.set('etag', false);
 
-  const { verifyBrandSignature } = services;
-  // Live agent keys for signature checks: a revocation through this process (or any brand change, which an
-  // onboarding that grants a brand to its key makes) forgets at once; other processes' within the TTL.
-  const agentKeys = createKeyedCache<ActiveAgentKey>({
-    clock: deps.clock,
-    ttlMs: config.PTS_RULE_CACHE_SECONDS * 1000,
-  });
-  services.changes.subscribe(() => agentKeys.forget());
-
   app.use(createHttpMetricsMiddleware({ metrics: deps.metrics, logger }));
   app.use(securityHeaders);
   app.use(services.cors);
   app.use(services.signedReplies.capture);
 
-  // Route tables (http/route-table.ts): each is mounted on its router and documented under its prefix, once.
   const docs = createApiDocs();
-  const serve = (router: Router, prefix: string, routes: readonly Route[]) => {
+  const serve: Serve = (router, prefix, routes) => {
     router.use(routerFrom(routes));
     documentRoutes(docs, routes, prefix);
   };
+  const parts: Parts = { deps, services, serve };
 
   const mounted: string[] = [];
   const roleRouters: [Role, string, Router][] = [];
@@ -115,35 +115,73 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     db: deps.db,
     clock: deps.clock,
     constraints: deps.constraints,
-    verifyBrandSignature,
+    verifyBrandSignature: services.verifyBrandSignature,
     ipLimit: services.limits.ip,
   });
-  // The seed system's vocabulary, mapped at the edge before pts's own routers (docs/compatibility.md).
-  const seedCompat = { db: deps.db, clock: deps.clock, logger, brands: services.brands };
-  const readMemberBalance = (userIdentifier: string) =>
-    readWalletBalance(
-      {
-        db: deps.db,
-        publicClient: deps.publicClient,
-        rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-      },
-      userIdentifier,
-    );
-  const eventRouter = Router();
+  mount('event-handler', '/pts-api', eventHandlerRouter(parts, eligibility));
+  mount('reward-processor', '/reward-processor', rewardProcessorRouter(parts));
+  mount('relayer', '/relayer', relayerRouter(parts));
+  const adminRouter = Router();
+  adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
+  serveAdminRoutes(parts, adminRouter);
+  mount('event-handler', '/services', servicesRouter(parts, eligibility));
+  const updaterRouter = Router();
+  serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes({ db: deps.db }));
+  mount('constraint-updater', '/constraint-updater', updaterRouter);
+  mount('admin', '/admin', adminRouter);
+  const portal = portalRouter(parts, adminRouter);
+
+  // A process running one role is that role's host: its routes (its own /health included) answer at the
+  // root too, ahead of the generic health routes.
+  const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
+  for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
+
+  app.use(operationsRouter(parts, () => mounted));
+  // {base_url}/sdk.js (spec 1 item 6): the browser SDK belongs to the event handler host.
+  const sdkRouter = Router();
+  serve(sdkRouter, '', sdkRoutes({ sdk: services.sdk, logger, maxAgeSeconds: SDK_MAX_AGE_SECONDS }));
+  if (hasRole(config, 'event-handler')) app.use(sdkRouter);
+  app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
+
+  for (const [, prefix, router] of roleRouters) app.use(prefix, router);
+  // Never at the root (its page fallback would answer every path), even on a single-role admin host.
+  if (hasRole(config, 'admin')) {
+    app.use('/portal', portal);
+    mounted.push('/portal');
+  }
+
+  // The agent API (docs/agent-api.md): served by the event handler host, under /api/v1 only (its own 404 and
+  // error envelope, so it is never mounted at the root).
+  if (hasRole(config, 'event-handler')) {
+    mountAgentApi(app, parts);
+    documentAgentTools(docs, services.agent.tools);
+    mounted.push('/api/v1');
+  }
+
+  app.use(notFoundHandler);
+  app.use(createErrorHandler(logger, { replies: services.signedReplies }));
+  return app;
+}
+
+/** `/pts-api`: the seed system's vocabulary first (docs/compatibility.md), then events, DNS, payments, pregeneration. */
+function eventHandlerRouter({ deps, services, serve }: Parts, eligibility: readonly Route[]): Router {
+  const { config, logger } = deps;
+  const { verifyBrandSignature } = services;
+  const router = Router();
   const seedEvents = seedEventCompat({
-    ...seedCompat,
+    ...seedCompatOf(deps, services),
     verifyBrandSignature,
     bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
     bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
-    readBalance: readMemberBalance,
+    readBalance: memberBalanceReader(deps),
     eligibility: routerFrom(eligibility),
     duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
   });
-  eventRouter.use(seedEvents.adapters);
-  serve(eventRouter, '/pts-api', seedEvents.routes);
-  eventRouter.use(limitUnsignedByIp(services.limits.ip));
+  router.use(seedEvents.adapters);
+  serve(router, '/pts-api', seedEvents.routes);
+  router.use(limitUnsignedByIp(services.limits.ip));
   serve(
-    eventRouter,
+    router,
     '/pts-api',
     eventRoutes(
       {
@@ -157,16 +195,34 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       services.eventConfigCache,
     ),
   );
-  serve(eventRouter, '/pts-api', dnsRoutes(deps, { limit: services.limits.verifyDns }));
+  serve(
+    router,
+    '/pts-api',
+    dnsRoutes(
+      { db: deps.db, resolveTxt: deps.resolveTxt, clock: deps.clock, config, logger },
+      { limit: services.limits.verifyDns },
+    ),
+  );
   // Token purchases answer their errors in the payment failure shape (spec 4.7), on their own router.
   const paymentsRouter = Router();
-  serve(paymentsRouter, '/pts-api', paymentRoutes(deps));
+  serve(
+    paymentsRouter,
+    '/pts-api',
+    paymentRoutes({
+      db: deps.db,
+      clock: deps.clock,
+      logger,
+      minter: deps.minter,
+      config,
+      payments: deps.payments,
+    }),
+  );
   paymentsRouter.use(createPaymentErrorHandler(logger));
-  eventRouter.use(paymentsRouter);
+  router.use(paymentsRouter);
   // Real-account checks with the providers whose credentials are configured (docs/identity.md).
   const accountVerifier = accountVerifierFromConfig(config, { logger });
   serve(
-    eventRouter,
+    router,
     '/pts-api',
     pregenerationRoutes({
       db: deps.db,
@@ -176,49 +232,81 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       ...(accountVerifier ? { verifier: accountVerifier } : {}),
     }),
   );
-  mount('event-handler', '/pts-api', eventRouter);
-  const rewardProcessorRouter = Router();
+  return router;
+}
+
+/** The seed system's clients' mapping (modules/compat): the same parts on /pts-api and /services. */
+function seedCompatOf(deps: AppDeps, services: AppServices) {
+  return { db: deps.db, clock: deps.clock, logger: deps.logger, brands: services.brands };
+}
+
+/** A member's pts balance, as the seed-compatible answers show it (modules/ledger/wallet-balance.ts). */
+function memberBalanceReader(deps: AppDeps) {
+  return (userIdentifier: string) =>
+    readWalletBalance(
+      { db: deps.db, publicClient: deps.publicClient, rewardToken: deps.chain.contracts.rewardToken as `0x${string}` },
+      userIdentifier,
+    );
+}
+
+function rewardProcessorRouter({ deps, serve }: Parts): Router {
+  const router = Router();
   serve(
-    rewardProcessorRouter,
+    router,
     '/reward-processor',
-    rewardProcessorRoutes({ minter: deps.minter, logger, clock: deps.clock, adminToken: deps.adminToken }),
+    rewardProcessorRoutes({ minter: deps.minter, logger: deps.logger, clock: deps.clock, adminToken: deps.adminToken }),
   );
-  mount('reward-processor', '/reward-processor', rewardProcessorRouter);
-  const relayerRouter = Router();
-  relayerRouter.use(createSeedRelayerCompatRouter({ bodyLimitBytes: RELAY_BODY_LIMIT_BYTES }));
-  serve(relayerRouter, '/relayer', relayerRoutes(deps, { verifyBrandSignature, limits: services.limits }));
-  mount('relayer', '/relayer', relayerRouter);
-  // Brands, rules and purchases share the /admin prefix; their bodies are small JSON documents.
-  const adminRouter = Router();
-  adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
+  return router;
+}
+
+function relayerRouter({ deps, services, serve }: Parts): Router {
+  const router = Router();
+  router.use(createSeedRelayerCompatRouter({ bodyLimitBytes: RELAY_BODY_LIMIT_BYTES }));
   serve(
-    adminRouter,
+    router,
+    '/relayer',
+    relayerRoutes(
+      {
+        db: deps.db,
+        clock: deps.clock,
+        logger: deps.logger,
+        config: deps.config,
+        relayer: deps.relayer,
+        publicClient: deps.publicClient,
+        chain: deps.chain,
+        identity: deps.identity,
+        constraints: deps.constraints,
+      },
+      { verifyBrandSignature: services.verifyBrandSignature, limits: services.limits },
+    ),
+  );
+  return router;
+}
+
+/** `/admin`: brands, rules, keys, purchases, webhooks and the rest of the operator's API (small JSON bodies). */
+function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): void {
+  const { config, logger, db, clock, adminToken } = deps;
+  serve(
+    router,
     '/admin',
     agentKeyAdminRoutes({
-      db: deps.db,
-      clock: deps.clock,
+      db,
+      clock,
       secrets: deps.secrets,
-      adminToken: deps.adminToken,
-      onRevoked: (keyId) => agentKeys.forget(keyId),
+      adminToken,
+      onRevoked: (keyId) => services.agent.keys.forget(keyId),
     }),
   );
-  serve(adminRouter, '/admin', paymentAdminRoutes(deps));
-  serve(adminRouter, '/admin', webhookAdminRoutes(deps));
-  serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
-  serve(adminRouter, '/admin', relayerGasAdminRoutes(deps));
-  serve(adminRouter, '/admin', campaignAdminRoutes(deps));
-  serve(adminRouter, '/admin', growthLeadAdminRoutes(deps));
-  const perkDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    perkChain: deps.perkChain,
-    logger,
-    adminToken: deps.adminToken,
-    changes: services.changes,
-  };
-  serve(adminRouter, '/admin', perkAdminRoutes(perkDeps));
+  serve(router, '/admin', paymentAdminRoutes({ db, adminToken }));
+  serve(router, '/admin', webhookAdminRoutes({ db, secrets: deps.secrets, clock, config, adminToken }));
+  serve(router, '/admin', achievementAdminRoutes({ db, adminToken }));
+  serve(router, '/admin', relayerGasAdminRoutes({ db, chain: deps.chain, adminToken }));
+  serve(router, '/admin', campaignAdminRoutes({ db, clock, adminToken }));
+  serve(router, '/admin', growthLeadAdminRoutes({ db, adminToken }));
+  const perkDeps = { db, clock, perkChain: deps.perkChain, logger, adminToken, changes: services.changes };
+  serve(router, '/admin', perkAdminRoutes(perkDeps));
   serve(
-    adminRouter,
+    router,
     '/admin',
     constraintAdminRoutes({
       ...perkDeps,
@@ -226,48 +314,33 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       urlPolicy: constraintUrlPolicy(config),
     }),
   );
-  serve(
-    adminRouter,
-    '/admin',
-    identityAdminRoutes({
-      db: deps.db,
-      wallets: deps.wallets,
-      issuer: deps.tokenIssuer,
-      adminToken: deps.adminToken,
-    }),
-  );
-  // Shared services (perk catalogue, eligibility, chat roles) and the constraint cache's invalidation host.
-  // Shared services for bots, the site plugin and brand back-ends: each feature's own router.
-  const servicesRouter = Router();
+  serve(router, '/admin', identityAdminRoutes({ db, wallets: deps.wallets, issuer: deps.tokenIssuer, adminToken }));
+}
+
+/** `/services`: shared services for bots, the site plugin and brand back-ends, each feature's own routes. */
+function servicesRouter({ deps, services, serve }: Parts, eligibility: readonly Route[]): Router {
+  const { db, clock, logger } = deps;
+  const { verifyBrandSignature } = services;
+  const router = Router();
   const seedServices = seedServicesCompat({
-    ...seedCompat,
+    ...seedCompatOf(deps, services),
     events: services.events,
     verifyBrandSignature,
     brandLimit: services.limits.brand,
-    readBalance: readMemberBalance,
-    serviceDomain: config.PTS_SERVICE_DOMAIN,
+    readBalance: memberBalanceReader(deps),
+    serviceDomain: deps.config.PTS_SERVICE_DOMAIN,
   });
-  servicesRouter.use(seedServices.adapters);
-  serve(servicesRouter, '/services', seedServices.routes);
+  router.use(seedServices.adapters);
+  serve(router, '/services', seedServices.routes);
   // Check-in and milestones reward through the event handler's own pipeline, cache and brand limit.
+  const rewarding = { events: services.events, verifyBrandSignature, brandLimit: services.limits.brand };
+  serve(router, '/services', streakRoutes({ db, clock, logger, ...rewarding }));
   serve(
-    servicesRouter,
-    '/services',
-    streakRoutes({
-      db: deps.db,
-      clock: deps.clock,
-      logger,
-      events: services.events,
-      verifyBrandSignature,
-      brandLimit: services.limits.brand,
-    }),
-  );
-  serve(
-    servicesRouter,
+    router,
     '/services',
     accountRoutes({
-      db: deps.db,
-      clock: deps.clock,
+      db,
+      clock,
       logger,
       wallets: deps.wallets,
       balanceOf: deps.perkChain?.balanceOf,
@@ -276,66 +349,46 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     }),
   );
   serve(
-    servicesRouter,
+    router,
     '/services',
     communityRoutes({
-      db: deps.db,
-      clock: deps.clock,
+      db,
+      clock,
       secrets: deps.secrets,
       verifyBrandSignature,
       changes: services.changes,
       setupFailures: services.limits.chatSetupFailures,
     }),
   );
+  serve(router, '/services', leaderboardRoutes({ db, clock, logger, verifyBrandSignature }));
+  serve(router, '/services', achievementRoutes({ db, clock, verifyBrandSignature }));
+  const rewardToken = deps.chain.contracts.rewardToken as `0x${string}`;
   serve(
-    servicesRouter,
+    router,
     '/services',
-    leaderboardRoutes({ db: deps.db, clock: deps.clock, logger, verifyBrandSignature }),
-  );
-  serve(servicesRouter, '/services', achievementRoutes({ db: deps.db, clock: deps.clock, verifyBrandSignature }));
-  serve(
-    servicesRouter,
-    '/services',
-    balanceRoutes({
-      db: deps.db,
-      clock: deps.clock,
-      publicClient: deps.publicClient,
-      rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-      verifyBrandSignature,
-    }),
+    balanceRoutes({ db, clock, publicClient: deps.publicClient, rewardToken, verifyBrandSignature }),
   );
   serve(
-    servicesRouter,
+    router,
     '/services',
-    perkCatalogueRoutes({
-      db: deps.db,
-      clock: deps.clock,
-      perkChain: deps.perkChain,
-      logger,
-      brands: services.events.brands,
-    }),
+    perkCatalogueRoutes({ db, clock, perkChain: deps.perkChain, logger, brands: services.events.brands }),
   );
-  serve(servicesRouter, '/services', redemptionRoutes({ redemption: services.redemption, verifyBrandSignature }));
-  serve(servicesRouter, '/services', eligibility);
+  serve(router, '/services', redemptionRoutes({ redemption: services.redemption, verifyBrandSignature }));
+  serve(router, '/services', eligibility);
   serve(
-    servicesRouter,
+    router,
     '/services',
-    dropRoutes({
-      db: deps.db,
-      clock: deps.clock,
-      logger,
-      events: services.events,
-      secrets: deps.secrets,
-      changes: services.changes,
-      verifyBrandSignature,
-      brandLimit: services.limits.brand,
-    }),
+    dropRoutes({ db, clock, logger, secrets: deps.secrets, changes: services.changes, ...rewarding }),
   );
-  mount('event-handler', '/services', servicesRouter);
-  const updaterRouter = Router();
-  serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes(deps));
-  mount('constraint-updater', '/constraint-updater', updaterRouter);
-  mount('admin', '/admin', adminRouter);
+  return router;
+}
+
+/**
+ * The brand portal (docs/portal.md): its JSON API (session + CSRF) and its built pages, under /portal; its
+ * operator routes go on the admin router, after the others.
+ */
+function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Router {
+  const { config } = deps;
   serve(
     adminRouter,
     '/admin',
@@ -348,8 +401,6 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       adminToken: deps.adminToken,
     }),
   );
-
-  // The brand portal (docs/portal.md): its JSON API (session + CSRF) and its built pages, under /portal.
   const portalDeps = {
     db: deps.db,
     clock: deps.clock,
@@ -360,36 +411,32 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     publicUrl: config.PTS_PUBLIC_URL,
   };
   serve(adminRouter, '/admin', portalAdminRoutes({ ...portalDeps, adminToken: deps.adminToken }));
-  const portalRouter = Router();
-  portalRouter.use(portalSecurityHeaders);
-  const portalApi = Router();
-  portalApi.use(requireCsrf);
+  const router = Router();
+  router.use(portalSecurityHeaders);
+  const api = Router();
+  api.use(requireCsrf);
+  serve(api, '/portal/api', portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }));
   serve(
-    portalApi,
-    '/portal/api',
-    portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }),
-  );
-  serve(
-    portalApi,
+    api,
     '/portal/api',
     portalIntegrationRoutes({
       ...deps,
       changes: services.changes,
-      agentKeys: portalAgentKeyService(deps, (keyId) => agentKeys.forget(keyId)),
+      agentKeys: portalAgentKeyService(deps, (keyId) => services.agent.keys.forget(keyId)),
     }),
   );
-  serve(portalApi, '/portal/api', portalBillingRoutes(deps));
-  portalRouter.use('/api', portalApi);
-  portalRouter.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
+  serve(api, '/portal/api', portalBillingRoutes(deps));
+  router.use('/api', api);
+  router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
+  return router;
+}
 
-  // A process running one role is that role's host: its routes (its own /health included) answer at the
-  // root too, ahead of the generic health routes.
-  const singleRole = config.PTS_ROLES.length === 1 && config.PTS_ROLES[0] !== 'all' ? config.PTS_ROLES[0] : undefined;
-  for (const [role, , router] of roleRouters) if (role === singleRole) app.use(router);
-
-  const healthRouter = Router();
+/** Every host's own: `/health`, `/metrics` and the identity provider's `/.well-known/jwks.json`. */
+function operationsRouter({ deps, serve }: Parts, routes: () => string[]): Router {
+  const { config, logger } = deps;
+  const router = Router();
   serve(
-    healthRouter,
+    router,
     '',
     healthRoutes({
       pingDatabase: deps.pingDatabase,
@@ -399,14 +446,13 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       wallets: deps.wallets,
       dbKind: deps.dbKind,
       logger,
-      routes: () => mounted,
+      routes,
       serviceName: SERVICE_NAME,
       version: SERVICE_VERSION,
     }),
   );
-  app.use(healthRouter);
   const sampleRewardTable = createRewardStatusSampler(deps.db);
-  app.use(
+  router.use(
     createMetricsRouter({
       metrics: deps.metrics,
       // The minter's queue status also refreshes the nonce-lag gauge; the table count is the fallback when
@@ -427,60 +473,46 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       logger,
     }),
   );
-  const jwksRouter = Router();
-  serve(jwksRouter, '', jwksRoutes({ issuer: deps.tokenIssuer }));
-  app.use(jwksRouter);
-  // {base_url}/sdk.js (spec 1 item 6): the browser SDK belongs to the event handler host.
-  const sdkRouter = Router();
-  serve(sdkRouter, '', sdkRoutes({ sdk: services.sdk, logger, maxAgeSeconds: SDK_MAX_AGE_SECONDS }));
-  if (hasRole(config, 'event-handler')) app.use(sdkRouter);
-  app.use(createDocsRouter({ docs, info: { title: 'pts core-api', version: SERVICE_VERSION } }));
+  serve(router, '', jwksRoutes({ issuer: deps.tokenIssuer }));
+  return router;
+}
 
-  for (const [, prefix, router] of roleRouters) app.use(prefix, router);
-  // Never at the root (its page fallback would answer every path), even on a single-role admin host.
-  if (hasRole(config, 'admin')) {
-    app.use('/portal', portalRouter);
-    mounted.push('/portal');
-  }
-
-  // The agent API (docs/agent-api.md): served by the event handler host, under /api/v1 only (its own 404 and
-  // error envelope, so it is never mounted at the root).
-  if (hasRole(config, 'event-handler')) {
-    const tools = agentTools({ deps, services });
-    const authenticate = createAgentAuthenticator({
-      db: deps.db,
-      clock: deps.clock,
-      secrets: deps.secrets,
-      toleranceSeconds: config.PTS_SIGNATURE_TOLERANCE_SECONDS,
-      keys: agentKeys,
-    });
-    app.use('/api/v1', createAgentRouter({ deps, services, tools, authenticate }));
-    // MCP over streamable HTTP (docs/agent-api/converse-mcp.md): each POST agent-signed, limited and recorded.
-    app.use(
-      createMcpRouter({
-        db: deps.db,
-        clock: deps.clock,
-        logger,
-        serviceDomain: config.PTS_SERVICE_DOMAIN,
-        listTools: () => tools,
-        authenticate: async (req, res) => {
-          const auth = await authenticate(req);
-          if (!auth)
-            throw new AppError(
-              'UNAUTHORIZED',
-              'POST /mcp needs an agent signature (X-PTS-Agent-Key, X-PTS-Timestamp, X-PTS-Signature)',
-            );
-          await services.limits.agentKey(auth.principal.ratePerMinute).consume(res, auth.principal.keyId);
-          await recordAgentSignature(deps.db, req, auth.claim);
-          return auth.principal;
-        },
-      }),
-    );
-    documentAgentTools(docs, tools);
-    mounted.push('/api/v1');
-  }
-
-  app.use(notFoundHandler);
-  app.use(createErrorHandler(logger, { replies: services.signedReplies }));
-  return app;
+/** `/api/v1` (REST, one route per tool) and `/mcp` (MCP over streamable HTTP), over the composed agent surface. */
+function mountAgentApi(app: Express, { deps, services }: Parts): void {
+  const { agent, limits } = services;
+  const { clock, logger } = deps;
+  app.use(
+    '/api/v1',
+    createAgentRouter({
+      clock,
+      logger,
+      limits,
+      signedReplies: services.signedReplies,
+      tools: agent.tools,
+      authenticate: agent.authenticate,
+      recordSignature: agent.recordSignature,
+      noteKeyUsed: agent.noteKeyUsed,
+    }),
+  );
+  // MCP over streamable HTTP (docs/agent-api/converse-mcp.md): each POST agent-signed, limited and recorded.
+  app.use(
+    createMcpRouter({
+      clock,
+      logger,
+      listTools: () => agent.tools,
+      verifyBrandKey: agent.verifyBrandKey,
+      serviceDomain: deps.config.PTS_SERVICE_DOMAIN,
+      authenticate: async (req, res) => {
+        const auth = await agent.authenticate(req);
+        if (!auth)
+          throw new AppError(
+            'UNAUTHORIZED',
+            'POST /mcp needs an agent signature (X-PTS-Agent-Key, X-PTS-Timestamp, X-PTS-Signature)',
+          );
+        await limits.agentKey(auth.principal.ratePerMinute).consume(res, auth.principal.keyId);
+        await agent.recordSignature(req, auth.claim);
+        return auth.principal;
+      },
+    }),
+  );
 }

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // The layout's rules, checked on the source itself (docs/architecture.md): modules never reach back into the
-// composition root, and no two files or feature folders import each other in a circle.
+// composition root, no two files or feature folders import each other in a circle, and routers, agent tools
+// and jobs get the named services they use, never the whole container, and never query the database.
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 
@@ -17,10 +18,11 @@ function sourceFiles(dir: string): string[] {
 }
 
 const files = sourceFiles(SRC);
+const texts = new Map(files.map((file) => [file, readFileSync(join(SRC, file), 'utf8')]));
 const known = new Set(files);
 const imports = new Map(
   files.map((file) => {
-    const text = readFileSync(join(SRC, file), 'utf8');
+    const text = texts.get(file) as string;
     const targets = [...text.matchAll(/from '(\.[^']+)'/g)]
       .map((match) => normalize(join(dirname(file), match[1] as string)))
       .filter((target) => known.has(target));
@@ -94,4 +96,44 @@ describe('core-api layout', () => {
       );
     expect(reaching).toEqual([]);
   });
+
+  it('lets only the composition root hold the whole container: deps.ts and compose.ts are imported by it alone', () => {
+    const root = ['app.ts', 'compose.ts', 'main.ts', 'startup/platform.ts'];
+    const reaching = [...imports]
+      .filter(([file]) => !root.includes(file))
+      .flatMap(([file, targets]) =>
+        targets.filter((t) => ['deps.ts', 'compose.ts'].includes(t)).map((t) => `${file} → ${t}`),
+      );
+    expect(reaching).toEqual([]);
+  });
+
+  it('keeps queries out of routers, agent tools and jobs: SQL lives in the services and repositories they call', () => {
+    const edge = files.filter((file) => EDGE_FILE.test(file));
+    expect(edge.length).toBeGreaterThan(40);
+    const querying = edge.flatMap((file) =>
+      (texts.get(file) as string)
+        .split('\n')
+        .map((line, index) => [line, index + 1] as const)
+        .filter(([line]) => QUERY.test(line))
+        .map(([line, number]) => `${file}:${number}: ${line.trim()}`),
+    );
+    expect(querying).toEqual([]);
+  });
+
+  it('hands the agent surface no database handle: its tools and its REST and MCP routers import none', () => {
+    const agentEdge = files.filter(
+      (file) => /^agent\/tools\/.*\.tools\.ts$/.test(file) || AGENT_ROUTERS.includes(file),
+    );
+    expect(agentEdge.length).toBeGreaterThan(10);
+    const holding = agentEdge.flatMap((file) =>
+      (imports.get(file) ?? []).filter((t) => t === 'db/database.ts').map((t) => `${file} → ${t}`),
+    );
+    expect(holding).toEqual([]);
+  });
 });
+
+const AGENT_ROUTERS = ['agent/agent-tools.ts', 'agent/agent-router.ts', 'agent/mcp/mcp.routes.ts'];
+/** Routers (`*.routes.ts`, `*.router.ts`, `*-router.ts`), agent tool files and background jobs. */
+const EDGE_FILE = /(\.routes|\.router|-router|\.tools|\.job|\.worker)\.ts$|^agent\/agent-tools?\.ts$/;
+/** A query written in place: kysely's builders, a transaction, or raw SQL. */
+const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction)\(|\bsql(\.raw)?[`<(]/;

@@ -1,15 +1,23 @@
 import { buildSdk } from '@pts/sdk/build';
+import type { Request } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type AgentAuthenticator, createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
+import type { AgentTool, AgentToolDeps } from './agent/agent-tool.ts';
+import { agentTools } from './agent/agent-tools.ts';
+import { chatModelFromConfig } from './agent/converse/chat-model.ts';
+import { type ActiveAgentKey, noteAgentKeyUsed } from './agent/keys/agent-keys.service.ts';
 import { type AnswerCache, createAnswerCache } from './caching/answer-cache.ts';
+import { createKeyedCache, type KeyedCache } from './caching/keyed-cache.ts';
 import { relayContractsOf } from './chain/contract-addresses.ts';
 import type { AppDeps } from './deps.ts';
+import type { SignatureClaim } from './http/brand-signature.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
 import { createCors } from './http/cors.ts';
 import { createMemoryRateLimitStore, createRateLimit, type RateLimit, type RateLimitStore } from './http/rate-limit.ts';
 import { createSignedReplies, type SignedReplies } from './http/signed-replies.ts';
 import { CONFIRM_ATTEMPTS_PER_10_MINUTES } from './modules/accounts/accounts.routes.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
-import { securityKeysValidAt } from './modules/brands/brand-keys.service.ts';
+import { securityKeysValidAt, verifySecurityKey } from './modules/brands/brand-keys.service.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { SETUP_FAILURE_WINDOW_SECONDS, SETUP_FAILURES_ALLOWED } from './modules/community/community.routes.ts';
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
@@ -57,6 +65,28 @@ export interface AppServices {
   agentAnswers: AnswerCache;
   /** The brand portal's invite and reset links: e-mailed with PTS_SMTP_URL, logged otherwise. */
   portalMailer: PortalMailer;
+  /** The agent API's tools, key cache and authenticator (REST `/api/v1`, MCP, converse). */
+  agent: AgentSurface;
+}
+
+/** What the agent API's routers (`/api/v1`, `/mcp`) and the key administration share, built once. */
+export interface AgentSurface {
+  /** The named services each tool factory receives (tests build one area's tools with them). */
+  toolDeps: AgentToolDeps;
+  /** Every tool (agent/agent-tools.ts), as REST, MCP and converse serve them. */
+  tools: AgentTool[];
+  /**
+   * Live agent keys for signature checks: a revocation through this process (or any brand change, which an
+   * onboarding that grants a brand to its key makes) forgets at once; other processes' within the TTL.
+   */
+  keys: KeyedCache<ActiveAgentKey>;
+  authenticate: AgentAuthenticator;
+  /** Marks a signed change's signature used, so a replay gets the first answer. */
+  recordSignature(req: Request, claim: SignatureClaim): Promise<void>;
+  /** Writes a key's `last_used_at`. */
+  noteKeyUsed(keyId: string): Promise<void>;
+  /** Whether `key` is a current security key of the brand (MCP's brand_* tools). */
+  verifyBrandKey(brandId: string, key: string): Promise<boolean>;
 }
 
 export interface AppLimits {
@@ -195,7 +225,7 @@ export function composeServices(
       return cached && securityKeysValidAt(cached.securityKeys, clock.now());
     },
   });
-  return {
+  const shared = {
     changes,
     brands,
     eventConfigCache,
@@ -220,5 +250,59 @@ export function composeServices(
     limits: composeLimits(deps, rateLimits),
     agentAnswers,
     portalMailer: createPortalMailer({ smtpUrl: config.PTS_SMTP_URL, from: config.PTS_SMTP_FROM, logger }),
+  };
+  return { ...shared, agent: composeAgent(deps, shared) };
+}
+
+/** The named services the agent tools use: no tool reaches the process's whole container. */
+export function composeAgentToolDeps(
+  deps: AppDeps,
+  services: Pick<AppServices, 'events' | 'changes' | 'redemption' | 'agentAnswers'>,
+): AgentToolDeps {
+  const { config } = deps;
+  return {
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    secrets: deps.secrets,
+    chain: deps.chain,
+    contracts: relayContractsOf(deps),
+    relayerAddress: deps.relayer.address,
+    publicClient: deps.publicClient,
+    chainReads: deps.chainReads,
+    perkChain: deps.perkChain,
+    events: services.events,
+    changes: services.changes,
+    redemption: services.redemption,
+    agentAnswers: services.agentAnswers,
+    chatModel: chatModelFromConfig(config),
+    settings: {
+      chainMode: config.PTS_CHAIN,
+      answerMaxAgeSeconds: config.PTS_AGENT_ANSWER_MAX_AGE_SECONDS,
+      defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
+    },
+  };
+}
+
+/** The agent API's tools, key cache and signature checks, over the shared services. */
+function composeAgent(deps: AppDeps, services: Omit<AppServices, 'agent'>): AgentSurface {
+  const { config, db, clock, secrets } = deps;
+  const keys = createKeyedCache<ActiveAgentKey>({ clock, ttlMs: config.PTS_RULE_CACHE_SECONDS * 1000 });
+  services.changes.subscribe(() => keys.forget());
+  const toolDeps = composeAgentToolDeps(deps, services);
+  return {
+    toolDeps,
+    tools: agentTools(toolDeps),
+    keys,
+    authenticate: createAgentAuthenticator({
+      db,
+      clock,
+      secrets,
+      toleranceSeconds: config.PTS_SIGNATURE_TOLERANCE_SECONDS,
+      keys,
+    }),
+    recordSignature: (req, claim) => recordAgentSignature(db, req, claim),
+    noteKeyUsed: (keyId) => noteAgentKeyUsed({ db, clock, secrets }, keyId),
+    verifyBrandKey: (brandId, key) => verifySecurityKey({ db, clock }, brandId, key),
   };
 }

@@ -122,8 +122,12 @@ export async function startAgentProbeApp(platform: TestPlatform) {
   app.use(
     '/api/v1',
     createAgentRouter({
-      deps: platform.deps,
-      services: platform.services,
+      clock: platform.clock,
+      logger: platform.deps.logger,
+      limits: platform.services.limits,
+      signedReplies: platform.services.signedReplies,
+      recordSignature: platform.services.agent.recordSignature,
+      noteKeyUsed: platform.services.agent.noteKeyUsed,
       tools,
       authenticate: createAgentAuthenticator({
         db: platform.deps.db,

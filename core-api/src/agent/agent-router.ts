@@ -1,13 +1,15 @@
-import { AppError } from '@pts/shared';
+import { AppError, type Clock } from '@pts/shared';
 import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
+import type { Logger } from 'pino';
 import { z } from 'zod';
-import { isReplayedSignature } from '../http/brand-signature.ts';
+import { isReplayedSignature, type SignatureClaim } from '../http/brand-signature.ts';
 import { toClientError } from '../http/errors.ts';
 import { jsonBody } from '../http/json-body.ts';
+import type { RateLimit } from '../http/rate-limit.ts';
+import type { SignedReplies } from '../http/signed-replies.ts';
 import type { ApiDocs, ResponseDoc, RouteDoc, SecuritySchemeName } from '../observability/openapi.ts';
-import { type AgentAuthenticator, checkAgentAccess, recordAgentSignature } from './agent-auth.ts';
-import { type AgentTool, type AgentToolDeps, invokeAgentTool } from './agent-tool.ts';
-import { noteAgentKeyUsed } from './keys/agent-keys.service.ts';
+import { type AgentAuthenticator, checkAgentAccess } from './agent-auth.ts';
+import { type AgentTool, invokeAgentTool } from './agent-tool.ts';
 
 /** Agent request bodies are small JSON documents (bulk events: up to 100 events). */
 export const AGENT_BODY_LIMIT_BYTES = 256 * 1024;
@@ -73,9 +75,19 @@ function sendAgentError(res: Response, error: AppError): void {
 /** How often one process writes a key's `last_used_at` (the column is kept to the minute). */
 const KEY_USE_NOTE_MS = 60_000;
 
-export interface AgentRouterDeps extends AgentToolDeps {
+export interface AgentRouterDeps {
+  clock: Clock;
+  logger: Logger;
+  /** Public calls per IP; signed calls per key at the key's own rate (compose.ts, AppLimits). */
+  limits: { agentIp: RateLimit; agentKey(ratePerMinute: number): RateLimit };
+  /** The first answer of a signed change, replayed for the same signature (http/signed-replies.ts). */
+  signedReplies: SignedReplies;
   tools: readonly AgentTool[];
   authenticate: AgentAuthenticator;
+  /** Marks a signed change's signature used (agent-auth.ts, recordAgentSignature). */
+  recordSignature(req: Request, claim: SignatureClaim): Promise<void>;
+  /** Writes the key's `last_used_at` (at most once a minute per key and process). */
+  noteKeyUsed(keyId: string): Promise<void>;
 }
 
 /**
@@ -85,7 +97,6 @@ export interface AgentRouterDeps extends AgentToolDeps {
  * `invokeAgentTool`, answer `{data, meta}`. Every failure, unknown paths included, is `{error}` (spec 7).
  */
 export function createAgentRouter(d: AgentRouterDeps): Router {
-  const { deps, services } = d;
   const router = Router();
   router.use(jsonBody(AGENT_BODY_LIMIT_BYTES));
   const lastNoted = new Map<string, number>();
@@ -94,8 +105,8 @@ export function createAgentRouter(d: AgentRouterDeps): Router {
   const index = agentToolIndex(d.tools);
   router.get('/', (async (req, res, next) => {
     try {
-      await services.limits.agentIp.consume(res, req.ip ?? 'unknown');
-      res.json({ data: index, meta: { tool: AGENT_INDEX_NAME, timestamp: deps.clock.now().toISOString() } });
+      await d.limits.agentIp.consume(res, req.ip ?? 'unknown');
+      res.json({ data: index, meta: { tool: AGENT_INDEX_NAME, timestamp: d.clock.now().toISOString() } });
     } catch (error) {
       next(error);
     }
@@ -116,27 +127,27 @@ export function createAgentRouter(d: AgentRouterDeps): Router {
         const auth = definition.access === 'public' ? undefined : await d.authenticate(req);
         const principal = auth?.principal;
         const denied = checkAgentAccess(definition.access, principal, req.params);
-        if (principal) await services.limits.agentKey(principal.ratePerMinute).consume(res, principal.keyId);
-        else await services.limits.agentIp.consume(res, req.ip ?? 'unknown');
+        if (principal) await d.limits.agentKey(principal.ratePerMinute).consume(res, principal.keyId);
+        else await d.limits.agentIp.consume(res, req.ip ?? 'unknown');
         if (denied) throw denied;
         if (auth) {
-          await recordAgentSignature(deps.db, req, auth.claim);
+          await d.recordSignature(req, auth.claim);
           // `last_used_at` is kept to the minute: this process writes it at most once a minute per key.
-          const now = deps.clock.now().getTime();
+          const now = d.clock.now().getTime();
           const noted = lastNoted.get(auth.principal.keyId);
           if (noted === undefined || now - noted >= KEY_USE_NOTE_MS || now < noted) {
             lastNoted.set(auth.principal.keyId, now);
-            noteAgentKeyUsed(deps, auth.principal.keyId).catch((error: unknown) =>
-              deps.logger.warn({ err: error }, 'could not note an agent key use'),
+            d.noteKeyUsed(auth.principal.keyId).catch((error: unknown) =>
+              d.logger.warn({ err: error }, 'could not note an agent key use'),
             );
           }
         }
         const data = await invokeAgentTool(
           tool,
           { params: req.params, query: req.query, body: req.body },
-          { principal, clock: deps.clock, logger: deps.logger },
+          { principal, clock: d.clock, logger: d.logger },
         );
-        res.json({ data, meta: { tool: definition.name, timestamp: deps.clock.now().toISOString() } });
+        res.json({ data, meta: { tool: definition.name, timestamp: d.clock.now().toISOString() } });
       } catch (error) {
         next(error);
       }
@@ -154,13 +165,13 @@ export function createAgentRouter(d: AgentRouterDeps): Router {
     }
     const error = toClientError(err);
     if (error && error.status < 500) return sendAgentError(res, error);
-    deps.logger.error({ err, method: req.method, path: req.path }, 'agent API error');
+    d.logger.error({ err, method: req.method, path: req.path }, 'agent API error');
     sendAgentError(res, new AppError('INTERNAL_ERROR', 'Internal error'));
   };
   router.use(((err, req, res, next) => {
     if (!isReplayedSignature(err) || res.headersSent) return handleError(err, req, res, next);
     // The same signed change again: the first answer, replayed (http/signed-replies.ts); never a second effect.
-    services.signedReplies.replay(req, res).catch((error: unknown) => handleError(error, req, res, next));
+    d.signedReplies.replay(req, res).catch((error: unknown) => handleError(error, req, res, next));
   }) as ErrorRequestHandler);
   return router;
 }

@@ -1,9 +1,21 @@
 import type { Clock } from '@pts/shared';
 import type { Logger } from 'pino';
+import type { Address } from 'viem';
 import type { z } from 'zod';
-import type { AppServices } from '../compose.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AnswerCache } from '../caching/answer-cache.ts';
+import type { ChainInfo } from '../chain/chain-info.ts';
+import type { ChainReads } from '../chain/chain-reads.ts';
+import type { RelayContracts } from '../chain/contract-addresses.ts';
+import type { ChainPublicClient } from '../chain/deploy.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
 import { parseInput } from '../http/validate.ts';
+import type { ChangeNotifier } from '../modules/brands/brand-changes.ts';
+import type { EventDeps } from '../modules/events/events.service.ts';
+import type { PerkChain } from '../modules/perks/perk-chain.ts';
+import type { RedemptionService } from '../modules/perks/redemption.service.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { ChatModel } from './converse/chat-model.ts';
 
 /**
  * The agent API (spec 2 §1, 4.1) is a list of tools. One tool is one REST endpoint under `/api/v1`
@@ -98,10 +110,47 @@ export function defineAgentTool<
   return { name: definition.name, definition: definition as unknown as AgentToolDefinition<Schema, Schema, Schema> };
 }
 
-/** What tool factories get: the process's ports and its shared services, built once (compose.ts). */
+/**
+ * What tool factories (and the agent services they call) get: the named services they use, each built once
+ * by the composition root (compose.ts, `composeAgent`), never the process's whole container.
+ */
 export interface AgentToolDeps {
-  deps: AppDeps;
-  services: AppServices;
+  /**
+   * For the agent's own read repositories (agent/<area>/<name>.repository.ts), which take it as their first argument
+   * until they move into the modules' read models (issue 23 §1); writes go through the module services.
+   */
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  /** Brand security keys at rest (onboarding, key rotation). */
+  secrets: SecretBox;
+  chain: ChainInfo;
+  /** The four relay targets (chain/contract-addresses.ts): never a brand's address. */
+  contracts: RelayContracts;
+  /** The relayer's signing address: never a brand's address either. */
+  relayerAddress: Address;
+  publicClient: ChainPublicClient;
+  chainReads: ChainReads | undefined;
+  perkChain: PerkChain | undefined;
+  /** The event pipeline shared with /pts-api (its brand cache is `events.brands`). */
+  events: EventDeps;
+  changes: ChangeNotifier;
+  /** The process's one redemption service, shared with /services/perks/redeem. */
+  redemption: RedemptionService;
+  agentAnswers: AnswerCache;
+  /** The PTS_LLM_* model for converse; the offline planner without one. */
+  chatModel: ChatModel | undefined;
+  settings: AgentToolSettings;
+}
+
+/** The few configured values the tools read. */
+export interface AgentToolSettings {
+  /** PTS_CHAIN: `local` (anvil) or `rpc`. */
+  chainMode: Config['PTS_CHAIN'];
+  /** PTS_AGENT_ANSWER_MAX_AGE_SECONDS (0: cached tools compute every answer). */
+  answerMaxAgeSeconds: number;
+  /** PTS_DEFAULT_COOLDOWN_HOURS for event rules created through the agent API. */
+  defaultCooldownHours: number;
 }
 
 /**

@@ -34,7 +34,7 @@ beforeAll(async () => {
     PTS_RATE_LIMIT_BRAND_PER_MINUTE: '100000',
   });
   fixture = await seedAgentFixture(platform);
-  tools = agentTools({ deps: platform.deps, services: platform.services });
+  tools = agentTools(platform.services.agent.toolDeps);
 }, 180_000);
 
 afterAll(async () => {

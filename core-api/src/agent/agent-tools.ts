@@ -46,11 +46,11 @@ function cached(d: AgentToolDeps, tool: AgentTool): AgentTool {
   if (definition.access !== 'public') {
     throw new Error(`Agent tool ${tool.name} caches its answers but is not public (${definition.access})`);
   }
-  const seconds = d.deps.config.PTS_AGENT_ANSWER_MAX_AGE_SECONDS;
+  const seconds = d.settings.answerMaxAgeSeconds;
   if (seconds === 0) return tool;
   return defineAgentTool({
     ...definition,
     handle: (input, context) =>
-      d.services.agentAnswers.get(answerKey(definition.name, input), seconds, () => definition.handle(input, context)),
+      d.agentAnswers.get(answerKey(definition.name, input), seconds, () => definition.handle(input, context)),
   });
 }

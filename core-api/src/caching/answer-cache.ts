@@ -116,12 +116,12 @@ export function answerKey(name: string, input: unknown): string {
  * process's answer cache under the same max age as the public answers; read directly when that is 0.
  */
 export function rememberRead<T>(
-  d: { deps: { config: { PTS_AGENT_ANSWER_MAX_AGE_SECONDS: number } }; services: { agentAnswers: AnswerCache } },
+  d: { settings: { answerMaxAgeSeconds: number }; agentAnswers: AnswerCache },
   name: string,
   input: unknown,
   read: () => Promise<T>,
 ): Promise<T> {
-  const seconds = d.deps.config.PTS_AGENT_ANSWER_MAX_AGE_SECONDS;
+  const seconds = d.settings.answerMaxAgeSeconds;
   if (seconds === 0) return read();
-  return d.services.agentAnswers.get(answerKey(name, input), seconds, read);
+  return d.agentAnswers.get(answerKey(name, input), seconds, read);
 }

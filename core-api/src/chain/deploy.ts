@@ -148,6 +148,21 @@ async function refuseTokenRedeploy(deps: EnsureContractsDeps, name: string, addr
   );
 }
 
+/** The transaction that deployed the contract at `address` on this chain, when this platform deployed it. */
+export async function findDeploymentTx(
+  db: Database,
+  chainId: number,
+  address: string,
+): Promise<`0x${string}` | undefined> {
+  const row = await db
+    .selectFrom('chain_deployments')
+    .select('tx_hash')
+    .where('chain_id', '=', chainId)
+    .where('address', '=', address.toLowerCase())
+    .executeTakeFirst();
+  return (row?.tx_hash as `0x${string}` | null | undefined) ?? undefined;
+}
+
 /**
  * Reuses the contract recorded in `chain_deployments` when code still exists at its address (a chain reset,
  * such as anvil without its state file, wipes it) and it still fits; otherwise deploys and records a new one.

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/database.ts';
 import { createErrorHandler } from '../http/errors.ts';
 import { createLogger } from './logger.ts';
-import { createMetricsRouter, createRewardStatusSampler } from './metrics.routes.ts';
+import { createMetricsRouter } from './metrics.routes.ts';
 import { createMetrics } from './metrics.ts';
+import { createRewardStatusSampler } from './reward-status.ts';
 
 async function serve(app: express.Express) {
   const server = app.listen(0, '127.0.0.1');

@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.ts';
 import type { MintStatus } from '../db/schema.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -9,18 +8,6 @@ const MINT_STATUSES: MintStatus[] = ['pending', 'submitted', 'confirmed', 'faile
 
 /** How long a scrape waits for the database sample before serving the other metrics without it. */
 const SAMPLE_TIMEOUT_MS = 2_000;
-
-/** Counts reward_mints rows by status (`SELECT status, count(*) … GROUP BY status`). */
-export function createRewardStatusSampler(db: Database): () => Promise<Record<string, number>> {
-  return async () => {
-    const rows = await db
-      .selectFrom('reward_mints')
-      .select(['status', db.fn.countAll().as('count')])
-      .groupBy('status')
-      .execute();
-    return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
-  };
-}
 
 export interface MetricsRouterOptions {
   metrics: Metrics;

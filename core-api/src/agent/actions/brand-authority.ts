@@ -31,5 +31,5 @@ export function actsFor(principal: AgentPrincipal, brandId: string): boolean {
  * the process has seen lately costs no query; an unknown id always asks the database.
  */
 export async function requireKnownBrand(d: AgentToolDeps, brandId: string): Promise<void> {
-  if (!(await d.services.events.brands.get(brandId))) throw brandNotFound(brandId);
+  if (!(await d.events.brands.get(brandId))) throw brandNotFound(brandId);
 }

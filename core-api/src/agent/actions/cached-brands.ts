@@ -10,7 +10,7 @@ import type { RouteBrand } from '../commerce/commerce.repository.ts';
  * member read costs no query for facts only an admin changes. Aggregates keep reading the database.
  */
 export async function cachedBrands(d: AgentToolDeps, brandIds: readonly string[]): Promise<CachedBrand[]> {
-  const found = await Promise.all(brandIds.map((id) => d.services.events.brands.get(id)));
+  const found = await Promise.all(brandIds.map((id) => d.events.brands.get(id)));
   return found.filter((brand): brand is CachedBrand => brand !== undefined);
 }
 
@@ -34,7 +34,7 @@ export async function cachedBrandRules(
   d: AgentToolDeps,
   brandIds: readonly string[],
 ): Promise<Map<string, BrandRule[]>> {
-  const found = await Promise.all(brandIds.map((id) => d.services.events.brands.get(id)));
+  const found = await Promise.all(brandIds.map((id) => d.events.brands.get(id)));
   return new Map(
     brandIds.map((id, index) => [
       id,
@@ -51,7 +51,7 @@ export async function cachedRouteBrands(
   d: AgentToolDeps,
   category: string | undefined,
 ): Promise<{ brands: RouteBrand[]; rules: Map<string, BrandRule[]> }> {
-  const directory = await d.services.events.brands.directory();
+  const directory = await d.events.brands.directory();
   const brands = directory.brands.filter((brand) => !category || brand.category === category);
   return {
     brands: brands.map((brand) => ({

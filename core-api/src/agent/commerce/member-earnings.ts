@@ -34,7 +34,7 @@ export async function membersEarnings(
   input: { userId: string; brands: { brandId: string; purchaseRule: BrandRule | undefined; rules: BrandRule[] }[] },
 ): Promise<Map<string, MemberEarnings>> {
   const now = context.clock.now();
-  const accountKey = await resolveAccountKey(d.deps.db, input.userId);
+  const accountKey = await resolveAccountKey(d.db, input.userId);
   const [streaks, claims] = await Promise.all([
     streakViews(
       d,
@@ -43,7 +43,7 @@ export async function membersEarnings(
       accountKey,
     ),
     readMemberClaimsAt(
-      d.deps.db,
+      d.db,
       input.userId,
       input.brands.flatMap((b) =>
         b.purchaseRule ? [{ brandId: b.brandId, eventType: b.purchaseRule.eventType }] : [],

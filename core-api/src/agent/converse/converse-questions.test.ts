@@ -7,10 +7,9 @@ import { type PlanStep, planOffline } from './offline-planner.ts';
 
 // The offline planner over the REAL tool list as converse serves it (read tools a key may call), so a tool's
 // path, arguments and period vocabulary are the ones an agent meets. The planner reads definitions only.
-const tools = plannableTools(
-  agentTools({ deps: { config: { PTS_AGENT_ANSWER_MAX_AGE_SECONDS: 0 } }, services: {} } as unknown as AgentToolDeps),
-  { brandIds: [] } as unknown as AgentPrincipal,
-);
+const tools = plannableTools(agentTools({ settings: { answerMaxAgeSeconds: 0 } } as unknown as AgentToolDeps), {
+  brandIds: [],
+} as unknown as AgentPrincipal);
 
 const A = '0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const B = '0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';

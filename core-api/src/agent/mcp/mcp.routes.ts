@@ -2,9 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { AppError, type Clock } from '@pts/shared';
 import { type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
-import type { Database } from '../../db/database.ts';
 import { jsonBody } from '../../http/json-body.ts';
-import { verifySecurityKey } from '../../modules/brands/brand-keys.service.ts';
 import type { AgentPrincipal, AgentTool } from '../agent-tool.ts';
 import { agentMcpTools } from './agent-mcp-tools.ts';
 import { createPtsMcpServer } from './mcp-server.ts';
@@ -19,7 +17,6 @@ export const BRAND_KEY_HEADER = 'x-pts-brand-key';
 const MCP_BODY_LIMIT_BYTES = 256 * 1024;
 
 export interface McpRouterDeps {
-  db: Database;
   clock: Clock;
   logger: Logger;
   /** Domain of synthetic member identities (PTS_SERVICE_DOMAIN): the seed tools name platform members so. */
@@ -32,6 +29,8 @@ export interface McpRouterDeps {
    * throws AppError 401/429 otherwise.
    */
   authenticate(req: Request, res: Response): Promise<AgentPrincipal>;
+  /** Whether `key` is a current security key of the brand (modules/brands, verifySecurityKey). */
+  verifyBrandKey(brandId: string, key: string): Promise<boolean>;
 }
 
 /** The address this request reached: the operator tools call the brand-facing API of this same process. */
@@ -59,7 +58,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router {
       const brandId = req.get(BRAND_ID_HEADER)?.trim().toLowerCase();
       const brandKey = req.get(BRAND_KEY_HEADER)?.trim();
       if (brandId || brandKey) {
-        if (!brandId || !brandKey || !(await verifySecurityKey(deps, brandId, brandKey))) {
+        if (!brandId || !brandKey || !(await deps.verifyBrandKey(brandId, brandKey))) {
           throw new AppError(
             'UNAUTHORIZED',
             `${BRAND_ID_HEADER} and ${BRAND_KEY_HEADER} must name a brand and its security key`,

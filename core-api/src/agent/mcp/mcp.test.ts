@@ -50,7 +50,7 @@ beforeAll(async () => {
   });
   // The key acts for the brand: member reads are scoped to a key's brands.
   proKey.brandIds.push(brand.brandId);
-  const d = { deps: platform.deps, services: platform.services };
+  const d = platform.services.agent.toolDeps;
   tools = [...discoveryTools(d), ...actionsTools(d), ...converseTools(d, () => tools)];
 }, 120_000);
 
@@ -358,11 +358,11 @@ describe('MCP over streamable HTTP (/mcp, agent-signed)', () => {
     const app = express();
     app.use(
       createMcpRouter({
-        db: platform.deps.db,
         clock: platform.clock,
         logger: pino({ level: 'silent' }),
         serviceDomain: 'pts.local',
         listTools: () => tools,
+        verifyBrandKey: platform.services.agent.verifyBrandKey,
         authenticate: async (req) => {
           const timestamp = Number(req.get('x-pts-timestamp'));
           const signature = String(req.get('x-pts-signature') ?? '');

@@ -12,10 +12,7 @@ import { OPERATOR_TOOL_NAMES, operatorMcpTools } from './operator-tools.ts';
 
 // What an LLM host reads from `tools/list`, through a real MCP client and server: every argument described,
 // closed sets as enums, and annotations that say truthfully what each tool does to the world.
-const definitions = agentTools({
-  deps: { config: { PTS_AGENT_ANSWER_MAX_AGE_SECONDS: 0 } },
-  services: {},
-} as unknown as AgentToolDeps);
+const definitions = agentTools({ settings: { answerMaxAgeSeconds: 0 } } as unknown as AgentToolDeps);
 const context = { principal: undefined, clock: systemClock, logger: pino({ level: 'silent' }) };
 const entries = [
   ...agentMcpTools(definitions, context),

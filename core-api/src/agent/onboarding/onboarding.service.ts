@@ -1,5 +1,4 @@
 import { AppError, isAppError } from '@pts/shared';
-import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import { getBrandKeyStatus, revokeBrandKeys, rotateBrandKeys } from '../../modules/brands/brand-keys.service.ts';
 import { requireRegistrableBrand } from '../../modules/brands/brand-registration.ts';
 import { createBrand } from '../../modules/brands/brands.service.ts';
@@ -32,14 +31,14 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
   const service = brandServiceFor(d, principal.keyId);
   await requireRegistrableBrand(
     {
-      db: d.deps.db,
+      db: d.db,
       platformAddresses: platformAddressesOf(d),
-      getCode: (address) => d.deps.publicClient.getCode({ address }),
+      getCode: (address) => d.publicClient.getCode({ address }),
     },
     { address: input.brandAddress, addressSignature: input.addressSignature, domain: input.domain },
   );
-  const now = d.deps.clock.now();
-  const { brand, category } = await d.deps.db.transaction().execute(async (trx) => {
+  const now = d.clock.now();
+  const { brand, category } = await d.db.transaction().execute(async (trx) => {
     // Inside the transaction the listeners would hear before the commit: they are told after it, below.
     const brand = await createBrand(
       { ...service, db: trx, changes: undefined },
@@ -72,12 +71,12 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
         created_at: now,
       })
       .execute();
-    await grantBrandToKey({ db: trx, clock: d.deps.clock, secrets: d.deps.secrets }, principal.keyId, brand.brandId);
+    await grantBrandToKey({ db: trx, clock: d.clock, secrets: d.secrets }, principal.keyId, brand.brandId);
     return { brand, category: row.category };
   });
-  d.services.changes.emit({ kind: 'brand', brandId: brand.brandId });
-  d.services.changes.emit({ kind: 'rules', brandId: brand.brandId });
-  const rules = await d.deps.db
+  d.changes.emit({ kind: 'brand', brandId: brand.brandId });
+  d.changes.emit({ kind: 'rules', brandId: brand.brandId });
+  const rules = await d.db
     .selectFrom('event_rules')
     .select(['id', 'event_type', 'reward_amount'])
     .where('brand_id', '=', brand.brandId)
@@ -102,15 +101,15 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
 
 /** The platform's own contracts and accounts: never a brand's address. */
 function platformAddressesOf(d: AgentToolDeps): (string | undefined)[] {
-  const contracts = relayContractsOf(d.deps);
+  const contracts = d.contracts;
   return [
     contracts.rewardToken,
     contracts.perkNft,
     contracts.pointsSale,
     contracts.businessEscrow,
-    ...Object.values(d.deps.chain.contracts),
-    d.deps.chain.minterAddress,
-    d.deps.relayer.address,
+    ...Object.values(d.chain.contracts),
+    d.chain.minterAddress,
+    d.relayerAddress,
   ];
 }
 
@@ -139,10 +138,10 @@ export async function manageBrandKeys(
   requireBrandAuthority(principal, input.brandId, 'Managing brand keys');
   const keyId = (principal as AgentPrincipal).keyId;
   const deps = {
-    db: d.deps.db,
-    clock: d.deps.clock,
-    secrets: d.deps.secrets,
-    changes: d.services.changes,
+    db: d.db,
+    clock: d.clock,
+    secrets: d.secrets,
+    changes: d.changes,
     actor: `agent:${keyId}`,
   };
   if (input.action === 'status') return getBrandKeyStatus(deps, input.brandId);

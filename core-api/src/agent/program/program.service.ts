@@ -36,11 +36,11 @@ export function toAgentRule(rule: Rule): AgentEventRule {
 /** The brands service as an agent key uses it: audited under the key, every change told to the caches. */
 export function brandServiceFor(d: AgentToolDeps, keyId: string): BrandServiceDeps {
   return {
-    db: d.deps.db,
-    secrets: d.deps.secrets,
-    clock: d.deps.clock,
-    changes: d.services.changes,
-    defaultCooldownHours: d.deps.config.PTS_DEFAULT_COOLDOWN_HOURS,
+    db: d.db,
+    secrets: d.secrets,
+    clock: d.clock,
+    changes: d.changes,
+    defaultCooldownHours: d.settings.defaultCooldownHours,
     actor: `agent:${keyId}`,
   };
 }
@@ -48,12 +48,12 @@ export function brandServiceFor(d: AgentToolDeps, keyId: string): BrandServiceDe
 /** The perk service as an agent key uses it (the admin API's chain access, audited under the key). */
 export function perkServiceFor(d: AgentToolDeps, keyId: string): PerkServiceDeps {
   return {
-    db: d.deps.db,
-    clock: d.deps.clock,
-    perkChain: d.deps.perkChain,
-    logger: d.deps.logger,
+    db: d.db,
+    clock: d.clock,
+    perkChain: d.perkChain,
+    logger: d.logger,
     actor: `agent:${keyId}`,
-    changes: d.services.changes,
+    changes: d.changes,
   };
 }
 
@@ -104,7 +104,7 @@ export async function updateBrandEvent(
   input: { rewardAmount?: number | undefined; enabled?: boolean | undefined },
 ): Promise<AgentEventRule> {
   const service = brandServiceFor(d, keyId);
-  const rule = await d.deps.db.transaction().execute(async (trx) => {
+  const rule = await d.db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('event_rules')
       .select('id')
@@ -126,7 +126,7 @@ export async function updateBrandEvent(
       active: input.enabled ?? current.active,
     });
   });
-  d.services.changes.emit({ kind: 'rules', brandId: rule.brandId });
+  d.changes.emit({ kind: 'rules', brandId: rule.brandId });
   return toAgentRule(rule);
 }
 
@@ -193,11 +193,11 @@ export async function updateBrandPerk(
 
 /** The integer collection id of the brand's perk named by uuid or integer id; 404 otherwise. */
 async function brandPerkId(d: AgentToolDeps, brandId: string, ref: string | number): Promise<bigint> {
-  const query = d.deps.db.selectFrom('perks').select(['id', 'brand_id']);
+  const query = d.db.selectFrom('perks').select(['id', 'brand_id']);
   const row =
     typeof ref === 'string' && ref.includes('-')
       ? await query.where('public_id', '=', ref).executeTakeFirst()
-      : await findPerk(d.deps.db, BigInt(ref));
+      : await findPerk(d.db, BigInt(ref));
   if (!row || row.brand_id !== brandId) throw perkNotFound(String(ref));
   return BigInt(row.id);
 }

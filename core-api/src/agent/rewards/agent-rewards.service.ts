@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@pts/shared';
 import type { Address } from 'viem';
-import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
@@ -94,7 +93,7 @@ function requireKey(principal: AgentPrincipal | undefined): AgentPrincipal {
 export async function resolveRewardBrand(d: AgentToolDeps, brandAddress: string) {
   const { brandId, domain } = normalizeBrandQuery(brandAddress);
   if (brandId) {
-    const [brand] = await findBrandsByReference(d.deps.db, { brandId });
+    const [brand] = await findBrandsByReference(d.db, { brandId });
     if (!brand) throw brandNotFound(brandId);
     return brand;
   }
@@ -106,7 +105,7 @@ export async function resolveRewardBrand(d: AgentToolDeps, brandAddress: string)
     );
   }
   // The brand that proved the domain through DNS answers for it, whoever else claims it (brand-registration.ts).
-  const brands = domainHolders(await findBrandsByReference(d.deps.db, { domain }), domain);
+  const brands = domainHolders(await findBrandsByReference(d.db, { domain }), domain);
   if (brands.length === 0) {
     throw new AppError(
       'BRAND_NOT_FOUND',
@@ -133,7 +132,7 @@ async function requireEvidence(
   brand: { brandId: string },
   rewardType: AgentRewardType,
 ): Promise<void> {
-  const { db } = d.deps;
+  const { db } = d;
   if (rewardType === 'discovery') {
     if (!actsFor(principal, brand.brandId)) {
       throw new AppError(
@@ -177,7 +176,7 @@ async function readOnboardingEvidence(
   brandId: string,
   onboardedAt: Date,
 ): Promise<OnboardingEvidenceVerdict> {
-  const { db, clock } = d.deps;
+  const { db, clock } = d;
   const brand = await readBrandTakeover(db, brandId);
   if (!brand) throw brandNotFound(brandId);
   const facts = { keyId, onboardedAt, now: clock.now(), brand };
@@ -222,7 +221,7 @@ export async function claimAgentReward(
   const principal = requireKey(principalOrNone);
   const brand = await resolveRewardBrand(d, input.brandAddress);
   await requireEvidence(d, principal, brand, input.rewardType);
-  const { db, clock } = d.deps;
+  const { db, clock } = d;
   const now = clock.now();
   const key = { keyId: principal.keyId, brandId: brand.brandId, rewardType: input.rewardType };
   const fresh = randomUUID();
@@ -273,7 +272,7 @@ export async function claimAgentReward(
   );
   let accepted: Awaited<ReturnType<typeof awardReward>>;
   try {
-    accepted = await awardReward(d.services.events, candidate);
+    accepted = await awardReward(d.events, candidate);
   } catch (error) {
     // A re-driven claim whose original event committed meanwhile: the events key let only one through.
     if (reserved.redrive && isUniqueViolation(error)) {
@@ -283,7 +282,7 @@ export async function claimAgentReward(
     if (!reserved.redrive) await releaseUnpaidClaim(db, reserved.eventId);
     throw error;
   }
-  const completed = await completeEvent(d.services.events, accepted);
+  const completed = await completeEvent(d.events, accepted);
   const used = await countAgentRewardClaimsSince(db, principal.keyId, startOfUtcDay(now));
   return {
     claim: {
@@ -305,7 +304,7 @@ export async function claimAgentReward(
 /** `get_agent_rewards`: the key's wallet, earnings, claims, activity, what it may claim and its allowance. */
 export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentPrincipal | undefined) {
   const principal = requireKey(principalOrNone);
-  const { db, clock } = d.deps;
+  const { db, clock } = d;
   const now = clock.now();
   const identity = agentIdentity(principal.keyId);
   const [claims, activity, used, balance] = await Promise.all([
@@ -315,9 +314,9 @@ export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentP
     readWalletBalance(
       {
         db,
-        publicClient: d.deps.publicClient,
-        rewardToken: relayContractsOf(d.deps).rewardToken as Address,
-        balanceOf: d.deps.chainReads?.balanceOf,
+        publicClient: d.publicClient,
+        rewardToken: d.contracts.rewardToken as Address,
+        balanceOf: d.chainReads?.balanceOf,
       },
       identity,
     ),

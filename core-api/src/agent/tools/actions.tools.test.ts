@@ -73,7 +73,7 @@ beforeAll(async () => {
     PTS_RATE_LIMIT_IP_PER_MINUTE: '100000',
     PTS_RATE_LIMIT_BRAND_PER_MINUTE: '100000',
   });
-  tools = actionsTools({ deps: platform.deps, services: platform.services });
+  tools = actionsTools(platform.services.agent.toolDeps);
   shop = await platform.createBrand({
     name: 'Shop',
     domain: 'shop.example.com',
@@ -442,7 +442,7 @@ describe('examples', () => {
       perkId: perk.uuid,
       eventId: rule.id,
     };
-    const all = [...discoveryTools({ deps: platform.deps, services: platform.services }), ...tools];
+    const all = [...discoveryTools(platform.services.agent.toolDeps), ...tools];
     for (const each of all) {
       const result = await invokeAgentTool(each, each.definition.example(fixture), contextOf(shopKey));
       expect(() => each.definition.result.parse(result), each.name).not.toThrow();

@@ -21,7 +21,6 @@ import {
 } from '@pts/shared';
 import type { Address } from 'viem';
 import { z } from 'zod';
-import { relayContractsOf } from '../../chain/contract-addresses.ts';
 import { accountIdentities, resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
@@ -30,6 +29,7 @@ import { bulkEventFailure, prepareEvent, recordEvent, settleBulkEvents } from '.
 import { type MemberLedger, readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
 import { readWalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
+import { findUsers } from '../../modules/users/users.repository.ts';
 import { bestAffordablePerks } from '../actions/affordable-perks.ts';
 import { requireBrandAuthority, requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrands } from '../actions/cached-brands.ts';
@@ -92,7 +92,7 @@ async function toEventRequest(
   refusePrivilegedMetadata(body.metadata);
   let eventType = body.eventType;
   if (eventType === undefined) {
-    const cached = await d.services.events.brands.get(body.brandId);
+    const cached = await d.events.brands.get(body.brandId);
     if (!cached) throw brandNotFound(body.brandId);
     const rule = [...cached.rulesByType.values()].find((candidate) => candidate.id === body.eventId);
     if (!rule) {
@@ -152,7 +152,7 @@ function processEventTool(d: AgentToolDeps): AgentTool {
     async handle({ body }, context) {
       const input = await toEventRequest(d, body, context.principal);
       if (!context.principal) throw new AppError('UNAUTHORIZED', 'Sending events needs an agent key (X-PTS-Agent-Key)');
-      return recordEvent(d.services.events, input, agentEventContext(context.principal));
+      return recordEvent(d.events, input, agentEventContext(context.principal));
     },
   });
 }
@@ -194,7 +194,7 @@ function processBulkEventsTool(d: AgentToolDeps): AgentTool {
     }),
     async handle({ body }, context) {
       if (!context.principal) throw new AppError('UNAUTHORIZED', 'Sending events needs an agent key (X-PTS-Agent-Key)');
-      const events = d.services.events;
+      const events = d.events;
       // As the event API's bulk route: prepared in order, queued together (one batch where possible), then
       // their mints awaited together.
       const prepared: (EventCandidate | BulkEventFailure)[] = [];
@@ -213,9 +213,9 @@ function processBulkEventsTool(d: AgentToolDeps): AgentTool {
 }
 
 function redeemPerkTool(d: AgentToolDeps): AgentTool {
-  const { deps } = d;
+  const deps = d;
   // The process's one redemption service (compose.ts), shared with /services/perks/redeem.
-  const { redemption } = d.services;
+  const { redemption } = d;
   return defineAgentTool({
     name: 'redeem_perk',
     method: 'post',
@@ -246,8 +246,7 @@ function redeemPerkTool(d: AgentToolDeps): AgentTool {
       requireBrandAuthority(context.principal, body.brandId, 'Redeeming a perk');
       await requireKnownBrand(d, body.brandId);
       const account = await resolveAccountKey(deps.db, body.userId);
-      const user = await deps.db.selectFrom('users').select('id').where('email', '=', account).executeTakeFirst();
-      if (!user) throw userNotFound(body.userId);
+      if (!(await findUsers(deps.db, [account])).has(account)) throw userNotFound(body.userId);
       const outcome = await redemption.redeem({
         brandId: body.brandId,
         perkId: body.perkId,
@@ -296,9 +295,9 @@ async function requireMember(
 ): Promise<{ accountKey: string; ledger: MemberLedger }> {
   requireBrandAuthority(principal, params.brandId, action);
   await requireKnownBrand(d, params.brandId);
-  const { accountKey, identities } = await accountIdentities(d.deps.db, params.userId);
+  const { accountKey, identities } = await accountIdentities(d.db, params.userId);
   const ledger = await readMemberLedger(
-    d.deps.db,
+    d.db,
     params.brandId,
     identities.map((identity) => identity.identityKey),
   );
@@ -310,10 +309,10 @@ async function requireMember(
 function walletBalance(d: AgentToolDeps, userId: string) {
   return readWalletBalance(
     {
-      db: d.deps.db,
-      publicClient: d.deps.publicClient,
-      rewardToken: relayContractsOf(d.deps).rewardToken as Address,
-      balanceOf: d.deps.chainReads?.balanceOf,
+      db: d.db,
+      publicClient: d.publicClient,
+      rewardToken: d.contracts.rewardToken as Address,
+      balanceOf: d.chainReads?.balanceOf,
     },
     userId,
   );
@@ -382,15 +381,11 @@ type AgentStreakView = z.infer<typeof streakViewSchema>;
  */
 export async function streakViews(
   d: AgentToolDeps,
-  context: { clock: AgentToolDeps['deps']['clock'] },
+  context: { clock: AgentToolDeps['clock'] },
   brandIds: string[],
   accountKey: string,
 ): Promise<Map<string, AgentStreakView>> {
-  const views = await readDailyStreaks(
-    { db: d.deps.db, clock: context.clock, logger: d.deps.logger },
-    brandIds,
-    accountKey,
-  );
+  const views = await readDailyStreaks({ db: d.db, clock: context.clock, logger: d.logger }, brandIds, accountKey);
   const shown = new Map<string, AgentStreakView>();
   for (const [brandId, status] of views) {
     shown.set(brandId, {
@@ -409,11 +404,11 @@ export async function streakViews(
 /** A member's daily streak at one existing brand, as the member tools show it. */
 export async function streakView(
   d: AgentToolDeps,
-  context: { clock: AgentToolDeps['deps']['clock'] },
+  context: { clock: AgentToolDeps['clock'] },
   brandId: string,
   userId: string,
 ): Promise<AgentStreakView> {
-  const accountKey = await resolveAccountKey(d.deps.db, userId);
+  const accountKey = await resolveAccountKey(d.db, userId);
   return (await streakViews(d, context, [brandId], accountKey)).get(brandId) as AgentStreakView;
 }
 
@@ -460,7 +455,7 @@ function getUserStatsTool(d: AgentToolDeps): AgentTool {
         streakViews(d, context, [params.brandId], accountKey).then(
           (views) => views.get(params.brandId) as AgentStreakView,
         ),
-        readAchievements(d.deps.db, params.brandId, accountKey),
+        readAchievements(d.db, params.brandId, accountKey),
       ]);
       return {
         brandId: params.brandId,
@@ -543,14 +538,14 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
     async handle({ params }, context) {
       const principal = context.principal;
       if (!principal) throw new AppError('UNAUTHORIZED', "Reading a user's portfolio needs an agent key");
-      const { accountKey, identities } = await accountIdentities(d.deps.db, params.userId);
+      const { accountKey, identities } = await accountIdentities(d.db, params.userId);
       const keys = identities.map((identity) => identity.identityKey);
       const brandIds = [...new Set(principal.brandIds.map((id) => id.toLowerCase()))];
       // The member's ledger and streak at every brand of the key, one statement each, beside the wallet; only
       // the brands that know them are shown.
       const [wallet, ledgers, streaks] = await Promise.all([
         walletBalance(d, params.userId),
-        readMemberLedgers(d.deps.db, brandIds, keys),
+        readMemberLedgers(d.db, brandIds, keys),
         streakViews(d, context, brandIds, accountKey),
       ]);
       const knownIds = brandIds.filter((brandId) => ledgers.get(brandId)?.known);
@@ -558,7 +553,7 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
       const spendable = BigInt(wallet.balance) > wallet.reserved ? BigInt(wallet.balance) - wallet.reserved : 0n;
       const [names, perks] = await Promise.all([
         cachedBrands(d, knownIds),
-        bestAffordablePerks(d.deps.db, knownIds, spendable, keys),
+        bestAffordablePerks(d.db, knownIds, spendable, keys),
       ]);
       const nameOf = new Map(names.map(({ brand }) => [brand.address, brand.name]));
       const brands = knownIds.flatMap((brandId) => {

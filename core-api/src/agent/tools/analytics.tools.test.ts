@@ -32,7 +32,7 @@ let empty: CreatedBrand;
 const perks: Record<string, string> = {};
 const { call, invoke } = toolCaller(
   () => platform,
-  () => analyticsTools({ deps: platform.deps, services: platform.services }),
+  () => analyticsTools(platform.services.agent.toolDeps),
 );
 
 async function earn(brand: CreatedBrand, when: Date, eventType: string, userEmail: string) {
@@ -475,7 +475,7 @@ describe('get_brand_rankings', () => {
 
   it('GET /api/v1/brands/rankings reaches the rankings tool, not /brands/:brandId', async () => {
     // The full list, as the router mounts it.
-    const names = agentTools({ deps: platform.deps, services: platform.services }).map((t) => t.name);
+    const names = agentTools(platform.services.agent.toolDeps).map((t) => t.name);
     expect(names.indexOf('get_brand_rankings')).toBeLessThan(names.indexOf('get_brand'));
     const res = await agentRequest(platform, { method: 'get', path: '/brands/rankings', query: { limit: 1 } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -236,7 +236,7 @@ const trendItem = z.object({
 async function brandsOfCategory(d: AgentToolDeps, wanted: string | undefined): Promise<DirectoryBrand[]> {
   const all: DirectoryBrand[] = [];
   for (let offset = 0; ; offset += BRANDS_LIST_MAX) {
-    const page = await listDirectoryBrands(d.deps.db, { category: wanted, limit: BRANDS_LIST_MAX, offset });
+    const page = await listDirectoryBrands(d.db, { category: wanted, limit: BRANDS_LIST_MAX, offset });
     all.push(...page.brands);
     if (page.brands.length < BRANDS_LIST_MAX) return all;
   }
@@ -244,7 +244,7 @@ async function brandsOfCategory(d: AgentToolDeps, wanted: string | undefined): P
 
 /** 404 naming every unknown Brand ID of a list. */
 async function requireBrands(d: AgentToolDeps, brandIds: string[]): Promise<Map<string, string>> {
-  const names = await readBrandNames(d.deps.db, brandIds);
+  const names = await readBrandNames(d.db, brandIds);
   const unknown = brandIds.filter((id) => !names.has(id));
   if (unknown.length > 0) {
     throw new AppError('NOT_FOUND', `No brand ${unknown.join(', ')}`, { field: 'brandIds', value: unknown.join(',') });
@@ -257,9 +257,7 @@ async function requireBrands(d: AgentToolDeps, brandIds: string[]): Promise<Map<
  * the network view through the answer cache: keyed by the window's length and how long ago it ended.
  */
 function windowTotals(d: AgentToolDeps, brandId: string | undefined, window: TimeWindow): Promise<WindowTotals> {
-  return rememberRead(d, 'window_totals', windowKey(d, brandId, window), () =>
-    readWindowTotals(d.deps.db, brandId, window),
-  );
+  return rememberRead(d, 'window_totals', windowKey(d, brandId, window), () => readWindowTotals(d.db, brandId, window));
 }
 
 /** One brand's (or the network's) activity per event type over one window, shared like `windowTotals`. */
@@ -269,19 +267,19 @@ function eventTypeActivity(
   window: TimeWindow,
 ): Promise<EventTypeActivity[]> {
   return rememberRead(d, 'event_type_activity', windowKey(d, brandId, window), () =>
-    readEventTypeActivity(d.deps.db, brandId, window),
+    readEventTypeActivity(d.db, brandId, window),
   );
 }
 
 /** A scope and a window as a cache key: the window's length and how many days ago it ended. */
 function windowKey(d: AgentToolDeps, brandId: string | undefined, window: TimeWindow) {
-  const endedAgoMs = d.deps.clock.now().getTime() - window.to.getTime();
+  const endedAgoMs = d.clock.now().getTime() - window.to.getTime();
   return { brandId: brandId ?? '*', days: window.days, endedAgoDays: Math.round(endedAgoMs / 86_400_000) };
 }
 
 /** Analytics of the network and of one brand (spec 4.1 `/analytics/*`), all public aggregates. */
 function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
-  const db = d.deps.db;
+  const db = d.db;
 
   async function brandHealth(brandId: string, now: Date) {
     const { current, previous } = periodWindows(now, HEALTH_PERIOD);
@@ -621,7 +619,7 @@ function eventTypeView(
 
 /** Comparisons (spec 4.1 `/compare/*`), rankings and network trends; all public aggregates. */
 function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
-  const db = d.deps.db;
+  const db = d.db;
   return [
     defineAgentTool({
       name: 'compare_brands',

@@ -35,7 +35,7 @@ let bare: CreatedBrand;
 const perk: Record<string, number> = {};
 const { call, invoke } = toolCaller(
   () => platform,
-  () => commerceTools({ deps: platform.deps, services: platform.services }),
+  () => commerceTools(platform.services.agent.toolDeps),
 );
 const MIA = 'mia@example.com';
 const NOAH = 'noah@example.com';

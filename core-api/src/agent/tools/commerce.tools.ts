@@ -117,7 +117,7 @@ function memberView(m: Awaited<ReturnType<typeof memberEarnings>>) {
 
 /** The commerce tools (spec 4.1): `find_deals`, `route_commerce`, `stack_commerce`. */
 export function commerceTools(d: AgentToolDeps): AgentTool[] {
-  const db = d.deps.db;
+  const db = d.db;
 
   return [
     defineAgentTool({
@@ -447,9 +447,9 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
             {
               db,
               clock: context.clock,
-              perkChain: d.deps.perkChain,
+              perkChain: d.perkChain,
               logger: context.logger,
-              brands: d.services.events.brands,
+              brands: d.events.brands,
             },
             query.brandId,
             query.userId,

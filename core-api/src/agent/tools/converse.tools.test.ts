@@ -51,7 +51,7 @@ beforeAll(async () => {
     rules: [{ eventType: 'first_purchase', rewardAmount: 70, cooldownHours: 0, maxClaims: -1 }],
   });
   globex = await platform.createBrand({ name: 'Globex Travel', domain: 'globex.example' });
-  const d = { deps: platform.deps, services: platform.services };
+  const d = platform.services.agent.toolDeps;
   const list = () => tools;
   offline = converseTools(d, list)[0] as AgentTool;
   withModel = converseTools(d, list, {
@@ -229,7 +229,7 @@ describe('converse, OpenAI-compatible model (local fake endpoint)', () => {
     expect(failed.basis.fallback).toContain('HTTP 500');
     expect(failed.steps[0]).toMatchObject({ tool: 'list_brands', ok: true });
 
-    const wrongKey = converseTools({ deps: platform.deps, services: platform.services }, () => tools, {
+    const wrongKey = converseTools(platform.services.agent.toolDeps, () => tools, {
       model: createChatModel({ baseUrl: fake.baseUrl, apiKey: 'sk-wrong-secret-value', model: 'm', timeoutMs: 5000 }),
     })[0] as AgentTool;
     const refused = await ask(wrongKey, 'Which are the top brands?');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { type ChatModel, chatModelFromConfig } from '../converse/chat-model.ts';
+import type { ChatModel } from '../converse/chat-model.ts';
 import { converse } from '../converse/converse.service.ts';
 
 const failureSchema = z.object({
@@ -45,7 +45,7 @@ export function converseTools(
   listTools: () => AgentTool[],
   options: { model?: ChatModel } = {},
 ): AgentTool[] {
-  const model = options.model ?? chatModelFromConfig(d.deps.config);
+  const model = options.model ?? d.chatModel;
   return [
     defineAgentTool({
       name: 'converse',
@@ -69,7 +69,7 @@ export function converseTools(
       example: (fixture) => ({ body: { query: `How healthy is brand ${fixture.brandId}?` } }),
       handle: (input, context) =>
         converse(
-          { db: d.deps.db, clock: context.clock, logger: context.logger, model, listTools },
+          { db: d.db, clock: context.clock, logger: context.logger, model, listTools },
           input.body.query,
           context,
         ),

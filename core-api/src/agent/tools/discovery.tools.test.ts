@@ -41,7 +41,7 @@ beforeAll(async () => {
     PTS_RATE_LIMIT_IP_PER_MINUTE: '100000',
     PTS_RATE_LIMIT_BRAND_PER_MINUTE: '100000',
   });
-  tools = discoveryTools({ deps: platform.deps, services: platform.services });
+  tools = discoveryTools(platform.services.agent.toolDeps);
   shop = await platform.createBrand({
     name: 'Shop Co',
     domain: 'shop.example.com',

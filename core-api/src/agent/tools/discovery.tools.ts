@@ -135,7 +135,7 @@ function listBrandsTool(d: AgentToolDeps): AgentTool {
     }),
     example: () => ({ query: { limit: 10 } }),
     async handle({ query }) {
-      const { brands, total } = await listDirectoryBrands(d.deps.db, query);
+      const { brands, total } = await listDirectoryBrands(d.db, query);
       return {
         brands: brands.map(toBrandView),
         total,
@@ -188,7 +188,7 @@ function checkBrandTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ query: { query: fixture.brandId } }),
     async handle({ query }) {
       const normalized = normalizeBrandQuery(query.query);
-      const found = await findBrandCandidates(d.deps.db, {
+      const found = await findBrandCandidates(d.db, {
         brandId: normalized.brandId ?? undefined,
         name: normalized.name,
         domains: normalized.domain ? domainCandidates(normalized.domain) : [],
@@ -260,9 +260,9 @@ function getBrandTool(d: AgentToolDeps): AgentTool {
     result: z.object({ brand: brandViewSchema, events: z.array(ruleViewSchema) }),
     example: (fixture) => ({ params: { brandId: fixture.brandId } }),
     async handle({ params }) {
-      const brand = await findDirectoryBrand(d.deps.db, params.brandId);
+      const brand = await findDirectoryBrand(d.db, params.brandId);
       if (!brand) throw brandNotFound(params.brandId);
-      const rules = await listRules({ db: d.deps.db }, brand.brandId, { activeOnly: true });
+      const rules = await listRules({ db: d.db }, brand.brandId, { activeOnly: true });
       return {
         brand: toBrandView(brand),
         events: rules.map((rule) => ({
@@ -303,11 +303,11 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
     async handle({ params, query }, context) {
       const perks = await listCatalogue(
         {
-          db: d.deps.db,
+          db: d.db,
           clock: context.clock,
-          perkChain: d.deps.perkChain,
+          perkChain: d.perkChain,
           logger: context.logger,
-          brands: d.services.events.brands,
+          brands: d.events.brands,
         },
         params.brandId,
         { category: query.category },
@@ -320,10 +320,10 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
 /** Perk rows as catalogue items, their supply read live from the PerkNFT contract (503 without it). */
 export async function catalogueItemsOf<R extends PerkRow>(d: AgentToolDeps, rows: R[]) {
   if (rows.length === 0) return [];
-  if (!d.deps.perkChain) {
+  if (!d.perkChain) {
     throw new AppError('SERVICE_UNAVAILABLE', 'Perk supply cannot be read: the perk contracts are not configured');
   }
-  const claimed = await d.deps.perkChain.totalClaimed(rows.map((r) => r.id));
+  const claimed = await d.perkChain.totalClaimed(rows.map((r) => r.id));
   return rows.map((row, index) => ({ row, item: toCatalogueItem(row, claimed[index] ?? 0n) }));
 }
 
@@ -361,7 +361,7 @@ function browsePerksTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ query: { brandId: fixture.brandId, limit: 5 } }),
     async handle({ query }) {
       if (query.brandId) await requireKnownBrand(d, query.brandId);
-      const rows = await browsePerkRows(d.deps.db, query);
+      const rows = await browsePerkRows(d.db, query);
       const perks = (await catalogueItemsOf(d, rows)).map(({ row, item }) => ({ ...item, brandName: row.brand_name }));
       return {
         perks,
@@ -407,7 +407,7 @@ function getLeaderboardTool(d: AgentToolDeps): AgentTool {
     async handle({ params, query }, context) {
       await requireKnownBrand(d, params.brandId);
       const board = await readLeaderboard(
-        d.deps.db,
+        d.db,
         {
           brandId: params.brandId,
           metric: query.metric,

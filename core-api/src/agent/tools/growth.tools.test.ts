@@ -20,7 +20,7 @@ const at = (days: number, minutes = 0) => new Date(T0.getTime() + days * DAY + m
 let platform: TestPlatform;
 const { call, invoke } = toolCaller(
   () => platform,
-  () => growthTools({ deps: platform.deps, services: platform.services }),
+  () => growthTools(platform.services.agent.toolDeps),
 );
 
 const earn = (brand: CreatedBrand, when: Date, userEmail: string) =>

@@ -101,7 +101,7 @@ beforeAll(async () => {
       { eventType: 'first_purchase', rewardAmount: 300, cooldownHours: 0, maxClaims: 1 },
     ],
   });
-  tools = new Map(intelligenceTools({ deps: platform.deps, services: platform.services }).map((t) => [t.name, t]));
+  tools = new Map(intelligenceTools(platform.services.agent.toolDeps).map((t) => [t.name, t]));
   const gold = await createPerk('Gold', 200, 10, 'merch');
   await createPerk('Sticker', 50, null, 'merch');
   await createPerk('Trip', 1000, null, 'travel');

@@ -273,7 +273,7 @@ const nonNegative = (value: bigint) => (value > 0n ? value : 0n);
 
 /** Intelligence tools (spec 4.1): member personas, recommendations, perk heat and goals, from real data. */
 export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
-  const db = d.deps.db;
+  const db = d.db;
 
   /**
    * Members' earnings at `brands` over the window, ascending: a population aggregate, so computed at most

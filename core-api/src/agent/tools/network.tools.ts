@@ -43,7 +43,7 @@ const networkStatsSchema = z.object({
 
 /** The network area (spec 4.1): what chain pts runs on, and how big the network is. Both public. */
 export function networkTools(d: AgentToolDeps): AgentTool[] {
-  const { deps } = d;
+  const deps = d;
   return [
     defineAgentTool({
       name: 'get_network_info',
@@ -60,7 +60,7 @@ export function networkTools(d: AgentToolDeps): AgentTool[] {
         chain: {
           id: deps.chain.chainId,
           name: CHAIN_NAMES[deps.chain.chainId] ?? `Chain ${deps.chain.chainId}`,
-          mode: deps.config.PTS_CHAIN,
+          mode: deps.settings.chainMode,
           explorerUrl: deps.chain.explorerUrl,
         },
         token: { symbol: 'pts' as const, decimals: 0 as const },

@@ -51,10 +51,7 @@ beforeAll(async () => {
     PTS_RATE_LIMIT_IP_PER_MINUTE: '100000',
     PTS_RATE_LIMIT_BRAND_PER_MINUTE: '100000',
   });
-  tools = [
-    ...programTools({ deps: platform.deps, services: platform.services }),
-    ...actionsTools({ deps: platform.deps, services: platform.services }),
-  ];
+  tools = [...programTools(platform.services.agent.toolDeps), ...actionsTools(platform.services.agent.toolDeps)];
   shop = await platform.createBrand({ name: 'Program Shop', domain: 'program-shop.example.com' });
   other = await platform.createBrand({
     name: 'Program Other',

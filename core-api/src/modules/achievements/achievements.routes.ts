@@ -15,7 +15,13 @@ import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { parseInput } from '../../http/validate.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
-import { advanceAchievements, definitionsFor, readAchievements, setDefinitions } from './achievements.service.ts';
+import {
+  definitionsFor,
+  hasOwnDefinitions,
+  readAchievements,
+  reportProgress,
+  setDefinitions,
+} from './achievements.service.ts';
 
 export interface AchievementsRouterDeps {
   db: Database;
@@ -90,32 +96,21 @@ export function achievementRoutes(deps: AchievementsRouterDeps): Route[] {
         await requireBrandExists(deps.db, input.brandId);
         const now = deps.clock.now();
         const userKey = await resolveAccountKey(deps.db, input.userIdentifier);
-        const unlocked = await deps.db.transaction().execute((trx) =>
-          advanceAchievements(
-            trx,
-            [
-              {
-                brandId: input.brandId,
-                userKey,
-                type: input.type,
-                ...(input.increment !== undefined ? { increment: BigInt(input.increment) } : {}),
-                ...(input.value !== undefined ? { value: BigInt(input.value) } : {}),
-              },
-            ],
-            now,
-          ),
+        const { value, unlocked } = await reportProgress(
+          deps.db,
+          {
+            brandId: input.brandId,
+            userKey,
+            type: input.type,
+            ...(input.increment !== undefined ? { increment: BigInt(input.increment) } : {}),
+            ...(input.value !== undefined ? { value: BigInt(input.value) } : {}),
+          },
+          now,
         );
-        const row = await deps.db
-          .selectFrom('achievement_progress')
-          .select('value')
-          .where('brand_id', '=', input.brandId)
-          .where('user_key', '=', userKey)
-          .where('type', '=', input.type)
-          .executeTakeFirst();
         return {
           success: true,
           type: input.type,
-          value: Number(row?.value ?? 0),
+          value: Number(value),
           unlocked: unlocked.map((u) => ({ id: u.id, name: u.name, threshold: u.threshold })),
         };
       },
@@ -142,11 +137,7 @@ export function achievementAdminRoutes(deps: { db: Database; adminToken: string 
       responses: { 200: { description: 'The definitions' }, 401: failure('No or wrong admin token') },
       handle: async ({ params: { brandId } }) => {
         await requireBrandExists(deps.db, brandId);
-        const custom = await deps.db
-          .selectFrom('achievement_definitions')
-          .select('id')
-          .where('brand_id', '=', brandId)
-          .executeTakeFirst();
+        const custom = await hasOwnDefinitions(deps.db, brandId);
         return { success: true, brandId, defaults: !custom, definitions: await definitions(brandId) };
       },
     }),

@@ -44,6 +44,36 @@ export async function definitionsFor(db: Database, brandId: string): Promise<Ach
   }));
 }
 
+/** Whether the brand has definitions of its own (else the defaults apply). */
+export async function hasOwnDefinitions(db: Database, brandId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('achievement_definitions')
+    .select('id')
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * One reported step of a member's progress (`POST /services/achievements/progress`): advanced in its own
+ * transaction; answers the value now recorded for the type and what the step unlocked.
+ */
+export async function reportProgress(
+  db: Database,
+  update: ProgressUpdate,
+  now: Date,
+): Promise<{ value: bigint; unlocked: UnlockedAchievement[] }> {
+  const unlocked = await db.transaction().execute((trx) => advanceAchievements(trx, [update], now));
+  const row = await db
+    .selectFrom('achievement_progress')
+    .select('value')
+    .where('brand_id', '=', update.brandId)
+    .where('user_key', '=', update.userKey)
+    .where('type', '=', update.type)
+    .executeTakeFirst();
+  return { value: row?.value ?? 0n, unlocked };
+}
+
 /** Replaces the brand's definitions (an empty list brings the defaults back). */
 export async function setDefinitions(
   db: Database,

@@ -43,6 +43,16 @@ export function listBrands(db: Kysely<DB>): Promise<BrandRow[]> {
   return db.selectFrom('brands').selectAll().orderBy('created_at').orderBy('address').execute();
 }
 
+/** How many brands are listed under this category. */
+export async function countBrandsInCategory(db: Kysely<DB>, category: string): Promise<number> {
+  const row = await db
+    .selectFrom('brands')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('category', '=', category)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Website domains and verified domains of all brands, lowercase and unique: the origins CORS may allow. */
 export async function listAllBrandDomains(db: Kysely<DB>): Promise<string[]> {
   const rows = await db.selectFrom('brands').select(['website_domain', 'verified_domains']).execute();

@@ -16,6 +16,8 @@ import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { EventDeps } from '../events/events.service.ts';
+import { findBrandPerkIdByUuid } from '../perks/perks.repository.ts';
+import { findWalletOf } from '../users/users.repository.ts';
 import { asyncHandler, decorate, isObject, isSeedRequest, type Json, markSeedRequest, rewriteQuery } from './edge.ts';
 import { seedClientServices } from './seed-client.routes.ts';
 import { checkEventEligibility } from './seed-client.service.ts';
@@ -194,14 +196,10 @@ function eligibilityAlias(deps: Pick<SeedCompatDeps, 'db'> & { verifyBrandSignat
     if (!isObject(body)) return next();
     const brandId = typeof body.brandId === 'string' ? body.brandId.trim().toLowerCase() : '';
     if (typeof body.perkId === 'string' && z.uuid().safeParse(body.perkId).success) {
-      const perk = await deps.db
-        .selectFrom('perks')
-        .select('id')
-        .where('public_id', '=', body.perkId)
-        .where('brand_id', '=', brandId)
-        .executeTakeFirst();
-      if (!perk) throw new AppError('PERK_NOT_FOUND', `Perk ${body.perkId} does not exist for this brand`);
-      body.perkId = Number(perk.id);
+      const perkId = await findBrandPerkIdByUuid(deps.db, brandId, body.perkId);
+      if (perkId === undefined)
+        throw new AppError('PERK_NOT_FOUND', `Perk ${body.perkId} does not exist for this brand`);
+      body.perkId = Number(perkId);
     }
     if (body.userIdentifier !== undefined && body.userAddress === undefined) {
       const { userIdentifier } = parseInput(
@@ -214,17 +212,13 @@ function eligibilityAlias(deps: Pick<SeedCompatDeps, 'db'> & { verifyBrandSignat
         brandId,
         'Checking eligibility by user identifier (rather than wallet address)',
       );
-      const user = await deps.db
-        .selectFrom('users')
-        .select('wallet_address')
-        .where('email', '=', userIdentifier)
-        .executeTakeFirst();
-      if (!user?.wallet_address) {
+      const walletAddress = await findWalletOf(deps.db, userIdentifier);
+      if (!walletAddress) {
         throw new AppError('NO_WALLET', `${userIdentifier} has no wallet yet: they earn one with their first reward`, {
           field: 'userIdentifier',
         });
       }
-      body.userAddress = user.wallet_address;
+      body.userAddress = walletAddress;
     }
     delete body.userIdentifier;
     delete body.platform;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { ensureUsers, setUserWallets } from '../users/users.repository.ts';
+import { ensureUsers, findUserWallet, setUserWallets } from '../users/users.repository.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import type { LocalTokenIssuer } from './local-token-issuer.ts';
 
@@ -91,11 +91,7 @@ async function ensureUserWallet(
     await setUserWallets(deps.db, [{ userId: user.id, address: wallet.address, idpUserId: wallet.idpUserId }]);
   }
   // Read back: a concurrent request may have set the wallet first.
-  const row = await deps.db
-    .selectFrom('users')
-    .select(['wallet_address', 'idp_user_id'])
-    .where('id', '=', user.id)
-    .executeTakeFirstOrThrow();
-  if (!row.wallet_address) throw new Error(`user ${email} has no wallet after creating it`);
-  return { userId: row.idp_user_id || `did:pts:local:${user.id}`, walletAddress: row.wallet_address };
+  const row = await findUserWallet(deps.db, user.id);
+  if (!row?.walletAddress) throw new Error(`user ${email} has no wallet after creating it`);
+  return { userId: row.idpUserId || `did:pts:local:${user.id}`, walletAddress: row.walletAddress };
 }

@@ -139,10 +139,7 @@ beforeAll(async () => {
     domain: 'life.example.com',
     rules: [{ eventType: 'purchase', rewardAmount: REWARD, cooldownHours: 24, maxClaims: -1 }],
   });
-  tools = [
-    ...actionsTools({ deps: platform.deps, services: platform.services }),
-    ...analyticsTools({ deps: platform.deps, services: platform.services }),
-  ];
+  tools = [...actionsTools(platform.services.agent.toolDeps), ...analyticsTools(platform.services.agent.toolDeps)];
   key = testPrincipal([brand.brandId]);
 }, 120_000);
 

@@ -6,6 +6,21 @@ export type PerkRow = Selectable<PerksTable>;
 export type NewPerkRow = Insertable<PerksTable>;
 export type PerkRowPatch = Updateable<PerksTable>;
 
+/** The id of the brand's perk of this uuid (`public_id`, as given), if there is one. */
+export async function findBrandPerkIdByUuid(
+  db: Kysely<DB>,
+  brandId: string,
+  publicId: string,
+): Promise<bigint | undefined> {
+  const row = await db
+    .selectFrom('perks')
+    .select('id')
+    .where('public_id', '=', publicId)
+    .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export function insertPerk(db: Kysely<DB>, row: NewPerkRow): Promise<PerkRow> {
   return db.insertInto('perks').values(row).returningAll().executeTakeFirstOrThrow();
 }

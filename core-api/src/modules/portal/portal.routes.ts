@@ -52,6 +52,7 @@ import {
   inviteMember,
   listTeam,
   type PortalTeamDeps,
+  readBrandAudit,
   requestPasswordReset,
   requireRole,
 } from './portal-team.service.ts';
@@ -386,13 +387,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, res }) => {
         await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        const rows = await deps.db
-          .selectFrom('audit_log')
-          .select(['id', 'actor', 'action', 'details', 'created_at'])
-          .where('subject', '=', brandId)
-          .orderBy('id', 'desc')
-          .limit(100)
-          .execute();
+        const rows = await readBrandAudit(deps.db, brandId);
         return {
           success: true,
           entries: rows.map((row) => ({

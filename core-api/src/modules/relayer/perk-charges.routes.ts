@@ -15,7 +15,7 @@ import type { Request } from 'express';
 import type { Logger } from 'pino';
 import { type Address, BaseError, ContractFunctionRevertedError, encodeFunctionData, getAddress } from 'viem';
 import { perkNFTAbi } from '../../chain/artifacts/index.ts';
-import type { ChainPublicClient } from '../../chain/deploy.ts';
+import { type ChainPublicClient, findDeploymentTx } from '../../chain/deploy.ts';
 import type { RelayerSender } from '../../chain/relayer.types.ts';
 import type { Database } from '../../db/database.ts';
 import type { BrandSignatureVerifier } from '../../http/brand-signature.ts';
@@ -170,15 +170,9 @@ export function perkChargeRoutes(deps: PerkChargesDeps): Route[] {
   /** Where PerkNFT was deployed (its logs start there); block 0 when the platform did not deploy it. */
   function fromBlock(): Promise<bigint> {
     deploymentBlock ??= (async () => {
-      const row = await deps.db
-        .selectFrom('chain_deployments')
-        .select('tx_hash')
-        .where('chain_id', '=', deps.chainId)
-        .where('address', '=', nft().toLowerCase())
-        .executeTakeFirst()
-        .catch(() => undefined);
-      if (!row?.tx_hash) return 0n;
-      const receipt = await publicClient.getTransactionReceipt({ hash: row.tx_hash as `0x${string}` });
+      const txHash = await findDeploymentTx(deps.db, deps.chainId, nft()).catch(() => undefined);
+      if (!txHash) return 0n;
+      const receipt = await publicClient.getTransactionReceipt({ hash: txHash });
       return receipt.blockNumber;
     })().catch(() => 0n);
     return deploymentBlock;

@@ -38,6 +38,25 @@ export async function findUsers(
   return new Map(rows.map((row) => [row.email, { id: row.id, walletAddress: row.wallet_address }]));
 }
 
+/** A user's wallet and identity-provider id, by user id (undefined: no such user). */
+export async function findUserWallet(
+  db: Database,
+  userId: bigint,
+): Promise<{ walletAddress: string | null; idpUserId: string | null } | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(['wallet_address', 'idp_user_id'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return row && { walletAddress: row.wallet_address, idpUserId: row.idp_user_id };
+}
+
+/** The wallet address of the user of this email: undefined when there is no such user or no wallet yet. */
+export async function findWalletOf(db: Database, email: string): Promise<string | undefined> {
+  const row = await db.selectFrom('users').select('wallet_address').where('email', '=', email).executeTakeFirst();
+  return row?.wallet_address ?? undefined;
+}
+
 /** Records wallets of users that have none yet; returns the ids this call set (so `walletCreated` is told once). */
 export async function setUserWallets(
   db: Database,

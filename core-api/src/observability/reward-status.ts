@@ -1,0 +1,13 @@
+import type { Database } from '../db/database.ts';
+
+/** Counts reward_mints rows by status (`SELECT status, count(*) … GROUP BY status`). */
+export function createRewardStatusSampler(db: Database): () => Promise<Record<string, number>> {
+  return async () => {
+    const rows = await db
+      .selectFrom('reward_mints')
+      .select(['status', db.fn.countAll().as('count')])
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+  };
+}
