@@ -7,7 +7,7 @@ import type { Metrics } from '../../observability/metrics.ts';
 import type { ChainPublicClient } from '../deploy.ts';
 import { IMMEDIATE_FINALITY } from '../finality.ts';
 import { createTxSender, type TxSender } from '../tx-sender.ts';
-import { createSubmitMarker, type SubmitMarker } from './broadcast.ts';
+import { createSubmitMarker, type SubmitMarker } from './submit-marker.ts';
 
 // What every minter action receives first, the way a viem action receives its client: the dependencies, the
 // signer's TxSender and the little state the actions share. Each action lives in its own file of this folder
@@ -139,4 +139,13 @@ export function createMinterContext(deps: MinterDeps): MinterContext {
     resentOpen: false,
   };
   return ctx;
+}
+
+/** A mint batch signed and recorded (`chain_txs`), ready to send. */
+export interface SignedBatch {
+  chainTxId: bigint;
+  nonce: bigint;
+  hash: Hex;
+  raw: Hex;
+  mintIds: string[];
 }

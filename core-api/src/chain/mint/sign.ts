@@ -3,20 +3,13 @@ import type { Database } from '../../db/database.ts';
 import { rewardTokenAbi } from '../artifacts/index.ts';
 import { insertSignedTx } from '../chain-txs.repository.ts';
 import type { Fees } from '../tx-sender.ts';
-import { MINT_PURPOSE, type MinterContext, mintBatchGasLimit } from './context.ts';
+import { MINT_PURPOSE, type MinterContext, mintBatchGasLimit, type SignedBatch } from './context.ts';
 import { ensureResentBeforeSigning } from './resend.ts';
 
 // Batch building and signing: pending reward rows → one signed `mintBatch`, recorded (`signed`) in the same
 // database transaction that moves the rows to `submitted`. No RPC happens inside that transaction.
 
-/** A batch signed and committed, ready to be sent. */
-export interface SignedBatch {
-  chainTxId: bigint;
-  nonce: bigint;
-  hash: Hex;
-  raw: Hex;
-  mintIds: string[];
-}
+export type { SignedBatch } from './context.ts';
 
 /** Which pending rows a claim may take: only `onlyIds`, or (`fresh`) only never-tried rows older than `before`. */
 export interface ClaimFilter {
