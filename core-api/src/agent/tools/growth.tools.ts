@@ -1,9 +1,10 @@
 import { cleanString } from '@pts/shared';
 import { z } from 'zod';
+import { readCategoryActivity } from '../../modules/analytics/analytics.repository.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { type Period, PTS_PER_USD, periodWindows } from '../analytics/formulas.ts';
-import { readCategoryActivity, recordGrowthLead } from '../growth/growth.repository.ts';
+import { recordGrowthLead } from '../growth/growth.repository.ts';
 import { poolPeers, projectRoi } from '../growth/roi.ts';
 import { usdCents } from './analytics.tools.ts';
 import { BRAND_CATEGORIES } from './discovery.tools.ts';
