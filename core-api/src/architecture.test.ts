@@ -130,6 +130,20 @@ describe('core-api layout', () => {
     );
     expect(holding).toEqual([]);
   });
+
+  it('leaves money read models to the modules: agent/ never sums events.reward_amount or perk_redemptions.cost', () => {
+    // The member ledger (modules/ledger) and brand analytics (modules/analytics) define earned, spent, balances,
+    // pts issued and redeemed once (docs/ledger.md); the agent surface reads them there.
+    const summing = /sum\s*\(\s*(?:\w+\s*\.\s*)?(?:reward_amount|cost)\b/i;
+    const offending = files
+      .filter((file) => file.startsWith('agent/'))
+      .flatMap((file) =>
+        readFileSync(join(SRC, file), 'utf8')
+          .split('\n')
+          .flatMap((line, index) => (summing.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+      );
+    expect(offending).toEqual([]);
+  });
 });
 
 const AGENT_ROUTERS = ['agent/agent-tools.ts', 'agent/agent-router.ts', 'agent/mcp/mcp.routes.ts'];

@@ -63,30 +63,3 @@ export async function readAcceptedByType(
      GROUP BY brand_id, event_type`.execute(db);
   return new Map(result.rows.map((r) => [`${r.brand_id} ${r.event_type}`, r.n]));
 }
-
-/**
- * A member's claims at several brands, each of one event type (`wanted`), in one statement — the event
- * judge's own counters (`claim_counters`, what the per-member limit and the cooldown are checked against).
- * Brands where the member never claimed that type are absent.
- */
-export async function readMemberClaimsAt(
-  db: Database,
-  userKey: string,
-  wanted: { brandId: string; eventType: string }[],
-): Promise<Map<string, { count: number; lastAt: Date | null }>> {
-  const claims = new Map<string, { count: number; lastAt: Date | null }>();
-  if (wanted.length === 0) return claims;
-  const rows = await db
-    .selectFrom('claim_counters')
-    .select(['brand_id', 'event_type', 'claims', 'last_claim_at'])
-    .where('user_email', '=', userKey)
-    .where('brand_id', 'in', [...new Set(wanted.map((w) => w.brandId))])
-    .where('event_type', 'in', [...new Set(wanted.map((w) => w.eventType))])
-    .execute();
-  for (const w of wanted) {
-    const row = rows.find((r) => r.brand_id === w.brandId && r.event_type === w.eventType);
-    if (row)
-      claims.set(w.brandId, { count: row.claims, lastAt: row.last_claim_at ? new Date(row.last_claim_at) : null });
-  }
-  return claims;
-}

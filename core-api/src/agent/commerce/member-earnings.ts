@@ -1,15 +1,16 @@
 import { checkinReward } from '@pts/shared';
 import { resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
-import { isUnlimited } from '../../modules/events/event-rules.ts';
+import { ruleKeyOf } from '../../modules/events/events.repository.ts';
+import { type EarningPreview, previewEarnings } from '../../modules/events/events.service.ts';
 import { CHECKIN_EVENT_TYPE } from '../../modules/streaks/streaks.service.ts';
 import type { AgentToolContext, AgentToolDeps } from '../agent-tool.ts';
 import type { BrandRule } from '../analytics/analytics.repository.ts';
 import { streakViews } from '../tools/actions.tools.ts';
-import { readMemberClaimsAt } from './commerce.repository.ts';
 
 /**
  * What one member would earn at one brand around a purchase (docs/agent-api/commerce.md, "Member earnings"):
- * whether the purchase rule still pays them (per-member claim limit, cooldown), their daily streak, and the
+ * whether the purchase rule still pays them (the event judge's own rule: per-member claim limit, cooldown,
+ * global limit — events.service `previewEarnings`), their daily streak, and the
  * check-in reward still open today. The streak multiplier applies to the daily check-in only (the streak
  * service's rule): a purchase pays the rule's flat amount.
  */
@@ -35,40 +36,52 @@ export async function membersEarnings(
 ): Promise<Map<string, MemberEarnings>> {
   const now = context.clock.now();
   const accountKey = await resolveAccountKey(d.db, input.userId);
-  const [streaks, claims] = await Promise.all([
+  const purchaseRules = input.brands.flatMap((b) =>
+    b.purchaseRule ? [{ brandId: b.brandId, rule: ruleRecordOf(b.brandId, b.purchaseRule) }] : [],
+  );
+  const [streaks, previews] = await Promise.all([
     streakViews(
       d,
       context,
       input.brands.map((b) => b.brandId),
       accountKey,
     ),
-    readMemberClaimsAt(
+    previewEarnings(
       d.db,
+      purchaseRules.map((p) => p.rule),
       input.userId,
-      input.brands.flatMap((b) =>
-        b.purchaseRule ? [{ brandId: b.brandId, eventType: b.purchaseRule.eventType }] : [],
-      ),
+      now,
     ),
   ]);
   const earnings = new Map<string, MemberEarnings>();
   for (const brand of input.brands) {
     const streak = streaks.get(brand.brandId);
     if (!streak) continue;
-    earnings.set(
-      brand.brandId,
-      earningsAt(brand, streak, claims.get(brand.brandId) ?? { count: 0, lastAt: null }, now),
-    );
+    const preview = brand.purchaseRule
+      ? previews.get(ruleKeyOf({ brand_id: brand.brandId, id: brand.purchaseRule.eventId }))
+      : undefined;
+    earnings.set(brand.brandId, earningsAt(brand, streak, preview));
   }
   return earnings;
+}
+
+/** A rule as the event judge reads it. */
+function ruleRecordOf(brandId: string, rule: BrandRule) {
+  return {
+    brand_id: brandId,
+    id: rule.eventId,
+    event_type: rule.eventType,
+    cooldown_hours: rule.cooldownHours,
+    max_claims_per_user: rule.maxClaimsPerUser,
+  };
 }
 
 function earningsAt(
   input: { purchaseRule: BrandRule | undefined; rules: BrandRule[] },
   streak: Awaited<ReturnType<typeof streakViews>> extends Map<string, infer V> ? V : never,
-  claims: { count: number; lastAt: Date | null },
-  now: Date,
+  preview: EarningPreview | undefined,
 ) {
-  const purchase = input.purchaseRule ? eligibility(input.purchaseRule, claims, now) : null;
+  const purchase = input.purchaseRule && preview ? eligibility(input.purchaseRule, preview) : null;
   const checkinRule = input.rules.find((r) => r.active && r.eventType === CHECKIN_EVENT_TYPE);
   const checkinBonusPts =
     checkinRule && !streak.checkedInToday
@@ -76,7 +89,7 @@ function earningsAt(
       : 0n;
   const purchasePts = purchase?.eligible && input.purchaseRule ? input.purchaseRule.rewardAmount : 0n;
   return {
-    purchase: purchase ? { ...purchase, previousClaims: claims.count } : null,
+    purchase: purchase ? { ...purchase, previousClaims: preview?.claims ?? 0 } : null,
     purchasePts,
     streak,
     checkinBonusPts,
@@ -84,14 +97,21 @@ function earningsAt(
   };
 }
 
-/** Whether the rule still pays this member now: its per-member limit and cooldown. */
-function eligibility(rule: BrandRule, claims: { count: number; lastAt: Date | null }, now: Date) {
-  if (!isUnlimited(rule.maxClaimsPerUser) && claims.count >= rule.maxClaimsPerUser) {
-    return { eligible: false, reason: `already claimed ${claims.count} of ${rule.maxClaimsPerUser} times` };
+/** The event judge's answer for the purchase rule, said for a person. */
+function eligibility(rule: BrandRule, preview: EarningPreview): { eligible: boolean; reason: string | null } {
+  const { refusal } = preview;
+  if (!refusal) return { eligible: true, reason: null };
+  const details = (refusal.details ?? {}) as { maxClaims?: number; maxTotal?: number; message?: string };
+  switch (refusal.code) {
+    case 'MAX_CLAIMS_REACHED':
+      return { eligible: false, reason: `already claimed ${preview.claims} of ${details.maxClaims} times` };
+    case 'COOLDOWN_ACTIVE': {
+      const until = new Date((preview.lastClaimAt?.getTime() ?? 0) + rule.cooldownHours * 3_600_000);
+      return { eligible: false, reason: `in cooldown until ${until.toISOString()}` };
+    }
+    case 'MAX_TOTAL_CLAIMS_REACHED':
+      return { eligible: false, reason: `the rule reached its limit of ${details.maxTotal} claims for all members` };
+    default:
+      return { eligible: false, reason: details.message ?? refusal.message };
   }
-  if (rule.cooldownHours > 0 && claims.lastAt) {
-    const until = new Date(claims.lastAt.getTime() + rule.cooldownHours * 3_600_000);
-    if (until > now) return { eligible: false, reason: `in cooldown until ${until.toISOString()}` };
-  }
-  return { eligible: true, reason: null };
 }

@@ -1,68 +1,10 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { memberOfBrand, notAgent } from '../../modules/analytics/analytics.repository.ts';
-import type { TimeWindow } from '../analytics/formulas.ts';
 
 /**
- * SQL of the growth tools (docs/agent-api/growth.md): the activity of a category's brands over one window
- * (the ROI estimate's peers) and the growth leads table.
+ * SQL of the growth tools (docs/agent-api/growth.md): the growth leads table. The activity of a category's
+ * brands (the ROI estimate's peers) is brand analytics: modules/analytics readCategoryActivity.
  */
-
-/** One brand of the category over the window. Agent identities are left out, as in the analytics tools. */
-export interface PeerActivity {
-  brandId: string;
-  /** Distinct members with an accepted event. */
-  members: number;
-  acceptedEvents: number;
-  /** pts of accepted events. */
-  ptsIssued: bigint;
-  /** Distinct members active in the window with a pending or confirmed redemption there (members only). */
-  redeemers: number;
-  ptsRedeemed: bigint;
-}
-
-/** Every brand of `category` (active or not) with its activity in `[from, to)`; two grouped scans. */
-export async function readCategoryActivity(
-  db: Database,
-  category: string,
-  window: TimeWindow,
-): Promise<PeerActivity[]> {
-  const { from, to } = window;
-  const result = await sql<{
-    brand_id: string;
-    members: number;
-    events: number;
-    issued: string;
-    redeemers: number;
-    redeemed: string;
-  }>`
-    SELECT b.address AS brand_id, coalesce(e.members, 0)::int AS members, coalesce(e.events, 0)::int AS events,
-           coalesce(e.issued, 0)::text AS issued, coalesce(r.redeemers, 0)::int AS redeemers,
-           coalesce(r.redeemed, 0)::text AS redeemed
-      FROM brands b
-      LEFT JOIN (SELECT brand_id, count(DISTINCT user_email) AS members, count(*) AS events,
-                        sum(reward_amount) AS issued
-                   FROM events
-                  WHERE status = 'accepted' AND ${notAgent(sql.ref('user_email'))}
-                    AND created_at >= ${from} AND created_at < ${to}
-                  GROUP BY brand_id) e ON e.brand_id = b.address
-      LEFT JOIN (SELECT brand_id, count(DISTINCT user_key) FILTER (WHERE active) AS redeemers, sum(cost) AS redeemed
-                   FROM (SELECT r.brand_id, r.user_key, r.cost, ${memberOfBrand(to, from)} AS active
-                           FROM perk_redemptions r
-                          WHERE r.status IN ('pending', 'confirmed') AND ${notAgent(sql.ref('r.user_key'))}
-                            AND r.created_at >= ${from} AND r.created_at < ${to}) x
-                  GROUP BY brand_id) r ON r.brand_id = b.address
-     WHERE b.category = ${category}
-     ORDER BY b.address`.execute(db);
-  return result.rows.map((r) => ({
-    brandId: r.brand_id,
-    members: r.members,
-    acceptedEvents: r.events,
-    ptsIssued: BigInt(r.issued),
-    redeemers: r.redeemers,
-    ptsRedeemed: BigInt(r.redeemed),
-  }));
-}
 
 export interface GrowthLeadInput {
   businessName: string;

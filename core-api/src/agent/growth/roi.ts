@@ -1,6 +1,6 @@
+import type { PeerActivity } from '../../modules/analytics/analytics.repository.ts';
 import { formatCents, PTS_PER_CENT } from '../../modules/payments/payment-amounts.ts';
 import { cashbackPercent, percentOf, ptsToUsd, ratio } from '../analytics/formulas.ts';
-import type { PeerActivity } from './growth.repository.ts';
 
 /**
  * The ROI estimate (docs/agent-api/growth.md, "estimate_roi"): what the category's brands really did over

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { eventPlatform } from '../../modules/leaderboards/reward-activity.ts';
+import { readBrandMemberFigures } from '../../modules/ledger/member-activity.ts';
 import { type ActivityProfile, type Archetype, classifyArchetype } from './formulas.ts';
 
 /**
@@ -24,50 +25,17 @@ export interface BrandMember {
 
 /**
  * Every member of the brand (an accepted event or a redemption not failed there before `now`) with their
- * 30-day profile at the brand and its archetype (formulas.ts `classifyArchetype`).
+ * 30-day profile at the brand (the member ledger's figures, modules/ledger readBrandMemberFigures) and its
+ * archetype (formulas.ts `classifyArchetype`).
  */
 export async function readBrandMembers(
   db: Kysely<DB>,
   brandId: string,
   window: { from: Date; to: Date; days: number },
 ): Promise<BrandMember[]> {
-  const { from, to } = window;
-  const result = await sql<{
-    k: string;
-    events: number | null;
-    types: number | null;
-    days: number | null;
-    earned: string | null;
-    earned_all: string | null;
-    first_at: Date | string | null;
-    last_at: Date | string | null;
-    redemptions: number | null;
-    spent: string | null;
-  }>`
-    WITH ev AS (
-      SELECT user_email AS k,
-             count(*) FILTER (WHERE created_at >= ${from})::int AS events,
-             count(DISTINCT event_type) FILTER (WHERE created_at >= ${from})::int AS types,
-             count(DISTINCT (created_at AT TIME ZONE 'UTC')::date) FILTER (WHERE created_at >= ${from})::int AS days,
-             coalesce(sum(reward_amount) FILTER (WHERE created_at >= ${from}), 0)::text AS earned,
-             sum(reward_amount)::text AS earned_all,
-             min(created_at) AS first_at, max(created_at) AS last_at
-        FROM events
-       WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at < ${to} AND user_email NOT LIKE 'agent:%'
-       GROUP BY user_email),
-    rd AS (
-      SELECT user_key AS k,
-             count(*) FILTER (WHERE created_at >= ${from})::int AS redemptions,
-             coalesce(sum(cost) FILTER (WHERE created_at >= ${from}), 0)::text AS spent
-        FROM perk_redemptions
-       WHERE brand_id = ${brandId} AND status IN ('pending', 'confirmed') AND created_at < ${to}
-         AND user_key NOT LIKE 'agent:%'
-       GROUP BY user_key)
-    SELECT coalesce(ev.k, rd.k) AS k, ev.events, ev.types, ev.days, ev.earned, ev.earned_all, ev.first_at, ev.last_at,
-           rd.redemptions, rd.spent
-      FROM ev FULL OUTER JOIN rd ON rd.k = ev.k
-     ORDER BY 1`.execute(db);
-  return result.rows.map((r) => {
+  const { to } = window;
+  const rows = await readBrandMemberFigures(db, brandId, window);
+  return rows.map((r) => {
     const last = r.last_at ? new Date(r.last_at) : null;
     const profile: ActivityProfile = {
       events: r.events ?? 0,

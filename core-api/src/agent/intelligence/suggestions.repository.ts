@@ -51,56 +51,6 @@ export async function readRuleEngagement(db: Kysely<DB>, from: Date, to: Date): 
   }));
 }
 
-/** Quartiles of the brand's members' ledger balances and how many members hold at least each. */
-export interface BalanceQuartiles {
-  members: number;
-  quartiles: { quantile: 0.25 | 0.5 | 0.75; balance: bigint; atLeast: number }[];
-}
-
-/**
- * Members of the brand (an accepted event there) and the 25th, 50th and 75th percentiles (`percentile_disc`:
- * an actual member's balance) of their ledger balances (accepted rewards network-wide − redemptions not
- * failed, floored at 0), with the number of members whose balance reaches each.
- */
-export async function readBalanceQuartiles(db: Kysely<DB>, brandId: string, now: Date): Promise<BalanceQuartiles> {
-  const result = await sql<{ n: number; p25: string; p50: string; p75: string; a25: number; a50: number; a75: number }>`
-    WITH m AS (
-      SELECT DISTINCT user_email AS k FROM events
-       WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at < ${now} AND user_email NOT LIKE 'agent:%'),
-    earned AS (
-      SELECT user_email AS k, sum(reward_amount) AS s FROM events
-       WHERE status = 'accepted' AND created_at < ${now} AND user_email IN (SELECT k FROM m)
-       GROUP BY user_email),
-    spent AS (
-      SELECT user_key AS k, sum(cost) AS s FROM perk_redemptions
-       WHERE status IN ('pending', 'confirmed') AND created_at < ${now} AND user_key IN (SELECT k FROM m)
-       GROUP BY user_key),
-    b AS (
-      SELECT greatest(0, coalesce(earned.s, 0) - coalesce(spent.s, 0)) AS bal
-        FROM m LEFT JOIN earned ON earned.k = m.k LEFT JOIN spent ON spent.k = m.k),
-    q AS (
-      SELECT percentile_disc(0.25) WITHIN GROUP (ORDER BY bal) AS p25,
-             percentile_disc(0.5) WITHIN GROUP (ORDER BY bal) AS p50,
-             percentile_disc(0.75) WITHIN GROUP (ORDER BY bal) AS p75
-        FROM b)
-    SELECT count(*)::int AS n, q.p25::text AS p25, q.p50::text AS p50, q.p75::text AS p75,
-           count(*) FILTER (WHERE b.bal >= q.p25)::int AS a25,
-           count(*) FILTER (WHERE b.bal >= q.p50)::int AS a50,
-           count(*) FILTER (WHERE b.bal >= q.p75)::int AS a75
-      FROM b CROSS JOIN q
-     GROUP BY q.p25, q.p50, q.p75`.execute(db);
-  const r = result.rows[0];
-  if (!r || r.n === 0) return { members: 0, quartiles: [] };
-  return {
-    members: r.n,
-    quartiles: [
-      { quantile: 0.25, balance: BigInt(r.p25), atLeast: r.a25 },
-      { quantile: 0.5, balance: BigInt(r.p50), atLeast: r.a50 },
-      { quantile: 0.75, balance: BigInt(r.p75), atLeast: r.a75 },
-    ],
-  };
-}
-
 /** One perk category across the network's active perks. */
 export interface CategoryPerformance {
   category: string;

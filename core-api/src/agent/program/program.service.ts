@@ -10,7 +10,10 @@ import type { AgentToolDeps } from '../agent-tool.ts';
  * cache, which the event path reads — a rule an agent creates is honoured by the next event.
  */
 
-/** The agent view of a rule: `maxClaims` 0 means unlimited, `enabled` is the rule's `active`. */
+/**
+ * The agent view of a rule: `maxClaims` -1 (UNLIMITED) means unlimited — the spelling every agent tool takes on
+ * input (limitSchema) and suggest_brand_events gives — and `enabled` is the rule's `active`.
+ */
 export interface AgentEventRule {
   eventId: string;
   brandId: string;
@@ -28,7 +31,7 @@ export function toAgentRule(rule: Rule): AgentEventRule {
     eventType: rule.eventType,
     rewardAmount: rule.rewardAmount,
     cooldownHours: rule.cooldownHours,
-    maxClaims: (UNLIMITED_CLAIMS as readonly number[]).includes(rule.maxClaims) ? 0 : rule.maxClaims,
+    maxClaims: (UNLIMITED_CLAIMS as readonly number[]).includes(rule.maxClaims) ? UNLIMITED : rule.maxClaims,
     enabled: rule.active,
   };
 }

@@ -390,6 +390,24 @@ describe('redeem_perk', () => {
     expect(after.brands[0].bestAffordablePerk?.uuid).not.toBe(perk.uuid);
   });
 
+  it('portfolio: a sold-out perk is never the best affordable perk (the judgeRedemption redeem_perk applies)', async () => {
+    const fay = newUser();
+    const gus = newUser();
+    await earnThroughAgent(fay, 5); // 500 pts each
+    await earnThroughAgent(gus, 5);
+    const rare = await createPerk({ cost: 400, maxSupply: 1 });
+    await call('redeem_perk', { body: { perkId: rare.uuid, userId: gus, brandId: shop.brandId } });
+    // fay can afford it, but the only one is gone: redeem_perk refuses it…
+    await expect(
+      refused('redeem_perk', { body: { perkId: rare.uuid, userId: fay, brandId: shop.brandId } }),
+    ).rejects.toMatchObject({ status: 409, code: 'SOLD_OUT' });
+    // …so the portfolio never offers it: the best is the oldest 100 pts perk.
+    const portfolio = await call('get_user_portfolio', { params: { userId: fay } });
+    expect(portfolio.spendable).toBe(500);
+    expect(portfolio.bestAffordablePerk).toMatchObject({ uuid: perk.uuid, cost: 100 });
+    expect(portfolio.brands[0].bestAffordablePerk).toMatchObject({ uuid: perk.uuid, cost: 100 });
+  });
+
   it('403 for a hostile key, 404 for unknown perks and users, 400 for malformed bodies', async () => {
     const carol = newUser();
     await earnThroughAgent(carol, 1);

@@ -413,3 +413,48 @@ describe('stack_commerce', () => {
     expect(res.body.error.code).toBe('auth_required');
   });
 });
+
+describe('the event judge decides what a purchase pays', () => {
+  it('a purchase rule at its global limit pays no member: route_commerce and stack_commerce say so, as the event would be refused', async () => {
+    const trip = await platform.createBrand({
+      name: 'trip',
+      domain: 'trip.example.com',
+      rules: [{ eventType: 'purchase', rewardAmount: 500, cooldownHours: 0, maxClaims: -1, maxTotal: 1 }],
+    });
+    await platform.deps.db
+      .updateTable('brands')
+      .set({ category: 'travel' })
+      .where('address', '=', trip.brandId)
+      .execute();
+    platform.services.brands.invalidate(trip.brandId);
+    await event(trip, at(0, 3), 'purchase', 'zoe@example.com'); // the one claim the rule allows
+    platform.clock.set(at(0, 5));
+    // The event path itself refuses mia's purchase…
+    const refusal = await platform.signedPost(
+      '/pts-api/manual-event',
+      { brandId: trip.brandId, eventType: 'purchase', userEmail: MIA, domain: 'trip.example.com', metadata: {} },
+      trip.securityKey,
+    );
+    expect(refusal.body).toMatchObject({ code: 'MAX_TOTAL_CLAIMS_REACHED' });
+    // …so neither tool promises her the 500 pts.
+    const key = principal([trip.brandId]);
+    const route = await call(
+      'route_commerce',
+      { query: { purchaseAmount: '20', category: 'travel', userId: MIA } },
+      key,
+    );
+    expect(route.routes.map((x: { name: string; totalPts: string }) => [x.name, x.totalPts])).toEqual([['trip', '0']]);
+    expect(route.routes[0].member).toMatchObject({
+      purchaseEligible: false,
+      reason: 'the rule reached its limit of 1 claims for all members',
+      purchasePts: '0',
+    });
+    const stack = await call(
+      'stack_commerce',
+      { query: { brandId: trip.brandId, purchaseAmount: '20', userId: MIA } },
+      key,
+    );
+    expect(stack.purchase).toMatchObject({ eligible: false, previousClaims: 0 });
+    expect(stack.earn).toMatchObject({ purchasePts: '0', totalPts: '0' });
+  });
+});

@@ -1,6 +1,7 @@
 import { AppError, brandIdSchema, cleanString, emailSchema, perkCatalogueItemSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
+import { readLedgerBalance, readMemberActivity } from '../../modules/ledger/member-activity.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
 import { type MemberPerkClaims, readMemberPerkClaims } from '../../modules/perks/perks.repository.ts';
 import { listMemberCatalogue } from '../../modules/perks/perks.service.ts';
@@ -19,7 +20,6 @@ import {
 import { readAcceptedByType, readDealCandidates } from '../commerce/commerce.repository.ts';
 import { type MemberEarnings, memberEarnings, membersEarnings } from '../commerce/member-earnings.ts';
 import { perkRecommendationScore } from '../intelligence/formulas.ts';
-import { readLedgerBalance, readMemberActivity } from '../intelligence/intelligence.repository.ts';
 import { memberNotFound, memberScope } from '../intelligence/member-scope.ts';
 import { usdCents } from './analytics.tools.ts';
 import { BRAND_CATEGORIES, catalogueItemsOf } from './discovery.tools.ts';

@@ -1,6 +1,15 @@
 import { AppError, brandIdSchema, perkRefSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
+import {
+  countBelow,
+  readAffordCounts,
+  readBalanceQuartiles,
+  readEarningsTotals,
+  readLedgerBalance,
+  readMemberActivity,
+  readMemberRedemptions,
+} from '../../modules/ledger/member-activity.ts';
 import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { judgeRedemption, REFUSAL_TEXT, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
@@ -24,23 +33,9 @@ import {
   redemptionVelocity,
   sharePercent,
 } from '../intelligence/formulas.ts';
-import {
-  countBelow,
-  type PerkActivity,
-  readAffordCounts,
-  readEarningsTotals,
-  readLedgerBalance,
-  readMemberActivity,
-  readMemberRedemptions,
-  readPerkActivities,
-  readPerkActivity,
-} from '../intelligence/intelligence.repository.ts';
+import { type PerkActivity, readPerkActivities, readPerkActivity } from '../intelligence/intelligence.repository.ts';
 import { memberNotFound, memberScope, windowOf } from '../intelligence/member-scope.ts';
-import {
-  readBalanceQuartiles,
-  readCategoryPerformance,
-  readRuleEngagement,
-} from '../intelligence/suggestions.repository.ts';
+import { readCategoryPerformance, readRuleEngagement } from '../intelligence/suggestions.repository.ts';
 import { boundedInt } from './discovery.tools.ts';
 
 /** Persona and earning rates look at this many days before now. */

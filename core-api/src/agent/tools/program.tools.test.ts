@@ -66,7 +66,7 @@ afterAll(async () => {
 });
 
 describe('create_brand_event', () => {
-  it('creates a rule the event path honours at once; maxClaims 0 is unlimited; audited under the key', async () => {
+  it('creates a rule the event path honours at once; maxClaims 0 is unlimited, answered -1; audited under the key', async () => {
     // The brand cache has the brand without this rule: the creation must reach it.
     await expect(sendEvent('agent_visit')).rejects.toMatchObject({ code: 'UNKNOWN_EVENT_TYPE' });
     const rule = await call('create_brand_event', {
@@ -77,7 +77,7 @@ describe('create_brand_event', () => {
       brandId: shop.brandId,
       eventType: 'agent_visit',
       rewardAmount: 35,
-      maxClaims: 0,
+      maxClaims: -1,
       cooldownHours: 0,
       enabled: true,
     });
@@ -99,6 +99,24 @@ describe('create_brand_event', () => {
       .where('action', '=', 'rule.set')
       .execute();
     expect(audit).toContainEqual({ actor: 'agent:key-manager', action: 'rule.set' });
+  });
+
+  it('answers unlimited as -1 however it was given (-1, null), on create and update alike: what it takes back', async () => {
+    for (const [eventType, maxClaims] of [
+      ['agent_unlimited_minus', -1],
+      ['agent_unlimited_null', null],
+    ] as const) {
+      const rule = await call('create_brand_event', {
+        params: { brandId: shop.brandId },
+        body: { eventType, rewardAmount: 1, maxClaims, cooldownHours: 0 },
+      });
+      expect(rule.maxClaims, String(maxClaims)).toBe(-1);
+      const updated = await call('update_brand_event', {
+        params: { brandId: shop.brandId, eventId: rule.eventId },
+        body: { rewardAmount: 2 },
+      });
+      expect(updated.maxClaims).toBe(-1);
+    }
   });
 
   it('keeps maxClaims and cooldownHours: a second claim inside the cooldown is refused', async () => {
@@ -160,7 +178,7 @@ describe('unlimited is -1 (or null) on every limit input', () => {
         params: { brandId: shop.brandId },
         body: { eventType, rewardAmount: 5, maxClaims, cooldownHours: 0 },
       });
-      expect(rule).toMatchObject({ eventType, maxClaims: 0 });
+      expect(rule).toMatchObject({ eventType, maxClaims: -1 });
       const stored = await platform.deps.db
         .selectFrom('event_rules')
         .select('max_claims_per_user')

@@ -26,8 +26,10 @@ const wholeNumber = (max: number) =>
 const agentRuleSchema = ruleSchema
   .pick({ eventId: true, brandId: true, eventType: true, rewardAmount: true, cooldownHours: true })
   .extend({
-    /** 0 = unlimited. */
-    maxClaims: z.number().int(),
+    maxClaims: z
+      .number()
+      .int()
+      .describe('Most accepted events per user; -1 = unlimited (what create_brand_event and every tool take)'),
     enabled: z.boolean(),
   });
 

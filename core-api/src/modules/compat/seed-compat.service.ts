@@ -8,7 +8,6 @@ import {
   type processIntegrationRequestSchema,
   viewStreak,
 } from '@pts/shared';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Database } from '../../db/database.ts';
@@ -21,6 +20,7 @@ import type { RuleRecord } from '../events/events.repository.ts';
 import { type EventDeps, recordEvent } from '../events/events.service.ts';
 import { recordActivities } from '../leaderboards/activity.repository.ts';
 import { readLeaderboard } from '../leaderboards/leaderboards.service.ts';
+import { readMemberLedger } from '../ledger/member-ledger.ts';
 import { DAILY_STREAK, findStreak } from '../streaks/streaks.repository.ts';
 import { loadStreakSettings } from '../streaks/streaks.service.ts';
 
@@ -64,8 +64,9 @@ function requireActiveRule(cached: CachedBrand, eventType: string): RuleRecord {
 export type ReadBalance = (userIdentifier: string) => Promise<{ balance: number; pending: number }>;
 
 /**
- * `GET /services/user-stats/:brandId/:userIdentifier`: earned, redeemed, streaks, achievements and rank, and
- * the seed's `balance`, `lifetime`, `streak` (the daily one) read from the same figures and the balance service.
+ * `GET /services/user-stats/:brandId/:userIdentifier`: earned and redeemed (the member ledger), streaks,
+ * achievements and rank, and the seed's `balance`, `lifetime`, `streak` (the daily one) read from the same
+ * figures and the balance service.
  */
 export async function readUserStats(
   deps: SeedCompatDeps & { readBalance: ReadBalance },
@@ -89,15 +90,7 @@ export async function readUserStats(
     now,
   );
   const identities = (await accountIdentities(deps.db, userKey)).identities.map((i) => i.identityKey);
-  const spending = await deps.db
-    .selectFrom('activity_log')
-    .select([
-      sql<string>`coalesce(sum(amount) filter (where kind = 'spent'), 0)`.as('spent'),
-      sql<string>`count(*) filter (where kind = 'claimed')`.as('claims'),
-    ])
-    .where('brand_id', '=', brandId)
-    .where('user_key', 'in', identities)
-    .executeTakeFirstOrThrow();
+  const ledger = await readMemberLedger(deps.db, brandId, identities);
   const { settings } = await loadStreakSettings(deps, brandId);
   const types = await deps.db
     .selectFrom('streaks')
@@ -115,18 +108,21 @@ export async function readUserStats(
   );
   const achievements = await readAchievements(deps.db, brandId, userKey);
   const { balance } = await deps.readBalance(userIdentifier);
-  const earned = board.me?.value ?? 0;
+  // The member ledger's figures (docs/ledger.md): `earned` is its `confirmed` (what the pts_earned board ranks,
+  // so earned and rank agree), `redeemed` its confirmed redemptions at the brand.
+  const earned = Number(ledger.confirmed);
+  const spent = Number(ledger.redeemed);
   const daily = streaks.find((streak) => streak.streakType === DAILY_STREAK);
   return {
     success: true as const,
     brandId,
     userIdentifier,
     balance,
-    lifetime: { earned, spent: Number(spending.spent), claims: Number(spending.claims) },
+    lifetime: { earned, spent, claims: ledger.redemptions },
     streak: { current: daily?.currentStreak ?? 0, longest: daily?.longestStreak ?? 0 },
     earned,
-    redeemed: Number(spending.spent),
-    redemptions: Number(spending.claims),
+    redeemed: spent,
+    redemptions: ledger.redemptions,
     streaks,
     achievements: {
       unlocked: achievements.filter((a) => a.unlocked).length,

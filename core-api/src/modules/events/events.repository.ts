@@ -91,6 +91,54 @@ export async function readJudgeInputs(
   };
 }
 
+/**
+ * readJudgeInputs for one user and several rules (of any brands) in two statements: each rule's counter
+ * (zero when never claimed) and running total when capped, keyed by ruleKeyOf.
+ */
+export async function readJudgeInputsFor(
+  db: Database,
+  rules: (RuleKey & { event_type: string })[],
+  userEmail: string,
+): Promise<Map<string, Awaited<ReturnType<typeof readJudgeInputs>>>> {
+  const inputs = new Map<string, Awaited<ReturnType<typeof readJudgeInputs>>>();
+  if (rules.length === 0) return inputs;
+  const brandIds = [...new Set(rules.map((rule) => rule.brand_id))];
+  const [counters, totals] = await Promise.all([
+    db
+      .selectFrom('claim_counters')
+      .select(['brand_id', 'event_type', 'claims', 'last_claim_at', 'last_event_id'])
+      .where('user_email', '=', userEmail)
+      .where('brand_id', 'in', brandIds)
+      .where('event_type', 'in', [...new Set(rules.map((rule) => rule.event_type))])
+      .execute(),
+    db
+      .selectFrom('event_rules')
+      .select(['brand_id', 'id', 'total_claims', 'max_total_claims'])
+      .where('brand_id', 'in', brandIds)
+      .where('id', 'in', [...new Set(rules.map((rule) => rule.id))])
+      .where('max_total_claims', 'is not', null)
+      .execute(),
+  ]);
+  for (const rule of rules) {
+    const counter = counters.find((c) => c.brand_id === rule.brand_id && c.event_type === rule.event_type);
+    const total = totals.find((t) => t.brand_id === rule.brand_id && t.id === rule.id);
+    inputs.set(ruleKeyOf(rule), {
+      counter: counter
+        ? {
+            claims: counter.claims,
+            last_claim_at: counter.last_claim_at ? new Date(counter.last_claim_at) : null,
+            last_event_id: counter.last_event_id,
+          }
+        : { claims: 0, last_claim_at: null, last_event_id: null },
+      total:
+        total && total.max_total_claims !== null
+          ? { total: total.total_claims, max: total.max_total_claims }
+          : undefined,
+    });
+  }
+  return inputs;
+}
+
 export function ruleKeyOf(rule: RuleKey): string {
   return `${rule.brand_id}/${rule.id}`;
 }

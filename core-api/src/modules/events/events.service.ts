@@ -19,7 +19,14 @@ import { findBrandCampaign } from '../community/campaigns.service.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
 import type { AcceptedEvent, CampaignLimit, EventBatcher, EventCandidate } from './event-batcher.ts';
 import { type JudgeSettings, judgeEvent } from './event-rules.ts';
-import { insertEvents, type RuleRecord, readJudgeInputs } from './events.repository.ts';
+import {
+  insertEvents,
+  type RuleKey,
+  type RuleRecord,
+  readJudgeInputs,
+  readJudgeInputsFor,
+  ruleKeyOf,
+} from './events.repository.ts';
 
 export type { AcceptedEvent } from './event-batcher.ts';
 
@@ -188,6 +195,48 @@ export async function judgeEventEligibility(
     settings,
   );
   return { rule, claims: counter.claims, refusal };
+}
+
+/** One rule's preview for a member: their claims, their last claim, and the judge's refusal if any. */
+export interface EarningPreview {
+  claims: number;
+  lastClaimAt: Date | null;
+  refusal: AppError | undefined;
+}
+
+/**
+ * Whether each of `rules` would still pay `userEmail` now — `judgeEvent` on the member's claim counters and
+ * the rules' totals as they stand (per-member limit, cooldown, global limit), in two statements for every
+ * rule. A preview for recommendations (route_commerce, stack_commerce), keyed by ruleKeyOf: nothing is
+ * locked, and the duplicate window, which depends on the very event, is left to the event itself.
+ */
+export async function previewEarnings(
+  db: Database,
+  rules: (RuleKey & Pick<RuleRecord, 'event_type' | 'cooldown_hours' | 'max_claims_per_user'>)[],
+  userEmail: string,
+  now: Date,
+): Promise<Map<string, EarningPreview>> {
+  const inputs = await readJudgeInputsFor(db, rules, userEmail);
+  const previews = new Map<string, EarningPreview>();
+  for (const rule of rules) {
+    const key = ruleKeyOf(rule);
+    const { counter, total } = inputs.get(key) ?? { counter: { claims: 0, last_claim_at: null, last_event_id: null } };
+    const refusal = judgeEvent(
+      {
+        input: { eventType: rule.event_type, externalId: undefined },
+        rule,
+        source: undefined,
+        skipCooldown: false,
+        skipDuplicateWindow: true,
+      },
+      counter,
+      total,
+      now,
+      { duplicateWindowSeconds: 0 },
+    );
+    previews.set(key, { claims: counter.claims, lastClaimAt: counter.last_claim_at, refusal });
+  }
+  return previews;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -75,6 +75,50 @@ export function listPerkRows(
     .execute();
 }
 
+/** A perk with the claim counts judgeRedemption reads (redemption-rule.ts `RedemptionFacts`). */
+export type PerkClaimFacts = PerkRow & { claimedTotal: bigint; memberClaims: bigint };
+
+/**
+ * The on-chain (synced) perks of `brandIds`, optionally costing at most `maxCost`, each with its claims by
+ * anyone and by the member (`memberKeys`: the identities of one account) — pending or confirmed redemptions —
+ * in one statement: the facts a recommendation gives judgeRedemption for every perk at once.
+ */
+export async function readPerkClaimFacts(
+  db: Kysely<DB>,
+  filter: { brandIds: string[]; memberKeys: string[]; maxCost?: bigint | undefined },
+): Promise<PerkClaimFacts[]> {
+  if (filter.brandIds.length === 0) return [];
+  const memberKeys = filter.memberKeys.length > 0 ? filter.memberKeys : [''];
+  let query = db
+    .selectFrom('perks')
+    .selectAll('perks')
+    .select((eb) => [
+      eb
+        .selectFrom('perk_redemptions as r')
+        .select((inner) => inner.fn.countAll<string>().as('n'))
+        .whereRef('r.perk_id', '=', 'perks.id')
+        .where('r.status', 'in', ['pending', 'confirmed'])
+        .as('claimed_total'),
+      eb
+        .selectFrom('perk_redemptions as r')
+        .select((inner) => inner.fn.countAll<string>().as('n'))
+        .whereRef('r.perk_id', '=', 'perks.id')
+        .where('r.status', 'in', ['pending', 'confirmed'])
+        .where('r.user_key', 'in', memberKeys)
+        .as('member_claims'),
+    ])
+    .where('perks.brand_id', 'in', filter.brandIds)
+    .where('perks.chain_status', '=', 'synced')
+    .orderBy('perks.id');
+  if (filter.maxCost !== undefined) query = query.where('perks.cost', '<=', filter.maxCost);
+  const rows = await query.execute();
+  return rows.map(({ claimed_total, member_claims, ...row }) => ({
+    ...row,
+    claimedTotal: BigInt(claimed_total ?? 0),
+    memberClaims: BigInt(member_claims ?? 0),
+  }));
+}
+
 /** The admin view of a perk row. */
 export function toPerk(row: PerkRow): Perk {
   return {
