@@ -1,6 +1,7 @@
 import { cleanString } from '@pts/shared';
 import { z } from 'zod';
 import { readCategoryActivity } from '../../modules/analytics/analytics.repository.ts';
+import { countBrandsInCategory } from '../../modules/brands/brands.repository.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { type Period, PTS_PER_USD, periodWindows } from '../analytics/formulas.ts';
@@ -197,20 +198,14 @@ export function growthTools(d: AgentToolDeps): AgentTool[] {
         const now = context.clock.now();
         const { lead, duplicate } = await recordGrowthLead(db, body, now, LEAD_DEDUPE_HOURS * 3_600_000);
         const category = categoryOf(body.industry);
-        const brands = category
-          ? await db
-              .selectFrom('brands')
-              .select((eb) => eb.fn.countAll<string>().as('n'))
-              .where('category', '=', category)
-              .executeTakeFirstOrThrow()
-          : undefined;
+        const brandsInCategory = category ? await countBrandsInCategory(db, category) : null;
         context.logger.info({ leadId: lead.leadId, duplicate }, 'growth lead received');
         return {
           leadId: lead.leadId,
           duplicate,
           receivedAt: lead.createdAt.toISOString(),
           category,
-          brandsInCategory: brands ? Number(brands.n) : null,
+          brandsInCategory,
           next: duplicate
             ? `Already received within the last ${LEAD_DEDUPE_HOURS} hours; the operator will reply to the contact email given`
             : 'The network operator reviews new leads and replies to the contact email given',
