@@ -155,7 +155,11 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
       services.eventConfigCache,
     ),
   );
-  serve(eventRouter, '/pts-api', dnsRoutes(deps, { limit: services.limits.verifyDns }));
+  serve(
+    eventRouter,
+    '/pts-api',
+    dnsRoutes({ ...deps, changes: services.changes }, { limit: services.limits.verifyDns }),
+  );
   // Token purchases answer their errors in the payment failure shape (spec 4.7), on their own router.
   const paymentsRouter = Router();
   serve(paymentsRouter, '/pts-api', paymentRoutes(deps));

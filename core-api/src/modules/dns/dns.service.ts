@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import { hashSecret } from '../../security/secret-box.ts';
+import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { addVerifiedDomain, findBrandForDns } from './dns.repository.ts';
 
 /** Resolves TXT records; injectable so tests use a local DNS server. */
@@ -35,6 +36,8 @@ export interface VerifyDnsDeps {
   logger?: Logger;
   /** Upper bound on one lookup whatever the resolver's own settings (default 5 s). */
   lookupTimeoutMs?: number;
+  /** Told when a domain is added, so the brand caches (CORS, directory answers) show it at once. */
+  changes?: ChangeNotifier;
 }
 
 /** A parsed `brand_id=<0x…>;api_key=<key>` record. */
@@ -140,7 +143,9 @@ export async function verifyDns(deps: VerifyDnsDeps, input: { domain: string }):
     else if (!apiKeyMatches(candidate.apiKey, brand.api_key_hash)) reason = 'api_key_mismatch';
     else if (!hostMatchesDomain(domain, brand.website_domain)) reason = 'domain_mismatch';
     else {
-      await addVerifiedDomain(deps.db, brand.address, domain, deps.clock.now());
+      if (await addVerifiedDomain(deps.db, brand.address, domain, deps.clock.now())) {
+        deps.changes?.emit({ kind: 'brand', brandId: brand.address });
+      }
       return result('verified', brand.address);
     }
     firstFailure ??= result(reason, candidate.brandId);
