@@ -113,6 +113,8 @@ describe('list_brands', () => {
     // The column onboarding adds (agent-program's migration), simulated here on this test's own database.
     await sql`alter table brands add column if not exists category text`.execute(platform.database.db);
     await sql`update brands set category = 'dining' where address = ${cafe.brandId}`.execute(platform.database.db);
+    // As onboarding does after its write: brand reads are remembered until a brand change is announced.
+    platform.services.changes.emit({ kind: 'brand', brandId: cafe.brandId });
     const dining = await call('list_brands', { query: { category: 'Dining' } });
     expect(dining.brands.map((b: { brandId: string }) => b.brandId)).toEqual([cafe.brandId]);
     expect(dining.brands[0].category).toBe('dining');
