@@ -18,10 +18,13 @@
  * 3. Creates an agent key for every brand and measures every read (GET) tool of the agent API over HTTP with
  *    signed requests where the tool wants them: each tool `--requests` times, on random members of random
  *    brands (the tool's own example, on a random fixture), `--concurrency` clients at once, from a worker
- *    thread so client work does not queue on the server's event loop. The floor is GET /pts-api/health under
- *    the same load. Prints p50/p95/p99 per tool, the ratio of each p95 to the health endpoint's p95 measured
- *    in the same run (the target: ≤ 1.5 for every read tool, issue 23), and the ratio to the old absolute
- *    50 ms target, which depends on the machine's speed of the day.
+ *    thread so client work does not queue on the server's event loop: a cold pass and a warm pass of all tools
+ *    shuffled together (throughput, machine CPU per request), then each tool alone, each time right after
+ *    GET /pts-api/health alone under the same clients (the floor, pooled over the pass). Prints per tool
+ *    p50/p95/p99 alone, the ratio of its p95 to the health endpoint's p95 of the same run (the target: ≤ 1.5
+ *    for every read tool, issue 23), the server's CPU per request (event loop + PostgreSQL backends) and its
+ *    ratio to health's, the ratio to the old absolute 50 ms target (which depends on the machine's speed of
+ *    the day), and the tool's p95 in the mixed and cold passes.
  */
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
