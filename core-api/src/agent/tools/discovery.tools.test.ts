@@ -280,3 +280,18 @@ describe('get_leaderboard', () => {
     });
   });
 });
+
+describe('remembered brand reads', () => {
+  it('show a new brand and its new perk at the next call: each write announces its change', async () => {
+    const listed = await call('list_brands', {});
+    expect((await call('check_brand', { query: { query: 'late.example.io' } })).found).toBe(false);
+    const late = await platform.createBrand({ name: 'Late Brand', domain: 'late.example.io' });
+    expect((await call('list_brands', {})).total).toBe(listed.total + 1);
+    expect((await call('check_brand', { query: { query: 'https://www.late.example.io/cart' } })).found).toBe(true);
+    expect((await call('get_brand', { params: { brandId: late.brandId } })).brand.activePerks).toBe(0);
+    expect((await call('browse_perks', { query: { brandId: late.brandId } })).count).toBe(0);
+    await createPerk(late, { cost: 7, category: 'merch' });
+    expect((await call('get_brand', { params: { brandId: late.brandId } })).brand.activePerks).toBe(1);
+    expect((await call('browse_perks', { query: { brandId: late.brandId } })).count).toBe(1);
+  });
+});
