@@ -18,13 +18,16 @@
  * 3. Creates an agent key for every brand and measures every read (GET) tool of the agent API over HTTP with
  *    signed requests where the tool wants them: each tool `--requests` times, on random members of random
  *    brands (the tool's own example, on a random fixture), `--concurrency` clients at once, from a worker
- *    thread so client work does not queue on the server's event loop. The floor is GET /pts-api/health under
- *    the same load. Prints p50/p95/p99 per tool, the ratio of each p95 to the health endpoint's p95 measured
- *    in the same run (the target: ≤ 1.5 for every read tool, issue 23), and the ratio to the old absolute
- *    50 ms target, which depends on the machine's speed of the day.
+ *    thread so client work does not queue on the server's event loop: a cold pass and a warm pass of all tools
+ *    shuffled together (throughput, machine CPU per request), then each tool alone, each time right after
+ *    GET /pts-api/health alone under the same clients (the floor, pooled over the pass). Prints per tool
+ *    p50/p95/p99 alone, the ratio of its p95 to the health endpoint's p95 of the same run (the target: ≤ 1.5
+ *    for every read tool, issue 23), the server's CPU per request (event loop + PostgreSQL backends) and its
+ *    ratio to health's, the ratio to the old absolute 50 ms target (which depends on the machine's speed of
+ *    the day), and the tool's p95 in the mixed and cold passes.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -55,7 +58,14 @@ interface TimedResult {
   status: number;
 }
 
-async function fire(job: { url: string; concurrency: number; requests: PreparedRequest[] }): Promise<TimedResult[]> {
+interface FireJob {
+  url: string;
+  concurrency: number;
+  /** Fired one after the other, each to its end, over the same keep-alive connections. */
+  phases: PreparedRequest[][];
+}
+
+async function fire(job: FireJob, onPhase?: (index: number, at: 'start' | 'end') => void): Promise<TimedResult[]> {
   const target = new URL(job.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency });
   const results: TimedResult[] = [];
@@ -76,30 +86,42 @@ async function fire(job: { url: string; concurrency: number; requests: PreparedR
       req.on('error', () => resolve({ label: request.label, ms: performance.now() - started, status: 0 }));
       req.end();
     });
-  await Promise.all(
-    Array.from({ length: job.concurrency }, async () => {
-      while (next < job.requests.length) {
-        const request = job.requests[next++] as PreparedRequest;
-        results.push(await one(request));
-      }
-    }),
-  );
+  for (const [index, requests] of job.phases.entries()) {
+    next = 0;
+    onPhase?.(index, 'start');
+    await Promise.all(
+      Array.from({ length: job.concurrency }, async () => {
+        while (next < requests.length) {
+          const request = requests[next++] as PreparedRequest;
+          results.push(await one(request));
+        }
+      }),
+    );
+    onPhase?.(index, 'end');
+  }
   agent.destroy();
   return results;
 }
 
 if (!isMainThread && (workerData as { agentReadBench?: boolean } | undefined)?.agentReadBench) {
-  const job = workerData as { url: string; concurrency: number; requests: PreparedRequest[] };
-  fire(job).then((results) => parentPort?.postMessage(results));
+  const job = workerData as FireJob;
+  fire(job, (index, at) => parentPort?.postMessage({ phase: index, at })).then((results) =>
+    parentPort?.postMessage({ results }),
+  );
 }
 
-function fireInWorker(job: { url: string; concurrency: number; requests: PreparedRequest[] }): Promise<TimedResult[]> {
+/** Fires `job` from a worker thread; `onPhase` hears (on this thread) when each phase starts and ends. */
+function fireInWorker(job: FireJob, onPhase?: (index: number, at: 'start' | 'end') => void): Promise<TimedResult[]> {
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const code = `import(${JSON.stringify(tsxApi)}).then((m) => m.tsImport(${JSON.stringify(import.meta.url)}, ${JSON.stringify(import.meta.url)}))`;
   return new Promise((resolve, reject) => {
     const worker = new Worker(code, { eval: true, workerData: { ...job, agentReadBench: true } });
-    worker.once('message', (results: TimedResult[]) => {
-      resolve(results);
+    worker.on('message', (message: { results: TimedResult[] } | { phase: number; at: 'start' | 'end' }) => {
+      if ('phase' in message) {
+        onPhase?.(message.phase, message.at);
+        return;
+      }
+      resolve(message.results);
       void worker.terminate();
     });
     worker.once('error', reject);
@@ -164,6 +186,40 @@ function machineCpu(): { busy: number; hz: number } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU the server has spent so far, in ms: this process's main thread (the server's event loop; scheduler
+ * statistics, ns) and, per process id, the PostgreSQL backends serving `database` (clock ticks). The load
+ * generator's thread and other processes are left out, so the figure is the server's own cost, whatever else
+ * the VM does. `serverCpuSpent` subtracts two of them (backends that ended meanwhile drop out).
+ */
+function serverCpu(database: string): { node: number; backends: Map<string, number> } {
+  let node = Number.NaN;
+  try {
+    const [ns = 0] = readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').trim().split(' ');
+    node = Number(ns) / 1e6;
+  } catch {}
+  const backends = new Map<string, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      backends.set(pid, (Number(fields[11]) + Number(fields[12])) * 10); // utime + stime, 100 ticks a second
+    } catch {}
+  }
+  return { node, backends };
+}
+
+function serverCpuSpent(
+  before: ReturnType<typeof serverCpu>,
+  after: ReturnType<typeof serverCpu>,
+): { node: number; postgres: number } {
+  let postgres = 0;
+  for (const [pid, ms] of after.backends) postgres += ms - (before.backends.get(pid) ?? 0);
+  return { node: after.node - before.node, postgres };
 }
 
 async function main(): Promise<void> {
@@ -413,40 +469,39 @@ async function main(): Promise<void> {
       const j = Math.floor(Math.random() * (i + 1));
       [requests[i], requests[j]] = [requests[j] as PreparedRequest, requests[i] as PreparedRequest];
     }
-    const health = Array.from({ length: REQUESTS }, () => ({
-      label: 'health',
-      method: 'GET',
-      path: HEALTH_PATH,
-      headers: {},
-    }));
-
+    const healthRequests = (count: number, label = 'health'): PreparedRequest[] =>
+      Array.from({ length: count }, () => ({ label, method: 'GET', path: HEALTH_PATH, headers: {} }));
+    const sign = (batch: PreparedRequest[]): PreparedRequest[] => {
+      const timestamp = Math.floor(Date.now() / 1000);
+      return batch.map((request) =>
+        request.signed
+          ? {
+              ...request,
+              headers: signAgentRequest({ ...key, method: 'GET', pathWithQuery: request.path, body: '', timestamp }),
+            }
+          : request,
+      );
+    };
     // Signed at the time they are sent (a signature is good for ±300 s), a chunk at a time.
     const fireSigned = async (batch: PreparedRequest[]): Promise<TimedResult[]> => {
       const results: TimedResult[] = [];
       for (let from = 0; from < batch.length; from += 1000) {
-        const timestamp = Math.floor(Date.now() / 1000);
-        const chunk = batch.slice(from, from + 1000).map((request) =>
-          request.signed
-            ? {
-                ...request,
-                headers: signAgentRequest({ ...key, method: 'GET', pathWithQuery: request.path, body: '', timestamp }),
-              }
-            : request,
-        );
-        results.push(...(await fireInWorker({ url: platform.url, concurrency: CONCURRENCY, requests: chunk })));
+        const phases = [sign(batch.slice(from, from + 1000))];
+        results.push(...(await fireInWorker({ url: platform.url, concurrency: CONCURRENCY, phases })));
       }
       return results;
     };
     // Pass 1 (cold): every request once, the answer store empty — each public aggregate is computed on the
-    // first call of each input. Pass 2 (warm): the same requests reshuffled, as a busy deployment serves them
-    // (public aggregates from the store, member reads always on the call). Both are printed.
+    // first call of each input. Pass 2 (warm, mixed): the same requests reshuffled, as a busy deployment
+    // serves them (public aggregates from the store, member reads always on the call): the throughput of all
+    // reads and the machine CPU per request.
     log(`cold pass: ${requests.length} agent requests (${tools.length} read tools × ${REQUESTS})`);
     const coldResults = await fireSigned(requests);
     for (let i = requests.length - 1; i > 0; i--) {
       const j = Math.floor(Math.random() * (i + 1));
       [requests[i], requests[j]] = [requests[j] as PreparedRequest, requests[i] as PreparedRequest];
     }
-    log(`warm pass: the same ${requests.length} requests reshuffled, then ${REQUESTS} health`);
+    log(`warm pass, mixed: the same ${requests.length} requests reshuffled`);
     started = performance.now();
     const cpuBefore = machineCpu();
     const results = await fireSigned(requests);
@@ -456,10 +511,45 @@ async function main(): Promise<void> {
     // than throughput on a VM whose speed varies from run to run, for comparing one change with another.
     const cpuPerRequest =
       cpuBefore && cpuAfter ? ((cpuAfter.busy - cpuBefore.busy) * 1000) / cpuAfter.hz / requests.length : undefined;
-    const floor = figures(
-      'health',
-      await fireInWorker({ url: platform.url, concurrency: CONCURRENCY, requests: health }),
-    );
+    // Pass 3 (warm, per tool): each tool alone at `concurrency` clients, right after the health endpoint alone
+    // under the same clients and connections. In the mixed pass every tool's latency is mostly the queue of
+    // all the others, so a tool's own cost shows only here; the health phases before each tool, pooled, are
+    // the floor the ratio divides by, measured across the whole pass so a slow moment of the VM weighs on
+    // both sides alike. Each worker opens its connections on a warm-up burst that is not counted.
+    log(`warm pass, per tool: each tool's ${REQUESTS} requests alone, each after ${REQUESTS} health`);
+    const byTool = new Map<string, PreparedRequest[]>();
+    for (const request of requests) byTool.set(request.label, [...(byTool.get(request.label) ?? []), request]);
+    const alone: TimedResult[] = [];
+    // The server's CPU (its event loop and its PostgreSQL backends) per request of each phase, by label.
+    const cpuSpent = new Map<string, { node: number; postgres: number; requests: number }>();
+    const toolNames = [...byTool.keys()];
+    for (let from = 0; from < toolNames.length; from += 4) {
+      const phases = [healthRequests(CONCURRENCY * 2, 'warm-up')];
+      for (const name of toolNames.slice(from, from + 4)) {
+        phases.push(healthRequests(REQUESTS), sign(byTool.get(name) as PreparedRequest[]));
+      }
+      let phaseStart = serverCpu(dbName);
+      const onPhase = (index: number, at: 'start' | 'end') => {
+        if (at === 'start') phaseStart = serverCpu(dbName);
+        const label = phases[index]?.[0]?.label;
+        if (at === 'end' && label) {
+          const spent = serverCpuSpent(phaseStart, serverCpu(dbName));
+          const sum = cpuSpent.get(label) ?? { node: 0, postgres: 0, requests: 0 };
+          cpuSpent.set(label, {
+            node: sum.node + spent.node,
+            postgres: sum.postgres + spent.postgres,
+            requests: sum.requests + (phases[index]?.length ?? 0),
+          });
+        }
+      };
+      alone.push(...(await fireInWorker({ url: platform.url, concurrency: CONCURRENCY, phases }, onPhase)));
+    }
+    const floor = figures('health', alone);
+    const cpuOf = (label: string, part?: 'node' | 'postgres') => {
+      const spent = cpuSpent.get(label);
+      if (!spent) return Number.NaN;
+      return (part ? spent[part] : spent.node + spent.postgres) / spent.requests;
+    };
 
     // Round trips per request: each tool's first 20 requests again, one at a time, counting the database
     // queries (every pg client's query()) and chain calls (fetches to the RPC URL) they make.
@@ -501,16 +591,18 @@ async function main(): Promise<void> {
     clientProto.query = originalQuery;
     globalThis.fetch = originalFetch;
 
-    const rows = tools.map((tool) => figures(tool.name, results)).sort((a, b) => b.p95 - a.p95);
+    const rows = tools.map((tool) => figures(tool.name, alone)).sort((a, b) => b.p95 - a.p95);
     const cold = new Map(tools.map((tool) => [tool.name, figures(tool.name, coldResults)]));
+    const mixed = new Map(tools.map((tool) => [tool.name, figures(tool.name, results)]));
     log(
-      `\n${'tool (warm pass)'.padEnd(34)} ${'n'.padStart(5)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}  p95/health  p95/50ms  ${'cold p95'.padStart(8)}  queries  rpc  errors`,
+      `\n${'tool (warm, alone)'.padEnd(34)} ${'n'.padStart(5)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}  p95/health  p95/50ms  ${'mixed p95'.padStart(9)}  ${'cold p95'.padStart(8)}  cpu ms (node+pg)  cpu/health  queries  rpc  errors`,
     );
     const ratioToHealth = (row: ToolFigures) => (floor.p95 > 0 ? row.p95 / floor.p95 : Number.POSITIVE_INFINITY);
     for (const row of [...rows, floor]) {
       const coldP95 = cold.get(row.tool)?.p95;
+      const mixedP95 = mixed.get(row.tool)?.p95;
       log(
-        `${row.tool.padEnd(34)} ${String(row.requests).padStart(5)} ${fmt(row.p50).padStart(7)} ${fmt(row.p95).padStart(7)} ${fmt(row.p99).padStart(7)}  ${fmt(ratioToHealth(row), 2).padStart(10)}  ${fmt(row.ratioToTarget, 2).padStart(8)}  ${(coldP95 === undefined ? '' : fmt(coldP95)).padStart(8)}  ${fmt(perRequest.get(row.tool)?.queries ?? 0).padStart(7)}  ${fmt(perRequest.get(row.tool)?.rpc ?? 0).padStart(3)}  ${JSON.stringify(row.errors)}`,
+        `${row.tool.padEnd(34)} ${String(row.requests).padStart(5)} ${fmt(row.p50).padStart(7)} ${fmt(row.p95).padStart(7)} ${fmt(row.p99).padStart(7)}  ${fmt(ratioToHealth(row), 2).padStart(10)}  ${fmt(row.ratioToTarget, 2).padStart(8)}  ${(mixedP95 === undefined ? '' : fmt(mixedP95)).padStart(9)}  ${(coldP95 === undefined ? '' : fmt(coldP95)).padStart(8)}  ${`${fmt(cpuOf(row.tool), 2)} (${fmt(cpuOf(row.tool, 'node'), 2)}+${fmt(cpuOf(row.tool, 'postgres'), 2)})`.padStart(16)}  ${fmt(cpuOf(row.tool) / cpuOf('health'), 2).padStart(10)}  ${fmt(perRequest.get(row.tool)?.queries ?? 0).padStart(7)}  ${fmt(perRequest.get(row.tool)?.rpc ?? 0).padStart(3)}  ${JSON.stringify(row.errors)}`,
       );
     }
     const all = figures(
@@ -519,7 +611,7 @@ async function main(): Promise<void> {
     );
     const missing = rows.filter((row) => ratioToHealth(row) > TARGET_RATIO_TO_HEALTH).map((row) => row.tool);
     log(
-      `\nall agent reads: ${all.requests} in ${fmt(seconds)} s (${fmt(all.requests / seconds, 0)}/s), p95 ${fmt(all.p95)} ms = ${fmt(all.ratioToTarget, 2)} × target; health p95 ${fmt(floor.p95)} ms${cpuPerRequest === undefined ? '' : `; machine CPU ${fmt(cpuPerRequest, 2)} ms per request`}`,
+      `\nall agent reads (mixed): ${all.requests} in ${fmt(seconds)} s (${fmt(all.requests / seconds, 0)}/s), p95 ${fmt(all.p95)} ms = ${fmt(all.ratioToTarget, 2)} × target; health p95 ${fmt(floor.p95)} ms${cpuPerRequest === undefined ? '' : `; machine CPU ${fmt(cpuPerRequest, 2)} ms per request`}`,
     );
     log(
       missing.length === 0
@@ -528,7 +620,7 @@ async function main(): Promise<void> {
     );
     if (JSON_OUT) {
       process.stdout.write(
-        `${JSON.stringify({ machine, users: USERS, events: EVENTS, brands: BRANDS, concurrency: CONCURRENCY, all, health: floor, tools: rows.map((row) => ({ ...row, ratioToHealth: ratioToHealth(row) })), cold: [...cold.values()] }, null, 2)}\n`,
+        `${JSON.stringify({ machine, users: USERS, events: EVENTS, brands: BRANDS, concurrency: CONCURRENCY, all, health: floor, tools: rows.map((row) => ({ ...row, ratioToHealth: ratioToHealth(row), serverCpuMs: cpuOf(row.tool) })), healthServerCpuMs: cpuOf('health'), mixed: [...mixed.values()], cold: [...cold.values()] }, null, 2)}\n`,
       );
     }
   } finally {

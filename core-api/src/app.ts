@@ -199,7 +199,7 @@ function eventHandlerRouter({ deps, services, serve }: Parts, eligibility: reado
     router,
     '/pts-api',
     dnsRoutes(
-      { db: deps.db, resolveTxt: deps.resolveTxt, clock: deps.clock, config, logger },
+      { db: deps.db, resolveTxt: deps.resolveTxt, clock: deps.clock, config, logger, changes: services.changes },
       { limit: services.limits.verifyDns },
     ),
   );

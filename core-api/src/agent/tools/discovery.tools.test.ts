@@ -113,6 +113,8 @@ describe('list_brands', () => {
     // The column onboarding adds (agent-program's migration), simulated here on this test's own database.
     await sql`alter table brands add column if not exists category text`.execute(platform.database.db);
     await sql`update brands set category = 'dining' where address = ${cafe.brandId}`.execute(platform.database.db);
+    // As onboarding does after its write: brand reads are remembered until a brand change is announced.
+    platform.services.changes.emit({ kind: 'brand', brandId: cafe.brandId });
     const dining = await call('list_brands', { query: { category: 'Dining' } });
     expect(dining.brands.map((b: { brandId: string }) => b.brandId)).toEqual([cafe.brandId]);
     expect(dining.brands[0].category).toBe('dining');
@@ -276,5 +278,20 @@ describe('get_leaderboard', () => {
     await expect(invoke('get_leaderboard', { params: { brandId: UNKNOWN_BRAND } })).rejects.toMatchObject({
       status: 404,
     });
+  });
+});
+
+describe('remembered brand reads', () => {
+  it('show a new brand and its new perk at the next call: each write announces its change', async () => {
+    const listed = await call('list_brands', {});
+    expect((await call('check_brand', { query: { query: 'late.example.io' } })).found).toBe(false);
+    const late = await platform.createBrand({ name: 'Late Brand', domain: 'late.example.io' });
+    expect((await call('list_brands', {})).total).toBe(listed.total + 1);
+    expect((await call('check_brand', { query: { query: 'https://www.late.example.io/cart' } })).found).toBe(true);
+    expect((await call('get_brand', { params: { brandId: late.brandId } })).brand.activePerks).toBe(0);
+    expect((await call('browse_perks', { query: { brandId: late.brandId } })).count).toBe(0);
+    await createPerk(late, { cost: 7, category: 'merch' });
+    expect((await call('get_brand', { params: { brandId: late.brandId } })).brand.activePerks).toBe(1);
+    expect((await call('browse_perks', { query: { brandId: late.brandId } })).count).toBe(1);
   });
 });

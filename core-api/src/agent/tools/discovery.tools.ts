@@ -9,6 +9,7 @@ import {
   perkCategorySchema,
 } from '@pts/shared';
 import { z } from 'zod';
+import { rememberRead } from '../../caching/answer-cache.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound, listRules } from '../../modules/brands/brands.service.ts';
@@ -135,7 +136,9 @@ function listBrandsTool(d: AgentToolDeps): AgentTool {
     }),
     example: () => ({ query: { limit: 10 } }),
     async handle({ query }) {
-      const { brands, total } = await listDirectoryBrands(d.db, query);
+      const { brands, total } = await rememberRead(d, 'directory_brands', query, () =>
+        listDirectoryBrands(d.db, query),
+      );
       return {
         brands: brands.map(toBrandView),
         total,
@@ -188,11 +191,12 @@ function checkBrandTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ query: { query: fixture.brandId } }),
     async handle({ query }) {
       const normalized = normalizeBrandQuery(query.query);
-      const found = await findBrandCandidates(d.db, {
+      const lookup = {
         brandId: normalized.brandId ?? undefined,
         name: normalized.name,
         domains: normalized.domain ? domainCandidates(normalized.domain) : [],
-      });
+      };
+      const found = await rememberRead(d, 'directory_candidates', lookup, () => findBrandCandidates(d.db, lookup));
       // A brand that proved the domain through DNS answers for it alone: a claimant of the same domain that
       // did not is left out (found by Brand ID or name it still shows).
       const { domain } = normalized;
@@ -260,7 +264,9 @@ function getBrandTool(d: AgentToolDeps): AgentTool {
     result: z.object({ brand: brandViewSchema, events: z.array(ruleViewSchema) }),
     example: (fixture) => ({ params: { brandId: fixture.brandId } }),
     async handle({ params }) {
-      const brand = await findDirectoryBrand(d.db, params.brandId);
+      const brand = await rememberRead(d, 'directory_brand', params.brandId, () =>
+        findDirectoryBrand(d.db, params.brandId),
+      );
       if (!brand) throw brandNotFound(params.brandId);
       const rules = await listRules({ db: d.db }, brand.brandId, { activeOnly: true });
       return {
@@ -361,7 +367,7 @@ function browsePerksTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ query: { brandId: fixture.brandId, limit: 5 } }),
     async handle({ query }) {
       if (query.brandId) await requireKnownBrand(d, query.brandId);
-      const rows = await browsePerkRows(d.db, query);
+      const rows = await rememberRead(d, 'browse_perk_rows', query, () => browsePerkRows(d.db, query));
       const perks = (await catalogueItemsOf(d, rows)).map(({ row, item }) => ({ ...item, brandName: row.brand_name }));
       return {
         perks,

@@ -9,6 +9,7 @@ import { createErrorHandler, notFoundHandler } from '../../http/errors.ts';
 import { routerFrom } from '../../http/route-table.ts';
 import { createLogger } from '../../observability/logger.ts';
 import { hashSecret } from '../../security/secret-box.ts';
+import { type BrandChange, createChangeNotifier } from '../brands/brand-changes.ts';
 import { dnsRoutes } from './dns.routes.ts';
 import { createSystemTxtResolver } from './dns.service.ts';
 
@@ -23,6 +24,9 @@ describe('POST /pts-api/verify-dns', () => {
   let base = '';
   let close: () => void = () => {};
   const clock = createManualClock('2026-04-01T00:00:00.000Z');
+  const changes = createChangeNotifier();
+  const announced: BrandChange[] = [];
+  changes.subscribe((change) => announced.push(change));
 
   async function startApp(lookupsPerMinutePerIp?: number) {
     const app = express();
@@ -36,6 +40,7 @@ describe('POST /pts-api/verify-dns', () => {
           clock,
           config: loadConfig({}),
           logger,
+          changes,
         },
         lookupsPerMinutePerIp === undefined ? {} : { lookupsPerMinutePerIp },
       ),
@@ -75,6 +80,7 @@ describe('POST /pts-api/verify-dns', () => {
   });
   beforeEach(async () => {
     dns.clear();
+    announced.length = 0;
     await database.db.updateTable('brands').set({ verified_domains: '[]' }).execute();
   });
 
@@ -115,6 +121,8 @@ describe('POST /pts-api/verify-dns', () => {
     const again = await verify({ domain: 'example.com' });
     expect(again.body.dnsConfigured).toBe(true);
     expect(await verifiedDomains()).toEqual(['example.com']);
+    // Announced once, when the list changed, so caches of the brand (CORS, agent directory) show it at once.
+    expect(announced).toEqual([{ kind: 'brand', brandId: BRAND }]);
   });
 
   it('records the domain once when verifications race', async () => {
@@ -122,6 +130,7 @@ describe('POST /pts-api/verify-dns', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => verify({ domain: 'example.com' })));
     expect(results.every((result) => result.body.dnsConfigured === true)).toBe(true);
     expect(await verifiedDomains()).toEqual(['example.com']);
+    expect(announced).toHaveLength(1);
   });
 
   it('accepts a subdomain, a record split into chunks, spaces, key case and a mixed-case brand id', async () => {

@@ -7,6 +7,7 @@ import type { Database } from '../../db/database.ts';
 import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { TxtResolver } from '../../modules/dns/dns.service.ts';
+import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { verifyDns } from './dns.service.ts';
 
 export const verifyDnsRequestSchema = z.object({ domain: domainSchema }).meta({ id: 'VerifyDnsRequest' });
@@ -28,7 +29,15 @@ export const verifyDnsResponseSchema = z
   })
   .meta({ id: 'VerifyDnsResponse' });
 
-export type DnsRouterDeps = { db: Database; resolveTxt: TxtResolver; clock: Clock; config: Config; logger: Logger };
+export type DnsRouterDeps = {
+  db: Database;
+  resolveTxt: TxtResolver;
+  clock: Clock;
+  config: Config;
+  logger: Logger;
+  /** Brand changes: a newly verified domain is announced (compose.ts's caches). */
+  changes?: ChangeNotifier;
+};
 
 export interface DnsRouterOptions {
   /** Lookups one client IP may trigger per minute (each costs an outbound DNS query). Default 30. */
@@ -73,6 +82,7 @@ export function dnsRoutes(deps: DnsRouterDeps, options: DnsRouterOptions = {}): 
             resolveTxt: deps.resolveTxt,
             clock: deps.clock,
             logger: deps.logger,
+            ...(deps.changes ? { changes: deps.changes } : {}),
             ...(options.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: options.lookupTimeoutMs }),
           },
           { domain },

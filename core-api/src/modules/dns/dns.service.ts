@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import { hashSecret } from '../../security/secret-box.ts';
+import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { addVerifiedDomain, findBrandForDns } from './dns.repository.ts';
 
@@ -38,6 +39,8 @@ export interface VerifyDnsDeps {
   lookupTimeoutMs?: number;
   /** Who the audit log names when a domain is added; `verify-dns` (the public check) when absent. */
   actor?: string | undefined;
+  /** Told when a domain is added, so the brand caches (CORS, directory answers) show it at once. */
+  changes?: ChangeNotifier;
 }
 
 /** A parsed `brand_id=<0x…>;api_key=<key>` record. */
@@ -156,6 +159,7 @@ export async function verifyDns(deps: VerifyDnsDeps, input: { domain: string }):
           details: { domain },
           at: deps.clock.now(),
         });
+        deps.changes?.emit({ kind: 'brand', brandId: brand.address });
       }
       return result('verified', brand.address);
     }
