@@ -42,6 +42,7 @@ import {
 } from './modules/perks/constraints/constraints.routes.ts';
 import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
+import { portalDashboardRoutes } from './modules/portal/portal-dashboard.routes.ts';
 import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
@@ -367,6 +368,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     '/portal/api',
     portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }),
   );
+  serve(portalApi, '/portal/api', portalDashboardRoutes({ ...portalDeps, chain: deps.chain, logger: deps.logger }));
   portalRouter.use('/api', portalApi);
   portalRouter.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
 

@@ -115,9 +115,12 @@ export {
 export {
   type AnalyticsBucket,
   analyticsBucketSchema,
+  BRAND_ANALYTICS_DEFAULT_DAYS,
   BRAND_ANALYTICS_MAX_DAYS,
   type BrandAnalytics,
+  type BrandAnalyticsQuery,
   type BrandAnalyticsWindow,
+  brandAnalyticsQuerySchema,
   brandAnalyticsSchema,
   brandAnalyticsWindowSchema,
 } from './schemas/analytics.ts';

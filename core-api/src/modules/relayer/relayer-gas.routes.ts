@@ -11,7 +11,8 @@ import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 
-function view(gasUsed: bigint, costWei: bigint, transactions: number) {
+/** The API view of gas usage (decimal strings, and the cost in ETH); the brand analytics read model's too. */
+export function gasUsageView(gasUsed: bigint, costWei: bigint, transactions: number) {
   return {
     transactions,
     gasUsed: gasUsed.toString(),
@@ -46,7 +47,7 @@ export function relayerGasAdminRoutes(deps: { db: Database; chain: ChainInfo; ad
         const usage = await readGasByBrand(deps.db, deps.chain.chainId, query.brand);
         const brands: BrandGasUsageView[] = usage.map((row) => ({
           brandId: row.brandId,
-          ...view(row.gasUsed, row.costWei, row.transactions),
+          ...gasUsageView(row.gasUsed, row.costWei, row.transactions),
         }));
         const total = usage.reduce(
           (sum, row) => ({
@@ -56,7 +57,7 @@ export function relayerGasAdminRoutes(deps: { db: Database; chain: ChainInfo; ad
           }),
           { gasUsed: 0n, costWei: 0n, transactions: 0 },
         );
-        return { success: true, brands, total: view(total.gasUsed, total.costWei, total.transactions) };
+        return { success: true, brands, total: gasUsageView(total.gasUsed, total.costWei, total.transactions) };
       },
     }),
   ];
