@@ -42,8 +42,8 @@ import {
 } from './modules/perks/constraints/constraints.routes.ts';
 import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
-import { portalDashboardRoutes } from './modules/portal/portal-dashboard.routes.ts';
 import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.ts';
+import { portalDashboardRoutes } from './modules/portal/portal-dashboard.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
