@@ -203,7 +203,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   );
   serve(adminRouter, '/admin', paymentAdminRoutes(deps));
   serve(adminRouter, '/admin', webhookAdminRoutes(deps));
-  serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, adminToken: deps.adminToken }));
+  serve(adminRouter, '/admin', achievementAdminRoutes({ db: deps.db, clock: deps.clock, adminToken: deps.adminToken }));
   serve(adminRouter, '/admin', relayerGasAdminRoutes(deps));
   serve(adminRouter, '/admin', campaignAdminRoutes(deps));
   serve(adminRouter, '/admin', growthLeadAdminRoutes(deps));

@@ -124,6 +124,17 @@ export {
   brandAnalyticsSchema,
   brandAnalyticsWindowSchema,
 } from './schemas/analytics.ts';
+export {
+  AUDIT_ACTOR_KINDS,
+  AUDIT_PAGE_MAX,
+  type AuditActorKind,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  auditEntrySchema,
+  auditPageSchema,
+  auditQuerySchema,
+} from './schemas/audit.ts';
 export { type BalanceResponse, balanceParamsSchema, balanceResponseSchema } from './schemas/balances.ts';
 export {
   type Brand,

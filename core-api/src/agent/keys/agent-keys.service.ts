@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, type Clock } from '@pts/shared';
 import type { Database } from '../../db/database.ts';
+import { insertAuditEntry } from '../../modules/brands/brands.repository.ts';
 import { requireBrandExists } from '../../modules/brands/brands.service.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { AgentPrincipal, AgentTier } from '../agent-tool.ts';
@@ -18,6 +19,8 @@ export interface AgentKeysDeps {
   db: Database;
   clock: Clock;
   secrets: SecretBox;
+  /** Who the audit log names for key changes (default `admin`: the admin token, the CLI). */
+  actor?: string;
 }
 
 /** Default authenticated requests per minute of a key (spec 8). */
@@ -72,16 +75,23 @@ export async function createAgentKey(
   for (const brandId of brandIds) await requireBrandExists(deps.db, brandId);
   const keyId = `ak_${randomBytes(12).toString('hex')}`;
   const secret = randomBytes(32).toString('hex');
-  await insertAgentKey(deps.db, {
-    keyId,
-    name,
-    secretEncrypted: deps.secrets.encrypt(secret),
-    brandIds,
-    canManageProgram: input.canManageProgram ?? false,
-    canOnboard: input.canOnboard ?? false,
-    tier: input.tier ?? 'free',
-    ratePerMinute: rate,
-    createdAt: deps.clock.now(),
+  const now = deps.clock.now();
+  const canManageProgram = input.canManageProgram ?? false;
+  const tier = input.tier ?? 'free';
+  await deps.db.transaction().execute(async (trx) => {
+    await insertAgentKey(trx, {
+      keyId,
+      name,
+      secretEncrypted: deps.secrets.encrypt(secret),
+      brandIds,
+      canManageProgram,
+      canOnboard: input.canOnboard ?? false,
+      tier,
+      ratePerMinute: rate,
+      createdAt: now,
+    });
+    const details = { keyId, name, canManageProgram, tier };
+    for (const brandId of brandIds) await auditKeyChange({ ...deps, db: trx }, 'agent_key.create', brandId, details);
   });
   return { keyId, secret };
 }
@@ -101,7 +111,25 @@ export async function listAgentKeys(deps: AgentKeysDeps): Promise<AgentKeySummar
 export async function revokeAgentKey(deps: AgentKeysDeps, keyId: string): Promise<{ revoked: boolean }> {
   const row = await selectAgentKey(deps.db, keyId);
   if (!row) throw new AppError('NOT_FOUND', `Agent key ${keyId} does not exist`);
-  return { revoked: await markAgentKeyRevoked(deps.db, keyId, deps.clock.now()) };
+  const revoked = await markAgentKeyRevoked(deps.db, keyId, deps.clock.now());
+  if (revoked) {
+    for (const brandId of principalOf(row).brandIds) {
+      await auditKeyChange(deps, 'agent_key.revoke', brandId, { keyId, name: row.name });
+    }
+  }
+  return { revoked };
+}
+
+/** An agent key change in the audit log of a brand the key acts for (docs/portal.md, "Audit log"). */
+function auditKeyChange(deps: AgentKeysDeps, action: string, brandId: string, details: Record<string, unknown>) {
+  return insertAuditEntry(deps.db, {
+    actor: deps.actor ?? 'admin',
+    action,
+    subject: String(details.keyId),
+    brandId,
+    details,
+    at: deps.clock.now(),
+  });
 }
 
 /** A live key as signature verification needs it: who it is and its secret in clear. */
@@ -122,6 +150,7 @@ export async function findActiveKey(deps: AgentKeysDeps, keyId: string): Promise
 export async function grantBrandToKey(deps: AgentKeysDeps, keyId: string, brandId: string): Promise<void> {
   const granted = await appendAgentKeyBrand(deps.db, keyId, brandId.toLowerCase());
   if (!granted) throw new AppError('NOT_FOUND', `Agent key ${keyId} does not exist or is revoked`);
+  await auditKeyChange(deps, 'agent_key.grant', brandId.toLowerCase(), { keyId });
 }
 
 /** Records that the key was used (at most one write a minute per key). */

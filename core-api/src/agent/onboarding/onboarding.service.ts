@@ -72,7 +72,11 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
         created_at: now,
       })
       .execute();
-    await grantBrandToKey({ db: trx, clock: d.deps.clock, secrets: d.deps.secrets }, principal.keyId, brand.brandId);
+    await grantBrandToKey(
+      { db: trx, clock: d.deps.clock, secrets: d.deps.secrets, actor: `agent:${principal.keyId}` },
+      principal.keyId,
+      brand.brandId,
+    );
     return { brand, category: row.category };
   });
   d.services.changes.emit({ kind: 'brand', brandId: brand.brandId });
