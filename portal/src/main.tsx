@@ -4,6 +4,8 @@ import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { Layout } from './Layout.tsx';
 import { AccountPage } from './pages/AccountPage.tsx';
+import { AuditPage } from './pages/AuditPage.tsx';
+import { DashboardPage } from './pages/DashboardPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
 import { InvitePage } from './pages/InvitePage.tsx';
 import { ProgramPage } from './pages/ProgramPage.tsx';
@@ -26,8 +28,10 @@ const router = createBrowserRouter(
       children: [
         { index: true, element: <HomePage /> },
         { path: 'account', element: <AccountPage /> },
+        { path: 'brands/:brandId/dashboard', element: <DashboardPage /> },
         { path: 'brands/:brandId/program', element: <ProgramPage /> },
         { path: 'brands/:brandId/team', element: <TeamPage /> },
+        { path: 'brands/:brandId/audit', element: <AuditPage /> },
       ],
     },
   ],
