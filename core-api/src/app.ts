@@ -41,6 +41,7 @@ import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.rout
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.ts';
 import { portalBillingRoutes } from './modules/portal/portal-billing.routes.ts';
+import { portalDashboardRoutes } from './modules/portal/portal-dashboard.routes.ts';
 import { portalIntegrationRoutes } from './modules/portal/portal-integrations.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
@@ -299,7 +300,7 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
   );
   serve(router, '/admin', paymentAdminRoutes({ db, adminToken }));
   serve(router, '/admin', webhookAdminRoutes({ db, secrets: deps.secrets, clock, config, adminToken }));
-  serve(router, '/admin', achievementAdminRoutes({ db, adminToken }));
+  serve(router, '/admin', achievementAdminRoutes({ db, clock, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ db, chain: deps.chain, adminToken }));
   serve(router, '/admin', campaignAdminRoutes({ db, clock, adminToken }));
   serve(router, '/admin', growthLeadAdminRoutes({ db, adminToken }));
@@ -426,6 +427,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     }),
   );
   serve(api, '/portal/api', portalBillingRoutes(deps));
+  serve(api, '/portal/api', portalDashboardRoutes({ ...portalDeps, chain: deps.chain, logger: deps.logger }));
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
   return router;

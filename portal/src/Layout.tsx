@@ -41,10 +41,12 @@ export function Layout() {
         </Link>
         {current ? (
           <nav aria-label="Brand pages">
+            <NavLink to={`/brands/${current.brandId}/dashboard`}>Dashboard</NavLink>
             <NavLink to={`/brands/${current.brandId}/program`}>Program</NavLink>
             <NavLink to={`/brands/${current.brandId}/team`}>Team</NavLink>
             <NavLink to={`/brands/${current.brandId}/integrations`}>Integrations</NavLink>
             <NavLink to={`/brands/${current.brandId}/billing`}>Billing</NavLink>
+            <NavLink to={`/brands/${current.brandId}/audit`}>Audit log</NavLink>
           </nav>
         ) : null}
         <div className="account">

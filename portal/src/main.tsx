@@ -4,7 +4,9 @@ import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { Layout } from './Layout.tsx';
 import { AccountPage } from './pages/AccountPage.tsx';
+import { AuditPage } from './pages/AuditPage.tsx';
 import { BillingPage } from './pages/BillingPage.tsx';
+import { DashboardPage } from './pages/DashboardPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
 import { IntegrationsPage } from './pages/IntegrationsPage.tsx';
 import { InvitePage } from './pages/InvitePage.tsx';
@@ -28,10 +30,12 @@ const router = createBrowserRouter(
       children: [
         { index: true, element: <HomePage /> },
         { path: 'account', element: <AccountPage /> },
+        { path: 'brands/:brandId/dashboard', element: <DashboardPage /> },
         { path: 'brands/:brandId/program', element: <ProgramPage /> },
         { path: 'brands/:brandId/team', element: <TeamPage /> },
         { path: 'brands/:brandId/integrations', element: <IntegrationsPage /> },
         { path: 'brands/:brandId/billing', element: <BillingPage /> },
+        { path: 'brands/:brandId/audit', element: <AuditPage /> },
       ],
     },
   ],

@@ -116,12 +116,26 @@ export {
 export {
   type AnalyticsBucket,
   analyticsBucketSchema,
+  BRAND_ANALYTICS_DEFAULT_DAYS,
   BRAND_ANALYTICS_MAX_DAYS,
   type BrandAnalytics,
+  type BrandAnalyticsQuery,
   type BrandAnalyticsWindow,
+  brandAnalyticsQuerySchema,
   brandAnalyticsSchema,
   brandAnalyticsWindowSchema,
 } from './schemas/analytics.ts';
+export {
+  AUDIT_ACTOR_KINDS,
+  AUDIT_PAGE_MAX,
+  type AuditActorKind,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  auditEntrySchema,
+  auditPageSchema,
+  auditQuerySchema,
+} from './schemas/audit.ts';
 export { type BalanceResponse, balanceParamsSchema, balanceResponseSchema } from './schemas/balances.ts';
 export {
   type Brand,

@@ -39,6 +39,7 @@ import * as perkRedemptionIdempotency from './migrations/2026_12_01_0401_perk_re
 import * as rewardMintsWalletUnconfirmed from './migrations/2026_12_01_0500_reward_mints_wallet_unconfirmed.ts';
 import * as chainTxsConfirmedBy from './migrations/2026_12_01_0601_chain_txs_confirmed_by.ts';
 import * as portalAuth from './migrations/2026_12_01_0700_portal_auth.ts';
+import * as auditBrand from './migrations/2026_12_02_f01_audit_brand.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -103,6 +104,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_01_0500_reward_mints_wallet_unconfirmed': rewardMintsWalletUnconfirmed,
   '2026_12_01_0601_chain_txs_confirmed_by': chainTxsConfirmedBy,
   '2026_12_01_0700_portal_auth': portalAuth,
+  '2026_12_02_f01_audit_brand': auditBrand,
 };
 
 const migrationProvider: MigrationProvider = {

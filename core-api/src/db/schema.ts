@@ -220,6 +220,8 @@ export interface AuditLogTable {
   subject: string | null;
   details: Json<Record<string, unknown>>;
   created_at: Timestamp;
+  /** The brand the change belongs to (null for changes of no brand). */
+  brand_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhookEndpointsTable {

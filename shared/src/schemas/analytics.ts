@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { leaderboardEntrySchema } from './leaderboards.ts';
 
 /**
  * The brand analytics read model (core-api `modules/analytics`, docs/ledger.md "Brand analytics"): what a
@@ -27,6 +28,26 @@ export const brandAnalyticsWindowSchema = z
     path: ['to'],
   });
 export type BrandAnalyticsWindow = z.output<typeof brandAnalyticsWindowSchema>;
+
+/** Days a brand analytics read covers when only `days` (or nothing) is given: the window ending now. */
+export const BRAND_ANALYTICS_DEFAULT_DAYS = 30;
+
+/**
+ * The query of the dashboard's reads (the portal's `GET …/dashboard` and the agent's `get_brand_dashboard`):
+ * `from` and `to` (ISO 8601), or `days` back from now (default 30); `to` alone defaults to now.
+ */
+export const brandAnalyticsQuerySchema = z.object({
+  from: z.string().optional().describe('ISO 8601 start (inclusive); with `to`, instead of `days`'),
+  to: z.string().optional().describe('ISO 8601 end (exclusive); default now'),
+  days: z.coerce
+    .number({ message: 'days must be a number' })
+    .int('days must be a whole number')
+    .min(1, 'days must be at least 1')
+    .max(BRAND_ANALYTICS_MAX_DAYS, `days must be at most ${BRAND_ANALYTICS_MAX_DAYS}`)
+    .optional()
+    .describe(`The window's length in days, ending at \`to\` (default ${BRAND_ANALYTICS_DEFAULT_DAYS})`),
+});
+export type BrandAnalyticsQuery = z.infer<typeof brandAnalyticsQuerySchema>;
 
 /** One bucket of a time series: a UTC day, or a week starting on Monday (clipped to the window). */
 export const analyticsBucketSchema = z.object({
@@ -89,5 +110,29 @@ export const brandAnalyticsSchema = z.object({
       ptsSpent: pts,
     }),
   ),
+  tokenPurchases: z
+    .object({
+      count: z.number().int(),
+      usdCents: z.number().int(),
+      usdAmount: z.string().describe('USD, 2 decimals'),
+      pts: pts,
+    })
+    .describe("The brand's token purchases (checkout) fulfilled in the window"),
+  relayerGas: z
+    .object({
+      transactions: z.number().int().describe('Relayed transactions with a receipt (reverted ones included)'),
+      gasUsed: z.string().describe('Decimal gas units'),
+      costWei: z.string().describe('Σ gasUsed × effectiveGasPrice, decimal wei'),
+      costEth: z.string(),
+    })
+    .describe('Gas the relayer paid for the brand, for transactions relayed in the window'),
+  leaderboard: z
+    .object({
+      metric: z.literal('pts_earned'),
+      period: z.literal('all_time'),
+      total: z.number().int().describe('Members ranked'),
+      top: z.array(leaderboardEntrySchema),
+    })
+    .describe("The brand's all-time pts leaderboard now: its top 10"),
 });
 export type BrandAnalytics = z.infer<typeof brandAnalyticsSchema>;

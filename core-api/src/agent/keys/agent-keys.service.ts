@@ -19,7 +19,7 @@ export interface AgentKeysDeps {
   db: Database;
   clock: Clock;
   secrets: SecretBox;
-  /** Who the audit log names for a create or revoke; `admin` when absent. */
+  /** Who the audit log names for key changes (default `admin`: the admin token, the CLI). */
   actor?: string | undefined;
 }
 
@@ -75,36 +75,25 @@ export async function createAgentKey(
   for (const brandId of brandIds) await requireBrandExists(deps.db, brandId);
   const keyId = `ak_${randomBytes(12).toString('hex')}`;
   const secret = randomBytes(32).toString('hex');
-  await insertAgentKey(deps.db, {
-    keyId,
-    name,
-    secretEncrypted: deps.secrets.encrypt(secret),
-    brandIds,
-    canManageProgram: input.canManageProgram ?? false,
-    canOnboard: input.canOnboard ?? false,
-    tier: input.tier ?? 'free',
-    ratePerMinute: rate,
-    createdAt: deps.clock.now(),
-  });
-  await auditKeyChange(deps, 'agent_key.create', brandIds, {
-    keyId,
-    name,
-    canManageProgram: input.canManageProgram ?? false,
-    canOnboard: input.canOnboard ?? false,
+  const now = deps.clock.now();
+  const canManageProgram = input.canManageProgram ?? false;
+  const tier = input.tier ?? 'free';
+  await deps.db.transaction().execute(async (trx) => {
+    await insertAgentKey(trx, {
+      keyId,
+      name,
+      secretEncrypted: deps.secrets.encrypt(secret),
+      brandIds,
+      canManageProgram,
+      canOnboard: input.canOnboard ?? false,
+      tier,
+      ratePerMinute: rate,
+      createdAt: now,
+    });
+    const details = { keyId, name, canManageProgram, tier };
+    for (const brandId of brandIds) await auditKeyChange({ ...deps, db: trx }, 'agent_key.create', brandId, details);
   });
   return { keyId, secret };
-}
-
-/** One audit entry per brand the key acts for (the brand's log shows it), or one without a brand. */
-async function auditKeyChange(
-  deps: AgentKeysDeps,
-  action: string,
-  brandIds: readonly string[],
-  details: Record<string, unknown>,
-): Promise<void> {
-  for (const subject of brandIds.length > 0 ? brandIds : [null]) {
-    await insertAuditEntry(deps.db, { actor: deps.actor ?? 'admin', action, subject, details, at: deps.clock.now() });
-  }
 }
 
 /** Every key without its secret; with `brandId`, the keys that act for that brand. */
@@ -144,8 +133,22 @@ export async function revokeAgentKey(
     throw new AppError('FORBIDDEN', `Agent key ${keyId} also acts for other brands; the operator revokes it`);
   }
   const revoked = await markAgentKeyRevoked(deps.db, keyId, deps.clock.now());
-  if (revoked) await auditKeyChange(deps, 'agent_key.revoke', brandIds, { keyId, name: row.name });
+  if (revoked) {
+    for (const brandId of brandIds) await auditKeyChange(deps, 'agent_key.revoke', brandId, { keyId, name: row.name });
+  }
   return { revoked };
+}
+
+/** An agent key change in the audit log of a brand the key acts for (docs/portal.md, "Audit log"). */
+function auditKeyChange(deps: AgentKeysDeps, action: string, brandId: string, details: Record<string, unknown>) {
+  return insertAuditEntry(deps.db, {
+    actor: deps.actor ?? 'admin',
+    action,
+    subject: String(details.keyId),
+    brandId,
+    details,
+    at: deps.clock.now(),
+  });
 }
 
 /** A live key as signature verification needs it: who it is and its secret in clear. */
@@ -166,6 +169,7 @@ export async function findActiveKey(deps: AgentKeysDeps, keyId: string): Promise
 export async function grantBrandToKey(deps: AgentKeysDeps, keyId: string, brandId: string): Promise<void> {
   const granted = await appendAgentKeyBrand(deps.db, keyId, brandId.toLowerCase());
   if (!granted) throw new AppError('NOT_FOUND', `Agent key ${keyId} does not exist or is revoked`);
+  await auditKeyChange(deps, 'agent_key.grant', brandId.toLowerCase(), { keyId });
 }
 
 /** Records that the key was used (at most one write a minute per key). */

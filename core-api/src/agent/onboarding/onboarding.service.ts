@@ -71,7 +71,11 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
         created_at: now,
       })
       .execute();
-    await grantBrandToKey({ db: trx, clock: d.clock, secrets: d.secrets }, principal.keyId, brand.brandId);
+    await grantBrandToKey(
+      { db: trx, clock: d.clock, secrets: d.secrets, actor: `agent:${principal.keyId}` },
+      principal.keyId,
+      brand.brandId,
+    );
     return { brand, category: row.category };
   });
   d.changes.emit({ kind: 'brand', brandId: brand.brandId });

@@ -670,7 +670,7 @@ describe('redeemers who are members, and a brand without history (issue 23)', ()
   });
 
   it('the brand analytics read model (the portal dashboard reads it): totals, refusals, series, tops', async () => {
-    const r = await readBrandAnalytics(platform.deps.db, { brandId: gamma.brandId, from: at(100), to: at(103) });
+    const r = await readBrandAnalytics(platform.deps, { brandId: gamma.brandId, from: at(100), to: at(103) });
     expect(r.members).toEqual({ total: 4, new: 4, inWindow: 4, active: { day: 0, week: 4, month: 4 } });
     expect(r.events).toEqual({
       accepted: 5,
@@ -713,10 +713,10 @@ describe('redeemers who are members, and a brand without history (issue 23)', ()
 
   it('the read model refuses a bad window with a message saying what to fix', async () => {
     await expect(
-      readBrandAnalytics(platform.deps.db, { brandId: gamma.brandId, from: at(103), to: at(100) }),
+      readBrandAnalytics(platform.deps, { brandId: gamma.brandId, from: at(103), to: at(100) }),
     ).rejects.toThrow(/from must be before to/);
     await expect(
-      readBrandAnalytics(platform.deps.db, { brandId: gamma.brandId, from: at(-400), to: at(100) }),
+      readBrandAnalytics(platform.deps, { brandId: gamma.brandId, from: at(-400), to: at(100) }),
     ).rejects.toThrow(/at most 366 days/);
   });
 });

@@ -1,4 +1,4 @@
-import { AppError, brandIdSchema } from '@pts/shared';
+import { AppError, brandAnalyticsQuerySchema, brandAnalyticsSchema, brandIdSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
 import {
@@ -17,8 +17,9 @@ import {
   type TrendCounts,
   type WindowTotals,
 } from '../../modules/analytics/analytics.repository.ts';
+import { analyticsWindowOf, readBrandAnalytics } from '../../modules/analytics/brand-analytics.ts';
 import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
-import { requireKnownBrand } from '../actions/brand-authority.ts';
+import { requireBrandAuthority, requireKnownBrand } from '../actions/brand-authority.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { readBrandRules } from '../analytics/analytics.repository.ts';
 import {
@@ -392,6 +393,27 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
             sample === 0 ? 'No accepted event and no redemption at this brand in the period' : undefined,
           ),
         };
+      },
+    }),
+
+    defineAgentTool({
+      name: 'get_brand_dashboard',
+      method: 'get',
+      path: '/analytics/brands/:brandId/dashboard',
+      summary: "A brand's dashboard over any window: the brand portal's numbers (key acting for the brand)",
+      description:
+        "Exactly what the brand portal's dashboard shows, for a brand the key acts for, over `from`..`to` (ISO 8601) or the `days` (default 30) ending now: members (all, new, active in the last day, week and month before `to`), events accepted and refused by reason, pts issued, perk redemptions and pts spent, daily and weekly series, top event types and perks, token purchases fulfilled and relayer gas paid in the window, and the all-time pts leaderboard's top 10. 403 for a brand the key does not act for; 400 for a bad or longer than 366-day window.",
+      access: 'key',
+      request: { params: brandParams, query: brandAnalyticsQuerySchema },
+      result: brandAnalyticsSchema,
+      example: (f) => ({ params: { brandId: f.brandId }, query: { days: 30 } }),
+      async handle({ params, query }, context) {
+        requireBrandAuthority(context.principal, params.brandId, 'Reading a brand dashboard');
+        await requireKnownBrand(d, params.brandId);
+        return readBrandAnalytics(d, {
+          brandId: params.brandId,
+          ...analyticsWindowOf(query, context.clock.now()),
+        });
       },
     }),
 

@@ -3,9 +3,15 @@ import type { BrandGasUsage } from '../relayer.types.ts';
 
 /**
  * Gas the relayer spent per brand on `chainId` (transactions with a receipt, reverted ones included: their gas
- * was paid too), one brand's when `brandId` is given. Cost = Σ gasUsed × effectiveGasPrice, in wei.
+ * was paid too), one brand's when `brandId` is given, of transactions relayed (created) in `window` when given.
+ * Cost = Σ gasUsed × effectiveGasPrice, in wei.
  */
-export async function readGasByBrand(db: Database, chainId: number, brandId?: string): Promise<BrandGasUsage[]> {
+export async function readGasByBrand(
+  db: Database,
+  chainId: number,
+  brandId?: string,
+  window?: { from: Date; to: Date },
+): Promise<BrandGasUsage[]> {
   let query = db
     .selectFrom('relay_transactions')
     .select((eb) => [
@@ -19,6 +25,7 @@ export async function readGasByBrand(db: Database, chainId: number, brandId?: st
     .groupBy('brand_id')
     .orderBy('brand_id');
   if (brandId !== undefined) query = query.where('brand_id', '=', brandId.toLowerCase());
+  if (window !== undefined) query = query.where('created_at', '>=', window.from).where('created_at', '<', window.to);
   const rows = await query.execute();
   return rows.map(
     (row): BrandGasUsage => ({

@@ -122,7 +122,7 @@ export function achievementRoutes(deps: AchievementsRouterDeps): Route[] {
  * `GET|PUT /brands/:brandId/achievements` (mounted at `/admin`, whose router reads the body; admin token):
  * the brand's definitions.
  */
-export function achievementAdminRoutes(deps: { db: Database; adminToken: string }): Route[] {
+export function achievementAdminRoutes(deps: { db: Database; clock: Clock; adminToken: string }): Route[] {
   const admin = requireAdminToken(deps.adminToken);
   const definitions = async (brandId: string) => definitionsFor(deps.db, brandId);
   return [
@@ -157,7 +157,7 @@ export function achievementAdminRoutes(deps: { db: Database; adminToken: string 
       },
       handle: async ({ params: { brandId }, body }) => {
         await requireBrandExists(deps.db, brandId);
-        await setDefinitions(deps.db, brandId, body.definitions);
+        await setDefinitions(deps.db, brandId, body.definitions, { actor: 'admin', at: deps.clock.now() });
         return {
           success: true,
           brandId,

@@ -7,6 +7,7 @@ import {
 } from '@pts/shared';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { type EnqueueWebhookInput, enqueueWebhooks } from '../webhooks/webhooks.outbox.ts';
 
 /** A step of progress: `increment` adds to a running total, `value` raises a high-water mark. */
@@ -74,14 +75,25 @@ export async function reportProgress(
   return { value: row?.value ?? 0n, unlocked };
 }
 
-/** Replaces the brand's definitions (an empty list brings the defaults back). */
+/**
+ * Replaces the brand's definitions (an empty list brings the defaults back), in the brand's audit log under
+ * `audit.actor` (the admin token and the CLI are `admin`).
+ */
 export async function setDefinitions(
   db: Database,
   brandId: string,
   definitions: { id: string; type: string; threshold: number; name: string; description: string }[],
+  audit: { actor: string; at: Date },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('achievement_definitions').where('brand_id', '=', brandId).execute();
+    await insertAuditEntry(trx, {
+      actor: audit.actor,
+      action: 'achievement.set',
+      subject: brandId.toLowerCase(),
+      details: { ids: definitions.map((d) => d.id) },
+      at: audit.at,
+    });
     if (definitions.length === 0) return;
     await trx
       .insertInto('achievement_definitions')

@@ -1,25 +1,61 @@
-import { AppError, type BrandAnalytics, type BrandAnalyticsWindow, brandAnalyticsWindowSchema } from '@pts/shared';
+import {
+  AppError,
+  BRAND_ANALYTICS_DEFAULT_DAYS,
+  type BrandAnalytics,
+  type BrandAnalyticsQuery,
+  brandAnalyticsWindowSchema,
+} from '@pts/shared';
 import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import { readGasByBrand } from '../../chain/relayer-sender.ts';
 import type { Database } from '../../db/database.ts';
+import { readLeaderboard } from '../leaderboards/leaderboards.service.ts';
+import { formatCents } from '../payments/payment-amounts.ts';
+import { readFulfilledPurchaseTotals } from '../payments/payments.repository.ts';
+import { gasUsageView } from '../relayer/relayer-gas.routes.ts';
 import { notAgent, readEventTypeActivity, readWindowTotals } from './analytics.repository.ts';
 import { DAY_MS, type TimeWindow } from './periods.ts';
 
-/** Entries in the top event types and top perks. */
+/** Entries in the top event types, top perks and the leaderboard. */
 export const BRAND_ANALYTICS_TOP = 10;
+
+/** What the read model reads: the database, the chain whose relayer gas it sums, where problems are logged. */
+export interface BrandAnalyticsDeps {
+  db: Database;
+  chain: { chainId: number };
+  logger: Logger;
+}
+
+/**
+ * The window of a dashboard query (`brandAnalyticsQuerySchema`): `from`/`to` as given, `to` defaulting to
+ * `now` and `from` to `days` (default 30) before `to`. Validated by readBrandAnalytics.
+ */
+export function analyticsWindowOf(query: BrandAnalyticsQuery, now: Date): { from: string; to: string } {
+  const to = query.to ?? now.toISOString();
+  const end = new Date(to);
+  const from =
+    query.from ??
+    (Number.isNaN(end.getTime())
+      ? to
+      : new Date(end.getTime() - (query.days ?? BRAND_ANALYTICS_DEFAULT_DAYS) * DAY_MS).toISOString());
+  return { from, to };
+}
 
 const eventMember = notAgent(sql.ref('user_email'));
 
 /**
  * A brand's analytics over a window (docs/ledger.md, "Brand analytics"): members (all, new, active in the
  * last day, week and month), events accepted and refused (by reason), pts issued, redemptions and pts spent,
- * daily and weekly series, top event types and top perks. The brand portal's dashboard and the agent's
- * analytics tools read these same figures. A fixed number of grouped statements, run side by side. The
- * window is validated here (`brandAnalyticsWindowSchema`): a caller passing a bad one gets a 400 message.
+ * daily and weekly series, top event types and top perks, token purchases and relayer gas of the window, and
+ * the all-time pts leaderboard's top 10 now. The brand portal's dashboard and the agent's `get_brand_dashboard`
+ * answer exactly this. A fixed number of grouped statements, run side by side. The window is validated here
+ * (`brandAnalyticsWindowSchema`): a caller passing a bad one gets a 400 message.
  */
 export async function readBrandAnalytics(
-  db: Database,
-  input: { brandId: string } & BrandAnalyticsWindow,
+  deps: BrandAnalyticsDeps,
+  input: { brandId: string; from: Date | string; to: Date | string },
 ): Promise<BrandAnalytics> {
+  const { db } = deps;
   const parsed = brandAnalyticsWindowSchema.safeParse({ from: input.from, to: input.to });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -30,14 +66,30 @@ export async function readBrandAnalytics(
   const { from, to } = parsed.data;
   const window: TimeWindow = { from, to, days: (to.getTime() - from.getTime()) / DAY_MS };
   const { brandId } = input;
-  const [totals, members, refusals, series, types, perks] = await Promise.all([
+  const [totals, members, refusals, series, types, perks, purchases, gas, leaderboard] = await Promise.all([
     readWindowTotals(db, brandId, window),
     readMemberCounts(db, brandId, to),
     readRefusals(db, brandId, window),
     readSeries(db, brandId, window),
     readEventTypeActivity(db, brandId, window),
     readTopPerks(db, brandId, window),
+    readFulfilledPurchaseTotals(db, brandId, window),
+    readGasByBrand(db, deps.chain.chainId, brandId, window),
+    readLeaderboard(
+      db,
+      {
+        brandId,
+        metric: 'pts_earned',
+        period: 'all_time',
+        limit: BRAND_ANALYTICS_TOP,
+        revealIdentifiers: true,
+        logger: deps.logger,
+      },
+      to,
+    ),
   ]);
+  const gasUsed = gas.reduce((sum, row) => sum + row.gasUsed, 0n);
+  const costWei = gas.reduce((sum, row) => sum + row.costWei, 0n);
   return {
     brandId,
     window: { from: from.toISOString(), to: to.toISOString(), days: window.days },
@@ -62,6 +114,23 @@ export async function readBrandAnalytics(
       ptsIssued: t.ptsIssued.toString(),
     })),
     topPerks: perks,
+    tokenPurchases: {
+      count: purchases.count,
+      usdCents: Number(purchases.usdCents),
+      usdAmount: formatCents(purchases.usdCents),
+      pts: purchases.pts.toString(),
+    },
+    relayerGas: gasUsageView(
+      gasUsed,
+      costWei,
+      gas.reduce((sum, row) => sum + row.transactions, 0),
+    ),
+    leaderboard: {
+      metric: 'pts_earned',
+      period: 'all_time',
+      total: leaderboard.total,
+      top: leaderboard.leaderboard,
+    },
   };
 }
 

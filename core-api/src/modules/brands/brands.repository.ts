@@ -123,7 +123,20 @@ export function insertRuleIfAbsent(db: Kysely<DB>, row: NewRuleRow): Promise<Rul
     .executeTakeFirst();
 }
 
-/** Appends an audit entry. Never put secrets in `details`. */
+/** The brand of an audit subject: a Brand ID itself, or a perk's (perk entries name the perk id). */
+function brandOfSubject(action: string, subject: string | null) {
+  if (subject === null) return null;
+  if (/^0x[0-9a-f]{40}$/.test(subject)) return subject;
+  if (action.startsWith('perk.') && /^\d{1,18}$/.test(subject)) {
+    return sql<string | null>`(SELECT brand_id FROM perks WHERE id = ${BigInt(subject)})`;
+  }
+  return null;
+}
+
+/**
+ * Appends an audit entry. Never put secrets in `details`. `brandId` is the brand the change belongs to (its
+ * audit log, docs/portal.md); when absent, the subject when it is a Brand ID.
+ */
 export async function insertAuditEntry(
   db: Kysely<DB>,
   entry: {
@@ -132,6 +145,7 @@ export async function insertAuditEntry(
     subject: string | null;
     details: Record<string, unknown>;
     at: Date;
+    brandId?: string | undefined;
   },
 ): Promise<void> {
   await db
@@ -142,6 +156,7 @@ export async function insertAuditEntry(
       subject: entry.subject,
       details: JSON.stringify(entry.details),
       created_at: entry.at,
+      brand_id: entry.brandId?.toLowerCase() ?? brandOfSubject(entry.action, entry.subject),
     })
     .execute();
 }

@@ -8,6 +8,7 @@ import {
 } from '@pts/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, HashtagCampaignsTable } from '../../db/schema.ts';
+import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
 
 type CampaignRow = Selectable<HashtagCampaignsTable>;
@@ -15,6 +16,8 @@ type CampaignRow = Selectable<HashtagCampaignsTable>;
 export interface CampaignDeps {
   db: Kysely<DB>;
   clock: Clock;
+  /** Who the audit log names for campaign changes (default `admin`: the admin token, the CLI). */
+  actor?: string;
 }
 
 const DEFAULT_MAX_CLAIMS_PER_USER = 1;
@@ -44,7 +47,26 @@ export async function createCampaign(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await auditCampaign(deps, brandId, 'campaign.create', row.id, { ...input });
   return toCampaign(row);
+}
+
+/** A campaign change in the brand's audit log. */
+function auditCampaign(
+  deps: CampaignDeps,
+  brandId: string,
+  action: string,
+  campaignId: string,
+  details: Record<string, unknown>,
+) {
+  return insertAuditEntry(deps.db, {
+    actor: deps.actor ?? 'admin',
+    action,
+    subject: campaignId,
+    brandId,
+    details,
+    at: deps.clock.now(),
+  });
 }
 
 /** The brand's campaigns, newest start first. */
@@ -118,6 +140,7 @@ export async function updateCampaign(
       .returningAll()
       .executeTakeFirstOrThrow();
   });
+  await auditCampaign(deps, brandId, 'campaign.update', row.id, { ...input });
   return toCampaign(row);
 }
 

@@ -90,7 +90,7 @@ async function surfaces() {
     caller.call('get_user_stats', { params }, key),
     caller.call('get_user_portfolio', { params: { userId: MEMBER } }, key),
     caller.call('get_brand_analytics', { params: { brandId: brand.brandId }, query: { period: '7d' } }),
-    readBrandAnalytics(platform.deps.db, {
+    readBrandAnalytics(platform.deps, {
       brandId: brand.brandId,
       from: new Date(now.getTime() - 86_400_000),
       to: now,

@@ -134,6 +134,34 @@ export function listPurchaseRows(db: Database, brandId: string): Promise<Purchas
     .execute();
 }
 
+/**
+ * A brand's fulfilled token purchases (the `fulfilled` of `listBrandPurchases`' totals) whose fulfilment falls
+ * in `[from, to)`: how many, their USD cents and the pts they bought. The brand analytics read model reads it.
+ */
+export async function readFulfilledPurchaseTotals(
+  db: Database,
+  brandId: string,
+  window: { from: Date; to: Date },
+): Promise<{ count: number; usdCents: bigint; pts: bigint }> {
+  const row = await db
+    .selectFrom('payments')
+    .select((eb) => [
+      eb.fn.countAll<string>().as('count'),
+      eb.fn.coalesce(eb.fn.sum<string>('usd_cents'), eb.val('0')).as('cents'),
+      eb.fn.coalesce(eb.fn.sum<string>('pts_amount'), eb.val('0')).as('pts'),
+    ])
+    .where('brand_id', '=', brandId)
+    .where('status', '=', 'fulfilled')
+    .where('fulfilled_at', '>=', window.from)
+    .where('fulfilled_at', '<', window.to)
+    .executeTakeFirst();
+  return {
+    count: Number(row?.count ?? 0),
+    usdCents: BigInt(String(row?.cents ?? '0')),
+    pts: BigInt(String(row?.pts ?? '0')),
+  };
+}
+
 export async function webhookEventSeen(db: Database, eventId: string): Promise<boolean> {
   const row = await db
     .selectFrom('payment_webhook_events')

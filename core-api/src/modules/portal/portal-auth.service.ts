@@ -204,6 +204,7 @@ export async function acceptInvite(deps: PortalAuthDeps, token: string, password
         actor: `portal:${user.email}`,
         action: 'portal.invite_accepted',
         subject: link.brand_id,
+        brand_id: link.brand_id,
         details: JSON.stringify({ email: user.email, role: link.role }),
         created_at: now,
       })

@@ -338,6 +338,7 @@ describe('roles, CSRF and brand isolation', () => {
       ['POST', `/brands/${b}/invites`, { email: 'mole@a.example.com', role: 'owner' }],
       ['PATCH', `/brands/${b}/members/${bobId}`, { role: 'viewer' }],
       ['GET', `/brands/${b}/audit`],
+      ['GET', `/brands/${b}/dashboard`],
     ];
     for (const [method, path, body] of attempts) {
       const answer = await ownerA.request(method, path, body);

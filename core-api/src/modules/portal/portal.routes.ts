@@ -1,9 +1,10 @@
 import {
   AppError,
+  auditPageSchema,
+  auditQuerySchema,
   brandSchema,
   portalAcceptInviteRequestSchema,
   portalAdminInviteRequestSchema,
-  portalAuditEntrySchema,
   portalBrandParamsSchema,
   portalChangePasswordSchema,
   portalInviteRequestSchema,
@@ -25,6 +26,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import { listAuditEntries } from '../brands/audit-log.ts';
 import { type BrandServiceDeps, getBrand, listRules, setRule } from '../brands/brands.service.ts';
 import {
   acceptInvite,
@@ -372,32 +374,20 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
     defineRoute({
       method: 'get',
       path: '/brands/:brandId/audit',
-      summary: "The brand's audit log, newest first (100 entries)",
+      summary: "The brand's audit log, newest first: who changed what and when; filterable, paged",
       tags: ['portal'],
       security: session,
       before: signedIn,
-      request: { params: portalBrandParamsSchema },
+      request: { params: portalBrandParamsSchema, query: auditQuerySchema },
       responses: {
-        200: {
-          description: 'Entries',
-          schema: z.object({ success: z.literal(true), entries: z.array(portalAuditEntrySchema) }),
-        },
+        200: { description: 'Entries', schema: auditPageSchema },
+        400: failure('Bad filter'),
         401: signedOut,
         404: notMember,
       },
-      handle: async ({ params: { brandId }, res }) => {
+      handle: async ({ params: { brandId }, query, res }) => {
         await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        const rows = await readBrandAudit(deps.db, brandId);
-        return {
-          success: true,
-          entries: rows.map((row) => ({
-            id: String(row.id),
-            actor: row.actor,
-            action: row.action,
-            details: row.details,
-            at: row.created_at.toISOString(),
-          })),
-        };
+        return listAuditEntries(deps.db, brandId, query);
       },
     }),
   ];

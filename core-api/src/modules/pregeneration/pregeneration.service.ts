@@ -157,6 +157,7 @@ export async function auditPregeneration(
       actor: 'pregenerate',
       action: 'pregenerate_user',
       subject: entry.brandId,
+      brand_id: entry.brandId,
       details: JSON.stringify({
         provider: entry.provider,
         oauth_user_id: entry.userId,

@@ -11,7 +11,7 @@ import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 
-/** Gas usage as the API shows it: decimal strings, and the cost in ETH too. */
+/** The API view of gas usage (decimal strings, and the cost in ETH); the brand analytics read model's too. */
 export function gasUsageView(gasUsed: bigint, costWei: bigint, transactions: number) {
   return {
     transactions,

@@ -180,7 +180,7 @@ export function streakRoutes(deps: StreakRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, req, res }) => {
         await requireSigned(req, res, brandId, 'Changing streak settings');
-        const settings = await updateStreakSettings(deps, brandId, body);
+        const settings = await updateStreakSettings({ ...deps, actor: 'brand-key' }, brandId, body);
         return { success: true, brandId, settings, custom: true };
       },
     }),

@@ -35,6 +35,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { advanceAchievements } from '../achievements/achievements.service.ts';
+import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { brandNotFound } from '../brands/brands.service.ts';
 import { displayNameOf, saveDisplayNames } from '../display-names/display-names.ts';
 import type { CachedBrand } from '../events/brand-cache.ts';
@@ -79,6 +80,8 @@ export interface StreakDeps {
   clock: Clock;
   logger: Logger;
   events: EventDeps;
+  /** Who the audit log names for settings changes (default `admin`: the admin token, the CLI). */
+  actor?: string;
 }
 
 /** The brand's settings (defaults where it stored none) and whether it stored its own. */
@@ -156,7 +159,16 @@ export async function updateStreakSettings(
     const errors = merged.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new AppError('VALIDATION_ERROR', `Invalid streak settings: ${errors.join('; ')}`, { errors });
   }
-  await saveStreakSettings(deps.db, brandId, merged.data, deps.clock.now());
+  await deps.db.transaction().execute(async (trx) => {
+    await saveStreakSettings(trx, brandId, merged.data, deps.clock.now());
+    await insertAuditEntry(trx, {
+      actor: deps.actor ?? 'admin',
+      action: 'streak.settings',
+      subject: brandId.toLowerCase(),
+      details: { ...patch },
+      at: deps.clock.now(),
+    });
+  });
   return merged.data;
 }
 
