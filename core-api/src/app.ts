@@ -9,6 +9,7 @@ import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
 import type { ActiveAgentKey } from './agent/keys/agent-keys.service.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
 import { createKeyedCache } from './caching/keyed-cache.ts';
+import { relayContractsOf } from './chain/contract-addresses.ts';
 import type { AppServices } from './compose.ts';
 import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
@@ -43,6 +44,8 @@ import {
 import { perkAdminRoutes, perkCatalogueRoutes } from './modules/perks/perks.routes.ts';
 import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.ts';
+import { portalMemberRoutes } from './modules/portal/portal-members.routes.ts';
+import { portalPerkRoutes } from './modules/portal/portal-perks.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
@@ -118,15 +121,12 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   });
   // The seed system's vocabulary, mapped at the edge before pts's own routers (docs/compatibility.md).
   const seedCompat = { db: deps.db, clock: deps.clock, logger, brands: services.brands };
-  const readMemberBalance = (userIdentifier: string) =>
-    readWalletBalance(
-      {
-        db: deps.db,
-        publicClient: deps.publicClient,
-        rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-      },
-      userIdentifier,
-    );
+  const memberWalletDeps = {
+    db: deps.db,
+    publicClient: deps.publicClient,
+    rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+  };
+  const readMemberBalance = (userIdentifier: string) => readWalletBalance(memberWalletDeps, userIdentifier);
   const eventRouter = Router();
   const seedEvents = seedEventCompat({
     ...seedCompat,
@@ -367,6 +367,14 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
     '/portal/api',
     portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }),
   );
+  const constraintDeps = {
+    defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
+    urlPolicy: constraintUrlPolicy(config),
+  };
+  const perkNftAddress = relayContractsOf(deps).perkNft;
+  serve(portalApi, '/portal/api', portalPerkRoutes({ ...portalDeps, ...perkDeps, ...constraintDeps, perkNftAddress }));
+  const wallet = { ...memberWalletDeps, balanceOf: deps.chainReads?.balanceOf };
+  serve(portalApi, '/portal/api', portalMemberRoutes({ ...portalDeps, logger, wallet, events: services.events }));
   portalRouter.use('/api', portalApi);
   portalRouter.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
 

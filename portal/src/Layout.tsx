@@ -43,6 +43,8 @@ export function Layout() {
           <nav aria-label="Brand pages">
             <NavLink to={`/brands/${current.brandId}/program`}>Program</NavLink>
             <NavLink to={`/brands/${current.brandId}/team`}>Team</NavLink>
+            <NavLink to={`/brands/${current.brandId}/perks`}>Perks</NavLink>
+            <NavLink to={`/brands/${current.brandId}/members`}>Members</NavLink>
           </nav>
         ) : null}
         <div className="account">

@@ -6,6 +6,10 @@ import { Layout } from './Layout.tsx';
 import { AccountPage } from './pages/AccountPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
 import { InvitePage } from './pages/InvitePage.tsx';
+import { MemberPage } from './pages/MemberPage.tsx';
+import { MembersPage } from './pages/MembersPage.tsx';
+import { PerkPage } from './pages/PerkPage.tsx';
+import { PerksPage } from './pages/PerksPage.tsx';
 import { ProgramPage } from './pages/ProgramPage.tsx';
 import { ResetPage } from './pages/ResetPage.tsx';
 import { SignInPage } from './pages/SignInPage.tsx';
@@ -28,6 +32,10 @@ const router = createBrowserRouter(
         { path: 'account', element: <AccountPage /> },
         { path: 'brands/:brandId/program', element: <ProgramPage /> },
         { path: 'brands/:brandId/team', element: <TeamPage /> },
+        { path: 'brands/:brandId/perks', element: <PerksPage /> },
+        { path: 'brands/:brandId/perks/:perkId', element: <PerkPage /> },
+        { path: 'brands/:brandId/members', element: <MembersPage /> },
+        { path: 'brands/:brandId/members/:userKey', element: <MemberPage /> },
       ],
     },
   ],

@@ -79,7 +79,7 @@ function baseUrlOf(req: Request, publicUrl: string | undefined): string {
 }
 
 /** Who the audit log names for a portal user's change. */
-const actorOf = (user: PortalUser) => `portal:${user.email}`;
+export const actorOf = (user: PortalUser) => `portal:${user.email}`;
 
 /**
  * The brand portal's JSON API, mounted at `/portal/api` behind the CSRF check (docs/portal.md). Sign-in,
