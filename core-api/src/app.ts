@@ -6,6 +6,7 @@ import { growthLeadAdminRoutes } from './agent/growth/growth-leads.routes.ts';
 import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
 import { portalAgentKeyService } from './agent/keys/agent-keys.service.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
+import { relayContractsOf } from './chain/contract-addresses.ts';
 import type { AppServices } from './compose.ts';
 import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
@@ -43,6 +44,8 @@ import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.
 import { portalBillingRoutes } from './modules/portal/portal-billing.routes.ts';
 import { portalDashboardRoutes } from './modules/portal/portal-dashboard.routes.ts';
 import { portalIntegrationRoutes } from './modules/portal/portal-integrations.routes.ts';
+import { portalMemberRoutes } from './modules/portal/portal-members.routes.ts';
+import { portalPerkRoutes } from './modules/portal/portal-perks.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
@@ -428,6 +431,31 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
   );
   serve(api, '/portal/api', portalBillingRoutes(deps));
   serve(api, '/portal/api', portalDashboardRoutes({ ...portalDeps, chain: deps.chain, logger: deps.logger }));
+  const perkDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    perkChain: deps.perkChain,
+    logger: deps.logger,
+    adminToken: deps.adminToken,
+    changes: services.changes,
+  };
+  const constraintDeps = {
+    defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
+    urlPolicy: constraintUrlPolicy(config),
+  };
+  const perkNftAddress = relayContractsOf(deps).perkNft;
+  serve(api, '/portal/api', portalPerkRoutes({ ...portalDeps, ...perkDeps, ...constraintDeps, perkNftAddress }));
+  const wallet = {
+    db: deps.db,
+    publicClient: deps.publicClient,
+    rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+    balanceOf: deps.chainReads?.balanceOf,
+  };
+  serve(
+    api,
+    '/portal/api',
+    portalMemberRoutes({ ...portalDeps, logger: deps.logger, wallet, events: services.events }),
+  );
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
   return router;

@@ -44,6 +44,8 @@ export function Layout() {
             <NavLink to={`/brands/${current.brandId}/dashboard`}>Dashboard</NavLink>
             <NavLink to={`/brands/${current.brandId}/program`}>Program</NavLink>
             <NavLink to={`/brands/${current.brandId}/team`}>Team</NavLink>
+            <NavLink to={`/brands/${current.brandId}/perks`}>Perks</NavLink>
+            <NavLink to={`/brands/${current.brandId}/members`}>Members</NavLink>
             <NavLink to={`/brands/${current.brandId}/integrations`}>Integrations</NavLink>
             <NavLink to={`/brands/${current.brandId}/billing`}>Billing</NavLink>
             <NavLink to={`/brands/${current.brandId}/audit`}>Audit log</NavLink>

@@ -10,6 +10,10 @@ import { DashboardPage } from './pages/DashboardPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
 import { IntegrationsPage } from './pages/IntegrationsPage.tsx';
 import { InvitePage } from './pages/InvitePage.tsx';
+import { MemberPage } from './pages/MemberPage.tsx';
+import { MembersPage } from './pages/MembersPage.tsx';
+import { PerkPage } from './pages/PerkPage.tsx';
+import { PerksPage } from './pages/PerksPage.tsx';
 import { ProgramPage } from './pages/ProgramPage.tsx';
 import { ResetPage } from './pages/ResetPage.tsx';
 import { SignInPage } from './pages/SignInPage.tsx';
@@ -33,6 +37,10 @@ const router = createBrowserRouter(
         { path: 'brands/:brandId/dashboard', element: <DashboardPage /> },
         { path: 'brands/:brandId/program', element: <ProgramPage /> },
         { path: 'brands/:brandId/team', element: <TeamPage /> },
+        { path: 'brands/:brandId/perks', element: <PerksPage /> },
+        { path: 'brands/:brandId/perks/:perkId', element: <PerkPage /> },
+        { path: 'brands/:brandId/members', element: <MembersPage /> },
+        { path: 'brands/:brandId/members/:userKey', element: <MemberPage /> },
         { path: 'brands/:brandId/integrations', element: <IntegrationsPage /> },
         { path: 'brands/:brandId/billing', element: <BillingPage /> },
         { path: 'brands/:brandId/audit', element: <AuditPage /> },

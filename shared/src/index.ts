@@ -138,6 +138,29 @@ export {
 } from './schemas/audit.ts';
 export { type BalanceResponse, balanceParamsSchema, balanceResponseSchema } from './schemas/balances.ts';
 export {
+  type BrandRedemption,
+  brandRedemptionSchema,
+  MANUAL_AWARD_MAX,
+  type ManualAwardRequest,
+  type MemberEvent,
+  type MemberMatch,
+  type MemberProfile,
+  manualAwardRequestSchema,
+  manualAwardResponseSchema,
+  memberEventSchema,
+  memberMatchSchema,
+  memberParamsSchema,
+  memberProfileSchema,
+  memberSearchQuerySchema,
+  memberSearchResponseSchema,
+  type PortalCreatePerkRequest,
+  type PortalPerkDetail,
+  portalCreatePerkRequestSchema,
+  portalPerkConstraintParamsSchema,
+  portalPerkDetailSchema,
+  portalPerkParamsSchema,
+} from './schemas/brand-members.ts';
+export {
   type Brand,
   type BrandKeyStatus,
   brandIdParamsSchema,
@@ -272,6 +295,7 @@ export {
   reportChatRolesRequestSchema,
   reportChatRolesResponseSchema,
 } from './schemas/constraints.ts';
+export { eventRefusalText } from './schemas/event-refusals.ts';
 export {
   BULK_EVENTS_MAX,
   type BulkEventFailure,

@@ -40,6 +40,7 @@ import * as rewardMintsWalletUnconfirmed from './migrations/2026_12_01_0500_rewa
 import * as chainTxsConfirmedBy from './migrations/2026_12_01_0601_chain_txs_confirmed_by.ts';
 import * as portalAuth from './migrations/2026_12_01_0700_portal_auth.ts';
 import * as auditBrand from './migrations/2026_12_02_f01_audit_brand.ts';
+import * as perkWindow from './migrations/2026_12_02_g01_perk_window.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -105,6 +106,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_01_0601_chain_txs_confirmed_by': chainTxsConfirmedBy,
   '2026_12_01_0700_portal_auth': portalAuth,
   '2026_12_02_f01_audit_brand': auditBrand,
+  '2026_12_02_g01_perk_window': perkWindow,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -376,6 +376,9 @@ export interface PerksTable {
   charges_per_token: ColumnType<bigint, bigint | number, bigint | number>;
   active: boolean;
   image_url: string | null;
+  /** The redemption window: from (null: at once) until (exclusive; null: no end). */
+  starts_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  ends_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   chain_status: PerkChainStatus;
   chain_tx_hash: string | null;
   last_error: string | null;

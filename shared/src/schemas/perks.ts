@@ -4,6 +4,10 @@ import { brandIdSchema, cleanString, httpUrlSchema } from './common.ts';
 /** Whole reward tokens (0 decimals); kept within JSON's safe integers. */
 const tokenAmount = z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(Number.MAX_SAFE_INTEGER);
 const count = z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(Number.MAX_SAFE_INTEGER);
+/** A moment of a perk's redemption window: ISO 8601 with its offset. */
+const windowMoment = cleanString(
+  z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time such as 2027-01-31T18:00:00Z' }),
+);
 
 export const PERK_CATEGORY_PATTERN = /^[a-z0-9][a-z0-9_-]{0,49}$/;
 /** Lowercase letters, digits, `_` and `-`, 1 to 50 characters. */
@@ -29,6 +33,10 @@ const perkFields = {
   chargesPerToken: count,
   active: z.boolean(),
   imageUrl: httpUrlSchema.nullable(),
+  /** Redeemable from this moment; null = as soon as it is active. */
+  startsAt: windowMoment.nullable(),
+  /** Redeemable until this moment (exclusive); null = no end. */
+  endsAt: windowMoment.nullable(),
 };
 
 /** `POST /admin/perks`. */
@@ -43,6 +51,8 @@ export const createPerkRequestSchema = z.strictObject({
   chargesPerToken: perkFields.chargesPerToken.optional(),
   active: perkFields.active.optional(),
   imageUrl: perkFields.imageUrl.optional(),
+  startsAt: perkFields.startsAt.optional(),
+  endsAt: perkFields.endsAt.optional(),
 });
 export type CreatePerkRequest = z.input<typeof createPerkRequestSchema>;
 export type CreatePerkInput = z.output<typeof createPerkRequestSchema>;
@@ -59,6 +69,8 @@ export const updatePerkRequestSchema = z
     chargesPerToken: perkFields.chargesPerToken.optional(),
     active: perkFields.active.optional(),
     imageUrl: perkFields.imageUrl.optional(),
+    startsAt: perkFields.startsAt.optional(),
+    endsAt: perkFields.endsAt.optional(),
   })
   .refine((value) => Object.values(value).some((field) => field !== undefined), {
     message: 'give at least one field to change',
@@ -87,6 +99,9 @@ export const perkSchema = z.object({
   chargesPerToken: z.number().int(),
   active: z.boolean(),
   imageUrl: z.string().nullable(),
+  /** The redemption window (null: open from activation, or no end). */
+  startsAt: z.string().nullable(),
+  endsAt: z.string().nullable(),
   chainStatus: z.enum(['pending', 'synced']),
   chainTxHash: z.string().nullable(),
   createdAt: z.string(),
@@ -125,7 +140,7 @@ export const perkCatalogueItemSchema = z.object({
   chargesPerToken: z.number().int(),
   imageUrl: z.string().nullable(),
   active: z.boolean(),
-  /** Active and not sold out. */
+  /** Active, inside its redemption window (startsAt, endsAt) and not sold out. */
   available: z.boolean(),
 });
 export type PerkCatalogueItem = z.infer<typeof perkCatalogueItemSchema>;

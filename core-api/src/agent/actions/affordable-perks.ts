@@ -13,13 +13,14 @@ export async function bestAffordablePerks(
   brandIds: string[],
   spendable: bigint,
   userKeys: string[],
+  now: Date,
 ): Promise<Map<string, PerkClaimFacts>> {
   const best = new Map<string, PerkClaimFacts>();
   if (brandIds.length === 0 || userKeys.length === 0) return best;
   const perks = await readPerkClaimFacts(db, { brandIds, memberKeys: userKeys, maxCost: spendable });
   for (const perk of perks) {
     const decision = judgeRedemption({
-      perk: redemptionTermsOf(perk),
+      perk: redemptionTermsOf(perk, now),
       spendable,
       claimedTotal: perk.claimedTotal,
       memberClaims: perk.memberClaims,

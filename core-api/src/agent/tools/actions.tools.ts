@@ -553,7 +553,7 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
       const spendable = BigInt(wallet.balance) > wallet.reserved ? BigInt(wallet.balance) - wallet.reserved : 0n;
       const [names, perks] = await Promise.all([
         cachedBrands(d, knownIds),
-        bestAffordablePerks(d.db, knownIds, spendable, keys),
+        bestAffordablePerks(d.db, knownIds, spendable, keys, context.clock.now()),
       ]);
       const nameOf = new Map(names.map(({ brand }) => [brand.address, brand.name]));
       const brands = knownIds.flatMap((brandId) => {

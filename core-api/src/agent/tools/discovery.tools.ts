@@ -330,7 +330,7 @@ export async function catalogueItemsOf<R extends PerkRow>(d: AgentToolDeps, rows
     throw new AppError('SERVICE_UNAVAILABLE', 'Perk supply cannot be read: the perk contracts are not configured');
   }
   const claimed = await d.perkChain.totalClaimed(rows.map((r) => r.id));
-  return rows.map((row, index) => ({ row, item: toCatalogueItem(row, claimed[index] ?? 0n) }));
+  return rows.map((row, index) => ({ row, item: toCatalogueItem(row, claimed[index] ?? 0n, d.clock.now()) }));
 }
 
 function browsePerksTool(d: AgentToolDeps): AgentTool {

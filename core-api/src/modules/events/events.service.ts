@@ -319,28 +319,78 @@ export function preparePlatformAward(
   return {
     eventId: award.eventId,
     input: { brandId: PLATFORM_LEDGER_ID, ...input },
-    rule: {
-      id: `platform_${input.eventType}`,
-      brand_id: PLATFORM_LEDGER_ID,
-      event_type: input.eventType,
-      reward_amount: award.amount,
-      max_claims_per_user: -1,
-      max_total_claims: null,
-      total_claims: 0,
-      cooldown_hours: 0,
-      detection_method: 'platform',
-      detection_config: {},
-      is_custom: false,
-      active: true,
-      created_at: award.at,
-      updated_at: award.at,
-    },
+    rule: unlimitedRule(`platform_${input.eventType}`, PLATFORM_LEDGER_ID, input.eventType, award, 'platform'),
     rewardAmount: award.amount,
     source: undefined,
     skipCooldown: true,
     skipDuplicateWindow: true,
     domain: undefined,
     signature: undefined,
+  };
+}
+
+/** The event type a brand's manual awards are recorded under (docs/portal.md, "Members"). */
+export const MANUAL_AWARD_EVENT_TYPE = 'manual_award';
+
+/**
+ * A brand team's manual award to one member (the portal's Members page, `POST /admin/brands/:id/awards`):
+ * pts the brand decides, with the reason in the event's metadata and the person who gave them as its
+ * sender. Like a platform award it needs no rule of the brand (an unlimited one exists only in this
+ * candidate), and it is paid through the batcher with `awardReward`: one ledger, one wallet path, one mint.
+ */
+export async function prepareManualAward(
+  deps: Pick<EventDeps, 'brands' | 'clock'>,
+  input: { brandId: string; userEmail: string; amount: bigint; reason: string; awardedBy: string },
+): Promise<EventCandidate> {
+  if (!(await deps.brands.get(input.brandId))) {
+    throw new AppError('BRAND_NOT_FOUND', `Brand ${input.brandId} is not registered; check brandId`, {
+      field: 'brandId',
+      value: input.brandId,
+    });
+  }
+  const award = { eventId: randomUUID(), amount: input.amount, at: deps.clock.now() };
+  return {
+    eventId: award.eventId,
+    input: {
+      brandId: input.brandId,
+      eventType: MANUAL_AWARD_EVENT_TYPE,
+      userEmail: input.userEmail,
+      metadata: { reason: input.reason, awardedBy: input.awardedBy },
+    },
+    rule: unlimitedRule(`manual_${input.brandId}`, input.brandId, MANUAL_AWARD_EVENT_TYPE, award, 'manual'),
+    rewardAmount: input.amount,
+    source: undefined,
+    skipCooldown: true,
+    skipDuplicateWindow: true,
+    domain: undefined,
+    signature: undefined,
+    sentBy: input.awardedBy,
+  };
+}
+
+/** A rule that exists only in an award's candidate: this amount, no limit, no cooldown. */
+function unlimitedRule(
+  id: string,
+  brandId: string,
+  eventType: string,
+  award: { amount: bigint; at: Date },
+  detection: string,
+): RuleRecord {
+  return {
+    id,
+    brand_id: brandId,
+    event_type: eventType,
+    reward_amount: award.amount,
+    max_claims_per_user: -1,
+    max_total_claims: null,
+    total_claims: 0,
+    cooldown_hours: 0,
+    detection_method: detection,
+    detection_config: {},
+    is_custom: false,
+    active: true,
+    created_at: award.at,
+    updated_at: award.at,
   };
 }
 

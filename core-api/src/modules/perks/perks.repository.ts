@@ -1,4 +1,4 @@
-import type { Perk } from '@pts/shared';
+import type { BrandRedemption, Perk } from '@pts/shared';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DB, PerksTable } from '../../db/schema.ts';
 
@@ -134,6 +134,8 @@ export function toPerk(row: PerkRow): Perk {
     chargesPerToken: Number(row.charges_per_token),
     active: row.active,
     imageUrl: row.image_url,
+    startsAt: row.starts_at ? new Date(row.starts_at).toISOString() : null,
+    endsAt: row.ends_at ? new Date(row.ends_at).toISOString() : null,
     chainStatus: row.chain_status,
     chainTxHash: row.chain_tx_hash,
     createdAt: new Date(row.created_at).toISOString(),
@@ -167,4 +169,54 @@ export async function readMemberPerkClaims(
   if (brandIds) query = query.where('brand_id', 'in', brandIds);
   const rows = await query.execute();
   return new Map(rows.map((row) => [String(row.perk_id), { brandId: row.brand_id, claims: BigInt(row.claims) }]));
+}
+
+/**
+ * A brand's redemptions, newest first (at most `limit`): of one perk, or of some members' identities. The
+ * portal's perk and member pages read them here.
+ */
+export async function listBrandRedemptions(
+  db: Kysely<DB>,
+  brandId: string,
+  filter: { perkId?: bigint; userKeys?: string[]; limit?: number },
+): Promise<BrandRedemption[]> {
+  if (filter.userKeys?.length === 0) return [];
+  let query = db
+    .selectFrom('perk_redemptions as r')
+    .innerJoin('perks as p', 'p.id', 'r.perk_id')
+    .select([
+      'r.id',
+      'r.perk_id',
+      'p.name',
+      'r.user_key',
+      'r.platform',
+      'r.wallet_address',
+      'r.status',
+      'r.cost',
+      'r.confirmation_code',
+      'r.tx_hash',
+      'r.error',
+      'r.created_at',
+    ])
+    .where('r.brand_id', '=', brandId)
+    .orderBy('r.created_at', 'desc')
+    .orderBy('r.id')
+    .limit(filter.limit ?? 100);
+  if (filter.perkId !== undefined) query = query.where('r.perk_id', '=', filter.perkId);
+  if (filter.userKeys) query = query.where('r.user_key', 'in', filter.userKeys);
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    redemptionId: row.id,
+    perkId: Number(row.perk_id),
+    perkName: row.name,
+    userKey: row.user_key,
+    platform: row.platform,
+    walletAddress: row.wallet_address,
+    status: row.status,
+    cost: Number(row.cost),
+    confirmationCode: row.confirmation_code,
+    transactionHash: row.tx_hash,
+    error: row.error,
+    createdAt: new Date(row.created_at).toISOString(),
+  }));
 }

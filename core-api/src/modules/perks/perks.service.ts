@@ -24,6 +24,7 @@ import {
   toPerk,
   updatePerkRow,
 } from './perks.repository.ts';
+import { withinWindow } from './redemption-rule.ts';
 
 /** What the perk catalogue works with. `perkChain` is absent when this process has no chain access for perks. */
 export interface PerkServiceDeps {
@@ -87,8 +88,11 @@ export async function createPerk(deps: PerkServiceDeps, input: CreatePerkInput):
     charges_per_token: BigInt(input.chargesPerToken ?? 1),
     active: input.active ?? true,
     image_url: input.imageUrl ?? null,
+    starts_at: momentOf(input.startsAt),
+    ends_at: momentOf(input.endsAt),
     updated_at: now,
   };
+  checkWindow(fields.starts_at, fields.ends_at);
   let row: PerkRow;
   try {
     row = await deps.db.transaction().execute(async (trx) => {
@@ -151,6 +155,12 @@ export async function updatePerk(deps: PerkServiceDeps, perkId: bigint, input: U
     if (input.chargesPerToken !== undefined) patch.charges_per_token = BigInt(input.chargesPerToken);
     if (input.active !== undefined) patch.active = input.active;
     if (input.imageUrl !== undefined) patch.image_url = input.imageUrl;
+    if (input.startsAt !== undefined) patch.starts_at = momentOf(input.startsAt);
+    if (input.endsAt !== undefined) patch.ends_at = momentOf(input.endsAt);
+    checkWindow(
+      patch.starts_at === undefined ? previous.starts_at : (patch.starts_at as Date | null),
+      patch.ends_at === undefined ? previous.ends_at : (patch.ends_at as Date | null),
+    );
     await deps.db
       .transaction()
       .execute(async (trx) => {
@@ -183,6 +193,19 @@ export async function updatePerk(deps: PerkServiceDeps, perkId: bigint, input: U
       throw error;
     }
   });
+}
+
+const momentOf = (value: string | null | undefined): Date | null => (value ? new Date(value) : null);
+
+/** A window must end after it starts. */
+function checkWindow(startsAt: Date | null, endsAt: Date | null): void {
+  if (startsAt && endsAt && endsAt.getTime() <= startsAt.getTime()) {
+    throw new AppError('VALIDATION_ERROR', 'endsAt must be after startsAt', {
+      field: 'endsAt',
+      value: endsAt.toISOString(),
+      errors: [`endsAt: must be after startsAt (${startsAt.toISOString()})`],
+    });
+  }
 }
 
 /** The brand's perks (all when no brand is given), oldest first. */
@@ -243,7 +266,7 @@ async function catalogueOf(
     throw chainUnavailable('the chain did not answer; retry shortly');
   }
   const items = rows.map((row, index) => ({
-    item: toCatalogueItem(row, claimed[index] ?? 0n),
+    item: toCatalogueItem(row, claimed[index] ?? 0n, deps.clock.now()),
     memberClaims: BigInt(row.member_claims ?? 0),
   }));
   return filter.available === undefined ? items : items.filter(({ item }) => item.available === filter.available);
@@ -338,8 +361,11 @@ function toPerkDetails(row: PerkRow): Record<string, unknown> {
   return { name: perk.name, cost: perk.cost, maxSupply: perk.maxSupply, maxPerUser: perk.maxPerUser };
 }
 
-/** A perk as the catalogue shows it, with its supply from the chain (`totalClaimed`, from PerkNFT). */
-export function toCatalogueItem(row: PerkRow, totalClaimed: bigint): PerkCatalogueItem {
+/**
+ * A perk as the catalogue shows it, with its supply from the chain (`totalClaimed`, from PerkNFT). With
+ * `now`, a perk outside its redemption window is not `available`.
+ */
+export function toCatalogueItem(row: PerkRow, totalClaimed: bigint, now?: Date): PerkCatalogueItem {
   const remaining = row.max_supply === null ? null : row.max_supply > totalClaimed ? row.max_supply - totalClaimed : 0n;
   return {
     id: Number(row.id),
@@ -356,6 +382,6 @@ export function toCatalogueItem(row: PerkRow, totalClaimed: bigint): PerkCatalog
     chargesPerToken: Number(row.charges_per_token),
     imageUrl: row.image_url,
     active: row.active,
-    available: row.active && (remaining === null || remaining > 0n),
+    available: row.active && (now === undefined || withinWindow(row, now)) && (remaining === null || remaining > 0n),
   };
 }

@@ -5,6 +5,7 @@ import {
   type RedemptionRefusal,
   redeemableWithEnoughPts,
   redemptionRefused,
+  withinWindow,
 } from './redemption-rule.ts';
 
 const perk = { cost: 100n, active: true, onChain: true, maxSupply: 10n, maxPerUser: 1n };
@@ -13,6 +14,20 @@ const facts = (change: Partial<Omit<RedemptionFacts, 'perk'>> & { perk?: Partial
   ...base,
   ...change,
   perk: { ...perk, ...change.perk },
+});
+
+describe('withinWindow', () => {
+  const at = (iso: string) => new Date(iso);
+  it.each([
+    ['no window', null, null, '2027-01-01T00:00:00Z', true],
+    ['before the start', '2027-01-02T00:00:00Z', null, '2027-01-01T23:59:59Z', false],
+    ['at the start', '2027-01-02T00:00:00Z', null, '2027-01-02T00:00:00Z', true],
+    ['before the end', null, '2027-01-03T00:00:00Z', '2027-01-02T23:59:59Z', true],
+    ['at the end (exclusive)', null, '2027-01-03T00:00:00Z', '2027-01-03T00:00:00Z', false],
+  ])('%s', (_name, starts, ends, now, expected) => {
+    const row = { starts_at: starts ? at(starts) : null, ends_at: ends ? at(ends) : null };
+    expect(withinWindow(row, at(now as string))).toBe(expected);
+  });
 });
 
 describe('judgeRedemption', () => {
@@ -29,6 +44,8 @@ describe('judgeRedemption', () => {
     ['member at a limit of 3', facts({ perk: { maxPerUser: 3n }, memberClaims: 3n }), ['claim_limit_reached'], 0n],
     ['unlimited per member (0)', facts({ perk: { maxPerUser: 0n }, memberClaims: 50n }), [], 0n],
     ['inactive', facts({ perk: { active: false } }), ['inactive'], 0n],
+    ['outside its redemption window', facts({ perk: { inWindow: false } }), ['outside_window'], 0n],
+    ['inside its redemption window', facts({ perk: { inWindow: true } }), [], 0n],
     ['not on chain', facts({ perk: { onChain: false } }), ['not_on_chain'], 0n],
     ['constraints not met', facts({ eligible: false }), ['not_eligible'], 0n],
     ['constraints met', facts({ eligible: true }), [], 0n],

@@ -12,6 +12,7 @@ import type { PerkRow } from './perks.repository.ts';
 export const REDEMPTION_REFUSALS = [
   'not_on_chain',
   'inactive',
+  'outside_window',
   'insufficient_balance',
   'sold_out',
   'claim_limit_reached',
@@ -25,6 +26,8 @@ export interface RedemptionFacts {
     cost: bigint;
     /** The perk's own switch. */
     active: boolean;
+    /** Inside its redemption window now (startsAt ≤ now < endsAt); absent = no window to judge. */
+    inWindow?: boolean | undefined;
     /** Its PerkNFT collection exists (chain_status `synced`): a perk not on chain cannot be claimed yet. */
     onChain: boolean;
     /** null = unlimited. */
@@ -56,6 +59,7 @@ export function judgeRedemption(facts: RedemptionFacts): RedemptionDecision {
   const refusals: RedemptionRefusal[] = [];
   if (!perk.onChain) refusals.push('not_on_chain');
   if (!perk.active) refusals.push('inactive');
+  if (perk.inWindow === false) refusals.push('outside_window');
   const missing = perk.cost > facts.spendable ? perk.cost - facts.spendable : 0n;
   if (missing > 0n) refusals.push('insufficient_balance');
   if (perk.maxSupply !== null && facts.claimedTotal >= perk.maxSupply) refusals.push('sold_out');
@@ -66,13 +70,23 @@ export function judgeRedemption(facts: RedemptionFacts): RedemptionDecision {
   return { allowed: false, refusal, refusals, missing };
 }
 
-/** A perk row's terms as the rule reads them. */
+/** Whether `now` is inside the perk's redemption window (docs/perks.md). */
+export function withinWindow(row: Pick<PerkRow, 'starts_at' | 'ends_at'>, now: Date): boolean {
+  const time = now.getTime();
+  if (row.starts_at && time < new Date(row.starts_at).getTime()) return false;
+  if (row.ends_at && time >= new Date(row.ends_at).getTime()) return false;
+  return true;
+}
+
+/** A perk row's terms as the rule reads them, at `now`. */
 export function redemptionTermsOf(
-  row: Pick<PerkRow, 'cost' | 'active' | 'chain_status' | 'max_supply' | 'max_per_user'>,
+  row: Pick<PerkRow, 'cost' | 'active' | 'chain_status' | 'max_supply' | 'max_per_user' | 'starts_at' | 'ends_at'>,
+  now: Date,
 ): RedemptionFacts['perk'] {
   return {
     cost: row.cost,
     active: row.active,
+    inWindow: withinWindow(row, now),
     onChain: row.chain_status === 'synced',
     maxSupply: row.max_supply,
     maxPerUser: row.max_per_user,
@@ -110,6 +124,7 @@ export function redeemableWithEnoughPts(decision: RedemptionDecision): boolean {
 export const REFUSAL_TEXT: Record<RedemptionRefusal, string> = {
   not_on_chain: 'not on chain yet',
   inactive: 'not active',
+  outside_window: 'outside its redemption window',
   insufficient_balance: 'not enough pts',
   sold_out: 'sold out',
   claim_limit_reached: 'the member already holds the per-user maximum',
@@ -120,7 +135,13 @@ export const REFUSAL_TEXT: Record<RedemptionRefusal, string> = {
 export function redemptionRefused(
   decision: Extract<RedemptionDecision, { allowed: false }>,
   facts: RedemptionFacts,
-  context: { perkId: bigint; perkName: string; member: string; reservedByPending?: bigint | undefined },
+  context: {
+    perkId: bigint;
+    perkName: string;
+    member: string;
+    reservedByPending?: bigint | undefined;
+    window?: { startsAt: Date | null; endsAt: Date | null } | undefined;
+  },
 ): AppError {
   const { perk } = facts;
   const perkId = Number(context.perkId);
@@ -133,6 +154,13 @@ export function redemptionRefused(
       });
     case 'inactive':
       return new AppError('PERK_UNAVAILABLE', `${name} is not active`, { perkId, reason: 'inactive' });
+    case 'outside_window':
+      return new AppError('PERK_UNAVAILABLE', `${name} can be redeemed only inside its window${windowText(context)}`, {
+        perkId,
+        reason: 'outside_window',
+        ...(context.window?.startsAt ? { startsAt: context.window.startsAt.toISOString() } : {}),
+        ...(context.window?.endsAt ? { endsAt: context.window.endsAt.toISOString() } : {}),
+      });
     case 'insufficient_balance':
       return new AppError(
         'INSUFFICIENT_BALANCE',
@@ -159,4 +187,13 @@ export function redemptionRefused(
     case 'not_eligible':
       return new AppError('NOT_ELIGIBLE', `Not eligible for ${name}`, { perkId, reason: 'not_eligible' });
   }
+}
+
+/** ` (from … until …)` for a refusal's message. */
+function windowText(context: { window?: { startsAt: Date | null; endsAt: Date | null } | undefined }): string {
+  const parts = [
+    context.window?.startsAt ? `from ${context.window.startsAt.toISOString()}` : '',
+    context.window?.endsAt ? `until ${context.window.endsAt.toISOString()}` : '',
+  ].filter(Boolean);
+  return parts.length > 0 ? ` (${parts.join(' ')})` : '';
 }

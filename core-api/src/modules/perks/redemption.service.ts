@@ -244,7 +244,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
           ]);
           const reserved = mine.reduce((sum, row) => sum + BigInt(row.cost), 0n);
           const facts: RedemptionFacts = {
-            perk: redemptionTermsOf(perk),
+            perk: redemptionTermsOf(perk, deps.clock.now()),
             spendable: balance > reserved ? balance - reserved : 0n,
             claimedTotal: totalClaimed + BigInt(perkPending.count),
             memberClaims: claimedByUser + BigInt(mine.filter((row) => row.perk_id === perk.id).length),
@@ -256,6 +256,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
               perkName: perk.name,
               member: input.userKey,
               reservedByPending: reserved,
+              window: { startsAt: perk.starts_at, endsAt: perk.ends_at },
             });
           }
           const now = deps.clock.now();

@@ -15,6 +15,8 @@ export interface ConstraintServiceDeps {
   defaultTtlSeconds: number;
   /** What an `external_api` URL may point at (the checker's policy, applied when the URL is saved too). */
   urlPolicy: SsrfPolicy;
+  /** Who the audit log names; `admin` when absent. */
+  actor?: string | undefined;
 }
 
 /**
@@ -79,7 +81,7 @@ export async function addConstraint(
       created_at: now,
     });
     await insertAuditEntry(trx, {
-      actor: 'admin',
+      actor: deps.actor ?? 'admin',
       action: 'perk.constraint.add',
       subject: perkId.toString(),
       details: { constraintId: inserted.id, kind: input.kind, ...config },
@@ -106,7 +108,7 @@ export async function removeConstraint(deps: ConstraintServiceDeps, perkId: bigi
     });
   }
   await insertAuditEntry(deps.db, {
-    actor: 'admin',
+    actor: deps.actor ?? 'admin',
     action: 'perk.constraint.remove',
     subject: perkId.toString(),
     details: { constraintId },

@@ -1,0 +1,261 @@
+import {
+  AppError,
+  type Clock,
+  IDENTITY_PLATFORMS,
+  type MemberEvent,
+  type MemberMatch,
+  type MemberProfile,
+  parsePlatformIdentity,
+} from '@pts/shared';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import { getAddress, isAddress } from 'viem';
+import type { Database } from '../../db/database.ts';
+import { accountIdentities, resolveAccountKeys } from '../accounts/accounts.service.ts';
+import { readAchievements } from '../achievements/achievements.service.ts';
+import { insertAuditEntry } from '../brands/brands.repository.ts';
+import {
+  awardReward,
+  completeEvent,
+  type EventDeps,
+  MANUAL_AWARD_EVENT_TYPE,
+  prepareManualAward,
+} from '../events/events.service.ts';
+import { readMemberLedger } from '../ledger/member-ledger.ts';
+import { readWalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
+import { listBrandRedemptions } from '../perks/perks.repository.ts';
+import { readDailyStreaks } from '../streaks/streaks.service.ts';
+
+// A brand's loyalty members as its team looks them up (the portal's Members page, docs/portal.md): found by
+// e-mail, platform identity or wallet, among the people the brand has seen (an event, accepted or refused, or
+// a redemption). Every figure comes from the module that owns it: the member ledger, the wallet balance,
+// the streak and achievement services; a manual award goes through the event pipeline.
+
+/** Members one search answers at most. */
+export const MEMBER_SEARCH_LIMIT = 20;
+/** Events and redemptions a member's page shows, newest first. */
+export const MEMBER_HISTORY_LIMIT = 100;
+
+export interface BrandMembersDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  wallet: WalletBalanceDeps;
+}
+
+/** `%`, `_` and `\` match themselves in a LIKE pattern. */
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+/** The LIKE patterns a search text stands for: an e-mail's start, `platform:id`, or a platform id alone. */
+function patternsOf(text: string): string[] {
+  const q = text.trim().toLowerCase();
+  const platformId = /^([a-z]+):(.+)$/.exec(q);
+  if (platformId && (IDENTITY_PLATFORMS as readonly string[]).includes(platformId[1]!)) {
+    const platforms = platformId[1] === 'x' ? ['x', 'twitter'] : [platformId[1]!];
+    return platforms.map((platform) => `${platform}\\_${escapeLike(platformId[2]!)}@%`);
+  }
+  const patterns = [`${escapeLike(q)}%`];
+  if (!q.includes('@')) patterns.push(`%\\_${escapeLike(q)}@%`);
+  return patterns;
+}
+
+/**
+ * Members of the brand matching `text`: a wallet address (exactly), or identities whose key starts with the
+ * text (an e-mail) or whose platform id is the text (`discord:123` or `123`). Most recently seen first.
+ */
+export async function searchMembers(deps: BrandMembersDeps, brandId: string, text: string): Promise<MemberMatch[]> {
+  const q = text.trim();
+  let candidates: string[] | undefined;
+  if (isAddress(q, { strict: false })) {
+    const owners = await deps.db
+      .selectFrom('users')
+      .select('email')
+      .where('wallet_address', 'in', [q.toLowerCase(), getAddress(q)])
+      .execute();
+    const accounts = owners.map((owner) => owner.email);
+    if (accounts.length === 0) return [];
+    const linked = await deps.db
+      .selectFrom('account_links')
+      .select('identity_key')
+      .where('account_key', 'in', accounts)
+      .execute();
+    candidates = [...accounts, ...linked.map((row) => row.identity_key)];
+  }
+  const match = (column: string) =>
+    candidates
+      ? sql`${sql.ref(column)} IN (${sql.join(candidates)})`
+      : sql`(${sql.join(
+          patternsOf(q).map((pattern) => sql`${sql.ref(column)} LIKE ${pattern} ESCAPE '\\'`),
+          sql` OR `,
+        )})`;
+  const { rows } = await sql<{ key: string; last_at: Date | string | null }>`
+    SELECT key, max(last_at) AS last_at FROM (
+      SELECT user_email AS key, max(created_at) AS last_at FROM events
+       WHERE brand_id = ${brandId} AND ${match('user_email')} GROUP BY user_email
+      UNION ALL
+      SELECT user_key, max(created_at) FROM perk_redemptions
+       WHERE brand_id = ${brandId} AND ${match('user_key')} GROUP BY user_key
+    ) seen
+    GROUP BY key ORDER BY max(last_at) DESC, key LIMIT ${MEMBER_SEARCH_LIMIT}`.execute(deps.db);
+  const accounts = await resolveAccountKeys(
+    deps.db,
+    rows.map((row) => row.key),
+  );
+  const wallets = await walletsOf(deps.db, [...new Set(accounts.values())]);
+  return rows.map((row) => {
+    const accountKey = accounts.get(row.key) ?? row.key;
+    return {
+      userKey: row.key,
+      accountKey,
+      platform: parsePlatformIdentity(row.key)?.platform ?? 'email',
+      walletAddress: wallets.get(row.key) ?? wallets.get(accountKey) ?? null,
+      lastSeenAt: row.last_at ? new Date(row.last_at).toISOString() : null,
+    };
+  });
+}
+
+async function walletsOf(db: Database, keys: string[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('users')
+    .select(['email', 'wallet_address'])
+    .where('email', 'in', keys)
+    .where('wallet_address', 'is not', null)
+    .execute();
+  return new Map(rows.map((row) => [row.email, row.wallet_address as string]));
+}
+
+function memberNotFound(userKey: string): AppError {
+  return new AppError('NOT_FOUND', `No member ${userKey} at this brand (no event or redemption here)`, {
+    field: 'userKey',
+    value: userKey,
+  });
+}
+
+/**
+ * One member's page: their account and linked identities, wallet (on chain and pending), what they earned
+ * and spent at the brand, their events (refused ones with the refusal), redemptions, streak and
+ * achievements. 404 when the brand has never seen them, so other brands' members stay unknown.
+ */
+export async function readMemberProfile(
+  deps: BrandMembersDeps,
+  brandId: string,
+  userKey: string,
+): Promise<MemberProfile> {
+  const { accountKey, identities } = await accountIdentities(deps.db, userKey);
+  const keys = identities.map((identity) => identity.identityKey);
+  const ledger = await readMemberLedger(deps.db, brandId, keys);
+  if (!ledger.known) throw memberNotFound(userKey);
+  const [wallet, events, redemptions, streaks, achievements] = await Promise.all([
+    readWalletBalance(deps.wallet, accountKey),
+    readMemberEvents(deps.db, brandId, keys),
+    listBrandRedemptions(deps.db, brandId, { userKeys: keys, limit: MEMBER_HISTORY_LIMIT }),
+    readDailyStreaks({ db: deps.db, clock: deps.clock, logger: deps.logger }, [brandId], accountKey),
+    readAchievements(deps.db, brandId, accountKey),
+  ]);
+  const streak = streaks.get(brandId);
+  return {
+    success: true,
+    userKey,
+    accountKey,
+    walletAddress: wallet.walletAddress,
+    identities: identities.map((identity) => ({
+      identityKey: identity.identityKey,
+      platform: identity.platform,
+      primary: identity.primary,
+      linkedAt: identity.linkedAt,
+    })),
+    balance: { onChain: wallet.balance, pending: wallet.pending, reserved: Number(wallet.reserved) },
+    ledger: {
+      earned: Number(ledger.earned),
+      pendingEarned: Number(ledger.pending),
+      confirmedEarned: Number(ledger.confirmed),
+      acceptedEvents: ledger.acceptedEvents,
+      redeemed: Number(ledger.redeemed),
+      redeeming: Number(ledger.redeeming),
+    },
+    events,
+    redemptions,
+    streak: {
+      current: streak?.currentStreak ?? 0,
+      longest: streak?.longestStreak ?? 0,
+      active: streak ? !streak.lapsed && streak.currentStreak > 0 : false,
+      lastActivityAt: streak?.lastActivityAt ?? null,
+    },
+    achievements,
+  };
+}
+
+/** The member's events at the brand, accepted and refused, newest first. */
+async function readMemberEvents(db: Database, brandId: string, keys: string[]): Promise<MemberEvent[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select([
+      'id',
+      'event_type',
+      'user_email',
+      'status',
+      'reason',
+      'reward_amount',
+      'sent_by',
+      'created_at',
+      sql<string | null>`metadata->>'reason'`.as('note'),
+    ])
+    .where('brand_id', '=', brandId)
+    .where('user_email', 'in', keys)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(MEMBER_HISTORY_LIMIT)
+    .execute();
+  return rows.map((row) => ({
+    eventId: row.id,
+    eventType: row.event_type,
+    userKey: row.user_email,
+    status: row.status === 'accepted' ? 'accepted' : 'rejected',
+    reason: row.status === 'accepted' ? null : row.reason,
+    rewardAmount: Number(row.reward_amount),
+    sentBy: row.sent_by,
+    note: row.event_type === MANUAL_AWARD_EVENT_TYPE ? row.note : null,
+    createdAt: new Date(row.created_at).toISOString(),
+  }));
+}
+
+/**
+ * A manual award: `amount` pts to a member the brand knows, for `reason`, through the event pipeline (the
+ * batcher, the member's wallet, the mint), then written to the audit log naming `actor`.
+ */
+export async function awardMember(
+  deps: BrandMembersDeps & { events: EventDeps },
+  input: { brandId: string; userKey: string; amount: number; reason: string; actor: string },
+) {
+  const { accountKey, identities } = await accountIdentities(deps.db, input.userKey);
+  const ledger = await readMemberLedger(
+    deps.db,
+    input.brandId,
+    identities.map((identity) => identity.identityKey),
+  );
+  if (!ledger.known) throw memberNotFound(input.userKey);
+  const candidate = await prepareManualAward(deps.events, {
+    brandId: input.brandId,
+    userEmail: accountKey,
+    amount: BigInt(input.amount),
+    reason: input.reason,
+    awardedBy: input.actor,
+  });
+  const accepted = await awardReward(deps.events, candidate);
+  await insertAuditEntry(deps.db, {
+    actor: input.actor,
+    action: 'member.award',
+    subject: input.brandId,
+    details: { userKey: accountKey, amount: input.amount, reason: input.reason, eventId: accepted.eventId },
+    at: deps.clock.now(),
+  });
+  const response = await completeEvent(deps.events, accepted);
+  return {
+    success: true as const,
+    eventId: response.eventId,
+    rewardAmount: response.rewardAmount,
+    walletAddress: response.walletAddress,
+    mintStatus: response.mintStatus,
+  };
+}

@@ -1,0 +1,200 @@
+import {
+  addConstraintRequestSchema,
+  perkConstraintResponseSchema,
+  perkResponseSchema,
+  perksResponseSchema,
+  portalBrandParamsSchema,
+  portalCreatePerkRequestSchema,
+  portalPerkConstraintParamsSchema,
+  portalPerkDetailSchema,
+  portalPerkParamsSchema,
+  updatePerkRequestSchema,
+} from '@pts/shared';
+import { z } from 'zod';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import {
+  addConstraint,
+  type ConstraintServiceDeps,
+  listConstraints,
+  removeConstraint,
+} from '../perks/constraints/constraints.service.ts';
+import { listBrandRedemptions } from '../perks/perks.repository.ts';
+import {
+  createPerk,
+  getPerk,
+  listPerks,
+  type PerkServiceDeps,
+  perkNotFound,
+  updatePerk,
+} from '../perks/perks.service.ts';
+import { actorOf as portalActorOf } from './portal.routes.ts';
+import type { PortalAuthDeps } from './portal-auth.service.ts';
+import { portalUserOf, requireSession } from './portal-session.ts';
+import { requireRole } from './portal-team.service.ts';
+
+export type PortalPerkRoutesDeps = PortalAuthDeps &
+  PerkServiceDeps &
+  ConstraintServiceDeps & {
+    /** The PerkNFT contract collections live in (shown on a perk's page); absent when not configured. */
+    perkNftAddress: string | undefined;
+  };
+
+const session: ['portalSession'] = ['portalSession'];
+const signedOut = failure('Not signed in (no session, or it ended)');
+const csrfOrRole = failure('Missing CSRF token, or the role cannot make this change');
+const notFound = failure('No such brand among yours, or no such perk in it');
+
+/**
+ * The portal's Perks page (docs/portal.md): the brand's perks, one perk with its collection, eligibility
+ * constraints and redemptions, and changes (admin or owner) through the perk service the admin API, the CLI
+ * and the agent API use. A perk of another brand answers 404, as an unknown one.
+ */
+export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
+  const signedIn = [requireSession(deps)];
+  /** The perk, when it is the brand's; 404 otherwise (another brand's perk is not confirmed to exist). */
+  const brandPerk = async (brandId: string, perkId: string) => {
+    const perk = await getPerk(deps, BigInt(perkId));
+    if (perk.brandId !== brandId) throw perkNotFound(perkId);
+    return perk;
+  };
+  const as = (actor: string) => ({ ...deps, actor });
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/perks',
+      summary: "The brand's perks, oldest first",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: { 200: { description: 'Perks', schema: perksResponseSchema }, 401: signedOut, 404: notFound },
+      handle: async ({ params: { brandId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, perks: await listPerks(deps, brandId) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/perks',
+      summary: 'Create a perk (admin or owner): the same service as `POST /admin/perks` and `pts perk create`',
+      description:
+        'Waits for the PerkNFT collection to be created on chain. maxSupply null = unlimited; maxPerUser 0 = unlimited.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema, body: portalCreatePerkRequestSchema },
+      responses: {
+        201: { description: 'Created', schema: perkResponseSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: notFound,
+        409: failure('The brand has a perk with that name'),
+        503: failure('The chain did not answer (repeat to finish)'),
+      },
+      handle: async ({ params: { brandId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        const perk = await createPerk(as(portalActorOf(user)), { ...body, brandId });
+        res.status(201);
+        return { success: true, perk };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/perks/:perkId',
+      summary: 'One perk: its on-chain collection, eligibility constraints and latest redemptions',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalPerkParamsSchema },
+      responses: { 200: { description: 'Perk', schema: portalPerkDetailSchema }, 401: signedOut, 404: notFound },
+      handle: async ({ params: { brandId, perkId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        const perk = await brandPerk(brandId, perkId);
+        const [constraints, redemptions] = await Promise.all([
+          listConstraints(deps, BigInt(perkId)),
+          listBrandRedemptions(deps.db, brandId, { perkId: BigInt(perkId) }),
+        ]);
+        return {
+          success: true,
+          perk,
+          collection: { contractAddress: deps.perkNftAddress ?? null, collectionId: perk.perkId },
+          constraints,
+          redemptions,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/brands/:brandId/perks/:perkId',
+      summary: 'Change a perk (admin or owner): the same service as `PATCH /admin/perks/:id`',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalPerkParamsSchema, body: updatePerkRequestSchema },
+      responses: {
+        200: { description: 'Changed', schema: perkResponseSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: notFound,
+        409: failure('The contract refused (e.g. supply below what is claimed); nothing changed'),
+        503: failure('The chain did not answer; the perk stays pending, repeat to finish'),
+      },
+      handle: async ({ params: { brandId, perkId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        await brandPerk(brandId, perkId);
+        return { success: true, perk: await updatePerk(as(portalActorOf(user)), BigInt(perkId), body) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/perks/:perkId/constraints',
+      summary: 'Add an eligibility constraint to a perk (admin or owner)',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalPerkParamsSchema, body: addConstraintRequestSchema },
+      responses: {
+        201: { description: 'Added', schema: perkConstraintResponseSchema },
+        400: failure('Validation failed (or a URL the platform may not call)'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: notFound,
+      },
+      handle: async ({ params: { brandId, perkId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        await brandPerk(brandId, perkId);
+        const constraint = await addConstraint(as(portalActorOf(user)), BigInt(perkId), body);
+        res.status(201);
+        return { success: true, constraint };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/brands/:brandId/perks/:perkId/constraints/:constraintId',
+      summary: 'Remove an eligibility constraint (admin or owner)',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalPerkConstraintParamsSchema },
+      responses: {
+        200: { description: 'Removed', schema: z.object({ success: z.literal(true) }) },
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, perk or constraint'),
+      },
+      handle: async ({ params: { brandId, perkId, constraintId }, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        await brandPerk(brandId, perkId);
+        await removeConstraint(as(portalActorOf(user)), BigInt(perkId), constraintId);
+        return { success: true };
+      },
+    }),
+  ];
+}

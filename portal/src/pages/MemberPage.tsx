@@ -1,0 +1,204 @@
+import type { MemberProfile } from '@pts/shared/schemas/brand-members';
+import { eventRefusalText } from '@pts/shared/schemas/event-refusals';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { api, fieldErrors } from '../api.ts';
+import { canEdit, useBrand } from '../session.ts';
+
+/** One member: wallet, what they earned and spent here, history (refusals explained), streak, achievements. */
+export function MemberPage() {
+  const { brandId, membership } = useBrand();
+  const { userKey = '' } = useParams();
+  const key = ['member', brandId, userKey];
+  const profile = useQuery({
+    queryKey: key,
+    queryFn: () => api<MemberProfile>('GET', `/brands/${brandId}/loyalty-members/${encodeURIComponent(userKey)}`),
+  });
+
+  if (profile.isPending) return <p className="loading">Loading the member…</p>;
+  if (profile.isError) return <p role="alert">{profile.error.message}</p>;
+  const member = profile.data;
+  return (
+    <section>
+      <p>
+        <Link to={`/brands/${brandId}/members`}>← Find another member</Link>
+      </p>
+      <h1 className="member-name">{member.userKey}</h1>
+      <dl className="facts">
+        <dt>Wallet</dt>
+        <dd>
+          <code className="link">{member.walletAddress ?? 'none yet'}</code>
+        </dd>
+        <dt>Balance on chain</dt>
+        <dd data-testid="balance-on-chain">{member.balance.onChain} pts</dd>
+        <dt>Pending (accepted, not on chain yet)</dt>
+        <dd data-testid="balance-pending">{member.balance.pending} pts</dd>
+        <dt>Earned here</dt>
+        <dd data-testid="earned">
+          {member.ledger.earned} pts in {member.ledger.acceptedEvents} events
+        </dd>
+        <dt>Spent here</dt>
+        <dd>
+          {member.ledger.redeemed} pts
+          {member.ledger.redeeming > 0 ? ` (+${member.ledger.redeeming} being redeemed)` : ''}
+        </dd>
+        <dt>Daily streak</dt>
+        <dd>
+          {member.streak.current} days (longest {member.streak.longest}){member.streak.active ? '' : ', not running'}
+        </dd>
+      </dl>
+      {canEdit(membership) ? <AwardForm brandId={brandId} userKey={userKey} queryKey={key} /> : null}
+
+      <h2>Linked accounts</h2>
+      <ul className="cards">
+        {member.identities.map((identity) => (
+          <li key={identity.identityKey}>
+            <span>{identity.identityKey}</span> <span className="role">{identity.platform}</span>
+            {identity.primary ? <span className="role">account</span> : null}
+          </li>
+        ))}
+      </ul>
+
+      <h2>Events</h2>
+      {member.events.length === 0 ? (
+        <p>No events.</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Events, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Reward</th>
+                <th scope="col">When</th>
+              </tr>
+            </thead>
+            <tbody>
+              {member.events.map((event) => (
+                <tr key={event.eventId} data-event-id={event.eventId} data-status={event.status}>
+                  <th scope="row">
+                    {event.eventType}
+                    {event.note ? <span className="note-text"> — {event.note}</span> : null}
+                  </th>
+                  <td>
+                    {event.status === 'accepted' ? (
+                      'earned'
+                    ) : (
+                      <span className="refused">
+                        refused: {eventRefusalText(event.reason ?? '')} <code>{event.reason}</code>
+                      </span>
+                    )}
+                  </td>
+                  <td>{event.rewardAmount} pts</td>
+                  <td>{new Date(event.createdAt).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <h2>Redemptions</h2>
+      {member.redemptions.length === 0 ? (
+        <p>No redemptions.</p>
+      ) : (
+        <ul className="cards">
+          {member.redemptions.map((redemption) => (
+            <li key={redemption.redemptionId}>
+              <Link to={`/brands/${brandId}/perks/${redemption.perkId}`}>{redemption.perkName}</Link>{' '}
+              <span className="role">{redemption.status}</span> {redemption.cost} pts · {redemption.confirmationCode}
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <h2>Achievements</h2>
+      <ul className="cards">
+        {member.achievements.map((achievement) => (
+          <li key={achievement.id}>
+            <span>{achievement.name}</span>{' '}
+            <span className="role">
+              {achievement.unlocked ? 'unlocked' : `${achievement.progress} / ${achievement.threshold}`}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function AwardForm(props: { brandId: string; userKey: string; queryKey: string[] }) {
+  const queryClient = useQueryClient();
+  const [amount, setAmount] = useState('50');
+  const [reason, setReason] = useState('');
+  const award = useMutation({
+    mutationFn: () =>
+      api<{ rewardAmount: number }>(
+        'POST',
+        `/brands/${props.brandId}/loyalty-members/${encodeURIComponent(props.userKey)}/awards`,
+        { amount: Number(amount), reason },
+      ),
+    onSuccess: async () => {
+      setReason('');
+      await queryClient.invalidateQueries({ queryKey: props.queryKey });
+    },
+  });
+  const errors = fieldErrors(award.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    award.mutate();
+  };
+  const described = (field: string) =>
+    errors[field] ? { 'aria-invalid': true, 'aria-describedby': `award-${field}-error` } : {};
+  return (
+    <form className="rule-form stack narrow" onSubmit={submit} aria-label="Manual award">
+      <h2>Manual award</h2>
+      <label>
+        Pts to give
+        <input
+          name="amount"
+          type="number"
+          min={1}
+          required
+          value={amount}
+          onChange={(e) => setAmount(e.target.value)}
+          {...described('amount')}
+        />
+        {errors.amount ? (
+          <span className="error" id="award-amount-error">
+            {errors.amount}
+          </span>
+        ) : null}
+      </label>
+      <label>
+        Reason (required; kept in the audit log)
+        <textarea
+          name="reason"
+          rows={2}
+          maxLength={500}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          {...described('reason')}
+        />
+        {errors.reason ? (
+          <span className="error" id="award-reason-error">
+            {errors.reason}
+          </span>
+        ) : null}
+      </label>
+      {award.error && Object.keys(errors).length === 0 ? (
+        <p role="alert" className="error">
+          {award.error.message}
+        </p>
+      ) : null}
+      {award.isSuccess ? <p role="status">Awarded {award.data.rewardAmount} pts.</p> : null}
+      <div className="row">
+        <button type="submit" disabled={award.isPending}>
+          Give pts
+        </button>
+      </div>
+    </form>
+  );
+}

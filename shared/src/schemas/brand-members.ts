@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import { achievementSchema } from './achievements.ts';
+import { cleanString } from './common.ts';
+import { perkConstraintSchema } from './constraints.ts';
+import { createPerkRequestSchema, perkSchema } from './perks.ts';
+import { portalBrandParamsSchema } from './portal.ts';
+
+// A brand's perks and loyalty members as the portal's Perks and Members pages read and change them
+// (docs/portal.md). The services behind them are the perk, ledger, account and event modules'.
+
+/** `POST /portal/api/brands/:brandId/perks`: the admin API's create body; the brand comes from the path. */
+export const portalCreatePerkRequestSchema = createPerkRequestSchema
+  .omit({ brandId: true })
+  .meta({ id: 'PortalCreatePerkRequest' });
+export type PortalCreatePerkRequest = z.input<typeof portalCreatePerkRequestSchema>;
+
+export const portalPerkParamsSchema = portalBrandParamsSchema.extend({
+  perkId: z.string().regex(/^[1-9]\d{0,17}$/, 'must be a perk id (a positive whole number)'),
+});
+export const portalPerkConstraintParamsSchema = portalPerkParamsSchema.extend({
+  constraintId: z.uuid('must be a constraint id (uuid)'),
+});
+
+/** One redemption of a perk, as the brand sees it. */
+export const brandRedemptionSchema = z.object({
+  redemptionId: z.string(),
+  perkId: z.number().int(),
+  perkName: z.string(),
+  /** The member's identity that redeemed (an e-mail or a platform identity). */
+  userKey: z.string(),
+  platform: z.string(),
+  walletAddress: z.string(),
+  status: z.enum(['pending', 'confirmed', 'failed']),
+  cost: z.number().int(),
+  confirmationCode: z.string(),
+  transactionHash: z.string().nullable(),
+  /** Why a failed redemption failed (nothing was spent). */
+  error: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type BrandRedemption = z.infer<typeof brandRedemptionSchema>;
+
+/** `GET /portal/api/brands/:brandId/perks/:perkId`: the perk, its collection, constraints and redemptions. */
+export const portalPerkDetailSchema = z
+  .object({
+    success: z.literal(true),
+    perk: perkSchema,
+    /** The PerkNFT contract and the collection id (= perkId) the perk is minted in. */
+    collection: z.object({ contractAddress: z.string().nullable(), collectionId: z.number().int() }),
+    constraints: z.array(perkConstraintSchema),
+    /** Newest first, at most 100. */
+    redemptions: z.array(brandRedemptionSchema),
+  })
+  .meta({ id: 'PortalPerkDetail' });
+export type PortalPerkDetail = z.infer<typeof portalPerkDetailSchema>;
+
+/** A member search: an e-mail (or its start), a platform identity (`discord:123`, or the id alone), a wallet. */
+export const memberSearchQuerySchema = z.object({
+  q: cleanString(
+    z.string().min(2, 'type at least 2 characters of an e-mail, a platform id or a wallet').max(254, 'is too long'),
+  ),
+});
+
+/** One member found by a search. */
+export const memberMatchSchema = z.object({
+  /** The identity that matched (an e-mail, or a platform identity `<platform>_<id>@<domain>`). */
+  userKey: z.string(),
+  /** The account it belongs to (itself when unlinked). */
+  accountKey: z.string(),
+  platform: z.string(),
+  walletAddress: z.string().nullable(),
+  lastSeenAt: z.string().nullable(),
+});
+export type MemberMatch = z.infer<typeof memberMatchSchema>;
+export const memberSearchResponseSchema = z
+  .object({ success: z.literal(true), members: z.array(memberMatchSchema) })
+  .meta({ id: 'MemberSearchResponse' });
+
+export const memberParamsSchema = portalBrandParamsSchema.extend({
+  userKey: cleanString(
+    z
+      .string()
+      .min(3)
+      .max(254, 'is too long')
+      .transform((value) => value.toLowerCase()),
+  ),
+});
+
+/** One event of a member at the brand, accepted or refused (with the refusal's code). */
+export const memberEventSchema = z.object({
+  eventId: z.string(),
+  eventType: z.string(),
+  userKey: z.string(),
+  status: z.enum(['accepted', 'rejected']),
+  /** The refusal's error code (COOLDOWN_ACTIVE, MAX_CLAIMS_REACHED, …); null when accepted. */
+  reason: z.string().nullable(),
+  rewardAmount: z.number().int(),
+  /** Who sent it: `brand` (signed), `agent:<key>`, `portal:<e-mail>` (a manual award), or null (unsigned). */
+  sentBy: z.string().nullable(),
+  /** A manual award's reason. */
+  note: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type MemberEvent = z.infer<typeof memberEventSchema>;
+
+/** `GET /portal/api/brands/:brandId/loyalty-members/:userKey`. */
+export const memberProfileSchema = z
+  .object({
+    success: z.literal(true),
+    userKey: z.string(),
+    accountKey: z.string(),
+    walletAddress: z.string().nullable(),
+    identities: z.array(
+      z.object({
+        identityKey: z.string(),
+        platform: z.string(),
+        primary: z.boolean(),
+        linkedAt: z.string().nullable(),
+      }),
+    ),
+    /** The wallet (one token across brands): on chain now, and rewards accepted but not on chain yet. */
+    balance: z.object({ onChain: z.number().int(), pending: z.number().int(), reserved: z.number().int() }),
+    /** What the member earned and spent at this brand (docs/ledger.md). */
+    ledger: z.object({
+      earned: z.number().int(),
+      pendingEarned: z.number().int(),
+      confirmedEarned: z.number().int(),
+      acceptedEvents: z.number().int(),
+      redeemed: z.number().int(),
+      redeeming: z.number().int(),
+    }),
+    /** Newest first, at most 100. */
+    events: z.array(memberEventSchema),
+    redemptions: z.array(brandRedemptionSchema),
+    streak: z.object({
+      current: z.number().int(),
+      longest: z.number().int(),
+      active: z.boolean(),
+      lastActivityAt: z.string().nullable(),
+    }),
+    achievements: z.array(achievementSchema),
+  })
+  .meta({ id: 'MemberProfile' });
+export type MemberProfile = z.infer<typeof memberProfileSchema>;
+
+/** Most pts one manual award may give. */
+export const MANUAL_AWARD_MAX = 1_000_000;
+
+/** `POST …/loyalty-members/:userKey/awards`: pts given by hand, always with the reason why. */
+export const manualAwardRequestSchema = z
+  .strictObject({
+    amount: z
+      .number({ message: 'must be a number of pts' })
+      .int('must be a whole number of pts')
+      .min(1, 'must be at least 1 pt')
+      .max(MANUAL_AWARD_MAX, `must be at most ${MANUAL_AWARD_MAX} pts`),
+    reason: cleanString(
+      z
+        .string({ message: 'is required: say why the member gets these pts' })
+        .min(3, 'is required: say why the member gets these pts (at least 3 characters)')
+        .max(500, 'must be at most 500 characters'),
+    ),
+  })
+  .meta({ id: 'ManualAwardRequest' });
+export type ManualAwardRequest = z.input<typeof manualAwardRequestSchema>;
+
+export const manualAwardResponseSchema = z
+  .object({
+    success: z.literal(true),
+    eventId: z.string(),
+    rewardAmount: z.number().int(),
+    walletAddress: z.string(),
+    mintStatus: z.string(),
+  })
+  .meta({ id: 'ManualAwardResponse' });
