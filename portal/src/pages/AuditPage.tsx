@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api.ts';
 import { useBrand } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 
 const KIND_LABELS: Record<(typeof AUDIT_ACTOR_KINDS)[number], string> = {
   portal: 'Portal user',
@@ -54,7 +55,7 @@ export function AuditPage() {
       {audit.isPending ? <p className="loading">Loading the audit log…</p> : null}
       {audit.isError ? <p role="alert">{audit.error.message}</p> : null}
       {audit.data ? (
-        <div className="table-wrap">
+        <TableWrap label="Changes, newest first">
           <table>
             <caption className="visually-hidden">Changes, newest first</caption>
             <thead>
@@ -89,7 +90,7 @@ export function AuditPage() {
               )}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
     </section>
   );

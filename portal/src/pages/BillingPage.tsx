@@ -5,6 +5,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, fieldErrors } from '../api.ts';
 import { canEdit, useBrand } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -107,7 +108,7 @@ export function BillingPage() {
         {purchases.length === 0 ? (
           <p>No purchase yet.</p>
         ) : (
-          <div className="table-wrap">
+          <TableWrap label="Token purchases">
             <table>
               <caption className="visually-hidden">Token purchases</caption>
               <thead>
@@ -133,7 +134,7 @@ export function BillingPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
       </section>
       <section aria-labelledby="gas-heading" className="panel">

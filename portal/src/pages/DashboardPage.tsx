@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import { api } from '../api.ts';
 import { type ChartSeries, TimeChart } from '../charts/TimeChart.tsx';
 import { useBrand } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 
 /** The periods a brand picks from: the days ending now. */
 const PERIODS = [
@@ -246,7 +247,7 @@ const paint = (color: string) => (element: HTMLElement | null) => {
 
 function Table({ caption, head, rows, empty }: { caption: string; head: string[]; rows: string[][]; empty: string }) {
   return (
-    <div className="table-wrap">
+    <TableWrap label={caption}>
       <table>
         <caption>{caption}</caption>
         <thead>
@@ -277,6 +278,6 @@ function Table({ caption, head, rows, empty }: { caption: string; head: string[]
           )}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

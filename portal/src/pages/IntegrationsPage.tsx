@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { api, fieldErrors } from '../api.ts';
 import { canEdit, isOwner, useBrand } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 
 type DnsResult = { domain: string; dnsConfigured: boolean; reason: string };
 
@@ -345,7 +346,7 @@ function Webhooks({ editable }: { editable: boolean }) {
       {webhook.data.deliveries.length === 0 ? (
         <p>No delivery yet.</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Webhook deliveries">
           <table>
             <caption className="visually-hidden">Webhook deliveries</caption>
             <thead>
@@ -381,7 +382,7 @@ function Webhooks({ editable }: { editable: boolean }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );
@@ -417,7 +418,7 @@ function ChatGroups({ data }: { data: PortalIntegrations }) {
       {data.chatGroups.length === 0 ? (
         <p>No chat group yet: add the bot to your Discord, Telegram, Slack or Matrix group and run /setup there.</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Chat groups set up by the bots">
           <table>
             <caption className="visually-hidden">Chat groups set up by the bots</caption>
             <thead>
@@ -441,7 +442,7 @@ function ChatGroups({ data }: { data: PortalIntegrations }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );
@@ -532,7 +533,7 @@ function AgentKeys({ editable }: { editable: boolean }) {
       {keys.isPending ? <p className="loading">Loading the keys…</p> : null}
       {keys.isError ? <p role="alert">{keys.error.message}</p> : null}
       {keys.data && keys.data.agentKeys.length > 0 ? (
-        <div className="table-wrap">
+        <TableWrap label="Agent keys">
           <table>
             <caption className="visually-hidden">Agent keys</caption>
             <thead>
@@ -575,7 +576,7 @@ function AgentKeys({ editable }: { editable: boolean }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : keys.data ? (
         <p>No agent key yet.</p>
       ) : null}

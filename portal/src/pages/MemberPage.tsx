@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, fieldErrors } from '../api.ts';
 import { canEdit, useBrand } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 
 /** One member: wallet, what they earned and spent here, history (refusals explained), streak, achievements. */
 export function MemberPage() {
@@ -64,7 +65,7 @@ export function MemberPage() {
       {member.events.length === 0 ? (
         <p>No events.</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Events, newest first">
           <table>
             <caption className="visually-hidden">Events, newest first</caption>
             <thead>
@@ -97,7 +98,7 @@ export function MemberPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
 
       <h2>Redemptions</h2>

@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api } from '../api.ts';
 import { useBrand } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 
 /** Find a member by e-mail, platform identity or wallet. The search is in the URL, so it survives a reload. */
 export function MembersPage() {
@@ -42,7 +43,7 @@ export function MembersPage() {
         search.data.members.length === 0 ? (
           <p role="status">No member matches “{q}”.</p>
         ) : (
-          <div className="table-wrap">
+          <TableWrap label="Members found">
             <table>
               <caption className="visually-hidden">Members found</caption>
               <thead>
@@ -70,7 +71,7 @@ export function MembersPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )
       ) : null}
     </section>

@@ -6,6 +6,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, fieldErrors } from '../api.ts';
 import { canEdit, useBrand } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 import { limitText, PerkForm, windowText } from './PerkForm.tsx';
 
 /** One perk: its settings, collection on chain, eligibility constraints and redemptions. */
@@ -115,7 +116,7 @@ export function PerkPage() {
       {redemptions.length === 0 ? (
         <p>No redemptions yet.</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Redemptions">
           <table>
             <caption className="visually-hidden">Redemptions</caption>
             <thead>
@@ -143,7 +144,7 @@ export function PerkPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api } from '../api.ts';
 import { canEdit, useBrand } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 import { limitText, PerkForm, windowText } from './PerkForm.tsx';
 
 /** The brand's perks; admins and owners create new ones (a PerkNFT collection each). */
@@ -51,7 +52,7 @@ export function PerksPage() {
       {perks.data.perks.length === 0 ? (
         <p>No perks yet.</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Perks">
           <table>
             <caption className="visually-hidden">Perks</caption>
             <thead>
@@ -79,7 +80,7 @@ export function PerksPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, fieldErrors } from '../api.ts';
 import { canEdit, useBrand } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 
 const DETECTION = ['manual', 'url_pattern', 'form_auto', 'sdk_auto'] as const;
 const UNLIMITED = -1;
@@ -67,7 +68,7 @@ export function ProgramPage() {
           onSave={(eventType, settings) => save.mutate({ eventType, settings })}
         />
       ) : null}
-      <div className="table-wrap">
+      <TableWrap label="Event rules">
         <table>
           <caption className="visually-hidden">Event rules</caption>
           <thead>
@@ -113,7 +114,7 @@ export function ProgramPage() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </section>
   );
 }

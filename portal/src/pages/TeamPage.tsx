@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, fieldErrors } from '../api.ts';
 import { isOwner, useBrand, useSession } from '../session.ts';
+import { TableWrap } from '../TableWrap.tsx';
 
 export function TeamPage() {
   const { brandId, membership } = useBrand();
@@ -41,7 +42,7 @@ export function TeamPage() {
           {changeRole.error.message}
         </p>
       ) : null}
-      <div className="table-wrap">
+      <TableWrap label="Members">
         <table>
           <caption className="visually-hidden">Members</caption>
           <thead>
@@ -77,7 +78,7 @@ export function TeamPage() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {team.data.pendingInvites.length > 0 ? (
         <>
           <h2>Pending invites</h2>
