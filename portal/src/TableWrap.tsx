@@ -1,13 +1,27 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useRef } from 'react';
 
 /**
- * A table that scrolls sideways on a narrow screen (375 px). The scrolling region takes keyboard focus, so a
- * keyboard user can scroll it too (WCAG 2.1.1; axe's scrollable-region-focusable), and is named for screen readers.
+ * A table that scrolls sideways when the screen is too narrow for it (375 px). While it scrolls, the region
+ * takes keyboard focus so a keyboard user can scroll it too (WCAG 2.1.1; axe's scrollable-region-focusable);
+ * when the table fits it is no tab stop. Named for screen readers.
  */
 export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const region = ref.current;
+    if (!region) return;
+    const update = () => {
+      if (region.scrollWidth > region.clientWidth) region.tabIndex = 0;
+      else region.removeAttribute('tabindex');
+    };
+    update();
+    const observer = new ResizeObserver(update);
+    observer.observe(region);
+    if (region.firstElementChild) observer.observe(region.firstElementChild);
+    return () => observer.disconnect();
+  }, []);
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to be scrolled without a mouse
-    <section className="table-wrap" tabIndex={0} aria-label={label}>
+    <section ref={ref} className="table-wrap" aria-label={label}>
       {children}
     </section>
   );
