@@ -15,9 +15,9 @@ import { cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { ANVIL_DEPLOYER_PRIVATE_KEY, ANVIL_MINTER_PRIVATE_KEY, startAnvil } from '../src/chain/anvil.ts';
+import { startAnvil } from '../src/chain/anvil.ts';
 import { automaticPoolSize } from '../src/db/database.ts';
-import { type Core, call, startCore, stopCore } from '../test/replicas/cluster.ts';
+import { type Core, call, replicaEnv, startCore, stopCore } from '../test/replicas/cluster.ts';
 
 const { values } = parseArgs({
   options: {
@@ -61,17 +61,7 @@ async function main() {
       `machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${fmt(totalmem() / 2 ** 30)} GiB; PostgreSQL max_connections ${maxConnections} (${reserved} reserved); pool per process (auto) ${automaticPoolSize(maxConnections, reserved, 10)}`,
     );
     const env = {
-      DATABASE_URL: url.toString(),
-      PTS_CHAIN: 'rpc',
-      PTS_RPC_URL: anvil.rpcUrl,
-      PTS_MINT_FINALITY_DEPTH: '0',
-      PTS_MINT_FINALITY_TAG: 'latest',
-      PTS_DEPLOYER_PRIVATE_KEY: ANVIL_DEPLOYER_PRIVATE_KEY,
-      PTS_MINTER_PRIVATE_KEY: ANVIL_MINTER_PRIVATE_KEY,
-      PTS_ADMIN_TOKEN: ADMIN_TOKEN,
-      PTS_MASTER_KEY: randomBytes(32).toString('hex'),
-      PTS_WALLET_MNEMONIC: 'test test test test test test test test test test test junk',
-      PTS_SEED_DEMO: 'false',
+      ...replicaEnv({ databaseUrl: url.toString(), rpcUrl: anvil.rpcUrl, adminToken: ADMIN_TOKEN }),
       PTS_RATE_LIMIT_IP_PER_MINUTE: '10000000',
       LOG_LEVEL: 'error',
     };

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { findFreePort } from '../../src/chain/anvil.ts';
+import { ANVIL_DEPLOYER_PRIVATE_KEY, ANVIL_MINTER_PRIVATE_KEY, findFreePort } from '../../src/chain/anvil.ts';
 
 // Real core-api processes (`node --import tsx src/main.ts`) for the tests that run several on one database.
 
@@ -21,6 +22,32 @@ export interface Answer {
   headers: Headers;
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
   body: any;
+}
+
+/**
+ * The environment replicas share: one database and one chain (an rpc chain whose mined block is final: an
+ * automine anvil mines only when sent a transaction, so the rpc defaults — the `safe` tag, 10 blocks — would
+ * leave the last rewards `submitted`; finality has its own tests in chain/rollback.test.ts), the deployer and
+ * minter keys, and the secrets every replica must share through the environment, not a data directory.
+ */
+export function replicaEnv(options: {
+  databaseUrl: string;
+  rpcUrl: string;
+  adminToken: string;
+}): Record<string, string> {
+  return {
+    DATABASE_URL: options.databaseUrl,
+    PTS_CHAIN: 'rpc',
+    PTS_RPC_URL: options.rpcUrl,
+    PTS_MINT_FINALITY_DEPTH: '0',
+    PTS_MINT_FINALITY_TAG: 'latest',
+    PTS_DEPLOYER_PRIVATE_KEY: ANVIL_DEPLOYER_PRIVATE_KEY,
+    PTS_MINTER_PRIVATE_KEY: ANVIL_MINTER_PRIVATE_KEY,
+    PTS_ADMIN_TOKEN: options.adminToken,
+    PTS_MASTER_KEY: randomBytes(32).toString('hex'),
+    PTS_WALLET_MNEMONIC: 'test test test test test test test test test test test junk',
+    PTS_SEED_DEMO: 'false',
+  };
 }
 
 /** Starts one process with `env` (over this one's) and its own port and data directory; resolves when ready. */

@@ -3,15 +3,10 @@ import { rmSync } from 'node:fs';
 import { type CreatedBrand, signRequest } from '@pts/shared';
 import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ANVIL_DEPLOYER_PRIVATE_KEY,
-  ANVIL_MINTER_PRIVATE_KEY,
-  type AnvilInstance,
-  startAnvil,
-} from '../../src/chain/anvil.ts';
+import { type AnvilInstance, startAnvil } from '../../src/chain/anvil.ts';
 import { rewardTokenAbi } from '../../src/chain/artifacts/index.ts';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../database.ts';
-import { type Answer, type Core, call, startCore as startReplica, stopCore } from './cluster.ts';
+import { type Answer, type Core, call, replicaEnv, startCore as startReplica, stopCore } from './cluster.ts';
 
 // Three real core-api processes (`node --import tsx src/main.ts`) on one PostgreSQL database and one chain,
 // as docker-compose.yml runs replicas: shared rate limits, brand changes heard by every process at once,
@@ -77,21 +72,7 @@ describe.runIf(testDatabaseKind === 'postgres')('three core-api processes on one
     anvil = await startAnvil({ port: 0 });
     database = await createTestDatabase();
     env = {
-      DATABASE_URL: database.url!,
-      PTS_CHAIN: 'rpc',
-      PTS_RPC_URL: anvil.rpcUrl,
-      // An automine anvil mines only when sent a transaction: with the rpc defaults (the `safe` tag, 10 blocks)
-      // the last rewards would stay `submitted` while the chain idles. Finality has its own tests
-      // (chain/rollback.test.ts); this one is about crashes, so a mined block is final.
-      PTS_MINT_FINALITY_DEPTH: '0',
-      PTS_MINT_FINALITY_TAG: 'latest',
-      PTS_DEPLOYER_PRIVATE_KEY: ANVIL_DEPLOYER_PRIVATE_KEY,
-      PTS_MINTER_PRIVATE_KEY: ANVIL_MINTER_PRIVATE_KEY,
-      // Replicas share their secrets through the environment, not through a data directory.
-      PTS_ADMIN_TOKEN: ADMIN_TOKEN,
-      PTS_MASTER_KEY: randomBytes(32).toString('hex'),
-      PTS_WALLET_MNEMONIC: 'test test test test test test test test test test test junk',
-      PTS_SEED_DEMO: 'false',
+      ...replicaEnv({ databaseUrl: database.url!, rpcUrl: anvil.rpcUrl, adminToken: ADMIN_TOKEN }),
       PTS_DB_POOL_SIZE: '8',
       PTS_RATE_LIMIT_IP_PER_MINUTE: '100000',
       PTS_RATE_LIMIT_BRAND_PER_MINUTE: String(BRAND_LIMIT),

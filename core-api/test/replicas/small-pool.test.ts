@@ -1,14 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ANVIL_DEPLOYER_PRIVATE_KEY,
-  ANVIL_MINTER_PRIVATE_KEY,
-  type AnvilInstance,
-  startAnvil,
-} from '../../src/chain/anvil.ts';
+import { type AnvilInstance, startAnvil } from '../../src/chain/anvil.ts';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../database.ts';
-import { type Core, call, startCore, stopCore } from './cluster.ts';
+import { type Core, call, replicaEnv, startCore, stopCore } from './cluster.ts';
 
 // Issue 26 item 6: with the smallest pool the configuration allows (2) and a 100 ms wait for a free
 // connection, one of three processes started together exited at start — the startup's own queries timed out
@@ -35,17 +30,7 @@ describe.runIf(testDatabaseKind === 'postgres')('three processes with a pool of 
 
   it('starts all three together and each one records events', async () => {
     const env = {
-      DATABASE_URL: database.url!,
-      PTS_CHAIN: 'rpc',
-      PTS_RPC_URL: anvil.rpcUrl,
-      PTS_MINT_FINALITY_DEPTH: '0',
-      PTS_MINT_FINALITY_TAG: 'latest',
-      PTS_DEPLOYER_PRIVATE_KEY: ANVIL_DEPLOYER_PRIVATE_KEY,
-      PTS_MINTER_PRIVATE_KEY: ANVIL_MINTER_PRIVATE_KEY,
-      PTS_ADMIN_TOKEN: ADMIN_TOKEN,
-      PTS_MASTER_KEY: randomBytes(32).toString('hex'),
-      PTS_WALLET_MNEMONIC: 'test test test test test test test test test test test junk',
-      PTS_SEED_DEMO: 'false',
+      ...replicaEnv({ databaseUrl: database.url!, rpcUrl: anvil.rpcUrl, adminToken: ADMIN_TOKEN }),
       PTS_DB_POOL_SIZE: '2',
       PTS_DB_CONNECT_TIMEOUT_MS: '100',
       PTS_MINTER_ELECTION_SECONDS: '0.5',

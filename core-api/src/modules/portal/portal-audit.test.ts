@@ -2,7 +2,7 @@ import { type CreatedBrand, signRequest } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentRequest, createFixtureKey } from '../../../test/agent-fixture.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
-import { type PortalClient, portalMember } from '../../../test/portal-client.ts';
+import { type PortalBrowser, portalMember } from '../../../test/portal-browser.ts';
 import { createPerkViaAdmin } from '../../agent/tools/tool-test-support.ts';
 import { runCli } from '../../cli/run-cli.ts';
 
@@ -13,7 +13,7 @@ import { runCli } from '../../cli/run-cli.ts';
 let platform: TestPlatform;
 let shop: CreatedBrand;
 let other: CreatedBrand;
-let owner: PortalClient;
+let owner: PortalBrowser;
 const admin = () => ({ authorization: `Bearer ${platform.deps.adminToken}` });
 let agentKeyId = '';
 

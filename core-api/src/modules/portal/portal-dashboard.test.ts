@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentRequest, createFixtureKey } from '../../../test/agent-fixture.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
-import { type PortalClient, portalMember } from '../../../test/portal-client.ts';
+import { type PortalBrowser, portalMember } from '../../../test/portal-browser.ts';
 import { createPerkViaAdmin } from '../../agent/tools/tool-test-support.ts';
 import { readBrandAnalytics } from '../analytics/brand-analytics.ts';
 
@@ -15,7 +15,7 @@ import { readBrandAnalytics } from '../analytics/brand-analytics.ts';
 let platform: TestPlatform;
 let shop: CreatedBrand;
 let other: CreatedBrand;
-let owner: PortalClient;
+let owner: PortalBrowser;
 const admin = () => ({ authorization: `Bearer ${platform.deps.adminToken}` });
 
 /** A brand-signed event a minute after the previous one (the test clock stands still otherwise). */

@@ -32,17 +32,6 @@ export async function roleIn(db: Kysely<DB>, userId: string, brandId: string): P
  * The user's role, when at least `needed`. A non-member gets 404 (the brand's existence stays hidden from
  * people outside it); a member with a lesser role gets 403.
  */
-/** The brand's newest 100 audit entries (the portal's activity page). */
-export async function readBrandAudit(db: Kysely<DB>, brandId: string) {
-  return db
-    .selectFrom('audit_log')
-    .select(['id', 'actor', 'action', 'details', 'created_at'])
-    .where('subject', '=', brandId)
-    .orderBy('id', 'desc')
-    .limit(100)
-    .execute();
-}
-
 export async function requireRole(
   db: Kysely<DB>,
   userId: string,

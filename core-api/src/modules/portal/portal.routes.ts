@@ -54,7 +54,6 @@ import {
   inviteMember,
   listTeam,
   type PortalTeamDeps,
-  readBrandAudit,
   requestPasswordReset,
   requireRole,
 } from './portal-team.service.ts';
