@@ -61,7 +61,7 @@ async function signedIn(email: string, role: 'owner' | 'viewer', viewport?: { wi
   await page.getByLabel('New password (at least 10 characters)').fill(PASSWORD);
   await page.getByLabel('Repeat the password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
   return page;
 }
 
@@ -254,7 +254,7 @@ describe('the Perks and Members pages in Chromium', () => {
     await page.getByLabel('E-mail').fill('owner@acme.example.com');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
     await page.goto(`${platform.url}${perkPath}`);
     await page.locator('h1.perk-name').waitFor();
     expect(await overflow(page)).toBeLessThanOrEqual(0);

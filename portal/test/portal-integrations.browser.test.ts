@@ -55,7 +55,7 @@ async function signedInAs(email: string, role: 'owner' | 'viewer', viewport?: { 
   await page.getByLabel('New password (at least 10 characters)').fill(PASSWORD);
   await page.getByLabel('Repeat the password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
   return page;
 }
 
@@ -204,7 +204,7 @@ describe('the Integrations and Billing pages in Chromium', () => {
     await page.getByLabel('E-mail').fill('owner@shop.example.com');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
     await page.goto(`${platform.url}/portal/brands/${brand.brandId}/integrations`);
     await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
     await page.locator('tr[data-delivery-id]').first().waitFor();

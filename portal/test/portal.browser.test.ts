@@ -56,13 +56,13 @@ async function adminInvite(email: string, role: 'owner' | 'admin' | 'viewer'): P
   return answer.body.inviteUrl;
 }
 
-/** Opens an invite link, sets the password, and waits for the program page. */
+/** Opens an invite link, sets the password, and waits for the dashboard (the portal's home). */
 async function acceptInvite(page: Page, inviteUrl: string) {
   await page.goto(inviteUrl);
   await page.getByLabel('New password (at least 10 characters)').fill(PASSWORD);
   await page.getByLabel('Repeat the password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
 }
 
 /** axe-core's serious and critical violations on the page as it is now. */
@@ -136,7 +136,7 @@ describe('the brand portal in Chromium', () => {
     expect(await axeViolations(owner)).toEqual([]);
     await owner.screenshot({ path: join(SCREENSHOTS, 'invite.png') });
     await acceptInvite(owner, inviteUrl);
-    expect(owner.url()).toContain(`/portal/brands/${brand.brandId}/program`);
+    expect(owner.url()).toContain(`/portal/brands/${brand.brandId}/dashboard`);
     expect(owner.url()).not.toContain('token=');
     await expect.poll(() => owner.locator('.brand-name').textContent()).toBe(HOSTILE_NAME);
     expect(await owner.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
@@ -151,6 +151,8 @@ describe('the brand portal in Chromium', () => {
   });
 
   it('creates a rule in the UI, and the rule works: a signed event is accepted with its reward', async () => {
+    await owner.getByRole('navigation', { name: 'Brand pages' }).getByRole('link', { name: 'Program' }).click();
+    await owner.getByRole('heading', { name: 'Program: event rules' }).waitFor();
     await owner.getByRole('button', { name: 'New rule' }).click();
     await owner.getByLabel('Event type (letters, digits, underscores)').fill('portal_signup');
     await owner.getByLabel('Reward (pts)').fill('-5');
@@ -196,6 +198,41 @@ describe('the brand portal in Chromium', () => {
     await expect.poll(() => row.textContent()).toContain('active');
   });
 
+  it('shows the events on the dashboard within seconds, and the rule changes in the audit log', async () => {
+    const stat = (label: string) =>
+      owner
+        .locator('.stat')
+        .filter({ has: owner.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+        .locator('.stat-value');
+    // The platform's clock is manual: a second on, the events of the previous test are inside the window
+    // that ends now (it ends before `to`, as every analytics window does).
+    platform.clock.advance(1_000);
+    await owner.getByRole('navigation', { name: 'Brand pages' }).getByRole('link', { name: 'Dashboard' }).click();
+    await owner.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+    // The previous test's events: accepted ones of one member, and the one refused while the rule was paused.
+    await expect
+      .poll(async () => Number(await stat('Events accepted').textContent()), { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    expect(Number(await stat('Events refused').textContent())).toBeGreaterThan(0);
+    expect(await stat('Members').textContent()).toBe('1');
+    const acceptedBefore = Number(await stat('Events accepted').textContent());
+    // A new member's signed event (as curl would send it) shows on the open page with its next refresh.
+    const body = { brandId: brand.brandId, eventType: 'portal_signup', userEmail: 'second@customer.example' };
+    expect((await platform.signedPost('/pts-api/manual-event', body, brand.securityKey)).status).toBe(200);
+    platform.clock.advance(1_000);
+    await expect.poll(() => stat('Members').textContent(), { timeout: 10_000 }).toBe('2');
+    expect(Number(await stat('Events accepted').textContent())).toBe(acceptedBefore + 1);
+    expect(await axeViolations(owner)).toEqual([]);
+    await owner.screenshot({ path: join(SCREENSHOTS, 'dashboard.png'), fullPage: true });
+
+    await owner.getByRole('navigation', { name: 'Brand pages' }).getByRole('link', { name: 'Audit log' }).click();
+    const change = owner.locator('tr', { hasText: 'portal:owner@acme.example.com' }).first();
+    await change.waitFor();
+    expect(await change.textContent()).toMatch(/rule/);
+    expect(await axeViolations(owner)).toEqual([]);
+    await owner.screenshot({ path: join(SCREENSHOTS, 'audit.png'), fullPage: true });
+  });
+
   it('the owner invites a viewer from the team page', async () => {
     await owner.getByRole('link', { name: 'Team' }).click();
     await owner.getByRole('heading', { name: 'Team', exact: true }).waitFor();
@@ -212,6 +249,7 @@ describe('the brand portal in Chromium', () => {
   it('a viewer reads the program, sees no change controls, and a change sent anyway is refused with 403', async () => {
     const viewer = await newPage();
     await acceptInvite(viewer, viewerInviteUrl);
+    await viewer.getByRole('navigation', { name: 'Brand pages' }).getByRole('link', { name: 'Program' }).click();
     await viewer.locator('tr[data-event-type="portal_signup"]').waitFor();
     expect(await viewer.getByRole('button', { name: 'New rule' }).count()).toBe(0);
     expect(await viewer.getByRole('button', { name: /^(Edit|Pause|Resume) / }).count()).toBe(0);
@@ -250,7 +288,7 @@ describe('the brand portal in Chromium', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
 
     await owner.getByRole('link', { name: 'Program' }).click();
     await owner.getByRole('heading', { name: 'Program: event rules' }).waitFor();
@@ -276,8 +314,12 @@ describe('the brand portal in Chromium', () => {
     await page.getByLabel('E-mail').fill('owner@acme.example.com');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.goto(`${platform.url}/portal/brands/${brand.brandId}/program`);
+    await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.getByRole('button', { name: 'New rule' }).click();
     expect(await overflow()).toBeLessThanOrEqual(0);

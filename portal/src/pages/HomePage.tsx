@@ -1,11 +1,11 @@
 import { Link, Navigate } from 'react-router';
 import { useSession } from '../session.ts';
 
-/** One brand: straight to its program. Several: pick one. None: say how to get in. */
+/** One brand: straight to its dashboard. Several: pick one. None: say how to get in. */
 export function HomePage() {
   const { data } = useSession();
   const brands = data?.brands ?? [];
-  if (brands.length === 1) return <Navigate to={`/brands/${brands[0]!.brandId}/program`} replace />;
+  if (brands.length === 1) return <Navigate to={`/brands/${brands[0]!.brandId}/dashboard`} replace />;
   return (
     <section>
       <h1>Your brands</h1>
@@ -15,7 +15,7 @@ export function HomePage() {
         <ul className="cards">
           {brands.map((brand) => (
             <li key={brand.brandId}>
-              <Link to={`/brands/${brand.brandId}/program`}>{brand.brandName}</Link>{' '}
+              <Link to={`/brands/${brand.brandId}/dashboard`}>{brand.brandName}</Link>{' '}
               <span className="role">{brand.role}</span>
             </li>
           ))}
