@@ -6,6 +6,7 @@ import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts'
 import { runCli } from '../../cli/run-cli.ts';
 import { type PortalRoutesDeps, portalRoutes } from './portal.routes.ts';
 import { PORTAL_SESSION_IDLE_MS } from './portal-auth.service.ts';
+import { type PortalDashboardDeps, portalDashboardRoutes } from './portal-dashboard.routes.ts';
 import { createPortalMailer } from './portal-mailer.ts';
 import { inviteMember } from './portal-team.service.ts';
 
@@ -347,7 +348,9 @@ describe('roles, CSRF and brand isolation', () => {
     // The routes cover every brand route of this table in the OpenAPI document (the other pages' tables
     // have their own isolation tests).
     const table = new Set(
-      portalRoutes({} as PortalRoutesDeps).map((r) => `/portal/api${r.path.replace(/:(\w+)/g, '{$1}')}`),
+      [...portalRoutes({} as PortalRoutesDeps), ...portalDashboardRoutes({} as PortalDashboardDeps)].map(
+        (r) => `/portal/api${r.path.replace(/:(\w+)/g, '{$1}')}`,
+      ),
     );
     const documented = Object.keys((await platform.get('/openapi.json')).body.paths).filter(
       (p) => p.startsWith('/portal/api/brands/') && table.has(p),
