@@ -255,6 +255,9 @@ describe('minter', () => {
     const rows = await insertPendingRewards(database.db, rewardsFor(randomWallets(2), 2));
     const submissions = await Promise.all(rows.map((row) => minter.submit(row.id)));
     const original = submissions[0]!.transactionHash!;
+    // The send is marked `submitted` in a grouped UPDATE a moment after submit() answers (the submit marker):
+    // the stuck clock starts from that mark, so wait for it before moving the clock.
+    await expect.poll(async () => (await chainTxsOf(rows.map((row) => row.id)))[0]?.status).toBe('submitted');
 
     expect((await minter.processPending()).replaced).toBe(0);
     clock.advance(31_000);
