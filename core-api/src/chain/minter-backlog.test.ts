@@ -184,7 +184,16 @@ describe('minter backlog after a stall', () => {
     expect(passes.map((pass) => pass.replaced)).toEqual([10, 10, 10]);
     expect((await openTxs()).map((tx) => tx.hashes.length)).toEqual(Array(10).fill(2));
     await chain.rpc('evm_mine');
-    expect((await minter.processPending()).confirmedTransactions).toBe(10);
+    // The started minter's own tracking may confirm them before a pass asked for here: passes until none is open.
+    await expect
+      .poll(
+        async () => {
+          await minter.processPending();
+          return (await openTxs()).length;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(0);
     await expectMintedExactlyOnce(rows);
   });
 });
