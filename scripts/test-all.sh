@@ -161,6 +161,11 @@ run_vitest() {
     echo "${red}!! vitest wrote no readable JSON report ($report); counting the run as 1 failure${reset}"
     broken=1
   fi
+  # Errors thrown outside any test (the progress reporter writes them) fail the run without failing a test;
+  # name them in the summary, where a log cut to its tail still shows them.
+  local unhandled
+  unhandled=$(sed -n 's/^unhandled /  ['"$name"'] ✗ unhandled error in /p' "$progress" | head -n 5)
+  [[ -n $unhandled ]] && failure_lines+=("$unhandled")
   # vitest failed (unhandled error, no tests found, ...) but the report shows no failure: still a failure.
   if ((status != 0 && failed + broken == 0)); then
     echo "${red}!! vitest exited with $status but reported no failing test; counting 1 failure${reset}"
