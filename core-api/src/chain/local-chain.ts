@@ -1,4 +1,15 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type AnvilInstance, answersChainId, STATE_DUMP_GRACE_MS, startAnvil } from './anvil.ts';
@@ -174,13 +185,56 @@ function adopt(record: LocalChainRecord, recordPath: string, homeDir: string, lo
   };
 }
 
-function parsesAsJson(path: string): boolean {
+/**
+ * Whether the file holds one complete JSON object: a torn write (anvil killed while dumping) leaves it cut
+ * off. Read in chunks, following strings and nesting, instead of `JSON.parse`: a long-lived chain's state file
+ * grows past what one JavaScript string can hold (~512 MiB), and parsing it whole would call a good file
+ * damaged and start an empty chain (seen at 500,000 rewards: a 572 MiB file).
+ */
+export function isCompleteJsonObject(path: string, chunkBytes = 1 << 20): boolean {
+  let fd: number;
   try {
-    JSON.parse(readFileSync(path, 'utf8'));
-    return true;
+    fd = openSync(path, 'r');
   } catch {
     return false;
   }
+  const buffer = Buffer.alloc(chunkBytes);
+  let depth = 0;
+  let started = false;
+  let closed = false;
+  let inString = false;
+  let escaped = false;
+  try {
+    for (;;) {
+      const read = readSync(fd, buffer, 0, chunkBytes, null);
+      if (read === 0) break;
+      for (let i = 0; i < read; i++) {
+        const byte = buffer[i] as number;
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (byte === 0x5c) escaped = true;
+          else if (byte === 0x22) inString = false;
+          continue;
+        }
+        if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+        // Anything after the top-level object closed, or before it opened, is not one JSON object.
+        if (closed || (!started && byte !== 0x7b)) return false;
+        started = true;
+        if (byte === 0x22) inString = true;
+        else if (byte === 0x7b || byte === 0x5b) depth++;
+        else if (byte === 0x7d || byte === 0x5d) {
+          depth--;
+          if (depth < 0) return false;
+          if (depth === 0) closed = true;
+        }
+      }
+    }
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+  return closed && !inString;
 }
 
 /**
@@ -191,7 +245,7 @@ function parsesAsJson(path: string): boolean {
 function prepareStateFile(stateFile: string, logger: Logger): void {
   const backup = `${stateFile}.bak`;
   if (existsSync(stateFile)) {
-    if (parsesAsJson(stateFile)) {
+    if (isCompleteJsonObject(stateFile)) {
       copyFileSync(stateFile, backup);
       return;
     }
@@ -199,7 +253,7 @@ function prepareStateFile(stateFile: string, logger: Logger): void {
     renameSync(stateFile, aside);
     logger.error({ stateFile, movedTo: aside }, 'the local chain state file is damaged (anvil died while saving it)');
   }
-  if (existsSync(backup) && parsesAsJson(backup)) {
+  if (existsSync(backup) && isCompleteJsonObject(backup)) {
     copyFileSync(backup, stateFile);
     logger.warn({ stateFile, from: backup }, 'local chain state restored from its last good copy');
   }
