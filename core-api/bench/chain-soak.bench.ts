@@ -304,7 +304,7 @@ try {
   if (flags.json) console.log(JSON.stringify(result));
   else {
     console.log(
-      `  state file restored every token on restart: ${result.stateRestored ? 'yes' : 'NO'} (restart took ${restartSeconds.toFixed(1)} s)`,
+      `  state file restored every token on restart: ${result.stateRestored ? 'yes' : `NO (totalSupply ${restoredSupply < 0n ? 'unreadable: no token contract' : restoredSupply}, minted ${minted})`} (restart took ${restartSeconds.toFixed(1)} s)`,
     );
   }
   if (!result.stateRestored) process.exitCode = 1;
