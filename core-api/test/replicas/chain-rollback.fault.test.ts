@@ -112,7 +112,9 @@ describe.runIf(testDatabaseKind === 'postgres')('the chain killed under load and
       PTS_REWARD_PROCESSOR_CRON: '*/2 * * * * *',
       LOG_LEVEL: 'warn',
     };
+    const startingAt = performance.now();
     await Promise.all(['a', 'b', 'c'].map((name) => startCore(name, env, cores)));
+    const startedAt = performance.now();
     const outputs = () => cores.map((core) => `--- ${core.name}\n${core.output().slice(-4000)}`).join('\n');
     const admin = (core: Core, method: string, path: string, body?: unknown) =>
       call(core, method, path, body, { authorization: `Bearer ${ADMIN_TOKEN}` });
@@ -243,7 +245,9 @@ describe.runIf(testDatabaseKind === 'postgres')('the chain killed under load and
           for (const sample of round) if (missing !== undefined) sample.missingAfter = missing;
         }
         samples.push(...round);
-        await sleep(300);
+        // Densest right after the restart, while the processes find out what the chain lost.
+        const justRestarted = restartedAt !== undefined && performance.now() - restartedAt < 15_000;
+        await sleep(justRestarted ? 50 : 300);
       }
     })();
 
@@ -276,14 +280,13 @@ describe.runIf(testDatabaseKind === 'postgres')('the chain killed under load and
         if (!existsSync(stateFile) || statSync(stateFile).mtimeMs === before) return undefined;
         // Written in place: copy once it has not changed for a moment, and only a copy that parses.
         await sleep(250);
-        const head = await chain.getBlockNumber({ cacheTime: 0 });
         copyFileSync(stateFile, olderFile);
         try {
-          JSON.parse(readFileSync(olderFile, 'utf8'));
+          const state = JSON.parse(readFileSync(olderFile, 'utf8')) as { best_block_number: number | string };
+          return { head: BigInt(state.best_block_number), acks: acks.length };
         } catch {
           return undefined;
         }
-        return { head, acks: acks.length };
       },
       30_000,
       context,
@@ -322,8 +325,10 @@ describe.runIf(testDatabaseKind === 'postgres')('the chain killed under load and
     anvil = await chainAt(port, stateFile);
     restartedAt = performance.now();
     const headAfterRestart = await chain.getBlockNumber({ cacheTime: 0 });
-    expect(headAfterRestart).toBeLessThanOrEqual(copy.head + 1n);
-    const lostConfirmed = confirmedAtKill.filter((row) => BigInt(row.block_number ?? -1) > headAfterRestart);
+    expect(headAfterRestart).toBeLessThan(headAtKill);
+    // Rewards confirmed in blocks the copy does not hold (one block of margin: a dump may hold a block's
+    // state without the block, chain/supply-witness.ts).
+    const lostConfirmed = confirmedAtKill.filter((row) => BigInt(row.block_number ?? -1) > copy.head + 1n);
     expect(lostConfirmed.length, 'confirmed rewards the rollback took').toBeGreaterThan(0);
 
     // 5. A little more load, then none; wait (bounded) until the ledger and the chain agree everywhere.
@@ -411,17 +416,26 @@ describe.runIf(testDatabaseKind === 'postgres')('the chain killed under load and
     const duringOutage = acks.filter((ack) => ack.startedAt > killedAt + PROBE_GRACE_MS && ack.endedAt < restartingAt);
     expect(duringOutage.length).toBeGreaterThan(0);
     expect(duringOutage.filter((ack) => ack.mintStatus !== 'pending' || ack.transactionHash)).toEqual([]);
-    expect(refused.filter((answer) => answer.status === 0 || answer.status >= 500)).toEqual([]);
+    // No event failed for the chain's sake (a 503 `database_busy` with Retry-After is the honest answer of a
+    // process whose connections are all taken on a loaded machine; the client retries).
+    const busy = (answer: { status: number; body: unknown }) =>
+      answer.status === 503 && (answer.body as { details?: { reason?: string } })?.details?.reason === 'database_busy';
+    expect(refused.filter((answer) => !busy(answer))).toEqual([]);
 
     // ---- /health, /readyz, /livez honest throughout.
     for (const sample of samples) {
       expect(sample.live.status, `${sample.core} /livez`).toBe(200);
-      // A load balancer follows /readyz: the database never left, so events were taken all along.
-      expect([sample.ready.status, sample.ready.body?.status], `${sample.core} /readyz`).toEqual([200, 'ready']);
+      // A load balancer follows /readyz: it follows the database alone (which answered all along, unless a
+      // ping found every connection taken for 2 s), never the chain.
+      expect(
+        [sample.ready.status, sample.ready.body?.status],
+        `${sample.core} /readyz with the database ${sample.ready.body?.database}`,
+      ).toEqual(sample.ready.body?.database === 'connected' ? [200, 'ready'] : [503, 'not_ready']);
       expect(sample.health.status, `${sample.core} /health`).toBe(200);
     }
     const down = samples.filter((s) => s.startedAt > killedAt + PROBE_GRACE_MS && s.endedAt < restartingAt);
-    expect(down.length).toBeGreaterThan(0);
+    // Every process stayed ready for events while the chain was down.
+    for (const core of cores) expect(down.some((s) => s.core === core.name && s.ready.status === 200)).toBe(true);
     for (const sample of down) {
       expect(
         {
@@ -458,10 +472,12 @@ describe.runIf(testDatabaseKind === 'postgres')('the chain killed under load and
         acknowledgedBeforeKill: acksAtKill,
         acknowledgedWhileDown: acks.filter((a) => a.startedAt > killedAt && a.endedAt < restartingAt).length,
         confirmedRewardsLostByRollback: lostConfirmed.length,
-        blocksLost: Number(headAtKill - headAfterRestart),
+        blocksLost: Number(headAtKill - copy.head),
         supplyConfirmedRewards: supplyConfirmed.length,
+        refused: refused.length,
         healthSamples: samples.length,
         seconds: {
+          start: Math.round((startedAt - startingAt) / 1000),
           load: Math.round((loadStoppedAt - loadStartedAt) / 1000),
           down: Math.round((restartingAt - killedAt) / 1000),
           agreementAfterLoad: Math.round((agreedAt - loadStoppedAt) / 1000),
