@@ -77,21 +77,23 @@ describe.runIf(testDatabaseKind === 'postgres')('the chain killed under load and
   let anvil: AnvilInstance | undefined;
   let database: TestDatabase;
   const cores: Core[] = [];
-  const workDir = mkdtempSync(join(tmpdir(), 'pts-chain-fault-'));
-  const stateFile = join(workDir, 'anvil-state.json');
-  const olderFile = join(workDir, 'anvil-state-older.json');
+  let workDir: string | undefined;
 
   afterAll(async () => {
     await Promise.all(cores.map((core) => stopCore(core, 'SIGTERM')));
     for (const core of cores) rmSync(core.dataDir, { recursive: true, force: true });
     await anvil?.stop();
     await database?.close();
-    rmSync(workDir, { recursive: true, force: true });
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
   it('finds every acknowledged reward on chain exactly once, with /health honest throughout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pts-chain-fault-'));
+    workDir = dir;
+    const stateFile = join(dir, 'anvil-state.json');
+    const olderFile = join(dir, 'anvil-state-older.json');
     const chainAt = (port: number, state: string) =>
-      startAnvil({ port, stateFile: state, stateIntervalSeconds: 1, blockTime: 1, homeDir: workDir });
+      startAnvil({ port, stateFile: state, stateIntervalSeconds: 1, blockTime: 1, homeDir: dir });
     anvil = await chainAt(0, stateFile);
     const port = anvil.port;
     const chain = createPublicClient({ transport: http(anvil.rpcUrl, { retryCount: 0 }) });
