@@ -18,6 +18,7 @@ import {
   type WindowTotals,
 } from '../../modules/analytics/analytics.repository.ts';
 import { analyticsWindowOf, readBrandAnalytics } from '../../modules/analytics/brand-analytics.ts';
+import { readPerkActivity } from '../../modules/analytics/perk-activity.ts';
 import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
 import { requireBrandAuthority, requireKnownBrand } from '../actions/brand-authority.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
@@ -38,7 +39,6 @@ import {
   type TimeWindow,
 } from '../analytics/formulas.ts';
 import { type DirectoryBrand, listDirectoryBrands } from '../discovery/brand-directory.repository.ts';
-import { readPerkActivity } from '../intelligence/intelligence.repository.ts';
 import { BRAND_CATEGORIES, BRANDS_LIST_MAX } from './discovery.tools.ts';
 
 /** Spec 8 bounds. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
 import { readLedgerBalance, readMemberActivity } from '../../modules/ledger/member-activity.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
-import { type MemberPerkClaims, readMemberPerkClaims } from '../../modules/perks/perks.repository.ts';
+import { type MemberPerkClaims, readMemberPerkClaims, readOfferedPerks } from '../../modules/perks/perks.repository.ts';
 import { listMemberCatalogue } from '../../modules/perks/perks.service.ts';
 import { judgeCatalogueItem, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
@@ -17,7 +17,7 @@ import {
   ptsToUsd,
   purchaseReward,
 } from '../analytics/formulas.ts';
-import { readAcceptedByType, readDealCandidates } from '../commerce/commerce.repository.ts';
+import { readAcceptedByType } from '../commerce/commerce.repository.ts';
 import { type MemberEarnings, memberEarnings, membersEarnings } from '../commerce/member-earnings.ts';
 import { perkRecommendationScore } from '../intelligence/formulas.ts';
 import { memberNotFound, memberScope } from '../intelligence/member-scope.ts';
@@ -195,7 +195,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           maxCost: query.budget === undefined ? undefined : BigInt(query.budget),
         };
         const rows = await rememberRead(d, 'deal_candidates', { ...filter, days: current.days }, () =>
-          readDealCandidates(db, filter, current),
+          readOfferedPerks(db, filter, current),
         );
         let heldAtLimit = 0;
         const candidates = (await catalogueItemsOf(d, rows))

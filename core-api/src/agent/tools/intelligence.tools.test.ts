@@ -614,3 +614,27 @@ describe('get_user_recommendations, every perk held', () => {
     );
   });
 });
+
+// Last: a redemption the tests above do not expect.
+describe('get_brand_perk_intelligence, a visitor redeems', () => {
+  it('counts the redemption but not the visitor in the funnel: conversion is over members of the brand only', async () => {
+    // carol earned 100 at aud and never had an event at intel: she spends 50 on intel's Sticker.
+    const sticker = (await call('get_brand_perk_intelligence', { params: { brandId: brand.brandId } })).perks.find(
+      (p: Item) => p.perkId === perks.Sticker,
+    );
+    const res = await platform.signedPost(
+      '/services/perks/redeem',
+      { brandId: brand.brandId, perkId: sticker.perkId, userIdentifier: 'carol@example.com' },
+      brand.securityKey,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    platform.clock.advance(60_000);
+    const r = await call('get_brand_perk_intelligence', { params: { brandId: brand.brandId } });
+    const after = r.perks.find((p: Item) => p.perkId === perks.Sticker);
+    expect(after).toMatchObject({
+      redemptions30d: 1,
+      funnel: { couldAfford: 2, redeemers30d: 0, conversionPercent: 0 },
+      supply: { sold: '1' },
+    });
+  });
+});

@@ -2,6 +2,14 @@ import { AppError, brandIdSchema, perkRefSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
 import {
+  type PerkActivity,
+  readCategoryPerformance,
+  readPerkActivities,
+  readPerkActivity,
+  readPerkRedeemers,
+} from '../../modules/analytics/perk-activity.ts';
+import { readRuleEngagement } from '../../modules/events/rule-reads.ts';
+import {
   countBelow,
   readAffordCounts,
   readBalanceQuartiles,
@@ -14,7 +22,7 @@ import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { judgeRedemption, REFUSAL_TEXT, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { readBrandMembers, readPerkRedeemers, readPlatformSplit } from '../intelligence/audience.repository.ts';
+import { readBrandMembers, readPlatformSplit } from '../intelligence/audience.repository.ts';
 import {
   ARCHETYPES,
   type Archetype,
@@ -33,9 +41,7 @@ import {
   redemptionVelocity,
   sharePercent,
 } from '../intelligence/formulas.ts';
-import { type PerkActivity, readPerkActivities, readPerkActivity } from '../intelligence/intelligence.repository.ts';
 import { memberNotFound, memberScope, windowOf } from '../intelligence/member-scope.ts';
-import { readCategoryPerformance, readRuleEngagement } from '../intelligence/suggestions.repository.ts';
 import { boundedInt } from './discovery.tools.ts';
 
 /** Persona and earning rates look at this many days before now. */
