@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { readRulesOfBrands } from '../../modules/events/rule-reads.ts';
+import { ruleCapOut } from '../agent-limits.ts';
 
 /** Agent identities are left out of analytics by the module that owns them. */
 export { notAgent } from '../../modules/analytics/analytics.repository.ts';
@@ -11,6 +12,7 @@ export interface BrandRule {
   eventType: string;
   rewardAmount: bigint;
   cooldownHours: number;
+  /** -1 = unlimited (agent-limits.ts ruleCapOut). */
   maxClaimsPerUser: number;
   active: boolean;
 }
@@ -26,7 +28,7 @@ export async function readBrandRules(db: Kysely<DB>, brandIds: string[]): Promis
         eventType: r.event_type,
         rewardAmount: BigInt(r.reward_amount),
         cooldownHours: r.cooldown_hours,
-        maxClaimsPerUser: r.max_claims_per_user,
+        maxClaimsPerUser: ruleCapOut(r.max_claims_per_user),
         active: r.active,
       })),
     ]),

@@ -1,8 +1,9 @@
-import { AppError, type Perk, type Rule, UNLIMITED, UNLIMITED_CLAIMS } from '@pts/shared';
+import { AppError, type Perk, type Rule, UNLIMITED } from '@pts/shared';
 import { type BrandServiceDeps, listRules, setRule } from '../../modules/brands/brands.service.ts';
 import { lockRuleTotals, ruleKeyOf } from '../../modules/events/events.repository.ts';
 import { findPerk } from '../../modules/perks/perks.repository.ts';
 import { createPerk, type PerkServiceDeps, perkNotFound, updatePerk } from '../../modules/perks/perks.service.ts';
+import { ruleCapOut } from '../agent-limits.ts';
 import type { AgentToolDeps } from '../agent-tool.ts';
 
 /**
@@ -32,7 +33,7 @@ export function toAgentRule(rule: Rule): AgentEventRule {
     eventType: rule.eventType,
     rewardAmount: rule.rewardAmount,
     cooldownHours: rule.cooldownHours,
-    maxClaims: (UNLIMITED_CLAIMS as readonly number[]).includes(rule.maxClaims) ? UNLIMITED : rule.maxClaims,
+    maxClaims: ruleCapOut(rule.maxClaims),
     enabled: rule.active,
   };
 }

@@ -8,6 +8,7 @@ import { listMemberCatalogue } from '../../modules/perks/perks.service.ts';
 import { judgeCatalogueItem, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrandRules, cachedRouteBrands } from '../actions/cached-brands.ts';
+import { agentPerkLimits } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolContext, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
   bestPurchaseRule,
@@ -232,7 +233,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
               ? member.scope.has(row.brand_id) && member.claims.has(String(item.id))
               : null;
             return {
-              ...item,
+              ...agentPerkLimits(item),
               brandName: row.brand_name,
               brandCategory: row.brand_category,
               redemptions30d: row.redemptions,
@@ -492,9 +493,11 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           },
           balance: { now: balance.toString(), afterPurchase: after.toString() },
           perks: {
-            affordableNow: judged.filter((p) => p.now.allowed).map((p) => p.item),
-            unlockedByThisPurchase: judged.filter((p) => !p.now.allowed && p.after.allowed).map((p) => p.item),
-            next: next ? { ...next.item, missingPts: next.after.missing.toString() } : null,
+            affordableNow: judged.filter((p) => p.now.allowed).map((p) => agentPerkLimits(p.item)),
+            unlockedByThisPurchase: judged
+              .filter((p) => !p.now.allowed && p.after.allowed)
+              .map((p) => agentPerkLimits(p.item)),
+            next: next ? { ...agentPerkLimits(next.item), missingPts: next.after.missing.toString() } : null,
           },
           basis: basisOf(
             current,
