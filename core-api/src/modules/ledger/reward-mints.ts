@@ -2,10 +2,12 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 
 /**
- * pts issued network-wide (docs/ledger.md): the amounts of every reward mint, by state. ONE definition, read
- * here and nowhere else (the agent's get_network_stats answers it): `confirmed` is recorded as minted,
- * `pending` queued or sent (pending or submitted), `failed` failed for good; `total` = confirmed + pending (a
- * failed mint issued nothing). Amounts are whole pts, exact.
+ * pts issued network-wide: the amounts of every reward mint, by state — event rewards and everything else
+ * that mints (token purchases, platform awards), so not brand analytics' `ptsIssued`, which counts accepted
+ * event rewards only (docs/ledger.md). ONE definition, read here and nowhere else (the agent's
+ * get_network_stats answers it): `confirmed` is recorded as minted, `pending` queued or sent (pending or
+ * submitted), `failed` failed for good; `total` = confirmed + pending (a failed mint issued nothing). Amounts
+ * are whole pts, exact.
  */
 export interface NetworkIssuedPts {
   /** Reward mints of any state. */
