@@ -144,7 +144,28 @@ describe('core-api layout', () => {
       );
     expect(offending).toEqual([]);
   });
+
+  it('leaves the rule and money tables to their modules: agent/ never reads perk_redemptions, reward_mints or event_rules', () => {
+    // Redemption counts and rates are modules/perks' and modules/analytics' (perk-activity.ts), issued pts and
+    // mint states modules/ledger's (reward-mints.ts), event rules modules/events' (rule-reads.ts) and
+    // modules/brands': one definition each, which every surface reads (issue 23 §1).
+    const tables = /\b(perk_redemptions|reward_mints|event_rules)\b/;
+    const offending = files
+      .filter((file) => file.startsWith('agent/') && !AGENT_TABLE_READS_ALLOWED.includes(file))
+      .flatMap((file) =>
+        (texts.get(file) as string)
+          .split('\n')
+          .flatMap((line, index) => (tables.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+      );
+    expect(offending).toEqual([]);
+  });
 });
+
+/**
+ * agent/ files that may name those tables, each with its reason. None today: add one only with a reason a
+ * reviewer accepts (a read no other surface has, and that no module could own).
+ */
+const AGENT_TABLE_READS_ALLOWED: string[] = [];
 
 const AGENT_ROUTERS = ['agent/agent-tools.ts', 'agent/agent-router.ts', 'agent/mcp/mcp.routes.ts'];
 /** Routers (`*.routes.ts`, `*.router.ts`, `*-router.ts`), agent tool files and background jobs. */

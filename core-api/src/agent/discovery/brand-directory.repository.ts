@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { activeRuleCount } from '../../modules/events/rule-reads.ts';
 
 /**
  * The brand directory the agent discovery tools read (docs/agent-api/discovery.md). A brand's category is
@@ -30,13 +31,7 @@ function directoryQuery(db: Database) {
     'brands.automation_enabled',
     'brands.created_at',
     categoryOf.as('category'),
-    (eb) =>
-      eb
-        .selectFrom('event_rules')
-        .select((inner) => inner.fn.countAll<string>().as('n'))
-        .whereRef('event_rules.brand_id', '=', 'brands.address')
-        .where('event_rules.active', '=', true)
-        .as('active_events'),
+    (eb) => activeRuleCount(eb).as('active_events'),
     (eb) =>
       eb
         .selectFrom('perks')

@@ -6,7 +6,7 @@ import { type ActivityProfile, type Archetype, classifyArchetype } from './formu
 
 /**
  * Aggregate SQL of the audience tools (docs/agent-api/intelligence.md, "Audience"): one grouped pass over
- * a brand's events and one over its redemptions, whatever the number of members. Agent identities
+ * a brand's events (member figures from the ledger), whatever the number of members. Agent identities
  * (`agent:%`) are left out.
  */
 
@@ -54,20 +54,6 @@ export async function readBrandMembers(
       firstEventAt: r.first_at ? new Date(r.first_at) : null,
     };
   });
-}
-
-/** Distinct members who redeemed the perk (pending or confirmed) before `now`, all time. */
-export async function readPerkRedeemers(
-  db: Kysely<DB>,
-  brandId: string,
-  perkId: string,
-  now: Date,
-): Promise<Set<string>> {
-  const result = await sql<{ k: string }>`
-    SELECT DISTINCT user_key AS k FROM perk_redemptions
-     WHERE brand_id = ${brandId} AND perk_id = ${perkId}::bigint AND status IN ('pending', 'confirmed')
-       AND created_at < ${now} AND user_key NOT LIKE 'agent:%'`.execute(db);
-  return new Set(result.rows.map((r) => r.k));
 }
 
 /** Events and distinct members per platform over the window (`eventPlatform`: declared, identity, else web). */

@@ -1,46 +1,42 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { readNetworkIssuedPts } from '../../modules/ledger/reward-mints.ts';
 
 /** Network-wide counts from the real tables (agent tool `get_network_stats`). */
 export interface NetworkCounts {
   brands: number;
   /** Users, without agent identities (emails `agent_…`). */
   users: number;
+  /** pts issued as reward mints: the member ledger's one definition (modules/ledger readNetworkIssuedPts). */
   rewards: { count: number; confirmed: bigint; pending: bigint; failed: bigint; total: bigint };
   acceptedEvents: number;
 }
 
-/** One round trip: brand, user, accepted-event and reward-mint totals (amounts exact, as bigint). */
+/** Brand, user and accepted-event counts, and the ledger's issued pts, side by side (amounts exact, as bigint). */
 export async function readNetworkCounts(db: Database): Promise<NetworkCounts> {
-  const row = await sql<{
-    brands: string | number | bigint;
-    users: string | number | bigint;
-    accepted_events: string | number | bigint;
-    mints: string | number | bigint;
-    confirmed: string | number | bigint | null;
-    pending: string | number | bigint | null;
-    failed: string | number | bigint | null;
-  }>`
-    SELECT
-      (SELECT count(*) FROM brands) AS brands,
-      (SELECT count(*) FROM users WHERE email NOT LIKE 'agent\\_%') AS users,
-      (SELECT count(*) FROM events WHERE status = 'accepted') AS accepted_events,
-      m.mints, m.confirmed, m.pending, m.failed
-    FROM (
-      SELECT count(*) AS mints,
-        coalesce(sum(amount) FILTER (WHERE status = 'confirmed'), 0) AS confirmed,
-        coalesce(sum(amount) FILTER (WHERE status IN ('pending', 'submitted')), 0) AS pending,
-        coalesce(sum(amount) FILTER (WHERE status = 'failed'), 0) AS failed
-      FROM reward_mints
-    ) AS m`.execute(db);
-  const r = row.rows[0]!;
-  const big = (value: string | number | bigint | null) => BigInt(value ?? 0);
-  const confirmed = big(r.confirmed);
-  const pending = big(r.pending);
+  const [counts, issued] = await Promise.all([
+    sql<{
+      brands: string | number | bigint;
+      users: string | number | bigint;
+      accepted_events: string | number | bigint;
+    }>`
+      SELECT
+        (SELECT count(*) FROM brands) AS brands,
+        (SELECT count(*) FROM users WHERE email NOT LIKE 'agent\\_%') AS users,
+        (SELECT count(*) FROM events WHERE status = 'accepted') AS accepted_events`.execute(db),
+    readNetworkIssuedPts(db),
+  ]);
+  const r = counts.rows[0]!;
   return {
     brands: Number(r.brands),
     users: Number(r.users),
     acceptedEvents: Number(r.accepted_events),
-    rewards: { count: Number(r.mints), confirmed, pending, failed: big(r.failed), total: confirmed + pending },
+    rewards: {
+      count: issued.mints,
+      confirmed: issued.confirmed,
+      pending: issued.pending,
+      failed: issued.failed,
+      total: issued.total,
+    },
   };
 }

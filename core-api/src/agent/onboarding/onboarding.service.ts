@@ -2,6 +2,7 @@ import { AppError, isAppError } from '@pts/shared';
 import { getBrandKeyStatus, revokeBrandKeys, rotateBrandKeys } from '../../modules/brands/brand-keys.service.ts';
 import { requireRegistrableBrand } from '../../modules/brands/brand-registration.ts';
 import { createBrand } from '../../modules/brands/brands.service.ts';
+import { readRulesOfBrands } from '../../modules/events/rule-reads.ts';
 import { requireBrandAuthority } from '../actions/brand-authority.ts';
 import type { AgentPrincipal, AgentToolDeps } from '../agent-tool.ts';
 import { grantBrandToKey } from '../keys/agent-keys.service.ts';
@@ -80,12 +81,7 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
   });
   d.changes.emit({ kind: 'brand', brandId: brand.brandId });
   d.changes.emit({ kind: 'rules', brandId: brand.brandId });
-  const rules = await d.db
-    .selectFrom('event_rules')
-    .select(['id', 'event_type', 'reward_amount'])
-    .where('brand_id', '=', brand.brandId)
-    .orderBy('event_type')
-    .execute();
+  const rules = (await readRulesOfBrands(d.db, [brand.brandId])).get(brand.brandId) ?? [];
   return {
     brandId: brand.brandId,
     name: brand.name,

@@ -1,7 +1,9 @@
-import { AppError, type Perk, type Rule, UNLIMITED, UNLIMITED_CLAIMS } from '@pts/shared';
+import { AppError, type Perk, type Rule, UNLIMITED } from '@pts/shared';
 import { type BrandServiceDeps, listRules, setRule } from '../../modules/brands/brands.service.ts';
+import { lockRuleTotals, ruleKeyOf } from '../../modules/events/events.repository.ts';
 import { findPerk } from '../../modules/perks/perks.repository.ts';
 import { createPerk, type PerkServiceDeps, perkNotFound, updatePerk } from '../../modules/perks/perks.service.ts';
+import { ruleCapOut } from '../agent-limits.ts';
 import type { AgentToolDeps } from '../agent-tool.ts';
 
 /**
@@ -31,7 +33,7 @@ export function toAgentRule(rule: Rule): AgentEventRule {
     eventType: rule.eventType,
     rewardAmount: rule.rewardAmount,
     cooldownHours: rule.cooldownHours,
-    maxClaims: (UNLIMITED_CLAIMS as readonly number[]).includes(rule.maxClaims) ? UNLIMITED : rule.maxClaims,
+    maxClaims: ruleCapOut(rule.maxClaims),
     enabled: rule.active,
   };
 }
@@ -108,14 +110,8 @@ export async function updateBrandEvent(
 ): Promise<AgentEventRule> {
   const service = brandServiceFor(d, keyId);
   const rule = await d.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('event_rules')
-      .select('id')
-      .where('brand_id', '=', brandId)
-      .where('id', '=', eventId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!row) throw ruleNotFound(brandId, eventId);
+    const key = { brand_id: brandId, id: eventId };
+    if (!(await lockRuleTotals(trx, [key])).has(ruleKeyOf(key))) throw ruleNotFound(brandId, eventId);
     const current = (await listRules({ db: trx }, brandId)).find((candidate) => candidate.eventId === eventId);
     if (!current) throw ruleNotFound(brandId, eventId);
     return setRule({ ...service, db: trx, changes: undefined }, brandId, {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { readRewardMintStates } from '../../modules/ledger/reward-mints.ts';
 
 // The tables behind agent rewards (docs/agent-api/rewards.md): claims, and the evidence that earns them —
 // accepted events a key brought through the agent API (process_event marks them `metadata.agentKeyId`) and
@@ -76,32 +77,32 @@ function claimViewsQuery(db: Database) {
     .selectFrom('agent_reward_claims')
     .innerJoin('brands', 'brands.address', 'agent_reward_claims.brand_id')
     .leftJoin('events', 'events.id', 'agent_reward_claims.event_id')
-    .leftJoin('reward_mints', 'reward_mints.event_id', 'agent_reward_claims.event_id')
-    .leftJoin('chain_txs', 'chain_txs.id', 'reward_mints.chain_tx_id')
-    .select([
-      ...claimColumns,
-      'brands.name as brand_name',
-      'events.id as paid_event',
-      'reward_mints.status as mint_status',
-      'chain_txs.current_hash as tx_hash',
-    ]);
+    .select([...claimColumns, 'brands.name as brand_name', 'events.id as paid_event']);
 }
 
 type ClaimViewRow = Awaited<ReturnType<ReturnType<typeof claimViewsQuery>['execute']>>[number];
 
-function toClaimView(row: ClaimViewRow): AgentRewardClaimView {
-  return {
-    keyId: row.key_id,
-    brandId: row.brand_id,
-    rewardType: row.reward_type,
-    amount: BigInt(row.amount),
-    eventId: row.event_id,
-    claimedAt: row.claimed_at,
-    brandName: row.brand_name,
-    paid: row.paid_event !== null,
-    mintStatus: row.mint_status ?? null,
-    transactionHash: row.tx_hash ?? null,
-  };
+/** The claims with what became of their rewards: the mint states are the ledger's (readRewardMintStates). */
+async function toClaimViews(db: Database, rows: ClaimViewRow[]): Promise<AgentRewardClaimView[]> {
+  const mints = await readRewardMintStates(
+    db,
+    rows.map((row) => row.event_id),
+  );
+  return rows.map((row) => {
+    const mint = mints.get(row.event_id);
+    return {
+      keyId: row.key_id,
+      brandId: row.brand_id,
+      rewardType: row.reward_type,
+      amount: BigInt(row.amount),
+      eventId: row.event_id,
+      claimedAt: row.claimed_at,
+      brandName: row.brand_name,
+      paid: row.paid_event !== null,
+      mintStatus: mint?.status ?? null,
+      transactionHash: mint?.transactionHash ?? null,
+    };
+  });
 }
 
 /** The key's claim of this brand and type, if any, with its payment state. */
@@ -114,7 +115,7 @@ export async function findAgentRewardClaim(
     .where('agent_reward_claims.brand_id', '=', key.brandId)
     .where('agent_reward_claims.reward_type', '=', key.rewardType)
     .executeTakeFirst();
-  return row ? toClaimView(row) : undefined;
+  return row ? (await toClaimViews(db, [row]))[0] : undefined;
 }
 
 /** Every claim of the key, newest first. */
@@ -124,7 +125,7 @@ export async function listAgentRewardClaims(db: Database, keyId: string): Promis
     .orderBy('agent_reward_claims.claimed_at', 'desc')
     .orderBy('agent_reward_claims.brand_id')
     .execute();
-  return rows.map(toClaimView);
+  return toClaimViews(db, rows);
 }
 
 /** Claims the key made from `since` on (paid or still being paid): what the period cap counts. */

@@ -77,7 +77,8 @@ beforeAll(async () => {
     name: 'beta',
     domain: 'beta.example.com',
     rules: [
-      { eventType: 'earn', rewardAmount: 50, cooldownHours: 0, maxClaims: -1 },
+      // The spec's other spelling of unlimited, stored as given: the agent answers -1 all the same.
+      { eventType: 'earn', rewardAmount: 50, cooldownHours: 0, maxClaims: 999999 },
       { eventType: 'visit', rewardAmount: 10, cooldownHours: 0, maxClaims: -1 },
     ],
   });
@@ -405,6 +406,7 @@ describe('compare_cashback', () => {
         rewardPts: '50',
         rewardUsd: '0.050',
         cashbackPercent: 0.2,
+        maxClaimsPerUser: -1,
         acceptedLast30d: 2,
       }),
       expect.objectContaining({

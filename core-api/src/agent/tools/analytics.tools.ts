@@ -18,8 +18,10 @@ import {
   type WindowTotals,
 } from '../../modules/analytics/analytics.repository.ts';
 import { analyticsWindowOf, readBrandAnalytics } from '../../modules/analytics/brand-analytics.ts';
+import { readPerkActivity } from '../../modules/analytics/perk-activity.ts';
 import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
 import { requireBrandAuthority, requireKnownBrand } from '../actions/brand-authority.ts';
+import { limitTextOut, limitTextSchema } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { readBrandRules } from '../analytics/analytics.repository.ts';
 import {
@@ -38,7 +40,6 @@ import {
   type TimeWindow,
 } from '../analytics/formulas.ts';
 import { type DirectoryBrand, listDirectoryBrands } from '../discovery/brand-directory.repository.ts';
-import { readPerkActivity } from '../intelligence/intelligence.repository.ts';
 import { BRAND_CATEGORIES, BRANDS_LIST_MAX } from './discovery.tools.ts';
 
 /** Spec 8 bounds. */
@@ -503,7 +504,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       path: '/analytics/brands/:brandId/perks',
       summary: "A brand's perks: redemptions, pts redeemed, redeemers and supply",
       description:
-        "Every perk of the brand with its cost, active flag, redemptions (pending or confirmed) all time, in the last 7 and 30 days, pts redeemed and distinct redeemers all time, failed attempts, supply (max, remaining; null = unlimited) and sell-through in % (sold ÷ max supply); brand totals and the share of the brand's all-time members who redeemed. Most redeemed first. 404 for an unknown brand; a brand without perks answers an empty list with a note.",
+        "Every perk of the brand with its cost, active flag, redemptions (pending or confirmed) all time, in the last 7 and 30 days, pts redeemed and distinct redeemers all time, failed attempts, supply (max, -1 = unlimited; remaining, null when unlimited) and sell-through in % (sold ÷ max supply, null when unlimited); brand totals and the share of the brand's all-time members who redeemed. Most redeemed first. 404 for an unknown brand; a brand without perks answers an empty list with a note.",
       access: 'public',
       cached: true,
       request: { params: brandParams },
@@ -531,7 +532,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
             ptsRedeemed: amount,
             redeemers: z.number().int(),
             failed: z.number().int(),
-            supply: z.object({ max: amount.nullable(), remaining: amount.nullable() }),
+            supply: z.object({ max: limitTextSchema, remaining: amount.nullable() }),
             sellThroughPercent: z.number().nullable(),
           }),
         ),
@@ -564,7 +565,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
               redeemers: t.redeemers,
               failed: t.failed,
               supply: {
-                max: p.maxSupply === null ? null : p.maxSupply.toString(),
+                max: limitTextOut(p.maxSupply),
                 remaining: remaining === null ? null : remaining.toString(),
               },
               sellThroughPercent: p.maxSupply === null ? null : percentOf(Number(p.sold), Number(p.maxSupply)),

@@ -3,11 +3,12 @@ import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
 import { readLedgerBalance, readMemberActivity } from '../../modules/ledger/member-activity.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
-import { type MemberPerkClaims, readMemberPerkClaims } from '../../modules/perks/perks.repository.ts';
+import { type MemberPerkClaims, readMemberPerkClaims, readOfferedPerks } from '../../modules/perks/perks.repository.ts';
 import { listMemberCatalogue } from '../../modules/perks/perks.service.ts';
 import { judgeCatalogueItem, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrandRules, cachedRouteBrands } from '../actions/cached-brands.ts';
+import { agentPerkLimits } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolContext, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
   bestPurchaseRule,
@@ -17,7 +18,7 @@ import {
   ptsToUsd,
   purchaseReward,
 } from '../analytics/formulas.ts';
-import { readAcceptedByType, readDealCandidates } from '../commerce/commerce.repository.ts';
+import { readAcceptedByType } from '../commerce/commerce.repository.ts';
 import { type MemberEarnings, memberEarnings, membersEarnings } from '../commerce/member-earnings.ts';
 import { perkRecommendationScore } from '../intelligence/formulas.ts';
 import { memberNotFound, memberScope } from '../intelligence/member-scope.ts';
@@ -195,7 +196,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           maxCost: query.budget === undefined ? undefined : BigInt(query.budget),
         };
         const rows = await rememberRead(d, 'deal_candidates', { ...filter, days: current.days }, () =>
-          readDealCandidates(db, filter, current),
+          readOfferedPerks(db, filter, current),
         );
         let heldAtLimit = 0;
         const candidates = (await catalogueItemsOf(d, rows))
@@ -232,7 +233,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
               ? member.scope.has(row.brand_id) && member.claims.has(String(item.id))
               : null;
             return {
-              ...item,
+              ...agentPerkLimits(item),
               brandName: row.brand_name,
               brandCategory: row.brand_category,
               redemptions30d: row.redemptions,
@@ -492,9 +493,11 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           },
           balance: { now: balance.toString(), afterPurchase: after.toString() },
           perks: {
-            affordableNow: judged.filter((p) => p.now.allowed).map((p) => p.item),
-            unlockedByThisPurchase: judged.filter((p) => !p.now.allowed && p.after.allowed).map((p) => p.item),
-            next: next ? { ...next.item, missingPts: next.after.missing.toString() } : null,
+            affordableNow: judged.filter((p) => p.now.allowed).map((p) => agentPerkLimits(p.item)),
+            unlockedByThisPurchase: judged
+              .filter((p) => !p.now.allowed && p.after.allowed)
+              .map((p) => agentPerkLimits(p.item)),
+            next: next ? { ...agentPerkLimits(next.item), missingPts: next.after.missing.toString() } : null,
           },
           basis: basisOf(
             current,

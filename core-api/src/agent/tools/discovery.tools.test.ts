@@ -170,8 +170,9 @@ describe('get_brand', () => {
     expect(byType.earn).toMatchObject({
       rewardAmount: 100,
       cooldownHours: 0,
-      maxClaimsPerUser: null,
-      maxTotalClaims: null,
+      // Unlimited reads -1, as every agent tool takes it; what is left of no cap is null.
+      maxClaimsPerUser: -1,
+      maxTotalClaims: -1,
       remainingTotalClaims: null,
     });
     expect(byType.daily_visit).toMatchObject({
@@ -204,6 +205,8 @@ describe('get_brand_perks', () => {
       remainingSupply: 2,
       available: true,
     });
+    // dearPerk has no supply cap: -1, as create_brand_perk takes it; nothing to count down (null).
+    expect(all.perks[1]).toMatchObject({ maxSupply: -1, remainingSupply: null });
     const merch = await call('get_brand_perks', { params: { brandId: shop.brandId }, query: { category: 'MERCH' } });
     expect(merch.perks.map((p: { uuid: string }) => p.uuid)).toEqual([cheapPerk.uuid]);
     const none = await call('get_brand_perks', { params: { brandId: bare.brandId } });

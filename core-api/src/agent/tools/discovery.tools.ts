@@ -13,11 +13,11 @@ import { rememberRead } from '../../caching/answer-cache.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound, listRules } from '../../modules/brands/brands.service.ts';
-import { isUnlimited } from '../../modules/events/event-rules.ts';
 import { readLeaderboard } from '../../modules/leaderboards/leaderboards.service.ts';
 import type { PerkRow } from '../../modules/perks/perks.repository.ts';
 import { listCatalogue, toCatalogueItem } from '../../modules/perks/perks.service.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
+import { agentPerkLimits, optionalLimitOut, ruleCapOut } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
   type DirectoryBrand,
@@ -239,11 +239,11 @@ const ruleViewSchema = z.object({
   rewardAmount: z.number().int(),
   /** Hours a user must wait between two rewarded events of this type (0 = none). */
   cooldownHours: z.number().int(),
-  /** Rewarded events per user; null = unlimited. */
-  maxClaimsPerUser: z.number().int().nullable(),
-  /** Rewarded events across all users; null = unlimited. */
-  maxTotalClaims: z.number().int().nullable(),
-  /** What is left of maxTotalClaims; null = unlimited. */
+  /** Rewarded events per user; -1 = unlimited. */
+  maxClaimsPerUser: z.number().int(),
+  /** Rewarded events across all users; -1 = unlimited. */
+  maxTotalClaims: z.number().int(),
+  /** What is left of maxTotalClaims; null when unlimited. */
   remainingTotalClaims: z.number().int().nullable(),
   detectionMethod: z.string(),
 });
@@ -256,8 +256,8 @@ function getBrandTool(d: AgentToolDeps): AgentTool {
     summary: "A brand's program: its events with amounts, cooldowns and caps",
     description:
       'The brand (domain, category, whether it rewards events now) and every ACTIVE event rule: the reward in ' +
-      'pts, the cooldown in hours between two rewards of one user, the per-user cap and the total cap (null = ' +
-      'unlimited) and what is left of the total cap. An empty `events` list means the brand rewards nothing ' +
+      'pts, the cooldown in hours between two rewards of one user, the per-user cap and the total cap (-1 = ' +
+      'unlimited) and what is left of the total cap (null when unlimited). An empty `events` list means the brand rewards nothing ' +
       'yet. 404 not_found for an unknown Brand ID.',
     access: 'public',
     request: { params: brandParams },
@@ -276,8 +276,8 @@ function getBrandTool(d: AgentToolDeps): AgentTool {
           eventType: rule.eventType,
           rewardAmount: rule.rewardAmount,
           cooldownHours: rule.cooldownHours,
-          maxClaimsPerUser: isUnlimited(rule.maxClaims) ? null : rule.maxClaims,
-          maxTotalClaims: rule.maxTotal,
+          maxClaimsPerUser: ruleCapOut(rule.maxClaims),
+          maxTotalClaims: optionalLimitOut(rule.maxTotal),
           remainingTotalClaims: rule.maxTotal === null ? null : Math.max(0, rule.maxTotal - (rule.totalClaims ?? 0)),
           detectionMethod: rule.detectionMethod,
         })),
@@ -294,8 +294,8 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
     summary: "A brand's perk catalogue with live supply",
     description:
       "The brand's perks that are on chain, oldest first, optionally of one `category` (a perk category such as " +
-      'merch or general): cost in pts, supply (maxSupply null = unlimited), how many are claimed and left (read ' +
-      'live from the PerkNFT contract), the per-user maximum (0 = unlimited) and `available` (active and not ' +
+      'merch or general): cost in pts, supply (maxSupply -1 = unlimited), how many are claimed and left (read ' +
+      'live from the PerkNFT contract; remainingSupply null when unlimited), the per-user maximum (-1 = unlimited) and `available` (active and not ' +
       'sold out). Empty when the brand has no perk (of that category). 404 not_found for an unknown Brand ID.',
     access: 'public',
     request: { params: brandParams, query: z.object({ category: perkCategorySchema.optional() }) },
@@ -318,7 +318,12 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
         params.brandId,
         { category: query.category },
       );
-      return { brandId: params.brandId, category: query.category ?? null, perks, count: perks.length };
+      return {
+        brandId: params.brandId,
+        category: query.category ?? null,
+        perks: perks.map(agentPerkLimits),
+        count: perks.length,
+      };
     },
   });
 }
@@ -368,7 +373,10 @@ function browsePerksTool(d: AgentToolDeps): AgentTool {
     async handle({ query }) {
       if (query.brandId) await requireKnownBrand(d, query.brandId);
       const rows = await rememberRead(d, 'browse_perk_rows', query, () => browsePerkRows(d.db, query));
-      const perks = (await catalogueItemsOf(d, rows)).map(({ row, item }) => ({ ...item, brandName: row.brand_name }));
+      const perks = (await catalogueItemsOf(d, rows)).map(({ row, item }) => ({
+        ...agentPerkLimits(item),
+        brandName: row.brand_name,
+      }));
       return {
         perks,
         count: perks.length,

@@ -74,6 +74,16 @@ async function createPerk(name: string, cost: number, maxSupply: number | null, 
   return res.body.perk as { perkId: number; uuid: string };
 }
 
+/** A member redeems a perk of `b` (by uuid or integer id) through the services API: 200 expected. */
+async function redeem(b: CreatedBrand, perkId: string, userIdentifier: string) {
+  const res = await platform.signedPost(
+    '/services/perks/redeem',
+    { brandId: b.brandId, perkId, userIdentifier },
+    b.securityKey,
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
 beforeAll(async () => {
   platform = await startTestPlatform({
     PTS_RATE_LIMIT_IP_PER_MINUTE: '100000',
@@ -121,12 +131,7 @@ beforeAll(async () => {
   await event(new Date(T0.getTime() - 1 * DAY), 'share', 'alice@example.com');
   await waitForMintsSettled(platform);
   platform.clock.set(T0);
-  const res = await platform.signedPost(
-    '/services/perks/redeem',
-    { brandId: brand.brandId, perkId: gold.uuid, userIdentifier: 'alice@example.com' },
-    brand.securityKey,
-  );
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  await redeem(brand, gold.uuid, 'alice@example.com');
   platform.clock.set(new Date(T0.getTime() + 60_000));
 }, 180_000);
 
@@ -233,7 +238,7 @@ describe('get_brand_perk_intelligence', () => {
     });
     const sticker = r.perks.find((p: Item) => p.perkId === perks.Sticker);
     expect(sticker).toMatchObject({ heatScore: 0, funnel: { couldAfford: 2, redeemers30d: 0, conversionPercent: 0 } });
-    expect(sticker.supply).toMatchObject({ max: null, remaining: null, daysToSellOut: null });
+    expect(sticker.supply).toMatchObject({ max: '-1', remaining: null, daysToSellOut: null });
     expect(r.basis.sampleSize).toBe(1);
   });
 
@@ -552,7 +557,7 @@ describe('suggest_brand_perks', () => {
       {
         category: 'merch',
         priceInPoints: 50,
-        maxSupply: null,
+        maxSupply: -1,
         reason:
           '1 redemption(s) of 2 merch perk(s) at 1 brand(s) in 30 days; this brand has none; priced at the median balance of its members (3 of 3 can afford it now)',
       },
@@ -598,12 +603,7 @@ describe('get_user_recommendations, every perk held', () => {
     );
     expect(earned.status, JSON.stringify(earned.body)).toBe(200);
     await waitForMintsSettled(platform);
-    const redeemed = await platform.signedPost(
-      '/services/perks/redeem',
-      { brandId: held.brandId, perkId: cap.uuid, userIdentifier: 'held@example.com' },
-      held.securityKey,
-    );
-    expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
+    await redeem(held, cap.uuid, 'held@example.com');
     platform.clock.advance(60_000);
     const r = await call('get_user_recommendations', { params: { userId: 'held@example.com' }, query: {} }, [
       held.brandId,
@@ -612,5 +612,24 @@ describe('get_user_recommendations, every perk held', () => {
     expect(r.basis.note).toBe(
       'The member already holds the per-member maximum of every available perk (1) at the brands this key acts for',
     );
+  });
+});
+
+// Last: a redemption the tests above do not expect.
+describe('get_brand_perk_intelligence, a visitor redeems', () => {
+  it('counts the redemption but not the visitor in the funnel: conversion is over members of the brand only', async () => {
+    // carol earned 100 at aud and never had an event at intel: she spends 50 on intel's Sticker.
+    const sticker = (await call('get_brand_perk_intelligence', { params: { brandId: brand.brandId } })).perks.find(
+      (p: Item) => p.perkId === perks.Sticker,
+    );
+    await redeem(brand, sticker.perkId, 'carol@example.com');
+    platform.clock.advance(60_000);
+    const r = await call('get_brand_perk_intelligence', { params: { brandId: brand.brandId } });
+    const after = r.perks.find((p: Item) => p.perkId === perks.Sticker);
+    expect(after).toMatchObject({
+      redemptions30d: 1,
+      funnel: { couldAfford: 2, redeemers30d: 0, conversionPercent: 0 },
+      supply: { sold: '1' },
+    });
   });
 });

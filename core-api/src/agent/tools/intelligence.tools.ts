@@ -1,6 +1,14 @@
-import { AppError, brandIdSchema, perkRefSchema } from '@pts/shared';
+import { AppError, brandIdSchema, perkRefSchema, UNLIMITED } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
+import {
+  type PerkActivity,
+  readCategoryPerformance,
+  readPerkActivities,
+  readPerkActivity,
+  readPerkRedeemers,
+} from '../../modules/analytics/perk-activity.ts';
+import { readRuleEngagement } from '../../modules/events/rule-reads.ts';
 import {
   countBelow,
   readAffordCounts,
@@ -13,8 +21,9 @@ import {
 import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { judgeRedemption, REFUSAL_TEXT, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
+import { limitTextOut, limitTextSchema } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { readBrandMembers, readPerkRedeemers, readPlatformSplit } from '../intelligence/audience.repository.ts';
+import { readBrandMembers, readPlatformSplit } from '../intelligence/audience.repository.ts';
 import {
   ARCHETYPES,
   type Archetype,
@@ -33,9 +42,7 @@ import {
   redemptionVelocity,
   sharePercent,
 } from '../intelligence/formulas.ts';
-import { type PerkActivity, readPerkActivities, readPerkActivity } from '../intelligence/intelligence.repository.ts';
 import { memberNotFound, memberScope, windowOf } from '../intelligence/member-scope.ts';
-import { readCategoryPerformance, readRuleEngagement } from '../intelligence/suggestions.repository.ts';
 import { boundedInt } from './discovery.tools.ts';
 
 /** Persona and earning rates look at this many days before now. */
@@ -112,7 +119,7 @@ const perkIntelligenceResult = z.object({
         conversionPercent: z.number().nullable(),
       }),
       supply: z.object({
-        max: amount.nullable(),
+        max: limitTextSchema,
         sold: amount,
         remaining: amount.nullable(),
         daysToSellOut: z.number().int().nullable(),
@@ -244,7 +251,7 @@ const perkSuggestionsResult = z.object({
     z.object({
       category: z.string(),
       priceInPoints: z.number().int(),
-      maxSupply: z.null(),
+      maxSupply: z.literal(UNLIMITED),
       reason: z.string(),
     }),
   ),
@@ -459,7 +466,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/intelligence/brands/:brandId/perks',
       summary: "Heat, funnel and supply depletion of a brand's perks",
       description:
-        'For each perk of the brand, hottest first: heat score = (2 × redemptions in the last 7 days + redemptions 8–30 days ago) ÷ 30 (weighted redemptions per day); velocity = 30-day redemptions ÷ 30; funnel = members whose all-time earnings at the brand reach the cost → distinct redeemers in 30 days (conversion in %, null when nobody could afford); supply = max, sold, remaining and days to sell out at the 30-day rate (null: unlimited supply or no recent redemption). Aggregates only, no member data; agent identities excluded. A brand with no perk answers an empty list with a note.',
+        'For each perk of the brand, hottest first: heat score = (2 × redemptions in the last 7 days + redemptions 8–30 days ago) ÷ 30 (weighted redemptions per day); velocity = 30-day redemptions ÷ 30; funnel = members whose all-time earnings at the brand reach the cost → distinct redeemers in 30 days (conversion in %, null when nobody could afford); supply = max (-1 = unlimited), sold, remaining and days to sell out at the 30-day rate (null: unlimited supply or no recent redemption). Aggregates only, no member data; agent identities excluded. A brand with no perk answers an empty list with a note.',
       access: 'public',
       cached: true,
       request: { params: brandParams },
@@ -502,7 +509,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
                   conversionPercent: conversionRate(p.redeemers30, couldAfford),
                 },
                 supply: {
-                  max: p.maxSupply === null ? null : p.maxSupply.toString(),
+                  max: limitTextOut(p.maxSupply),
                   sold: p.sold.toString(),
                   remaining: remaining === null ? null : remaining.toString(),
                   daysToSellOut: daysToSellOut(remaining, p.last30),
@@ -797,7 +804,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/brands/:brandId/suggestions/perks',
       summary: "Perk prices from this brand's members' balances and categories that redeem well",
       description:
-        "Suggested perk configurations for the create_perk body (category, priceInPoints; maxSupply null = unlimited). Price points: the 25th, 50th and 75th percentiles (entry, core, premium; an actual member's balance) of the ledger balances (accepted rewards network-wide − redemptions not failed, ≥ 0) of the brand's members (an accepted event there), with how many members can afford each now. Categories: every category of the network's active perks with perks, brands, redemptions in the last 30 days, redemptions per perk and lower median cost, best redeeming first. Suggestions: up to 3 categories the brand has no active perk in that were redeemed in the window, priced at the core price point (or the category's median cost when the brand has no member). Empty data answers empty lists with a note.",
+        "Suggested perk configurations for the create_perk body (category, priceInPoints; maxSupply -1 = unlimited). Price points: the 25th, 50th and 75th percentiles (entry, core, premium; an actual member's balance) of the ledger balances (accepted rewards network-wide − redemptions not failed, ≥ 0) of the brand's members (an accepted event there), with how many members can afford each now. Categories: every category of the network's active perks with perks, brands, redemptions in the last 30 days, redemptions per perk and lower median cost, best redeeming first. Suggestions: up to 3 categories the brand has no active perk in that were redeemed in the window, priced at the core price point (or the category's median cost when the brand has no member). Empty data answers empty lists with a note.",
       access: 'public',
       cached: true,
       request: { params: brandParams },
@@ -843,7 +850,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           .map((c) => ({
             category: c.category,
             priceInPoints: core ? core.priceInPoints : c.medianCost,
-            maxSupply: null,
+            maxSupply: UNLIMITED,
             reason: `${c.redemptions30d} redemption(s) of ${c.perks} ${c.category} perk(s) at ${c.brands} brand(s) in ${WINDOW_DAYS} days; this brand has none; ${
               core
                 ? `priced at the median balance of its members (${core.membersCanAffordNow} of ${balances.members} can afford it now)`

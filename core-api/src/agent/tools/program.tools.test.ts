@@ -202,17 +202,24 @@ describe('unlimited is -1 (or null) on every limit input', () => {
       params: { brandId: shop.brandId },
       body: { name: 'Unlimited stickers', priceInPoints: 1, maxSupply: -1, maxPerUser: -1 },
     });
-    expect(unlimited).toMatchObject({ maxSupply: null, maxPerUser: 0 });
+    // Unlimited answers -1, the spelling it was given in (docs/decisions.md, "Agent API").
+    expect(unlimited).toMatchObject({ maxSupply: -1, maxPerUser: -1 });
+    // The answer goes back in as it is.
+    const again = await call('update_brand_perk', {
+      params: { brandId: shop.brandId, collectionId: String(unlimited.perkId) },
+      body: { maxSupply: unlimited.maxSupply, maxPerUser: unlimited.maxPerUser },
+    });
+    expect(again).toMatchObject({ maxSupply: -1, maxPerUser: -1 });
     const nulls = await call('create_brand_perk', {
       params: { brandId: shop.brandId },
       body: { name: 'Null stickers', priceInPoints: 1, maxSupply: null, maxPerUser: null },
     });
-    expect(nulls).toMatchObject({ maxSupply: null, maxPerUser: 0 });
+    expect(nulls).toMatchObject({ maxSupply: -1, maxPerUser: -1 });
     const three = await call('create_brand_perk', {
       params: { brandId: shop.brandId },
       body: { name: 'Three per member', priceInPoints: 1, maxPerUser: 3 },
     });
-    expect(three).toMatchObject({ maxSupply: null, maxPerUser: 3 });
+    expect(three).toMatchObject({ maxSupply: -1, maxPerUser: 3 });
     const byDefault = await call('create_brand_perk', {
       params: { brandId: shop.brandId },
       body: { name: 'One per member', priceInPoints: 1 },
@@ -225,13 +232,13 @@ describe('unlimited is -1 (or null) on every limit input', () => {
       params: { brandId: shop.brandId, collectionId: String(three.perkId) },
       body: { maxPerUser: -1, maxSupply: 40 },
     });
-    expect(changed).toMatchObject({ maxPerUser: 0, maxSupply: 40, chainStatus: 'synced' });
+    expect(changed).toMatchObject({ maxPerUser: -1, maxSupply: 40, chainStatus: 'synced' });
     expect((await platform.deps.perkChain?.getCollection(BigInt(three.perkId)))?.maxPerUser).toBe(0n);
     const back = await call('update_brand_perk', {
       params: { brandId: shop.brandId, collectionId: String(three.perkId) },
       body: { maxPerUser: 2, maxSupply: null },
     });
-    expect(back).toMatchObject({ maxPerUser: 2, maxSupply: null });
+    expect(back).toMatchObject({ maxPerUser: 2, maxSupply: -1 });
     for (const body of [{ maxPerUser: -2 }, { maxPerUser: 0.5 }, { maxSupply: 'lots' }]) {
       await expect(
         refused('update_brand_perk', { params: { brandId: shop.brandId, collectionId: String(three.perkId) }, body }),
@@ -351,7 +358,7 @@ describe('create_brand_perk and update_brand_perk', () => {
       description: 'one cup',
       priceInPoints: 120,
       cost: 120,
-      maxSupply: null,
+      maxSupply: -1,
       category: 'dining',
       isActive: true,
       chainStatus: 'synced',

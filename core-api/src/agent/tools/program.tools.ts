@@ -12,6 +12,7 @@ import {
   ruleSchema,
 } from '@pts/shared';
 import { z } from 'zod';
+import { agentPerkLimits } from '../agent-limits.ts';
 import { type AgentPrincipal, type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { createBrandEvent, createBrandPerk, updateBrandEvent, updateBrandPerk } from '../program/program.service.ts';
 
@@ -40,8 +41,9 @@ const agentPerkSchema = perkSchema.extend({
   isActive: z.boolean(),
 });
 
+/** The perk as the agent API answers it: its limits -1 when unlimited (agent-limits.ts). */
 function toAgentPerk(perk: Perk) {
-  return { ...perk, collectionId: perk.perkId, priceInPoints: perk.cost, isActive: perk.active };
+  return { ...agentPerkLimits(perk), collectionId: perk.perkId, priceInPoints: perk.cost, isActive: perk.active };
 }
 
 const brandParams = z.object({ brandId: brandIdSchema });

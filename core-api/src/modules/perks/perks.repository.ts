@@ -1,5 +1,5 @@
 import type { BrandRedemption, Perk } from '@pts/shared';
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { DB, PerksTable } from '../../db/schema.ts';
 
 export type PerkRow = Selectable<PerksTable>;
@@ -219,4 +219,42 @@ export async function listBrandRedemptions(
     error: row.error,
     createdAt: new Date(row.created_at).toISOString(),
   }));
+}
+
+/** An offered perk (readOfferedPerks): its row, its brand's name and category, its redemptions in the window. */
+export type OfferedPerkRow = PerkRow & { brand_name: string; brand_category: string | null; redemptions: number };
+
+/**
+ * Active, on-chain perks of every brand (of `brandCategory`, costing at most `maxCost`), cheapest first, each
+ * with its redemptions in `[window.from, window.to)` — pending or confirmed, agent identities (`agent:…`,
+ * `agent_…`) left out: the catalogue deals are chosen from (the agent's find_deals). Supply is read from the
+ * chain by the caller.
+ */
+export async function readOfferedPerks(
+  db: Kysely<DB>,
+  filter: { brandCategory?: string | undefined; maxCost?: bigint | undefined },
+  window: { from: Date; to: Date },
+): Promise<OfferedPerkRow[]> {
+  let query = db
+    .selectFrom('perks')
+    .innerJoin('brands', 'brands.address', 'perks.brand_id')
+    .selectAll('perks')
+    .select(['brands.name as brand_name', 'brands.category as brand_category'])
+    .select((eb) =>
+      eb
+        .selectFrom('perk_redemptions as r')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .whereRef('r.perk_id', '=', 'perks.id')
+        .where('r.status', 'in', ['pending', 'confirmed'])
+        .where('r.created_at', '>=', window.from)
+        .where('r.created_at', '<', window.to)
+        .where(sql<boolean>`(r.user_key NOT LIKE 'agent:%' AND r.user_key NOT LIKE 'agent\\_%')`)
+        .as('redemptions'),
+    )
+    .where('perks.active', '=', true)
+    .where('perks.chain_status', '=', 'synced');
+  if (filter.brandCategory) query = query.where('brands.category', '=', filter.brandCategory);
+  if (filter.maxCost !== undefined) query = query.where('perks.cost', '<=', filter.maxCost);
+  const rows = await query.orderBy('perks.cost').orderBy('perks.id').execute();
+  return rows.map((row) => ({ ...row, redemptions: Number(row.redemptions ?? 0) }));
 }
