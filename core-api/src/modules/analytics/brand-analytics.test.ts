@@ -25,6 +25,7 @@ async function event(userEmail: string, at: number, status: 'accepted' | 'reject
       user_email: userEmail,
       status,
       reason: status === 'rejected' ? 'COOLDOWN_ACTIVE' : null,
+      metadata: '{}',
       reward_amount: status === 'accepted' ? 10n : 0n,
       created_at: new Date(NOW.getTime() + at),
     })
