@@ -26,107 +26,23 @@
  *    ratio to health's, the ratio to the old absolute 50 ms target (which depends on the machine's speed of
  *    the day), and the tool's p95 in the mixed and cold passes.
  */
-import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread } from 'node:worker_threads';
+import {
+  fireInWorker,
+  loadLine,
+  machineLine,
+  openBenchDatabase,
+  type PreparedRequest,
+  quantile,
+  type TimedResult,
+} from './bench-support.ts';
 
 const TARGET_P95_MS = 50;
 /** A read tool's p95 may be at most this many times the health endpoint's p95 of the same run. */
 const TARGET_RATIO_TO_HEALTH = 1.5;
 const HEALTH_PATH = '/pts-api/health';
-
-// ---------------------------------------------------------------------------------------------------------
-// Load generator (worker thread): fires prepared requests, `concurrency` at a time, and times each.
-// ---------------------------------------------------------------------------------------------------------
-
-interface PreparedRequest {
-  label: string;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  /** Signed with the bench's agent key just before it is sent. */
-  signed?: boolean;
-}
-
-interface TimedResult {
-  label: string;
-  ms: number;
-  status: number;
-}
-
-interface FireJob {
-  url: string;
-  concurrency: number;
-  /** Fired one after the other, each to its end, over the same keep-alive connections. */
-  phases: PreparedRequest[][];
-}
-
-async function fire(job: FireJob, onPhase?: (index: number, at: 'start' | 'end') => void): Promise<TimedResult[]> {
-  const target = new URL(job.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency });
-  const results: TimedResult[] = [];
-  let next = 0;
-  const one = (request: PreparedRequest) =>
-    new Promise<TimedResult>((resolve) => {
-      const started = performance.now();
-      const req = http.request(
-        { agent, host: target.hostname, port: target.port, method: request.method, path: request.path },
-        (res) => {
-          res.resume();
-          res.on('end', () =>
-            resolve({ label: request.label, ms: performance.now() - started, status: res.statusCode ?? 0 }),
-          );
-        },
-      );
-      for (const [name, value] of Object.entries(request.headers)) req.setHeader(name, value);
-      req.on('error', () => resolve({ label: request.label, ms: performance.now() - started, status: 0 }));
-      req.end();
-    });
-  for (const [index, requests] of job.phases.entries()) {
-    next = 0;
-    onPhase?.(index, 'start');
-    await Promise.all(
-      Array.from({ length: job.concurrency }, async () => {
-        while (next < requests.length) {
-          const request = requests[next++] as PreparedRequest;
-          results.push(await one(request));
-        }
-      }),
-    );
-    onPhase?.(index, 'end');
-  }
-  agent.destroy();
-  return results;
-}
-
-if (!isMainThread && (workerData as { agentReadBench?: boolean } | undefined)?.agentReadBench) {
-  const job = workerData as FireJob;
-  fire(job, (index, at) => parentPort?.postMessage({ phase: index, at })).then((results) =>
-    parentPort?.postMessage({ results }),
-  );
-}
-
-/** Fires `job` from a worker thread; `onPhase` hears (on this thread) when each phase starts and ends. */
-function fireInWorker(job: FireJob, onPhase?: (index: number, at: 'start' | 'end') => void): Promise<TimedResult[]> {
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsxApi)}).then((m) => m.tsImport(${JSON.stringify(import.meta.url)}, ${JSON.stringify(import.meta.url)}))`;
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(code, { eval: true, workerData: { ...job, agentReadBench: true } });
-    worker.on('message', (message: { results: TimedResult[] } | { phase: number; at: 'start' | 'end' }) => {
-      if ('phase' in message) {
-        onPhase?.(message.phase, message.at);
-        return;
-      }
-      resolve(message.results);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Main thread: platform, seed, measure.
@@ -160,7 +76,7 @@ interface ToolFigures {
 function figures(label: string, results: TimedResult[]): ToolFigures {
   const mine = results.filter((result) => result.label === label);
   const sorted = mine.map((result) => result.ms).sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+  const at = (q: number) => quantile(sorted, q);
   const errors: Record<string, number> = {};
   for (const result of mine) {
     if (result.status >= 200 && result.status < 300) continue;
@@ -238,38 +154,18 @@ async function main(): Promise<void> {
   const { agentTools } = await import('../src/agent/agent-tools.ts');
   const { createAgentKey } = await import('../src/agent/keys/agent-keys.service.ts');
 
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  log(
-    `agent read bench — ${machine}, load ${loadavg()
-      .map((l) => fmt(l, 2))
-      .join(' / ')}`,
-  );
+  const machine = machineLine();
+  log(`agent read bench — ${machine}, load ${loadLine()}`);
   log(`${USERS.toLocaleString()} members, ${EVENTS.toLocaleString()} events, ${BRANDS} brands, ${CONCURRENCY} clients`);
 
-  const adminUrl = process.env.PTS_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const keep = text('keep');
-  if (keep !== undefined && !/^[a-z0-9_]{1,32}$/.test(keep)) throw new Error('--keep takes [a-z0-9_]{1,32}');
   const onlyTools = text('tools')?.split(',');
-  const dbName = keep ? `pts_bench_agent_keep_${keep}` : `pts_bench_agent_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  const reused =
-    keep !== undefined && (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName])).rowCount === 1;
-  if (!reused) await admin.query(`CREATE DATABASE ${dbName}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  const dataDir = keep
-    ? join(tmpdir(), `pts-bench-agent-keep-${keep}`)
-    : mkdtempSync(join(tmpdir(), 'pts-bench-agent-'));
-  mkdirSync(dataDir, { recursive: true });
+  const database = await openBenchDatabase({ prefix: 'pts_bench_agent', dirPrefix: 'pts-bench-agent', keep });
+  const { dbName, dataDir, reused } = database;
   let stopPlatform: (() => Promise<void>) | undefined;
   const cleanup = async () => {
     await stopPlatform?.().catch(() => {});
-    if (!keep) {
-      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-    await admin.end().catch(() => {});
+    await database.cleanup();
   };
   process.once('SIGINT', () => {
     void cleanup().then(() => process.exit(130));
@@ -284,7 +180,7 @@ async function main(): Promise<void> {
       PTS_CHAIN: 'local',
       PTS_SEED_DEMO: 'false',
       LOG_LEVEL: process.env.PTS_BENCH_LOG_LEVEL ?? 'silent',
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: database.url,
       // The load comes from one IP: lift the per-IP limits so the bench measures the reads, not 429s.
       PTS_AGENT_IP_PER_MINUTE: '100000000',
       PTS_RATE_LIMIT_IP_PER_MINUTE: '100000000',

@@ -56,14 +56,26 @@ export const memberOfBrand = (to: Date, from?: Date) => {
                 WHERE l.account_key = r.user_key AND ${acceptedHere}))`;
 };
 
-/** One round trip: events, new members and redemptions of the scope in `[from, to)`. */
+/** One round trip: events, new members (unless `newMembers: false`) and redemptions of the scope in `[from, to)`. */
 export async function readWindowTotals(
   db: Kysely<DB>,
   brandId: string | undefined,
   window: TimeWindow,
+  options: { newMembers?: boolean } = {},
 ): Promise<WindowTotals> {
   const { from, to } = window;
   const scope = scopeOf(brandId);
+  // New members group every accepted event of the scope before `to` by member, the heaviest part of this
+  // read: a caller that counts them in its own pass over those events (the brand dashboard's member counts)
+  // leaves them out with `newMembers: false` (newMembers is then 0).
+  const newMembers =
+    options.newMembers === false
+      ? sql`(SELECT 0 AS new_members) AS n`
+      : sql`(SELECT count(*)::int AS new_members
+              FROM (SELECT user_email, min(created_at) AS first FROM events
+                     WHERE ${scope} AND ${eventMember} AND status = 'accepted' AND created_at < ${to}
+                     GROUP BY user_email) AS f
+             WHERE f.first >= ${from}) AS n`;
   const result = await sql<{
     accepted: number;
     rejected: number;
@@ -85,11 +97,7 @@ export async function readWindowTotals(
                    coalesce(sum(reward_amount) FILTER (WHERE status = 'accepted'), 0)::text AS issued
               FROM events
              WHERE ${scope} AND ${eventMember} AND created_at >= ${from} AND created_at < ${to}) AS e,
-           (SELECT count(*)::int AS new_members
-              FROM (SELECT user_email, min(created_at) AS first FROM events
-                     WHERE ${scope} AND ${eventMember} AND status = 'accepted' AND created_at < ${to}
-                     GROUP BY user_email) AS f
-             WHERE f.first >= ${from}) AS n,
+           ${newMembers},
            (SELECT count(*)::int AS redemptions, count(DISTINCT user_key) FILTER (WHERE member)::int AS redeemers,
                    count(DISTINCT user_key) FILTER (WHERE active)::int AS active_redeemers,
                    coalesce(sum(cost), 0)::text AS redeemed

@@ -67,8 +67,8 @@ export async function readBrandAnalytics(
   const window: TimeWindow = { from, to, days: (to.getTime() - from.getTime()) / DAY_MS };
   const { brandId } = input;
   const [totals, members, refusals, series, types, perks, purchases, gas, leaderboard] = await Promise.all([
-    readWindowTotals(db, brandId, window),
-    readMemberCounts(db, brandId, to),
+    readWindowTotals(db, brandId, window, { newMembers: false }),
+    readMemberCounts(db, brandId, window),
     readRefusals(db, brandId, window),
     readSeries(db, brandId, window),
     readEventTypeActivity(db, brandId, window),
@@ -93,7 +93,7 @@ export async function readBrandAnalytics(
   return {
     brandId,
     window: { from: from.toISOString(), to: to.toISOString(), days: window.days },
-    members: { ...members, new: totals.newMembers, inWindow: totals.members },
+    members: { total: members.total, active: members.active, new: members.new, inWindow: totals.members },
     events: { accepted: totals.acceptedEvents, refused: totals.rejectedEvents, refusedByReason: refusals },
     ptsIssued: totals.ptsIssued.toString(),
     redemptions: {
@@ -134,18 +134,31 @@ export async function readBrandAnalytics(
   };
 }
 
-/** Members of the brand before `to`, and those active in the day, week and month before it. */
-async function readMemberCounts(db: Database, brandId: string, to: Date) {
+/**
+ * Members of the brand before the window's end: all of them, the new ones (their first accepted event falls
+ * in the window, as `readWindowTotals` counts them) and those active in the day, week and month before the
+ * end. One pass over the brand's accepted events grouped by member (a hash of members), their first and last
+ * event; not one sort of every event per distinct count.
+ */
+async function readMemberCounts(db: Database, brandId: string, window: TimeWindow) {
+  const { from, to } = window;
   const ago = (days: number) => new Date(to.getTime() - days * DAY_MS);
-  const result = await sql<{ total: number; day: number; week: number; month: number }>`
-    SELECT count(DISTINCT user_email)::int AS total,
-           count(DISTINCT user_email) FILTER (WHERE created_at >= ${ago(1)})::int AS day,
-           count(DISTINCT user_email) FILTER (WHERE created_at >= ${ago(7)})::int AS week,
-           count(DISTINCT user_email) FILTER (WHERE created_at >= ${ago(30)})::int AS month
-      FROM events
-     WHERE brand_id = ${brandId} AND status = 'accepted' AND ${eventMember} AND created_at < ${to}`.execute(db);
+  const result = await sql<{ total: number; new: number; day: number; week: number; month: number }>`
+    SELECT count(*)::int AS total,
+           count(*) FILTER (WHERE first >= ${from})::int AS new,
+           count(*) FILTER (WHERE last >= ${ago(1)})::int AS day,
+           count(*) FILTER (WHERE last >= ${ago(7)})::int AS week,
+           count(*) FILTER (WHERE last >= ${ago(30)})::int AS month
+      FROM (SELECT min(created_at) AS first, max(created_at) AS last
+              FROM events
+             WHERE brand_id = ${brandId} AND status = 'accepted' AND ${eventMember} AND created_at < ${to}
+             GROUP BY user_email) AS m`.execute(db);
   const row = result.rows[0];
-  return { total: row?.total ?? 0, active: { day: row?.day ?? 0, week: row?.week ?? 0, month: row?.month ?? 0 } };
+  return {
+    total: row?.total ?? 0,
+    new: row?.new ?? 0,
+    active: { day: row?.day ?? 0, week: row?.week ?? 0, month: row?.month ?? 0 },
+  };
 }
 
 /** Refused events of the window by reason (the refusal's error code), most frequent first. */
@@ -171,19 +184,15 @@ type BucketRow = {
   spent: string;
 };
 
-/** Events and redemptions per UTC day and per week (Monday), in one statement. */
+/**
+ * Events and redemptions per UTC day and per week (Monday), in one statement. The window's events are read
+ * once, grouped by day and member; the days and the weeks are sums over those groups (a member active on
+ * several days of a week is one member of the week).
+ */
 async function readSeries(db: Database, brandId: string, window: TimeWindow) {
   const inWindow = sql`brand_id = ${brandId} AND created_at >= ${window.from} AND created_at < ${window.to}`;
   const unitStart = (unit: 'day' | 'week') =>
     sql`to_char(date_trunc(${unit}, created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
-  const eventsBy = (unit: 'day' | 'week') => sql`
-    SELECT ${unit}::text AS unit, ${unitStart(unit)} AS start,
-           count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
-           count(*) FILTER (WHERE status = 'rejected')::int AS refused,
-           count(DISTINCT user_email) FILTER (WHERE status = 'accepted')::int AS members,
-           coalesce(sum(reward_amount) FILTER (WHERE status = 'accepted'), 0)::text AS issued,
-           0 AS redemptions, '0' AS spent
-      FROM events WHERE ${inWindow} AND ${eventMember} GROUP BY 2`;
   const redemptionsBy = (unit: 'day' | 'week') => sql`
     SELECT ${unit}::text AS unit, ${unitStart(unit)} AS start, 0 AS accepted, 0 AS refused, 0 AS members,
            '0' AS issued, count(*)::int AS redemptions, coalesce(sum(cost), 0)::text AS spent
@@ -191,7 +200,26 @@ async function readSeries(db: Database, brandId: string, window: TimeWindow) {
      WHERE ${inWindow} AND ${notAgent(sql.ref('user_key'))} AND status IN ('pending', 'confirmed')
      GROUP BY 2`;
   const result = await sql<BucketRow>`
-    ${eventsBy('day')} UNION ALL ${eventsBy('week')}
+    WITH member_days AS (
+      SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day, user_email,
+             count(*) FILTER (WHERE status = 'accepted') AS accepted,
+             count(*) FILTER (WHERE status = 'rejected') AS refused,
+             coalesce(sum(reward_amount) FILTER (WHERE status = 'accepted'), 0) AS issued
+        FROM events WHERE ${inWindow} AND ${eventMember}
+       GROUP BY 1, 2),
+    member_weeks AS (
+      SELECT date_trunc('week', day) AS week, user_email, sum(accepted) AS accepted, sum(refused) AS refused,
+             sum(issued) AS issued
+        FROM member_days GROUP BY 1, 2)
+    SELECT 'day' AS unit, to_char(day, 'YYYY-MM-DD') AS start, sum(accepted)::int AS accepted,
+           sum(refused)::int AS refused, count(*) FILTER (WHERE accepted > 0)::int AS members,
+           sum(issued)::text AS issued, 0 AS redemptions, '0' AS spent
+      FROM member_days GROUP BY day
+    UNION ALL
+    SELECT 'week' AS unit, to_char(week, 'YYYY-MM-DD') AS start, sum(accepted)::int AS accepted,
+           sum(refused)::int AS refused, count(*) FILTER (WHERE accepted > 0)::int AS members,
+           sum(issued)::text AS issued, 0 AS redemptions, '0' AS spent
+      FROM member_weeks GROUP BY week
     UNION ALL ${redemptionsBy('day')} UNION ALL ${redemptionsBy('week')}`.execute(db);
   const byUnit = new Map<'day' | 'week', Map<string, BucketRow[]>>();
   for (const row of result.rows) {
