@@ -35,7 +35,7 @@ export function CampaignsSection() {
   });
 
   return (
-    <section aria-labelledby="campaigns-heading" className="stack">
+    <section aria-labelledby="campaigns-heading">
       <h2 id="campaigns-heading">Hashtag campaigns (X bot)</h2>
       <p>
         Posts on X that carry the hashtag inside the campaign's window earn the reward, up to the limit per member. The

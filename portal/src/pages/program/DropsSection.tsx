@@ -32,7 +32,7 @@ export function DropsSection() {
   });
 
   return (
-    <section aria-labelledby="drops-heading" className="stack">
+    <section aria-labelledby="drops-heading">
       <h2 id="drops-heading">Drops</h2>
       <p>
         A drop pays its amount to each member who claims it while it is open, until its supply is gone. Claims are
