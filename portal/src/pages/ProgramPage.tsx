@@ -4,6 +4,8 @@ import { type FormEvent, useState } from 'react';
 import { api, fieldErrors } from '../api.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
+import { CampaignsSection } from './program/CampaignsSection.tsx';
+import { DropsSection } from './program/DropsSection.tsx';
 
 const DETECTION = ['manual', 'url_pattern', 'form_auto', 'sdk_auto'] as const;
 const UNLIMITED = -1;
@@ -115,6 +117,8 @@ export function ProgramPage() {
           </tbody>
         </table>
       </TableWrap>
+      <CampaignsSection />
+      <DropsSection />
     </section>
   );
 }

@@ -39,6 +39,15 @@ export type Drop = z.infer<typeof dropSchema>;
 
 export const createDropResponseSchema = z.object({ success: z.literal(true), drop: dropSchema });
 
+/** The portal's `POST /portal/api/brands/:brandId/drops`: the brand is the page's (docs/portal.md). */
+export const portalCreateDropRequestSchema = z
+  .strictObject(createDropRequestSchema.omit({ brandId: true }).shape)
+  .meta({ id: 'PortalCreateDropRequest' });
+export type PortalCreateDropRequest = z.input<typeof portalCreateDropRequestSchema>;
+
+/** A brand's drops, newest first. */
+export const dropsResponseSchema = z.object({ success: z.literal(true), drops: z.array(dropSchema) });
+
 /** `POST /services/drops/claim`. */
 export const claimDropRequestSchema = z
   .object({

@@ -16,7 +16,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ChatGroupsTable, DB } from '../../db/schema.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
-import { findRuleByEventType, toRule } from '../brands/brands.repository.ts';
+import { findRuleByEventType, insertAuditEntry, toRule } from '../brands/brands.repository.ts';
 import { setRule } from '../brands/brands.service.ts';
 
 type ChatGroupRow = Selectable<ChatGroupsTable>;
@@ -28,6 +28,29 @@ export interface ChatGroupDeps {
   secrets: SecretBox;
   /** Required: the rules written here must reach every rule cache at once. */
   changes: ChangeNotifier;
+  /**
+   * Who the brand's audit log names for a chat group change: `brand-key` (default: the bots' `/setup`, which
+   * checks the brand's security key, and their brand-signed changes) or `portal:<email>`.
+   */
+  actor?: string;
+}
+
+/** A chat group change in the audit log of `brandId` (chat group changes are integration changes). */
+function auditChatGroup(
+  deps: Pick<ChatGroupDeps, 'db' | 'clock' | 'actor'>,
+  brandId: string,
+  action: string,
+  chatGroupId: string,
+  details: Record<string, unknown>,
+) {
+  return insertAuditEntry(deps.db, {
+    actor: deps.actor ?? 'brand-key',
+    action,
+    subject: chatGroupId,
+    brandId,
+    details,
+    at: deps.clock.now(),
+  });
 }
 
 /** A verified `/setup`: the brand's key was already checked. */
@@ -91,7 +114,7 @@ export async function setupChatGroup(
 ): Promise<{ chatGroup: ChatGroup; created: boolean; rulesCreated: string[] }> {
   const now = deps.clock.now();
   const chatGroupId = qualifiedChatGroupId(input.platform, input.chatGroupId);
-  const { row, created } = await deps.db.transaction().execute(async (trx) => {
+  const link = async (trx: Kysely<DB>) => {
     // Insert-or-nothing first so concurrent setups of a new group serialize on the row lock below.
     const inserted = await trx
       .insertInto('chat_groups')
@@ -110,7 +133,7 @@ export async function setupChatGroup(
       .onConflict((oc) => oc.column('chat_group_id').doNothing())
       .returningAll()
       .executeTakeFirst();
-    if (inserted) return { row: inserted, created: true };
+    if (inserted) return { row: inserted, created: true, previousBrandId: undefined };
     const existing = await trx
       .selectFrom('chat_groups')
       .selectAll()
@@ -132,7 +155,23 @@ export async function setupChatGroup(
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { row, created: false };
+    return { row, created: false, previousBrandId: sameBrand ? undefined : existing.brand_id };
+  };
+  const { row, created } = await deps.db.transaction().execute(async (trx) => {
+    const linked = await link(trx);
+    const audited = { ...deps, db: trx };
+    // The group leaves the other brand's integrations: its log says so (without naming the new brand).
+    if (linked.previousBrandId) {
+      await auditChatGroup(audited, linked.previousBrandId, 'chat_group.unlink', chatGroupId, {
+        reason: 'set up for another brand',
+      });
+    }
+    await auditChatGroup(audited, input.brandId, 'chat_group.setup', chatGroupId, {
+      groupName: input.groupName,
+      setupBy: input.setupBy,
+      created: linked.created,
+    });
+    return linked;
   });
   const rulesCreated = await ensureChatRules(deps, input.brandId, readConfig(row));
   return { chatGroup: toChatGroup(row), created, rulesCreated };
@@ -216,6 +255,10 @@ export async function updateChatGroup(
       .returningAll()
       .executeTakeFirstOrThrow();
     const rulesUpdated = await syncChangedRules({ ...deps, db: trx }, existing.brand_id, before, merged);
+    await auditChatGroup({ ...deps, db: trx }, existing.brand_id, 'chat_group.update', chatGroupId, {
+      ...input,
+      ...(rulesUpdated.length > 0 ? { rulesUpdated } : {}),
+    });
     return { row, rulesUpdated };
   });
   if (rulesUpdated.length > 0) deps.changes.emit({ kind: 'rules', brandId: row.brand_id });
@@ -267,16 +310,22 @@ function ruleSettingsOf(rule: Rule): RuleSettings {
 
 /** Marks the group inactive (a later `/setup` reactivates it). */
 export async function deactivateChatGroup(
-  deps: Pick<ChatGroupDeps, 'db' | 'clock'>,
+  deps: Pick<ChatGroupDeps, 'db' | 'clock' | 'actor'>,
   chatGroupId: string,
 ): Promise<ChatGroup> {
-  const row = await deps.db
-    .updateTable('chat_groups')
-    .set({ is_active: false, updated_at: deps.clock.now() })
-    .where('chat_group_id', '=', chatGroupId)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw chatGroupNotFound(chatGroupId);
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('chat_groups')
+      .set({ is_active: false, updated_at: deps.clock.now() })
+      .where('chat_group_id', '=', chatGroupId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw chatGroupNotFound(chatGroupId);
+    await auditChatGroup({ ...deps, db: trx }, row.brand_id, 'chat_group.deactivate', chatGroupId, {
+      groupName: row.group_name,
+    });
+    return row;
+  });
   return toChatGroup(row);
 }
 

@@ -17,6 +17,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
+import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { brandNotFound, setRule } from '../brands/brands.service.ts';
 import { awardReward, completeEvent, type EventDeps, prepareAward, restateAward } from '../events/events.service.ts';
 
@@ -30,6 +31,11 @@ export interface DropDeps {
   events: EventDeps;
   secrets: SecretBox;
   changes: ChangeNotifier;
+  /**
+   * Who the brand's audit log names for a drop change: `brand-key` (default: the brand-signed
+   * `/services/drops/create`, the MCP `create_drop`) or `portal:<email>`.
+   */
+  actor?: string;
 }
 
 interface DropRow {
@@ -89,22 +95,47 @@ export async function createDrop(deps: DropDeps, input: CreateDropRequest): Prom
       ruleInputSchema.parse({ eventType: DROP_CLAIM_EVENT_TYPE, rewardAmount: 0, cooldownHours: 0, maxClaims: -1 }),
     );
   }
-  const row = await deps.db
-    .insertInto('drops')
-    .values({
-      id: `drop_${randomBytes(8).toString('hex')}`,
-      brand_id: cached.brand.address,
-      name: input.name,
-      amount: BigInt(input.amount),
-      total_supply: input.totalSupply,
-      per_user_limit: input.perUserLimit,
-      starts_at: startsAt,
-      ends_at: endsAt,
-      created_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('drops')
+      .values({
+        id: `drop_${randomBytes(8).toString('hex')}`,
+        brand_id: cached.brand.address,
+        name: input.name,
+        amount: BigInt(input.amount),
+        total_supply: input.totalSupply,
+        per_user_limit: input.perUserLimit,
+        starts_at: startsAt,
+        ends_at: endsAt,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const { brandId: _brand, ...details } = input;
+    await insertAuditEntry(trx, {
+      actor: deps.actor ?? 'brand-key',
+      action: 'drop.create',
+      subject: row.id,
+      brandId: row.brand_id,
+      details: { ...details, startsAt: startsAt.toISOString(), endsAt: endsAt.toISOString() },
+      at: now,
+    });
+    return row;
+  });
   return toDrop(row);
+}
+
+/** The brand's drops, newest first (at most `limit`), with what is claimed and left. */
+export async function listDrops(db: Database, brandId: string, limit = 200): Promise<Drop[]> {
+  const rows = await db
+    .selectFrom('drops')
+    .selectAll()
+    .where('brand_id', '=', brandId.toLowerCase())
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(toDrop);
 }
 
 /** The brand a drop belongs to (a drop id is unique across brands), or undefined for an unknown id. */

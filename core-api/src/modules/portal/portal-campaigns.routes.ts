@@ -1,0 +1,138 @@
+import {
+  campaignParamsSchema,
+  campaignResponseSchema,
+  campaignsResponseSchema,
+  createCampaignRequestSchema,
+  createDropResponseSchema,
+  dropsResponseSchema,
+  portalBrandParamsSchema,
+  portalCreateDropRequestSchema,
+  updateCampaignRequestSchema,
+} from '@pts/shared';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import { type CampaignDeps, createCampaign, listCampaigns, updateCampaign } from '../community/campaigns.service.ts';
+import { createDrop, type DropDeps, listDrops } from '../drops/drops.service.ts';
+import { actorOf } from './portal.routes.ts';
+import type { PortalAuthDeps } from './portal-auth.service.ts';
+import { portalUserOf, requireSession } from './portal-session.ts';
+import { requireRole } from './portal-team.service.ts';
+
+export type PortalCampaignRoutesDeps = PortalAuthDeps & Omit<CampaignDeps, 'actor'> & Omit<DropDeps, 'actor'>;
+
+const session: ['portalSession'] = ['portalSession'];
+const signedOut = failure('Not signed in (no session, or it ended)');
+const csrfOrRole = failure('Missing CSRF token, or the role cannot make this change');
+const notMember = failure('No such brand among yours');
+
+/**
+ * The Program page's hashtag campaigns (what the X bot rewards) and drops (docs/portal.md, "Program"):
+ * reads for every member, changes for admins and owners, through the same campaign and drop services as
+ * the admin API, the CLI, the brand-signed services and the MCP tools, audited with the portal user.
+ * Neither is cached: the X bot and the claim path read them from the database on every request, and the
+ * `drop_claim` rule a first drop creates reaches every replica's rule cache through the change notifier.
+ */
+export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
+  const signedIn = [requireSession(deps)];
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/campaigns',
+      summary: "The brand's hashtag campaigns (the X bot's), newest start first",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: { 200: { description: 'Campaigns', schema: campaignsResponseSchema }, 401: signedOut, 404: notMember },
+      handle: async ({ params: { brandId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, campaigns: await listCampaigns(deps, brandId) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/campaigns',
+      summary: 'Create a hashtag campaign (admin or owner): the same service as `pts campaign create`',
+      description: 'Exactly one of reward and rewardMultiplier; endDate after startDate.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema, body: createCampaignRequestSchema },
+      responses: {
+        201: { description: 'Created', schema: campaignResponseSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: notMember,
+      },
+      handle: async ({ params: { brandId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        const campaign = await createCampaign({ ...deps, actor: actorOf(user) }, brandId, body);
+        res.status(201);
+        return { success: true, campaign };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/brands/:brandId/campaigns/:campaignId',
+      summary: 'Change a hashtag campaign (admin or owner): the same service as `PATCH /admin/brands/…/campaigns/:id`',
+      description: 'End a campaign early by setting endDate to now.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: campaignParamsSchema, body: updateCampaignRequestSchema },
+      responses: {
+        200: { description: 'Changed', schema: campaignResponseSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, or no such campaign in it'),
+      },
+      handle: async ({ params: { brandId, campaignId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        const campaign = await updateCampaign({ ...deps, actor: actorOf(user) }, brandId, campaignId, body);
+        return { success: true, campaign };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/drops',
+      summary: "The brand's drops, newest first, with what is claimed and left",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: { 200: { description: 'Drops', schema: dropsResponseSchema }, 401: signedOut, 404: notMember },
+      handle: async ({ params: { brandId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, drops: await listDrops(deps.db, brandId) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/drops',
+      summary: 'Create a drop (admin or owner): the same service as the brand-signed `POST /services/drops/create`',
+      description:
+        "Also creates the brand's `drop_claim` rule (reward 0, no cooldown, unlimited) when it has no active one.",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema, body: portalCreateDropRequestSchema },
+      responses: {
+        201: { description: 'Created', schema: createDropResponseSchema },
+        400: failure('Validation failed (e.g. endsAt not after startsAt, or in the past)'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: notMember,
+      },
+      handle: async ({ params: { brandId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        const drop = await createDrop({ ...deps, actor: actorOf(user) }, { ...body, brandId });
+        res.status(201);
+        return { success: true, drop };
+      },
+    }),
+  ];
+}

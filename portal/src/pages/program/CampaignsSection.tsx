@@ -1,0 +1,291 @@
+import type { Campaign, CreateCampaignRequest, UpdateCampaignRequest } from '@pts/shared/schemas/community';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api } from '../../api.ts';
+import { canEdit, useBrand } from '../../session.ts';
+import { TableWrap } from '../../TableWrap.tsx';
+import { fromLocalInput, toLocalInput, useFieldErrors, when, windowStatus } from './fields.tsx';
+
+type Save = { campaignId?: string; body: CreateCampaignRequest | UpdateCampaignRequest };
+
+/**
+ * The brand's hashtag campaigns: posts on X with the hashtag inside the window earn the reward (a fixed
+ * amount, or a multiple of the post's base reward), read by the X bot on every poll. Admins and owners
+ * create, change and end them; a viewer sees the list only.
+ */
+export function CampaignsSection() {
+  const { brandId, membership } = useBrand();
+  const queryClient = useQueryClient();
+  const editable = canEdit(membership);
+  const [editing, setEditing] = useState<Campaign | 'new' | undefined>();
+  const key = ['campaigns', brandId];
+  const campaigns = useQuery({
+    queryKey: key,
+    queryFn: () => api<{ campaigns: Campaign[] }>('GET', `/brands/${brandId}/campaigns`),
+  });
+  const save = useMutation({
+    mutationFn: ({ campaignId, body }: Save) =>
+      campaignId
+        ? api('PATCH', `/brands/${brandId}/campaigns/${campaignId}`, body)
+        : api('POST', `/brands/${brandId}/campaigns`, body),
+    onSuccess: async () => {
+      setEditing(undefined);
+      await queryClient.invalidateQueries({ queryKey: key });
+    },
+  });
+
+  return (
+    <section aria-labelledby="campaigns-heading">
+      <h2 id="campaigns-heading">Hashtag campaigns (X bot)</h2>
+      <p>
+        Posts on X that carry the hashtag inside the campaign's window earn the reward, up to the limit per member. The
+        X bot reads these on every poll.
+      </p>
+      {editable ? (
+        <div>
+          <button
+            type="button"
+            onClick={() => {
+              save.reset();
+              setEditing('new');
+            }}
+          >
+            New campaign
+          </button>
+        </div>
+      ) : null}
+      {editing ? (
+        <CampaignForm
+          key={editing === 'new' ? 'new' : editing.id}
+          campaign={editing === 'new' ? undefined : editing}
+          saving={save.isPending}
+          error={save.error}
+          onCancel={() => setEditing(undefined)}
+          onSave={(body) => save.mutate({ ...(editing === 'new' ? {} : { campaignId: editing.id }), body })}
+        />
+      ) : null}
+      {campaigns.isPending ? <p className="loading">Loading the campaigns…</p> : null}
+      {campaigns.isError ? <p role="alert">{campaigns.error.message}</p> : null}
+      {campaigns.data ? (
+        campaigns.data.campaigns.length === 0 ? (
+          <p className="note">No hashtag campaign yet.</p>
+        ) : (
+          <TableWrap label="Hashtag campaigns">
+            <table>
+              <caption className="visually-hidden">Hashtag campaigns</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Hashtag</th>
+                  <th scope="col">Reward</th>
+                  <th scope="col">Window</th>
+                  <th scope="col">Per member</th>
+                  <th scope="col">Status</th>
+                  {editable ? <th scope="col">Actions</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {campaigns.data.campaigns.map((campaign) => {
+                  const status = windowStatus(campaign.startDate, campaign.endDate);
+                  return (
+                    <tr key={campaign.id} data-campaign={campaign.hashtag}>
+                      <th scope="row">{campaign.hashtag}</th>
+                      <td>
+                        {campaign.reward !== null ? `${campaign.reward} pts` : `× ${campaign.rewardMultiplier}`}
+                        {campaign.excludeBrandPosts ? '' : ' (brand posts count)'}
+                      </td>
+                      <td>
+                        {when(campaign.startDate)} – {when(campaign.endDate)}
+                      </td>
+                      <td>{campaign.maxClaimsPerUser}</td>
+                      <td>{status}</td>
+                      {editable ? (
+                        <td className="actions">
+                          <button
+                            type="button"
+                            aria-label={`Edit ${campaign.hashtag}`}
+                            onClick={() => {
+                              save.reset();
+                              setEditing(campaign);
+                            }}
+                          >
+                            Edit
+                          </button>
+                          {status === 'active' ? (
+                            <button
+                              type="button"
+                              aria-label={`End now ${campaign.hashtag}`}
+                              onClick={() =>
+                                save.mutate({ campaignId: campaign.id, body: { endDate: new Date().toISOString() } })
+                              }
+                            >
+                              End now
+                            </button>
+                          ) : null}
+                        </td>
+                      ) : null}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </TableWrap>
+        )
+      ) : null}
+    </section>
+  );
+}
+
+function CampaignForm(props: {
+  campaign: Campaign | undefined;
+  saving: boolean;
+  error: Error | null;
+  onCancel(): void;
+  onSave(body: CreateCampaignRequest | UpdateCampaignRequest): void;
+}) {
+  const { campaign } = props;
+  const [hashtag, setHashtag] = useState(campaign?.hashtag ?? '#');
+  const [kind, setKind] = useState<'fixed' | 'multiplier'>(campaign?.rewardMultiplier != null ? 'multiplier' : 'fixed');
+  const [reward, setReward] = useState(String(campaign?.reward ?? 50));
+  const [multiplier, setMultiplier] = useState(String(campaign?.rewardMultiplier ?? 2));
+  const [startDate, setStartDate] = useState(toLocalInput(campaign?.startDate ?? new Date().toISOString()));
+  const [endDate, setEndDate] = useState(
+    toLocalInput(campaign?.endDate ?? new Date(Date.now() + 7 * 24 * 3600_000).toISOString()),
+  );
+  const [perMember, setPerMember] = useState(String(campaign?.maxClaimsPerUser ?? 1));
+  const [excludeBrandPosts, setExcludeBrandPosts] = useState(campaign?.excludeBrandPosts ?? true);
+  const { errors, message, described, general } = useFieldErrors(props.error, 'campaign');
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const amounts =
+      kind === 'fixed'
+        ? { reward: Number(reward), ...(campaign ? { rewardMultiplier: null } : {}) }
+        : { rewardMultiplier: Number(multiplier), ...(campaign ? { reward: null } : {}) };
+    props.onSave({
+      hashtag: hashtag.trim(),
+      ...amounts,
+      startDate: fromLocalInput(startDate) ?? '',
+      endDate: fromLocalInput(endDate) ?? '',
+      maxClaimsPerUser: Number(perMember),
+      excludeBrandPosts,
+    } as CreateCampaignRequest);
+  };
+  const title = campaign ? `Edit ${campaign.hashtag}` : 'New campaign';
+
+  return (
+    <form className="rule-form stack" onSubmit={submit} aria-label={title}>
+      <h3>{title}</h3>
+      <label>
+        Hashtag (# then letters, digits or underscores)
+        <input
+          name="hashtag"
+          required
+          maxLength={101}
+          value={hashtag}
+          onChange={(e) => setHashtag(e.target.value)}
+          {...described('hashtag')}
+        />
+        {message('hashtag')}
+      </label>
+      <fieldset>
+        <legend>Reward per counted post</legend>
+        <label className="inline">
+          <input type="radio" name="kind" checked={kind === 'fixed'} onChange={() => setKind('fixed')} /> A fixed amount
+        </label>
+        <label className="inline">
+          <input type="radio" name="kind" checked={kind === 'multiplier'} onChange={() => setKind('multiplier')} /> A
+          multiple of the post's base reward
+        </label>
+        {kind === 'fixed' ? (
+          <label>
+            Reward (pts)
+            <input
+              name="reward"
+              type="number"
+              min={0}
+              required
+              value={reward}
+              onChange={(e) => setReward(e.target.value)}
+              {...described('reward')}
+            />
+          </label>
+        ) : (
+          <label>
+            Multiplier (e.g. 2 doubles the base reward)
+            <input
+              name="rewardMultiplier"
+              type="number"
+              min={0.01}
+              max={100}
+              step="any"
+              required
+              value={multiplier}
+              onChange={(e) => setMultiplier(e.target.value)}
+              {...described(errors.rewardMultiplier ? 'rewardMultiplier' : 'reward')}
+            />
+          </label>
+        )}
+        {message('reward')}
+        {message('rewardMultiplier')}
+      </fieldset>
+      <fieldset>
+        <legend>Window (your local time)</legend>
+        <label>
+          Starts
+          <input
+            name="startDate"
+            type="datetime-local"
+            required
+            value={startDate}
+            onChange={(e) => setStartDate(e.target.value)}
+            {...described('startDate')}
+          />
+          {message('startDate')}
+        </label>
+        <label>
+          Ends
+          <input
+            name="endDate"
+            type="datetime-local"
+            required
+            value={endDate}
+            onChange={(e) => setEndDate(e.target.value)}
+            {...described('endDate')}
+          />
+          {message('endDate')}
+        </label>
+      </fieldset>
+      <label>
+        Rewarded posts per member
+        <input
+          name="maxClaimsPerUser"
+          type="number"
+          min={1}
+          required
+          value={perMember}
+          onChange={(e) => setPerMember(e.target.value)}
+          {...described('maxClaimsPerUser')}
+        />
+        {message('maxClaimsPerUser')}
+      </label>
+      <label className="inline">
+        <input
+          type="checkbox"
+          name="excludeBrandPosts"
+          checked={excludeBrandPosts}
+          onChange={(e) => setExcludeBrandPosts(e.target.checked)}
+        />{' '}
+        Ignore the brand's own posts
+      </label>
+      {general}
+      <div className="row">
+        <button type="submit" disabled={props.saving}>
+          Save campaign
+        </button>
+        <button type="button" className="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,46 @@
+import { fieldErrors } from '../../api.ts';
+
+/** `2027-01-31T18:00` (the browser's local time, what datetime-local shows) ↔ ISO 8601. */
+export const toLocalInput = (iso: string | null | undefined) => {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+export const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : undefined);
+
+/** A short local date and time for tables. */
+export const when = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** Whether a window is scheduled, running or over now. */
+export function windowStatus(start: string, end: string, now = Date.now()): 'scheduled' | 'active' | 'ended' {
+  if (now < Date.parse(start)) return 'scheduled';
+  return now > Date.parse(end) ? 'ended' : 'active';
+}
+
+/**
+ * The server's message for each field of a refused save (from the shared schema or the service), with the
+ * attributes that tie a field to its message; `prefix` keeps ids unique when two forms are on the page.
+ */
+export function useFieldErrors(error: Error | null, prefix: string) {
+  const errors = fieldErrors(error);
+  const id = (name: string) => `${prefix}-${name}-error`;
+  return {
+    errors,
+    /** The message under a field (text, never markup). */
+    message: (name: string) =>
+      errors[name] ? (
+        <span className="error" id={id(name)}>
+          {errors[name]}
+        </span>
+      ) : null,
+    described: (name: string) => (errors[name] ? { 'aria-invalid': true, 'aria-describedby': id(name) } : {}),
+    /** A refusal that names no field (shown once, above the buttons). */
+    general:
+      error && Object.keys(errors).length === 0 ? (
+        <p role="alert" className="error">
+          {error.message}
+        </p>
+      ) : null,
+  };
+}

@@ -1,0 +1,214 @@
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForMintsSettled } from '../../core-api/test/chain-helpers.ts';
+import { startTestPlatform, type TestPlatform } from '../../core-api/test/platform.ts';
+import {
+  axeViolations,
+  CHROMIUM_FLAGS,
+  elementsPastTheEdge,
+  SCREENSHOTS,
+  sidewaysOverflow,
+  tabTo,
+} from './browser-helpers.ts';
+
+// The Program page's hashtag campaigns and drops in Chromium against a real core-api (PGlite + anvil + our
+// contracts): an admin creates a campaign and a drop in the UI (inline messages from the shared schema and
+// the services), both are what the services answer at once (the X bot's active list, a claim); hostile
+// names stay text; a viewer sees no change control; axe-core, the keyboard and 375 px.
+
+const PASSWORD = 'portal password 1';
+const HOSTILE = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>`;
+const DROP_NAME = `Launch ${HOSTILE}`.slice(0, 100);
+
+let platform: TestPlatform;
+let browser: Browser;
+let brand: { brandId: string; securityKey: string };
+const contexts: BrowserContext[] = [];
+const cspViolations: string[] = [];
+const admin = () => ({ authorization: `Bearer ${platform.deps.adminToken}` });
+
+async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  page.on('dialog', (dialog) => {
+    cspViolations.push(`dialog opened: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  return page;
+}
+
+/** An operator's invite, accepted in a new browser, then the Program page. */
+async function onProgram(email: string, role: 'admin' | 'viewer', viewport?: { width: number; height: number }) {
+  const invite = await platform.post('/admin/portal/invites', { brandId: brand.brandId, email, role }, admin());
+  expect(invite.status).toBe(201);
+  const page = await newPage(viewport);
+  await page.goto(invite.body.inviteUrl);
+  await page.getByLabel('New password (at least 10 characters)').fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+  await page.getByRole('navigation', { name: 'Brand pages' }).getByRole('link', { name: 'Program' }).click();
+  await page.getByRole('heading', { name: 'Hashtag campaigns (X bot)' }).waitFor();
+  await page.getByRole('heading', { name: 'Drops', exact: true }).waitFor();
+  return page;
+}
+
+const pwned = (page: Page) => page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned);
+/** What a datetime-local field shows for `offsetMs` from the browser's now. */
+const localInput = (page: Page, offsetMs: number) =>
+  page.evaluate((offset) => {
+    const date = new Date(Date.now() + offset);
+    return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  }, offsetMs);
+/** Turns the browser's own checks off so the server's message shows (what an outdated browser would send). */
+const serverChecksOnly = (page: Page) =>
+  page.locator('form.rule-form').evaluateAll((forms) => {
+    for (const form of forms) form.setAttribute('novalidate', '');
+  });
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  brand = await platform.createBrand({
+    name: 'Springfield Shop',
+    domain: 'springfield.example.com',
+    rules: [{ eventType: 'purchase', rewardAmount: 100, cooldownHours: 0, maxClaims: -1 }],
+  });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await platform?.stop();
+});
+
+describe('campaigns and drops on the Program page in Chromium', () => {
+  let page: Page;
+
+  it('an admin creates a hashtag campaign in the UI; the X bot sees it at once', async () => {
+    page = await onProgram('admin@springfield.example.com', 'admin');
+    expect(await page.getByText('No hashtag campaign yet.').count()).toBe(1);
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    const form = page.getByRole('form', { name: 'New campaign' });
+    await form.getByLabel(/^Hashtag/).fill('spring fest');
+    await serverChecksOnly(page);
+    await form.getByRole('button', { name: 'Save campaign' }).click();
+    await page.locator('#campaign-hashtag-error').waitFor();
+    expect(await page.locator('#campaign-hashtag-error').textContent()).toBe(
+      'must be # followed by 1 to 100 word characters',
+    );
+    expect(await form.getByLabel(/^Hashtag/).getAttribute('aria-invalid')).toBe('true');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await form.getByLabel(/^Hashtag/).fill('#springfest');
+    await form.getByLabel('Reward (pts)').fill('30');
+    await form.getByLabel('Starts').fill(await localInput(page, -24 * 3600_000));
+    await form.getByLabel('Rewarded posts per member').fill('2');
+    await page.screenshot({ path: join(SCREENSHOTS, 'program-campaign-form.png'), fullPage: true });
+    await form.getByRole('button', { name: 'Save campaign' }).click();
+    const row = page.locator('tr[data-campaign="#springfest"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('30 pts');
+    expect(await row.textContent()).toContain('active');
+
+    // Through the services: the admin API's list and the X bot's active campaigns.
+    const listed = await platform.get(`/admin/brands/${brand.brandId}/campaigns`, admin());
+    expect(listed.body.campaigns).toEqual([
+      expect.objectContaining({ hashtag: '#springfest', reward: 30, maxClaimsPerUser: 2, excludeBrandPosts: true }),
+    ]);
+    const active = await platform.get(`/services/campaigns/${brand.brandId}/active`);
+    expect(active.body.campaigns.map((c: { hashtag: string }) => c.hashtag)).toEqual(['#springfest']);
+  });
+
+  it('an admin creates a drop by keyboard (inline messages), members claim it, its name stays text', async () => {
+    await tabTo(page, 'New drop');
+    await page.keyboard.press('Enter');
+    const form = page.getByRole('form', { name: 'New drop' });
+    await form.waitFor();
+    await tabTo(page, 'Name (members see it)');
+    await page.keyboard.type(DROP_NAME);
+    await tabTo(page, 'Amount per claim (pts)');
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('0');
+    await serverChecksOnly(page);
+    await tabTo(page, 'Create drop');
+    await page.keyboard.press('Enter');
+    await page.locator('#drop-amount-error').waitFor();
+    expect(await page.locator('#drop-amount-error').textContent()).toBe('must be at least 1');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await form.getByLabel('Amount per claim (pts)').fill('25');
+    await form.getByLabel('Supply (claims in all)').fill('10');
+    await form.getByLabel('Closes').fill(await localInput(page, -3600_000));
+    await form.getByRole('button', { name: 'Create drop' }).click();
+    await page.locator('#drop-endsAt-error').waitFor();
+    expect(await page.locator('#drop-endsAt-error').textContent()).toMatch(/^endsAt must be after startsAt/);
+
+    await form.getByLabel('Closes').fill(await localInput(page, 48 * 3600_000));
+    await tabTo(page, 'Create drop');
+    await page.keyboard.press('Enter');
+    await form.waitFor({ state: 'detached' });
+    const drops = await platform.deps.db
+      .selectFrom('drops')
+      .selectAll()
+      .where('brand_id', '=', brand.brandId)
+      .execute();
+    expect(drops.map((drop) => [drop.name, Number(drop.amount), drop.total_supply])).toEqual([[DROP_NAME, 25, 10]]);
+    const dropId = drops[0]!.id;
+    const row = page.locator(`tr[data-drop="${dropId}"]`);
+    await row.waitFor();
+    expect(await row.locator('th').textContent()).toBe(DROP_NAME);
+    expect(await row.textContent()).toContain('0 of 10');
+
+    // It takes effect at once: a member claims it through the brand-signed services.
+    platform.clock.advance(1_000);
+    const claim = await platform.signedPost(
+      '/services/drops/claim',
+      { brandId: brand.brandId, dropId, userIdentifier: 'fan@customer.example' },
+      brand.securityKey,
+    );
+    expect(claim.status, JSON.stringify(claim.body)).toBe(200);
+    expect(claim.body).toMatchObject({ amount: 25, remaining: 9 });
+    await waitForMintsSettled(platform);
+    await page.reload();
+    await page.locator(`tr[data-drop="${dropId}"]`).waitFor();
+    expect(await page.locator(`tr[data-drop="${dropId}"]`).textContent()).toContain('1 of 10');
+    // The drop created the drop_claim rule, listed with the others.
+    expect(await page.locator('tr[data-event-type="drop_claim"]').count()).toBe(1);
+    expect(await pwned(page)).toBeUndefined();
+    expect(await page.locator('main img, main script').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, 'program-campaigns-drops.png'), fullPage: true });
+  });
+
+  it('a viewer at 375 px reads both lists but sees no change control', async () => {
+    const viewer = await onProgram('viewer@springfield.example.com', 'viewer', { width: 375, height: 812 });
+    await viewer.locator('tr[data-campaign="#springfest"]').waitFor();
+    expect(await viewer.locator('tr[data-drop]').count()).toBe(1);
+    for (const name of ['New campaign', 'New drop', 'Edit #springfest', 'End now #springfest', 'New rule']) {
+      expect(await viewer.getByRole('button', { name }).count(), name).toBe(0);
+    }
+    expect(await sidewaysOverflow(viewer), await elementsPastTheEdge(viewer)).toBeLessThanOrEqual(0);
+    expect(await axeViolations(viewer)).toEqual([]);
+    expect(await pwned(viewer)).toBeUndefined();
+    await viewer.screenshot({ path: join(SCREENSHOTS, 'program-viewer-375.png'), fullPage: true });
+    expect(cspViolations).toEqual([]);
+  });
+
+  it('an admin at 375 px ends the campaign early; the X bot no longer sees it', async () => {
+    const narrow = await onProgram('admin2@springfield.example.com', 'admin', { width: 375, height: 812 });
+    await narrow.locator('tr[data-campaign="#springfest"]').waitFor();
+    expect(await sidewaysOverflow(narrow), await elementsPastTheEdge(narrow)).toBeLessThanOrEqual(0);
+    // The browser's now is the real time; the platform's clock is a manual one: move it past the new end.
+    await narrow.getByRole('button', { name: 'End now #springfest' }).click();
+    await expect.poll(async () => narrow.locator('tr[data-campaign="#springfest"]').textContent()).toContain('ended');
+    platform.clock.set(new Date(Date.now() + 60_000));
+    const active = await platform.get(`/services/campaigns/${brand.brandId}/active`);
+    expect(active.body.campaigns).toEqual([]);
+  });
+});
