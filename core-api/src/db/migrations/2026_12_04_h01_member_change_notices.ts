@@ -14,7 +14,11 @@ const CHANNEL = 'pts_member_changes';
 /** table → token expressions over one row `r` of the transition table. */
 const WATCHED: Record<string, string[]> = {
   events: [`'m:' || lower(r.user_email)`],
-  reward_mints: [`'w:' || lower(r.wallet_address)`],
+  // A mint's state is in its member's ledger (pending, confirmed) as well as in its wallet's balance.
+  reward_mints: [
+    `'w:' || lower(r.wallet_address)`,
+    `(SELECT 'm:' || lower(e.user_email) FROM events e WHERE e.id = r.event_id)`,
+  ],
   perk_redemptions: [`'m:' || lower(r.user_key)`, `'w:' || lower(r.wallet_address)`, `'p:' || lower(r.brand_id)`],
   perks: [`'p:' || lower(r.brand_id)`],
   users: [`'m:' || lower(r.email)`, `'w:' || lower(r.wallet_address)`],

@@ -88,6 +88,7 @@ beforeAll(async () => {
   await purchase(MEMBER);
   // The first mint confirmed: the wallet holds its pts and no mint is in flight.
   await eventually(balance, (b) => b.balance === REWARD && b.pending === 0, 'first mint');
+  await eventually(stats, (s) => s.earnings.pendingEarned === 0, 'first mint confirmed');
 }, 120_000);
 
 afterAll(async () => {
@@ -135,10 +136,10 @@ describe('kept member answers', () => {
     expect(p).toBeDefined();
   });
 
-  it("the event's mint confirmed (reward mints and the chain head) moves pending into the balance", async () => {
-    await eventually(balance, (b) => b.pending === 0 && b.balance === b.confirmedEarned, 'mint confirmed');
-    const confirmed = await expectKept(balance);
-    expect(confirmed).toMatchObject({ pending: 0 });
+  it("the event's mint confirmed (reward mints and the chain head) moves pending into the balance and stats", async () => {
+    await eventually(balance, (b) => b.pending === 0 && b.balance === b.totalEarned, 'balance: mint mined');
+    await eventually(stats, (s) => s.earnings.pendingEarned === 0, 'stats: mint confirmed');
+    await eventually(balance, (b) => b.confirmedEarned === b.totalEarned, 'balance: mint confirmed');
   });
 
   it('a redemption changes stats', async () => {
