@@ -128,7 +128,12 @@ describe('member answers', () => {
     const now = new Date('2026-11-29T23:59:59.000Z');
     expect(nextUtcDay(now).toISOString()).toBe('2026-11-30T00:00:00.000Z');
     expect(
-      earliestAfter(now, [null, '2026-11-29T12:00:00.000Z', new Date('2026-12-01T00:00:00.000Z'), undefined])?.toISOString(),
+      earliestAfter(now, [
+        null,
+        '2026-11-29T12:00:00.000Z',
+        new Date('2026-12-01T00:00:00.000Z'),
+        undefined,
+      ])?.toISOString(),
     ).toBe('2026-12-01T00:00:00.000Z');
     expect(earliestAfter(now, [null])).toBeUndefined();
   });
