@@ -602,7 +602,8 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
     async handle({ params }, context) {
       const principal = context.principal;
       if (!principal) throw new AppError('UNAUTHORIZED', "Reading a user's portfolio needs an agent key");
-      const brandIds = [...new Set(principal.brandIds.map((id) => id.toLowerCase()))].sort();
+      // In the key's order: the answer lists the brands so.
+      const brandIds = [...new Set(principal.brandIds.map((id) => id.toLowerCase()))];
       return keptMemberAnswer(d, ['get_user_portfolio', brandIds.join(','), params.userId], () =>
         portfolioOf(d, context, brandIds, params.userId),
       );
