@@ -210,6 +210,38 @@ describe('kept member answers', () => {
     await eventually(balance, (b) => b.walletAddress?.toLowerCase() === wallet, 'balance after a wallet change');
   });
 
+  it('a statement touching many members: notices chunked under the payload limit, or everything dropped', async () => {
+    /** An unlock written with its notice suppressed: only a drop by another notice makes it visible. */
+    const silentUnlock = async (id: string) => {
+      await expectKept(stats);
+      await rawWrite('ALTER TABLE achievement_unlocks DISABLE TRIGGER USER');
+      try {
+        await rawWrite(
+          `INSERT INTO achievement_unlocks (brand_id, user_key, achievement_id, type, threshold, name, unlocked_at)
+           VALUES ($1, $2, $3, 'events', 1, $3, now())`,
+          [brand.brandId, MEMBER, id],
+        );
+      } finally {
+        await rawWrite('ALTER TABLE achievement_unlocks ENABLE TRIGGER USER');
+      }
+    };
+    const shows = (id: string) => (s: { achievements: { items: { id: string }[] } }) =>
+      s.achievements.items.some((item) => item.id === id);
+    // 600 members and wallets in one statement: more than one 8000-byte notice; the member is in one of them.
+    await rawWrite(
+      `INSERT INTO users (email, wallet_address)
+       SELECT 'bulk-' || g || '@example.com', '0x' || lpad(to_hex(g), 40, '0') FROM generate_series(1, 599) g`,
+    );
+    await silentUnlock('bulk-chunked');
+    await rawWrite(`UPDATE users SET idp_user_id = idp_user_id WHERE email LIKE 'bulk-%' OR email = $1`, [MEMBER]);
+    await eventually(stats, shows('bulk-chunked'), 'after a 600-member statement');
+    // Past 2000 tokens the notice says "everything".
+    await rawWrite(`INSERT INTO users (email) SELECT 'huge-' || g || '@example.com' FROM generate_series(1, 2100) g`);
+    await silentUnlock('bulk-everything');
+    await rawWrite(`DELETE FROM users WHERE email LIKE 'huge-%'`);
+    await eventually(stats, shows('bulk-everything'), 'after a 2100-member statement');
+  });
+
   it.runIf(testDatabaseKind === 'postgres')(
     'is bypassed while the listener is down, and keeps answers again once it reconnects',
     async () => {
