@@ -24,6 +24,12 @@ import { type BrandCache, createBrandCache } from './modules/events/brand-cache.
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
 import type { EventDeps } from './modules/events/events.service.ts';
+import {
+  createMemberAnswers,
+  createMemberChangeFeed,
+  type MemberAnswers,
+  type MemberChangeFeed,
+} from './modules/ledger/member-answers.ts';
 import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
 import { SIGN_IN_WINDOW_SECONDS } from './modules/portal/portal.routes.ts';
 import { createPortalMailer, type PortalMailer } from './modules/portal/portal-mailer.ts';
@@ -65,6 +71,8 @@ export interface AppServices {
   agentAnswers: AnswerCache;
   /** The brand portal's invite and reset links: e-mailed with PTS_SMTP_URL, logged otherwise. */
   portalMailer: PortalMailer;
+  /** Member answers of the agent tools, dropped by the database's notices of each member's writes. */
+  memberAnswers: MemberAnswers;
   /** The agent API's tools, key cache and authenticator (REST `/api/v1`, MCP, converse). */
   agent: AgentSurface;
 }
@@ -181,6 +189,8 @@ export function composeServices(
   deps: AppDeps,
   changes: ChangeNotifier,
   rateLimits: RateLimitStore = createMemoryRateLimitStore(),
+  // Without a listener (a test composing by hand) nothing is ever kept: every member answer is read afresh.
+  memberChanges: MemberChangeFeed = createMemberChangeFeed(),
 ): AppServices {
   const { config, db, clock, logger, metrics } = deps;
   const brands = createBrandCache({
@@ -196,12 +206,20 @@ export function composeServices(
     now: () => clock.now().getTime(),
   });
   const agentAnswers = createAnswerCache({ clock, logger });
+  const memberAnswers = createMemberAnswers({
+    clock,
+    feed: memberChanges,
+    maxEntries: config.PTS_MEMBER_ANSWERS_MAX,
+    maxAgeMs: config.PTS_MEMBER_ANSWERS_MAX_AGE_SECONDS * 1000,
+    chainHead: () => deps.chainReads?.head,
+  });
   // `all` (another process's notices may have been missed) carries no brand id: every entry goes.
   changes.subscribe((change) => {
     brands.invalidate(change.brandId);
     eventConfigCache.invalidate(change.brandId);
     cors.refresh();
     agentAnswers.clear();
+    memberAnswers.clear();
   });
   const events: EventDeps = {
     db,
@@ -249,6 +267,7 @@ export function composeServices(
     sdk: createSdkScriptSource(buildSdk),
     limits: composeLimits(deps, rateLimits),
     agentAnswers,
+    memberAnswers,
     portalMailer: createPortalMailer({ smtpUrl: config.PTS_SMTP_URL, from: config.PTS_SMTP_FROM, logger }),
   };
   return { ...shared, agent: composeAgent(deps, shared) };
@@ -257,7 +276,7 @@ export function composeServices(
 /** The named services the agent tools use: no tool reaches the process's whole container. */
 export function composeAgentToolDeps(
   deps: AppDeps,
-  services: Pick<AppServices, 'events' | 'changes' | 'redemption' | 'agentAnswers'>,
+  services: Pick<AppServices, 'events' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers'>,
 ): AgentToolDeps {
   const { config } = deps;
   return {
@@ -275,6 +294,7 @@ export function composeAgentToolDeps(
     changes: services.changes,
     redemption: services.redemption,
     agentAnswers: services.agentAnswers,
+    memberAnswers: services.memberAnswers,
     chatModel: chatModelFromConfig(config),
     settings: {
       chainMode: config.PTS_CHAIN,

@@ -79,6 +79,10 @@ export const configSchema = z.object({
   /** Agent API calls per minute and IP on public tools (spec 8: 100). */
   PTS_AGENT_IP_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   PTS_AGENT_ANSWER_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3600).default(300),
+  /** Member answers kept per process (modules/ledger/member-answers.ts); 0 keeps none. */
+  PTS_MEMBER_ANSWERS_MAX: z.coerce.number().int().min(0).max(10_000_000).default(20_000),
+  /** Longest a member answer is kept when no write touches it (seconds); 0 keeps none. */
+  PTS_MEMBER_ANSWERS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(3600),
   PTS_SIGNATURE_TOLERANCE_SECONDS: z.coerce.number().int().min(1).default(300),
   PTS_EVENT_CONFIG_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   PTS_RULE_CACHE_SECONDS: z.coerce.number().min(0).default(5),

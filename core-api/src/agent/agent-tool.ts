@@ -12,6 +12,7 @@ import type { Database } from '../db/database.ts';
 import { parseInput } from '../http/validate.ts';
 import type { ChangeNotifier } from '../modules/brands/brand-changes.ts';
 import type { EventDeps } from '../modules/events/events.service.ts';
+import type { MemberAnswers } from '../modules/ledger/member-answers.ts';
 import type { PerkChain } from '../modules/perks/perk-chain.ts';
 import type { RedemptionService } from '../modules/perks/redemption.service.ts';
 import type { SecretBox } from '../security/secret-box.ts';
@@ -138,6 +139,8 @@ export interface AgentToolDeps {
   /** The process's one redemption service, shared with /services/perks/redeem. */
   redemption: RedemptionService;
   agentAnswers: AnswerCache;
+  /** Member answers kept until a write touches the member (modules/ledger/member-answers.ts). */
+  memberAnswers: MemberAnswers;
   /** The PTS_LLM_* model for converse; the offline planner without one. */
   chatModel: ChatModel | undefined;
   settings: AgentToolSettings;

@@ -30,6 +30,11 @@ export interface ChainReads {
   observeBlock(blockNumber: bigint): void;
   /** Whether reads may be answered from memory now (subscribed and caught up). */
   readonly following: boolean;
+  /**
+   * The block reads are answered at while `following` (its logs applied); undefined otherwise. Answers that
+   * hold a chain read stay valid while it has not moved (modules/ledger/member-answers.ts).
+   */
+  readonly head: bigint | undefined;
   stop(): Promise<void>;
 }
 
@@ -207,6 +212,9 @@ export function createChainReads(deps: ChainReadsDeps): ChainReads {
     observeBlock,
     get following() {
       return usable();
+    },
+    get head() {
+      return usable() ? processed : undefined;
     },
     async stop() {
       stopped = true;

@@ -30,6 +30,7 @@ import { createLocalIdentityProvider } from '../modules/identity/identity-provid
 import { createLocalTokenIssuer, loadOrCreateTokenKey } from '../modules/identity/local-token-issuer.ts';
 import { privyAdaptersFromConfig } from '../modules/identity/privy-identity-provider.ts';
 import { recordRewardActivity } from '../modules/leaderboards/reward-activity.ts';
+import { createMemberChangeFeed } from '../modules/ledger/member-answers.ts';
 import { createPaymentProvider } from '../modules/payments/payment-provider.factory.ts';
 import { constraintSettingsFrom, createConstraintChecker } from '../modules/perks/constraints/constraint-checker.ts';
 import { createPerkChain, type PerkChain } from '../modules/perks/perk-chain.ts';
@@ -123,8 +124,8 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     const database = await startDatabase(start, options.database);
     const chain = await startChain(start, database);
     const deps = buildDeps(start, { database, chain, ...identity }, options.resolveTxt);
-    const { changes, rateLimits } = await startChangeSharing(start, database);
-    const services = composeServices(deps, changes, rateLimits);
+    const { changes, rateLimits, memberChanges } = await startChangeSharing(start, database);
+    const services = composeServices(deps, changes, rateLimits, memberChanges);
     const app = createApp(deps, services);
     if (hasRole(config, 'worker')) startJobs(start, deps);
     const { server, url } = options.listen === false ? { server: undefined, url: '' } : await listen(start, app);
@@ -474,21 +475,32 @@ function buildDeps(
  */
 async function startChangeSharing({ logger, stack }: StartContext, database: DatabaseHandle) {
   const { pool, connectionString } = database;
+  // Member answers are dropped by the database's own notices (modules/ledger/member-answers.ts), heard on the
+  // brand changes' connection (PostgreSQL) or by the embedded instance itself (PGlite).
+  const memberChanges = createMemberChangeFeed();
   const changes = createChangeNotifier({
     onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),
     ...(pool && connectionString
-      ? { transport: createPostgresChangeTransport({ connectionString, pool, logger }) }
+      ? { transport: createPostgresChangeTransport({ connectionString, pool, logger, channels: [memberChanges] }) }
       : {}),
   });
   await changes.start();
   stack.push(() => changes.stop());
+  if (database.pglite) {
+    const unlisten = await database.pglite.listen(memberChanges.channel, (payload) => memberChanges.notice(payload));
+    memberChanges.setListening(true);
+    stack.push(async () => {
+      memberChanges.setListening(false);
+      await unlisten();
+    });
+  }
   const rateLimits = pool
     ? createPostgresRateLimitStore(pool, {
         onStoreError: (error) =>
           logger.warn({ err: error }, 'rate-limit store failed: limits count in this process until it answers'),
       })
     : createMemoryRateLimitStore();
-  return { changes, rateLimits };
+  return { changes, rateLimits, memberChanges };
 }
 
 /** The worker role's jobs: the reward processor's schedule and the webhook deliveries. */

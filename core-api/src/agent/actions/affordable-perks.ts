@@ -6,7 +6,8 @@ import { judgeRedemption, redemptionTermsOf } from '../../modules/perks/redempti
  * At each of `brandIds`, the most expensive perk (ties: the oldest) that the member (`userKeys`, their
  * identities) may redeem with `spendable` pts now: the one judgeRedemption, as redeem_perk asks it — active,
  * on chain, not sold out, not one they already hold the per-member maximum of. The facts come from the perks
- * module in one statement for every brand; brands where none is allowed are absent.
+ * module in one statement for every brand; brands where none is allowed are absent. `changesAt`: the first
+ * moment after `now` a perk read opens or closes its redemption window (the answer may change then).
  */
 export async function bestAffordablePerks(
   db: Database,
@@ -14,11 +15,16 @@ export async function bestAffordablePerks(
   spendable: bigint,
   userKeys: string[],
   now: Date,
-): Promise<Map<string, PerkClaimFacts>> {
+): Promise<{ best: Map<string, PerkClaimFacts>; changesAt: Date | undefined }> {
   const best = new Map<string, PerkClaimFacts>();
-  if (brandIds.length === 0 || userKeys.length === 0) return best;
+  if (brandIds.length === 0 || userKeys.length === 0) return { best, changesAt: undefined };
   const perks = await readPerkClaimFacts(db, { brandIds, memberKeys: userKeys, maxCost: spendable });
+  let changesAt: Date | undefined;
   for (const perk of perks) {
+    for (const edge of [perk.starts_at, perk.ends_at]) {
+      const at = edge ? new Date(edge) : undefined;
+      if (at && at > now && (!changesAt || at < changesAt)) changesAt = at;
+    }
     const decision = judgeRedemption({
       perk: redemptionTermsOf(perk, now),
       spendable,
@@ -30,5 +36,5 @@ export async function bestAffordablePerks(
     // Perks come in id order: a later one replaces the best only when it costs more.
     if (!top || perk.cost > top.cost) best.set(perk.brand_id, perk);
   }
-  return best;
+  return { best, changesAt };
 }

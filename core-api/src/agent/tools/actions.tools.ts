@@ -26,6 +26,15 @@ import { readAchievements } from '../../modules/achievements/achievements.servic
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import type { EventCandidate } from '../../modules/events/event-batcher.ts';
 import { bulkEventFailure, prepareEvent, recordEvent, settleBulkEvents } from '../../modules/events/events.service.ts';
+import {
+  brandPerksToken,
+  brandSettingsToken,
+  earliestAfter,
+  type MemberAnswer,
+  memberToken,
+  nextUtcDay,
+  walletToken,
+} from '../../modules/ledger/member-answers.ts';
 import { type MemberLedger, readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
 import { readWalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
@@ -292,17 +301,33 @@ async function requireMember(
   principal: AgentPrincipal | undefined,
   params: { userId: string; brandId: string },
   action: string,
-): Promise<{ accountKey: string; ledger: MemberLedger }> {
+): Promise<{ accountKey: string; identityKeys: string[]; ledger: MemberLedger }> {
   requireBrandAuthority(principal, params.brandId, action);
   await requireKnownBrand(d, params.brandId);
   const { accountKey, identities } = await accountIdentities(d.db, params.userId);
-  const ledger = await readMemberLedger(
-    d.db,
-    params.brandId,
-    identities.map((identity) => identity.identityKey),
-  );
-  if (!ledger.known) throw userNotFound(params.userId, params.brandId);
-  return { accountKey, ledger };
+  const identityKeys = identities.map((identity) => identity.identityKey);
+  const ledger = await readMemberLedger(d.db, params.brandId, identityKeys);
+  return { accountKey, identityKeys, ledger };
+}
+
+/**
+ * A member tool's answer kept by `d.memberAnswers` (modules/ledger/member-answers.ts) under `key` (tool,
+ * brands, member, arguments), a 404 included: `compute` names what the answer depends on. The key's authority
+ * is checked by the caller on every call, before this.
+ */
+async function keptMemberAnswer<T>(
+  d: AgentToolDeps,
+  key: string[],
+  compute: () => Promise<MemberAnswer<{ data: T } | { missing: AppError }>>,
+): Promise<T> {
+  const kept = await d.memberAnswers.answer(key.join('\n'), compute);
+  if ('missing' in kept) throw kept.missing;
+  return kept.data;
+}
+
+/** What a member's answer depends on: every identity of the account, the wallet, the brands' settings. */
+function memberTokens(userId: string, accountKey: string, identityKeys: string[], wallet?: string | null) {
+  return [...[userId, accountKey, ...identityKeys].map(memberToken), ...(wallet ? [walletToken(wallet)] : [])];
 }
 
 /** The wallet balance of a user: pts are one token, so it is the same at every brand. */
@@ -346,18 +371,39 @@ function getUserBalanceTool(d: AgentToolDeps): AgentTool {
     }),
     example: (fixture) => ({ params: { userId: fixture.userId, brandId: fixture.brandId } }),
     async handle({ params }, context) {
-      const { ledger } = await requireMember(d, context.principal, params, "Reading a user's balance");
-      const wallet = await walletBalance(d, params.userId);
-      return {
-        brandId: params.brandId,
-        userId: params.userId,
-        walletAddress: wallet.walletAddress,
-        balance: wallet.balance,
-        pending: wallet.pending,
-        ...earnedView(ledger),
-        totalRedeemed: Number(ledger.redeemed),
-        pendingRedeemed: Number(ledger.redeeming),
-      };
+      requireBrandAuthority(context.principal, params.brandId, "Reading a user's balance");
+      return keptMemberAnswer(d, ['get_user_balance', params.brandId, params.userId], async () => {
+        const { accountKey, identityKeys, ledger } = await requireMember(
+          d,
+          context.principal,
+          params,
+          "Reading a user's balance",
+        );
+        if (!ledger.known) {
+          return {
+            value: { missing: userNotFound(params.userId, params.brandId) },
+            tokens: memberTokens(params.userId, accountKey, identityKeys),
+          };
+        }
+        const wallet = await walletBalance(d, params.userId);
+        return {
+          value: {
+            data: {
+              brandId: params.brandId,
+              userId: params.userId,
+              walletAddress: wallet.walletAddress,
+              balance: wallet.balance,
+              pending: wallet.pending,
+              ...earnedView(ledger),
+              totalRedeemed: Number(ledger.redeemed),
+              pendingRedeemed: Number(ledger.redeeming),
+            },
+          },
+          tokens: memberTokens(params.userId, accountKey, identityKeys, wallet.walletAddress),
+          chain: wallet.walletAddress !== null,
+          keep: wallet.settled,
+        };
+      });
     },
   });
 }
@@ -450,35 +496,53 @@ function getUserStatsTool(d: AgentToolDeps): AgentTool {
     }),
     example: (fixture) => ({ params: { userId: fixture.userId, brandId: fixture.brandId } }),
     async handle({ params }, context) {
-      const { accountKey, ledger } = await requireMember(d, context.principal, params, "Reading a user's stats");
-      const [streak, achievements] = await Promise.all([
-        streakViews(d, context, [params.brandId], accountKey).then(
-          (views) => views.get(params.brandId) as AgentStreakView,
-        ),
-        readAchievements(d.db, params.brandId, accountKey),
-      ]);
-      return {
-        brandId: params.brandId,
-        userId: params.userId,
-        earnings: {
-          ...earnedView(ledger),
-          events: ledger.acceptedEvents,
-          lastEarnedAt: ledger.lastEarnedAt?.toISOString() ?? null,
-          byEventType: ledger.byEventType.map((row) => ({ ...row, amount: Number(row.amount) })),
-        },
-        redemptions: {
-          count: ledger.redemptions,
-          totalRedeemed: Number(ledger.redeemed),
-          pending: ledger.pendingRedemptions,
-          pendingRedeemed: Number(ledger.redeeming),
-        },
-        streak,
-        achievements: {
-          unlocked: achievements.filter((item) => item.unlocked).length,
-          total: achievements.length,
-          items: achievements,
-        },
-      };
+      requireBrandAuthority(context.principal, params.brandId, "Reading a user's stats");
+      return keptMemberAnswer(d, ['get_user_stats', params.brandId, params.userId], async () => {
+        const { accountKey, identityKeys, ledger } = await requireMember(
+          d,
+          context.principal,
+          params,
+          "Reading a user's stats",
+        );
+        const tokens = [...memberTokens(params.userId, accountKey, identityKeys), brandSettingsToken(params.brandId)];
+        if (!ledger.known) return { value: { missing: userNotFound(params.userId, params.brandId) }, tokens };
+        const now = context.clock.now();
+        const [streak, achievements] = await Promise.all([
+          streakViews(d, context, [params.brandId], accountKey).then(
+            (views) => views.get(params.brandId) as AgentStreakView,
+          ),
+          readAchievements(d.db, params.brandId, accountKey),
+        ]);
+        return {
+          value: {
+            data: {
+              brandId: params.brandId,
+              userId: params.userId,
+              earnings: {
+                ...earnedView(ledger),
+                events: ledger.acceptedEvents,
+                lastEarnedAt: ledger.lastEarnedAt?.toISOString() ?? null,
+                byEventType: ledger.byEventType.map((row) => ({ ...row, amount: Number(row.amount) })),
+              },
+              redemptions: {
+                count: ledger.redemptions,
+                totalRedeemed: Number(ledger.redeemed),
+                pending: ledger.pendingRedemptions,
+                pendingRedeemed: Number(ledger.redeeming),
+              },
+              streak,
+              achievements: {
+                unlocked: achievements.filter((item) => item.unlocked).length,
+                total: achievements.length,
+                items: achievements,
+              },
+            },
+          },
+          tokens,
+          // The day turning (checkedInToday) or the streak lapsing changes the answer by time alone.
+          validUntil: earliestAfter(now, [nextUtcDay(now), streak.expiresAt]),
+        };
+      });
     },
   });
 }
@@ -538,60 +602,83 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
     async handle({ params }, context) {
       const principal = context.principal;
       if (!principal) throw new AppError('UNAUTHORIZED', "Reading a user's portfolio needs an agent key");
-      const { accountKey, identities } = await accountIdentities(d.db, params.userId);
-      const keys = identities.map((identity) => identity.identityKey);
+      // In the key's order: the answer lists the brands so.
       const brandIds = [...new Set(principal.brandIds.map((id) => id.toLowerCase()))];
-      // The member's ledger and streak at every brand of the key, one statement each, beside the wallet; only
-      // the brands that know them are shown.
-      const [wallet, ledgers, streaks] = await Promise.all([
-        walletBalance(d, params.userId),
-        readMemberLedgers(d.db, brandIds, keys),
-        streakViews(d, context, brandIds, accountKey),
-      ]);
-      const knownIds = brandIds.filter((brandId) => ledgers.get(brandId)?.known);
-      if (knownIds.length === 0) throw notInPortfolio(params.userId);
-      const spendable = BigInt(wallet.balance) > wallet.reserved ? BigInt(wallet.balance) - wallet.reserved : 0n;
-      const [names, perks] = await Promise.all([
-        cachedBrands(d, knownIds),
-        bestAffordablePerks(d.db, knownIds, spendable, keys, context.clock.now()),
-      ]);
-      const nameOf = new Map(names.map(({ brand }) => [brand.address, brand.name]));
-      const brands = knownIds.flatMap((brandId) => {
-        const name = nameOf.get(brandId);
-        const ledger = ledgers.get(brandId);
-        const streak = streaks.get(brandId);
-        if (name === undefined || !ledger || !streak) return [];
-        const perk = perks.get(brandId);
-        return [
-          {
-            brandId,
-            name,
-            ...earnedView(ledger),
-            totalRedeemed: Number(ledger.redeemed),
-            streak,
-            bestAffordablePerk: perk
-              ? {
-                  brandId,
-                  uuid: perk.public_id,
-                  perkId: Number(perk.id),
-                  name: perk.name,
-                  category: perk.category,
-                  cost: Number(perk.cost),
-                }
-              : null,
-          },
-        ];
-      });
-      if (brands.length === 0) throw notInPortfolio(params.userId);
-      const best = brands
-        .map((brand) => brand.bestAffordablePerk)
-        .filter((perk) => perk !== null)
-        .reduce<z.infer<typeof affordablePerkSchema> | null>(
-          (top, perk) => (!top || perk.cost > top.cost ? perk : top),
-          null,
-        );
-      return {
-        userId: params.userId,
+      return keptMemberAnswer(d, ['get_user_portfolio', brandIds.join(','), params.userId], () =>
+        portfolioOf(d, context, brandIds, params.userId),
+      );
+    },
+  });
+}
+
+/** get_user_portfolio's answer over `brandIds` (the key's), with what it depends on. */
+async function portfolioOf(
+  d: AgentToolDeps,
+  context: { clock: AgentToolDeps['clock'] },
+  brandIds: string[],
+  userId: string,
+) {
+  const now = context.clock.now();
+  const { accountKey, identities } = await accountIdentities(d.db, userId);
+  const keys = identities.map((identity) => identity.identityKey);
+  // The member's ledger and streak at every brand of the key, one statement each, beside the wallet; only
+  // the brands that know them are shown.
+  const [wallet, ledgers, streaks] = await Promise.all([
+    walletBalance(d, userId),
+    readMemberLedgers(d.db, brandIds, keys),
+    streakViews(d, context, brandIds, accountKey),
+  ]);
+  const tokens = [
+    ...memberTokens(userId, accountKey, keys, wallet.walletAddress),
+    ...brandIds.flatMap((brandId) => [brandSettingsToken(brandId), brandPerksToken(brandId)]),
+  ];
+  const chain = wallet.walletAddress !== null;
+  const knownIds = brandIds.filter((brandId) => ledgers.get(brandId)?.known);
+  if (knownIds.length === 0) return { value: { missing: notInPortfolio(userId) }, tokens, chain };
+  const spendable = BigInt(wallet.balance) > wallet.reserved ? BigInt(wallet.balance) - wallet.reserved : 0n;
+  const [names, perks] = await Promise.all([
+    cachedBrands(d, knownIds),
+    bestAffordablePerks(d.db, knownIds, spendable, keys, now),
+  ]);
+  const nameOf = new Map(names.map(({ brand }) => [brand.address, brand.name]));
+  const brands = knownIds.flatMap((brandId) => {
+    const name = nameOf.get(brandId);
+    const ledger = ledgers.get(brandId);
+    const streak = streaks.get(brandId);
+    if (name === undefined || !ledger || !streak) return [];
+    const perk = perks.best.get(brandId);
+    return [
+      {
+        brandId,
+        name,
+        ...earnedView(ledger),
+        totalRedeemed: Number(ledger.redeemed),
+        streak,
+        bestAffordablePerk: perk
+          ? {
+              brandId,
+              uuid: perk.public_id,
+              perkId: Number(perk.id),
+              name: perk.name,
+              category: perk.category,
+              cost: Number(perk.cost),
+            }
+          : null,
+      },
+    ];
+  });
+  if (brands.length === 0) return { value: { missing: notInPortfolio(userId) }, tokens, chain };
+  const best = brands
+    .map((brand) => brand.bestAffordablePerk)
+    .filter((perk) => perk !== null)
+    .reduce<z.infer<typeof affordablePerkSchema> | null>(
+      (top, perk) => (!top || perk.cost > top.cost ? perk : top),
+      null,
+    );
+  return {
+    value: {
+      data: {
+        userId,
         walletAddress: wallet.walletAddress,
         balance: wallet.balance,
         spendable: Number(spendable),
@@ -602,9 +689,18 @@ function getUserPortfolioTool(d: AgentToolDeps): AgentTool {
           .map((b) => ({ brandId: b.brandId, current: b.streak.current })),
         bestAffordablePerk: best,
         note: 'Only brands this agent key acts for are shown; balance and spendable are the one pts wallet.',
-      };
+      },
     },
-  });
+    tokens,
+    chain,
+    keep: wallet.settled,
+    // The day turning, a streak lapsing or a perk window opening or closing changes it by time alone.
+    validUntil: earliestAfter(now, [
+      nextUtcDay(now),
+      perks.changesAt,
+      ...[...streaks.values()].map((streak) => streak.expiresAt),
+    ]),
+  };
 }
 
 /** The action tools of the agent API (spec 4.1): members' balances and stats, events and redemptions. */

@@ -15,6 +15,19 @@ export interface PostgresChangeTransportOptions {
   channel?: string;
   /** First and longest wait before reconnecting the LISTEN connection after it broke. */
   reconnectMs?: { first: number; max: number };
+  /**
+   * Other channels heard on the same dedicated connection (one listening connection per process, whatever
+   * it hears): each gets its payloads, and whether the connection listens (false while it is down, since
+   * notices sent meanwhile are lost). Member answers use it (modules/ledger/member-answers.ts).
+   */
+  channels?: ListenedChannel[];
+}
+
+/** A channel heard beside the brand changes. */
+export interface ListenedChannel {
+  readonly channel: string;
+  notice(payload: string | undefined): void;
+  setListening(listening: boolean): void;
 }
 
 interface Notice {
@@ -36,6 +49,10 @@ export function createPostgresChangeTransport(options: PostgresChangeTransportOp
   const first = options.reconnectMs?.first ?? 100;
   const max = options.reconnectMs?.max ?? 5_000;
   const origin = randomUUID();
+  const others = options.channels ?? [];
+  const setOthersListening = (value: boolean) => {
+    for (const other of others) other.setListening(value);
+  };
   let client: pg.Client | undefined;
   let deliver: ((change: BrandChange) => void) | undefined;
   let listening = false;
@@ -77,7 +94,10 @@ export function createPostgresChangeTransport(options: PostgresChangeTransportOp
     const onLost = (error?: Error) => {
       if (lost) return;
       lost = true;
-      if (client === connection) client = undefined;
+      if (client === connection) {
+        client = undefined;
+        setOthersListening(false);
+      }
       connection.end().catch(() => undefined);
       if (stopped) return;
       logger.warn({ err: error }, 'brand change listener lost its database connection; reconnecting');
@@ -87,6 +107,8 @@ export function createPostgresChangeTransport(options: PostgresChangeTransportOp
     connection.on('error', onLost);
     connection.on('end', () => onLost());
     connection.on('notification', (message) => {
+      const other = others.find((candidate) => candidate.channel === message.channel);
+      if (other) other.notice(message.payload);
       if (message.channel !== channel) return;
       const change = toChange(message.payload);
       if (change) deliver?.(change);
@@ -94,6 +116,7 @@ export function createPostgresChangeTransport(options: PostgresChangeTransportOp
     try {
       await connection.connect();
       await connection.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      for (const other of others) await connection.query(`LISTEN ${pg.escapeIdentifier(other.channel)}`);
     } catch (error) {
       onLost(error as Error);
       throw error;
@@ -105,6 +128,7 @@ export function createPostgresChangeTransport(options: PostgresChangeTransportOp
     }
     client = connection;
     failures = 0;
+    setOthersListening(true);
     if (listening) {
       logger.info('brand change listener reconnected; every brand cache starts afresh');
       deliver?.({ kind: 'all' });
@@ -131,6 +155,7 @@ export function createPostgresChangeTransport(options: PostgresChangeTransportOp
       reconnectTimer = undefined;
       const connection = client;
       client = undefined;
+      if (connection) setOthersListening(false);
       await connection?.end().catch(() => undefined);
     },
   };

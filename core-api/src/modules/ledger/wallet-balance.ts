@@ -23,6 +23,11 @@ export interface WalletBalance {
   pending: number;
   /** pts held by perk redemptions still pending: spendable = balance − reserved. */
   reserved: bigint;
+  /**
+   * No mint of the wallet is sent and unconfirmed: the figures hold until a write touches the wallet or a new
+   * block comes (false: they were read against the node's receipts, and change as it mines).
+   */
+  settled: boolean;
 }
 
 /**
@@ -49,7 +54,7 @@ export async function readWalletBalance(deps: WalletBalanceDeps, userIdentifier:
       FROM w`.execute(deps.db);
   const row = result.rows[0];
   const wallet = row?.wallet ?? null;
-  if (!wallet) return { walletAddress: null, balance: 0, pending: 0, reserved: 0n };
+  if (!wallet) return { walletAddress: null, balance: 0, pending: 0, reserved: 0n, settled: true };
   let pending = BigInt(row?.pending ?? '0');
   const submitted = parseSubmitted(row?.submitted);
   let onChain: bigint;
@@ -73,6 +78,7 @@ export async function readWalletBalance(deps: WalletBalanceDeps, userIdentifier:
     balance: Number(onChain),
     pending: Number(pending),
     reserved: BigInt(row?.reserved ?? '0'),
+    settled: submitted.length === 0,
   };
 }
 
