@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { api, fieldErrors } from '../api.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
+import { EngagementSections } from './program/EngagementSections.tsx';
 
 const DETECTION = ['manual', 'url_pattern', 'form_auto', 'sdk_auto'] as const;
 const UNLIMITED = -1;
@@ -115,6 +116,7 @@ export function ProgramPage() {
           </tbody>
         </table>
       </TableWrap>
+      <EngagementSections />
     </section>
   );
 }
