@@ -1,7 +1,7 @@
 import { DEFAULT_ACHIEVEMENTS, DEFAULT_STREAK_SETTINGS, signRequest } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
-import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { startTestPlatform, type TestPlatform, type TestResponse } from '../../../test/platform.ts';
 import { type PortalBrowser, portalMember } from '../../../test/portal-browser.ts';
 import { portalEngagementRoutes } from './portal-engagement.routes.ts';
 
@@ -31,12 +31,12 @@ const auditRows = (action: string, brandId: string) =>
     .execute();
 
 /** A brand-signed GET (a new second each, so no signature repeats). */
-async function signedGet(path: string, securityKey: string) {
+async function signedGet(path: string, securityKey: string): Promise<TestResponse> {
   platform.clock.advance(1_000);
   const timestamp = Math.floor(platform.clock.now().getTime() / 1000);
   const headers = signRequest({ securityKey, method: 'GET', pathWithQuery: path, body: '', timestamp });
   const response = await fetch(`${platform.url}${path}`, { headers });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
 beforeAll(async () => {
