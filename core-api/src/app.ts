@@ -44,6 +44,7 @@ import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.
 import { portalBillingRoutes } from './modules/portal/portal-billing.routes.ts';
 import { portalCampaignRoutes } from './modules/portal/portal-campaigns.routes.ts';
 import { portalDashboardRoutes } from './modules/portal/portal-dashboard.routes.ts';
+import { portalEngagementRoutes } from './modules/portal/portal-engagement.routes.ts';
 import { portalIntegrationRoutes } from './modules/portal/portal-integrations.routes.ts';
 import { portalMemberRoutes } from './modules/portal/portal-members.routes.ts';
 import { portalPerkRoutes } from './modules/portal/portal-perks.routes.ts';
@@ -458,6 +459,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     portalMemberRoutes({ ...portalDeps, logger: deps.logger, wallet, events: services.events }),
   );
   serve(api, '/portal/api', portalCampaignRoutes({ ...portalDeps, logger: deps.logger, events: services.events }));
+  serve(api, '/portal/api', portalEngagementRoutes({ ...portalDeps, logger: deps.logger, events: services.events }));
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
   return router;

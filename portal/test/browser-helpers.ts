@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import type { TestPlatform } from '../../core-api/test/platform.ts';
 
 // What the portal's Chromium journeys share: how Chromium starts, where screenshots go, axe-core.
 
@@ -65,4 +66,34 @@ export async function tabTo(page: Page, name: string, limit = 80): Promise<void>
     if (focused === name) return;
   }
   throw new Error(`Tab never reached "${name}"`);
+}
+
+/**
+ * The operator invites `email` into the brand with `role` (`POST /admin/portal/invites`, as
+ * `pts portal invite`), and `page` opens the link, sets `password` and lands on the dashboard, signed in.
+ */
+export async function signInByInvite(
+  platform: TestPlatform,
+  page: Page,
+  invite: { brandId: string; email: string; role: 'owner' | 'admin' | 'viewer' },
+  password: string,
+): Promise<void> {
+  const answer = await platform.post('/admin/portal/invites', invite, {
+    authorization: `Bearer ${platform.deps.adminToken}`,
+  });
+  if (answer.status !== 201) throw new Error(`invite refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+  await page.goto(answer.body.inviteUrl);
+  await page.getByLabel('New password (at least 10 characters)').fill(password);
+  await page.getByLabel('Repeat the password').fill(password);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+}
+
+/** `page` signs in on the sign-in page with an existing account and lands on the dashboard. */
+export async function signIn(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/portal/sign-in`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
 }

@@ -93,11 +93,16 @@ export {
   unlinkResultSchema,
 } from './schemas/accounts.ts';
 export {
+  type AchievementDefinitionsResponse,
+  type AchievementDefinitionView,
   type AchievementsResponse,
   achievementDefinitionInputSchema,
+  achievementDefinitionSchema,
+  achievementDefinitionsResponseSchema,
   achievementSchema,
   achievementsParamsSchema,
   achievementsResponseSchema,
+  BUILT_IN_ACHIEVEMENT_TYPES,
   reportAchievementProgressRequestSchema,
   reportAchievementProgressResponseSchema,
   setAchievementDefinitionsRequestSchema,

@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { api, fieldErrors } from '../api.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
+import { EngagementSections } from './program/EngagementSections.tsx';
 import { CampaignsSection } from './program/CampaignsSection.tsx';
 import { DropsSection } from './program/DropsSection.tsx';
 
@@ -117,6 +118,7 @@ export function ProgramPage() {
           </tbody>
         </table>
       </TableWrap>
+      <EngagementSections />
       <CampaignsSection />
       <DropsSection />
     </section>

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { CUSTOM_ACHIEVEMENT_TYPE, isReportableAchievementType } from '../rules/achievements.ts';
+import {
+  COMPUTED_ACHIEVEMENT_TYPES,
+  CUSTOM_ACHIEVEMENT_TYPE,
+  isReportableAchievementType,
+  REPORTED_ACHIEVEMENT_TYPES,
+} from '../rules/achievements.ts';
 import { brandIdSchema, cleanString } from './common.ts';
 
 const userIdentifier = cleanString(z.string().min(3).max(320)).transform((value) => value.toLowerCase());
@@ -64,6 +69,9 @@ export const reportAchievementProgressResponseSchema = z.object({
   unlocked: z.array(z.object({ id: z.string(), name: z.string(), threshold: z.number().int() })),
 });
 
+/** Every built-in type: computed by the platform, then reported by bots and back-ends (`custom_<name>` besides). */
+export const BUILT_IN_ACHIEVEMENT_TYPES = [...COMPUTED_ACHIEVEMENT_TYPES, ...REPORTED_ACHIEVEMENT_TYPES] as const;
+
 export const achievementDefinitionInputSchema = z.object({
   id: cleanString(z.string().regex(/^[a-z0-9_]{1,60}$/, 'id must be 1 to 60 lowercase letters, digits or underscores')),
   type: cleanString(
@@ -71,15 +79,7 @@ export const achievementDefinitionInputSchema = z.object({
       .string()
       .refine(
         (type) =>
-          [
-            'tokens_earned',
-            'events_claimed',
-            'streak_days',
-            'good_morning_count',
-            'message_count',
-            'voice_hours',
-            'level_reached',
-          ].includes(type) || CUSTOM_ACHIEVEMENT_TYPE.test(type),
+          (BUILT_IN_ACHIEVEMENT_TYPES as readonly string[]).includes(type) || CUSTOM_ACHIEVEMENT_TYPE.test(type),
         'type must be a built-in achievement type or custom_<name>',
       ),
   ),
@@ -95,3 +95,23 @@ export const setAchievementDefinitionsRequestSchema = z.object({
     .max(200)
     .refine((list) => new Set(list.map((d) => d.id)).size === list.length, 'definition ids must be unique'),
 });
+
+/** One achievement definition in force for a brand. */
+export const achievementDefinitionSchema = z
+  .object({ id: z.string(), type: z.string(), threshold: z.number().int(), name: z.string(), description: z.string() })
+  .meta({ id: 'AchievementDefinition' });
+export type AchievementDefinitionView = z.infer<typeof achievementDefinitionSchema>;
+
+/**
+ * `GET|PUT /admin/brands/:brandId/achievements` and the portal's: the definitions in force; `defaults: true`
+ * while the brand has none of its own (the platform's defaults apply).
+ */
+export const achievementDefinitionsResponseSchema = z
+  .object({
+    success: z.literal(true),
+    brandId: z.string(),
+    defaults: z.boolean(),
+    definitions: z.array(achievementDefinitionSchema),
+  })
+  .meta({ id: 'AchievementDefinitionsResponse' });
+export type AchievementDefinitionsResponse = z.infer<typeof achievementDefinitionsResponseSchema>;

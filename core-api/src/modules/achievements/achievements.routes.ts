@@ -1,4 +1,5 @@
 import {
+  achievementDefinitionsResponseSchema,
   achievementsParamsSchema,
   achievementsResponseSchema,
   brandIdParamsSchema,
@@ -16,8 +17,7 @@ import { parseInput } from '../../http/validate.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
 import {
-  definitionsFor,
-  hasOwnDefinitions,
+  brandAchievementDefinitions,
   readAchievements,
   reportProgress,
   setDefinitions,
@@ -124,7 +124,6 @@ export function achievementRoutes(deps: AchievementsRouterDeps): Route[] {
  */
 export function achievementAdminRoutes(deps: { db: Database; clock: Clock; adminToken: string }): Route[] {
   const admin = requireAdminToken(deps.adminToken);
-  const definitions = async (brandId: string) => definitionsFor(deps.db, brandId);
   return [
     defineRoute({
       method: 'get',
@@ -134,11 +133,14 @@ export function achievementAdminRoutes(deps: { db: Database; clock: Clock; admin
       security: ['adminToken'],
       before: [admin],
       request: { params: brandIdParamsSchema },
-      responses: { 200: { description: 'The definitions' }, 401: failure('No or wrong admin token') },
+      responses: {
+        200: { description: 'The definitions', schema: achievementDefinitionsResponseSchema },
+        401: failure('No or wrong admin token'),
+        404: failure('Unknown brand'),
+      },
       handle: async ({ params: { brandId } }) => {
         await requireBrandExists(deps.db, brandId);
-        const custom = await hasOwnDefinitions(deps.db, brandId);
-        return { success: true, brandId, defaults: !custom, definitions: await definitions(brandId) };
+        return { success: true, brandId, ...(await brandAchievementDefinitions(deps.db, brandId)) };
       },
     }),
     defineRoute({
@@ -150,20 +152,16 @@ export function achievementAdminRoutes(deps: { db: Database; clock: Clock; admin
       before: [admin],
       request: { params: brandIdParamsSchema, body: setAchievementDefinitionsRequestSchema, bodyReader: 'own' },
       responses: {
-        200: { description: 'The definitions now in force' },
+        200: { description: 'The definitions now in force', schema: achievementDefinitionsResponseSchema },
         400: failure('Invalid definitions'),
         401: failure('No or wrong admin token'),
         404: failure('Unknown brand'),
       },
       handle: async ({ params: { brandId }, body }) => {
         await requireBrandExists(deps.db, brandId);
-        await setDefinitions(deps.db, brandId, body.definitions, { actor: 'admin', at: deps.clock.now() });
-        return {
-          success: true,
-          brandId,
-          defaults: body.definitions.length === 0,
-          definitions: await definitions(brandId),
-        };
+        const now = deps.clock.now();
+        const inForce = await setDefinitions(deps.db, brandId, body.definitions, { actor: 'admin', at: now });
+        return { success: true, brandId, ...inForce };
       },
     }),
   ];

@@ -75,23 +75,57 @@ export async function reportProgress(
   return { value: row?.value ?? 0n, unlocked };
 }
 
+/** The definitions in force for the brand and whether they are the defaults: every surface's read. */
+export async function brandAchievementDefinitions(
+  db: Database,
+  brandId: string,
+): Promise<{ defaults: boolean; definitions: AchievementDefinition[] }> {
+  const custom = await hasOwnDefinitions(db, brandId);
+  return { defaults: !custom, definitions: await definitionsFor(db, brandId) };
+}
+
+type DefinitionInput = { id: string; type: string; threshold: number; name: string; description: string };
+
+/** What a replacement changes, by id: added, removed, and kept with another type, threshold, name or description. */
+function definitionChanges(before: readonly DefinitionInput[], after: readonly DefinitionInput[]) {
+  const previous = new Map(before.map((d) => [d.id, d]));
+  const next = new Set(after.map((d) => d.id));
+  const same = (a: DefinitionInput, b: DefinitionInput) =>
+    a.type === b.type && a.threshold === b.threshold && a.name === b.name && a.description === b.description;
+  return {
+    added: after.filter((d) => !previous.has(d.id)).map((d) => d.id),
+    removed: before.filter((d) => !next.has(d.id)).map((d) => d.id),
+    changed: after.filter((d) => previous.has(d.id) && !same(previous.get(d.id)!, d)).map((d) => d.id),
+  };
+}
+
 /**
  * Replaces the brand's definitions (an empty list brings the defaults back), in the brand's audit log under
- * `audit.actor` (the admin token and the CLI are `admin`).
+ * `audit.actor` (the admin token and the CLI are `admin`, the portal `portal:<email>`) with what changed:
+ * the ids now in force, and those added, removed and changed against the list in force before (the
+ * defaults while the brand had none). Answers the definitions now in force.
  */
 export async function setDefinitions(
   db: Database,
   brandId: string,
-  definitions: { id: string; type: string; threshold: number; name: string; description: string }[],
+  definitions: DefinitionInput[],
   audit: { actor: string; at: Date },
-): Promise<void> {
+): Promise<{ defaults: boolean; definitions: AchievementDefinition[] }> {
   await db.transaction().execute(async (trx) => {
+    // One replacement at a time per brand: the list read for the audit is the one replaced.
+    await trx.selectFrom('brands').select('address').where('address', '=', brandId.toLowerCase()).forUpdate().execute();
+    const before = await definitionsFor(trx, brandId);
+    const after = definitions.length === 0 ? DEFAULT_ACHIEVEMENTS : definitions;
     await trx.deleteFrom('achievement_definitions').where('brand_id', '=', brandId).execute();
     await insertAuditEntry(trx, {
       actor: audit.actor,
       action: 'achievement.set',
       subject: brandId.toLowerCase(),
-      details: { ids: definitions.map((d) => d.id) },
+      details: {
+        ids: definitions.map((d) => d.id),
+        ...(definitions.length === 0 ? { restoredDefaults: true } : {}),
+        ...definitionChanges(before, after),
+      },
       at: audit.at,
     });
     if (definitions.length === 0) return;
@@ -110,6 +144,7 @@ export async function setDefinitions(
       )
       .execute();
   });
+  return brandAchievementDefinitions(db, brandId);
 }
 
 /**

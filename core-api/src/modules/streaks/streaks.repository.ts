@@ -27,6 +27,11 @@ export async function findStreakSettings(
   return row?.settings;
 }
 
+/** Locks the brand's row until the transaction ends: one settings change at a time per brand. */
+export async function lockBrandSettings(db: Kysely<DB>, brandId: string): Promise<void> {
+  await db.selectFrom('brands').select('address').where('address', '=', brandId.toLowerCase()).forUpdate().execute();
+}
+
 /** Stores the brand's full settings document. */
 export async function saveStreakSettings(
   db: Kysely<DB>,

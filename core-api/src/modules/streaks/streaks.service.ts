@@ -62,6 +62,7 @@ import {
   insertCheckin,
   insertMilestoneClaim,
   listClaimedMilestones,
+  lockBrandSettings,
   lockStreak,
   readDailyStreakRows,
   type StreakKey,
@@ -146,30 +147,37 @@ export async function readDailyStreaks(
   return views;
 }
 
-/** Changes some of the brand's settings; the result must still be valid as a whole. */
+/**
+ * Changes some of the brand's settings; the result must still be valid as a whole. The read, merge and
+ * write happen under the brand's row lock, so two concurrent changes of different fields both hold. The
+ * audit entry (actor `deps.actor`) names the fields sent and, under `previous`, their values before.
+ * Every reader loads the settings from the database, so the change holds at once on every replica.
+ */
 export async function updateStreakSettings(
   deps: StreakDeps,
   brandId: string,
   patch: UpdateStreakSettingsRequest,
 ): Promise<StreakSettings> {
   await requireBrand(deps, brandId);
-  const { settings } = await loadStreakSettings(deps, brandId);
-  const merged = streakSettingsSchema.safeParse({ ...settings, ...patch });
-  if (!merged.success) {
-    const errors = merged.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new AppError('VALIDATION_ERROR', `Invalid streak settings: ${errors.join('; ')}`, { errors });
-  }
-  await deps.db.transaction().execute(async (trx) => {
+  return deps.db.transaction().execute(async (trx) => {
+    await lockBrandSettings(trx, brandId);
+    const { settings } = settingsFrom(deps, brandId, await findStreakSettings(trx, brandId));
+    const merged = streakSettingsSchema.safeParse({ ...settings, ...patch });
+    if (!merged.success) {
+      const errors = merged.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+      throw new AppError('VALIDATION_ERROR', `Invalid streak settings: ${errors.join('; ')}`, { errors });
+    }
+    const previous = Object.fromEntries(Object.keys(patch).map((key) => [key, settings[key as keyof StreakSettings]]));
     await saveStreakSettings(trx, brandId, merged.data, deps.clock.now());
     await insertAuditEntry(trx, {
       actor: deps.actor ?? 'admin',
       action: 'streak.settings',
       subject: brandId.toLowerCase(),
-      details: { ...patch },
+      details: { ...patch, previous },
       at: deps.clock.now(),
     });
+    return merged.data;
   });
-  return merged.data;
 }
 
 async function requireBrand(deps: StreakDeps, brandId: string): Promise<CachedBrand> {

@@ -1,0 +1,124 @@
+import {
+  achievementDefinitionsResponseSchema,
+  portalBrandParamsSchema,
+  setAchievementDefinitionsRequestSchema,
+  streakSettingsResponseSchema,
+  updateStreakSettingsRequestSchema,
+} from '@pts/shared';
+import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import { brandAchievementDefinitions, setDefinitions } from '../achievements/achievements.service.ts';
+import { loadStreakSettings, type StreakDeps, updateStreakSettings } from '../streaks/streaks.service.ts';
+import { actorOf } from './portal.routes.ts';
+import type { PortalAuthDeps } from './portal-auth.service.ts';
+import { portalUserOf, requireSession } from './portal-session.ts';
+import { requireRole } from './portal-team.service.ts';
+
+export type PortalEngagementRoutesDeps = PortalAuthDeps & StreakDeps;
+
+const session: ['portalSession'] = ['portalSession'];
+const signedOut = failure('Not signed in (no session, or it ended)');
+const csrfOrRole = failure('Missing CSRF token, or the role cannot make this change');
+const notFound = failure('No such brand among yours');
+/** Room for the 200 definitions the schema allows, each with its longest name and description. */
+const DEFINITIONS_BODY_LIMIT_BYTES = 160 * 1024;
+
+/**
+ * The Program page's streaks and achievements (docs/portal.md): the brand's streak settings and milestones
+ * through the streak service of `PUT /services/streak/settings/:brandId`, its achievement definitions through
+ * the achievement service of `GET|PUT /admin/brands/:brandId/achievements`. Changes need admin or owner and
+ * are audited with the portal user as the actor; both are read from the database on every use, so a change
+ * holds at once on every replica.
+ */
+export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[] {
+  const signedIn = [requireSession(deps)];
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/streak-settings',
+      summary: "The brand's streak settings: grace, multipliers, milestones, freezes (`custom: false` = defaults)",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: {
+        200: { description: 'Settings', schema: streakSettingsResponseSchema },
+        401: signedOut,
+        404: notFound,
+      },
+      handle: async ({ params: { brandId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        const { settings, custom } = await loadStreakSettings(deps, brandId);
+        return { success: true, brandId, settings, custom };
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/brands/:brandId/streak-settings',
+      summary: 'Change some streak settings (admin or owner): the service of `PUT /services/streak/settings/:brandId`',
+      description: 'Fields left out keep their value; the result must be valid as a whole (milestones ascending…).',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema, body: updateStreakSettingsRequestSchema },
+      responses: {
+        200: { description: 'Saved', schema: streakSettingsResponseSchema },
+        400: failure('Invalid settings (`details.errors`: `field: message`)'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: notFound,
+      },
+      handle: async ({ params: { brandId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        const settings = await updateStreakSettings({ ...deps, actor: actorOf(user) }, brandId, body);
+        return { success: true, brandId, settings, custom: true };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/achievements',
+      summary: "The brand's achievement definitions (`defaults: true` while it has none of its own)",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: {
+        200: { description: 'The definitions in force', schema: achievementDefinitionsResponseSchema },
+        401: signedOut,
+        404: notFound,
+      },
+      handle: async ({ params: { brandId }, res }) => {
+        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, brandId, ...(await brandAchievementDefinitions(deps.db, brandId)) };
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/brands/:brandId/achievements',
+      summary:
+        "Replace the brand's achievement definitions (admin or owner; an empty list restores the defaults): " +
+        'the service of `PUT /admin/brands/:brandId/achievements`',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: {
+        params: portalBrandParamsSchema,
+        body: setAchievementDefinitionsRequestSchema,
+        bodyLimitBytes: DEFINITIONS_BODY_LIMIT_BYTES,
+      },
+      responses: {
+        200: { description: 'The definitions now in force', schema: achievementDefinitionsResponseSchema },
+        400: failure('Invalid definitions (`details.errors`: `definitions.N.field: message`)'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: notFound,
+      },
+      handle: async ({ params: { brandId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        const audit = { actor: actorOf(user), at: deps.clock.now() };
+        return { success: true, brandId, ...(await setDefinitions(deps.db, brandId, body.definitions, audit)) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,15 @@
+import { lazy, Suspense } from 'react';
+
+// Loaded when the Program page first shows them, so the portal's initial JavaScript stays small.
+const StreaksSection = lazy(() => import('./StreaksSection.tsx'));
+const AchievementsSection = lazy(() => import('./AchievementsSection.tsx'));
+
+/** The Program page's streak settings, milestones and achievements (docs/portal.md, "Program"). */
+export function EngagementSections() {
+  return (
+    <Suspense fallback={<p className="loading">Loading streaks and achievements…</p>}>
+      <StreaksSection />
+      <AchievementsSection />
+    </Suspense>
+  );
+}
