@@ -74,7 +74,6 @@ export function TimeChart({
       plot.current = null;
     };
     // The chart is rebuilt only when its lines change; new numbers go through setData below.
-    // biome-ignore lint/correctness/useExhaustiveDependencies: buckets are applied by the next effect
   }, [series]);
 
   useEffect(() => {

@@ -266,11 +266,9 @@ function Table({ caption, head, rows, empty }: { caption: string; head: string[]
             </tr>
           ) : (
             rows.map((row, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: rows have no id and keep their order
               <tr key={index}>
                 <th scope="row">{row[0]}</th>
                 {row.slice(1).map((cell, i) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: cells of a fixed column list
                   <td key={i}>{cell}</td>
                 ))}
               </tr>
