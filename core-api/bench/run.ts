@@ -8,6 +8,7 @@
  *   npm run bench -- agent-read [flags]  # agent API reads, 100k members on PostgreSQL, p95 at 16 clients
  *   npm run bench -- chain-soak [flags]  # the embedded chain's memory, CPU and disk under long load, then idle
  *   npm run bench -- replicas [flags]  # ten core-api processes on one default PostgreSQL under load
+ *   npm run bench -- chain-realistic [flags]  # confirmed rewards/s and time to finality with 2 s blocks
  *   npm run bench -- all                # each of them with its defaults, one after the other (not chain-soak:
  *                                       # its default, 500,000 rewards and 10 idle minutes, takes too long)
  *
@@ -26,6 +27,7 @@ const BENCHES: Record<string, string> = {
   'agent-read': 'agent-read.bench.ts',
   'chain-soak': 'chain-soak.bench.ts',
   replicas: 'replicas.bench.ts',
+  'chain-realistic': 'chain-realistic.bench.ts',
 };
 /** Run only when named: they take far longer than the others. */
 const NOT_IN_ALL = new Set(['chain-soak']);
