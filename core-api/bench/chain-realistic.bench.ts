@@ -4,7 +4,8 @@
  * (issue 26, "Scale"). See docs/benchmarks.md, "Chain-realistic (2 s blocks)".
  *
  *   npm run bench -- chain-realistic [--db postgres|pglite] [--duration 60] [--block-time 2] [--clients 16]
- *        [--bulk 50] [--rate 0] [--users 0] [--gas-limit 60000000] [--warmup 3] [--settle 300] [--json]
+ *        [--bulk 50] [--rate 0] [--users 0] [--gas-limit 60000000] [--warmup 3] [--settle 300] [--pause-chain]
+ *        [--json]
  *
  * anvil runs with interval mining (`--block-time`) and the block gas limit set to `--gas-limit` (default
  * 60,000,000: Soneium's, from its superchain-registry genesis; anvil's own default is 30,000,000). The
@@ -18,6 +19,11 @@
  * up to `--settle` seconds for every acknowledged reward to be confirmed and prints: acknowledged and confirmed
  * rewards/s, acknowledgement → confirmation p50/p95/max, the backlog when the load stopped and whether it
  * drained, gas per reward, rewards and transactions per block, and how full the blocks were.
+ *
+ * `--pause-chain` stops the chain's mining while the load runs (`evm_setIntervalMining 0`; keep `--duration`
+ * under PTS_MINT_STUCK_SECONDS, 30 s, or the minter starts replacing) and restarts its interval after: the
+ * minter has sent the whole backlog, so what confirms per second then is what the chain and one minter key
+ * can carry, whatever rate this machine's intake reached (a sequencer that stalls and resumes does the same).
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -240,6 +246,7 @@ function spread(values: number[]): Spread {
 
 interface Summary {
   database: 'postgres' | 'pglite';
+  chainPaused: boolean;
   chain: { blockTimeSeconds: number; gasLimit: number; finality: { depth: number; tag: string } };
   load: {
     clients: number;
@@ -255,7 +262,7 @@ interface Summary {
     requestLatencyMs: Spread;
   };
   acknowledgedPerSecond: number;
-  /** Confirmations within a window as long as the load, starting at the first confirmation. */
+  /** Confirmations ÷ (last − first confirmation + one block interval). */
   confirmedPerSecond: number;
   /** Every acknowledged reward confirmed ÷ (last confirmation − load start). */
   confirmedPerSecondEndToEnd: number;
@@ -299,6 +306,8 @@ interface Options {
   gasLimit: number;
   warmupSeconds: number;
   settleSeconds: number;
+  /** No block while the load runs; the chain then mines the backlog at its 2 s interval. */
+  pauseChain: boolean;
   json: boolean;
 }
 
@@ -376,6 +385,10 @@ async function run(options: Options): Promise<Summary> {
       PTS_MINTER_PRIVATE_KEY: ANVIL_MINTER_PRIVATE_KEY,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     });
+    if (options.pauseChain && options.durationSeconds >= config.PTS_MINT_STUCK_SECONDS) {
+      // Longer, and the minter rightly replaces the transactions the paused chain does not mine.
+      throw new Error(`--pause-chain needs --duration below PTS_MINT_STUCK_SECONDS (${config.PTS_MINT_STUCK_SECONDS})`);
+    }
     const finality = mintFinality(config);
     const platform = await startPlatform(config);
     cleanups.push(() => platform.stop());
@@ -456,6 +469,9 @@ async function run(options: Options): Promise<Summary> {
     }
 
     const brand = await makeBrand('bench');
+    const intervalMining = (seconds: number) =>
+      publicClient.request({ method: 'evm_setIntervalMining' as never, params: [seconds] as never });
+    if (options.pauseChain) await intervalMining(0);
     const startBlock = await publicClient.getBlockNumber({ cacheTime: 0 });
     log(
       `load: ${options.clients} clients → ${options.bulk > 0 ? `${BULK_PATH} (${options.bulk} events each)` : MANUAL_PATH}, ${options.users > 0 ? `${options.users} returning users` : 'a new user per event'}, ${options.rate > 0 ? `paced to ${options.rate} events/s` : 'unpaced'}, for ${options.durationSeconds} s`,
@@ -468,12 +484,16 @@ async function run(options: Options): Promise<Summary> {
       onProgress: (elapsedMs, acknowledged) => {
         void openRows(brand.brandId).then((open) =>
           log(
-            `  ${fmt(elapsedMs / 1000, 0)} s: ${acknowledged} acknowledged (${fmt((acknowledged / elapsedMs) * 1000, 0)}/s), ${acknowledged - open > 0 ? acknowledged - open : 0} confirmed, ${open} open`,
+            `  ${fmt(elapsedMs / 1000, 0)} s: ${acknowledged} acknowledged (${fmt((acknowledged / elapsedMs) * 1000, 0)}/s), ${Math.max(acknowledged - open, 0)} confirmed, ${open} open`,
           ),
         );
       },
     });
     const loadEndedAt = loadStartedAt + result.elapsedMs;
+    if (options.pauseChain) {
+      await intervalMining(options.blockTime);
+      log(`the chain mines again, a block every ${options.blockTime} s`);
+    }
     const atLoadEnd = await openRows(brand.brandId);
     log(`load done: ${result.acknowledged} acknowledged, ${atLoadEnd} not yet confirmed; settling`);
     const settled = await settle(brand.brandId, options.settleSeconds);
@@ -497,8 +517,6 @@ async function run(options: Options): Promise<Summary> {
     const confirmed = rows.filter((row) => row.status === 'confirmed');
     const confirmedAt = confirmed.map((row) => new Date(row.updated_at).getTime()).sort((a, b) => a - b);
     const firstConfirm = confirmedAt[0] ?? loadEndedAt;
-    const windowEnd = firstConfirm + result.elapsedMs;
-    const inWindow = confirmedAt.filter((at) => at <= windowEnd).length;
     const lastConfirm = confirmedAt[confirmedAt.length - 1] ?? loadEndedAt;
     const latencies = confirmed.map(
       (row) => (new Date(row.updated_at).getTime() - new Date(row.created_at).getTime()) / 1000,
@@ -542,9 +560,11 @@ async function run(options: Options): Promise<Summary> {
       .where('status', '=', 'confirmed')
       .executeTakeFirstOrThrow();
 
-    const confirmedPerSecond = (inWindow / result.elapsedMs) * 1000;
+    // From the first confirmation to the last, plus the one block interval the first one stands for.
+    const confirmedPerSecond = (confirmed.length / (lastConfirm - firstConfirm + options.blockTime * 1000)) * 1000;
     const summary: Summary = {
       database: options.db,
+      chainPaused: options.pauseChain,
       chain: { blockTimeSeconds: options.blockTime, gasLimit: Number(head.gasLimit), finality },
       load: {
         clients: options.clients,
@@ -614,7 +634,7 @@ function print(s: Summary): void {
     ],
     [
       'load',
-      `${l.clients} clients, ${l.eventsPerRequest} events/request, ${l.targetRate > 0 ? `paced ${l.targetRate}/s` : 'unpaced'}, ${l.users > 0 ? `${l.users} returning users` : 'new users'}, ${fmt(l.seconds)} s`,
+      `${s.chainPaused ? 'chain paused during the load; ' : ''}${l.clients} clients, ${l.eventsPerRequest} events/request, ${l.targetRate > 0 ? `paced ${l.targetRate}/s` : 'unpaced'}, ${l.users > 0 ? `${l.users} returning users` : 'new users'}, ${fmt(l.seconds)} s`,
     ],
     [
       'acknowledged',
@@ -622,7 +642,7 @@ function print(s: Summary): void {
     ],
     ['errors', Object.keys(l.errors).length ? JSON.stringify(l.errors) : 'none'],
     ['acknowledged rewards/s', fmt(s.acknowledgedPerSecond, 0)],
-    ['confirmed rewards/s', `${fmt(s.confirmedPerSecond, 0)} (over the load's length from the first confirmation)`],
+    ['confirmed rewards/s', `${fmt(s.confirmedPerSecond, 0)} (first → last confirmation, + one block)`],
     [
       'confirmed rewards/s end to end',
       s.backlog.drained ? `${fmt(s.confirmedPerSecondEndToEnd, 0)} (all, load start → last confirmation)` : '—',
@@ -664,13 +684,14 @@ function parseOptions(argv: string[]): Options {
       'gas-limit': { type: 'string', default: '60000000' },
       warmup: { type: 'string', default: '3' },
       settle: { type: 'string', default: '300' },
+      'pause-chain': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     log(
-      'npm run bench -- chain-realistic [--db postgres|pglite] [--duration 60] [--block-time 2] [--clients 16] [--bulk 50] [--rate 0] [--users 0] [--gas-limit 60000000] [--warmup 3] [--settle 300] [--json]',
+      'npm run bench -- chain-realistic [--db postgres|pglite] [--duration 60] [--block-time 2] [--clients 16] [--bulk 50] [--rate 0] [--users 0] [--gas-limit 60000000] [--warmup 3] [--settle 300] [--pause-chain] [--json]',
     );
     process.exit(0);
   }
@@ -697,6 +718,7 @@ function parseOptions(argv: string[]): Options {
     gasLimit: number('gas-limit', values['gas-limit'], 1_000_000, 2_000_000_000),
     warmupSeconds: number('warmup', values.warmup, 0, 600),
     settleSeconds: number('settle', values.settle, 1, 3600),
+    pauseChain: values['pause-chain'],
     json: values.json,
   };
 }

@@ -8,8 +8,9 @@ import { createChainClients, MINTER_ROLE } from '../deploy.ts';
 import { mintBatchGasLimit } from './context.ts';
 
 // The gas limit a `mintBatch` is signed with: enough for the costliest batch (every recipient a new holder,
-// every calldata byte non-zero, the token's first mint), and tight, because a block takes transactions by
-// their gas limit, not by what they use — a loose limit leaves blocks part empty (docs/chain.md).
+// every calldata byte non-zero, the token's first mint), and tight, because a geth-based sequencer takes a
+// transaction only while its declared limit fits what is left of the block: a loose limit leaves blocks part
+// empty (docs/chain.md, "Throughput with interval mining").
 
 /** A byte string with no zero byte: the costliest calldata. */
 function nonZeroBytes(length: number): `0x${string}` {
