@@ -94,6 +94,7 @@ function post(agent: http.Agent, target: URL, path: string, headers: Record<stri
 
 interface EventAnswer {
   success?: boolean;
+  duplicate?: boolean;
   transactionHash?: string;
   code?: string;
   status?: number;
@@ -122,10 +123,16 @@ async function runLoad(job: LoadJob, report: (message: WorkerMessage) => void): 
   const event = () => {
     const n = sequence++;
     const user = job.users > 0 ? n % job.users : n;
-    return { brandId: job.brandId, eventType: job.eventType, userEmail: `${job.emailPrefix}-${user}@bench.example` };
+    const userEmail = `${job.emailPrefix}-${user}@bench.example`;
+    // Returning users repeat bodies: the sequence number keeps each request's signature distinct (a repeated
+    // signature is answered as a replay of its first request, not judged again).
+    return job.users > 0
+      ? { brandId: job.brandId, eventType: job.eventType, userEmail, metadata: { sequence: n } }
+      : { brandId: job.brandId, eventType: job.eventType, userEmail };
   };
   const tally = (answer: EventAnswer) => {
-    if (answer.success) {
+    if (answer.success && answer.duplicate) count('200 duplicate');
+    else if (answer.success) {
       acknowledged++;
       if (answer.transactionHash) withHash++;
     } else count(`${answer.status ?? '?'} ${answer.code ?? ''}`.trim());
@@ -613,7 +620,10 @@ async function run(options: Options): Promise<Summary> {
       },
       loadAverage: { start: loadStartAvg, end: loadNow() },
     };
-    log(`blocks ${startBlock}–${endBlock}`);
+    const createdAt = rows.map((row) => new Date(row.created_at).getTime());
+    log(
+      `blocks ${startBlock}–${endBlock}; rewards written ${fmt((Math.min(...createdAt) - loadStartedAt) / 1000)}–${fmt((Math.max(...createdAt) - loadStartedAt) / 1000)} s and confirmed ${fmt((firstConfirm - loadStartedAt) / 1000)}–${fmt((lastConfirm - loadStartedAt) / 1000)} s after the load began`,
+    );
     print(summary);
     return summary;
   } finally {
