@@ -45,6 +45,7 @@ import { portalBillingRoutes } from './modules/portal/portal-billing.routes.ts';
 import { portalDashboardRoutes } from './modules/portal/portal-dashboard.routes.ts';
 import { portalIntegrationRoutes } from './modules/portal/portal-integrations.routes.ts';
 import { portalMemberRoutes } from './modules/portal/portal-members.routes.ts';
+import { portalOperatorAdminRoutes, portalOperatorRoutes } from './modules/portal/portal-operator.routes.ts';
 import { portalPerkRoutes } from './modules/portal/portal-perks.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
@@ -415,11 +416,13 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     publicUrl: config.PTS_PUBLIC_URL,
   };
   serve(adminRouter, '/admin', portalAdminRoutes({ ...portalDeps, adminToken: deps.adminToken }));
+  serve(adminRouter, '/admin', portalOperatorAdminRoutes({ ...portalDeps, adminToken: deps.adminToken }));
   const router = Router();
   router.use(portalSecurityHeaders);
   const api = Router();
   api.use(requireCsrf);
   serve(api, '/portal/api', portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }));
+  serve(api, '/portal/api', portalOperatorRoutes(portalDeps));
   serve(
     api,
     '/portal/api',

@@ -496,6 +496,16 @@ export {
   portalXHandleRequestSchema,
 } from './schemas/portal-integrations.ts';
 export {
+  OPERATOR_BRAND_STATUSES,
+  type OperatorBrand,
+  type OperatorBrands,
+  operatorBrandSchema,
+  operatorBrandsSchema,
+  type PortalOperatorInvite,
+  portalOperatorInviteRequestSchema,
+  portalOperatorInviteSchema,
+} from './schemas/portal-operator.ts';
+export {
   IDENTITY_VERIFICATIONS,
   type IdentityVerification,
   isOAuthUserIdFormat,

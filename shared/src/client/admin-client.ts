@@ -46,6 +46,7 @@ import {
   type UpdatePerkRequest,
 } from '../schemas/perks.ts';
 import { type PortalInvite, type PortalRole, portalInviteSchema } from '../schemas/portal.ts';
+import { type PortalOperatorInvite, portalOperatorInviteSchema } from '../schemas/portal-operator.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
 import {
   type SavedWebhookEndpoint,
@@ -112,6 +113,8 @@ export interface AdminClient {
   updateBrand(brandId: string, input: UpdateBrandInput): Promise<Brand>;
   /** Invites a person into a brand's portal (`pts portal invite`); the answer carries the single-use link. */
   invitePortalMember(input: { brandId: string; email: string; role: PortalRole }): Promise<PortalInvite>;
+  /** Invites a person to operate the platform in the portal (`pts portal invite --operator`). */
+  invitePortalOperator(input: { email: string }): Promise<PortalOperatorInvite>;
   /** New security key and API key (shown this once); the old security key verifies for `graceMinutes`. */
   rotateBrandKeys(brandId: string, input: RotateBrandKeysRequest): Promise<RotatedBrandKeys>;
   /** Creates or replaces the brand's rule for an event type. */
@@ -286,6 +289,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
       await call('DELETE', `/perks/${perkId}/constraints/${encodeURIComponent(constraintId)}`, successEnvelope);
     },
     invitePortalMember: (input) => call('POST', '/portal/invites', portalInviteSchema, input),
+    invitePortalOperator: (input) => call('POST', '/portal/operator-invites', portalOperatorInviteSchema, input),
     relayerGas: (brandId) =>
       call('GET', `/relayer/gas${brandId ? `?brand=${encodeURIComponent(brandId)}` : ''}`, relayerGasResponseSchema),
     createCampaign: async (brandId, input) =>

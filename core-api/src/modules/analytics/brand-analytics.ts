@@ -134,18 +134,46 @@ export async function readBrandAnalytics(
   };
 }
 
-/** Members of the brand before `to`, and those active in the day, week and month before it. */
-async function readMemberCounts(db: Database, brandId: string, to: Date) {
+/** A brand's members before `to`, and those active in the day, week and month before it. */
+export interface BrandMemberCounts {
+  total: number;
+  active: { day: number; week: number; month: number };
+}
+
+async function readMemberCounts(db: Database, brandId: string, to: Date): Promise<BrandMemberCounts> {
+  return (await readMemberCountsByBrand(db, to, [brandId])).get(brandId) ?? noMembers();
+}
+
+const noMembers = (): BrandMemberCounts => ({ total: 0, active: { day: 0, week: 0, month: 0 } });
+
+/**
+ * The dashboard's member counts (`members.total`, `members.active`) of several brands, or of every brand with
+ * a member when `brandIds` is undefined (the operators' brand list): one grouped statement, one definition.
+ * A brand without members is absent from the map.
+ */
+export async function readMemberCountsByBrand(
+  db: Database,
+  to: Date,
+  brandIds?: readonly string[],
+): Promise<Map<string, BrandMemberCounts>> {
+  if (brandIds?.length === 0) return new Map();
   const ago = (days: number) => new Date(to.getTime() - days * DAY_MS);
-  const result = await sql<{ total: number; day: number; week: number; month: number }>`
-    SELECT count(DISTINCT user_email)::int AS total,
+  const scope = brandIds === undefined ? sql`TRUE` : sql`brand_id IN (${sql.join(brandIds)})`;
+  const result = await sql<{ brand_id: string; total: number; day: number; week: number; month: number }>`
+    SELECT brand_id,
+           count(DISTINCT user_email)::int AS total,
            count(DISTINCT user_email) FILTER (WHERE created_at >= ${ago(1)})::int AS day,
            count(DISTINCT user_email) FILTER (WHERE created_at >= ${ago(7)})::int AS week,
            count(DISTINCT user_email) FILTER (WHERE created_at >= ${ago(30)})::int AS month
       FROM events
-     WHERE brand_id = ${brandId} AND status = 'accepted' AND ${eventMember} AND created_at < ${to}`.execute(db);
-  const row = result.rows[0];
-  return { total: row?.total ?? 0, active: { day: row?.day ?? 0, week: row?.week ?? 0, month: row?.month ?? 0 } };
+     WHERE ${scope} AND status = 'accepted' AND ${eventMember} AND created_at < ${to}
+     GROUP BY brand_id`.execute(db);
+  return new Map(
+    result.rows.map((row) => [
+      row.brand_id,
+      { total: row.total, active: { day: row.day, week: row.week, month: row.month } },
+    ]),
+  );
 }
 
 /** Refused events of the window by reason (the refusal's error code), most frequent first. */
