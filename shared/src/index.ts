@@ -163,6 +163,7 @@ export {
 export {
   type Brand,
   type BrandKeyStatus,
+  brandDomainParamsSchema,
   brandIdParamsSchema,
   brandKeyStatusSchema,
   brandSchema,

@@ -111,6 +111,8 @@ export interface AdminClient {
   listBrands(): Promise<Brand[]>;
   getBrand(brandId: string): Promise<Brand>;
   updateBrand(brandId: string, input: UpdateBrandInput): Promise<Brand>;
+  /** Takes a domain out of the brand's verified domains (`pts brand remove-domain`). */
+  removeBrandDomain(brandId: string, domain: string): Promise<Brand>;
   /** Invites a person into a brand's portal (`pts portal invite`); the answer carries the single-use link. */
   invitePortalMember(input: { brandId: string; email: string; role: PortalRole }): Promise<PortalInvite>;
   /** Invites a person to operate the platform in the portal (`pts portal invite --operator`). */
@@ -248,6 +250,8 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     listBrands: async () => (await call('GET', '/brands', brandsEnvelope)).brands,
     getBrand: async (brandId) => (await call('GET', brandPath(brandId), brandEnvelope)).brand,
     updateBrand: async (brandId, input) => (await call('PATCH', brandPath(brandId), brandEnvelope, input)).brand,
+    removeBrandDomain: async (brandId, domain) =>
+      (await call('DELETE', `${brandPath(brandId)}/domains/${encodeURIComponent(domain)}`, brandEnvelope)).brand,
     rotateBrandKeys: async (brandId, input) =>
       (await call('POST', `${brandPath(brandId)}/keys/rotate`, rotatedKeysEnvelope, input)).keys,
     setRule: async (brandId, eventType, settings) =>
