@@ -31,6 +31,7 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { identityAdminRoutes, jwksRoutes } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
 import { readWalletBalance } from './modules/ledger/wallet-balance.ts';
+import { memberAdminRoutes } from './modules/members/members.routes.ts';
 import { createPaymentErrorHandler, paymentAdminRoutes, paymentRoutes } from './modules/payments/payments.routes.ts';
 import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
 import {
@@ -459,6 +460,8 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     '/portal/api',
     portalMemberRoutes({ ...portalDeps, logger: deps.logger, wallet, events: services.events }),
   );
+  const memberDeps = { ...portalDeps, logger: deps.logger, wallet, events: services.events };
+  serve(adminRouter, '/admin', memberAdminRoutes({ ...memberDeps, adminToken: deps.adminToken }));
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
   return router;

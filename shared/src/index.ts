@@ -138,10 +138,13 @@ export {
 } from './schemas/audit.ts';
 export { type BalanceResponse, balanceParamsSchema, balanceResponseSchema } from './schemas/balances.ts';
 export {
+  type AdminManualAwardRequest,
+  adminManualAwardRequestSchema,
   type BrandRedemption,
   brandRedemptionSchema,
   MANUAL_AWARD_MAX,
   type ManualAwardRequest,
+  type ManualAwardResponse,
   type MemberEvent,
   type MemberMatch,
   type MemberProfile,

@@ -12,6 +12,7 @@ import {
 } from './commands/brand.ts';
 import { createCampaignCommand, listCampaignsCommand } from './commands/campaign.ts';
 import { listLeadsCommand } from './commands/lead.ts';
+import { awardMemberCommand } from './commands/member.ts';
 import { createPerkCommand, listPerksCommand, perkConstraintCommand, updatePerkCommand } from './commands/perk.ts';
 import { portalInviteCommand } from './commands/portal.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
@@ -51,6 +52,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
   relayer: { gas: relayerGasCommand },
   lead: { list: listLeadsCommand },
   portal: { invite: portalInviteCommand },
+  member: { award: awardMemberCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,

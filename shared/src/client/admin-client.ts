@@ -9,6 +9,11 @@ import {
   revokedAgentKeySchema,
 } from '../schemas/agent-keys.ts';
 import {
+  type AdminManualAwardRequest,
+  type ManualAwardResponse,
+  manualAwardResponseSchema,
+} from '../schemas/brand-members.ts';
+import {
   type Brand,
   brandSchema,
   type CreateBrandInput,
@@ -115,6 +120,8 @@ export interface AdminClient {
   removeBrandDomain(brandId: string, domain: string): Promise<Brand>;
   /** Invites a person into a brand's portal (`pts portal invite`); the answer carries the single-use link. */
   invitePortalMember(input: { brandId: string; email: string; role: PortalRole }): Promise<PortalInvite>;
+  /** The portal's manual award from the admin API (`pts member award`): pts with the reason why. */
+  awardMember(brandId: string, input: AdminManualAwardRequest): Promise<ManualAwardResponse>;
   /** Invites a person to operate the platform in the portal (`pts portal invite --operator`). */
   invitePortalOperator(input: { email: string }): Promise<PortalOperatorInvite>;
   /** New security key and API key (shown this once); the old security key verifies for `graceMinutes`. */
@@ -293,6 +300,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
       await call('DELETE', `/perks/${perkId}/constraints/${encodeURIComponent(constraintId)}`, successEnvelope);
     },
     invitePortalMember: (input) => call('POST', '/portal/invites', portalInviteSchema, input),
+    awardMember: (brandId, input) => call('POST', `${brandPath(brandId)}/awards`, manualAwardResponseSchema, input),
     invitePortalOperator: (input) => call('POST', '/portal/operator-invites', portalOperatorInviteSchema, input),
     relayerGas: (brandId) =>
       call('GET', `/relayer/gas${brandId ? `?brand=${encodeURIComponent(brandId)}` : ''}`, relayerGasResponseSchema),
