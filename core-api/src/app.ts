@@ -31,6 +31,7 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { identityAdminRoutes, jwksRoutes } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
 import { readWalletBalance } from './modules/ledger/wallet-balance.ts';
+import { memberAdminRoutes } from './modules/members/members.routes.ts';
 import { createPaymentErrorHandler, paymentAdminRoutes, paymentRoutes } from './modules/payments/payments.routes.ts';
 import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
 import {
@@ -47,6 +48,7 @@ import { portalDashboardRoutes } from './modules/portal/portal-dashboard.routes.
 import { portalEngagementRoutes } from './modules/portal/portal-engagement.routes.ts';
 import { portalIntegrationRoutes } from './modules/portal/portal-integrations.routes.ts';
 import { portalMemberRoutes } from './modules/portal/portal-members.routes.ts';
+import { portalOperatorAdminRoutes, portalOperatorRoutes } from './modules/portal/portal-operator.routes.ts';
 import { portalPerkRoutes } from './modules/portal/portal-perks.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
@@ -417,11 +419,13 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     publicUrl: config.PTS_PUBLIC_URL,
   };
   serve(adminRouter, '/admin', portalAdminRoutes({ ...portalDeps, adminToken: deps.adminToken }));
+  serve(adminRouter, '/admin', portalOperatorAdminRoutes({ ...portalDeps, adminToken: deps.adminToken }));
   const router = Router();
   router.use(portalSecurityHeaders);
   const api = Router();
   api.use(requireCsrf);
   serve(api, '/portal/api', portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }));
+  serve(api, '/portal/api', portalOperatorRoutes(portalDeps));
   serve(
     api,
     '/portal/api',
@@ -460,6 +464,8 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
   );
   serve(api, '/portal/api', portalCampaignRoutes({ ...portalDeps, logger: deps.logger, events: services.events }));
   serve(api, '/portal/api', portalEngagementRoutes({ ...portalDeps, logger: deps.logger, events: services.events }));
+  const memberDeps = { ...portalDeps, logger: deps.logger, wallet, events: services.events };
+  serve(adminRouter, '/admin', memberAdminRoutes({ ...memberDeps, adminToken: deps.adminToken }));
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
   return router;

@@ -60,3 +60,33 @@ export async function portalMember(
   await browser.session();
   return browser;
 }
+
+/** A platform operator: invited with the admin token (`pts portal invite --operator`), password set, signed in. */
+export async function portalOperator(
+  platform: TestPlatform,
+  email: string,
+  password = 'correct horse battery',
+): Promise<PortalBrowser> {
+  const invite = await platform.post(
+    '/admin/portal/operator-invites',
+    { email },
+    { authorization: `Bearer ${platform.deps.adminToken}` },
+  );
+  if (invite.status !== 201) throw new Error(`operator invite failed: ${invite.status} ${JSON.stringify(invite.body)}`);
+  return acceptInviteUrl(platform, invite.body.inviteUrl, password);
+}
+
+/** Opens an invite link in a new browser: sets the password and signs in. */
+export async function acceptInviteUrl(
+  platform: TestPlatform,
+  inviteUrl: string,
+  password = 'correct horse battery',
+): Promise<PortalBrowser> {
+  const token = new URL(inviteUrl).hash.replace('#token=', '');
+  const browser = new PortalBrowser(platform);
+  await browser.session();
+  const accepted = await browser.request('POST', '/invites/accept', { token, password });
+  if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  await browser.session();
+  return browser;
+}

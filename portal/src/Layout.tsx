@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api } from './api.ts';
-import { useSession } from './session.ts';
+import { useMembership, useSession } from './session.ts';
 
 /** The signed-in frame: brand switcher, the pages that work, the account menu. */
 export function Layout() {
@@ -11,6 +11,7 @@ export function Layout() {
   const location = useLocation();
   const queryClient = useQueryClient();
   const { brandId } = useParams();
+  const current = useMembership(brandId);
   const signOut = useMutation({
     mutationFn: () => api('POST', '/sign-out'),
     onSuccess: async () => {
@@ -27,8 +28,6 @@ export function Layout() {
   if (session.isPending) return <p className="loading">Loading…</p>;
   if (session.isError) return <p role="alert">The portal could not reach the server: {session.error.message}</p>;
   if (!session.data.signedIn) return null;
-  const brands = session.data.brands;
-  const current = brands.find((brand) => brand.brandId === brandId?.toLowerCase());
 
   return (
     <div className="frame">
@@ -52,6 +51,7 @@ export function Layout() {
           </nav>
         ) : null}
         <div className="account">
+          {session.data.user?.operator ? <NavLink to="/operator">Operator</NavLink> : null}
           <NavLink to="/account">{session.data.user?.email}</NavLink>
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out

@@ -12,6 +12,7 @@ import { IntegrationsPage } from './pages/IntegrationsPage.tsx';
 import { InvitePage } from './pages/InvitePage.tsx';
 import { MemberPage } from './pages/MemberPage.tsx';
 import { MembersPage } from './pages/MembersPage.tsx';
+import { OperatorPage } from './pages/OperatorPage.tsx';
 import { PerkPage } from './pages/PerkPage.tsx';
 import { PerksPage } from './pages/PerksPage.tsx';
 import { ProgramPage } from './pages/ProgramPage.tsx';
@@ -34,6 +35,7 @@ const router = createBrowserRouter(
       children: [
         { index: true, element: <HomePage /> },
         { path: 'account', element: <AccountPage /> },
+        { path: 'operator', element: <OperatorPage /> },
         { path: 'brands/:brandId/dashboard', element: <DashboardPage /> },
         { path: 'brands/:brandId/program', element: <ProgramPage /> },
         { path: 'brands/:brandId/team', element: <TeamPage /> },

@@ -1,17 +1,36 @@
+import type { Brand } from '@pts/shared/schemas/brands';
 import type { PortalMembership } from '@pts/shared/schemas/portal';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router';
-import { loadSession } from './api.ts';
+import { api, loadSession } from './api.ts';
 
 export function useSession() {
   return useQuery({ queryKey: ['session'], queryFn: loadSession, staleTime: 30_000 });
 }
 
+/**
+ * The user's membership of the brand: their own, or, for a platform operator who is not in its team, a
+ * read-only `viewer` view of it (docs/portal.md, "Operators"; the server answers the same). Undefined otherwise.
+ */
+export function useMembership(brandId: string | undefined): PortalMembership | undefined {
+  const session = useSession();
+  const id = brandId?.toLowerCase() ?? '';
+  const own = session.data?.brands.find((brand) => brand.brandId === id);
+  const operatorView = id !== '' && !own && session.data?.user?.operator === true;
+  const brand = useQuery({
+    queryKey: ['operator-brand', id],
+    queryFn: () => api<{ brand: Brand }>('GET', `/brands/${id}`),
+    enabled: operatorView,
+  });
+  if (own) return own;
+  if (operatorView && brand.data) return { brandId: id, brandName: brand.data.brand.name, role: 'viewer' };
+  return undefined;
+}
+
 /** The brand of the current page and the user's role in it (undefined when not a member). */
 export function useBrand(): { brandId: string; membership: PortalMembership | undefined } {
   const { brandId = '' } = useParams();
-  const session = useSession();
-  const membership = session.data?.brands.find((brand) => brand.brandId === brandId.toLowerCase());
+  const membership = useMembership(brandId);
   return { brandId: brandId.toLowerCase(), membership };
 }
 

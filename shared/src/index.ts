@@ -143,10 +143,13 @@ export {
 } from './schemas/audit.ts';
 export { type BalanceResponse, balanceParamsSchema, balanceResponseSchema } from './schemas/balances.ts';
 export {
+  type AdminManualAwardRequest,
+  adminManualAwardRequestSchema,
   type BrandRedemption,
   brandRedemptionSchema,
   MANUAL_AWARD_MAX,
   type ManualAwardRequest,
+  type ManualAwardResponse,
   type MemberEvent,
   type MemberMatch,
   type MemberProfile,
@@ -168,6 +171,7 @@ export {
 export {
   type Brand,
   type BrandKeyStatus,
+  brandDomainParamsSchema,
   brandIdParamsSchema,
   brandKeyStatusSchema,
   brandSchema,
@@ -503,6 +507,16 @@ export {
   portalWordPressSettingsSchema,
   portalXHandleRequestSchema,
 } from './schemas/portal-integrations.ts';
+export {
+  OPERATOR_BRAND_STATUSES,
+  type OperatorBrand,
+  type OperatorBrands,
+  operatorBrandSchema,
+  operatorBrandsSchema,
+  type PortalOperatorInvite,
+  portalOperatorInviteRequestSchema,
+  portalOperatorInviteSchema,
+} from './schemas/portal-operator.ts';
 export {
   IDENTITY_VERIFICATIONS,
   type IdentityVerification,

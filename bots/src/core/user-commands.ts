@@ -202,7 +202,7 @@ export const perksCommand = defineCommand({
         text: 'Claim one with /claim <id> or a button below.',
         fields: shown.map((p) => ({
           name: `#${p.id} ${p.name}`,
-          value: `${p.cost} pts${p.remainingSupply === null ? '' : `, ${p.remainingSupply} left`}${p.description ? ` — ${p.description}` : ''}`,
+          value: `${p.cost} pts${p.remainingSupply === null ? '' : `, ${p.remainingSupply} left`}${p.endsAt ? `, until ${p.endsAt.slice(0, 16).replace('T', ' ')} UTC` : ''}${p.description ? ` — ${p.description}` : ''}`,
         })),
         buttons: shown.map((p) => ({
           action: `perk:${p.id}`,

@@ -3,9 +3,16 @@ import { resolve } from 'node:path';
 import { type AdminClient, CoreApiError, createAdminClient } from '@pts/shared';
 import { type CliCommand, CliError, type CliIo, type CommandContext, UsageError } from './cli-context.ts';
 import { createAgentKeyCommand, listAgentKeysCommand, revokeAgentKeyCommand } from './commands/agent-key.ts';
-import { createBrandCommand, listBrandsCommand, rotateBrandKeyCommand, setBrandCommand } from './commands/brand.ts';
+import {
+  createBrandCommand,
+  listBrandsCommand,
+  removeBrandDomainCommand,
+  rotateBrandKeyCommand,
+  setBrandCommand,
+} from './commands/brand.ts';
 import { createCampaignCommand, listCampaignsCommand } from './commands/campaign.ts';
 import { listLeadsCommand } from './commands/lead.ts';
+import { awardMemberCommand } from './commands/member.ts';
 import { createPerkCommand, listPerksCommand, perkConstraintCommand, updatePerkCommand } from './commands/perk.ts';
 import { portalInviteCommand } from './commands/portal.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
@@ -29,6 +36,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
     set: setBrandCommand,
     list: listBrandsCommand,
     'rotate-key': rotateBrandKeyCommand,
+    'remove-domain': removeBrandDomainCommand,
   },
   'agent-key': { create: createAgentKeyCommand, list: listAgentKeysCommand, revoke: revokeAgentKeyCommand },
   rule: { set: setRuleCommand, list: listRulesCommand },
@@ -44,6 +52,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
   relayer: { gas: relayerGasCommand },
   lead: { list: listLeadsCommand },
   portal: { invite: portalInviteCommand },
+  member: { award: awardMemberCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,

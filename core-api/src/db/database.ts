@@ -41,6 +41,7 @@ import * as chainTxsConfirmedBy from './migrations/2026_12_01_0601_chain_txs_con
 import * as portalAuth from './migrations/2026_12_01_0700_portal_auth.ts';
 import * as auditBrand from './migrations/2026_12_02_f01_audit_brand.ts';
 import * as perkWindow from './migrations/2026_12_02_g01_perk_window.ts';
+import * as portalOperators from './migrations/2026_12_04_f01_portal_operators.ts';
 import * as memberChangeNotices from './migrations/2026_12_04_h01_member_change_notices.ts';
 import type { DB } from './schema.ts';
 
@@ -108,6 +109,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_01_0700_portal_auth': portalAuth,
   '2026_12_02_f01_audit_brand': auditBrand,
   '2026_12_02_g01_perk_window': perkWindow,
+  '2026_12_04_f01_portal_operators': portalOperators,
   '2026_12_04_h01_member_change_notices': memberChangeNotices,
 };
 

@@ -179,6 +179,8 @@ export interface PortalUsersTable {
   password_hash: string | null;
   created_at: Timestamp;
   password_changed_at: Timestamp | null;
+  /** A platform operator (docs/portal.md, "Operators"): sees every brand, creates brands. */
+  operator: Generated<boolean>;
 }
 
 export type PortalRole = 'owner' | 'admin' | 'viewer';
@@ -211,6 +213,8 @@ export interface PortalLinksTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   used_at: Timestamp | null;
+  /** An operator invite: accepting it makes the user an operator. */
+  grants_operator: Generated<boolean>;
 }
 
 export interface AuditLogTable {

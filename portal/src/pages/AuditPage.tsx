@@ -7,6 +7,7 @@ import { TableWrap } from '../TableWrap.tsx';
 
 const KIND_LABELS: Record<(typeof AUDIT_ACTOR_KINDS)[number], string> = {
   portal: 'Portal user',
+  operator: 'Platform operator (portal)',
   admin: 'CLI / admin token',
   agent: 'Agent key',
   brand: 'Brand key (signed API)',

@@ -5,6 +5,7 @@ import { useSession } from '../session.ts';
 export function HomePage() {
   const { data } = useSession();
   const brands = data?.brands ?? [];
+  if (data?.user?.operator && brands.length === 0) return <Navigate to="/operator" replace />;
   if (brands.length === 1) return <Navigate to={`/brands/${brands[0]!.brandId}/dashboard`} replace />;
   return (
     <section>

@@ -191,6 +191,11 @@ function Domains({ data, editable }: { data: PortalIntegrations; editable: boole
     mutationFn: () => api<DnsResult>('POST', `/brands/${brandId}/domains/${encodeURIComponent(domain.trim())}/verify`),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] }),
   });
+  const remove = useMutation({
+    mutationFn: (name: string) =>
+      api<{ verifiedDomains: string[] }>('DELETE', `/brands/${brandId}/domains/${encodeURIComponent(name)}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] }),
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     verify.mutate();
@@ -206,7 +211,24 @@ function Domains({ data, editable }: { data: PortalIntegrations; editable: boole
       {data.domains.verifiedDomains.length > 0 ? (
         <ul data-testid="verified-domains">
           {data.domains.verifiedDomains.map((name) => (
-            <li key={name}>{name} (verified)</li>
+            <li key={name}>
+              {name} (verified){' '}
+              {editable ? (
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Remove ${name}`}
+                  disabled={remove.isPending}
+                  onClick={() => {
+                    if (window.confirm(`Remove ${name}? Its pages stop sending events until it is verified again.`)) {
+                      remove.mutate(name);
+                    }
+                  }}
+                >
+                  Remove
+                </button>
+              ) : null}
+            </li>
           ))}
         </ul>
       ) : (
@@ -223,6 +245,12 @@ function Domains({ data, editable }: { data: PortalIntegrations; editable: boole
           </button>
         </form>
       ) : null}
+      {remove.isError ? (
+        <p role="alert" className="error">
+          {remove.error.message}
+        </p>
+      ) : null}
+      {remove.isSuccess ? <p role="status">{remove.variables} is no longer a verified domain.</p> : null}
       {verify.isError ? (
         <p role="alert" className="error">
           {verify.error.message}

@@ -9,6 +9,11 @@ import {
   revokedAgentKeySchema,
 } from '../schemas/agent-keys.ts';
 import {
+  type AdminManualAwardRequest,
+  type ManualAwardResponse,
+  manualAwardResponseSchema,
+} from '../schemas/brand-members.ts';
+import {
   type Brand,
   brandSchema,
   type CreateBrandInput,
@@ -46,6 +51,7 @@ import {
   type UpdatePerkRequest,
 } from '../schemas/perks.ts';
 import { type PortalInvite, type PortalRole, portalInviteSchema } from '../schemas/portal.ts';
+import { type PortalOperatorInvite, portalOperatorInviteSchema } from '../schemas/portal-operator.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
 import {
   type SavedWebhookEndpoint,
@@ -110,8 +116,14 @@ export interface AdminClient {
   listBrands(): Promise<Brand[]>;
   getBrand(brandId: string): Promise<Brand>;
   updateBrand(brandId: string, input: UpdateBrandInput): Promise<Brand>;
+  /** Takes a domain out of the brand's verified domains (`pts brand remove-domain`). */
+  removeBrandDomain(brandId: string, domain: string): Promise<Brand>;
   /** Invites a person into a brand's portal (`pts portal invite`); the answer carries the single-use link. */
   invitePortalMember(input: { brandId: string; email: string; role: PortalRole }): Promise<PortalInvite>;
+  /** The portal's manual award from the admin API (`pts member award`): pts with the reason why. */
+  awardMember(brandId: string, input: AdminManualAwardRequest): Promise<ManualAwardResponse>;
+  /** Invites a person to operate the platform in the portal (`pts portal invite --operator`). */
+  invitePortalOperator(input: { email: string }): Promise<PortalOperatorInvite>;
   /** New security key and API key (shown this once); the old security key verifies for `graceMinutes`. */
   rotateBrandKeys(brandId: string, input: RotateBrandKeysRequest): Promise<RotatedBrandKeys>;
   /** Creates or replaces the brand's rule for an event type. */
@@ -245,6 +257,8 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     listBrands: async () => (await call('GET', '/brands', brandsEnvelope)).brands,
     getBrand: async (brandId) => (await call('GET', brandPath(brandId), brandEnvelope)).brand,
     updateBrand: async (brandId, input) => (await call('PATCH', brandPath(brandId), brandEnvelope, input)).brand,
+    removeBrandDomain: async (brandId, domain) =>
+      (await call('DELETE', `${brandPath(brandId)}/domains/${encodeURIComponent(domain)}`, brandEnvelope)).brand,
     rotateBrandKeys: async (brandId, input) =>
       (await call('POST', `${brandPath(brandId)}/keys/rotate`, rotatedKeysEnvelope, input)).keys,
     setRule: async (brandId, eventType, settings) =>
@@ -286,6 +300,8 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
       await call('DELETE', `/perks/${perkId}/constraints/${encodeURIComponent(constraintId)}`, successEnvelope);
     },
     invitePortalMember: (input) => call('POST', '/portal/invites', portalInviteSchema, input),
+    awardMember: (brandId, input) => call('POST', `${brandPath(brandId)}/awards`, manualAwardResponseSchema, input),
+    invitePortalOperator: (input) => call('POST', '/portal/operator-invites', portalOperatorInviteSchema, input),
     relayerGas: (brandId) =>
       call('GET', `/relayer/gas${brandId ? `?brand=${encodeURIComponent(brandId)}` : ''}`, relayerGasResponseSchema),
     createCampaign: async (brandId, input) =>

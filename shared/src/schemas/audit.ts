@@ -3,12 +3,13 @@ import { portalAuditEntrySchema } from './portal.ts';
 
 /**
  * A brand's audit log (docs/portal.md, "Audit log"): every change to its program, team, keys and
- * integrations, with who made it. `actorKind` sorts the `actor` texts: `portal` (`portal:<email>`), `admin`
+ * integrations, with who made it. `actorKind` sorts the `actor` texts: `portal` (`portal:<email>`), `operator`
+ * (`operator:<email>`: a platform operator in the portal), `admin`
  * (the admin token: the CLI and the admin API), `agent` (`agent:<keyId>`), `brand` (`brand-key`: a request
  * signed with the brand's security key), `system` (the platform itself: seeding, drops, chat-group setup,
  * pregeneration).
  */
-export const AUDIT_ACTOR_KINDS = ['portal', 'admin', 'agent', 'brand', 'system'] as const;
+export const AUDIT_ACTOR_KINDS = ['portal', 'operator', 'admin', 'agent', 'brand', 'system'] as const;
 export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
 export const AUDIT_PAGE_MAX = 200;
 

@@ -164,6 +164,23 @@ export const manualAwardRequestSchema = z
   .meta({ id: 'ManualAwardRequest' });
 export type ManualAwardRequest = z.input<typeof manualAwardRequestSchema>;
 
+/**
+ * `POST /admin/brands/:brandId/awards` (`pts member award`): the portal's manual award from the admin API, the
+ * member named by e-mail, identity key (`discord_123@…`) or platform identity (`discord:123`).
+ */
+export const adminManualAwardRequestSchema = manualAwardRequestSchema
+  .extend({
+    member: cleanString(
+      z
+        .string({ message: 'is required: an e-mail, an identity (discord:123) or an identity key' })
+        .min(3, 'must be an e-mail, an identity (discord:123) or an identity key')
+        .max(254, 'is too long')
+        .transform((value) => value.toLowerCase()),
+    ),
+  })
+  .meta({ id: 'AdminManualAwardRequest' });
+export type AdminManualAwardRequest = z.input<typeof adminManualAwardRequestSchema>;
+
 export const manualAwardResponseSchema = z
   .object({
     success: z.literal(true),
@@ -173,3 +190,4 @@ export const manualAwardResponseSchema = z
     mintStatus: z.string(),
   })
   .meta({ id: 'ManualAwardResponse' });
+export type ManualAwardResponse = z.infer<typeof manualAwardResponseSchema>;

@@ -162,5 +162,7 @@ export const ruleSchema = z
 export type Rule = z.infer<typeof ruleSchema>;
 
 export const brandIdParamsSchema = z.object({ brandId: brandIdSchema });
+/** Path parameters of `/admin/brands/:brandId/domains/:domain`. */
+export const brandDomainParamsSchema = brandIdParamsSchema.extend({ domain: domainSchema });
 /** Path parameters of `/admin/brands/:brandId/rules/:eventType`. */
 export const ruleParamsSchema = brandIdParamsSchema.extend({ eventType: eventTypeSchema });

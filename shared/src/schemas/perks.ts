@@ -140,6 +140,9 @@ export const perkCatalogueItemSchema = z.object({
   chargesPerToken: z.number().int(),
   imageUrl: z.string().nullable(),
   active: z.boolean(),
+  /** The redemption window: redeemable from `startsAt` (null: at once) until `endsAt` (exclusive; null: no end). */
+  startsAt: z.string().nullable(),
+  endsAt: z.string().nullable(),
   /** Active, inside its redemption window (startsAt, endsAt) and not sold out. */
   available: z.boolean(),
 });

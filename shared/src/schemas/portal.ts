@@ -45,7 +45,8 @@ export const portalSessionSchema = z
   .object({
     signedIn: z.boolean(),
     csrfToken: z.string(),
-    user: z.object({ id: z.string(), email: z.string() }).nullable(),
+    /** `operator`: a platform operator (docs/portal.md, "Operators"): every brand, readable; brands created here. */
+    user: z.object({ id: z.string(), email: z.string(), operator: z.boolean() }).nullable(),
     brands: z.array(portalMembershipSchema),
   })
   .meta({ id: 'PortalSession' });

@@ -114,6 +114,21 @@ export const rotateBrandKeyCommand: CliCommand = {
   },
 };
 
+/** `pts brand remove-domain`: a verified domain no longer speaks for the brand. */
+export const removeBrandDomainCommand: CliCommand = {
+  usage: 'pts brand remove-domain --brand ID --domain DOMAIN [--json]',
+  summary: "take a domain out of a brand's verified domains (verify it again with its _pts TXT record)",
+  async run(args, context) {
+    const flags = parseFlags(args, { brand: { type: 'string' }, domain: { type: 'string' }, ...jsonOption });
+    const brandId = requireFlag(flags.brand, 'brand');
+    const domain = requireFlag(flags.domain, 'domain');
+    const brand = await context.client().removeBrandDomain(brandId, domain);
+    if (flags.json) return context.printJson(brand);
+    context.print(`Removed ${domain.toLowerCase()} from the verified domains of ${brand.name} (${brand.brandId})`);
+    printBrandFields(context.print, brand);
+  },
+};
+
 /** `pts brand list`. */
 export const listBrandsCommand: CliCommand = {
   usage: 'pts brand list [--json]',

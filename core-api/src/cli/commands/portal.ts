@@ -2,17 +2,34 @@ import { PORTAL_ROLES, type PortalRole } from '@pts/shared';
 import { type CliCommand, UsageError } from '../cli-context.ts';
 import { jsonOption, parseFlags, requireFlag } from '../flags.ts';
 
-/** `pts portal invite`: a single-use link that sets a person's password and signs them into a brand's portal. */
+/**
+ * `pts portal invite`: a single-use link that sets a person's password and signs them into a brand's portal,
+ * or, with `--operator`, makes them a platform operator (every brand; create brands, invite their owners).
+ */
 export const portalInviteCommand: CliCommand = {
-  usage: 'pts portal invite --brand ID --email E --role owner|admin|viewer [--json]',
-  summary: 'invite a person into a brand portal (the link works once, for 72 h; e-mailed when PTS_SMTP_URL is set)',
+  usage: 'pts portal invite (--brand ID --email E --role owner|admin|viewer | --operator --email E) [--json]',
+  summary:
+    'invite a person into a brand portal, or as a platform operator with --operator (the link works once, for 72 h; e-mailed when PTS_SMTP_URL is set)',
   async run(args, context) {
     const flags = parseFlags(args, {
       brand: { type: 'string' },
       email: { type: 'string' },
       role: { type: 'string' },
+      operator: { type: 'boolean' },
       ...jsonOption,
     });
+    if (flags.operator) {
+      if (flags.brand !== undefined || flags.role !== undefined) {
+        throw new UsageError('--operator invites an operator of every brand: leave out --brand and --role');
+      }
+      const email = requireFlag(flags.email, 'email');
+      const invite = await context.client().invitePortalOperator({ email });
+      if (flags.json) return context.printJson(invite);
+      context.print(`Invited ${invite.email} as a platform operator`);
+      context.print(`  link     ${invite.inviteUrl}`);
+      context.print(`  expires  ${invite.expiresAt} (works once)`);
+      return;
+    }
     const brandId = requireFlag(flags.brand, 'brand');
     const email = requireFlag(flags.email, 'email');
     const role = requireFlag(flags.role, 'role');

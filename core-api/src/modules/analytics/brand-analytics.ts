@@ -134,31 +134,56 @@ export async function readBrandAnalytics(
   };
 }
 
+/** A brand's members before the window's end: all, the new ones in the window, those active before the end. */
+export interface BrandMemberCounts {
+  total: number;
+  /** Members whose first accepted event falls in the window (as `readWindowTotals` counts them). */
+  new: number;
+  active: { day: number; week: number; month: number };
+}
+
+async function readMemberCounts(db: Database, brandId: string, window: MemberCountWindow): Promise<BrandMemberCounts> {
+  return (await readMemberCountsByBrand(db, window, [brandId])).get(brandId) ?? noMembers();
+}
+
+const noMembers = (): BrandMemberCounts => ({ total: 0, new: 0, active: { day: 0, week: 0, month: 0 } });
+
+type MemberCountWindow = Pick<TimeWindow, 'from' | 'to'>;
+
 /**
- * Members of the brand before the window's end: all of them, the new ones (their first accepted event falls
- * in the window, as `readWindowTotals` counts them) and those active in the day, week and month before the
- * end. One pass over the brand's accepted events grouped by member (a hash of members), their first and last
- * event; not one sort of every event per distinct count.
+ * The dashboard's member counts (`members.total`, `members.new`, `members.active`) of several brands, or of
+ * every brand with a member when `brandIds` is undefined (the operators' brand list): one grouped statement,
+ * one definition. One pass over the accepted events grouped by brand and member (a hash of members: their
+ * first and last event), not one sort of every event per distinct count. A brand without members is absent.
  */
-async function readMemberCounts(db: Database, brandId: string, window: TimeWindow) {
+export async function readMemberCountsByBrand(
+  db: Database,
+  window: MemberCountWindow,
+  brandIds?: readonly string[],
+): Promise<Map<string, BrandMemberCounts>> {
+  if (brandIds?.length === 0) return new Map();
   const { from, to } = window;
   const ago = (days: number) => new Date(to.getTime() - days * DAY_MS);
-  const result = await sql<{ total: number; new: number; day: number; week: number; month: number }>`
-    SELECT count(*)::int AS total,
+  const scope = brandIds === undefined ? sql`TRUE` : sql`brand_id IN (${sql.join(brandIds)})`;
+  const result = await sql<{ brand_id: string; total: number; new: number; day: number; week: number; month: number }>`
+    SELECT brand_id,
+           count(*)::int AS total,
            count(*) FILTER (WHERE first >= ${from})::int AS new,
            count(*) FILTER (WHERE last >= ${ago(1)})::int AS day,
            count(*) FILTER (WHERE last >= ${ago(7)})::int AS week,
            count(*) FILTER (WHERE last >= ${ago(30)})::int AS month
-      FROM (SELECT min(created_at) AS first, max(created_at) AS last
+      FROM (SELECT brand_id, min(created_at) AS first, max(created_at) AS last
               FROM events
-             WHERE brand_id = ${brandId} AND status = 'accepted' AND ${eventMember} AND created_at < ${to}
-             GROUP BY user_email) AS m`.execute(db);
-  const row = result.rows[0];
-  return {
-    total: row?.total ?? 0,
-    new: row?.new ?? 0,
-    active: { day: row?.day ?? 0, week: row?.week ?? 0, month: row?.month ?? 0 },
-  };
+             WHERE ${scope} AND status = 'accepted' AND ${eventMember} AND created_at < ${to}
+             GROUP BY brand_id, user_email) AS m
+     GROUP BY brand_id`.execute(db);
+  return new Map(
+    result.rows.map((row) => [
+      row.brand_id,
+      { total: row.total, new: row.new, active: { day: row.day, week: row.week, month: row.month } },
+    ]),
+  );
+}
 }
 
 /** Refused events of the window by reason (the refusal's error code), most frequent first. */

@@ -5,6 +5,7 @@ import type { Database } from '../../db/database.ts';
 /** The kind of an audit actor text (`auditEntrySchema`): who made a change. */
 export function actorKindOf(actor: string): AuditActorKind {
   if (actor.startsWith('portal:')) return 'portal';
+  if (actor.startsWith('operator:')) return 'operator';
   if (actor.startsWith('agent:')) return 'agent';
   if (actor === 'admin') return 'admin';
   if (actor === 'brand-key') return 'brand';
@@ -24,6 +25,7 @@ export async function listAuditEntries(db: Database, brandId: string, query: Aud
     .select(['id', 'actor', 'action', 'subject', 'details', 'created_at'])
     .where('brand_id', '=', brandId.toLowerCase());
   if (query.actorKind === 'portal') select = select.where('actor', 'like', 'portal:%');
+  if (query.actorKind === 'operator') select = select.where('actor', 'like', 'operator:%');
   if (query.actorKind === 'agent') select = select.where('actor', 'like', 'agent:%');
   if (query.actorKind === 'admin') select = select.where('actor', '=', 'admin');
   if (query.actorKind === 'brand') select = select.where('actor', '=', 'brand-key');
@@ -31,6 +33,7 @@ export async function listAuditEntries(db: Database, brandId: string, query: Aud
     select = select
       .where('actor', 'not like', 'portal:%')
       .where('actor', 'not like', 'agent:%')
+      .where('actor', 'not like', 'operator:%')
       .where('actor', 'not in', ['admin', 'brand-key']);
   }
   if (query.actor) select = select.where(sql<boolean>`actor ILIKE ${`%${literal(query.actor)}%`}`);

@@ -161,6 +161,25 @@ export async function insertAuditEntry(
     .execute();
 }
 
+/**
+ * Takes `domain` out of the brand's verified domains in one statement (the row lock orders it against a
+ * concurrent verification). Returns the row when the domain was there, undefined otherwise.
+ */
+export function removeVerifiedDomain(
+  db: Kysely<DB>,
+  address: string,
+  domain: string,
+  now: Date,
+): Promise<BrandRow | undefined> {
+  return db
+    .updateTable('brands')
+    .set({ verified_domains: sql`verified_domains - ${domain}::text`, updated_at: now })
+    .where('address', '=', address.toLowerCase())
+    .where(sql<boolean>`verified_domains @> jsonb_build_array(${domain}::text)`)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** The API view of a brand row (no key material). */
 export function toBrand(row: BrandRow): Brand {
   return {

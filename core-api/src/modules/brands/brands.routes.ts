@@ -1,4 +1,5 @@
 import {
+  brandDomainParamsSchema,
   brandIdParamsSchema,
   brandSchema,
   createBrandRequestSchema,
@@ -20,6 +21,7 @@ import {
   getBrand,
   listBrands,
   listRules,
+  removeBrandDomain,
   setRule,
   updateBrand,
 } from './brands.service.ts';
@@ -105,6 +107,27 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
       handle: async ({ params: { brandId }, body }) => ({
         success: true,
         brand: await updateBrand(deps, brandId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/brands/:brandId/domains/:domain',
+      summary: "Take a domain out of the brand's verified domains (`pts brand remove-domain`)",
+      description:
+        "Its pages no longer send events as the brand's until the domain is verified again (`POST /pts-api/verify-dns`).",
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { params: brandDomainParamsSchema },
+      responses: {
+        200: { description: 'Brand', schema: brandAnswer },
+        400: failure('Malformed brand id or domain'),
+        401: unauthorized,
+        404: failure('Unknown brand, or the domain is not verified for it'),
+      },
+      handle: async ({ params: { brandId, domain } }) => ({
+        success: true,
+        brand: await removeBrandDomain(deps, brandId, domain),
       }),
     }),
     defineRoute({

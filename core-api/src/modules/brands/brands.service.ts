@@ -25,6 +25,7 @@ import {
   listBrands as listBrandRows,
   listRules as listRuleRows,
   type NewRuleRow,
+  removeVerifiedDomain as removeVerifiedDomainRow,
   toBrand,
   toRule,
   updateBrand as updateBrandRow,
@@ -217,6 +218,39 @@ export async function updateBrand(deps: BrandServiceDeps, brandId: string, input
   });
   deps.changes?.emit({ kind: 'brand', brandId: row.address });
   if (xRules.length > 0) deps.changes?.emit({ kind: 'rules', brandId: row.address });
+  return toBrand(row);
+}
+
+/**
+ * Removes a verified domain from the brand (docs/portal.md, "Integrations"): its pages no longer send events
+ * as the brand's (CORS, unsigned events) until it is verified again. The website domain itself stays the
+ * brand's. 404 when the domain is not among its verified domains. The portal, `DELETE
+ * /admin/brands/:brandId/domains/:domain` and `pts brand remove-domain` call this.
+ */
+export async function removeBrandDomain(deps: BrandServiceDeps, brandId: string, domain: string): Promise<Brand> {
+  const name = domain.trim().toLowerCase();
+  const now = deps.clock.now();
+  const row = await inTransaction(deps.db, async (trx) => {
+    const brand = await findBrandByAddress(trx, brandId);
+    if (!brand) throw brandNotFound(brandId);
+    const row = await removeVerifiedDomainRow(trx, brand.address, name, now);
+    if (!row) {
+      throw new AppError(
+        'NOT_FOUND',
+        `${name} is not one of the brand's verified domains (${brand.verified_domains.join(', ') || 'none'})`,
+        { field: 'domain', value: name },
+      );
+    }
+    await insertAuditEntry(trx, {
+      actor: actorOf(deps),
+      action: 'brand.domain_remove',
+      subject: row.address,
+      details: { domain: name },
+      at: now,
+    });
+    return row;
+  });
+  deps.changes?.emit({ kind: 'brand', brandId: row.address });
   return toBrand(row);
 }
 

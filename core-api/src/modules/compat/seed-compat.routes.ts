@@ -258,14 +258,14 @@ const SEED_PLATFORMS: Record<string, string | undefined> = { all: undefined, twi
 const SEED_UNLIMITED = UNLIMITED_CLAIMS[1];
 
 /**
- * A catalogue perk as the seed demo reads it: `available` is the units left — 0 when the perk is inactive or
- * sold out, 999999 when its supply is unlimited. Every other field is pts's.
+ * A catalogue perk as the seed demo reads it: `available` is the units left — 0 when the perk is inactive,
+ * outside its redemption window or sold out, 999999 when its supply is unlimited. Every other field is pts's.
  */
 export function seedCataloguePerk(perk: PerkCatalogueItem): Omit<PerkCatalogueItem, 'available'> & {
   available: number;
 } {
   const left = perk.remainingSupply ?? SEED_UNLIMITED;
-  return { ...perk, available: perk.active ? left : 0 };
+  return { ...perk, available: perk.available ? left : 0 };
 }
 
 const userStatsParamsSchema = z.object({

@@ -125,6 +125,29 @@ async function walletsOf(db: Database, keys: string[]): Promise<Map<string, stri
   return new Map(rows.map((row) => [row.email, row.wallet_address as string]));
 }
 
+/**
+ * The identity key a member is named by: an e-mail or identity key as given, or for a platform identity
+ * (`discord:123`) the brand's one member with that platform id (404 when none, 409 when several service
+ * domains carry it). For the admin API and the CLI, which name members as people type them.
+ */
+export async function resolveMemberKey(deps: BrandMembersDeps, brandId: string, member: string): Promise<string> {
+  const text = member.trim().toLowerCase();
+  const identity = /^([a-z]+):([^@\s:]+)$/.exec(text);
+  if (!identity || !(IDENTITY_PLATFORMS as readonly string[]).includes(identity[1]!)) return text;
+  const [, platform, id] = identity as unknown as [string, string, string];
+  const platforms = platform === 'x' || platform === 'twitter' ? ['x', 'twitter'] : [platform];
+  const keys = (await searchMembers(deps, brandId, text))
+    .map((match) => match.userKey)
+    .filter((key) => platforms.some((name) => key.startsWith(`${name}_${id}@`)));
+  if (keys.length === 0) throw memberNotFound(text);
+  if (keys.length > 1) {
+    throw new AppError('CONFLICT', `${text} names several members here (${keys.join(', ')}): give the identity key`, {
+      field: 'member',
+    });
+  }
+  return keys[0]!;
+}
+
 function memberNotFound(userKey: string): AppError {
   return new AppError('NOT_FOUND', `No member ${userKey} at this brand (no event or redemption here)`, {
     field: 'userKey',

@@ -382,6 +382,8 @@ export function toCatalogueItem(row: PerkRow, totalClaimed: bigint, now?: Date):
     chargesPerToken: Number(row.charges_per_token),
     imageUrl: row.image_url,
     active: row.active,
+    startsAt: row.starts_at ? new Date(row.starts_at).toISOString() : null,
+    endsAt: row.ends_at ? new Date(row.ends_at).toISOString() : null,
     available: row.active && (now === undefined || withinWindow(row, now)) && (remaining === null || remaining > 0n),
   };
 }

@@ -164,7 +164,7 @@ describe('the audit log names who changed what', () => {
     expect([...first.entries, ...second.entries]).toEqual(all.entries);
     const bad = await owner.request('GET', `/brands/${shop.brandId}/audit?actorKind=robot`);
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatch(/actorKind must be one of portal, admin, agent, brand, system/);
+    expect(bad.body.error).toMatch(/actorKind must be one of portal, operator, admin, agent, brand, system/);
   });
 
   it('revoking the key is audited too; another brand’s log is 404 for this owner', async () => {

@@ -20,6 +20,8 @@ export interface PortalAuthDeps {
 export interface PortalUser {
   id: string;
   email: string;
+  /** A platform operator (docs/portal.md, "Operators"). */
+  operator: boolean;
 }
 
 /** A new random token (256 bits, base64url: 43 characters) and the SHA-256 the database keeps of it. */
@@ -37,7 +39,7 @@ export async function checkPassword(deps: PortalAuthDeps, email: string, passwor
   const user = await deps.db.selectFrom('portal_users').selectAll().where('email', '=', email).executeTakeFirst();
   const stored = user?.password_hash ?? (await decoyHash());
   const matches = await passwordMatches(stored, password);
-  return user?.password_hash && matches ? { id: user.id, email: user.email } : undefined;
+  return user?.password_hash && matches ? { id: user.id, email: user.email, operator: user.operator } : undefined;
 }
 
 /** Opens a session for `userId`; returns the token the cookie carries. */
@@ -64,7 +66,7 @@ export async function userOfSession(deps: PortalAuthDeps, token: string): Promis
   const row = await deps.db
     .selectFrom('portal_sessions as s')
     .innerJoin('portal_users as u', 'u.id', 's.user_id')
-    .select(['u.id', 'u.email', 's.last_seen_at', 's.expires_at', 's.revoked_at'])
+    .select(['u.id', 'u.email', 'u.operator', 's.last_seen_at', 's.expires_at', 's.revoked_at'])
     .where('s.token_hash', '=', hash)
     .executeTakeFirst();
   if (!row || row.revoked_at) return undefined;
@@ -73,7 +75,7 @@ export async function userOfSession(deps: PortalAuthDeps, token: string): Promis
   if (now.getTime() - row.last_seen_at.getTime() >= SEEN_RESOLUTION_MS) {
     await deps.db.updateTable('portal_sessions').set({ last_seen_at: now }).where('token_hash', '=', hash).execute();
   }
-  return { id: row.id, email: row.email };
+  return { id: row.id, email: row.email, operator: row.operator };
 }
 
 export async function revokeSession(deps: PortalAuthDeps, token: string): Promise<void> {
@@ -125,6 +127,8 @@ export interface PortalLink {
   email: string;
   brandId: string | null;
   role: PortalRole | null;
+  /** An operator invite (no brand): accepting it makes the person a platform operator. */
+  grantsOperator?: boolean;
 }
 
 /** Creates a single-use link; returns its token (only its hash is stored). */
@@ -146,6 +150,7 @@ export async function createLink(
       created_by: link.createdBy,
       created_at: now,
       expires_at: expiresAt,
+      grants_operator: link.grantsOperator ?? false,
     })
     .execute();
   return { token, expiresAt };
@@ -168,31 +173,48 @@ export async function consumeLink(trx: Kysely<DB>, kind: 'invite' | 'reset', tok
     .where('kind', '=', kind)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['email', 'brand_id', 'role'])
+    .returning(['email', 'brand_id', 'role', 'grants_operator'])
     .executeTakeFirst();
   if (!row) throw linkRefused();
   return row;
 }
 
 /**
- * Accepts an invite: creates the user (or finds them by e-mail), sets the password, adds the membership and
- * returns the user. The link works once, even under concurrent uses (the UPDATE … WHERE used_at IS NULL).
+ * Accepts an invite: creates the user (or finds them by e-mail), sets the password, adds the membership (or,
+ * for an operator invite, the operator flag) and returns the user. The link works once, even under concurrent
+ * uses (the UPDATE … WHERE used_at IS NULL).
  */
 export async function acceptInvite(deps: PortalAuthDeps, token: string, password: string): Promise<PortalUser> {
   const passwordHash = await hashPassword(password);
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (trx) => {
     const link = await consumeLink(trx, 'invite', token, now);
-    if (!link.brand_id || !link.role) throw linkRefused();
+    const grantsOperator = link.grants_operator;
+    if (!grantsOperator && (!link.brand_id || !link.role)) throw linkRefused();
+    const passwordSet = { password_hash: passwordHash, password_changed_at: now };
     const user = await trx
       .insertInto('portal_users')
-      .values({ id: randomUUID(), email: link.email, password_hash: passwordHash, password_changed_at: now })
+      .values({ id: randomUUID(), email: link.email, ...passwordSet, operator: grantsOperator })
       .onConflict((conflict) =>
-        conflict.column('email').doUpdateSet({ password_hash: passwordHash, password_changed_at: now }),
+        conflict.column('email').doUpdateSet(grantsOperator ? { ...passwordSet, operator: true } : passwordSet),
       )
-      .returning(['id', 'email'])
+      .returning(['id', 'email', 'operator'])
       .executeTakeFirstOrThrow();
     await revokeAllSessions(trx, user.id, now);
+    if (!link.brand_id || !link.role) {
+      await trx
+        .insertInto('audit_log')
+        .values({
+          actor: `operator:${user.email}`,
+          action: 'portal.operator_invite_accepted',
+          subject: user.email,
+          brand_id: null,
+          details: JSON.stringify({ email: user.email }),
+          created_at: now,
+        })
+        .execute();
+      return user;
+    }
     await trx
       .insertInto('portal_memberships')
       .values({ user_id: user.id, brand_id: link.brand_id, role: link.role, created_at: now })
@@ -223,7 +245,7 @@ export async function completeReset(deps: PortalAuthDeps, token: string, passwor
       .updateTable('portal_users')
       .set({ password_hash: passwordHash, password_changed_at: now })
       .where('email', '=', link.email)
-      .returning(['id', 'email'])
+      .returning(['id', 'email', 'operator'])
       .executeTakeFirst();
     if (!user) throw linkRefused();
     await revokeAllSessions(trx, user.id, now);

@@ -407,6 +407,7 @@ describe('CSRF and brand isolation on every route', () => {
       ['GET', `${b}/integrations`],
       ['POST', `${b}/keys/rotate`, { graceMinutes: 0 }],
       ['POST', `${b}/domains/b.example.com/verify`],
+      ['DELETE', `${b}/domains/b.example.com`],
       ['GET', `${b}/webhook`],
       ['PUT', `${b}/webhook`, { url: `${receiverUrl}?mole` }],
       ['DELETE', `${b}/webhook`],

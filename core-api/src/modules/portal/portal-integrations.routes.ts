@@ -30,7 +30,7 @@ import type { HostResolver } from '../../http/ssrf-guard.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { getBrandKeyStatus, rotateBrandKeys } from '../brands/brand-keys.service.ts';
-import { getBrand, updateBrand } from '../brands/brands.service.ts';
+import { getBrand, removeBrandDomain, updateBrand } from '../brands/brands.service.ts';
 import { listBrandChatGroups } from '../community/chat-groups.service.ts';
 import { ptsTxtRecordValue, type TxtResolver, txtHostFor, verifyDns } from '../dns/dns.service.ts';
 import { sdkScriptUrl, sdkSnippet } from '../sdk/sdk-snippet.ts';
@@ -225,6 +225,27 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
           { db: deps.db, resolveTxt: deps.resolveTxt, clock: deps.clock, logger: deps.logger, actor: actorOf(user) },
           { domain },
         );
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/brands/:brandId/domains/:domain',
+      summary: "Take a domain out of the brand's verified domains (admin); the same as `pts brand remove-domain`",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalDomainParamsSchema },
+      responses: {
+        200: { description: 'The domains now', schema: success({ verifiedDomains: z.array(z.string()) }) },
+        400: failure('Not a domain name'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, or the domain is not one of its verified domains'),
+      },
+      handle: async ({ params: { brandId, domain }, res }) => {
+        const user = await member(res, brandId, 'admin');
+        const brand = await removeBrandDomain(brandDeps(user), brandId, domain);
+        return { success: true, verifiedDomains: brand.verifiedDomains };
       },
     }),
     defineRoute({

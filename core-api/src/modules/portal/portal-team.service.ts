@@ -1,7 +1,7 @@
-import { AppError, type Clock, type PortalRole, type PortalTeam } from '@pts/shared';
+import { AppError, type Clock, type PortalOperatorInvite, type PortalRole, type PortalTeam } from '@pts/shared';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { insertAuditEntry } from '../brands/brands.repository.ts';
+import { findBrandByAddress, insertAuditEntry } from '../brands/brands.repository.ts';
 import { getBrand } from '../brands/brands.service.ts';
 import { createLink, findUserByEmail, PORTAL_INVITE_TTL_MS, PORTAL_RESET_TTL_MS } from './portal-auth.service.ts';
 import type { PortalMailer } from './portal-mailer.ts';
@@ -17,15 +17,21 @@ export interface PortalTeamDeps {
 /** What each role may do (docs/portal.md, "Roles"). */
 const RANK: Record<PortalRole, number> = { viewer: 0, admin: 1, owner: 2 };
 
-/** The user's role in the brand, or undefined when they are not a member. */
+/**
+ * The user's role in the brand, or undefined when they are not a member. A platform operator who is not a
+ * member reads every existing brand as a `viewer` (docs/portal.md, "Operators"): changes stay with its team.
+ */
 export async function roleIn(db: Kysely<DB>, userId: string, brandId: string): Promise<PortalRole | undefined> {
+  const brand = brandId.toLowerCase();
   const row = await db
-    .selectFrom('portal_memberships')
-    .select('role')
-    .where('user_id', '=', userId)
-    .where('brand_id', '=', brandId.toLowerCase())
+    .selectFrom('portal_users as u')
+    .leftJoin('portal_memberships as m', (join) => join.onRef('m.user_id', '=', 'u.id').on('m.brand_id', '=', brand))
+    .select(['m.role', 'u.operator'])
+    .where('u.id', '=', userId)
     .executeTakeFirst();
-  return row?.role;
+  if (row?.role) return row.role;
+  if (row?.operator && (await findBrandByAddress(db, brand))) return 'viewer';
+  return undefined;
 }
 
 /**
@@ -86,6 +92,40 @@ export async function inviteMember(
     inviteUrl,
     expiresAt: expiresAt.toISOString(),
   };
+}
+
+/**
+ * Invites `email` to become a platform operator (docs/portal.md, "Operators"): only with the admin token
+ * (`pts portal invite --operator`). The link is e-mailed (or logged) and returned.
+ */
+export async function inviteOperator(
+  deps: PortalTeamDeps,
+  input: { email: string; invitedBy: string; baseUrl: string },
+): Promise<PortalOperatorInvite> {
+  const { token, expiresAt } = await createLink(deps, {
+    kind: 'invite',
+    email: input.email,
+    brandId: null,
+    role: null,
+    grantsOperator: true,
+    createdBy: input.invitedBy,
+    ttlMs: deps.inviteTtlMs ?? PORTAL_INVITE_TTL_MS,
+  });
+  await insertAuditEntry(deps.db, {
+    actor: input.invitedBy,
+    action: 'portal.operator_invite',
+    subject: input.email,
+    details: { email: input.email, expiresAt: expiresAt.toISOString() },
+    at: deps.clock.now(),
+  });
+  const inviteUrl = portalLinkUrl(input.baseUrl, 'invite', token);
+  await deps.mailer.send({
+    to: input.email,
+    subject: 'You are invited to operate pts',
+    text: `You are invited into the pts portal as a platform operator: you will see every brand, create brands and invite their owners.\n\nSet your password and sign in: ${inviteUrl}\n\nThe link works once and expires ${expiresAt.toISOString()}.`,
+    link: inviteUrl,
+  });
+  return { email: input.email, operator: true, inviteUrl, expiresAt: expiresAt.toISOString() };
 }
 
 /** Sends a reset link when the e-mail belongs to a user; says nothing either way (no enumeration). */
@@ -169,4 +209,43 @@ export async function changeRole(
     });
     return { userId: input.userId, role: input.role };
   });
+}
+
+/** A brand's portal team in numbers (the operators' brand list). */
+export interface TeamCounts {
+  owners: number;
+  members: number;
+  pendingOwnerInvites: number;
+}
+
+/** Team counts of every brand with a member or a live invite; the others have none. Two grouped statements. */
+export async function readTeamCountsByBrand(
+  deps: Pick<PortalTeamDeps, 'db' | 'clock'>,
+): Promise<Map<string, TeamCounts>> {
+  const counts = new Map<string, TeamCounts>();
+  const of = (brandId: string) => {
+    const entry = counts.get(brandId) ?? { owners: 0, members: 0, pendingOwnerInvites: 0 };
+    counts.set(brandId, entry);
+    return entry;
+  };
+  const members = await deps.db
+    .selectFrom('portal_memberships')
+    .select(['brand_id', (eb) => eb.fn.countAll<number>().as('members')])
+    .select((eb) => eb.fn.count<number>(eb.case().when('role', '=', 'owner').then(1).end()).as('owners'))
+    .groupBy('brand_id')
+    .execute();
+  for (const row of members)
+    Object.assign(of(row.brand_id), { members: Number(row.members), owners: Number(row.owners) });
+  const invites = await deps.db
+    .selectFrom('portal_links')
+    .select(['brand_id', (eb) => eb.fn.countAll<number>().as('pending')])
+    .where('kind', '=', 'invite')
+    .where('role', '=', 'owner')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', deps.clock.now())
+    .where('brand_id', 'is not', null)
+    .groupBy('brand_id')
+    .execute();
+  for (const row of invites) if (row.brand_id) of(row.brand_id).pendingOwnerInvites = Number(row.pending);
+  return counts;
 }
