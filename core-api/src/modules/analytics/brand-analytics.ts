@@ -184,7 +184,6 @@ export async function readMemberCountsByBrand(
     ]),
   );
 }
-}
 
 /** Refused events of the window by reason (the refusal's error code), most frequent first. */
 async function readRefusals(db: Database, brandId: string, window: TimeWindow) {
