@@ -111,11 +111,11 @@ describe.runIf(testDatabaseKind === 'postgres')('three core-api processes on one
     );
     const accepted = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status === 429);
+    // 40 in all, not 40 per process: each process sent 40, so a limit counted per process would accept 120.
+    // Which process's requests take the 40 is a race (a process whose 40 arrive together sends them as one
+    // grouped upsert and may take the whole window), so no per-process share is asserted.
     expect(accepted).toHaveLength(BRAND_LIMIT);
     expect(refused).toHaveLength(BRAND_LIMIT * 2);
-    // Every process refused some: none counted only its own share.
-    for (let p = 0; p < 3; p++)
-      expect(answers.filter((a, i) => i % 3 === p && a.status === 429).length).toBeGreaterThan(0);
     for (const answer of refused) {
       expect(answer.body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { reason: 'rate_limit_exceeded' } });
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
