@@ -170,8 +170,13 @@ describe('domains', () => {
     expect((await viewerA.request('POST', `${a()}/domains/shop.a.example.com/verify`)).status).toBe(403);
     const missing = await adminA.request('POST', `${a()}/domains/blog.a.example.com/verify`);
     expect(missing.body).toMatchObject({ dnsConfigured: false, reason: 'no_record' });
+    const announced: unknown[] = [];
+    const unsubscribe = platform.changes.subscribe((change) => announced.push(change));
     const verified = await adminA.request('POST', `${a()}/domains/shop.a.example.com/verify`);
+    unsubscribe();
     expect(verified.status).toBe(200);
+    // Every replica's brand caches hear of the new domain, as after the public verify route.
+    expect(announced).toContainEqual({ kind: 'brand', brandId: brandA.brandId });
     expect(verified.body).toMatchObject({ dnsConfigured: true, reason: 'verified', brandId: brandA.brandId });
     const overview = await viewerA.request('GET', `${a()}/integrations`);
     expect(overview.body.domains.verifiedDomains).toEqual(['shop.a.example.com']);

@@ -221,8 +221,16 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
             { field: 'domain', value: domain },
           );
         }
+        // `changes` tells every replica's brand caches, as the public verify route does.
         return verifyDns(
-          { db: deps.db, resolveTxt: deps.resolveTxt, clock: deps.clock, logger: deps.logger, actor: actorOf(user) },
+          {
+            db: deps.db,
+            resolveTxt: deps.resolveTxt,
+            clock: deps.clock,
+            logger: deps.logger,
+            actor: actorOf(user),
+            ...(deps.changes ? { changes: deps.changes } : {}),
+          },
           { domain },
         );
       },
