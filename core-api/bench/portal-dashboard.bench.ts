@@ -17,7 +17,8 @@
  * 3. Creates one brand with five rules and three perk collections through the real services and admin API
  *    (the collections on chain), then bulk-loads in SQL what ~90 days of a busy program leave: `--members`
  *    members with wallets, `--events` events (five event types, busier lately, skewed towards a core of
- *    active members, 8 % refused with the batcher's reasons), a confirmed reward mint per rewarded event, the
+ *    active members, 8 % refused with the batcher's reasons; written oldest first, as events arrive, through
+ *    the `events` trigger that keeps the brand rollups), a confirmed reward mint per rewarded event, the
  *    activity log and leaderboard aggregates, perk redemptions (confirmed, pending, failed) with the
  *    relayer's gas for each, and token purchases fulfilled by a mint.
  * 4. Invites `--clients` team members through the operator's invite route; each accepts it in the portal
@@ -413,13 +414,14 @@ async function seed(
              jsonb_build_object('platform', (ARRAY['web','discord','telegram','x'])[1 + (g.i % 4)]),
              CASE WHEN g.s < 0.08 THEN 0 ELSE kind.reward END,
              ${now}::timestamptz - interval '1 second' - power(g.t, 1.3) * interval '90 days'
-        FROM (SELECT i, random() AS t, random() AS k, random() AS s, random() AS m
+        FROM (SELECT i, (1 - (i - 0.5) / ${events})::float8 AS t, random() AS k, random() AS s, random() AS m
                 FROM generate_series(${from}::bigint, ${to}::bigint) AS i) AS g,
              LATERAL (SELECT CASE WHEN g.k < 0.40 THEN 'earn' WHEN g.k < 0.70 THEN 'daily_checkin'
                                   WHEN g.k < 0.85 THEN 'purchase' WHEN g.k < 0.95 THEN 'share' ELSE 'review' END
                                AS event_type,
                              CASE WHEN g.k < 0.40 THEN 100 WHEN g.k < 0.70 THEN 10 WHEN g.k < 0.85 THEN 50
-                                  WHEN g.k < 0.95 THEN 20 ELSE 30 END AS reward) AS kind`.execute(db);
+                                  WHEN g.k < 0.95 THEN 20 ELSE 30 END AS reward) AS kind
+       ORDER BY g.i`.execute(db);
     log(`  events ${to.toLocaleString()} / ${events.toLocaleString()} (${elapsed()})`);
   }
   // Every reward minted and confirmed (a settled ledger: nothing left for the minter to send).
@@ -507,6 +509,13 @@ async function seed(
     'perk_redemptions',
     'relay_transactions',
     'payments',
+    'brand_event_days',
+    'brand_members',
+    'brand_member_types',
+    'brand_member_days',
+    'brand_member_weeks',
+    'brand_active_counts',
+    'brand_member_counts',
   ]) {
     await sql.raw(`VACUUM ANALYZE ${table}`).execute(db);
   }

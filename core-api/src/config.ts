@@ -146,6 +146,8 @@ export const configSchema = z.object({
   PTS_REWARD_PROCESSOR_CRON: z.string().default('* * * * *'),
   /** Seconds between chain–ledger reconciler passes (docs/chain.md, "Reconciler"); 0 runs it at start only. */
   PTS_RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(60),
+  /** Seconds between compactions of the brand rollups on worker processes (docs/ledger.md, "Brand rollups"). */
+  PTS_ROLLUP_COMPACT_SECONDS: z.coerce.number().int().min(1).default(30),
 
   /** Token purchases (docs/payments.md): Stripe when a secret key is set, the embedded local checkout otherwise. */
   PTS_STRIPE_SECRET_KEY: z.string().min(1).optional(),

@@ -23,6 +23,7 @@ import { type Config, hasRole, mintFinality } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
 import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '../http/rate-limit.ts';
+import { startRollupCompactionJob } from '../modules/analytics/rollup-compaction.job.ts';
 import { createPostgresChangeTransport } from '../modules/brands/brand-changes.postgres.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
 import { createSystemTxtResolver } from '../modules/dns/dns.service.ts';
@@ -503,7 +504,7 @@ async function startChangeSharing({ logger, stack }: StartContext, database: Dat
   return { changes, rateLimits, memberChanges };
 }
 
-/** The worker role's jobs: the reward processor's schedule and the webhook deliveries. */
+/** The worker role's jobs: the reward processor's schedule, the webhook deliveries, the rollups' compaction. */
 function startJobs({ config, logger, stack }: StartContext, deps: AppDeps): void {
   const job = startRewardProcessorJob({
     minter: deps.minter,
@@ -519,6 +520,12 @@ function startJobs({ config, logger, stack }: StartContext, deps: AppDeps): void
     config,
   });
   stack.push(() => webhookWorker.stop());
+  const compaction = startRollupCompactionJob({
+    db: deps.db,
+    intervalSeconds: config.PTS_ROLLUP_COMPACT_SECONDS,
+    logger,
+  });
+  stack.push(() => compaction.stop());
 }
 
 /** Listens on PORT/HOST; the stop closes the server and its open connections. */

@@ -56,6 +56,32 @@ export const memberOfBrand = (to: Date, from?: Date) => {
                 WHERE l.account_key = r.user_key AND ${acceptedHere}))`;
 };
 
+/** Redemptions of the scope in `[from, to)`: count, pts spent, redeemers who are members, and the active ones. */
+const redemptionTotalsOf = (scope: RawBuilder<unknown>, { from, to }: Pick<TimeWindow, 'from' | 'to'>) => sql`
+  (SELECT count(*)::int AS redemptions, count(DISTINCT user_key) FILTER (WHERE member)::int AS redeemers,
+          count(DISTINCT user_key) FILTER (WHERE active)::int AS active_redeemers,
+          coalesce(sum(cost), 0)::text AS redeemed
+     FROM (SELECT r.user_key, r.cost, ${memberOfBrand(to)} AS member, ${memberOfBrand(to, from)} AS active
+             FROM perk_redemptions r
+            WHERE ${scope} AND ${redemptionMember} AND ${spent} AND created_at >= ${from} AND created_at < ${to}) AS x)`;
+
+/** The redemption part of `readWindowTotals` alone (the brand dashboard reads its events from the rollups). */
+export async function readRedemptionTotals(
+  db: Kysely<DB>,
+  brandId: string,
+  window: Pick<TimeWindow, 'from' | 'to'>,
+): Promise<Pick<WindowTotals, 'redemptions' | 'redeemers' | 'activeRedeemers' | 'ptsRedeemed'>> {
+  const result = await sql<{ redemptions: number; redeemers: number; active_redeemers: number; redeemed: string }>`
+    SELECT r.* FROM ${redemptionTotalsOf(scopeOf(brandId), window)} AS r`.execute(db);
+  const r = result.rows[0];
+  return {
+    redemptions: r?.redemptions ?? 0,
+    redeemers: r?.redeemers ?? 0,
+    activeRedeemers: r?.active_redeemers ?? 0,
+    ptsRedeemed: BigInt(r?.redeemed ?? '0'),
+  };
+}
+
 /** One round trip: events, new members (unless `newMembers: false`) and redemptions of the scope in `[from, to)`. */
 export async function readWindowTotals(
   db: Kysely<DB>,
@@ -98,14 +124,7 @@ export async function readWindowTotals(
               FROM events
              WHERE ${scope} AND ${eventMember} AND created_at >= ${from} AND created_at < ${to}) AS e,
            ${newMembers},
-           (SELECT count(*)::int AS redemptions, count(DISTINCT user_key) FILTER (WHERE member)::int AS redeemers,
-                   count(DISTINCT user_key) FILTER (WHERE active)::int AS active_redeemers,
-                   coalesce(sum(cost), 0)::text AS redeemed
-              FROM (SELECT r.user_key, r.cost, ${memberOfBrand(to)} AS member, ${memberOfBrand(to, from)} AS active
-                      FROM perk_redemptions r
-                     WHERE ${scope} AND ${redemptionMember} AND ${spent} AND created_at >= ${from} AND created_at < ${to}) AS x) AS r`.execute(
-    db,
-  );
+           ${redemptionTotalsOf(scope, window)} AS r`.execute(db);
   const r = result.rows[0];
   return {
     acceptedEvents: r?.accepted ?? 0,

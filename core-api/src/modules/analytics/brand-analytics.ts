@@ -13,7 +13,18 @@ import { readLeaderboard } from '../leaderboards/leaderboards.service.ts';
 import { formatCents } from '../payments/payment-amounts.ts';
 import { readFulfilledPurchaseTotals } from '../payments/payments.repository.ts';
 import { gasUsageView } from '../relayer/relayer-gas.routes.ts';
-import { notAgent, readEventTypeActivity, readWindowTotals } from './analytics.repository.ts';
+import { notAgent, readEventTypeActivity, readRedemptionTotals } from './analytics.repository.ts';
+import {
+  type BrandEventActivity,
+  type BrandMemberCounts,
+  type BucketEvents,
+  bucketIn,
+  emptyActivity,
+  readRolledUpActivity,
+  readRolledUpMemberCounts,
+  sortedRefusals,
+  sortedTypes,
+} from './brand-rollups.ts';
 import { DAY_MS, type TimeWindow } from './periods.ts';
 
 /** Entries in the top event types, top perks and the leaderboard. */
@@ -66,12 +77,10 @@ export async function readBrandAnalytics(
   const { from, to } = parsed.data;
   const window: TimeWindow = { from, to, days: (to.getTime() - from.getTime()) / DAY_MS };
   const { brandId } = input;
-  const [totals, members, refusals, series, types, perks, purchases, gas, leaderboard] = await Promise.all([
-    readWindowTotals(db, brandId, window, { newMembers: false }),
-    readMemberCounts(db, brandId, window),
-    readRefusals(db, brandId, window),
-    readSeries(db, brandId, window),
-    readEventTypeActivity(db, brandId, window),
+  const [activity, redemptions, redemptionSeries, perks, purchases, gas, leaderboard] = await Promise.all([
+    readEventActivity(db, brandId, window),
+    readRedemptionTotals(db, brandId, window),
+    readRedemptionSeries(db, brandId, window),
     readTopPerks(db, brandId, window),
     readFulfilledPurchaseTotals(db, brandId, window),
     readGasByBrand(db, deps.chain.chainId, brandId, window),
@@ -93,20 +102,26 @@ export async function readBrandAnalytics(
   return {
     brandId,
     window: { from: from.toISOString(), to: to.toISOString(), days: window.days },
-    members: { total: members.total, active: members.active, new: members.new, inWindow: totals.members },
-    events: { accepted: totals.acceptedEvents, refused: totals.rejectedEvents, refusedByReason: refusals },
-    ptsIssued: totals.ptsIssued.toString(),
+    members: {
+      total: activity.memberCounts.total,
+      active: activity.memberCounts.active,
+      new: activity.memberCounts.new,
+      inWindow: activity.members,
+    },
+    events: { accepted: activity.accepted, refused: activity.refused, refusedByReason: activity.refusals },
+    ptsIssued: activity.ptsIssued.toString(),
     redemptions: {
-      count: totals.redemptions,
-      ptsSpent: totals.ptsRedeemed.toString(),
-      redeemers: totals.redeemers,
-      ratePercent: totals.members > 0 ? Math.round((totals.activeRedeemers / totals.members) * 1000) / 10 : null,
+      count: redemptions.redemptions,
+      ptsSpent: redemptions.ptsRedeemed.toString(),
+      redeemers: redemptions.redeemers,
+      ratePercent:
+        activity.members > 0 ? Math.round((redemptions.activeRedeemers / activity.members) * 1000) / 10 : null,
     },
     series: {
-      day: fillBuckets(series.get('day'), dayStarts(from, to)),
-      week: fillBuckets(series.get('week'), weekStarts(from, to)),
+      day: fillBuckets(activity.days, redemptionSeries.get('day'), dayStarts(from, to)),
+      week: fillBuckets(activity.weeks, redemptionSeries.get('week'), weekStarts(from, to)),
     },
-    topEventTypes: types.slice(0, BRAND_ANALYTICS_TOP).map((t) => ({
+    topEventTypes: activity.types.slice(0, BRAND_ANALYTICS_TOP).map((t) => ({
       eventType: t.eventType,
       accepted: t.accepted,
       refused: t.rejected,
@@ -134,29 +149,77 @@ export async function readBrandAnalytics(
   };
 }
 
-/** A brand's members before the window's end: all, the new ones in the window, those active before the end. */
-export interface BrandMemberCounts {
-  total: number;
-  /** Members whose first accepted event falls in the window (as `readWindowTotals` counts them). */
-  new: number;
-  active: { day: number; week: number; month: number };
+/**
+ * The window's event figures: from the rollups when the window ends at the present (the dashboard's), from
+ * the raw events otherwise (a window in the past). The same answer either way (brand-rollups.test.ts).
+ */
+async function readEventActivity(db: Database, brandId: string, window: TimeWindow): Promise<BrandEventActivity> {
+  return (await readRolledUpActivity(db, brandId, window)) ?? (await readRawActivity(db, brandId, window));
 }
 
-async function readMemberCounts(db: Database, brandId: string, window: MemberCountWindow): Promise<BrandMemberCounts> {
-  return (await readMemberCountsByBrand(db, window, [brandId])).get(brandId) ?? noMembers();
+/** The window's event figures from the brand's raw events: any window, at the cost of reading its events. */
+export async function readRawActivity(db: Database, brandId: string, window: TimeWindow): Promise<BrandEventActivity> {
+  const [totals, members, refusals, series, types] = await Promise.all([
+    readRawEventTotals(db, brandId, window),
+    readRawMemberCountsByBrand(db, window, [brandId]),
+    readRefusals(db, brandId, window),
+    readSeries(db, brandId, window),
+    readEventTypeActivity(db, brandId, window),
+  ]);
+  return {
+    ...emptyActivity(),
+    ...totals,
+    memberCounts: members.get(brandId) ?? emptyActivity().memberCounts,
+    refusals: sortedRefusals(new Map(refusals.map((r) => [r.reason, r.count]))),
+    days: series.get('day') ?? new Map(),
+    weeks: series.get('week') ?? new Map(),
+    types: sortedTypes(types),
+  };
 }
 
-const noMembers = (): BrandMemberCounts => ({ total: 0, new: 0, active: { day: 0, week: 0, month: 0 } });
+async function readRawEventTotals(db: Database, brandId: string, window: TimeWindow) {
+  const result = await sql<{ accepted: number; refused: number; members: number; issued: string }>`
+    SELECT count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
+           count(*) FILTER (WHERE status = 'rejected')::int AS refused,
+           count(DISTINCT user_email) FILTER (WHERE status = 'accepted')::int AS members,
+           coalesce(sum(reward_amount) FILTER (WHERE status = 'accepted'), 0)::text AS issued
+      FROM events
+     WHERE brand_id = ${brandId} AND ${eventMember} AND created_at >= ${window.from} AND created_at < ${window.to}`.execute(
+    db,
+  );
+  const r = result.rows[0];
+  return {
+    accepted: r?.accepted ?? 0,
+    refused: r?.refused ?? 0,
+    members: r?.members ?? 0,
+    ptsIssued: BigInt(r?.issued ?? '0'),
+  };
+}
 
 type MemberCountWindow = Pick<TimeWindow, 'from' | 'to'>;
 
 /**
  * The dashboard's member counts (`members.total`, `members.new`, `members.active`) of several brands, or of
- * every brand with a member when `brandIds` is undefined (the operators' brand list): one grouped statement,
- * one definition. One pass over the accepted events grouped by brand and member (a hash of members: their
- * first and last event), not one sort of every event per distinct count. A brand without members is absent.
+ * every brand with a member when `brandIds` is undefined (the operators' brand list), one definition: from the
+ * rollups' member rows when nothing was written after the window, else from the raw events. A brand without
+ * members is absent.
  */
 export async function readMemberCountsByBrand(
+  db: Database,
+  window: MemberCountWindow,
+  brandIds?: readonly string[],
+): Promise<Map<string, BrandMemberCounts>> {
+  if (brandIds?.length === 0) return new Map();
+  return (
+    (await readRolledUpMemberCounts(db, window, brandIds)) ?? (await readRawMemberCountsByBrand(db, window, brandIds))
+  );
+}
+
+/**
+ * The member counts from the raw events: one pass over the accepted events grouped by brand and member (a
+ * hash of members: their first and last event).
+ */
+async function readRawMemberCountsByBrand(
   db: Database,
   window: MemberCountWindow,
   brandIds?: readonly string[],
@@ -197,33 +260,21 @@ async function readRefusals(db: Database, brandId: string, window: TimeWindow) {
   return result.rows;
 }
 
-type BucketRow = {
-  unit: 'day' | 'week';
-  start: string;
-  accepted: number;
-  refused: number;
-  members: number;
-  issued: string;
-  redemptions: number;
-  spent: string;
-};
-
 /**
- * Events and redemptions per UTC day and per week (Monday), in one statement. The window's events are read
- * once, grouped by day and member; the days and the weeks are sums over those groups (a member active on
+ * Events per UTC day and per week (Monday) from the raw events, in one statement. The window's events are
+ * read once, grouped by day and member; the days and the weeks are sums over those groups (a member active on
  * several days of a week is one member of the week).
  */
 async function readSeries(db: Database, brandId: string, window: TimeWindow) {
   const inWindow = sql`brand_id = ${brandId} AND created_at >= ${window.from} AND created_at < ${window.to}`;
-  const unitStart = (unit: 'day' | 'week') =>
-    sql`to_char(date_trunc(${unit}, created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
-  const redemptionsBy = (unit: 'day' | 'week') => sql`
-    SELECT ${unit}::text AS unit, ${unitStart(unit)} AS start, 0 AS accepted, 0 AS refused, 0 AS members,
-           '0' AS issued, count(*)::int AS redemptions, coalesce(sum(cost), 0)::text AS spent
-      FROM perk_redemptions
-     WHERE ${inWindow} AND ${notAgent(sql.ref('user_key'))} AND status IN ('pending', 'confirmed')
-     GROUP BY 2`;
-  const result = await sql<BucketRow>`
+  const result = await sql<{
+    unit: 'day' | 'week';
+    start: string;
+    accepted: number;
+    refused: number;
+    members: number;
+    issued: string;
+  }>`
     WITH member_days AS (
       SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day, user_email,
              count(*) FILTER (WHERE status = 'accepted') AS accepted,
@@ -237,37 +288,67 @@ async function readSeries(db: Database, brandId: string, window: TimeWindow) {
         FROM member_days GROUP BY 1, 2)
     SELECT 'day' AS unit, to_char(day, 'YYYY-MM-DD') AS start, sum(accepted)::int AS accepted,
            sum(refused)::int AS refused, count(*) FILTER (WHERE accepted > 0)::int AS members,
-           sum(issued)::text AS issued, 0 AS redemptions, '0' AS spent
+           sum(issued)::text AS issued
       FROM member_days GROUP BY day
     UNION ALL
     SELECT 'week' AS unit, to_char(week, 'YYYY-MM-DD') AS start, sum(accepted)::int AS accepted,
            sum(refused)::int AS refused, count(*) FILTER (WHERE accepted > 0)::int AS members,
-           sum(issued)::text AS issued, 0 AS redemptions, '0' AS spent
-      FROM member_weeks GROUP BY week
-    UNION ALL ${redemptionsBy('day')} UNION ALL ${redemptionsBy('week')}`.execute(db);
-  const byUnit = new Map<'day' | 'week', Map<string, BucketRow[]>>();
+           sum(issued)::text AS issued
+      FROM member_weeks GROUP BY week`.execute(db);
+  const byUnit = new Map<'day' | 'week', Map<string, BucketEvents>>();
   for (const row of result.rows) {
-    const buckets = byUnit.get(row.unit) ?? new Map<string, BucketRow[]>();
-    buckets.set(row.start, [...(buckets.get(row.start) ?? []), row]);
+    const buckets = byUnit.get(row.unit) ?? new Map<string, BucketEvents>();
     byUnit.set(row.unit, buckets);
+    const bucket = bucketIn(buckets, row.start);
+    bucket.accepted += Number(row.accepted);
+    bucket.refused += Number(row.refused);
+    bucket.members += Number(row.members);
+    bucket.issued += BigInt(row.issued);
+  }
+  return byUnit;
+}
+
+type RedemptionBucket = { redemptions: number; spent: bigint };
+
+/** Redemptions (pending or confirmed) per UTC day and per week (Monday) of the window, agents apart. */
+async function readRedemptionSeries(db: Database, brandId: string, window: TimeWindow) {
+  const inWindow = sql`brand_id = ${brandId} AND created_at >= ${window.from} AND created_at < ${window.to}`;
+  const unitStart = (unit: 'day' | 'week') =>
+    sql`to_char(date_trunc(${unit}, created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
+  const redemptionsBy = (unit: 'day' | 'week') => sql`
+    SELECT ${unit}::text AS unit, ${unitStart(unit)} AS start, count(*)::int AS redemptions,
+           coalesce(sum(cost), 0)::text AS spent
+      FROM perk_redemptions
+     WHERE ${inWindow} AND ${notAgent(sql.ref('user_key'))} AND status IN ('pending', 'confirmed')
+     GROUP BY 2`;
+  const result = await sql<{ unit: 'day' | 'week'; start: string; redemptions: number; spent: string }>`
+    ${redemptionsBy('day')} UNION ALL ${redemptionsBy('week')}`.execute(db);
+  const byUnit = new Map<'day' | 'week', Map<string, RedemptionBucket>>();
+  for (const row of result.rows) {
+    const buckets = byUnit.get(row.unit) ?? new Map<string, RedemptionBucket>();
+    byUnit.set(row.unit, buckets);
+    buckets.set(row.start, { redemptions: Number(row.redemptions), spent: BigInt(row.spent) });
   }
   return byUnit;
 }
 
 /** Every bucket of the window in order, zeros where nothing happened. */
-function fillBuckets(rows: Map<string, BucketRow[]> | undefined, starts: string[]) {
+function fillBuckets(
+  events: Map<string, BucketEvents>,
+  redemptions: Map<string, RedemptionBucket> | undefined,
+  starts: string[],
+) {
   return starts.map((start) => {
-    const parts = rows?.get(start) ?? [];
-    const sum = (pick: (row: BucketRow) => number) => parts.reduce((total, row) => total + pick(row), 0);
-    const sumPts = (pick: (row: BucketRow) => string) => parts.reduce((total, row) => total + BigInt(pick(row)), 0n);
+    const e = events.get(start);
+    const r = redemptions?.get(start);
     return {
       start,
-      acceptedEvents: sum((r) => Number(r.accepted)),
-      refusedEvents: sum((r) => Number(r.refused)),
-      activeMembers: sum((r) => Number(r.members)),
-      ptsIssued: sumPts((r) => r.issued).toString(),
-      redemptions: sum((r) => Number(r.redemptions)),
-      ptsSpent: sumPts((r) => r.spent).toString(),
+      acceptedEvents: e?.accepted ?? 0,
+      refusedEvents: e?.refused ?? 0,
+      activeMembers: e?.members ?? 0,
+      ptsIssued: (e?.issued ?? 0n).toString(),
+      redemptions: r?.redemptions ?? 0,
+      ptsSpent: (r?.spent ?? 0n).toString(),
     };
   });
 }
