@@ -15,8 +15,9 @@ import { type Kysely, sql } from 'kysely';
 //   histogram: members whose first/last event falls on each day), so "members whose last event is after t"
 //   is a sum over days plus an index range of the one day holding t.
 // - brand_member_days / brand_member_weeks: which members were active on a UTC day / in a week (Monday, with
-//   their last event in it); the rows a statement adds for the first time are counted into
-//   brand_active_counts (distinct members per day and week without reading them back).
+//   their last event in it, whose moves make the `week_last` histogram); the rows a statement adds for the
+//   first time are counted into brand_active_counts (distinct members per day and week without reading them
+//   back).
 
 const MEMBER = `user_email NOT LIKE 'agent:%' AND user_email NOT LIKE 'agent\\_%'`;
 const DAY = `(created_at AT TIME ZONE 'UTC')::date`;
@@ -26,21 +27,22 @@ const REASON = `CASE WHEN status = 'rejected' THEN coalesce(reason, 'unknown') E
 /**
  * Day-count deltas of members whose first or last accepted event moved, from the rows an upsert returned
  * (`changed`: inserted, the new and the previous first/last). A member whose last event moves from Monday to
- * Tuesday is -1 on Monday and +1 on Tuesday of the `last` histogram.
+ * Tuesday is -1 on Monday and +1 on Tuesday of the `last` histogram. `kind` names the histogram, `column`
+ * the returned timestamp (`first` → `first_at` and `prev_first_at`).
  */
-const histogramDeltas = (changed: string, kinds: ('first' | 'last')[]) => `
+const histogramDeltas = (changed: string, histograms: { kind: string; column: 'first' | 'last' }[]) => `
    INSERT INTO brand_member_counts (brand_id, event_type, kind, day, members, compacted)
    SELECT brand_id, event_type, kind, day, sum(delta), false
-     FROM (${kinds
+     FROM (${histograms
        .map(
-         (kind) => `
-           SELECT brand_id, event_type, '${kind}' AS kind, (${kind}_at AT TIME ZONE 'UTC')::date AS day, 1 AS delta
+         ({ kind, column }) => `
+           SELECT brand_id, event_type, '${kind}' AS kind, (${column}_at AT TIME ZONE 'UTC')::date AS day, 1 AS delta
              FROM ${changed}
-            WHERE inserted OR (prev_${kind}_at AT TIME ZONE 'UTC')::date <> (${kind}_at AT TIME ZONE 'UTC')::date
+            WHERE inserted OR (prev_${column}_at AT TIME ZONE 'UTC')::date <> (${column}_at AT TIME ZONE 'UTC')::date
            UNION ALL
-           SELECT brand_id, event_type, '${kind}', (prev_${kind}_at AT TIME ZONE 'UTC')::date, -1
+           SELECT brand_id, event_type, '${kind}', (prev_${column}_at AT TIME ZONE 'UTC')::date, -1
              FROM ${changed}
-            WHERE NOT inserted AND (prev_${kind}_at AT TIME ZONE 'UTC')::date <> (${kind}_at AT TIME ZONE 'UTC')::date`,
+            WHERE NOT inserted AND (prev_${column}_at AT TIME ZONE 'UTC')::date <> (${column}_at AT TIME ZONE 'UTC')::date`,
        )
        .join(' UNION ALL ')}) AS d
     GROUP BY brand_id, event_type, kind, day
@@ -63,7 +65,10 @@ const rollupStatements = (rows: string, compacted: boolean) => [
       WHERE excluded.first_at < m.first_at OR excluded.last_at > m.last_at
      RETURNING m.brand_id, '' AS event_type, (m.xmax = 0) AS inserted, m.first_at, m.last_at, m.prev_first_at,
                m.prev_last_at)
-   ${histogramDeltas('changed', ['first', 'last'])}`,
+   ${histogramDeltas('changed', [
+     { kind: 'first', column: 'first' },
+     { kind: 'last', column: 'last' },
+   ])}`,
   `WITH changed AS (
      INSERT INTO brand_member_types AS m (brand_id, event_type, member, last_at)
      SELECT brand_id, event_type, user_email, max(created_at)
@@ -72,7 +77,7 @@ const rollupStatements = (rows: string, compacted: boolean) => [
      ON CONFLICT (brand_id, event_type, member) DO UPDATE SET last_at = excluded.last_at, prev_last_at = m.last_at
       WHERE excluded.last_at > m.last_at
      RETURNING m.brand_id, m.event_type, (m.xmax = 0) AS inserted, m.last_at, m.prev_last_at)
-   ${histogramDeltas('changed', ['last'])}`,
+   ${histogramDeltas('changed', [{ kind: 'last', column: 'last' }])}`,
   `WITH fresh AS (
      INSERT INTO brand_member_days (brand_id, start, member)
      SELECT DISTINCT brand_id, ${DAY}, user_email
@@ -87,11 +92,13 @@ const rollupStatements = (rows: string, compacted: boolean) => [
      SELECT brand_id, ${WEEK}, user_email, max(created_at)
        FROM ${rows} WHERE status = 'accepted' AND ${MEMBER}
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-     ON CONFLICT (brand_id, start, member) DO UPDATE SET last_at = excluded.last_at
+     ON CONFLICT (brand_id, start, member) DO UPDATE SET last_at = excluded.last_at, prev_last_at = w.last_at
       WHERE excluded.last_at > w.last_at
-     RETURNING w.brand_id, w.start, (w.xmax = 0) AS inserted)
-   INSERT INTO brand_active_counts (brand_id, unit, start, members, compacted)
-   SELECT brand_id, 'week', start, count(*), ${compacted} FROM changed WHERE inserted GROUP BY 1, 3`,
+     RETURNING w.brand_id, '' AS event_type, w.start, (w.xmax = 0) AS inserted, w.last_at, w.prev_last_at),
+   counted AS (
+     INSERT INTO brand_active_counts (brand_id, unit, start, members, compacted)
+     SELECT brand_id, 'week', start, count(*), ${compacted} FROM changed WHERE inserted GROUP BY 1, 3)
+   ${histogramDeltas('changed', [{ kind: 'week_last', column: 'last' }])}`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -145,6 +152,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       start date NOT NULL,
       member text NOT NULL,
       last_at timestamptz NOT NULL,
+      prev_last_at timestamptz,
       PRIMARY KEY (brand_id, start, member)
     )`.execute(db);
   await sql`CREATE INDEX brand_member_weeks_last_idx ON brand_member_weeks (brand_id, start, last_at)`.execute(db);
@@ -153,7 +161,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       id bigserial PRIMARY KEY,
       brand_id text NOT NULL,
       event_type text NOT NULL,
-      kind text NOT NULL CHECK (kind IN ('first', 'last')),
+      kind text NOT NULL CHECK (kind IN ('first', 'last', 'week_last')),
       day date NOT NULL,
       members bigint NOT NULL,
       compacted boolean NOT NULL DEFAULT false

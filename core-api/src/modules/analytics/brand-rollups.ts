@@ -103,6 +103,7 @@ export async function readRolledUpActivity(
   // The first week is whole when the window starts at its Monday; otherwise its members are those whose last
   // event of that week is at or after `from`.
   const firstWeekWhole = firstWeek.getTime() === from.getTime();
+  const firstWeekEnd = isoDay(new Date(firstWeek.getTime() + 6 * DAY_MS));
   const ago = (n: number) => new Date(to.getTime() - n * DAY_MS);
 
   // A count of members whose first/last event is at or after `at`: the histogram's days after `at`'s day,
@@ -127,23 +128,29 @@ export async function readRolledUpActivity(
         FROM events WHERE ${inEdge}
        GROUP BY 1, 2, 3, 4`.execute(db),
     sql<{
-      kind: 'first' | 'last';
+      kind: 'first' | 'last' | 'week_last';
       event_type: string;
       total: string;
       from: string;
+      first_week: string;
       day: string;
       week: string;
       month: string;
     }>`
       SELECT kind, event_type, sum(members)::text AS total,
              coalesce(sum(members) FILTER (WHERE day > ${dayAfter(points.from)}), 0)::text AS from,
+             coalesce(sum(members) FILTER (WHERE day > ${dayAfter(points.from)} AND day <= ${firstWeekEnd}), 0)::text
+               AS first_week,
              coalesce(sum(members) FILTER (WHERE day > ${dayAfter(points.day)}), 0)::text AS day,
              coalesce(sum(members) FILTER (WHERE day > ${dayAfter(points.week)}), 0)::text AS week,
              coalesce(sum(members) FILTER (WHERE day > ${dayAfter(points.month)}), 0)::text AS month
         FROM brand_member_counts WHERE brand_id = ${brandId}
        GROUP BY 1, 2`.execute(db),
-    sql<{ new: number; window: number; day: number; week: number; month: number }>`
+    sql<{ new: number; window: number; first_week: number; day: number; week: number; month: number }>`
       SELECT ${partial('first_at', points.from)}::int AS new, ${partial('last_at', points.from)}::int AS window,
+             (SELECT count(*) FROM brand_member_weeks
+               WHERE brand_id = ${brandId} AND start = ${isoDay(firstWeek)}
+                 AND last_at >= ${from} AND last_at < ${dayEnd(from)})::int AS first_week,
              ${partial('last_at', points.day)}::int AS day, ${partial('last_at', points.week)}::int AS week,
              ${partial('last_at', points.month)}::int AS month`.execute(db),
     sql<{ event_type: string; members: number }>`
@@ -167,20 +174,12 @@ export async function readRolledUpActivity(
          AND start >= ${isoDay(firstWeekWhole ? firstWeek : new Date(firstWeek.getTime() + 7 * DAY_MS))}
          AND start <= ${isoDay(mondayOf(new Date(to.getTime() - 1)))}
        GROUP BY 1
-      ${
-        firstWeekWhole
-          ? sql``
-          : sql`UNION ALL
-      SELECT ${isoDay(firstWeek)}::text, count(*)::text
-        FROM brand_member_weeks
-       WHERE brand_id = ${brandId} AND start = ${isoDay(firstWeek)} AND last_at >= ${from}
-      HAVING count(*) > 0`
-      }`.execute(db),
+      `.execute(db),
   ]);
 
   const memberRow = histogram.rows.find((row) => row.kind === 'last' && row.event_type === '');
   const firstRow = histogram.rows.find((row) => row.kind === 'first' && row.event_type === '');
-  const p = partials.rows[0] ?? { new: 0, window: 0, day: 0, week: 0, month: 0 };
+  const p = partials.rows[0] ?? { new: 0, window: 0, first_week: 0, day: 0, week: 0, month: 0 };
   const since = (value: string | undefined, edge: number) => Number(value ?? 0) + edge;
   const activity = emptyActivity();
   activity.memberCounts = {
@@ -243,6 +242,10 @@ export async function readRolledUpActivity(
   ] as const) {
     for (const row of rows) bucketIn(buckets, row.start).members += Number(row.members);
   }
+  // The first, cut week: its members whose last event of the week is at or after `from`.
+  const weekLast = histogram.rows.find((row) => row.kind === 'week_last');
+  const firstWeekMembers = firstWeekWhole ? 0 : since(weekLast?.first_week, p.first_week);
+  if (firstWeekMembers > 0) bucketIn(activity.weeks, isoDay(firstWeek)).members += firstWeekMembers;
   activity.refusals = sortedRefusals(refusals);
   activity.types = sortedTypes([...typeRows.values()]);
   return activity;
