@@ -1,6 +1,6 @@
 import { AppError, brandAnalyticsQuerySchema, brandAnalyticsSchema, brandIdSchema } from '@pts/shared';
 import { z } from 'zod';
-import { rememberRead } from '../../caching/answer-cache.ts';
+import { answerKey, rememberRead } from '../../caching/answer-cache.ts';
 import {
   type EventTypeActivity,
   readActivityByBrand,
@@ -41,6 +41,9 @@ import {
 } from '../analytics/formulas.ts';
 import { type DirectoryBrand, listDirectoryBrands } from '../discovery/brand-directory.repository.ts';
 import { BRAND_CATEGORIES, BRANDS_LIST_MAX } from './discovery.tools.ts';
+
+/** A brand's dashboard through the agent API is kept at most this long (served stale up to 3× while recomputed). */
+export const BRAND_DASHBOARD_MAX_AGE_SECONDS = 10;
 
 /** Spec 8 bounds. */
 export const COMPARE_BRANDS_MIN = 2;
@@ -411,10 +414,13 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
       async handle({ params, query }, context) {
         requireBrandAuthority(context.principal, params.brandId, 'Reading a brand dashboard');
         await requireKnownBrand(d, params.brandId);
-        return readBrandAnalytics(d, {
-          brandId: params.brandId,
-          ...analyticsWindowOf(query, context.clock.now()),
-        });
+        const read = () =>
+          readBrandAnalytics(d, { brandId: params.brandId, ...analyticsWindowOf(query, context.clock.now()) });
+        // Kept briefly, after the key's authority is checked: agents polling a dashboard share one computation
+        // (docs/agent-api.md, "Freshness"); `window.to` says when it was computed. The portal's is never kept.
+        const seconds = Math.min(d.settings.answerMaxAgeSeconds, BRAND_DASHBOARD_MAX_AGE_SECONDS);
+        if (seconds === 0) return read();
+        return d.agentAnswers.get(answerKey('get_brand_dashboard', { brandId: params.brandId, query }), seconds, read);
       },
     }),
 

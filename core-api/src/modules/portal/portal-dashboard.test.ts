@@ -4,6 +4,7 @@ import { agentRequest, createFixtureKey } from '../../../test/agent-fixture.ts';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { type PortalBrowser, portalMember } from '../../../test/portal-browser.ts';
+import { BRAND_DASHBOARD_MAX_AGE_SECONDS } from '../../agent/tools/analytics.tools.ts';
 import { createPerkViaAdmin } from '../../agent/tools/tool-test-support.ts';
 import { readBrandAnalytics } from '../analytics/brand-analytics.ts';
 
@@ -214,5 +215,41 @@ describe('the dashboard: one read model for the portal, the agent API and the se
     const operation = spec.body.paths['/portal/api/brands/{brandId}/dashboard']?.get;
     expect(operation?.tags).toContain('portal');
     expect(operation?.security).toEqual([{ portalSession: [] }]);
+  });
+
+  it('get_brand_dashboard keeps an answer at most its max age, and only for keys acting for the brand', async () => {
+    const key = await createFixtureKey(platform, { name: 'other dash', brandIds: [other.brandId] });
+    const read = (as = key) =>
+      agentRequest(platform, { method: 'GET', path: `/analytics/brands/${other.brandId}/dashboard`, key: as });
+    const first = await read();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    // An event at the same moment (the test clock stands still).
+    const sent = await platform.signedPost(
+      '/pts-api/manual-event',
+      {
+        brandId: other.brandId,
+        eventType: 'earn',
+        userEmail: 'eve@example.com',
+        domain: 'other.example.com',
+        metadata: {},
+      },
+      other.securityKey,
+    );
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    // Within the max age: the kept answer, stating when it was computed.
+    const kept = await read();
+    expect(kept.body.data).toEqual(first.body.data);
+    // A key that does not act for the brand never gets the kept answer.
+    const stranger = await createFixtureKey(platform, { name: 'stranger', brandIds: [shop.brandId] });
+    expect((await read(stranger)).status).toBe(403);
+    // Past three times the max age: computed on the call, with the new event.
+    platform.clock.set(new Date(platform.clock.now().getTime() + (3 * BRAND_DASHBOARD_MAX_AGE_SECONDS + 1) * 1000));
+    const fresh = await read();
+    expect(fresh.body.data.events.accepted).toBe(first.body.data.events.accepted + 1);
+    expect(fresh.body.data.window.to).not.toBe(first.body.data.window.to);
+    // The portal's dashboard is computed on every call.
+    const portalMember2 = await portalMember(platform, other.brandId, 'owner@other.example.com', 'owner');
+    const portal = await portalMember2.request('GET', `/brands/${other.brandId}/dashboard`);
+    expect(portal.body.events.accepted).toBe(fresh.body.data.events.accepted);
   });
 });
