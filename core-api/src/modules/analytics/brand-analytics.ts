@@ -22,6 +22,7 @@ import {
   emptyActivity,
   readRolledUpActivity,
   readRolledUpMemberCounts,
+  settleWindow,
   sortedRefusals,
   sortedTypes,
 } from './brand-rollups.ts';
@@ -39,9 +40,12 @@ export interface BrandAnalyticsDeps {
 
 /**
  * The window of a dashboard query (`brandAnalyticsQuerySchema`): `from`/`to` as given, `to` defaulting to
- * `now` and `from` to `days` (default 30) before `to`. Validated by readBrandAnalytics.
+ * `now` (then `endsNow`) and `from` to `days` (default 30) before `to`. Validated by readBrandAnalytics.
  */
-export function analyticsWindowOf(query: BrandAnalyticsQuery, now: Date): { from: string; to: string } {
+export function analyticsWindowOf(
+  query: BrandAnalyticsQuery,
+  now: Date,
+): { from: string; to: string; endsNow: boolean } {
   const to = query.to ?? now.toISOString();
   const end = new Date(to);
   const from =
@@ -49,7 +53,7 @@ export function analyticsWindowOf(query: BrandAnalyticsQuery, now: Date): { from
     (Number.isNaN(end.getTime())
       ? to
       : new Date(end.getTime() - (query.days ?? BRAND_ANALYTICS_DEFAULT_DAYS) * DAY_MS).toISOString());
-  return { from, to };
+  return { from, to, endsNow: query.to === undefined };
 }
 
 const eventMember = notAgent(sql.ref('user_email'));
@@ -60,11 +64,13 @@ const eventMember = notAgent(sql.ref('user_email'));
  * daily and weekly series, top event types and top perks, token purchases and relayer gas of the window, and
  * the all-time pts leaderboard's top 10 now. The brand portal's dashboard and the agent's `get_brand_dashboard`
  * answer exactly this. A fixed number of grouped statements, run side by side. The window is validated here
- * (`brandAnalyticsWindowSchema`): a caller passing a bad one gets a 400 message.
+ * (`brandAnalyticsWindowSchema`): a caller passing a bad one gets a 400 message. A window that ends now
+ * (`endsNow`) may end a little later than asked, just after the latest event (`settleWindow`); the answer's
+ * `window` is the one counted.
  */
 export async function readBrandAnalytics(
   deps: BrandAnalyticsDeps,
-  input: { brandId: string; from: Date | string; to: Date | string },
+  input: { brandId: string; from: Date | string; to: Date | string; endsNow?: boolean },
 ): Promise<BrandAnalytics> {
   const { db } = deps;
   const parsed = brandAnalyticsWindowSchema.safeParse({ from: input.from, to: input.to });
@@ -74,11 +80,17 @@ export async function readBrandAnalytics(
       field: String(issue?.path[0] ?? 'from'),
     });
   }
-  const { from, to } = parsed.data;
-  const window: TimeWindow = { from, to, days: (to.getTime() - from.getTime()) / DAY_MS };
   const { brandId } = input;
+  const asked: TimeWindow = {
+    from: parsed.data.from,
+    to: parsed.data.to,
+    days: (parsed.data.to.getTime() - parsed.data.from.getTime()) / DAY_MS,
+  };
+  const settled = await settleWindow(db, asked, { brandIds: [brandId], endsNow: input.endsNow === true });
+  const window = settled ?? asked;
+  const { from, to } = window;
   const [activity, redemptions, redemptionSeries, perks, purchases, gas, leaderboard] = await Promise.all([
-    readEventActivity(db, brandId, window),
+    settled ? readRolledUpActivity(db, brandId, window) : readRawActivity(db, brandId, window),
     readRedemptionTotals(db, brandId, window),
     readRedemptionSeries(db, brandId, window),
     readTopPerks(db, brandId, window),
@@ -149,14 +161,6 @@ export async function readBrandAnalytics(
   };
 }
 
-/**
- * The window's event figures: from the rollups when the window ends at the present (the dashboard's), from
- * the raw events otherwise (a window in the past). The same answer either way (brand-rollups.test.ts).
- */
-async function readEventActivity(db: Database, brandId: string, window: TimeWindow): Promise<BrandEventActivity> {
-  return (await readRolledUpActivity(db, brandId, window)) ?? (await readRawActivity(db, brandId, window));
-}
-
 /** The window's event figures from the brand's raw events: any window, at the cost of reading its events. */
 export async function readRawActivity(db: Database, brandId: string, window: TimeWindow): Promise<BrandEventActivity> {
   const [totals, members, refusals, series, types] = await Promise.all([
@@ -206,13 +210,17 @@ type MemberCountWindow = Pick<TimeWindow, 'from' | 'to'>;
  */
 export async function readMemberCountsByBrand(
   db: Database,
-  window: MemberCountWindow,
+  window: MemberCountWindow & { endsNow?: boolean },
   brandIds?: readonly string[],
 ): Promise<Map<string, BrandMemberCounts>> {
   if (brandIds?.length === 0) return new Map();
-  return (
-    (await readRolledUpMemberCounts(db, window, brandIds)) ?? (await readRawMemberCountsByBrand(db, window, brandIds))
-  );
+  const settled = await settleWindow(db, window, {
+    ...(brandIds ? { brandIds } : {}),
+    endsNow: window.endsNow === true,
+  });
+  return settled
+    ? await readRolledUpMemberCounts(db, settled, brandIds)
+    : await readRawMemberCountsByBrand(db, window, brandIds);
 }
 
 /**

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
 import { readMemberCountsByBrand, readRawActivity } from './brand-analytics.ts';
-import { compactBrandRollups, readRolledUpActivity } from './brand-rollups.ts';
+import { CLOCK_SKEW_MS, compactBrandRollups, readRolledUpActivity, settleWindow } from './brand-rollups.ts';
 import { DAY_MS, type TimeWindow } from './periods.ts';
 
 // The rollups the database keeps beside the events (migration 2026_12_05_a01_brand_rollups) must answer
@@ -92,6 +92,7 @@ describe('brand rollups', () => {
           await write(brandId, groups);
           for (const from of froms) {
             const window = windowOf(from);
+            expect(await settleWindow(database.db, window, { brandIds: [brandId] })).toEqual(window);
             const rolled = await readRolledUpActivity(database.db, brandId, window);
             const raw = await readRawActivity(database.db, brandId, window);
             expect(rolled).toEqual(raw);
@@ -102,17 +103,33 @@ describe('brand rollups', () => {
     );
   }, 600_000);
 
-  it('leave a window with a later event to the raw events', async () => {
+  it('leave a window with a later event to the raw events, unless it ends now and the event is just after', async () => {
     const brandId = `0x${'c1'.repeat(20)}`;
-    await write(brandId, [
-      {
-        events: [{ member: 'ann@x.io', type: 'earn', accepted: true, reason: null, reward: 5, ago: 2 * H }],
-        compactAfter: false,
-      },
-    ]);
+    const at = (msBeforeNow: number) => ({
+      member: 'ann@x.io',
+      type: 'earn',
+      accepted: true,
+      reason: null,
+      reward: 5,
+      ago: msBeforeNow,
+    });
+    await write(brandId, [{ events: [at(2 * H)], compactAfter: false }]);
     const past = { from: new Date(NOW.getTime() - 10 * DAY_MS), to: new Date(NOW.getTime() - 3 * H), days: 10 };
-    expect(await readRolledUpActivity(database.db, brandId, past)).toBeUndefined();
-    expect(await readRolledUpActivity(database.db, brandId, windowOf(past.from))).toMatchObject({ accepted: 1 });
+    expect(await settleWindow(database.db, past, { brandIds: [brandId] })).toBeUndefined();
+    // Chosen by the caller: a `to` with later events is the raw events' to answer, even a moment before them.
+    const chosen = { ...past, to: new Date(NOW.getTime() - 2 * H - 1) };
+    expect(await settleWindow(database.db, chosen, { brandIds: [brandId] })).toBeUndefined();
+    // Ending now, with an event stamped just after `to` (written meanwhile, or a clock ahead): it moves.
+    const settled = await settleWindow(database.db, chosen, { brandIds: [brandId], endsNow: true });
+    expect(settled?.to).toEqual(new Date(NOW.getTime() - 2 * H + 1));
+    expect(settled && settled.to.getTime() - settled.from.getTime()).toBe(chosen.to.getTime() - chosen.from.getTime());
+    expect(settled && (await readRolledUpActivity(database.db, brandId, settled))).toEqual(
+      settled && (await readRawActivity(database.db, brandId, { ...settled, days: 10 })),
+    );
+    // Further ahead than a clock may run: the raw events.
+    const early = { ...past, to: new Date(NOW.getTime() - 2 * H - CLOCK_SKEW_MS) };
+    expect(await settleWindow(database.db, early, { brandIds: [brandId], endsNow: true })).toBeUndefined();
+    expect(await settleWindow(database.db, windowOf(past.from), { brandIds: [brandId] })).toEqual(windowOf(past.from));
   });
 
   it('keep exact counts when batches and compactions run at the same time', async () => {

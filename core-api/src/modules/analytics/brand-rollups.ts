@@ -56,14 +56,33 @@ export const byCountThenName =
     count(b) - count(a) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
 
 /**
- * Whether nothing of the brand (or, without one, of any brand) was written at or after `to`: then the
- * rollups, which hold every committed event, hold exactly the events before `to`. One index probe.
+ * How far another process's clock may run ahead: events stamped up to this long after a window that ends now
+ * are taken into it (its `to` moves to just after the latest) rather than sending the read to the raw events.
  */
-async function endsAtPresent(db: Database, to: Date, brandIds?: readonly string[]): Promise<boolean> {
+export const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * The window the rollups can answer exactly, or undefined (only the raw events can): the rollups hold every
+ * committed event, so they answer `[from, to)` when nothing of the brands (or, without any, of every brand)
+ * is stamped at or after `to`. A window that ends now (`endsNow`: the caller did not choose `to`) whose
+ * brands have events stamped after `to` — written while the read starts, or by a process whose clock runs
+ * ahead, at most CLOCK_SKEW_MS — ends instead just after the latest of them, the same length. One index probe.
+ */
+export async function settleWindow<W extends Pick<TimeWindow, 'from' | 'to'>>(
+  db: Database,
+  window: W,
+  options: { brandIds?: readonly string[]; endsNow?: boolean },
+): Promise<W | undefined> {
+  const { brandIds } = options;
   const scope = brandIds === undefined ? sql`TRUE` : sql`brand_id IN (${sql.join(brandIds)})`;
-  const result = await sql<{ later: boolean }>`
-    SELECT EXISTS (SELECT 1 FROM events WHERE ${scope} AND created_at >= ${to}) AS later`.execute(db);
-  return result.rows[0]?.later === false;
+  const result = await sql<{ latest: Date | string | null }>`
+    SELECT max(created_at) AS latest FROM events WHERE ${scope} AND created_at >= ${window.to}`.execute(db);
+  const latest = result.rows[0]?.latest;
+  if (latest === null || latest === undefined) return window;
+  const latestMs = new Date(latest).getTime();
+  if (!options.endsNow || latestMs >= window.to.getTime() + CLOCK_SKEW_MS) return undefined;
+  const shift = latestMs + 1 - window.to.getTime();
+  return { ...window, from: new Date(window.from.getTime() + shift), to: new Date(latestMs + 1) };
 }
 
 /**
@@ -83,16 +102,15 @@ function spanOf(window: Pick<TimeWindow, 'from' | 'to'>) {
 
 /**
  * The window's event figures from the rollups (migration 2026_12_05_a01_brand_rollups; docs/ledger.md,
- * "Brand rollups"), or undefined when the window does not end at the present (a later event exists), where
- * only the raw events can answer. A few hundred rollup rows, index range counts over the brand's members,
- * and the raw events of at most the window's first partial day.
+ * "Brand rollups"), for a window `settleWindow` answered (nothing of the brand stamped at or after `to`).
+ * A few hundred rollup rows, histogram sums, index ranges of one day, and the raw events of at most the
+ * window's first partial day.
  */
 export async function readRolledUpActivity(
   db: Database,
   brandId: string,
   window: Pick<TimeWindow, 'from' | 'to'>,
-): Promise<BrandEventActivity | undefined> {
-  if (!(await endsAtPresent(db, window.to, [brandId]))) return undefined;
+): Promise<BrandEventActivity> {
   const { from, to } = window;
   const span = spanOf(window);
   const inEdge = span.edge
@@ -290,15 +308,14 @@ export const sortedTypes = (types: BrandEventActivity['types']) =>
   );
 
 /**
- * The dashboard's member counts of several brands (or every brand with a member) from the rollups, or
- * undefined when a later event exists (then only the raw events answer). A brand without members is absent.
+ * The dashboard's member counts of several brands (or every brand with a member) from the rollups' member
+ * rows, for a window `settleWindow` answered. A brand without members is absent.
  */
 export async function readRolledUpMemberCounts(
   db: Database,
   window: Pick<TimeWindow, 'from' | 'to'>,
   brandIds?: readonly string[],
-): Promise<Map<string, BrandMemberCounts> | undefined> {
-  if (!(await endsAtPresent(db, window.to, brandIds))) return undefined;
+): Promise<Map<string, BrandMemberCounts>> {
   const { from, to } = window;
   const ago = (days: number) => new Date(to.getTime() - days * DAY_MS);
   const scope = brandIds === undefined ? sql`TRUE` : sql`brand_id IN (${sql.join(brandIds)})`;

@@ -23,7 +23,7 @@ export async function listOperatorBrands(deps: Pick<PortalTeamDeps, 'db' | 'cloc
   const now = deps.clock.now();
   const [brands, members, teams] = await Promise.all([
     listBrands(deps),
-    readMemberCountsByBrand(deps.db, { from: now, to: now }),
+    readMemberCountsByBrand(deps.db, { from: now, to: now, endsNow: true }),
     readTeamCountsByBrand(deps),
   ]);
   return brands.map((brand) => {
