@@ -164,7 +164,7 @@ export interface AdminClient {
   updateCampaign(brandId: string, campaignId: string, input: UpdateCampaignRequest): Promise<Campaign>;
   /** The brand's drops, newest first. */
   listDrops(brandId: string): Promise<Drop[]>;
-  /** Changes a drop where it is safe (docs/portal.md, "Drops"). */
+  /** Changes a drop where it is safe (docs/portal.md, "Changing a drop"). */
   updateDrop(brandId: string, dropId: string, input: UpdateDropRequest): Promise<Drop>;
   /** Ends a drop now. */
   endDrop(brandId: string, dropId: string): Promise<Drop>;

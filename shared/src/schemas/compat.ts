@@ -47,7 +47,7 @@ export type PortalCreateDropRequest = z.input<typeof portalCreateDropRequestSche
 
 /**
  * `PATCH …/drops/:dropId` (portal and admin API, `pts drop update`): the create form's fields, each where a
- * change is safe (docs/portal.md, "Drops"): the name, supply (not below what is claimed) and per-member limit
+ * change is safe (docs/portal.md, "Changing a drop"): the name, supply (not below what is claimed) and per-member limit
  * any time before the drop ends; the amount only before the first claim; the start only before it opens;
  * the end only to a later moment than now (ending at once is `POST …/end`).
  */

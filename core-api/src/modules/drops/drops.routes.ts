@@ -107,7 +107,7 @@ export function dropAdminRoutes(deps: { db: Database; clock: Clock; adminToken: 
     defineRoute({
       method: 'patch',
       path: '/brands/:brandId/drops/:dropId',
-      summary: 'Change a drop where it is safe (docs/portal.md, "Drops")',
+      summary: 'Change a drop where it is safe (docs/portal.md, "Changing a drop")',
       tags: ['engagement'],
       security: adminOnly,
       before,

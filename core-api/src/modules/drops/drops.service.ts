@@ -150,7 +150,7 @@ async function lockDrop(trx: Database, brandId: string, dropId: string): Promise
   return row;
 }
 
-/** The merged window and amount of an update, or the reason it is not safe (docs/portal.md, "Drops"). */
+/** The merged window and amount of an update, or the reason it is not safe (docs/portal.md, "Changing a drop"). */
 function checkDropUpdate(row: DropRow, input: UpdateDropRequest, now: Date) {
   if (now >= row.ends_at) {
     throw dropConflict(`The drop ended at ${row.ends_at.toISOString()}: an ended drop cannot be changed`, {
