@@ -31,7 +31,7 @@ export const listDropsCommand: CliCommand = {
   },
 };
 
-/** `pts drop update`: the fields of a drop where a change is safe (docs/portal.md, "Drops"). */
+/** `pts drop update`: the fields of a drop where a change is safe (docs/portal.md, "Changing a drop"). */
 export const updateDropCommand: CliCommand = {
   usage:
     'pts drop update --brand ID --drop ID [--name NAME] [--amount N] [--supply N] [--per-member N] ' +
