@@ -4,6 +4,7 @@ import {
   FormButtons,
   fromLocalInput,
   InputField,
+  LimitField,
   TextAreaField,
   toLocalInput,
   useFieldErrors,
@@ -32,7 +33,7 @@ export function PerkForm(props: {
   const [startsAt, setStartsAt] = useState(toLocalInput(perk?.startsAt ?? null));
   const [endsAt, setEndsAt] = useState(toLocalInput(perk?.endsAt ?? null));
   const [active, setActive] = useState(perk?.active ?? true);
-  const { message, field, general } = useFieldErrors(props.error, 'perk');
+  const { field, general } = useFieldErrors(props.error, 'perk');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -89,50 +90,28 @@ export function PerkForm(props: {
         onChange={(e) => setCost(e.target.value)}
         field={field('cost')}
       />
-      <fieldset>
-        <legend>Supply (perks ever claimed)</legend>
-        <label className="inline">
-          <input type="checkbox" checked={unlimitedSupply} onChange={(e) => setUnlimitedSupply(e.target.checked)} />{' '}
-          Unlimited supply
-        </label>
-        {unlimitedSupply ? null : (
-          <InputField
-            label="Supply"
-            name="maxSupply"
-            type="number"
-            min={1}
-            required
-            value={supply}
-            onChange={(e) => setSupply(e.target.value)}
-            field={{ ...field('maxSupply'), error: null }}
-          />
-        )}
-        {message('maxSupply')}
-      </fieldset>
-      <fieldset>
-        <legend>Per member</legend>
-        <label className="inline">
-          <input
-            type="checkbox"
-            checked={unlimitedPerMember}
-            onChange={(e) => setUnlimitedPerMember(e.target.checked)}
-          />{' '}
-          Unlimited per member
-        </label>
-        {unlimitedPerMember ? null : (
-          <InputField
-            label="Most one member may claim"
-            name="maxPerUser"
-            type="number"
-            min={1}
-            required
-            value={perMember}
-            onChange={(e) => setPerMember(e.target.value)}
-            field={{ ...field('maxPerUser'), error: null }}
-          />
-        )}
-        {message('maxPerUser')}
-      </fieldset>
+      <LimitField
+        legend="Supply (perks ever claimed)"
+        unlimitedLabel="Unlimited supply"
+        unlimited={unlimitedSupply}
+        onUnlimited={setUnlimitedSupply}
+        label="Supply"
+        name="maxSupply"
+        value={supply}
+        onChange={setSupply}
+        field={field('maxSupply')}
+      />
+      <LimitField
+        legend="Per member"
+        unlimitedLabel="Unlimited per member"
+        unlimited={unlimitedPerMember}
+        onUnlimited={setUnlimitedPerMember}
+        label="Most one member may claim"
+        name="maxPerUser"
+        value={perMember}
+        onChange={setPerMember}
+        field={field('maxPerUser')}
+      />
       <fieldset>
         <legend>Redemption window (your local time; empty = open)</legend>
         <InputField

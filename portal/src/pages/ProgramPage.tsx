@@ -7,6 +7,7 @@ import { TableWrap } from '../TableWrap.tsx';
 import { CampaignsSection } from './program/CampaignsSection.tsx';
 import { DropsSection } from './program/DropsSection.tsx';
 import { EngagementSections } from './program/EngagementSections.tsx';
+import { LimitField } from './program/fields.tsx';
 
 const DETECTION = ['manual', 'url_pattern', 'form_auto', 'sdk_auto'] as const;
 const UNLIMITED = -1;
@@ -193,7 +194,7 @@ function RuleForm(props: {
       </span>
     ) : null;
   const described = (name: string) =>
-    errors[name] ? { 'aria-invalid': true, 'aria-describedby': `${name}-error` } : {};
+    errors[name] ? { 'aria-invalid': true as const, 'aria-describedby': `${name}-error` } : {};
 
   return (
     <form className="rule-form stack" onSubmit={submit} aria-label={rule ? `Edit ${rule.eventType}` : 'New rule'}>
@@ -238,33 +239,17 @@ function RuleForm(props: {
         />
         {fieldError('cooldownHours')}
       </label>
-      <fieldset>
-        <legend>Claims per member</legend>
-        <label className="inline">
-          <input
-            type="checkbox"
-            name="unlimited"
-            checked={unlimited}
-            onChange={(e) => setUnlimited(e.target.checked)}
-          />{' '}
-          Unlimited
-        </label>
-        {unlimited ? null : (
-          <label>
-            Max claims
-            <input
-              name="maxClaims"
-              type="number"
-              min={1}
-              required
-              value={maxClaims}
-              onChange={(e) => setMaxClaims(e.target.value)}
-              {...described('maxClaims')}
-            />
-          </label>
-        )}
-        {fieldError('maxClaims')}
-      </fieldset>
+      <LimitField
+        legend="Claims per member"
+        unlimitedLabel="Unlimited"
+        unlimited={unlimited}
+        onUnlimited={setUnlimited}
+        label="Max claims"
+        name="maxClaims"
+        value={maxClaims}
+        onChange={setMaxClaims}
+        field={{ error: fieldError('maxClaims'), attributes: described('maxClaims') }}
+      />
       <label>
         Detection by the browser SDK
         <select

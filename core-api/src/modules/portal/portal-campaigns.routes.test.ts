@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
+import { runPts } from '../../../test/cli.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { type PortalBrowser, portalMember } from '../../../test/portal-browser.ts';
-import { runCli } from '../../cli/run-cli.ts';
 
 // The Program page's hashtag campaigns and drops (issue 22, item 2) against the real platform (PGlite or
 // PostgreSQL, anvil, our contracts): the same campaign and drop services as the admin API and the
@@ -245,16 +245,7 @@ describe('portal drop changes', () => {
   });
 
   it('the admin API and pts drop list|update|end run the same service, audited as admin', async () => {
-    const cli = async (argv: string[]) => {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(argv, {
-        env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
-        stdout: { write: (text: string) => (stdout += text) },
-        stderr: { write: (text: string) => (stderr += text) },
-      });
-      return { code, stdout, stderr };
-    };
+    const cli = (argv: string[]) => runPts(platform, argv);
     expect((await platform.get(`/admin/brands/${a()}/drops`)).status).toBe(401);
     const listed = await cli(['drop', 'list', '--brand', a(), '--json']);
     expect(listed, listed.stderr).toMatchObject({ code: 0 });

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPts } from '../../../test/cli.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { acceptInviteUrl, type PortalBrowser, portalMember, portalOperator } from '../../../test/portal-browser.ts';
-import { runCli } from '../../cli/run-cli.ts';
 
 // Platform operators in the portal (issue 22, "Operators"): made only with the admin token, they list every
 // brand (members as the dashboard counts them, team status), create brands through the brands service, invite
@@ -57,16 +57,7 @@ describe('becoming an operator', () => {
   });
 
   it('pts portal invite --operator --json prints the link, which makes an operator; --brand with it is a usage error', async () => {
-    const cli = async (argv: string[]) => {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(argv, {
-        env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
-        stdout: { write: (text: string) => (stdout += text) },
-        stderr: { write: (text: string) => (stderr += text) },
-      });
-      return { code, stdout, stderr };
-    };
+    const cli = (argv: string[]) => runPts(platform, argv);
     const run = await cli(['portal', 'invite', '--operator', '--email', 'cli-ops@platform.example', '--json']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const printed = JSON.parse(run.stdout);
@@ -265,16 +256,7 @@ describe("an operator in a brand's pages", () => {
 });
 
 describe('removing an operator', () => {
-  const cli = async (argv: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-    });
-    return { code, stdout, stderr };
-  };
+  const cli = (argv: string[]) => runPts(platform, argv);
 
   it('pts portal remove-operator takes the flag at once; their session stays a brand member only; audited', async () => {
     const leaving = await portalOperator(platform, 'leaving@platform.example');

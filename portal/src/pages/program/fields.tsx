@@ -101,3 +101,47 @@ export function FormButtons(props: { submit: ReactNode; saving: boolean; onCance
     </div>
   );
 }
+
+/**
+ * A limit that may be unlimited: a checkbox and, unless it is ticked, the number (a perk's supply and
+ * per-member limit, a rule's claims per member). The message shows under both, whichever was refused.
+ */
+export function LimitField(props: {
+  legend: string;
+  unlimitedLabel: string;
+  unlimited: boolean;
+  onUnlimited(unlimited: boolean): void;
+  label: string;
+  name: string;
+  value: string;
+  onChange(value: string): void;
+  field: FieldMessage;
+}) {
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      <label className="inline">
+        <input
+          type="checkbox"
+          name={`${props.name}Unlimited`}
+          checked={props.unlimited}
+          onChange={(e) => props.onUnlimited(e.target.checked)}
+        />{' '}
+        {props.unlimitedLabel}
+      </label>
+      {props.unlimited ? null : (
+        <InputField
+          label={props.label}
+          name={props.name}
+          type="number"
+          min={1}
+          required
+          value={props.value}
+          onChange={(e) => props.onChange(e.target.value)}
+          field={{ ...props.field, error: null }}
+        />
+      )}
+      {props.field.error}
+    </fieldset>
+  );
+}
