@@ -25,7 +25,7 @@ import {
   seedServicesCompat,
 } from './modules/compat/seed-compat.routes.ts';
 import { dnsRoutes } from './modules/dns/dns.routes.ts';
-import { dropRoutes } from './modules/drops/drops.routes.ts';
+import { dropAdminRoutes, dropRoutes } from './modules/drops/drops.routes.ts';
 import { eventRoutes, limitUnsignedByIp } from './modules/events/events.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { identityAdminRoutes, jwksRoutes } from './modules/identity/identity.routes.ts';
@@ -44,6 +44,7 @@ import { redemptionRoutes } from './modules/perks/redemption.routes.ts';
 import { portalAdminRoutes, portalRoutes } from './modules/portal/portal.routes.ts';
 import { portalBillingRoutes } from './modules/portal/portal-billing.routes.ts';
 import { portalCampaignRoutes } from './modules/portal/portal-campaigns.routes.ts';
+import { portalChatGroupRoutes } from './modules/portal/portal-chat-groups.routes.ts';
 import { portalDashboardRoutes } from './modules/portal/portal-dashboard.routes.ts';
 import { portalEngagementRoutes } from './modules/portal/portal-engagement.routes.ts';
 import { portalIntegrationRoutes } from './modules/portal/portal-integrations.routes.ts';
@@ -310,6 +311,7 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
   serve(router, '/admin', achievementAdminRoutes({ db, clock, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ db, chain: deps.chain, adminToken }));
   serve(router, '/admin', campaignAdminRoutes({ db, clock, adminToken }));
+  serve(router, '/admin', dropAdminRoutes({ db, clock, adminToken }));
   serve(router, '/admin', growthLeadAdminRoutes({ db, adminToken }));
   const perkDeps = { db, clock, perkChain: deps.perkChain, logger, adminToken, changes: services.changes };
   serve(router, '/admin', perkAdminRoutes(perkDeps));
@@ -435,6 +437,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
       agentKeys: portalAgentKeyService(deps, (keyId) => services.agent.keys.forget(keyId)),
     }),
   );
+  serve(api, '/portal/api', portalChatGroupRoutes(portalDeps));
   serve(api, '/portal/api', portalBillingRoutes(deps));
   serve(api, '/portal/api', portalDashboardRoutes({ ...portalDeps, chain: deps.chain, logger: deps.logger }));
   const perkDeps = {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { TestPlatform } from '../../core-api/test/platform.ts';
 
 // What the portal's Chromium journeys share: how Chromium starts, where screenshots go, axe-core.
@@ -96,4 +96,39 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+}
+
+/** Whether a hostile string ran on the page (the tests' payloads set `window.__pwned`). */
+export const pwned = (page: Page) => page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned);
+
+/**
+ * One Chromium for a test file. Its pages record Content-Security-Policy violations and every dialog in
+ * `problems` (a dialog is dismissed: an injected `alert` would open one), except the confirmations `confirms`
+ * matches, which are accepted (the portal asks before ending a drop or unlinking a group).
+ */
+export async function startChromium(options: { confirms?: RegExp } = {}) {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  const contexts: BrowserContext[] = [];
+  const problems: string[] = [];
+  return {
+    problems,
+    async newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
+      const context = await browser.newContext({ viewport });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
+      });
+      page.on('dialog', (dialog) => {
+        if (dialog.type() === 'confirm' && options.confirms?.test(dialog.message())) return void dialog.accept();
+        problems.push(`dialog opened: ${dialog.message()}`);
+        void dialog.dismiss();
+      });
+      return page;
+    },
+    async close(): Promise<void> {
+      for (const context of contexts) await context.close().catch(() => {});
+      await browser.close();
+    },
+  };
 }

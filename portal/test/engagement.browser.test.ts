@@ -1,15 +1,16 @@
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../core-api/test/platform.ts';
 import {
   axeViolations,
-  CHROMIUM_FLAGS,
   elementsPastTheEdge,
+  pwned,
   SCREENSHOTS,
   sidewaysOverflow,
   signIn,
   signInByInvite,
+  startChromium,
   tabTo,
 } from './browser-helpers.ts';
 
@@ -24,25 +25,10 @@ const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 const ACHIEVEMENT = `Super fan ${HOSTILE}`;
 
 let platform: TestPlatform;
-let browser: Browser;
+let chromium: Awaited<ReturnType<typeof startChromium>>;
 let brand: { brandId: string; securityKey: string };
-const contexts: BrowserContext[] = [];
-const cspViolations: string[] = [];
 const admin = () => ({ authorization: `Bearer ${platform.deps.adminToken}` });
-
-async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
-  page.on('dialog', (dialog) => {
-    cspViolations.push(`dialog opened: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  return page;
-}
+const newPage = (viewport?: { width: number; height: number }) => chromium.newPage(viewport);
 
 /** The Program page, with the streak and achievement sections loaded. */
 async function openProgram(page: Page) {
@@ -52,7 +38,6 @@ async function openProgram(page: Page) {
   await page.locator('[data-testid="milestones"] tbody tr').first().waitFor();
 }
 
-const pwned = (page: Page) => page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned);
 const streakSettings = async () => (await platform.get(`/services/streak/settings/${brand.brandId}`)).body;
 const achievements = async () => (await platform.get(`/admin/brands/${brand.brandId}/achievements`, admin())).body;
 
@@ -63,12 +48,11 @@ beforeAll(async () => {
     domain: 'bakery.example.com',
     rules: [{ eventType: 'purchase', rewardAmount: 10, cooldownHours: 0, maxClaims: -1 }],
   });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  chromium = await startChromium();
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
-  await browser?.close();
+  await chromium?.close();
   await platform?.stop();
 });
 
@@ -237,6 +221,6 @@ describe('streaks and achievements on the Program page in Chromium', () => {
   });
 
   it('ran no inline script and broke no CSP rule', () => {
-    expect(cspViolations).toEqual([]);
+    expect(chromium.problems).toEqual([]);
   });
 });

@@ -152,7 +152,7 @@ describe('the brand portal in Chromium', () => {
 
   it('creates a rule in the UI, and the rule works: a signed event is accepted with its reward', async () => {
     await owner.getByRole('navigation', { name: 'Brand pages' }).getByRole('link', { name: 'Program' }).click();
-    await owner.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+    await owner.getByRole('heading', { name: 'Program', exact: true }).waitFor();
     await owner.getByRole('button', { name: 'New rule' }).click();
     await owner.getByLabel('Event type (letters, digits, underscores)').fill('portal_signup');
     await owner.getByLabel('Reward (pts)').fill('-5');
@@ -291,7 +291,7 @@ describe('the brand portal in Chromium', () => {
     await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
 
     await owner.getByRole('link', { name: 'Program' }).click();
-    await owner.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+    await owner.getByRole('heading', { name: 'Program', exact: true }).waitFor();
     await owner.getByRole('button', { name: 'New rule' }).focus();
     await owner.keyboard.press('Enter');
     await owner.getByLabel('Event type (letters, digits, underscores)').focus();
@@ -319,7 +319,7 @@ describe('the brand portal in Chromium', () => {
     expect(await overflow()).toBeLessThanOrEqual(0);
     expect(await axeViolations(page)).toEqual([]);
     await page.goto(`${platform.url}/portal/brands/${brand.brandId}/program`);
-    await page.getByRole('heading', { name: 'Program: event rules' }).waitFor();
+    await page.getByRole('heading', { name: 'Program', exact: true }).waitFor();
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.getByRole('button', { name: 'New rule' }).click();
     expect(await overflow()).toBeLessThanOrEqual(0);

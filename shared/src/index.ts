@@ -250,6 +250,7 @@ export {
   HASHTAG_PATTERN,
   hashtagSchema,
   naturalParticipationSchema,
+  portalChatGroupParamsSchema,
   type UpdateCampaignRequest,
   type UpdateChatGroupRequest,
   updateCampaignRequestSchema,
@@ -268,6 +269,7 @@ export {
   createDropRequestSchema,
   createDropResponseSchema,
   type Drop,
+  dropParamsSchema,
   dropSchema,
   dropsResponseSchema,
   logActivityRequestSchema,
@@ -279,6 +281,8 @@ export {
   seedEventEligibilityRequestSchema,
   seedLeaderboardStatsRequestSchema,
   seedThirdPartyEventRequestSchema,
+  type UpdateDropRequest,
+  updateDropRequestSchema,
   userBalanceRequestSchema,
 } from './schemas/compat.ts';
 export {
@@ -514,8 +518,11 @@ export {
   operatorBrandSchema,
   operatorBrandsSchema,
   type PortalOperatorInvite,
+  type PortalOperatorRemoval,
   portalOperatorInviteRequestSchema,
   portalOperatorInviteSchema,
+  portalOperatorRemovalRequestSchema,
+  portalOperatorRemovalSchema,
 } from './schemas/portal-operator.ts';
 export {
   IDENTITY_VERIFICATIONS,

@@ -11,10 +11,11 @@ import {
   setBrandCommand,
 } from './commands/brand.ts';
 import { createCampaignCommand, listCampaignsCommand } from './commands/campaign.ts';
+import { endDropCommand, listDropsCommand, updateDropCommand } from './commands/drop.ts';
 import { listLeadsCommand } from './commands/lead.ts';
 import { awardMemberCommand } from './commands/member.ts';
 import { createPerkCommand, listPerksCommand, perkConstraintCommand, updatePerkCommand } from './commands/perk.ts';
-import { portalInviteCommand } from './commands/portal.ts';
+import { portalInviteCommand, portalRemoveOperatorCommand } from './commands/portal.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
 import { listRulesCommand, setRuleCommand } from './commands/rule.ts';
@@ -49,9 +50,10 @@ const commands: Record<string, Record<string, CliCommand>> = {
   },
   user: { token: userTokenCommand },
   campaign: { create: createCampaignCommand, list: listCampaignsCommand },
+  drop: { list: listDropsCommand, update: updateDropCommand, end: endDropCommand },
   relayer: { gas: relayerGasCommand },
   lead: { list: listLeadsCommand },
-  portal: { invite: portalInviteCommand },
+  portal: { invite: portalInviteCommand, 'remove-operator': portalRemoveOperatorCommand },
   member: { award: awardMemberCommand },
   webhook: {
     set: setWebhookCommand,

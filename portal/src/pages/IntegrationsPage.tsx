@@ -7,6 +7,7 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import { api, fieldErrors } from '../api.ts';
 import { canEdit, isOwner, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
+import { ChatGroupsSection } from './integrations/ChatGroupsSection.tsx';
 
 type DnsResult = { domain: string; dnsConfigured: boolean; reason: string };
 
@@ -84,7 +85,7 @@ export function IntegrationsPage() {
       <Domains data={data} editable={canEdit(membership)} />
       <Webhooks editable={canEdit(membership)} />
       <WordPress data={data} />
-      <ChatGroups data={data} />
+      <ChatGroupsSection groups={data.chatGroups} editable={canEdit(membership)} />
       <XHandle data={data} editable={canEdit(membership)} />
       <AgentKeys editable={canEdit(membership)} />
     </section>
@@ -435,43 +436,6 @@ function WordPress({ data }: { data: PortalIntegrations }) {
         <dt>Security key</dt>
         <dd>{data.wordpress.securityKeyHint}</dd>
       </dl>
-    </section>
-  );
-}
-
-function ChatGroups({ data }: { data: PortalIntegrations }) {
-  return (
-    <section aria-labelledby="chat-heading" className="panel">
-      <h2 id="chat-heading">Chat groups</h2>
-      {data.chatGroups.length === 0 ? (
-        <p>No chat group yet: add the bot to your Discord, Telegram, Slack or Matrix group and run /setup there.</p>
-      ) : (
-        <TableWrap label="Chat groups set up by the bots">
-          <table>
-            <caption className="visually-hidden">Chat groups set up by the bots</caption>
-            <thead>
-              <tr>
-                <th scope="col">Group</th>
-                <th scope="col">Platform id</th>
-                <th scope="col">Set up by</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.chatGroups.map((group) => (
-                <tr key={group.id}>
-                  <th scope="row">{group.groupName}</th>
-                  <td>{group.chatGroupId}</td>
-                  <td>
-                    {group.setupBy}, {when(group.setupAt)}
-                  </td>
-                  <td>{group.isActive ? 'active' : 'inactive'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
     </section>
   );
 }

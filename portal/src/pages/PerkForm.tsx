@@ -1,14 +1,14 @@
 import type { Perk, UpdatePerkRequest } from '@pts/shared/schemas/perks';
 import { type FormEvent, useState } from 'react';
-import { fieldErrors } from '../api.ts';
-
-/** `2027-01-31T18:00` (the browser's local time, what datetime-local shows) ↔ ISO 8601. */
-const toLocalInput = (iso: string | null) => {
-  if (!iso) return '';
-  const date = new Date(iso);
-  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-};
-const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : null);
+import {
+  FormButtons,
+  fromLocalInput,
+  InputField,
+  LimitField,
+  TextAreaField,
+  toLocalInput,
+  useFieldErrors,
+} from './program/fields.tsx';
 
 /**
  * A perk's settings, for a new perk or an edit. Every message next to a field is the server's, from the
@@ -33,7 +33,7 @@ export function PerkForm(props: {
   const [startsAt, setStartsAt] = useState(toLocalInput(perk?.startsAt ?? null));
   const [endsAt, setEndsAt] = useState(toLocalInput(perk?.endsAt ?? null));
   const [active, setActive] = useState(perk?.active ?? true);
-  const errors = fieldErrors(props.error);
+  const { field, general } = useFieldErrors(props.error, 'perk');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -44,161 +44,102 @@ export function PerkForm(props: {
       cost: Number(cost),
       maxSupply: unlimitedSupply ? null : Number(supply),
       maxPerUser: unlimitedPerMember ? 0 : Number(perMember),
-      startsAt: fromLocalInput(startsAt),
-      endsAt: fromLocalInput(endsAt),
+      startsAt: fromLocalInput(startsAt) ?? null,
+      endsAt: fromLocalInput(endsAt) ?? null,
       active,
     });
   };
-  const fieldError = (field: string) =>
-    errors[field] ? (
-      <span className="error" id={`perk-${field}-error`}>
-        {errors[field]}
-      </span>
-    ) : null;
-  const described = (field: string) =>
-    errors[field] ? { 'aria-invalid': true, 'aria-describedby': `perk-${field}-error` } : {};
   const title = perk ? `Edit ${perk.name}` : 'New perk';
 
   return (
     <form className="rule-form stack" onSubmit={submit} aria-label={perk ? 'Edit perk' : 'New perk'}>
       <h2>{title}</h2>
-      <label>
-        Name
-        <input
-          name="name"
-          required
-          maxLength={100}
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          {...described('name')}
-        />
-        {fieldError('name')}
-      </label>
-      <label>
-        Description
-        <textarea
-          name="description"
-          rows={2}
-          maxLength={2000}
-          value={description}
-          onChange={(e) => setDescription(e.target.value)}
-          {...described('description')}
-        />
-        {fieldError('description')}
-      </label>
-      <label>
-        Image URL (https://…)
-        <input
-          name="imageUrl"
-          type="url"
-          value={imageUrl}
-          onChange={(e) => setImageUrl(e.target.value)}
-          {...described('imageUrl')}
-        />
-        {fieldError('imageUrl')}
-      </label>
-      <label>
-        Cost (pts)
-        <input
-          name="cost"
-          type="number"
-          min={0}
-          required
-          value={cost}
-          onChange={(e) => setCost(e.target.value)}
-          {...described('cost')}
-        />
-        {fieldError('cost')}
-      </label>
-      <fieldset>
-        <legend>Supply (perks ever claimed)</legend>
-        <label className="inline">
-          <input type="checkbox" checked={unlimitedSupply} onChange={(e) => setUnlimitedSupply(e.target.checked)} />{' '}
-          Unlimited supply
-        </label>
-        {unlimitedSupply ? null : (
-          <label>
-            Supply
-            <input
-              name="maxSupply"
-              type="number"
-              min={1}
-              required
-              value={supply}
-              onChange={(e) => setSupply(e.target.value)}
-              {...described('maxSupply')}
-            />
-          </label>
-        )}
-        {fieldError('maxSupply')}
-      </fieldset>
-      <fieldset>
-        <legend>Per member</legend>
-        <label className="inline">
-          <input
-            type="checkbox"
-            checked={unlimitedPerMember}
-            onChange={(e) => setUnlimitedPerMember(e.target.checked)}
-          />{' '}
-          Unlimited per member
-        </label>
-        {unlimitedPerMember ? null : (
-          <label>
-            Most one member may claim
-            <input
-              name="maxPerUser"
-              type="number"
-              min={1}
-              required
-              value={perMember}
-              onChange={(e) => setPerMember(e.target.value)}
-              {...described('maxPerUser')}
-            />
-          </label>
-        )}
-        {fieldError('maxPerUser')}
-      </fieldset>
+      <InputField
+        label="Name"
+        name="name"
+        required
+        maxLength={100}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        field={field('name')}
+      />
+      <TextAreaField
+        label="Description"
+        name="description"
+        rows={2}
+        maxLength={2000}
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+        field={field('description')}
+      />
+      <InputField
+        label="Image URL (https://…)"
+        name="imageUrl"
+        type="url"
+        value={imageUrl}
+        onChange={(e) => setImageUrl(e.target.value)}
+        field={field('imageUrl')}
+      />
+      <InputField
+        label="Cost (pts)"
+        name="cost"
+        type="number"
+        min={0}
+        required
+        value={cost}
+        onChange={(e) => setCost(e.target.value)}
+        field={field('cost')}
+      />
+      <LimitField
+        legend="Supply (perks ever claimed)"
+        unlimitedLabel="Unlimited supply"
+        unlimited={unlimitedSupply}
+        onUnlimited={setUnlimitedSupply}
+        label="Supply"
+        name="maxSupply"
+        value={supply}
+        onChange={setSupply}
+        field={field('maxSupply')}
+      />
+      <LimitField
+        legend="Per member"
+        unlimitedLabel="Unlimited per member"
+        unlimited={unlimitedPerMember}
+        onUnlimited={setUnlimitedPerMember}
+        label="Most one member may claim"
+        name="maxPerUser"
+        value={perMember}
+        onChange={setPerMember}
+        field={field('maxPerUser')}
+      />
       <fieldset>
         <legend>Redemption window (your local time; empty = open)</legend>
-        <label>
-          Opens
-          <input
-            name="startsAt"
-            type="datetime-local"
-            value={startsAt}
-            onChange={(e) => setStartsAt(e.target.value)}
-            {...described('startsAt')}
-          />
-          {fieldError('startsAt')}
-        </label>
-        <label>
-          Closes
-          <input
-            name="endsAt"
-            type="datetime-local"
-            value={endsAt}
-            onChange={(e) => setEndsAt(e.target.value)}
-            {...described('endsAt')}
-          />
-          {fieldError('endsAt')}
-        </label>
+        <InputField
+          label="Opens"
+          name="startsAt"
+          type="datetime-local"
+          value={startsAt}
+          onChange={(e) => setStartsAt(e.target.value)}
+          field={field('startsAt')}
+        />
+        <InputField
+          label="Closes"
+          name="endsAt"
+          type="datetime-local"
+          value={endsAt}
+          onChange={(e) => setEndsAt(e.target.value)}
+          field={field('endsAt')}
+        />
       </fieldset>
       <label className="inline">
         <input type="checkbox" name="active" checked={active} onChange={(e) => setActive(e.target.checked)} /> Active
       </label>
-      {props.error && Object.keys(errors).length === 0 ? (
-        <p role="alert" className="error">
-          {props.error.message}
-        </p>
-      ) : null}
-      <div className="row">
-        <button type="submit" disabled={props.saving}>
-          {props.saving ? 'Saving… (waiting for the chain)' : 'Save perk'}
-        </button>
-        <button type="button" className="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      {general}
+      <FormButtons
+        submit={props.saving ? 'Saving… (waiting for the chain)' : 'Save perk'}
+        saving={props.saving}
+        onCancel={props.onCancel}
+      />
     </form>
   );
 }

@@ -7,9 +7,19 @@ import { TableWrap } from '../TableWrap.tsx';
 import { CampaignsSection } from './program/CampaignsSection.tsx';
 import { DropsSection } from './program/DropsSection.tsx';
 import { EngagementSections } from './program/EngagementSections.tsx';
+import { LimitField } from './program/fields.tsx';
 
 const DETECTION = ['manual', 'url_pattern', 'form_auto', 'sdk_auto'] as const;
 const UNLIMITED = -1;
+
+/** The page's sections, by heading id (each section labels itself with it). */
+const PROGRAM_SECTIONS = [
+  ['rules-heading', 'Event rules'],
+  ['streaks-heading', 'Streaks'],
+  ['achievements-heading', 'Achievements'],
+  ['campaigns-heading', 'Hashtag campaigns'],
+  ['drops-heading', 'Drops'],
+] as const;
 
 /** Every setting of a rule, so a pause or an edit never resets what it does not show (PUT semantics). */
 function settingsOf(rule: Rule): SetRuleRequest {
@@ -51,77 +61,94 @@ export function ProgramPage() {
   if (rules.isPending) return <p className="loading">Loading the program…</p>;
   if (rules.isError) return <p role="alert">{rules.error.message}</p>;
   return (
-    <section>
-      <h1>Program: event rules</h1>
-      <p>What each event earns, how often, and how the browser SDK detects it. Changes apply at once.</p>
-      {editable ? (
-        <button type="button" onClick={() => setEditing('new')}>
-          New rule
-        </button>
-      ) : (
-        <p className="note">Your role ({membership?.role ?? 'none'}) reads the program; admins and owners change it.</p>
-      )}
-      {editing ? (
-        <RuleForm
-          key={editing === 'new' ? 'new' : editing.eventType}
-          rule={editing === 'new' ? undefined : editing}
-          saving={save.isPending}
-          error={save.error}
-          onCancel={() => setEditing(undefined)}
-          onSave={(eventType, settings) => save.mutate({ eventType, settings })}
-        />
-      ) : null}
-      <TableWrap label="Event rules">
-        <table>
-          <caption className="visually-hidden">Event rules</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event type</th>
-              <th scope="col">Reward</th>
-              <th scope="col">Cooldown</th>
-              <th scope="col">Max claims</th>
-              <th scope="col">Detection</th>
-              <th scope="col">Status</th>
-              {editable ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {rules.data.rules.map((rule) => (
-              <tr key={rule.eventId} data-event-type={rule.eventType}>
-                <th scope="row">{rule.eventType}</th>
-                <td>{rule.rewardAmount} pts</td>
-                <td>{rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}</td>
-                <td>{rule.maxClaims === UNLIMITED || rule.maxClaims === 999999 ? 'unlimited' : rule.maxClaims}</td>
-                <td>{rule.detectionMethod}</td>
-                <td>{rule.active ? 'active' : 'paused'}</td>
-                {editable ? (
-                  <td className="actions">
-                    <button type="button" onClick={() => setEditing(rule)} aria-label={`Edit ${rule.eventType}`}>
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      aria-label={`${rule.active ? 'Pause' : 'Resume'} ${rule.eventType}`}
-                      onClick={() =>
-                        save.mutate({
-                          eventType: rule.eventType,
-                          settings: { ...settingsOf(rule), active: !rule.active },
-                        })
-                      }
-                    >
-                      {rule.active ? 'Pause' : 'Resume'}
-                    </button>
-                  </td>
-                ) : null}
+    <div className="stack">
+      <h1>Program</h1>
+      <p>
+        Everything members earn: event rules, streaks, achievements, hashtag campaigns and drops. Changes apply at once.
+      </p>
+      <nav aria-label="Program sections" className="section-nav">
+        <ul className="row">
+          {PROGRAM_SECTIONS.map(([id, name]) => (
+            <li key={id}>
+              <a href={`#${id}`}>{name}</a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <section aria-labelledby="rules-heading">
+        <h2 id="rules-heading">Event rules</h2>
+        <p>What each event earns, how often, and how the browser SDK detects it.</p>
+        {editable ? (
+          <button type="button" onClick={() => setEditing('new')}>
+            New rule
+          </button>
+        ) : (
+          <p className="note">
+            Your role ({membership?.role ?? 'none'}) reads the program; admins and owners change it.
+          </p>
+        )}
+        {editing ? (
+          <RuleForm
+            key={editing === 'new' ? 'new' : editing.eventType}
+            rule={editing === 'new' ? undefined : editing}
+            saving={save.isPending}
+            error={save.error}
+            onCancel={() => setEditing(undefined)}
+            onSave={(eventType, settings) => save.mutate({ eventType, settings })}
+          />
+        ) : null}
+        <TableWrap label="Event rules">
+          <table>
+            <caption className="visually-hidden">Event rules</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event type</th>
+                <th scope="col">Reward</th>
+                <th scope="col">Cooldown</th>
+                <th scope="col">Max claims</th>
+                <th scope="col">Detection</th>
+                <th scope="col">Status</th>
+                {editable ? <th scope="col">Actions</th> : null}
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+            </thead>
+            <tbody>
+              {rules.data.rules.map((rule) => (
+                <tr key={rule.eventId} data-event-type={rule.eventType}>
+                  <th scope="row">{rule.eventType}</th>
+                  <td>{rule.rewardAmount} pts</td>
+                  <td>{rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}</td>
+                  <td>{rule.maxClaims === UNLIMITED || rule.maxClaims === 999999 ? 'unlimited' : rule.maxClaims}</td>
+                  <td>{rule.detectionMethod}</td>
+                  <td>{rule.active ? 'active' : 'paused'}</td>
+                  {editable ? (
+                    <td className="actions">
+                      <button type="button" onClick={() => setEditing(rule)} aria-label={`Edit ${rule.eventType}`}>
+                        Edit
+                      </button>
+                      <button
+                        type="button"
+                        aria-label={`${rule.active ? 'Pause' : 'Resume'} ${rule.eventType}`}
+                        onClick={() =>
+                          save.mutate({
+                            eventType: rule.eventType,
+                            settings: { ...settingsOf(rule), active: !rule.active },
+                          })
+                        }
+                      >
+                        {rule.active ? 'Pause' : 'Resume'}
+                      </button>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      </section>
       <EngagementSections />
       <CampaignsSection />
       <DropsSection />
-    </section>
+    </div>
   );
 }
 
@@ -167,11 +194,11 @@ function RuleForm(props: {
       </span>
     ) : null;
   const described = (name: string) =>
-    errors[name] ? { 'aria-invalid': true, 'aria-describedby': `${name}-error` } : {};
+    errors[name] ? { 'aria-invalid': true as const, 'aria-describedby': `${name}-error` } : {};
 
   return (
     <form className="rule-form stack" onSubmit={submit} aria-label={rule ? `Edit ${rule.eventType}` : 'New rule'}>
-      <h2>{rule ? `Edit ${rule.eventType}` : 'New rule'}</h2>
+      <h3>{rule ? `Edit ${rule.eventType}` : 'New rule'}</h3>
       <label>
         Event type (letters, digits, underscores)
         <input
@@ -212,33 +239,17 @@ function RuleForm(props: {
         />
         {fieldError('cooldownHours')}
       </label>
-      <fieldset>
-        <legend>Claims per member</legend>
-        <label className="inline">
-          <input
-            type="checkbox"
-            name="unlimited"
-            checked={unlimited}
-            onChange={(e) => setUnlimited(e.target.checked)}
-          />{' '}
-          Unlimited
-        </label>
-        {unlimited ? null : (
-          <label>
-            Max claims
-            <input
-              name="maxClaims"
-              type="number"
-              min={1}
-              required
-              value={maxClaims}
-              onChange={(e) => setMaxClaims(e.target.value)}
-              {...described('maxClaims')}
-            />
-          </label>
-        )}
-        {fieldError('maxClaims')}
-      </fieldset>
+      <LimitField
+        legend="Claims per member"
+        unlimitedLabel="Unlimited"
+        unlimited={unlimited}
+        onUnlimited={setUnlimited}
+        label="Max claims"
+        name="maxClaims"
+        value={maxClaims}
+        onChange={setMaxClaims}
+        field={{ error: fieldError('maxClaims'), attributes: described('maxClaims') }}
+      />
       <label>
         Detection by the browser SDK
         <select

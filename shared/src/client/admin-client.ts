@@ -34,6 +34,7 @@ import {
   campaignsResponseSchema,
   type UpdateCampaignRequest,
 } from '../schemas/community.ts';
+import { createDropResponseSchema, type Drop, dropsResponseSchema, type UpdateDropRequest } from '../schemas/compat.ts';
 import {
   type AddConstraintRequest,
   type PerkConstraint,
@@ -51,7 +52,12 @@ import {
   type UpdatePerkRequest,
 } from '../schemas/perks.ts';
 import { type PortalInvite, type PortalRole, portalInviteSchema } from '../schemas/portal.ts';
-import { type PortalOperatorInvite, portalOperatorInviteSchema } from '../schemas/portal-operator.ts';
+import {
+  type PortalOperatorInvite,
+  type PortalOperatorRemoval,
+  portalOperatorInviteSchema,
+  portalOperatorRemovalSchema,
+} from '../schemas/portal-operator.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
 import {
   type SavedWebhookEndpoint,
@@ -156,6 +162,14 @@ export interface AdminClient {
   createCampaign(brandId: string, input: CreateCampaignRequest): Promise<Campaign>;
   listCampaigns(brandId: string): Promise<Campaign[]>;
   updateCampaign(brandId: string, campaignId: string, input: UpdateCampaignRequest): Promise<Campaign>;
+  /** The brand's drops, newest first. */
+  listDrops(brandId: string): Promise<Drop[]>;
+  /** Changes a drop where it is safe (docs/portal.md, "Changing a drop"). */
+  updateDrop(brandId: string, dropId: string, input: UpdateDropRequest): Promise<Drop>;
+  /** Ends a drop now. */
+  endDrop(brandId: string, dropId: string): Promise<Drop>;
+  /** Takes the operator flag away (`pts portal remove-operator`) and revokes pending operator invites. */
+  removePortalOperator(input: { email: string }): Promise<PortalOperatorRemoval>;
 }
 
 const brandEnvelope = z.object({ success: z.literal(true), brand: brandSchema });
@@ -302,6 +316,20 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     invitePortalMember: (input) => call('POST', '/portal/invites', portalInviteSchema, input),
     awardMember: (brandId, input) => call('POST', `${brandPath(brandId)}/awards`, manualAwardResponseSchema, input),
     invitePortalOperator: (input) => call('POST', '/portal/operator-invites', portalOperatorInviteSchema, input),
+    removePortalOperator: (input) => call('POST', '/portal/operators/remove', portalOperatorRemovalSchema, input),
+    listDrops: async (brandId) => (await call('GET', `${brandPath(brandId)}/drops`, dropsResponseSchema)).drops,
+    updateDrop: async (brandId, dropId, input) =>
+      (
+        await call(
+          'PATCH',
+          `${brandPath(brandId)}/drops/${encodeURIComponent(dropId)}`,
+          createDropResponseSchema,
+          input,
+        )
+      ).drop,
+    endDrop: async (brandId, dropId) =>
+      (await call('POST', `${brandPath(brandId)}/drops/${encodeURIComponent(dropId)}/end`, createDropResponseSchema))
+        .drop,
     relayerGas: (brandId) =>
       call('GET', `/relayer/gas${brandId ? `?brand=${encodeURIComponent(brandId)}` : ''}`, relayerGasResponseSchema),
     createCampaign: async (brandId, input) =>

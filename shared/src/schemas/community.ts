@@ -97,6 +97,9 @@ export type ChatGroupSetupRequest = z.output<typeof chatGroupSetupRequestSchema>
 
 export const chatGroupParamsSchema = z.object({ chatGroupId: chatGroupIdSchema });
 
+/** The portal's `…/brands/:brandId/chat-groups/:chatGroupId` routes: one of the brand's groups. */
+export const portalChatGroupParamsSchema = z.object({ brandId: brandIdSchema, chatGroupId: chatGroupIdSchema });
+
 /** `PATCH /services/chat-groups/:chatGroupId`. */
 export const updateChatGroupRequestSchema = z
   .strictObject({

@@ -45,6 +45,27 @@ export const portalCreateDropRequestSchema = z
   .meta({ id: 'PortalCreateDropRequest' });
 export type PortalCreateDropRequest = z.input<typeof portalCreateDropRequestSchema>;
 
+/**
+ * `PATCH …/drops/:dropId` (portal and admin API, `pts drop update`): the create form's fields, each where a
+ * change is safe (docs/portal.md, "Changing a drop"): the name, supply (not below what is claimed) and per-member limit
+ * any time before the drop ends; the amount only before the first claim; the start only before it opens;
+ * the end only to a later moment than now (ending at once is `POST …/end`).
+ */
+export const updateDropRequestSchema = z
+  .strictObject({
+    name: cleanString(z.string().min(1).max(100)).optional(),
+    amount: createDropRequestSchema.shape.amount.optional(),
+    totalSupply: createDropRequestSchema.shape.totalSupply.optional(),
+    perUserLimit: z.number().int().min(1, 'must be at least 1').max(1000).optional(),
+    startsAt: isoDate.optional(),
+    endsAt: isoDate.optional(),
+  })
+  .refine((value) => Object.values(value).some((field) => field !== undefined), {
+    message: 'give at least one of name, amount, totalSupply, perUserLimit, startsAt, endsAt',
+  })
+  .meta({ id: 'UpdateDropRequest' });
+export type UpdateDropRequest = z.output<typeof updateDropRequestSchema>;
+
 /** A brand's drops, newest first. */
 export const dropsResponseSchema = z.object({ success: z.literal(true), drops: z.array(dropSchema) });
 
@@ -58,6 +79,9 @@ export const claimDropRequestSchema = z
   })
   .meta({ id: 'ClaimDropRequest' });
 export type ClaimDropRequest = z.output<typeof claimDropRequestSchema>;
+
+/** `…/drops/:dropId` routes (portal, admin API): the brand and one of its drops. */
+export const dropParamsSchema = z.object({ brandId: brandIdSchema, dropId: claimDropRequestSchema.shape.dropId });
 
 export const claimDropResponseSchema = z
   .object({

@@ -15,6 +15,25 @@ export const portalOperatorInviteSchema = z
 export type PortalOperatorInvite = z.infer<typeof portalOperatorInviteSchema>;
 
 /**
+ * `POST /admin/portal/operators/remove` (`pts portal remove-operator --email E`): takes the operator flag away
+ * (the person keeps their brand memberships) and revokes their pending operator invites.
+ */
+export const portalOperatorRemovalRequestSchema = z
+  .strictObject({ email: emailSchema })
+  .meta({ id: 'PortalOperatorRemovalRequest' });
+
+export const portalOperatorRemovalSchema = z
+  .object({
+    email: z.string(),
+    operator: z.literal(false),
+    /** Whether the person was an operator until now (false: only pending invites were revoked). */
+    wasOperator: z.boolean(),
+    invitesRevoked: z.number().int(),
+  })
+  .meta({ id: 'PortalOperatorRemoval' });
+export type PortalOperatorRemoval = z.infer<typeof portalOperatorRemovalSchema>;
+
+/**
  * A brand's portal state as operators see it: `active` (it has an owner), `invited` (an owner's invite is
  * pending, nobody owns it yet), `no_owner` (neither: invite its first owner).
  */

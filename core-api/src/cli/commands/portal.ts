@@ -43,3 +43,22 @@ export const portalInviteCommand: CliCommand = {
     context.print(`  expires  ${invite.expiresAt} (works once)`);
   },
 };
+
+/** `pts portal remove-operator`: the operator flag goes (and pending operator invites with it). */
+export const portalRemoveOperatorCommand: CliCommand = {
+  usage: 'pts portal remove-operator --email E [--json]',
+  summary:
+    "take a person's platform operator flag (their next portal request lacks it; brand memberships stay) and revoke their pending operator invites",
+  async run(args, context) {
+    const flags = parseFlags(args, { email: { type: 'string' }, ...jsonOption });
+    const email = requireFlag(flags.email, 'email');
+    const removed = await context.client().removePortalOperator({ email });
+    if (flags.json) return context.printJson(removed);
+    context.print(
+      removed.wasOperator
+        ? `${removed.email} is no longer a platform operator`
+        : `${removed.email} was not an operator yet: the pending invite is revoked`,
+    );
+    if (removed.invitesRevoked > 0) context.print(`  ${removed.invitesRevoked} pending operator invite(s) revoked`);
+  },
+};

@@ -1,14 +1,22 @@
 import {
+  brandIdParamsSchema,
+  type Clock,
   claimDropRequestSchema,
   claimDropResponseSchema,
   createDropRequestSchema,
   createDropResponseSchema,
+  dropParamsSchema,
+  dropsResponseSchema,
+  updateDropRequestSchema,
 } from '@pts/shared';
 import type { Request, Response } from 'express';
+import type { Database } from '../../db/database.ts';
+import { requireAdminToken } from '../../http/admin-auth.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { claimDrop, createDrop, type DropDeps } from './drops.service.ts';
+import { requireBrandExists } from '../brands/brands.service.ts';
+import { claimDrop, createDrop, type DropDeps, endDrop, listDrops, updateDrop } from './drops.service.ts';
 
 export interface DropsRouterDeps extends DropDeps {
   verifyBrandSignature: BrandSignatureVerifier;
@@ -65,6 +73,75 @@ export function dropRoutes(deps: DropsRouterDeps): Route[] {
         await requireSigned(req, res, body.brandId, 'Claiming a drop');
         return claimDrop(deps, body);
       },
+    }),
+  ];
+}
+
+/**
+ * Drop administration under `/admin` (admin token; `pts drop list|update|end`): the same list, change and end
+ * as the portal's Program page, audited as `admin`.
+ */
+export function dropAdminRoutes(deps: { db: Database; clock: Clock; adminToken: string }): Route[] {
+  const before = [requireAdminToken(deps.adminToken)];
+  const unauthorized = failure('Missing or wrong admin token');
+  const adminOnly: ['adminToken'] = ['adminToken'];
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/drops',
+      summary: "A brand's drops, newest first, with what is claimed and left",
+      tags: ['engagement'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema },
+      responses: {
+        200: { description: 'Drops', schema: dropsResponseSchema },
+        401: unauthorized,
+        404: failure('Unknown brand'),
+      },
+      handle: async ({ params: { brandId } }) => {
+        await requireBrandExists(deps.db, brandId);
+        return { success: true, drops: await listDrops(deps.db, brandId) };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/brands/:brandId/drops/:dropId',
+      summary: 'Change a drop where it is safe (docs/portal.md, "Changing a drop")',
+      tags: ['engagement'],
+      security: adminOnly,
+      before,
+      request: { params: dropParamsSchema, body: updateDropRequestSchema, bodyReader: 'own' },
+      responses: {
+        200: { description: 'Changed', schema: createDropResponseSchema },
+        400: failure('Invalid body'),
+        401: unauthorized,
+        404: failure('Unknown brand or drop'),
+        409: failure('The change is not safe any more (ended, claimed, opened)'),
+      },
+      handle: async ({ params: { brandId, dropId }, body }) => ({
+        success: true,
+        drop: await updateDrop(deps, brandId, dropId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/drops/:dropId/end',
+      summary: 'End a drop now: claims from now on are refused',
+      tags: ['engagement'],
+      security: adminOnly,
+      before,
+      request: { params: dropParamsSchema },
+      responses: {
+        200: { description: 'Ended', schema: createDropResponseSchema },
+        401: unauthorized,
+        404: failure('Unknown brand or drop'),
+        409: failure('The drop already ended'),
+      },
+      handle: async ({ params: { brandId, dropId } }) => ({
+        success: true,
+        drop: await endDrop(deps, brandId, dropId),
+      }),
     }),
   ];
 }

@@ -9,6 +9,7 @@ import {
   type EventRequest,
   isAppError,
   ruleInputSchema,
+  type UpdateDropRequest,
 } from '@pts/shared';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -118,6 +119,151 @@ export async function createDrop(deps: DropDeps, input: CreateDropRequest): Prom
       subject: row.id,
       brandId: row.brand_id,
       details: { ...details, startsAt: startsAt.toISOString(), endsAt: endsAt.toISOString() },
+      at: now,
+    });
+    return row;
+  });
+  return toDrop(row);
+}
+
+/** What changing or ending a drop needs: no reward path, only the row, the clock and the audit actor. */
+export type DropChangeDeps = Pick<DropDeps, 'db' | 'clock' | 'actor'>;
+
+const dropConflict = (message: string, details: Record<string, unknown> = {}) =>
+  new AppError('CONFLICT', message, details);
+
+/** The brand's drop under its row lock (claims wait behind it), or 404. */
+async function lockDrop(trx: Database, brandId: string, dropId: string): Promise<DropRow> {
+  const row = await trx
+    .selectFrom('drops')
+    .selectAll()
+    .where('id', '=', dropId)
+    .where('brand_id', '=', brandId.toLowerCase())
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) {
+    throw new AppError('NOT_FOUND', `No drop ${dropId} for brand ${brandId}; list the brand's drops first`, {
+      field: 'dropId',
+      value: dropId,
+    });
+  }
+  return row;
+}
+
+/** The merged window and amount of an update, or the reason it is not safe (docs/portal.md, "Changing a drop"). */
+function checkDropUpdate(row: DropRow, input: UpdateDropRequest, now: Date) {
+  if (now >= row.ends_at) {
+    throw dropConflict(`The drop ended at ${row.ends_at.toISOString()}: an ended drop cannot be changed`, {
+      reason: 'ended',
+    });
+  }
+  if (input.amount !== undefined && input.amount !== Number(row.amount) && row.claimed > 0) {
+    throw new AppError(
+      'CONFLICT',
+      `amount cannot change once the drop is claimed (${row.claimed} claimed at ${row.amount} pts): end it and create a new one`,
+      { field: 'amount', reason: 'claimed' },
+    );
+  }
+  const startsAt = input.startsAt !== undefined ? new Date(input.startsAt) : row.starts_at;
+  if (startsAt.getTime() !== row.starts_at.getTime() && now >= row.starts_at) {
+    throw new AppError('CONFLICT', `startsAt cannot change: the drop opened at ${row.starts_at.toISOString()}`, {
+      field: 'startsAt',
+      reason: 'started',
+    });
+  }
+  const endsAt = input.endsAt !== undefined ? new Date(input.endsAt) : row.ends_at;
+  if (endsAt.getTime() <= now.getTime()) {
+    throw new AppError('VALIDATION_ERROR', 'endsAt is in the past: to end the drop now, use End now', {
+      field: 'endsAt',
+    });
+  }
+  if (endsAt.getTime() <= startsAt.getTime()) {
+    throw new AppError('VALIDATION_ERROR', 'endsAt must be after startsAt', { field: 'endsAt' });
+  }
+  const totalSupply = input.totalSupply ?? row.total_supply;
+  if (totalSupply < row.claimed) {
+    throw new AppError('VALIDATION_ERROR', `totalSupply must be at least ${row.claimed}, the units already claimed`, {
+      field: 'totalSupply',
+    });
+  }
+  return { startsAt, endsAt, totalSupply };
+}
+
+/**
+ * Changes a drop (portal, `PATCH /admin/brands/:brandId/drops/:dropId`, `pts drop update`) under its row lock,
+ * so a concurrent claim sees either the old or the new drop. Only what is safe changes: an ended drop not at
+ * all, the amount only before the first claim, the start only before it opens, the supply never below what is
+ * claimed. Audited as `drop.update` with the fields changed and their previous values.
+ */
+export async function updateDrop(
+  deps: DropChangeDeps,
+  brandId: string,
+  dropId: string,
+  input: UpdateDropRequest,
+): Promise<Drop> {
+  const now = deps.clock.now();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const before = await lockDrop(trx, brandId, dropId);
+    const { startsAt, endsAt, totalSupply } = checkDropUpdate(before, input, now);
+    const row = await trx
+      .updateTable('drops')
+      .set({
+        name: input.name ?? before.name,
+        amount: input.amount !== undefined ? BigInt(input.amount) : before.amount,
+        total_supply: totalSupply,
+        per_user_limit: input.perUserLimit ?? before.per_user_limit,
+        starts_at: startsAt,
+        ends_at: endsAt,
+      })
+      .where('id', '=', before.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const previous = toDrop(before);
+    const after = toDrop(row);
+    const fields = ['name', 'amount', 'totalSupply', 'perUserLimit', 'startsAt', 'endsAt'] as const;
+    const changed = fields.filter((field) => previous[field] !== after[field]);
+    await insertAuditEntry(trx, {
+      actor: deps.actor ?? 'admin',
+      action: 'drop.update',
+      subject: row.id,
+      brandId: row.brand_id,
+      details: {
+        ...Object.fromEntries(changed.map((field) => [field, after[field]])),
+        previous: Object.fromEntries(changed.map((field) => [field, previous[field]])),
+      },
+      at: now,
+    });
+    return row;
+  });
+  return toDrop(row);
+}
+
+/**
+ * Ends a drop now (the portal's _End now_, `POST …/drops/:dropId/end`, `pts drop end`): claims from this
+ * moment are refused as `ended`; what was claimed stays paid. A drop that has not opened yet ends unopened.
+ * 409 for a drop that already ended. Audited as `drop.end` with the end it had.
+ */
+export async function endDrop(deps: DropChangeDeps, brandId: string, dropId: string): Promise<Drop> {
+  const now = deps.clock.now();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const before = await lockDrop(trx, brandId, dropId);
+    if (now >= before.ends_at) {
+      throw dropConflict(`The drop already ended at ${before.ends_at.toISOString()}`, { reason: 'ended' });
+    }
+    // ends_at > starts_at is a table constraint: an unopened drop's window shrinks to the moment before now.
+    const startsAt = before.starts_at < now ? before.starts_at : new Date(now.getTime() - 1);
+    const row = await trx
+      .updateTable('drops')
+      .set({ starts_at: startsAt, ends_at: now })
+      .where('id', '=', before.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await insertAuditEntry(trx, {
+      actor: deps.actor ?? 'admin',
+      action: 'drop.end',
+      subject: row.id,
+      brandId: row.brand_id,
+      details: { endsAt: now.toISOString(), previous: { endsAt: before.ends_at.toISOString() }, claimed: row.claimed },
       at: now,
     });
     return row;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
+import { runPts } from '../../../test/cli.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { type PortalBrowser, portalMember } from '../../../test/portal-browser.ts';
 
@@ -15,6 +16,7 @@ let viewerA: PortalBrowser;
 let ownerB: PortalBrowser;
 let campaignId = '';
 let dropId = '';
+let laterDropId = '';
 const admin = () => ({ authorization: `Bearer ${platform.deps.adminToken}` });
 const HOSTILE = '<img src=x onerror="alert(1)">';
 const inHours = (hours: number) => new Date(platform.clock.now().getTime() + hours * 3600_000).toISOString();
@@ -161,7 +163,133 @@ describe('portal drops', () => {
   });
 });
 
+describe('portal drop changes', () => {
+  const a = () => brandA.brandId;
+  const claim = (id: string, userIdentifier: string) =>
+    platform.signedPost('/services/drops/claim', { brandId: a(), dropId: id, userIdentifier }, brandA.securityKey);
+
+  it('changes an unopened drop where safe, audited with what changed and what it was', async () => {
+    const created = await ownerA.request('POST', `/brands/${a()}/drops`, {
+      name: 'Later',
+      amount: 10,
+      totalSupply: 5,
+      startsAt: inHours(1),
+      endsAt: inHours(3),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    laterDropId = created.body.drop.dropId;
+    const empty = await ownerA.request('PATCH', `/brands/${a()}/drops/${laterDropId}`, {});
+    expect(empty.status).toBe(400);
+    expect(empty.body.error).toMatch(/at least one of name, amount/);
+    const backwards = await ownerA.request('PATCH', `/brands/${a()}/drops/${laterDropId}`, { endsAt: inHours(0.5) });
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.details.field).toBe('endsAt');
+
+    const changed = await ownerA.request('PATCH', `/brands/${a()}/drops/${laterDropId}`, {
+      name: 'Sooner',
+      amount: 12,
+      totalSupply: 6,
+      perUserLimit: 2,
+      startsAt: inHours(0.5),
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.drop).toMatchObject({ name: 'Sooner', amount: 12, totalSupply: 6, perUserLimit: 2 });
+    expect(changed.body.drop.startsAt).toBe(inHours(0.5));
+    const audit = (await auditRows('drop.update')).filter((row) => row.subject === laterDropId);
+    expect(audit.map((row) => [row.actor, row.brand_id])).toEqual([['portal:owner@a.example.com', a()]]);
+    expect(audit[0]!.details).toMatchObject({
+      name: 'Sooner',
+      amount: 12,
+      previous: { name: 'Later', amount: 10, totalSupply: 5, perUserLimit: 1 },
+    });
+    // The claim path reads the drop from the database: the new start is in force at once.
+    const early = await claim(laterDropId, 'early@customer.example');
+    expect(early.status).toBe(400);
+    expect(early.body.details.reason).toBe('not_started');
+    expect(early.body.details.startsAt).toBe(inHours(0.5));
+  });
+
+  it('refuses what is not safe on a claimed, opened drop with a message saying why', async () => {
+    const path = `/brands/${a()}/drops/${dropId}`;
+    const amount = await ownerA.request('PATCH', path, { amount: 41 });
+    expect(amount.status).toBe(409);
+    expect(amount.body.details.field).toBe('amount');
+    expect(amount.body.error).toMatch(/once the drop is claimed/);
+    const start = await ownerA.request('PATCH', path, { startsAt: inHours(-0.5) });
+    expect(start.status).toBe(409);
+    expect(start.body.details.field).toBe('startsAt');
+    const past = await ownerA.request('PATCH', path, { endsAt: inHours(-0.1) });
+    expect(past.status).toBe(400);
+    expect(past.body.error).toMatch(/End now/);
+    // Safe ones go through: more supply, a later end, the same amount.
+    const more = await ownerA.request('PATCH', path, { totalSupply: 3, endsAt: inHours(4), amount: 40 });
+    expect(more.status, JSON.stringify(more.body)).toBe(200);
+    expect(more.body.drop).toMatchObject({ totalSupply: 3, claimed: 1, remaining: 2, endsAt: inHours(4) });
+  });
+
+  it('ends a drop now: claims are refused from that moment, what was claimed stays, it cannot change again', async () => {
+    const ended = await ownerA.request('POST', `/brands/${a()}/drops/${dropId}/end`);
+    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+    expect(ended.body.drop).toMatchObject({ dropId, claimed: 1, endsAt: platform.clock.now().toISOString() });
+    const refused = await claim(dropId, 'late@customer.example');
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.reason).toBe('ended');
+    const again = await ownerA.request('POST', `/brands/${a()}/drops/${dropId}/end`);
+    expect(again.status).toBe(409);
+    const change = await ownerA.request('PATCH', `/brands/${a()}/drops/${dropId}`, { name: 'Too late' });
+    expect(change.status).toBe(409);
+    expect(change.body.error).toMatch(/ended/);
+    const audit = (await auditRows('drop.end')).filter((row) => row.subject === dropId);
+    expect(audit.map((row) => row.actor)).toEqual(['portal:owner@a.example.com']);
+    expect(audit[0]!.details).toMatchObject({ claimed: 1, previous: { endsAt: inHours(4) } });
+  });
+
+  it('the admin API and pts drop list|update|end run the same service, audited as admin', async () => {
+    const cli = (argv: string[]) => runPts(platform, argv);
+    expect((await platform.get(`/admin/brands/${a()}/drops`)).status).toBe(401);
+    const listed = await cli(['drop', 'list', '--brand', a(), '--json']);
+    expect(listed, listed.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(listed.stdout).drops.map((d: { dropId: string }) => d.dropId)).toEqual([laterDropId, dropId]);
+    const renamed = await cli(['drop', 'update', '--brand', a(), '--drop', laterDropId, '--name', 'By CLI', '--json']);
+    expect(renamed, renamed.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(renamed.stdout)).toMatchObject({ dropId: laterDropId, name: 'By CLI', amount: 12 });
+    const nothing = await cli(['drop', 'update', '--brand', a(), '--drop', laterDropId]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toMatch(/give at least one of --name/);
+    const ended = await cli(['drop', 'end', '--brand', a(), '--drop', laterDropId, '--json']);
+    expect(ended, ended.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(ended.stdout).endsAt).toBe(platform.clock.now().toISOString());
+    const foreign = await platform.post(`/admin/brands/${brandB.brandId}/drops/${dropId}/end`, undefined, admin());
+    expect(foreign.status).toBe(404);
+    const actors = (
+      await platform.deps.db
+        .selectFrom('audit_log')
+        .select(['actor', 'action'])
+        .where('subject', '=', laterDropId)
+        .orderBy('id')
+        .execute()
+    ).map((row) => `${row.actor} ${row.action}`);
+    expect(actors).toEqual([
+      'portal:owner@a.example.com drop.create',
+      'portal:owner@a.example.com drop.update',
+      'admin drop.update',
+      'admin drop.end',
+    ]);
+  });
+});
+
 describe('portal campaigns and drops: roles, CSRF, brands', () => {
+  let openDropId = '';
+  beforeAll(async () => {
+    const open = await ownerA.request('POST', `/brands/${brandA.brandId}/drops`, {
+      name: 'Open',
+      amount: 3,
+      totalSupply: 9,
+      endsAt: inHours(5),
+    });
+    openDropId = open.body.drop.dropId;
+  });
+
   it('a viewer reads but every change is refused with 403, and nothing changes', async () => {
     const a = brandA.brandId;
     const [campaigns, drops] = [await count('hashtag_campaigns'), await count('drops')];
@@ -169,13 +297,17 @@ describe('portal campaigns and drops: roles, CSRF, brands', () => {
       ['POST', `/brands/${a}/campaigns`, { hashtag: '#viewer', reward: 1, startDate: inHours(0), endDate: inHours(1) }],
       ['PATCH', `/brands/${a}/campaigns/${campaignId}`, { reward: 999 }],
       ['POST', `/brands/${a}/drops`, { amount: 1, totalSupply: 1, endsAt: inHours(1) }],
+      ['PATCH', `/brands/${a}/drops/${openDropId}`, { name: 'viewer' }],
+      ['POST', `/brands/${a}/drops/${openDropId}/end`, undefined],
     ];
+    const dropsBefore = (await ownerA.request('GET', `/brands/${a}/drops`)).body;
     for (const [method, path, body] of changes) {
       const answer = await viewerA.request(method, path, body);
       expect(answer.status, `${method} ${path}`).toBe(403);
       expect(answer.body.error).toMatch(/viewer/);
     }
     expect([await count('hashtag_campaigns'), await count('drops')]).toEqual([campaigns, drops]);
+    expect((await ownerA.request('GET', `/brands/${a}/drops`)).body).toEqual(dropsBefore);
     const listed = await viewerA.request('GET', `/brands/${a}/campaigns`);
     expect(listed.body.campaigns).toEqual([expect.objectContaining({ rewardMultiplier: 2, reward: null })]);
   });
@@ -187,13 +319,17 @@ describe('portal campaigns and drops: roles, CSRF, brands', () => {
       ['POST', `/brands/${a}/campaigns`, { hashtag: '#forged', reward: 1, startDate: inHours(0), endDate: inHours(1) }],
       ['PATCH', `/brands/${a}/campaigns/${campaignId}`, { reward: 999 }],
       ['POST', `/brands/${a}/drops`, { amount: 1, totalSupply: 1, endsAt: inHours(1) }],
+      ['PATCH', `/brands/${a}/drops/${openDropId}`, { name: 'forged' }],
+      ['POST', `/brands/${a}/drops/${openDropId}/end`, undefined],
     ];
+    const dropsBefore = (await ownerA.request('GET', `/brands/${a}/drops`)).body;
     for (const [method, path, body] of attempts) {
       const answer = await ownerA.request(method, path, body, { csrf: false });
       expect(answer.status, `${method} ${path}`).toBe(403);
       expect(answer.body.error).toMatch(/CSRF/);
     }
     expect([await count('hashtag_campaigns'), await count('drops')]).toEqual([campaigns, drops]);
+    expect((await ownerA.request('GET', `/brands/${a}/drops`)).body).toEqual(dropsBefore);
   });
 
   it("an owner of brand B gets 403/404 for brand A's campaigns and drops, through either brand's path", async () => {
@@ -206,14 +342,20 @@ describe('portal campaigns and drops: roles, CSRF, brands', () => {
       ['PATCH', `/brands/${a}/campaigns/${campaignId}`, { reward: 999 }],
       ['GET', `/brands/${a}/drops`],
       ['POST', `/brands/${a}/drops`, { amount: 1, totalSupply: 1, endsAt: inHours(1) }],
-      // Brand A's campaign under brand B's own path.
+      ['PATCH', `/brands/${a}/drops/${openDropId}`, { name: 'mole' }],
+      ['POST', `/brands/${a}/drops/${openDropId}/end`],
+      // Brand A's campaign and drop under brand B's own path.
       ['PATCH', `/brands/${b}/campaigns/${campaignId}`, { reward: 999 }],
+      ['PATCH', `/brands/${b}/drops/${openDropId}`, { name: 'mole' }],
+      ['POST', `/brands/${b}/drops/${openDropId}/end`],
     ];
+    const dropsBefore = (await ownerA.request('GET', `/brands/${a}/drops`)).body;
     for (const [method, path, body] of attempts) {
       const answer = await ownerB.request(method, path, body);
       expect([403, 404], `${method} ${path}: ${answer.status}`).toContain(answer.status);
     }
     expect([await count('hashtag_campaigns'), await count('drops')]).toEqual([campaigns, drops]);
+    expect((await ownerA.request('GET', `/brands/${a}/drops`)).body).toEqual(dropsBefore);
     expect((await ownerB.request('GET', `/brands/${b}/drops`)).body.drops).toEqual([]);
     expect((await ownerB.request('GET', `/brands/${b}/campaigns`)).body.campaigns).toEqual([]);
     // Every route of this section is in the OpenAPI document, and each was tried above.
@@ -222,7 +364,11 @@ describe('portal campaigns and drops: roles, CSRF, brands', () => {
     );
     const tried = new Set(
       attempts.map(([, path]) =>
-        `/portal/api${path}`.replace(a, '{brandId}').replace(b, '{brandId}').replace(campaignId, '{campaignId}'),
+        `/portal/api${path}`
+          .replace(a, '{brandId}')
+          .replace(b, '{brandId}')
+          .replace(campaignId, '{campaignId}')
+          .replace(openDropId, '{dropId}'),
       ),
     );
     expect(new Set(documented)).toEqual(tried);

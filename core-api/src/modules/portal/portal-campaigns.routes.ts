@@ -4,14 +4,16 @@ import {
   campaignsResponseSchema,
   createCampaignRequestSchema,
   createDropResponseSchema,
+  dropParamsSchema,
   dropsResponseSchema,
   portalBrandParamsSchema,
   portalCreateDropRequestSchema,
   updateCampaignRequestSchema,
+  updateDropRequestSchema,
 } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { type CampaignDeps, createCampaign, listCampaigns, updateCampaign } from '../community/campaigns.service.ts';
-import { createDrop, type DropDeps, listDrops } from '../drops/drops.service.ts';
+import { createDrop, type DropDeps, endDrop, listDrops, updateDrop } from '../drops/drops.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthDeps } from './portal-auth.service.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
@@ -132,6 +134,51 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
         const drop = await createDrop({ ...deps, actor: actorOf(user) }, { ...body, brandId });
         res.status(201);
         return { success: true, drop };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/brands/:brandId/drops/:dropId',
+      summary: 'Change a drop (admin or owner): the same service as `PATCH /admin/brands/…/drops/:dropId`',
+      description:
+        'Only where safe: nothing once ended; amount only before the first claim; startsAt only before it opens; totalSupply not below what is claimed.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: dropParamsSchema, body: updateDropRequestSchema },
+      responses: {
+        200: { description: 'Changed', schema: createDropResponseSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, or no such drop in it'),
+        409: failure('The change is not safe any more (ended, claimed, opened)'),
+      },
+      handle: async ({ params: { brandId, dropId }, body, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        return { success: true, drop: await updateDrop({ ...deps, actor: actorOf(user) }, brandId, dropId, body) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/drops/:dropId/end',
+      summary: 'End a drop now (admin or owner): claims from now on are refused; what was claimed stays paid',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: dropParamsSchema },
+      responses: {
+        200: { description: 'Ended', schema: createDropResponseSchema },
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, or no such drop in it'),
+        409: failure('The drop already ended'),
+      },
+      handle: async ({ params: { brandId, dropId }, res }) => {
+        const user = portalUserOf(res);
+        await requireRole(deps.db, user.id, brandId, 'admin');
+        return { success: true, drop: await endDrop({ ...deps, actor: actorOf(user) }, brandId, dropId) };
       },
     }),
   ];

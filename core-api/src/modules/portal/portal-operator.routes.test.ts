@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPts } from '../../../test/cli.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { acceptInviteUrl, type PortalBrowser, portalMember, portalOperator } from '../../../test/portal-browser.ts';
-import { runCli } from '../../cli/run-cli.ts';
 
 // Platform operators in the portal (issue 22, "Operators"): made only with the admin token, they list every
 // brand (members as the dashboard counts them, team status), create brands through the brands service, invite
@@ -57,16 +57,7 @@ describe('becoming an operator', () => {
   });
 
   it('pts portal invite --operator --json prints the link, which makes an operator; --brand with it is a usage error', async () => {
-    const cli = async (argv: string[]) => {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(argv, {
-        env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: platform.deps.adminToken },
-        stdout: { write: (text: string) => (stdout += text) },
-        stderr: { write: (text: string) => (stderr += text) },
-      });
-      return { code, stdout, stderr };
-    };
+    const cli = (argv: string[]) => runPts(platform, argv);
     const run = await cli(['portal', 'invite', '--operator', '--email', 'cli-ops@platform.example', '--json']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const printed = JSON.parse(run.stdout);
@@ -261,5 +252,70 @@ describe("an operator in a brand's pages", () => {
   it('an unknown brand is 404 for an operator too', async () => {
     expect((await operator.request('GET', `/brands/0x${'cd'.repeat(20)}`)).status).toBe(404);
     expect((await operator.request('GET', `/brands/0x${'cd'.repeat(20)}/rules`)).status).toBe(404);
+  });
+});
+
+describe('removing an operator', () => {
+  const cli = (argv: string[]) => runPts(platform, argv);
+
+  it('pts portal remove-operator takes the flag at once; their session stays a brand member only; audited', async () => {
+    const leaving = await portalOperator(platform, 'leaving@platform.example');
+    await platform.post(
+      '/admin/portal/invites',
+      { brandId: brandA.brandId, email: 'leaving@platform.example', role: 'viewer' },
+      admin(),
+    );
+    expect((await leaving.request('GET', '/operator/brands')).status).toBe(200);
+    expect((await leaving.request('GET', `/brands/${brandB.brandId}/team`)).status).toBe(200);
+
+    const run = await cli(['portal', 'remove-operator', '--email', 'leaving@platform.example', '--json']);
+    expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toEqual({
+      email: 'leaving@platform.example',
+      operator: false,
+      wasOperator: true,
+      invitesRevoked: 0,
+    });
+    // The same session, its next request: no operator routes, no brand outside its team.
+    expect((await leaving.session()).user.operator).toBe(false);
+    expect((await leaving.request('GET', '/operator/brands')).status).toBe(403);
+    expect((await leaving.request('GET', `/brands/${brandB.brandId}/team`)).status).toBe(404);
+    const audit = await platform.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'portal.operator_remove')
+      .execute();
+    expect(audit.map((row) => [row.actor, row.subject])).toEqual([['admin', 'leaving@platform.example']]);
+
+    // Once more: nobody to remove, with a message saying so.
+    const again = await cli(['portal', 'remove-operator', '--email', 'leaving@platform.example']);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/not a platform operator/);
+    expect((await cli(['portal', 'remove-operator'])).stderr).toMatch(/--email is required/);
+  });
+
+  it('revokes a pending operator invite, so the link grants nothing; only the admin token may remove', async () => {
+    const invite = await platform.post(
+      '/admin/portal/operator-invites',
+      { email: 'pending@platform.example' },
+      admin(),
+    );
+    expect((await platform.post('/admin/portal/operators/remove', { email: 'pending@platform.example' })).status).toBe(
+      401,
+    );
+    const removed = await platform.post(
+      '/admin/portal/operators/remove',
+      { email: 'pending@platform.example' },
+      admin(),
+    );
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(removed.body).toMatchObject({ wasOperator: false, invitesRevoked: 1 });
+    await expect(acceptInviteUrl(platform, invite.body.inviteUrl)).rejects.toThrow(/accept failed: 400/);
+    const bad = await platform.post('/admin/portal/operators/remove', { email: 'not an email' }, admin());
+    expect(bad.status).toBe(400);
+    // The operator's own session cannot remove another operator (the admin token only).
+    const viaPortal = await operator.request('POST', '/operators/remove', { email: 'ops@platform.example' });
+    expect(viaPortal.status).toBe(404);
+    expect((await operator.session()).user.operator).toBe(true);
   });
 });

@@ -7,6 +7,8 @@ import {
   portalInviteSchema,
   portalOperatorInviteRequestSchema,
   portalOperatorInviteSchema,
+  portalOperatorRemovalRequestSchema,
+  portalOperatorRemovalSchema,
 } from '@pts/shared';
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
@@ -15,7 +17,7 @@ import { type BrandServiceDeps, createBrand } from '../brands/brands.service.ts'
 import { baseUrlOf } from './portal.routes.ts';
 import { listOperatorBrands, operatorActorOf, requireOperator } from './portal-operator.service.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { inviteMember, inviteOperator, type PortalTeamDeps } from './portal-team.service.ts';
+import { inviteMember, inviteOperator, type PortalTeamDeps, removeOperator } from './portal-team.service.ts';
 
 export type PortalOperatorRoutesDeps = PortalTeamDeps &
   Omit<BrandServiceDeps, 'actor'> & { publicUrl?: string | undefined };
@@ -144,6 +146,24 @@ export function portalOperatorAdminRoutes(
         res.status(201);
         return invite;
       },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/portal/operators/remove',
+      summary: 'Take the operator flag from a person and revoke their pending operator invites',
+      description:
+        'Their next portal request already lacks it (sessions read the flag from the user); brand memberships stay. 404 when the e-mail is neither an operator nor invited as one.',
+      tags: ['admin', 'portal'],
+      security: ['adminToken'],
+      before: [requireAdminToken(deps.adminToken)],
+      request: { body: portalOperatorRemovalRequestSchema, bodyReader: 'own' },
+      responses: {
+        200: { description: 'Removed', schema: portalOperatorRemovalSchema },
+        400: failure('Validation failed'),
+        401: failure('Missing or wrong admin token'),
+        404: failure('Not an operator, and no pending operator invite'),
+      },
+      handle: ({ body }) => removeOperator(deps, { email: body.email, removedBy: 'admin' }),
     }),
   ];
 }

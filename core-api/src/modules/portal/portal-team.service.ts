@@ -1,4 +1,11 @@
-import { AppError, type Clock, type PortalOperatorInvite, type PortalRole, type PortalTeam } from '@pts/shared';
+import {
+  AppError,
+  type Clock,
+  type PortalOperatorInvite,
+  type PortalOperatorRemoval,
+  type PortalRole,
+  type PortalTeam,
+} from '@pts/shared';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { findBrandByAddress, insertAuditEntry } from '../brands/brands.repository.ts';
@@ -126,6 +133,53 @@ export async function inviteOperator(
     link: inviteUrl,
   });
   return { email: input.email, operator: true, inviteUrl, expiresAt: expiresAt.toISOString() };
+}
+
+/**
+ * Takes the operator flag from `email` (`pts portal remove-operator`, admin token only) and revokes the
+ * operator invites still pending for it, so none can grant it back. Their next request already sees the flag
+ * gone (sessions read it from the user); brand memberships stay. 404 when `email` is neither an operator nor
+ * invited as one. Audited as `portal.operator_remove`.
+ */
+export async function removeOperator(
+  deps: Pick<PortalTeamDeps, 'db' | 'clock'>,
+  input: { email: string; removedBy: string },
+): Promise<PortalOperatorRemoval> {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .updateTable('portal_users')
+      .set({ operator: false })
+      .where('email', '=', input.email)
+      .where('operator', '=', true)
+      .returning('id')
+      .executeTakeFirst();
+    const revoked = await trx
+      .updateTable('portal_links')
+      .set({ used_at: now })
+      .where('email', '=', input.email)
+      .where('kind', '=', 'invite')
+      .where('grants_operator', '=', true)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    const invitesRevoked = Number(revoked.numUpdatedRows);
+    if (!removed && invitesRevoked === 0) {
+      throw new AppError(
+        'NOT_FOUND',
+        `${input.email} is not a platform operator and has no pending operator invite (pts portal invite --operator makes one)`,
+        { field: 'email' },
+      );
+    }
+    await insertAuditEntry(trx, {
+      actor: input.removedBy,
+      action: 'portal.operator_remove',
+      subject: input.email,
+      details: { email: input.email, wasOperator: removed !== undefined, invitesRevoked },
+      at: now,
+    });
+    return { email: input.email, operator: false, wasOperator: removed !== undefined, invitesRevoked };
+  });
 }
 
 /** Sends a reset link when the e-mail belongs to a user; says nothing either way (no enumeration). */

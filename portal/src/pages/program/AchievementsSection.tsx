@@ -9,6 +9,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api } from '../../api.ts';
 import { canEdit, useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
+import { FormButtons, InputField, TextAreaField } from './fields.tsx';
 import { fieldMessage, messagesByPath, numberOf, validated } from './validation.tsx';
 
 /** What each built-in type counts, in words. */
@@ -250,36 +251,30 @@ function AchievementForm(props: {
       noValidate
     >
       <h3>{title}</h3>
-      <label>
-        Name (members see it)
-        <input
-          ref={first}
-          name="name"
-          maxLength={80}
-          value={name}
-          onChange={(e) => {
-            setName(e.target.value);
-            if (!idTouched) setId(idFrom(e.target.value));
-          }}
-          {...nameField.attributes}
-        />
-        {nameField.error}
-      </label>
-      <label>
-        Id (lowercase letters, digits, underscores; unique in the brand)
-        <input
-          name="id"
-          maxLength={60}
-          value={id}
-          readOnly={Boolean(existing)}
-          onChange={(e) => {
-            setIdTouched(true);
-            setId(e.target.value);
-          }}
-          {...idField.attributes}
-        />
-        {idField.error}
-      </label>
+      <InputField
+        label="Name (members see it)"
+        ref={first}
+        name="name"
+        maxLength={80}
+        value={name}
+        onChange={(e) => {
+          setName(e.target.value);
+          if (!idTouched) setId(idFrom(e.target.value));
+        }}
+        field={nameField}
+      />
+      <InputField
+        label="Id (lowercase letters, digits, underscores; unique in the brand)"
+        name="id"
+        maxLength={60}
+        value={id}
+        readOnly={Boolean(existing)}
+        onChange={(e) => {
+          setIdTouched(true);
+          setId(e.target.value);
+        }}
+        field={idField}
+      />
       <label>
         What it counts
         <select name="type" value={type} onChange={(e) => setType(e.target.value)} {...typeField.attributes}>
@@ -293,55 +288,39 @@ function AchievementForm(props: {
         {type === CUSTOM ? null : typeField.error}
       </label>
       {type === CUSTOM ? (
-        <label>
-          Custom type (custom_ then lowercase letters, digits, underscores)
-          <input
-            name="customType"
-            maxLength={47}
-            value={customType}
-            onChange={(e) => setCustomType(e.target.value)}
-            {...typeField.attributes}
-          />
-          {typeField.error}
-        </label>
+        <InputField
+          label="Custom type (custom_ then lowercase letters, digits, underscores)"
+          name="customType"
+          maxLength={47}
+          value={customType}
+          onChange={(e) => setCustomType(e.target.value)}
+          field={typeField}
+        />
       ) : null}
-      <label>
-        Threshold (the count that unlocks it)
-        <input
-          name="threshold"
-          type="number"
-          inputMode="numeric"
-          value={threshold}
-          onChange={(e) => setThreshold(e.target.value)}
-          {...thresholdField.attributes}
-        />
-        {thresholdField.error}
-      </label>
-      <label>
-        Description
-        <textarea
-          name="description"
-          rows={2}
-          maxLength={300}
-          value={description}
-          onChange={(e) => setDescription(e.target.value)}
-          {...descriptionField.attributes}
-        />
-        {descriptionField.error}
-      </label>
+      <InputField
+        label="Threshold (the count that unlocks it)"
+        name="threshold"
+        type="number"
+        inputMode="numeric"
+        value={threshold}
+        onChange={(e) => setThreshold(e.target.value)}
+        field={thresholdField}
+      />
+      <TextAreaField
+        label="Description"
+        name="description"
+        rows={2}
+        maxLength={300}
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+        field={descriptionField}
+      />
       {other ? (
         <p role="alert" className="error">
           {props.error?.message}
         </p>
       ) : null}
-      <div className="row">
-        <button type="submit" disabled={props.saving}>
-          Save achievement
-        </button>
-        <button type="button" className="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons submit="Save achievement" saving={props.saving} onCancel={props.onCancel} />
     </form>
   );
 }

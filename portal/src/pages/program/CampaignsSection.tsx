@@ -4,7 +4,15 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../../api.ts';
 import { canEdit, useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
-import { fromLocalInput, toLocalInput, useFieldErrors, when, windowStatus } from './fields.tsx';
+import {
+  FormButtons,
+  fromLocalInput,
+  InputField,
+  toLocalInput,
+  useFieldErrors,
+  when,
+  windowStatus,
+} from './fields.tsx';
 
 type Save = { campaignId?: string; body: CreateCampaignRequest | UpdateCampaignRequest };
 
@@ -153,7 +161,7 @@ function CampaignForm(props: {
   );
   const [perMember, setPerMember] = useState(String(campaign?.maxClaimsPerUser ?? 1));
   const [excludeBrandPosts, setExcludeBrandPosts] = useState(campaign?.excludeBrandPosts ?? true);
-  const { errors, message, described, general } = useFieldErrors(props.error, 'campaign');
+  const { errors, message, field, general } = useFieldErrors(props.error, 'campaign');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -175,18 +183,15 @@ function CampaignForm(props: {
   return (
     <form className="rule-form stack" onSubmit={submit} aria-label={title}>
       <h3>{title}</h3>
-      <label>
-        Hashtag (# then letters, digits or underscores)
-        <input
-          name="hashtag"
-          required
-          maxLength={101}
-          value={hashtag}
-          onChange={(e) => setHashtag(e.target.value)}
-          {...described('hashtag')}
-        />
-        {message('hashtag')}
-      </label>
+      <InputField
+        label="Hashtag (# then letters, digits or underscores)"
+        name="hashtag"
+        required
+        maxLength={101}
+        value={hashtag}
+        onChange={(e) => setHashtag(e.target.value)}
+        field={field('hashtag')}
+      />
       <fieldset>
         <legend>Reward per counted post</legend>
         <label className="inline">
@@ -197,77 +202,63 @@ function CampaignForm(props: {
           multiple of the post's base reward
         </label>
         {kind === 'fixed' ? (
-          <label>
-            Reward (pts)
-            <input
-              name="reward"
-              type="number"
-              min={0}
-              required
-              value={reward}
-              onChange={(e) => setReward(e.target.value)}
-              {...described('reward')}
-            />
-          </label>
+          <InputField
+            label="Reward (pts)"
+            name="reward"
+            type="number"
+            min={0}
+            required
+            value={reward}
+            onChange={(e) => setReward(e.target.value)}
+            field={field('reward')}
+          />
         ) : (
-          <label>
-            Multiplier (e.g. 2 doubles the base reward)
-            <input
-              name="rewardMultiplier"
-              type="number"
-              min={0.01}
-              max={100}
-              step="any"
-              required
-              value={multiplier}
-              onChange={(e) => setMultiplier(e.target.value)}
-              {...described(errors.rewardMultiplier ? 'rewardMultiplier' : 'reward')}
-            />
-          </label>
+          <InputField
+            label="Multiplier (e.g. 2 doubles the base reward)"
+            name="rewardMultiplier"
+            type="number"
+            min={0.01}
+            max={100}
+            step="any"
+            required
+            value={multiplier}
+            onChange={(e) => setMultiplier(e.target.value)}
+            field={field(errors.rewardMultiplier ? 'rewardMultiplier' : 'reward')}
+          />
         )}
-        {message('reward')}
-        {message('rewardMultiplier')}
+        {kind === 'fixed' ? message('rewardMultiplier') : null}
       </fieldset>
       <fieldset>
         <legend>Window (your local time)</legend>
-        <label>
-          Starts
-          <input
-            name="startDate"
-            type="datetime-local"
-            required
-            value={startDate}
-            onChange={(e) => setStartDate(e.target.value)}
-            {...described('startDate')}
-          />
-          {message('startDate')}
-        </label>
-        <label>
-          Ends
-          <input
-            name="endDate"
-            type="datetime-local"
-            required
-            value={endDate}
-            onChange={(e) => setEndDate(e.target.value)}
-            {...described('endDate')}
-          />
-          {message('endDate')}
-        </label>
-      </fieldset>
-      <label>
-        Rewarded posts per member
-        <input
-          name="maxClaimsPerUser"
-          type="number"
-          min={1}
+        <InputField
+          label="Starts"
+          name="startDate"
+          type="datetime-local"
           required
-          value={perMember}
-          onChange={(e) => setPerMember(e.target.value)}
-          {...described('maxClaimsPerUser')}
+          value={startDate}
+          onChange={(e) => setStartDate(e.target.value)}
+          field={field('startDate')}
         />
-        {message('maxClaimsPerUser')}
-      </label>
+        <InputField
+          label="Ends"
+          name="endDate"
+          type="datetime-local"
+          required
+          value={endDate}
+          onChange={(e) => setEndDate(e.target.value)}
+          field={field('endDate')}
+        />
+      </fieldset>
+      <InputField
+        label="Rewarded posts per member"
+        name="maxClaimsPerUser"
+        type="number"
+        min={1}
+        required
+        value={perMember}
+        onChange={(e) => setPerMember(e.target.value)}
+        field={field('maxClaimsPerUser')}
+      />
       <label className="inline">
         <input
           type="checkbox"
@@ -278,14 +269,7 @@ function CampaignForm(props: {
         Ignore the brand's own posts
       </label>
       {general}
-      <div className="row">
-        <button type="submit" disabled={props.saving}>
-          Save campaign
-        </button>
-        <button type="button" className="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons submit="Save campaign" saving={props.saving} onCancel={props.onCancel} />
     </form>
   );
 }

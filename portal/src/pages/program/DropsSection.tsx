@@ -1,35 +1,55 @@
-import type { Drop, PortalCreateDropRequest } from '@pts/shared/schemas/compat';
+import type { Drop, PortalCreateDropRequest, UpdateDropRequest } from '@pts/shared/schemas/compat';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../../api.ts';
 import { canEdit, useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
-import { fromLocalInput, toLocalInput, useFieldErrors, when, windowStatus } from './fields.tsx';
+import {
+  FormButtons,
+  fromLocalInput,
+  InputField,
+  toLocalInput,
+  useFieldErrors,
+  when,
+  windowStatus,
+} from './fields.tsx';
+
+type Save = { dropId?: string; body: PortalCreateDropRequest | UpdateDropRequest };
 
 /**
  * The brand's drops: an amount each member can claim (up to the per-member limit) while the window is open
  * and the supply lasts, claimed through the bots, the SDK or `/services/drops/claim`. Admins and owners
- * create them; a viewer sees the list and what is claimed.
+ * create them, change them where it is safe (docs/portal.md, "Changing a drop") and end them early; a viewer sees the
+ * list and what is claimed.
  */
 export function DropsSection() {
   const { brandId, membership } = useBrand();
   const queryClient = useQueryClient();
   const editable = canEdit(membership);
-  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<Drop | 'new' | undefined>();
   const key = ['drops', brandId];
   const drops = useQuery({
     queryKey: key,
     queryFn: () => api<{ drops: Drop[] }>('GET', `/brands/${brandId}/drops`),
   });
-  const create = useMutation({
-    mutationFn: (body: PortalCreateDropRequest) => api('POST', `/brands/${brandId}/drops`, body),
+  const save = useMutation({
+    mutationFn: ({ dropId, body }: Save) =>
+      dropId ? api('PATCH', `/brands/${brandId}/drops/${dropId}`, body) : api('POST', `/brands/${brandId}/drops`, body),
     onSuccess: async () => {
-      setCreating(false);
+      setEditing(undefined);
       // A first drop also creates the brand's drop_claim rule.
       await queryClient.invalidateQueries({ queryKey: key });
       await queryClient.invalidateQueries({ queryKey: ['rules', brandId] });
     },
   });
+  const end = useMutation({
+    mutationFn: (dropId: string) => api('POST', `/brands/${brandId}/drops/${dropId}/end`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  const open = (drop: Drop | 'new') => {
+    save.reset();
+    setEditing(drop);
+  };
 
   return (
     <section aria-labelledby="drops-heading">
@@ -40,25 +60,22 @@ export function DropsSection() {
       </p>
       {editable ? (
         <div>
-          <button
-            type="button"
-            onClick={() => {
-              create.reset();
-              setCreating(true);
-            }}
-          >
+          <button type="button" onClick={() => open('new')}>
             New drop
           </button>
         </div>
       ) : null}
-      {creating ? (
+      {editing ? (
         <DropForm
-          saving={create.isPending}
-          error={create.error}
-          onCancel={() => setCreating(false)}
-          onSave={(body) => create.mutate(body)}
+          key={editing === 'new' ? 'new' : editing.dropId}
+          drop={editing === 'new' ? undefined : editing}
+          saving={save.isPending}
+          error={save.error}
+          onCancel={() => setEditing(undefined)}
+          onSave={(body) => save.mutate({ ...(editing === 'new' ? {} : { dropId: editing.dropId }), body })}
         />
       ) : null}
+      {end.isError ? <p role="alert">{end.error.message}</p> : null}
       {drops.isPending ? <p className="loading">Loading the drops…</p> : null}
       {drops.isError ? <p role="alert">{drops.error.message}</p> : null}
       {drops.data ? (
@@ -76,23 +93,52 @@ export function DropsSection() {
                   <th scope="col">Per member</th>
                   <th scope="col">Window</th>
                   <th scope="col">Status</th>
+                  {editable ? <th scope="col">Actions</th> : null}
                 </tr>
               </thead>
               <tbody>
-                {drops.data.drops.map((drop) => (
-                  <tr key={drop.dropId} data-drop={drop.dropId}>
-                    <th scope="row">{drop.name}</th>
-                    <td>{drop.amount} pts</td>
-                    <td>
-                      {drop.claimed} of {drop.totalSupply}
-                    </td>
-                    <td>{drop.perUserLimit}</td>
-                    <td>
-                      {when(drop.startsAt)} – {when(drop.endsAt)}
-                    </td>
-                    <td>{drop.remaining === 0 ? 'claimed out' : windowStatus(drop.startsAt, drop.endsAt)}</td>
-                  </tr>
-                ))}
+                {drops.data.drops.map((drop) => {
+                  const status = windowStatus(drop.startsAt, drop.endsAt);
+                  return (
+                    <tr key={drop.dropId} data-drop={drop.dropId}>
+                      <th scope="row">{drop.name}</th>
+                      <td>{drop.amount} pts</td>
+                      <td>
+                        {drop.claimed} of {drop.totalSupply}
+                      </td>
+                      <td>{drop.perUserLimit}</td>
+                      <td>
+                        {when(drop.startsAt)} – {when(drop.endsAt)}
+                      </td>
+                      <td>{drop.remaining === 0 && status !== 'ended' ? 'claimed out' : status}</td>
+                      {editable ? (
+                        <td className="actions">
+                          {status === 'ended' ? null : (
+                            <>
+                              <button type="button" aria-label={`Edit ${drop.name}`} onClick={() => open(drop)}>
+                                Edit
+                              </button>
+                              <button
+                                type="button"
+                                aria-label={`End now ${drop.name}`}
+                                disabled={end.isPending}
+                                onClick={() => {
+                                  if (
+                                    window.confirm(`End ${drop.name} now? Claims stop at once; what was claimed stays.`)
+                                  ) {
+                                    end.mutate(drop.dropId);
+                                  }
+                                }}
+                              >
+                                End now
+                              </button>
+                            </>
+                          )}
+                        </td>
+                      ) : null}
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </TableWrap>
@@ -102,121 +148,119 @@ export function DropsSection() {
   );
 }
 
+/**
+ * A new drop, or the changes to one: only the fields the person changed are sent, and those the service
+ * would refuse (docs/portal.md, "Changing a drop") are read-only, with the reason.
+ */
 function DropForm(props: {
+  drop: Drop | undefined;
   saving: boolean;
   error: Error | null;
   onCancel(): void;
-  onSave(body: PortalCreateDropRequest): void;
+  onSave(body: PortalCreateDropRequest | UpdateDropRequest): void;
 }) {
-  const [name, setName] = useState('');
-  const [amount, setAmount] = useState('50');
-  const [supply, setSupply] = useState('100');
-  const [perMember, setPerMember] = useState('1');
-  const [startsAt, setStartsAt] = useState('');
-  const [endsAt, setEndsAt] = useState(toLocalInput(new Date(Date.now() + 24 * 3600_000).toISOString()));
-  const { message, described, general } = useFieldErrors(props.error, 'drop');
+  const { drop } = props;
+  const initial = {
+    name: drop?.name ?? '',
+    amount: String(drop?.amount ?? 50),
+    totalSupply: String(drop?.totalSupply ?? 100),
+    perUserLimit: String(drop?.perUserLimit ?? 1),
+    startsAt: drop ? toLocalInput(drop.startsAt) : '',
+    endsAt: toLocalInput(drop?.endsAt ?? new Date(Date.now() + 24 * 3600_000).toISOString()),
+  };
+  const [values, setValues] = useState(initial);
+  const set = (name: keyof typeof initial) => (e: { target: { value: string } }) =>
+    setValues((old) => ({ ...old, [name]: e.target.value }));
+  const { field, general } = useFieldErrors(props.error, 'drop');
+  const claimed = Boolean(drop && drop.claimed > 0);
+  const opened = Boolean(drop && windowStatus(drop.startsAt, drop.endsAt) !== 'scheduled');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const opens = fromLocalInput(startsAt);
-    props.onSave({
-      ...(name.trim() ? { name: name.trim() } : {}),
-      amount: Number(amount),
-      totalSupply: Number(supply),
-      perUserLimit: Number(perMember),
-      ...(opens ? { startsAt: opens } : {}),
-      endsAt: fromLocalInput(endsAt) ?? '',
-    });
+    const all = {
+      name: values.name.trim(),
+      amount: Number(values.amount),
+      totalSupply: Number(values.totalSupply),
+      perUserLimit: Number(values.perUserLimit),
+      startsAt: fromLocalInput(values.startsAt),
+      endsAt: fromLocalInput(values.endsAt) ?? '',
+    };
+    if (!drop) {
+      const { name, startsAt, ...rest } = all;
+      return props.onSave({ ...(name ? { name } : {}), ...(startsAt ? { startsAt } : {}), ...rest });
+    }
+    const changed = (Object.keys(initial) as (keyof typeof initial)[]).filter((name) => values[name] !== initial[name]);
+    props.onSave(Object.fromEntries(changed.map((name) => [name, all[name]])) as UpdateDropRequest);
   };
+  const title = drop ? `Edit ${drop.name}` : 'New drop';
 
   return (
-    <form className="rule-form stack" onSubmit={submit} aria-label="New drop">
-      <h3>New drop</h3>
-      <label>
-        Name (members see it)
-        <input
-          name="name"
-          maxLength={100}
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          {...described('name')}
-        />
-        {message('name')}
-      </label>
-      <label>
-        Amount per claim (pts)
-        <input
-          name="amount"
-          type="number"
-          min={1}
-          required
-          value={amount}
-          onChange={(e) => setAmount(e.target.value)}
-          {...described('amount')}
-        />
-        {message('amount')}
-      </label>
-      <label>
-        Supply (claims in all)
-        <input
-          name="totalSupply"
-          type="number"
-          min={1}
-          required
-          value={supply}
-          onChange={(e) => setSupply(e.target.value)}
-          {...described('totalSupply')}
-        />
-        {message('totalSupply')}
-      </label>
-      <label>
-        Claims per member
-        <input
-          name="perUserLimit"
-          type="number"
-          min={1}
-          required
-          value={perMember}
-          onChange={(e) => setPerMember(e.target.value)}
-          {...described('perUserLimit')}
-        />
-        {message('perUserLimit')}
-      </label>
+    <form className="rule-form stack" onSubmit={submit} aria-label={title}>
+      <h3>{title}</h3>
+      <InputField
+        label="Name (members see it)"
+        name="name"
+        maxLength={100}
+        required={Boolean(drop)}
+        value={values.name}
+        onChange={set('name')}
+        field={field('name')}
+      />
+      <InputField
+        label={claimed ? 'Amount per claim (pts; fixed once claimed)' : 'Amount per claim (pts)'}
+        name="amount"
+        type="number"
+        min={1}
+        required
+        readOnly={claimed}
+        value={values.amount}
+        onChange={set('amount')}
+        field={field('amount')}
+      />
+      <InputField
+        label={drop ? `Supply (claims in all; at least the ${drop.claimed} claimed)` : 'Supply (claims in all)'}
+        name="totalSupply"
+        type="number"
+        min={Math.max(1, drop?.claimed ?? 0)}
+        required
+        value={values.totalSupply}
+        onChange={set('totalSupply')}
+        field={field('totalSupply')}
+      />
+      <InputField
+        label="Claims per member"
+        name="perUserLimit"
+        type="number"
+        min={1}
+        required
+        value={values.perUserLimit}
+        onChange={set('perUserLimit')}
+        field={field('perUserLimit')}
+      />
       <fieldset>
         <legend>Window (your local time)</legend>
-        <label>
-          Opens (empty = now)
-          <input
-            name="startsAt"
-            type="datetime-local"
-            value={startsAt}
-            onChange={(e) => setStartsAt(e.target.value)}
-            {...described('startsAt')}
-          />
-          {message('startsAt')}
-        </label>
-        <label>
-          Closes
-          <input
-            name="endsAt"
-            type="datetime-local"
-            required
-            value={endsAt}
-            onChange={(e) => setEndsAt(e.target.value)}
-            {...described('endsAt')}
-          />
-          {message('endsAt')}
-        </label>
+        <InputField
+          label={drop ? (opened ? 'Opened (fixed once open)' : 'Opens') : 'Opens (empty = now)'}
+          name="startsAt"
+          type="datetime-local"
+          required={Boolean(drop)}
+          readOnly={opened}
+          value={values.startsAt}
+          onChange={set('startsAt')}
+          field={field('startsAt')}
+        />
+        <InputField
+          label="Closes"
+          name="endsAt"
+          type="datetime-local"
+          required
+          value={values.endsAt}
+          onChange={set('endsAt')}
+          field={field('endsAt')}
+        />
       </fieldset>
       {general}
-      <div className="row">
-        <button type="submit" disabled={props.saving}>
-          Create drop
-        </button>
-        <button type="button" className="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons submit={drop ? 'Save drop' : 'Create drop'} saving={props.saving} onCancel={props.onCancel} />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api } from '../../api.ts';
 import { canEdit, useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
+import { FormButtons, InputField } from './fields.tsx';
 import { fieldMessage, messagesByPath, numberOf, validated } from './validation.tsx';
 
 interface StreakSettingsAnswer {
@@ -186,43 +187,34 @@ function StreakForm(props: {
   return (
     <form className="rule-form stack" onSubmit={submit} aria-label="Streak settings" noValidate>
       <h3>Edit streak settings</h3>
-      <label>
-        Grace period in hours (24 to 168): how long after the last activity the streak still continues
-        <input
-          ref={first}
-          name="graceHours"
-          type="number"
-          inputMode="numeric"
-          value={graceHours}
-          onChange={(e) => setGraceHours(e.target.value)}
-          {...grace.attributes}
-        />
-        {grace.error}
-      </label>
-      <label>
-        Earn a freeze every N days of streak (0: no freezes)
-        <input
-          name="freezeEveryDays"
-          type="number"
-          inputMode="numeric"
-          value={freezeEveryDays}
-          onChange={(e) => setFreezeEveryDays(e.target.value)}
-          {...every.attributes}
-        />
-        {every.error}
-      </label>
-      <label>
-        Most freezes a member holds
-        <input
-          name="maxFreezes"
-          type="number"
-          inputMode="numeric"
-          value={maxFreezes}
-          onChange={(e) => setMaxFreezes(e.target.value)}
-          {...most.attributes}
-        />
-        {most.error}
-      </label>
+      <InputField
+        label="Grace period in hours (24 to 168): how long after the last activity the streak still continues"
+        ref={first}
+        name="graceHours"
+        type="number"
+        inputMode="numeric"
+        value={graceHours}
+        onChange={(e) => setGraceHours(e.target.value)}
+        field={grace}
+      />
+      <InputField
+        label="Earn a freeze every N days of streak (0: no freezes)"
+        name="freezeEveryDays"
+        type="number"
+        inputMode="numeric"
+        value={freezeEveryDays}
+        onChange={(e) => setFreezeEveryDays(e.target.value)}
+        field={every}
+      />
+      <InputField
+        label="Most freezes a member holds"
+        name="maxFreezes"
+        type="number"
+        inputMode="numeric"
+        value={maxFreezes}
+        onChange={(e) => setMaxFreezes(e.target.value)}
+        field={most}
+      />
       <RowsEditor
         legend="Milestones (days ascending)"
         noun="Milestone"
@@ -254,14 +246,7 @@ function StreakForm(props: {
           Some settings need fixing (see the messages above).
         </p>
       ) : null}
-      <div className="row">
-        <button type="submit" disabled={props.saving}>
-          Save streak settings
-        </button>
-        <button type="button" className="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons submit="Save streak settings" saving={props.saving} onCancel={props.onCancel} />
     </form>
   );
 }
@@ -296,29 +281,31 @@ function RowsEditor(props: {
         );
         return (
           <div className="row" key={row.key} data-row={`${path}-${index}`}>
-            <label>
-              {noun} {index + 1}: days
-              <input
-                type="number"
-                inputMode="numeric"
-                value={row.days}
-                onChange={(e) => change(row.key, { days: e.target.value })}
-                {...days.attributes}
-              />
-              {days.error}
-            </label>
-            <label>
-              {noun} {index + 1}: {props.valueLabel}
-              <input
-                type="number"
-                inputMode="decimal"
-                step={props.step ?? '1'}
-                value={row.value}
-                onChange={(e) => change(row.key, { value: e.target.value })}
-                {...value.attributes}
-              />
-              {value.error}
-            </label>
+            <InputField
+              label={
+                <>
+                  {noun} {index + 1}: days
+                </>
+              }
+              type="number"
+              inputMode="numeric"
+              value={row.days}
+              onChange={(e) => change(row.key, { days: e.target.value })}
+              field={days}
+            />
+            <InputField
+              label={
+                <>
+                  {noun} {index + 1}: {props.valueLabel}
+                </>
+              }
+              type="number"
+              inputMode="decimal"
+              step={props.step ?? '1'}
+              value={row.value}
+              onChange={(e) => change(row.key, { value: e.target.value })}
+              field={value}
+            />
             <button
               type="button"
               className="secondary"

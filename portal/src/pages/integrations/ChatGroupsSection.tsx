@@ -1,0 +1,222 @@
+import type { ChatGroup, UpdateChatGroupRequest } from '@pts/shared/schemas/community';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api } from '../../api.ts';
+import { useBrand } from '../../session.ts';
+import { TableWrap } from '../../TableWrap.tsx';
+import { FormButtons, InputField, when } from '../program/fields.tsx';
+import { fieldMessage, messagesByPath, numberOf } from '../program/validation.tsx';
+
+// The server's shared schema checks the input (its messages come back per field path): importing the zod
+// schema here would put zod into the portal's initial script.
+
+/**
+ * The chat groups the bots set up with `/setup` (docs/portal.md, "Integrations"). Admins and owners change
+ * what the bots' brand-signed `PATCH /services/chat-groups/:id` changes (name, rewards, cooldowns, switches;
+ * a changed reward or cooldown is written to the brand's rule) and unlink a group (the bots stop rewarding in
+ * it until someone runs `/setup` there again).
+ */
+export function ChatGroupsSection({ groups, editable }: { groups: ChatGroup[]; editable: boolean }) {
+  const { brandId } = useBrand();
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState<ChatGroup | undefined>();
+  const path = (group: ChatGroup) => `/brands/${brandId}/chat-groups/${encodeURIComponent(group.chatGroupId)}`;
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] });
+  const save = useMutation({
+    mutationFn: ({ group, body }: { group: ChatGroup; body: UpdateChatGroupRequest }) =>
+      api('PATCH', path(group), body),
+    onSuccess: async () => {
+      setEditing(undefined);
+      await refresh();
+    },
+  });
+  const unlink = useMutation({ mutationFn: (group: ChatGroup) => api('DELETE', path(group)), onSuccess: refresh });
+
+  return (
+    <section aria-labelledby="chat-heading" className="panel">
+      <h2 id="chat-heading">Chat groups</h2>
+      {groups.length === 0 ? (
+        <p>No chat group yet: add the bot to your Discord, Telegram, Slack or Matrix group and run /setup there.</p>
+      ) : (
+        <TableWrap label="Chat groups set up by the bots">
+          <table>
+            <caption className="visually-hidden">Chat groups set up by the bots</caption>
+            <thead>
+              <tr>
+                <th scope="col">Group</th>
+                <th scope="col">Platform id</th>
+                <th scope="col">Set up by</th>
+                <th scope="col">Rewards</th>
+                <th scope="col">State</th>
+                {editable ? <th scope="col">Actions</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {groups.map((group) => (
+                <tr key={group.id} data-chat-group={group.chatGroupId}>
+                  <th scope="row">{group.groupName}</th>
+                  <td>{group.chatGroupId}</td>
+                  <td>
+                    {group.setupBy}, {when(group.setupAt)}
+                  </td>
+                  <td>{rewardsText(group)}</td>
+                  <td>{group.isActive ? 'active' : 'unlinked (run /setup in the group to link it again)'}</td>
+                  {editable ? (
+                    <td className="actions">
+                      {group.isActive ? (
+                        <>
+                          <button
+                            type="button"
+                            aria-label={`Edit ${group.groupName}`}
+                            onClick={() => {
+                              save.reset();
+                              setEditing(group);
+                            }}
+                          >
+                            Edit
+                          </button>
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-label={`Unlink ${group.groupName}`}
+                            disabled={unlink.isPending}
+                            onClick={() => {
+                              if (window.confirm(`Unlink ${group.groupName}? The bots stop rewarding in it.`)) {
+                                unlink.mutate(group);
+                              }
+                            }}
+                          >
+                            Unlink
+                          </button>
+                        </>
+                      ) : null}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {unlink.isError ? (
+        <p role="alert" className="error">
+          {unlink.error.message}
+        </p>
+      ) : null}
+      {editing ? (
+        <ChatGroupForm
+          key={editing.id}
+          group={editing}
+          saving={save.isPending}
+          error={save.error}
+          onCancel={() => setEditing(undefined)}
+          onSave={(body) => save.mutate({ group: editing, body })}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+const rewardsText = ({ configMetadata: c }: ChatGroup) =>
+  `check-in ${c.dailyReward}, welcome ${c.welcomeBonus}` +
+  (c.naturalParticipation.enabled
+    ? `, good morning ${c.naturalParticipation.gmReward}, good night ${c.naturalParticipation.gnReward}`
+    : ', good morning/night off');
+
+function ChatGroupForm(props: {
+  group: ChatGroup;
+  saving: boolean;
+  error: Error | null;
+  onCancel(): void;
+  onSave(body: UpdateChatGroupRequest): void;
+}) {
+  const config = props.group.configMetadata;
+  const np = config.naturalParticipation;
+  const [text, setText] = useState({
+    groupName: props.group.groupName,
+    dailyReward: String(config.dailyReward),
+    welcomeBonus: String(config.welcomeBonus),
+    gmReward: String(np.gmReward),
+    gmCooldownHours: String(np.gmCooldownHours),
+    gnReward: String(np.gnReward),
+    gnCooldownHours: String(np.gnCooldownHours),
+  });
+  const [switches, setSwitches] = useState({
+    welcomeMessageEnabled: config.welcomeMessageEnabled,
+    enabled: np.enabled,
+    gmResponseEnabled: np.gmResponseEnabled,
+    gnResponseEnabled: np.gnResponseEnabled,
+  });
+  const messages = messagesByPath(props.error);
+  const input = (name: keyof typeof text, label: string, path: string, number = true) => (
+    <InputField
+      label={label}
+      name={name}
+      {...(number ? { type: 'number', inputMode: 'numeric' as const, min: 0 } : { maxLength: 200 })}
+      value={text[name]}
+      onChange={(e) => setText((old) => ({ ...old, [name]: e.target.value }))}
+      field={fieldMessage(messages, path, `chat-${name}-error`)}
+    />
+  );
+  const toggle = (name: keyof typeof switches, label: string) => (
+    <label className="inline">
+      <input
+        type="checkbox"
+        name={name}
+        checked={switches[name]}
+        onChange={(e) => setSwitches((old) => ({ ...old, [name]: e.target.checked }))}
+      />{' '}
+      {label}
+    </label>
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onSave({
+      groupName: text.groupName.trim(),
+      configMetadata: {
+        dailyReward: numberOf(text.dailyReward),
+        welcomeBonus: numberOf(text.welcomeBonus),
+        welcomeMessageEnabled: switches.welcomeMessageEnabled,
+        naturalParticipation: {
+          enabled: switches.enabled,
+          gmReward: numberOf(text.gmReward),
+          gmCooldownHours: numberOf(text.gmCooldownHours),
+          gnReward: numberOf(text.gnReward),
+          gnCooldownHours: numberOf(text.gnCooldownHours),
+          gmResponseEnabled: switches.gmResponseEnabled,
+          gnResponseEnabled: switches.gnResponseEnabled,
+        },
+      },
+    });
+  };
+  const npPath = 'configMetadata.naturalParticipation';
+  const known = Object.keys(messages).filter((path) => path !== '');
+  return (
+    <form className="stack narrow" onSubmit={submit} aria-label={`Edit ${props.group.groupName}`} noValidate>
+      <h3>Edit {props.group.groupName}</h3>
+      {input('groupName', 'Group name', 'groupName', false)}
+      {input('dailyReward', 'Daily check-in reward (pts)', 'configMetadata.dailyReward')}
+      {input('welcomeBonus', 'Welcome bonus for a new member (pts)', 'configMetadata.welcomeBonus')}
+      {toggle('welcomeMessageEnabled', 'Welcome new members with a message')}
+      <fieldset>
+        <legend>Good morning / good night</legend>
+        {toggle('enabled', 'Reward good-morning and good-night messages')}
+        {input('gmReward', 'Good-morning reward (pts)', `${npPath}.gmReward`)}
+        {input('gmCooldownHours', 'Good-morning cooldown (hours)', `${npPath}.gmCooldownHours`)}
+        {input('gnReward', 'Good-night reward (pts)', `${npPath}.gnReward`)}
+        {input('gnCooldownHours', 'Good-night cooldown (hours)', `${npPath}.gnCooldownHours`)}
+        {toggle('gmResponseEnabled', 'The bot answers good morning')}
+        {toggle('gnResponseEnabled', 'The bot answers good night')}
+      </fieldset>
+      <p className="note">
+        Rewards and cooldowns are the brand's rules: every group of the brand pays the last values saved.
+      </p>
+      {props.error && known.length === 0 ? (
+        <p role="alert" className="error">
+          {messages[''] ?? props.error.message}
+        </p>
+      ) : null}
+      <FormButtons submit="Save group" saving={props.saving} onCancel={props.onCancel} />
+    </form>
+  );
+}
