@@ -3,6 +3,12 @@ import { type MemberAnswer, windowKeptUntil } from '../../modules/ledger/member-
 import type { AgentToolDeps } from '../agent-tool.ts';
 import { keptMemberAnswer } from '../tools/actions.tools.ts';
 
+/** What the windowed member tools' descriptions say of it. */
+export const WINDOWED_ANSWER_NOTE =
+  ' `basis.to` is the moment the answer was computed: a repeated question may be answered as of up to ' +
+  'PTS_AGENT_ANSWER_MAX_AGE_SECONDS (default 300 s) earlier, but never across a write to the member or to the ' +
+  'perks shown (any such write is in the next answer).';
+
 /**
  * A member tool's answer over a sliding window (the last 30 days up to the moment it is computed, which the
  * answer states as `basis.to`), kept by `d.memberAnswers` like the other member answers (docs/decisions.md,

@@ -16,7 +16,7 @@ import { listMemberCatalogue } from '../../modules/perks/perks.service.ts';
 import { judgeCatalogueItem, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrandRules, cachedRouteBrands } from '../actions/cached-brands.ts';
-import { keptWindowedAnswer } from '../actions/windowed-answers.ts';
+import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../actions/windowed-answers.ts';
 import { agentPerkLimits } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolContext, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
@@ -336,7 +336,8 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       summary:
         'Available perks across the network, ranked by real redemptions (and for a member, by what they can afford)',
       description:
-        "Active, on-chain perks with supply left, of brands of `category` (retail, gaming, dining, travel), costing at most `budget` pts, matching `intent` (words of 3+ letters found in the perk's name, description or category or the brand's name or category; perks matching more words first). Unsigned: score = 100 × popularity, popularity = the perk's redemptions in the last 30 days ÷ the most redeemed candidate's. Signed with `userId` (a member of the key's brands, else 404): only perks the member may redeem (never one they already hold the per-member maximum of — the rule redeem_perk applies); score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity + 20 × novelty (never redeemed at the key's brands) — the recommendations formula — with `affordable` and `missingPts`. `userId` without a signature is 401. Highest score first, then cheaper; `limit` 1–50 (default 10). Empty list with a note when nothing matches.",
+        "Active, on-chain perks with supply left, of brands of `category` (retail, gaming, dining, travel), costing at most `budget` pts, matching `intent` (words of 3+ letters found in the perk's name, description or category or the brand's name or category; perks matching more words first). Unsigned: score = 100 × popularity, popularity = the perk's redemptions in the last 30 days ÷ the most redeemed candidate's. Signed with `userId` (a member of the key's brands, else 404): only perks the member may redeem (never one they already hold the per-member maximum of — the rule redeem_perk applies); score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity + 20 × novelty (never redeemed at the key's brands) — the recommendations formula — with `affordable` and `missingPts`. `userId` without a signature is 401. Highest score first, then cheaper; `limit` 1–50 (default 10). Empty list with a note when nothing matches." +
+        WINDOWED_ANSWER_NOTE,
       access: 'optional',
       request: {
         query: z.object({
@@ -404,7 +405,8 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       path: '/commerce/route',
       summary: 'Where a purchase of N USD earns the most pts: brands ranked by their purchase rule',
       description:
-        "For a purchase of `purchaseAmount` USD (> 0, up to 2 decimals) at the brands of `category` (retail, gaming, dining, travel) whose name, domain or category matches `intent` (words of 3+ letters; any brand without intent): each brand's best active purchase rule (as `compare_cashback`: `earn` or a type containing purchase, order or checkout), its reward in pts, USD value at 1000 pts = 1 USD and cashback %, and the rule's accepted events in the last 30 days. Signed with `userId`: at the brands the key acts for, the member's own earnings — whether the rule still pays them (per-member limit, cooldown), their daily streak and today's open check-in reward (rule × streak multiplier; the multiplier applies to check-ins, not purchases) — and `totalPts` = what they would collect; elsewhere `member` is null. Ranked by totalPts (the reward without a member), then observed use, then Brand ID; at most 10. Brands without a purchase rule are counted in `withoutPurchaseRule`. `userId` unsigned is 401.",
+        "For a purchase of `purchaseAmount` USD (> 0, up to 2 decimals) at the brands of `category` (retail, gaming, dining, travel) whose name, domain or category matches `intent` (words of 3+ letters; any brand without intent): each brand's best active purchase rule (as `compare_cashback`: `earn` or a type containing purchase, order or checkout), its reward in pts, USD value at 1000 pts = 1 USD and cashback %, and the rule's accepted events in the last 30 days. Signed with `userId`: at the brands the key acts for, the member's own earnings — whether the rule still pays them (per-member limit, cooldown), their daily streak and today's open check-in reward (rule × streak multiplier; the multiplier applies to check-ins, not purchases) — and `totalPts` = what they would collect; elsewhere `member` is null. Ranked by totalPts (the reward without a member), then observed use, then Brand ID; at most 10. Brands without a purchase rule are counted in `withoutPurchaseRule`. `userId` unsigned is 401." +
+        WINDOWED_ANSWER_NOTE,
       access: 'optional',
       request: {
         query: z.object({ intent, category: brandCategory, purchaseAmount: usdCents('purchaseAmount'), userId }),
@@ -466,7 +468,8 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       path: '/commerce/stack',
       summary: 'Everything one purchase at a brand earns a member, and which perks it unlocks',
       description:
-        "For member `userId` buying for `purchaseAmount` USD at `brandId` (a brand this key acts for, else 403): the brand's best active purchase rule (reward in pts, USD at 1000 pts = 1 USD, cashback %) and whether it still pays this member (per-member claim limit, cooldown); the member's daily streak and today's open check-in reward (daily rule × streak multiplier — the multiplier applies to check-ins, not purchases); `earn.totalPts` = purchase + check-in; the member's ledger balance (earned − redeemed, all brands: pts are one token) now and after; and the brand's available perks the member may still redeem (never one they hold the per-member maximum of — the rule redeem_perk applies) split into affordable now, unlocked by this purchase, and the next one out of reach with the pts missing. A member new to the brand is answered with zeros. Without a purchase rule the purchase earns 0 and a note says so.",
+        "For member `userId` buying for `purchaseAmount` USD at `brandId` (a brand this key acts for, else 403): the brand's best active purchase rule (reward in pts, USD at 1000 pts = 1 USD, cashback %) and whether it still pays this member (per-member claim limit, cooldown); the member's daily streak and today's open check-in reward (daily rule × streak multiplier — the multiplier applies to check-ins, not purchases); `earn.totalPts` = purchase + check-in; the member's ledger balance (earned − redeemed, all brands: pts are one token) now and after; and the brand's available perks the member may still redeem (never one they hold the per-member maximum of — the rule redeem_perk applies) split into affordable now, unlocked by this purchase, and the next one out of reach with the pts missing. A member new to the brand is answered with zeros. Without a purchase rule the purchase earns 0 and a note says so." +
+        WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: {
         query: z.object({

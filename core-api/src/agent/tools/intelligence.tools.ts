@@ -22,7 +22,7 @@ import { brandPerksToken, memberToken } from '../../modules/ledger/member-answer
 import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { judgeRedemption, REFUSAL_TEXT, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
-import { keptWindowedAnswer } from '../actions/windowed-answers.ts';
+import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../actions/windowed-answers.ts';
 import { limitTextOut, limitTextSchema } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { readBrandMembers, readPlatformSplit } from '../intelligence/audience.repository.ts';
@@ -383,7 +383,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/intelligence/users/:userId/persona',
       summary: "A member's behavioural profile and archetype at the key's brands",
       description:
-        "Behaviour of one member over the last 30 days at the brands this key acts for: accepted events, active days, event-type mix, redemptions, pts earned and spent; a rule-based archetype (dormant, newcomer, redeemer, streaker, explorer, collector — rules in docs/agent-api/intelligence.md); brand affinities (share of the member's events per brand, all time); network position (brands the member is active at among the key's, percentile of 30-day earnings among the key's members, 0–100). 404 when the member has no activity at the key's brands. Amounts are integer pts as strings.",
+        "Behaviour of one member over the last 30 days at the brands this key acts for: accepted events, active days, event-type mix, redemptions, pts earned and spent; a rule-based archetype (dormant, newcomer, redeemer, streaker, explorer, collector — rules in docs/agent-api/intelligence.md); brand affinities (share of the member's events per brand, all time); network position (brands the member is active at among the key's, percentile of 30-day earnings among the key's members, 0–100). 404 when the member has no activity at the key's brands. Amounts are integer pts as strings." +
+        WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: { params: userParams },
       result: personaResult,
@@ -404,7 +405,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/intelligence/users/:userId/recommendations',
       summary: "Perks at the key's brands ranked for one member",
       description:
-        "Active perks (with supply left) of the brands this key acts for, ranked for one member by score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity (the perk's 30-day redemptions ÷ the brand's most redeemed perk's) + 20 × novelty (1 when the member never redeemed it). Score 0–100, highest first; `limit` 1–20 (default 5). Empty list with a note when the brands have no such perk. 404 when the member has no activity at the key's brands.",
+        "Active perks (with supply left) of the brands this key acts for, ranked for one member by score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity (the perk's 30-day redemptions ÷ the brand's most redeemed perk's) + 20 × novelty (1 when the member never redeemed it). Score 0–100, highest first; `limit` 1–20 (default 5). Empty list with a note when the brands have no such perk. 404 when the member has no activity at the key's brands." +
+        WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: {
         params: userParams,
@@ -546,7 +548,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/users/:userId/goals',
       summary: "A member's progress toward perks at the key's brands",
       description:
-        "Progress of one member toward the active perks of the brands this key acts for (or one `brandId` of the key, or one `targetPerkId`): cost, pts missing (cost − ledger balance, ≥ 0), progress % and estimated days at the member's own rate (pts earned at those brands in the last 30 days ÷ 30); estimatedDays is null when the member earned nothing in 30 days and 0 when already affordable. Balance = accepted rewards − redemptions not failed (network-wide, integer pts as a string). Fewest pts missing first. 403 for a brand the key does not act for, 404 for an unknown member or perk.",
+        "Progress of one member toward the active perks of the brands this key acts for (or one `brandId` of the key, or one `targetPerkId`): cost, pts missing (cost − ledger balance, ≥ 0), progress % and estimated days at the member's own rate (pts earned at those brands in the last 30 days ÷ 30); estimatedDays is null when the member earned nothing in 30 days and 0 when already affordable. Balance = accepted rewards − redemptions not failed (network-wide, integer pts as a string). Fewest pts missing first. 403 for a brand the key does not act for, 404 for an unknown member or perk." +
+        WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: {
         params: userParams,
