@@ -16,6 +16,7 @@ import { toRule } from '../../modules/brands/brands.repository.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import { readRuleTotals } from '../../modules/events/rule-reads.ts';
 import { readLeaderboard } from '../../modules/leaderboards/leaderboards.service.ts';
+import { brandPerksToken, earliestAfter } from '../../modules/ledger/member-answers.ts';
 import type { PerkRow } from '../../modules/perks/perks.repository.ts';
 import { listCatalogue, toCatalogueItem } from '../../modules/perks/perks.service.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
@@ -316,23 +317,38 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
     }),
     example: (fixture) => ({ params: { brandId: fixture.brandId } }),
     async handle({ params, query }, context) {
-      const perks = await listCatalogue(
-        {
-          db: d.db,
-          clock: context.clock,
-          perkChain: d.perkChain,
-          logger: context.logger,
-          brands: d.events.brands,
-        },
-        params.brandId,
-        { category: query.category },
-      );
-      return {
-        brandId: params.brandId,
-        category: query.category ?? null,
-        perks: perks.map(agentPerkLimits),
-        count: perks.length,
-      };
+      // Kept like the member answers (modules/ledger/member-answers.ts) until the database announces a change
+      // of the brand's perks (terms, anyone's redemption: `p:<brand>`), the chain head moves (supply), a
+      // perk window opens or closes, or a brand changes; an unknown brand's 404 is never kept.
+      const key = ['get_brand_perks', params.brandId, query.category ?? ''].join('\n');
+      return d.memberAnswers.answer(key, async () => {
+        const now = context.clock.now();
+        const perks = await listCatalogue(
+          {
+            db: d.db,
+            clock: context.clock,
+            perkChain: d.perkChain,
+            logger: context.logger,
+            brands: d.events.brands,
+          },
+          params.brandId,
+          { category: query.category },
+        );
+        return {
+          value: {
+            brandId: params.brandId,
+            category: query.category ?? null,
+            perks: perks.map(agentPerkLimits),
+            count: perks.length,
+          },
+          tokens: [brandPerksToken(params.brandId)],
+          chain: perks.length > 0,
+          validUntil: earliestAfter(
+            now,
+            perks.flatMap((perk) => [perk.startsAt, perk.endsAt]),
+          ),
+        };
+      });
     },
   });
 }

@@ -9,6 +9,7 @@ import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts'
 import { createMemberAnswers, createMemberChangeFeed } from '../../modules/ledger/member-answers.ts';
 import type { AgentPrincipal, AgentTool, AgentToolDeps } from '../agent-tool.ts';
 import { commerceTools } from './commerce.tools.ts';
+import { discoveryTools } from './discovery.tools.ts';
 import { intelligenceTools } from './intelligence.tools.ts';
 import { rewardsTools } from './rewards.tools.ts';
 import { createPerkViaAdmin, testPrincipal, toolCaller } from './tool-test-support.ts';
@@ -55,7 +56,7 @@ const uncached = toolCaller(
 );
 
 function allTools(deps: AgentToolDeps): AgentTool[] {
-  return [...intelligenceTools(deps), ...commerceTools(deps), ...rewardsTools(deps)];
+  return [...intelligenceTools(deps), ...commerceTools(deps), ...rewardsTools(deps), ...discoveryTools(deps)];
 }
 
 /** A raw SQL write: on PostgreSQL from another connection (another process), on PGlite into the one instance. */
@@ -311,6 +312,23 @@ describe('windowed member answers: kept, and dropped by every write they depend 
     );
     const route = after.routes.find((r: { brandId: string }) => r.brandId === brand.brandId);
     expect(route.member.streak.current).toBe(2);
+  });
+
+  it("get_brand_perks (public): a perk's terms drop it, and so does anyone's redemption", async () => {
+    const raw = { params: { brandId: brand.brandId } };
+    await keptUntilAnnounced(
+      'get_brand_perks',
+      raw,
+      () => silently('perks', () => rawWrite('UPDATE perks SET cost = 31 WHERE id = $1', [perks.mug])),
+      () => rawWrite('UPDATE perks SET max_per_user = 4 WHERE id = $1', [perks.mug]),
+    );
+    const { after } = await keptUntilAnnounced(
+      'get_brand_perks',
+      raw,
+      () => silently('perks', () => rawWrite('UPDATE perks SET cost = 32 WHERE id = $1', [perks.mug])),
+      () => rawRedemption(OTHER, brand.brandId, perks.cap as number, 60),
+    );
+    expect(after.perks.find((perk: { id: number }) => perk.id === perks.mug).cost).toBe(32);
   });
 
   it("get_agent_rewards: an event the key brought drops it, and so does the key's claim", async () => {
