@@ -130,7 +130,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
   const db = d.db;
 
   /**
-   * find_deals' answer at `now`; for a member (`member`, a signed call) only the perks judgeRedemption lets them
+   * find_deals' answer at `now`; for a member (`asked`, a signed call) only the perks judgeRedemption lets them
    * redeem. `changesAt`: the first perk window edge after `now` (the answer changes then by time alone).
    */
   async function dealsAt(
