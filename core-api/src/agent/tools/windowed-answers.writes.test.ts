@@ -129,6 +129,8 @@ async function keptUntilAnnounced(
   announced: () => Promise<void>,
 ) {
   await waitForMintsSettled(platform);
+  // The notices of the last mint's confirmation reach the listener a moment after its commit.
+  await new Promise((resolve) => setTimeout(resolve, 200));
   platform.services.memberAnswers.clear();
   const read = () => kept.call(tool, raw, key);
   const fresh = () => uncached.call(tool, raw, key);
