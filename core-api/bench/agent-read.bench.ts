@@ -71,6 +71,8 @@ interface ToolFigures {
   p95: number;
   p99: number;
   ratioToTarget: number;
+  /** Mean bytes of an answer's body. */
+  bytes: number;
 }
 
 function figures(label: string, results: TimedResult[]): ToolFigures {
@@ -90,6 +92,7 @@ function figures(label: string, results: TimedResult[]): ToolFigures {
     p95: at(0.95),
     p99: at(0.99),
     ratioToTarget: at(0.95) / TARGET_P95_MS,
+    bytes: mine.length === 0 ? 0 : mine.reduce((sum, result) => sum + result.bytes, 0) / mine.length,
   };
 }
 
@@ -491,14 +494,14 @@ async function main(): Promise<void> {
     const cold = new Map(tools.map((tool) => [tool.name, figures(tool.name, coldResults)]));
     const mixed = new Map(tools.map((tool) => [tool.name, figures(tool.name, results)]));
     log(
-      `\n${'tool (warm, alone)'.padEnd(34)} ${'n'.padStart(5)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}  p95/health  p95/50ms  ${'mixed p95'.padStart(9)}  ${'cold p95'.padStart(8)}  cpu ms (node+pg)  cpu/health  queries  rpc  errors`,
+      `\n${'tool (warm, alone)'.padEnd(34)} ${'n'.padStart(5)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}  p95/health  p95/50ms  ${'mixed p95'.padStart(9)}  ${'cold p95'.padStart(8)}  cpu ms (node+pg)  cpu/health  queries  rpc   bytes  errors`,
     );
     const ratioToHealth = (row: ToolFigures) => (floor.p95 > 0 ? row.p95 / floor.p95 : Number.POSITIVE_INFINITY);
     for (const row of [...rows, floor]) {
       const coldP95 = cold.get(row.tool)?.p95;
       const mixedP95 = mixed.get(row.tool)?.p95;
       log(
-        `${row.tool.padEnd(34)} ${String(row.requests).padStart(5)} ${fmt(row.p50).padStart(7)} ${fmt(row.p95).padStart(7)} ${fmt(row.p99).padStart(7)}  ${fmt(ratioToHealth(row), 2).padStart(10)}  ${fmt(row.ratioToTarget, 2).padStart(8)}  ${(mixedP95 === undefined ? '' : fmt(mixedP95)).padStart(9)}  ${(coldP95 === undefined ? '' : fmt(coldP95)).padStart(8)}  ${`${fmt(cpuOf(row.tool), 2)} (${fmt(cpuOf(row.tool, 'node'), 2)}+${fmt(cpuOf(row.tool, 'postgres'), 2)})`.padStart(16)}  ${fmt(cpuOf(row.tool) / cpuOf('health'), 2).padStart(10)}  ${fmt(perRequest.get(row.tool)?.queries ?? 0).padStart(7)}  ${fmt(perRequest.get(row.tool)?.rpc ?? 0).padStart(3)}  ${JSON.stringify(row.errors)}`,
+        `${row.tool.padEnd(34)} ${String(row.requests).padStart(5)} ${fmt(row.p50).padStart(7)} ${fmt(row.p95).padStart(7)} ${fmt(row.p99).padStart(7)}  ${fmt(ratioToHealth(row), 2).padStart(10)}  ${fmt(row.ratioToTarget, 2).padStart(8)}  ${(mixedP95 === undefined ? '' : fmt(mixedP95)).padStart(9)}  ${(coldP95 === undefined ? '' : fmt(coldP95)).padStart(8)}  ${`${fmt(cpuOf(row.tool), 2)} (${fmt(cpuOf(row.tool, 'node'), 2)}+${fmt(cpuOf(row.tool, 'postgres'), 2)})`.padStart(16)}  ${fmt(cpuOf(row.tool) / cpuOf('health'), 2).padStart(10)}  ${fmt(perRequest.get(row.tool)?.queries ?? 0).padStart(7)}  ${fmt(perRequest.get(row.tool)?.rpc ?? 0).padStart(3)}  ${fmt(row.bytes, 0).padStart(6)}  ${JSON.stringify(row.errors)}`,
       );
     }
     const all = figures(

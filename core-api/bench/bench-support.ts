@@ -25,6 +25,8 @@ export interface TimedResult {
   label: string;
   ms: number;
   status: number;
+  /** Bytes of the answer's body. */
+  bytes: number;
 }
 
 export interface FireJob {
@@ -50,14 +52,17 @@ async function fire(job: FireJob, onPhase?: (index: number, at: 'start' | 'end')
       const req = http.request(
         { agent, host: target.hostname, port: target.port, method: request.method, path: request.path },
         (res) => {
-          res.resume();
+          let bytes = 0;
+          res.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+          });
           res.on('end', () =>
-            resolve({ label: request.label, ms: performance.now() - started, status: res.statusCode ?? 0 }),
+            resolve({ label: request.label, ms: performance.now() - started, status: res.statusCode ?? 0, bytes }),
           );
         },
       );
       for (const [name, value] of Object.entries(request.headers)) req.setHeader(name, value);
-      req.on('error', () => resolve({ label: request.label, ms: performance.now() - started, status: 0 }));
+      req.on('error', () => resolve({ label: request.label, ms: performance.now() - started, status: 0, bytes: 0 }));
       req.end();
     });
   for (const [index, requests] of job.phases.entries()) {

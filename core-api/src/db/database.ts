@@ -44,6 +44,7 @@ import * as perkWindow from './migrations/2026_12_02_g01_perk_window.ts';
 import * as portalOperators from './migrations/2026_12_04_f01_portal_operators.ts';
 import * as memberChangeNotices from './migrations/2026_12_04_h01_member_change_notices.ts';
 import * as brandRollups from './migrations/2026_12_05_a01_brand_rollups.ts';
+import * as agentKeyChangeNotices from './migrations/2026_12_05_r01_agent_key_change_notices.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -113,6 +114,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_04_f01_portal_operators': portalOperators,
   '2026_12_04_h01_member_change_notices': memberChangeNotices,
   '2026_12_05_a01_brand_rollups': brandRollups,
+  '2026_12_05_r01_agent_key_change_notices': agentKeyChangeNotices,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -89,16 +89,28 @@ function earningsAt(
       : 0n;
   const purchasePts = purchase?.eligible && input.purchaseRule ? input.purchaseRule.rewardAmount : 0n;
   return {
-    purchase: purchase ? { ...purchase, previousClaims: preview?.claims ?? 0 } : null,
+    purchase: purchase
+      ? { eligible: purchase.eligible, reason: purchase.reason, previousClaims: preview?.claims ?? 0 }
+      : null,
     purchasePts,
     streak,
     checkinBonusPts,
     totalPts: purchasePts + checkinBonusPts,
+    /**
+     * When the answer changes by time alone (kept answers, modules/ledger/member-answers.ts): the purchase
+     * rule's cooldown ending, the streak lapsing. The UTC day turning (checkedInToday) is the caller's.
+     */
+    changesAt: [purchase?.cooldownUntil ?? null, streak.expiresAt],
+    /** The purchase rule has a global limit: whether it pays depends on every member's claims. */
+    capped: preview?.capped ?? false,
   };
 }
 
 /** The event judge's answer for the purchase rule, said for a person. */
-function eligibility(rule: BrandRule, preview: EarningPreview): { eligible: boolean; reason: string | null } {
+function eligibility(
+  rule: BrandRule,
+  preview: EarningPreview,
+): { eligible: boolean; reason: string | null; cooldownUntil?: Date } {
   const { refusal } = preview;
   if (!refusal) return { eligible: true, reason: null };
   const details = (refusal.details ?? {}) as { maxClaims?: number; maxTotal?: number; message?: string };
@@ -107,7 +119,7 @@ function eligibility(rule: BrandRule, preview: EarningPreview): { eligible: bool
       return { eligible: false, reason: `already claimed ${preview.claims} of ${details.maxClaims} times` };
     case 'COOLDOWN_ACTIVE': {
       const until = new Date((preview.lastClaimAt?.getTime() ?? 0) + rule.cooldownHours * 3_600_000);
-      return { eligible: false, reason: `in cooldown until ${until.toISOString()}` };
+      return { eligible: false, reason: `in cooldown until ${until.toISOString()}`, cooldownUntil: until };
     }
     case 'MAX_TOTAL_CLAIMS_REACHED':
       return { eligible: false, reason: `the rule reached its limit of ${details.maxTotal} claims for all members` };

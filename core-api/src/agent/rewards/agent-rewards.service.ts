@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import { awardReward, completeEvent, preparePlatformAward } from '../../modules/events/events.service.ts';
+import { agentKeyToken, memberToken, nextUtcDay, walletToken } from '../../modules/ledger/member-answers.ts';
 import { readWalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { actsFor } from '../actions/brand-authority.ts';
 import type { AgentPrincipal, AgentTier, AgentToolDeps } from '../agent-tool.ts';
@@ -301,9 +302,27 @@ export async function claimAgentReward(
   };
 }
 
-/** `get_agent_rewards`: the key's wallet, earnings, claims, activity, what it may claim and its allowance. */
+/**
+ * `get_agent_rewards`: the key's wallet, earnings, claims, activity, what it may claim and its allowance. Kept
+ * like a member's answers (modules/ledger/member-answers.ts) until the database says the key's figures moved:
+ * an event it brought, a claim or an onboarding of the key (`k:<keyId>`, migration 2026_12_05_r01), its reward
+ * wallet's events, mints and user row (`m:`/`w:`), the chain head (the wallet's balance), the UTC day turning
+ * (the allowance), a brand change (names). Read afresh on every call while a mint of the wallet is in flight or
+ * an onboarding's evidence is not met yet (it waits for other members' events at that brand).
+ */
 export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentPrincipal | undefined) {
   const principal = requireKey(principalOrNone);
+  const key = [
+    'get_agent_rewards',
+    principal.keyId,
+    principal.tier,
+    String(principal.ratePerMinute),
+    principal.brandIds.join(','),
+  ].join('\n');
+  return d.memberAnswers.answer(key, () => agentRewardsAnswer(d, principal));
+}
+
+async function agentRewardsAnswer(d: AgentToolDeps, principal: AgentPrincipal) {
   const { db, clock } = d;
   const now = clock.now();
   const identity = agentIdentity(principal.keyId);
@@ -323,6 +342,7 @@ export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentP
   ]);
   const claimed = new Set(claims.map((claim) => `${claim.brandId}:${claim.rewardType}`));
   const claimable: { brandId: string; rewardType: AgentRewardType; amount: number }[] = [];
+  let waitsForEvidence = false;
   for (const brandId of activity.brandsWithEvents) {
     if (actsFor(principal, brandId) && !claimed.has(`${brandId}:discovery`)) {
       claimable.push({ brandId, rewardType: 'discovery', amount: Number(AGENT_REWARD_AMOUNTS.discovery) });
@@ -333,12 +353,14 @@ export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentP
     const onboardedAt = await findKeyOnboarding(db, principal.keyId, brandId);
     if (onboardedAt && (await readOnboardingEvidence(d, principal.keyId, brandId, onboardedAt)).met) {
       claimable.push({ brandId, rewardType: 'onboarding', amount: Number(AGENT_REWARD_AMOUNTS.onboarding) });
+    } else {
+      waitsForEvidence = true;
     }
   }
   const paid = claims.filter((claim) => claim.paid);
   const earned = (type: AgentRewardType) =>
     paid.filter((claim) => claim.rewardType === type).reduce((sum, claim) => sum + Number(claim.amount), 0);
-  return {
+  const value = {
     keyId: principal.keyId,
     tier: principal.tier,
     wallet: { identity, address: balance.walletAddress, balance: balance.balance, pending: balance.pending },
@@ -359,5 +381,16 @@ export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentP
     allowance: allowanceOf(principal, used, now),
     // The key's request rate (spec 8); each answer's X-RateLimit-* headers carry what is left of the minute.
     rateLimit: { requestsPerMinute: principal.ratePerMinute },
+  };
+  return {
+    value,
+    tokens: [
+      agentKeyToken(principal.keyId),
+      memberToken(identity),
+      ...(balance.walletAddress ? [walletToken(balance.walletAddress)] : []),
+    ],
+    chain: balance.walletAddress !== null,
+    keep: balance.settled && !waitsForEvidence,
+    validUntil: nextUtcDay(now),
   };
 }

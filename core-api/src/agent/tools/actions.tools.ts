@@ -315,7 +315,7 @@ async function requireMember(
  * brands, member, arguments), a 404 included: `compute` names what the answer depends on. The key's authority
  * is checked by the caller on every call, before this.
  */
-async function keptMemberAnswer<T>(
+export async function keptMemberAnswer<T>(
   d: AgentToolDeps,
   key: string[],
   compute: () => Promise<MemberAnswer<{ data: T } | { missing: AppError }>>,
@@ -326,7 +326,7 @@ async function keptMemberAnswer<T>(
 }
 
 /** What a member's answer depends on: every identity of the account, the wallet, the brands' settings. */
-function memberTokens(userId: string, accountKey: string, identityKeys: string[], wallet?: string | null) {
+export function memberTokens(userId: string, accountKey: string, identityKeys: string[], wallet?: string | null) {
   return [...[userId, accountKey, ...identityKeys].map(memberToken), ...(wallet ? [walletToken(wallet)] : [])];
 }
 

@@ -1,13 +1,22 @@
 import { AppError, brandIdSchema, cleanString, emailSchema, perkCatalogueItemSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
+import { resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
 import { readLedgerBalance, readMemberActivity } from '../../modules/ledger/member-activity.ts';
+import {
+  ANY_PERKS_TOKEN,
+  brandPerksToken,
+  earliestAfter,
+  memberToken,
+  nextUtcDay,
+} from '../../modules/ledger/member-answers.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
 import { type MemberPerkClaims, readMemberPerkClaims, readOfferedPerks } from '../../modules/perks/perks.repository.ts';
 import { listMemberCatalogue } from '../../modules/perks/perks.service.ts';
 import { judgeCatalogueItem, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrandRules, cachedRouteBrands } from '../actions/cached-brands.ts';
+import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../actions/windowed-answers.ts';
 import { agentPerkLimits } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolContext, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import {
@@ -120,6 +129,205 @@ function memberView(m: Awaited<ReturnType<typeof memberEarnings>>) {
 export function commerceTools(d: AgentToolDeps): AgentTool[] {
   const db = d.db;
 
+  /**
+   * find_deals' answer at `now`; for a member (`asked`, a signed call) only the perks judgeRedemption lets them
+   * redeem. `changesAt`: the first perk window edge after `now` (the answer changes then by time alone).
+   */
+  async function dealsAt(
+    query: { intent?: string | undefined; category?: string | undefined; budget?: number | undefined; limit: number },
+    now: Date,
+    asked: { userId: string; brands: string[] } | undefined,
+  ) {
+    const { current } = periodWindows(now, COMMERCE_PERIOD);
+    let member: { balance: bigint; claims: Map<string, MemberPerkClaims>; scope: Set<string> } | undefined;
+    if (asked) {
+      const { userId, brands } = asked;
+      const scope = new Set(brands);
+      // The member's claims of every perk of the network (deals span brands; the per-member limit holds
+      // wherever the perk is), read once for all candidates.
+      const [activity, claims] = await Promise.all([
+        readMemberActivity(db, userId, brands, new Date(0), now),
+        readMemberPerkClaims(db, userId),
+      ]);
+      const redeemedHere = [...claims.values()].some((c) => scope.has(c.brandId));
+      if (activity.brands === 0 && !redeemedHere) throw memberNotFound(userId);
+      member = { balance: nonNegative(await readLedgerBalance(db, userId)), claims, scope };
+    }
+    const terms = intentTerms(query.intent);
+    // Unsigned, the catalogue and its redemption counts are public and shared by every caller: remembered like
+    // the other population reads (at most PTS_AGENT_ANSWER_MAX_AGE_SECONDS old). For a member they are read
+    // with the member's figures: the member's whole answer is kept instead, until a perk or the member changes
+    // (the handler). Supply is read live below.
+    const filter = {
+      brandCategory: query.category,
+      maxCost: query.budget === undefined ? undefined : BigInt(query.budget),
+    };
+    const rows = asked
+      ? await readOfferedPerks(db, filter, current)
+      : await rememberRead(d, 'deal_candidates', { ...filter, days: current.days }, () =>
+          readOfferedPerks(db, filter, current),
+        );
+    let heldAtLimit = 0;
+    const offered = await catalogueItemsOf(d, rows);
+    const changesAt = earliestAfter(
+      now,
+      offered.flatMap(({ item }) => [item.startsAt, item.endsAt]),
+    );
+    const candidates = offered
+      .filter(({ item }) => item.available)
+      .map(({ row, item }) => ({
+        row,
+        item,
+        // judgeRedemption, as redeem_perk will ask it: a perk the member cannot redeem whatever their
+        // balance (held at its per-member limit, sold out) is never offered.
+        decision: member
+          ? judgeCatalogueItem(item, member.balance, member.claims.get(String(item.id))?.claims ?? 0n)
+          : undefined,
+        matches: matchCount(terms, [item.name, item.description, item.category, row.brand_name, row.brand_category]),
+      }))
+      .filter((c) => terms.length === 0 || c.matches > 0)
+      .filter(({ decision }) => {
+        if (!decision || redeemableWithEnoughPts(decision)) return true;
+        if (decision.refusals.includes('claim_limit_reached')) heldAtLimit++;
+        return false;
+      });
+    const max30 = Math.max(0, ...candidates.map((c) => c.row.redemptions));
+    const deals = candidates
+      .map(({ row, item, matches, decision }) => {
+        const cost = BigInt(item.cost);
+        const popularity = max30 > 0 ? row.redemptions / max30 : 0;
+        // Novelty counts redemptions at the key's brands only (what the key may know of the member).
+        const alreadyRedeemed = member ? member.scope.has(row.brand_id) && member.claims.has(String(item.id)) : null;
+        return {
+          ...agentPerkLimits(item),
+          brandName: row.brand_name,
+          brandCategory: row.brand_category,
+          redemptions30d: row.redemptions,
+          intentMatches: matches,
+          score: member
+            ? perkRecommendationScore({
+                balance: member.balance,
+                cost,
+                redemptions30: row.redemptions,
+                maxRedemptions30: max30,
+                alreadyRedeemed: alreadyRedeemed ?? false,
+              })
+            : Math.round(popularity * 10000) / 100,
+          affordable: decision ? decision.allowed : null,
+          missingPts: decision ? decision.missing.toString() : null,
+          alreadyRedeemed,
+        };
+      })
+      .sort((a, b) => b.intentMatches - a.intentMatches || b.score - a.score || a.cost - b.cost || a.id - b.id)
+      .slice(0, query.limit);
+    const sample = candidates.reduce((s, c) => s + c.row.redemptions, 0);
+    let note: string | undefined;
+    if (candidates.length === 0 && heldAtLimit > 0)
+      note = `The member already holds the per-member maximum of every matching perk (${heldAtLimit})`;
+    else if (candidates.length === 0) note = 'No available perk matches these filters';
+    else if (sample === 0) note = 'No redemption of these perks in the last 30 days: popularity is 0 for all';
+    const answer = {
+      deals,
+      personalised: member !== undefined,
+      userId: asked?.userId ?? null,
+      balance: member ? member.balance.toString() : null,
+      intentTerms: terms,
+      candidates: candidates.length,
+      basis: basisOf(current, sample, note),
+    };
+    return { answer, changesAt };
+  }
+
+  /**
+   * route_commerce's answer at `now`; for a member (`asked`, a signed call) with their earnings at the brands
+   * of `asked.scope` (the key's), which are returned too.
+   */
+  async function routesAt(
+    query: {
+      intent?: string | undefined;
+      category?: string | undefined;
+      purchaseAmount: bigint;
+      userId?: string | undefined;
+    },
+    context: AgentToolContext,
+    now: Date,
+    asked: { userId: string; scope: Set<string> } | undefined,
+  ) {
+    const { current } = periodWindows(now, COMMERCE_PERIOD);
+    const scope = asked?.scope ?? new Set<string>();
+    const terms = intentTerms(query.intent);
+    const network = await cachedRouteBrands(d, query.category);
+    const brands = network.brands.filter(
+      (b) => terms.length === 0 || matchCount(terms, [b.name, b.domain, b.category]) > 0,
+    );
+    const ids = brands.map((b) => b.brandId);
+    const rules = network.rules;
+    const accepted = await rememberRead(d, 'accepted_by_type', { ids: [...ids].sort(), days: current.days }, () =>
+      readAcceptedByType(db, ids, current),
+    );
+    const withRule = brands.flatMap((brand) => {
+      const brandRules = rules.get(brand.brandId) ?? [];
+      const rule = bestPurchaseRule(brandRules);
+      return rule ? [{ brand, rule, brandRules }] : [];
+    });
+    // The member's earnings at every brand of the key at once (three round trips, not three per brand).
+    const members = asked
+      ? await membersEarnings(d, context, {
+          userId: asked.userId,
+          brands: withRule
+            .filter((c) => scope.has(c.brand.brandId))
+            .map((c) => ({ brandId: c.brand.brandId, purchaseRule: c.rule, rules: c.brandRules })),
+        })
+      : new Map<string, MemberEarnings>();
+    const candidates = [];
+    for (const { brand, rule } of withRule) {
+      const member = members.get(brand.brandId);
+      const total = member ? member.totalPts : rule.rewardAmount;
+      candidates.push({
+        brand,
+        rule,
+        member,
+        total,
+        acceptedLast30d: accepted.get(`${brand.brandId} ${rule.eventType}`) ?? 0,
+      });
+    }
+    candidates.sort(
+      (a, b) =>
+        (b.total > a.total ? 1 : b.total < a.total ? -1 : 0) ||
+        b.acceptedLast30d - a.acceptedLast30d ||
+        a.brand.brandId.localeCompare(b.brand.brandId),
+    );
+    const routes = candidates.slice(0, ROUTES_MAX).map((c, i) => ({
+      rank: i + 1,
+      brandId: c.brand.brandId,
+      name: c.brand.name,
+      category: c.brand.category,
+      eventType: c.rule.eventType,
+      eventId: c.rule.eventId,
+      ...purchaseReward(c.rule.rewardAmount, query.purchaseAmount),
+      acceptedLast30d: c.acceptedLast30d,
+      member: c.member ? memberView(c.member) : null,
+      totalPts: c.total.toString(),
+      totalUsd: ptsToUsd(c.total),
+    }));
+    const sample = candidates.reduce((s, c) => s + c.acceptedLast30d, 0);
+    let note: string | undefined;
+    if (brands.length === 0) note = 'No brand matches the category and intent';
+    else if (candidates.length === 0) note = 'None of the matching brands has an active purchase rule';
+    const answer = {
+      purchaseAmountUsd: formatCents(query.purchaseAmount),
+      ptsPerUsd: PTS_PER_USD,
+      category: query.category ?? null,
+      intentTerms: terms,
+      personalised: asked !== undefined,
+      routes,
+      brandsConsidered: brands.length,
+      withoutPurchaseRule: brands.length - candidates.length,
+      basis: basisOf(current, sample, note),
+    };
+    return { answer, members };
+  }
+
   return [
     defineAgentTool({
       name: 'find_deals',
@@ -128,7 +336,8 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       summary:
         'Available perks across the network, ranked by real redemptions (and for a member, by what they can afford)',
       description:
-        "Active, on-chain perks with supply left, of brands of `category` (retail, gaming, dining, travel), costing at most `budget` pts, matching `intent` (words of 3+ letters found in the perk's name, description or category or the brand's name or category; perks matching more words first). Unsigned: score = 100 × popularity, popularity = the perk's redemptions in the last 30 days ÷ the most redeemed candidate's. Signed with `userId` (a member of the key's brands, else 404): only perks the member may redeem (never one they already hold the per-member maximum of — the rule redeem_perk applies); score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity + 20 × novelty (never redeemed at the key's brands) — the recommendations formula — with `affordable` and `missingPts`. `userId` without a signature is 401. Highest score first, then cheaper; `limit` 1–50 (default 10). Empty list with a note when nothing matches.",
+        "Active, on-chain perks with supply left, of brands of `category` (retail, gaming, dining, travel), costing at most `budget` pts, matching `intent` (words of 3+ letters found in the perk's name, description or category or the brand's name or category; perks matching more words first). Unsigned: score = 100 × popularity, popularity = the perk's redemptions in the last 30 days ÷ the most redeemed candidate's. Signed with `userId` (a member of the key's brands, else 404): only perks the member may redeem (never one they already hold the per-member maximum of — the rule redeem_perk applies); score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity + 20 × novelty (never redeemed at the key's brands) — the recommendations formula — with `affordable` and `missingPts`. `userId` without a signature is 401. Highest score first, then cheaper; `limit` 1–50 (default 10). Empty list with a note when nothing matches." +
+        WINDOWED_ANSWER_NOTE,
       access: 'optional',
       request: {
         query: z.object({
@@ -171,104 +380,22 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       }),
       example: (f) => ({ query: { userId: f.userId, limit: 5 } }),
       async handle({ query }, context) {
-        const now = context.clock.now();
-        const { current } = periodWindows(now, COMMERCE_PERIOD);
-        let member: { balance: bigint; claims: Map<string, MemberPerkClaims>; scope: Set<string> } | undefined;
-        if (query.userId) {
-          requireSignedForMember(context, 'find_deals');
-          const brands = memberScope(context);
-          const scope = new Set(brands);
-          // The member's claims of every perk of the network (deals span brands; the per-member limit holds
-          // wherever the perk is), read once for all candidates.
-          const [activity, claims] = await Promise.all([
-            readMemberActivity(db, query.userId, brands, new Date(0), now),
-            readMemberPerkClaims(db, query.userId),
-          ]);
-          const redeemedHere = [...claims.values()].some((c) => scope.has(c.brandId));
-          if (activity.brands === 0 && !redeemedHere) throw memberNotFound(query.userId);
-          member = { balance: nonNegative(await readLedgerBalance(db, query.userId)), claims, scope };
-        }
-        const terms = intentTerms(query.intent);
-        // The catalogue and its redemption counts are public and shared by every member: remembered like the
-        // other population reads (at most PTS_AGENT_ANSWER_MAX_AGE_SECONDS old); supply is read live below.
-        const filter = {
-          brandCategory: query.category,
-          maxCost: query.budget === undefined ? undefined : BigInt(query.budget),
-        };
-        const rows = await rememberRead(d, 'deal_candidates', { ...filter, days: current.days }, () =>
-          readOfferedPerks(db, filter, current),
-        );
-        let heldAtLimit = 0;
-        const candidates = (await catalogueItemsOf(d, rows))
-          .filter(({ item }) => item.available)
-          .map(({ row, item }) => ({
-            row,
-            item,
-            // judgeRedemption, as redeem_perk will ask it: a perk the member cannot redeem whatever their
-            // balance (held at its per-member limit, sold out) is never offered.
-            decision: member
-              ? judgeCatalogueItem(item, member.balance, member.claims.get(String(item.id))?.claims ?? 0n)
-              : undefined,
-            matches: matchCount(terms, [
-              item.name,
-              item.description,
-              item.category,
-              row.brand_name,
-              row.brand_category,
-            ]),
-          }))
-          .filter((c) => terms.length === 0 || c.matches > 0)
-          .filter(({ decision }) => {
-            if (!decision || redeemableWithEnoughPts(decision)) return true;
-            if (decision.refusals.includes('claim_limit_reached')) heldAtLimit++;
-            return false;
-          });
-        const max30 = Math.max(0, ...candidates.map((c) => c.row.redemptions));
-        const deals = candidates
-          .map(({ row, item, matches, decision }) => {
-            const cost = BigInt(item.cost);
-            const popularity = max30 > 0 ? row.redemptions / max30 : 0;
-            // Novelty counts redemptions at the key's brands only (what the key may know of the member).
-            const alreadyRedeemed = member
-              ? member.scope.has(row.brand_id) && member.claims.has(String(item.id))
-              : null;
-            return {
-              ...agentPerkLimits(item),
-              brandName: row.brand_name,
-              brandCategory: row.brand_category,
-              redemptions30d: row.redemptions,
-              intentMatches: matches,
-              score: member
-                ? perkRecommendationScore({
-                    balance: member.balance,
-                    cost,
-                    redemptions30: row.redemptions,
-                    maxRedemptions30: max30,
-                    alreadyRedeemed: alreadyRedeemed ?? false,
-                  })
-                : Math.round(popularity * 10000) / 100,
-              affordable: decision ? decision.allowed : null,
-              missingPts: decision ? decision.missing.toString() : null,
-              alreadyRedeemed,
-            };
-          })
-          .sort((a, b) => b.intentMatches - a.intentMatches || b.score - a.score || a.cost - b.cost || a.id - b.id)
-          .slice(0, query.limit);
-        const sample = candidates.reduce((s, c) => s + c.row.redemptions, 0);
-        let note: string | undefined;
-        if (candidates.length === 0 && heldAtLimit > 0)
-          note = `The member already holds the per-member maximum of every matching perk (${heldAtLimit})`;
-        else if (candidates.length === 0) note = 'No available perk matches these filters';
-        else if (sample === 0) note = 'No redemption of these perks in the last 30 days: popularity is 0 for all';
-        return {
-          deals,
-          personalised: member !== undefined,
-          userId: query.userId ?? null,
-          balance: member ? member.balance.toString() : null,
-          intentTerms: terms,
-          candidates: candidates.length,
-          basis: basisOf(current, sample, note),
-        };
+        if (!query.userId) return (await dealsAt(query, context.clock.now(), undefined)).answer;
+        requireSignedForMember(context, 'find_deals');
+        const brands = memberScope(context);
+        const userId = query.userId;
+        const args = JSON.stringify([query.intent ?? null, query.category ?? null, query.budget ?? null, query.limit]);
+        return keptWindowedAnswer(d, context, ['find_deals', brands.join(','), userId, args], async (now) => {
+          const { answer, changesAt } = await dealsAt(query, now, { userId, brands });
+          return {
+            value: answer,
+            // The member's events and redemptions (balance, claims), and every brand's perks: deals span the
+            // network. Supply is the chain's (kept while its head has not moved).
+            tokens: [memberToken(userId), ANY_PERKS_TOKEN],
+            chain: true,
+            validUntil: changesAt,
+          };
+        });
       },
     }),
 
@@ -278,7 +405,8 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       path: '/commerce/route',
       summary: 'Where a purchase of N USD earns the most pts: brands ranked by their purchase rule',
       description:
-        "For a purchase of `purchaseAmount` USD (> 0, up to 2 decimals) at the brands of `category` (retail, gaming, dining, travel) whose name, domain or category matches `intent` (words of 3+ letters; any brand without intent): each brand's best active purchase rule (as `compare_cashback`: `earn` or a type containing purchase, order or checkout), its reward in pts, USD value at 1000 pts = 1 USD and cashback %, and the rule's accepted events in the last 30 days. Signed with `userId`: at the brands the key acts for, the member's own earnings — whether the rule still pays them (per-member limit, cooldown), their daily streak and today's open check-in reward (rule × streak multiplier; the multiplier applies to check-ins, not purchases) — and `totalPts` = what they would collect; elsewhere `member` is null. Ranked by totalPts (the reward without a member), then observed use, then Brand ID; at most 10. Brands without a purchase rule are counted in `withoutPurchaseRule`. `userId` unsigned is 401.",
+        "For a purchase of `purchaseAmount` USD (> 0, up to 2 decimals) at the brands of `category` (retail, gaming, dining, travel) whose name, domain or category matches `intent` (words of 3+ letters; any brand without intent): each brand's best active purchase rule (as `compare_cashback`: `earn` or a type containing purchase, order or checkout), its reward in pts, USD value at 1000 pts = 1 USD and cashback %, and the rule's accepted events in the last 30 days. Signed with `userId`: at the brands the key acts for, the member's own earnings — whether the rule still pays them (per-member limit, cooldown), their daily streak and today's open check-in reward (rule × streak multiplier; the multiplier applies to check-ins, not purchases) — and `totalPts` = what they would collect; elsewhere `member` is null. Ranked by totalPts (the reward without a member), then observed use, then Brand ID; at most 10. Brands without a purchase rule are counted in `withoutPurchaseRule`. `userId` unsigned is 401." +
+        WINDOWED_ANSWER_NOTE,
       access: 'optional',
       request: {
         query: z.object({ intent, category: brandCategory, purchaseAmount: usdCents('purchaseAmount'), userId }),
@@ -312,83 +440,25 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       }),
       example: (f) => ({ query: { purchaseAmount: '25', userId: f.userId } }),
       async handle({ query }, context) {
-        const now = context.clock.now();
-        const { current } = periodWindows(now, COMMERCE_PERIOD);
-        let scope = new Set<string>();
-        if (query.userId) {
-          requireSignedForMember(context, 'route_commerce');
-          scope = new Set(memberScope(context));
-        }
-        const terms = intentTerms(query.intent);
-        const network = await cachedRouteBrands(d, query.category);
-        const brands = network.brands.filter(
-          (b) => terms.length === 0 || matchCount(terms, [b.name, b.domain, b.category]) > 0,
-        );
-        const ids = brands.map((b) => b.brandId);
-        const rules = network.rules;
-        const accepted = await rememberRead(d, 'accepted_by_type', { ids: [...ids].sort(), days: current.days }, () =>
-          readAcceptedByType(db, ids, current),
-        );
-        const withRule = brands.flatMap((brand) => {
-          const brandRules = rules.get(brand.brandId) ?? [];
-          const rule = bestPurchaseRule(brandRules);
-          return rule ? [{ brand, rule, brandRules }] : [];
+        if (!query.userId) return (await routesAt(query, context, context.clock.now(), undefined)).answer;
+        requireSignedForMember(context, 'route_commerce');
+        const brands = memberScope(context);
+        const userId = query.userId;
+        const args = JSON.stringify([query.intent ?? null, query.category ?? null, String(query.purchaseAmount)]);
+        return keptWindowedAnswer(d, context, ['route_commerce', brands.join(','), userId, args], async (now) => {
+          const accountKey = await resolveAccountKey(db, userId);
+          const { answer, members } = await routesAt(query, context, now, { userId, scope: new Set(brands) });
+          const earnings = [...members.values()];
+          return {
+            value: answer,
+            // The member's claims (events) and streaks (their account); brands and rules are dropped by any
+            // brand change, the brands' 30-day purchases are a remembered aggregate.
+            tokens: [memberToken(userId), memberToken(accountKey)],
+            validUntil: earliestAfter(now, [nextUtcDay(now), ...earnings.flatMap((m) => m.changesAt)]),
+            // A purchase rule with a global limit pays or not by every member's claims: not kept.
+            keep: !earnings.some((m) => m.capped),
+          };
         });
-        // The member's earnings at every brand of the key at once (three round trips, not three per brand).
-        const members = query.userId
-          ? await membersEarnings(d, context, {
-              userId: query.userId,
-              brands: withRule
-                .filter((c) => scope.has(c.brand.brandId))
-                .map((c) => ({ brandId: c.brand.brandId, purchaseRule: c.rule, rules: c.brandRules })),
-            })
-          : new Map<string, MemberEarnings>();
-        const candidates = [];
-        for (const { brand, rule } of withRule) {
-          const member = members.get(brand.brandId);
-          const total = member ? member.totalPts : rule.rewardAmount;
-          candidates.push({
-            brand,
-            rule,
-            member,
-            total,
-            acceptedLast30d: accepted.get(`${brand.brandId} ${rule.eventType}`) ?? 0,
-          });
-        }
-        candidates.sort(
-          (a, b) =>
-            (b.total > a.total ? 1 : b.total < a.total ? -1 : 0) ||
-            b.acceptedLast30d - a.acceptedLast30d ||
-            a.brand.brandId.localeCompare(b.brand.brandId),
-        );
-        const routes = candidates.slice(0, ROUTES_MAX).map((c, i) => ({
-          rank: i + 1,
-          brandId: c.brand.brandId,
-          name: c.brand.name,
-          category: c.brand.category,
-          eventType: c.rule.eventType,
-          eventId: c.rule.eventId,
-          ...purchaseReward(c.rule.rewardAmount, query.purchaseAmount),
-          acceptedLast30d: c.acceptedLast30d,
-          member: c.member ? memberView(c.member) : null,
-          totalPts: c.total.toString(),
-          totalUsd: ptsToUsd(c.total),
-        }));
-        const sample = candidates.reduce((s, c) => s + c.acceptedLast30d, 0);
-        let note: string | undefined;
-        if (brands.length === 0) note = 'No brand matches the category and intent';
-        else if (candidates.length === 0) note = 'None of the matching brands has an active purchase rule';
-        return {
-          purchaseAmountUsd: formatCents(query.purchaseAmount),
-          ptsPerUsd: PTS_PER_USD,
-          category: query.category ?? null,
-          intentTerms: terms,
-          personalised: query.userId !== undefined,
-          routes,
-          brandsConsidered: brands.length,
-          withoutPurchaseRule: brands.length - candidates.length,
-          basis: basisOf(current, sample, note),
-        };
       },
     }),
 
@@ -398,7 +468,8 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       path: '/commerce/stack',
       summary: 'Everything one purchase at a brand earns a member, and which perks it unlocks',
       description:
-        "For member `userId` buying for `purchaseAmount` USD at `brandId` (a brand this key acts for, else 403): the brand's best active purchase rule (reward in pts, USD at 1000 pts = 1 USD, cashback %) and whether it still pays this member (per-member claim limit, cooldown); the member's daily streak and today's open check-in reward (daily rule × streak multiplier — the multiplier applies to check-ins, not purchases); `earn.totalPts` = purchase + check-in; the member's ledger balance (earned − redeemed, all brands: pts are one token) now and after; and the brand's available perks the member may still redeem (never one they hold the per-member maximum of — the rule redeem_perk applies) split into affordable now, unlocked by this purchase, and the next one out of reach with the pts missing. A member new to the brand is answered with zeros. Without a purchase rule the purchase earns 0 and a note says so.",
+        "For member `userId` buying for `purchaseAmount` USD at `brandId` (a brand this key acts for, else 403): the brand's best active purchase rule (reward in pts, USD at 1000 pts = 1 USD, cashback %) and whether it still pays this member (per-member claim limit, cooldown); the member's daily streak and today's open check-in reward (daily rule × streak multiplier — the multiplier applies to check-ins, not purchases); `earn.totalPts` = purchase + check-in; the member's ledger balance (earned − redeemed, all brands: pts are one token) now and after; and the brand's available perks the member may still redeem (never one they hold the per-member maximum of — the rule redeem_perk applies) split into affordable now, unlocked by this purchase, and the next one out of reach with the pts missing. A member new to the brand is answered with zeros. Without a purchase rule the purchase earns 0 and a note says so." +
+        WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: {
         query: z.object({
@@ -437,74 +508,91 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       async handle({ query }, context) {
         memberScope(context, query.brandId);
         await requireKnownBrand(d, query.brandId);
-        const now = context.clock.now();
-        const { current } = periodWindows(now, COMMERCE_PERIOD);
-        const rules = (await cachedBrandRules(d, [query.brandId])).get(query.brandId) ?? [];
-        const rule = bestPurchaseRule(rules);
-        const [earnings, ledger, perks] = await Promise.all([
-          memberEarnings(d, context, { brandId: query.brandId, userId: query.userId, purchaseRule: rule, rules }),
-          readLedgerBalance(db, query.userId),
-          listMemberCatalogue(
-            {
-              db,
-              clock: context.clock,
-              perkChain: d.perkChain,
-              logger: context.logger,
-              brands: d.events.brands,
+        const key = ['stack_commerce', query.brandId, query.userId, String(query.purchaseAmount)];
+        return keptWindowedAnswer(d, context, key, async (now) => {
+          const { current } = periodWindows(now, COMMERCE_PERIOD);
+          const rules = (await cachedBrandRules(d, [query.brandId])).get(query.brandId) ?? [];
+          const rule = bestPurchaseRule(rules);
+          const [earnings, ledger, catalogue, accountKey] = await Promise.all([
+            memberEarnings(d, context, { brandId: query.brandId, userId: query.userId, purchaseRule: rule, rules }),
+            readLedgerBalance(db, query.userId),
+            listMemberCatalogue(
+              {
+                db,
+                clock: context.clock,
+                perkChain: d.perkChain,
+                logger: context.logger,
+                brands: d.events.brands,
+              },
+              query.brandId,
+              query.userId,
+            ),
+            resolveAccountKey(db, query.userId),
+          ]);
+          const perks = catalogue.filter(({ item }) => item.available);
+          const balance = nonNegative(ledger);
+          const after = balance + earnings.totalPts;
+          // judgeRedemption with the balance now and after the purchase: a perk the member cannot redeem
+          // whatever their balance (held at its per-member limit) is in none of the lists.
+          const judged = perks
+            .map(({ item, memberClaims }) => ({
+              item,
+              now: judgeCatalogueItem(item, balance, memberClaims),
+              after: judgeCatalogueItem(item, after, memberClaims),
+            }))
+            .filter((p) => redeemableWithEnoughPts(p.now))
+            .sort((a, b) => a.item.cost - b.item.cost || a.item.id - b.item.id);
+          const next = judged.find((p) => !p.after.allowed);
+          const answer = {
+            brandId: query.brandId,
+            userId: query.userId,
+            purchaseAmountUsd: formatCents(query.purchaseAmount),
+            purchase: rule
+              ? {
+                  eventType: rule.eventType,
+                  eventId: rule.eventId,
+                  ...purchaseReward(rule.rewardAmount, query.purchaseAmount),
+                  eligible: earnings.purchase?.eligible ?? false,
+                  reason: earnings.purchase?.reason ?? null,
+                  previousClaims: earnings.purchase?.previousClaims ?? 0,
+                }
+              : null,
+            streak: memberView(earnings).streak,
+            earn: {
+              purchasePts: earnings.purchasePts.toString(),
+              checkinBonusPts: earnings.checkinBonusPts.toString(),
+              totalPts: earnings.totalPts.toString(),
+              totalUsd: ptsToUsd(earnings.totalPts),
             },
-            query.brandId,
-            query.userId,
-            { available: true },
-          ),
-        ]);
-        const balance = nonNegative(ledger);
-        const after = balance + earnings.totalPts;
-        // judgeRedemption with the balance now and after the purchase: a perk the member cannot redeem
-        // whatever their balance (held at its per-member limit) is in none of the lists.
-        const judged = perks
-          .map(({ item, memberClaims }) => ({
-            item,
-            now: judgeCatalogueItem(item, balance, memberClaims),
-            after: judgeCatalogueItem(item, after, memberClaims),
-          }))
-          .filter((p) => redeemableWithEnoughPts(p.now))
-          .sort((a, b) => a.item.cost - b.item.cost || a.item.id - b.item.id);
-        const next = judged.find((p) => !p.after.allowed);
-        return {
-          brandId: query.brandId,
-          userId: query.userId,
-          purchaseAmountUsd: formatCents(query.purchaseAmount),
-          purchase: rule
-            ? {
-                eventType: rule.eventType,
-                eventId: rule.eventId,
-                ...purchaseReward(rule.rewardAmount, query.purchaseAmount),
-                eligible: earnings.purchase?.eligible ?? false,
-                reason: earnings.purchase?.reason ?? null,
-                previousClaims: earnings.purchase?.previousClaims ?? 0,
-              }
-            : null,
-          streak: memberView(earnings).streak,
-          earn: {
-            purchasePts: earnings.purchasePts.toString(),
-            checkinBonusPts: earnings.checkinBonusPts.toString(),
-            totalPts: earnings.totalPts.toString(),
-            totalUsd: ptsToUsd(earnings.totalPts),
-          },
-          balance: { now: balance.toString(), afterPurchase: after.toString() },
-          perks: {
-            affordableNow: judged.filter((p) => p.now.allowed).map((p) => agentPerkLimits(p.item)),
-            unlockedByThisPurchase: judged
-              .filter((p) => !p.now.allowed && p.after.allowed)
-              .map((p) => agentPerkLimits(p.item)),
-            next: next ? { ...agentPerkLimits(next.item), missingPts: next.after.missing.toString() } : null,
-          },
-          basis: basisOf(
-            current,
-            rules.filter((r) => r.active).length + perks.length,
-            rule ? undefined : 'The brand has no active purchase rule: a purchase earns no pts here',
-          ),
-        };
+            balance: { now: balance.toString(), afterPurchase: after.toString() },
+            perks: {
+              affordableNow: judged.filter((p) => p.now.allowed).map((p) => agentPerkLimits(p.item)),
+              unlockedByThisPurchase: judged
+                .filter((p) => !p.now.allowed && p.after.allowed)
+                .map((p) => agentPerkLimits(p.item)),
+              next: next ? { ...agentPerkLimits(next.item), missingPts: next.after.missing.toString() } : null,
+            },
+            basis: basisOf(
+              current,
+              rules.filter((r) => r.active).length + perks.length,
+              rule ? undefined : 'The brand has no active purchase rule: a purchase earns no pts here',
+            ),
+          };
+          return {
+            value: answer,
+            // The member's claims, balance and redemptions (their identity) and streak (their account); the
+            // brand's perks (terms, anyone's redemption); supply is the chain's.
+            tokens: [memberToken(query.userId), memberToken(accountKey), brandPerksToken(query.brandId)],
+            chain: true,
+            validUntil: earliestAfter(now, [
+              nextUtcDay(now),
+              ...earnings.changesAt,
+              ...catalogue.flatMap(({ item }) => [item.startsAt, item.endsAt]),
+            ]),
+            // A purchase rule with a global limit pays or not by every member's claims: not kept.
+            keep: !earnings.capped,
+          };
+        });
       },
     }),
   ];

@@ -12,8 +12,11 @@ import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
-import { brandNotFound, listRules } from '../../modules/brands/brands.service.ts';
+import { toRule } from '../../modules/brands/brands.repository.ts';
+import { brandNotFound } from '../../modules/brands/brands.service.ts';
+import { readRuleTotals } from '../../modules/events/rule-reads.ts';
 import { readLeaderboard } from '../../modules/leaderboards/leaderboards.service.ts';
+import { brandPerksToken, earliestAfter } from '../../modules/ledger/member-answers.ts';
 import type { PerkRow } from '../../modules/perks/perks.repository.ts';
 import { listCatalogue, toCatalogueItem } from '../../modules/perks/perks.service.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
@@ -268,7 +271,13 @@ function getBrandTool(d: AgentToolDeps): AgentTool {
         findDirectoryBrand(d.db, params.brandId),
       );
       if (!brand) throw brandNotFound(params.brandId);
-      const rules = await listRules({ db: d.db }, brand.brandId, { activeOnly: true });
+      // The rules as the event path holds them (its brand cache, dropped at once by any rule change), in
+      // event type order; only what is left of a capped rule is read live (it moves with every event).
+      const cached = await d.events.brands.get(brand.brandId);
+      if (!cached) throw brandNotFound(params.brandId);
+      const rules = [...cached.rulesByType.values()].filter((row) => row.active).map(toRule);
+      const capped = rules.filter((rule) => rule.maxTotal !== null).map((rule) => rule.eventId);
+      const totals = await readRuleTotals(d.db, brand.brandId, capped);
       return {
         brand: toBrandView(brand),
         events: rules.map((rule) => ({
@@ -278,7 +287,8 @@ function getBrandTool(d: AgentToolDeps): AgentTool {
           cooldownHours: rule.cooldownHours,
           maxClaimsPerUser: ruleCapOut(rule.maxClaims),
           maxTotalClaims: optionalLimitOut(rule.maxTotal),
-          remainingTotalClaims: rule.maxTotal === null ? null : Math.max(0, rule.maxTotal - (rule.totalClaims ?? 0)),
+          remainingTotalClaims:
+            rule.maxTotal === null ? null : Math.max(0, rule.maxTotal - (totals.get(rule.eventId) ?? 0)),
           detectionMethod: rule.detectionMethod,
         })),
       };
@@ -307,23 +317,38 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
     }),
     example: (fixture) => ({ params: { brandId: fixture.brandId } }),
     async handle({ params, query }, context) {
-      const perks = await listCatalogue(
-        {
-          db: d.db,
-          clock: context.clock,
-          perkChain: d.perkChain,
-          logger: context.logger,
-          brands: d.events.brands,
-        },
-        params.brandId,
-        { category: query.category },
-      );
-      return {
-        brandId: params.brandId,
-        category: query.category ?? null,
-        perks: perks.map(agentPerkLimits),
-        count: perks.length,
-      };
+      // Kept like the member answers (modules/ledger/member-answers.ts) until the database announces a change
+      // of the brand's perks (terms, anyone's redemption: `p:<brand>`), the chain head moves (supply), a
+      // perk window opens or closes, or a brand changes; an unknown brand's 404 is never kept.
+      const key = ['get_brand_perks', params.brandId, query.category ?? ''].join('\n');
+      return d.memberAnswers.answer(key, async () => {
+        const now = context.clock.now();
+        const perks = await listCatalogue(
+          {
+            db: d.db,
+            clock: context.clock,
+            perkChain: d.perkChain,
+            logger: context.logger,
+            brands: d.events.brands,
+          },
+          params.brandId,
+          { category: query.category },
+        );
+        return {
+          value: {
+            brandId: params.brandId,
+            category: query.category ?? null,
+            perks: perks.map(agentPerkLimits),
+            count: perks.length,
+          },
+          tokens: [brandPerksToken(params.brandId)],
+          chain: perks.length > 0,
+          validUntil: earliestAfter(
+            now,
+            perks.flatMap((perk) => [perk.startsAt, perk.endsAt]),
+          ),
+        };
+      });
     },
   });
 }

@@ -18,9 +18,11 @@ import {
   readMemberActivity,
   readMemberRedemptions,
 } from '../../modules/ledger/member-activity.ts';
+import { brandPerksToken, memberToken } from '../../modules/ledger/member-answers.ts';
 import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { judgeRedemption, REFUSAL_TEXT, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
+import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../actions/windowed-answers.ts';
 import { limitTextOut, limitTextSchema } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
 import { readBrandMembers, readPlatformSplit } from '../intelligence/audience.repository.ts';
@@ -321,6 +323,59 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       memberClaims: BigInt(claimsByPerk.get(perk.perkId) ?? 0),
     });
 
+  /** get_user_persona's answer at `now` (404 when the member has no activity at `brands`). */
+  async function personaOf(userId: string, brands: string[], now: Date) {
+    const { window, activity, redemptions } = await loadMember(userId, brands, now);
+    const daysSinceLastEvent = activity.lastEventAt
+      ? Math.floor((now.getTime() - activity.lastEventAt.getTime()) / DAY_MS)
+      : null;
+    const profile = {
+      events: activity.events,
+      distinctEventTypes: activity.distinctEventTypes,
+      activeDays: activity.activeDays,
+      daysSinceLastEvent,
+      redemptions: redemptions.redemptions,
+      earned: activity.earned,
+      spent: redemptions.spent,
+    };
+    const totals = await earningsTotals(brands, window);
+    const rank = { below: countBelow(totals, activity.earned), population: totals.length };
+    const totalEvents = activity.perBrand.reduce((s, b) => s + b.events, 0);
+    return {
+      userId: userId,
+      archetype: classifyArchetype(profile, WINDOW_DAYS),
+      behaviour: {
+        events: activity.events,
+        eventsPerActiveDay:
+          activity.activeDays > 0 ? Math.round((activity.events / activity.activeDays) * 100) / 100 : 0,
+        activeDays: activity.activeDays,
+        daysSinceLastEvent,
+        eventTypeMix: activity.eventTypeMix.map((m) => ({ ...m, share: share(m.count, activity.events) })),
+        redemptions: redemptions.redemptions,
+        earned: activity.earned.toString(),
+        spent: redemptions.spent.toString(),
+      },
+      brandAffinities: activity.perBrand.map((b) => ({
+        brandId: b.brandId,
+        events: b.events,
+        earned: b.earned.toString(),
+        share: share(b.events, totalEvents),
+      })),
+      network: {
+        brands: activity.brands,
+        earningsPercentile: activity.events > 0 ? percentileRank(rank.below, rank.population) : null,
+        population: rank.population,
+      },
+      basis: basisOf(
+        window,
+        activity.events,
+        activity.events === 0
+          ? `No accepted event in the last ${WINDOW_DAYS} days; dormant after ${DORMANT_AFTER_DAYS} days without one`
+          : undefined,
+      ),
+    };
+  }
+
   return [
     defineAgentTool({
       name: 'get_user_persona',
@@ -328,63 +383,19 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/intelligence/users/:userId/persona',
       summary: "A member's behavioural profile and archetype at the key's brands",
       description:
-        "Behaviour of one member over the last 30 days at the brands this key acts for: accepted events, active days, event-type mix, redemptions, pts earned and spent; a rule-based archetype (dormant, newcomer, redeemer, streaker, explorer, collector — rules in docs/agent-api/intelligence.md); brand affinities (share of the member's events per brand, all time); network position (brands the member is active at among the key's, percentile of 30-day earnings among the key's members, 0–100). 404 when the member has no activity at the key's brands. Amounts are integer pts as strings.",
+        "Behaviour of one member over the last 30 days at the brands this key acts for: accepted events, active days, event-type mix, redemptions, pts earned and spent; a rule-based archetype (dormant, newcomer, redeemer, streaker, explorer, collector — rules in docs/agent-api/intelligence.md); brand affinities (share of the member's events per brand, all time); network position (brands the member is active at among the key's, percentile of 30-day earnings among the key's members, 0–100). 404 when the member has no activity at the key's brands. Amounts are integer pts as strings." +
+        WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: { params: userParams },
       result: personaResult,
       example: (f) => ({ params: { userId: f.userId } }),
       async handle({ params }, context) {
         const brands = memberScope(context);
-        const now = context.clock.now();
-        const { window, activity, redemptions } = await loadMember(params.userId, brands, now);
-        const daysSinceLastEvent = activity.lastEventAt
-          ? Math.floor((now.getTime() - activity.lastEventAt.getTime()) / DAY_MS)
-          : null;
-        const profile = {
-          events: activity.events,
-          distinctEventTypes: activity.distinctEventTypes,
-          activeDays: activity.activeDays,
-          daysSinceLastEvent,
-          redemptions: redemptions.redemptions,
-          earned: activity.earned,
-          spent: redemptions.spent,
-        };
-        const totals = await earningsTotals(brands, window);
-        const rank = { below: countBelow(totals, activity.earned), population: totals.length };
-        const totalEvents = activity.perBrand.reduce((s, b) => s + b.events, 0);
-        return {
-          userId: params.userId,
-          archetype: classifyArchetype(profile, WINDOW_DAYS),
-          behaviour: {
-            events: activity.events,
-            eventsPerActiveDay:
-              activity.activeDays > 0 ? Math.round((activity.events / activity.activeDays) * 100) / 100 : 0,
-            activeDays: activity.activeDays,
-            daysSinceLastEvent,
-            eventTypeMix: activity.eventTypeMix.map((m) => ({ ...m, share: share(m.count, activity.events) })),
-            redemptions: redemptions.redemptions,
-            earned: activity.earned.toString(),
-            spent: redemptions.spent.toString(),
-          },
-          brandAffinities: activity.perBrand.map((b) => ({
-            brandId: b.brandId,
-            events: b.events,
-            earned: b.earned.toString(),
-            share: share(b.events, totalEvents),
-          })),
-          network: {
-            brands: activity.brands,
-            earningsPercentile: activity.events > 0 ? percentileRank(rank.below, rank.population) : null,
-            population: rank.population,
-          },
-          basis: basisOf(
-            window,
-            activity.events,
-            activity.events === 0
-              ? `No accepted event in the last ${WINDOW_DAYS} days; dormant after ${DORMANT_AFTER_DAYS} days without one`
-              : undefined,
-          ),
-        };
+        return keptWindowedAnswer(d, context, ['get_user_persona', brands.join(','), params.userId], async (now) => ({
+          value: await personaOf(params.userId, brands, now),
+          // The member's events and redemptions; the population they are ranked in is a remembered aggregate.
+          tokens: [memberToken(params.userId)],
+        }));
       },
     }),
 
@@ -394,7 +405,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/intelligence/users/:userId/recommendations',
       summary: "Perks at the key's brands ranked for one member",
       description:
-        "Active perks (with supply left) of the brands this key acts for, ranked for one member by score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity (the perk's 30-day redemptions ÷ the brand's most redeemed perk's) + 20 × novelty (1 when the member never redeemed it). Score 0–100, highest first; `limit` 1–20 (default 5). Empty list with a note when the brands have no such perk. 404 when the member has no activity at the key's brands.",
+        "Active perks (with supply left) of the brands this key acts for, ranked for one member by score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity (the perk's 30-day redemptions ÷ the brand's most redeemed perk's) + 20 × novelty (1 when the member never redeemed it). Score 0–100, highest first; `limit` 1–20 (default 5). Empty list with a note when the brands have no such perk. 404 when the member has no activity at the key's brands." +
+        WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: {
         params: userParams,
@@ -404,59 +416,67 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       example: (f) => ({ params: { userId: f.userId }, query: { limit: 5 } }),
       async handle({ params, query }, context) {
         const brands = memberScope(context);
-        const now = context.clock.now();
-        const { window, redemptions } = await loadMember(params.userId, brands, now);
-        const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
-        const spendable = nonNegative(balance);
-        const redeemed = new Set(redemptions.perkIds);
-        let atLimit = 0;
-        const scored = perBrand.flatMap(({ brandId, perks }) => {
-          const max30 = Math.max(0, ...perks.map((p) => p.last30));
-          return perks
-            .map((p) => ({ p, decision: judge(p, redemptions.claimsByPerk, spendable) }))
-            .filter(({ decision }) => {
-              if (redeemableWithEnoughPts(decision)) return true;
-              if (decision.refusals.includes('claim_limit_reached')) atLimit++;
-              return false;
-            })
-            .map(({ p, decision }) => {
-              const before = redeemed.has(p.perkId);
-              const affordable = decision.allowed;
-              return {
-                kind: 'perk' as const,
-                perkId: p.perkId,
-                brandId,
-                name: p.name,
-                cost: p.cost.toString(),
-                score: perkRecommendationScore({
-                  balance: spendable,
-                  cost: p.cost,
-                  redemptions30: p.last30,
-                  maxRedemptions30: max30,
-                  alreadyRedeemed: before,
-                }),
-                affordable,
-                reason: `${affordable ? 'affordable now' : `${decision.missing} pts missing`}; ${p.last30} redemptions in 30 days; ${before ? 'already redeemed by this member' : 'never redeemed by this member'}`,
-              };
+        return keptWindowedAnswer(
+          d,
+          context,
+          ['get_user_recommendations', brands.join(','), params.userId, String(query.limit)],
+          async (now) => {
+            const { window, redemptions } = await loadMember(params.userId, brands, now);
+            const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
+            const spendable = nonNegative(balance);
+            const redeemed = new Set(redemptions.perkIds);
+            let atLimit = 0;
+            const scored = perBrand.flatMap(({ brandId, perks }) => {
+              const max30 = Math.max(0, ...perks.map((p) => p.last30));
+              return perks
+                .map((p) => ({ p, decision: judge(p, redemptions.claimsByPerk, spendable) }))
+                .filter(({ decision }) => {
+                  if (redeemableWithEnoughPts(decision)) return true;
+                  if (decision.refusals.includes('claim_limit_reached')) atLimit++;
+                  return false;
+                })
+                .map(({ p, decision }) => {
+                  const before = redeemed.has(p.perkId);
+                  const affordable = decision.allowed;
+                  return {
+                    kind: 'perk' as const,
+                    perkId: p.perkId,
+                    brandId,
+                    name: p.name,
+                    cost: p.cost.toString(),
+                    score: perkRecommendationScore({
+                      balance: spendable,
+                      cost: p.cost,
+                      redemptions30: p.last30,
+                      maxRedemptions30: max30,
+                      alreadyRedeemed: before,
+                    }),
+                    affordable,
+                    reason: `${affordable ? 'affordable now' : `${decision.missing} pts missing`}; ${p.last30} redemptions in 30 days; ${before ? 'already redeemed by this member' : 'never redeemed by this member'}`,
+                  };
+                });
             });
-        });
-        scored.sort(
-          (a, b) => b.score - a.score || Number(BigInt(a.cost) - BigInt(b.cost)) || a.perkId.localeCompare(b.perkId),
+            scored.sort(
+              (a, b) =>
+                b.score - a.score || Number(BigInt(a.cost) - BigInt(b.cost)) || a.perkId.localeCompare(b.perkId),
+            );
+            const answer = {
+              userId: params.userId,
+              balance: balance.toString(),
+              recommendations: scored.slice(0, query.limit),
+              basis: basisOf(
+                window,
+                scored.length,
+                scored.length > 0
+                  ? undefined
+                  : atLimit > 0
+                    ? `The member already holds the per-member maximum of every available perk (${atLimit}) at the brands this key acts for`
+                    : 'The brands this key acts for have no active perk with supply left',
+              ),
+            };
+            return { value: answer, tokens: [memberToken(params.userId), ...brands.map(brandPerksToken)] };
+          },
         );
-        return {
-          userId: params.userId,
-          balance: balance.toString(),
-          recommendations: scored.slice(0, query.limit),
-          basis: basisOf(
-            window,
-            scored.length,
-            scored.length > 0
-              ? undefined
-              : atLimit > 0
-                ? `The member already holds the per-member maximum of every available perk (${atLimit}) at the brands this key acts for`
-                : 'The brands this key acts for have no active perk with supply left',
-          ),
-        };
       },
     }),
 
@@ -528,7 +548,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/users/:userId/goals',
       summary: "A member's progress toward perks at the key's brands",
       description:
-        "Progress of one member toward the active perks of the brands this key acts for (or one `brandId` of the key, or one `targetPerkId`): cost, pts missing (cost − ledger balance, ≥ 0), progress % and estimated days at the member's own rate (pts earned at those brands in the last 30 days ÷ 30); estimatedDays is null when the member earned nothing in 30 days and 0 when already affordable. Balance = accepted rewards − redemptions not failed (network-wide, integer pts as a string). Fewest pts missing first. 403 for a brand the key does not act for, 404 for an unknown member or perk.",
+        "Progress of one member toward the active perks of the brands this key acts for (or one `brandId` of the key, or one `targetPerkId`): cost, pts missing (cost − ledger balance, ≥ 0), progress % and estimated days at the member's own rate (pts earned at those brands in the last 30 days ÷ 30); estimatedDays is null when the member earned nothing in 30 days and 0 when already affordable. Balance = accepted rewards − redemptions not failed (network-wide, integer pts as a string). Fewest pts missing first. 403 for a brand the key does not act for, 404 for an unknown member or perk." +
+        WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: {
         params: userParams,
@@ -544,59 +565,68 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       example: (f) => ({ params: { userId: f.userId }, query: { brandId: f.brandId } }),
       async handle({ params, query }, context) {
         const brands = memberScope(context, query.brandId);
-        const now = context.clock.now();
-        const { window, activity, redemptions } = await loadMember(params.userId, brands, now);
-        const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
-        const candidates = perBrand.flatMap(({ brandId, perks }) =>
-          perks
-            .filter((p) => (query.targetPerkId ? p.perkId === query.targetPerkId : p.active))
-            .map((perk) => ({ brandId, perk })),
-        );
-        if (query.targetPerkId && candidates.length === 0) {
-          throw new AppError('PERK_NOT_FOUND', `No perk ${query.targetPerkId} at the brands this key acts for`);
-        }
-        const judged = candidates.map((c) => ({ ...c, decision: judge(c.perk, redemptions.claimsByPerk, 0n) }));
-        const reachable = judged.filter(({ decision }) => redeemableWithEnoughPts(decision));
-        const leftOut = judged.filter((c) => !reachable.includes(c));
-        const limitNote =
-          leftOut.length > 0
-            ? `Left out: perks the member cannot redeem whatever their balance (${leftOut
-                .map(({ perk, decision }) => {
-                  const why = decision.refusals.filter((refusal) => refusal !== 'insufficient_balance');
-                  return `${perk.perkId}: ${why.map((refusal) => REFUSAL_TEXT[refusal]).join(', ')}`;
-                })
-                .join(', ')})`
-            : undefined;
-        const goals = reachable
-          .map(({ brandId, perk }) => {
-            const g = goalEstimate(perk.cost, nonNegative(balance), activity.earned, WINDOW_DAYS);
-            return {
-              perkId: perk.perkId,
-              brandId,
-              name: perk.name,
-              cost: perk.cost.toString(),
-              missing: g.missing.toString(),
-              progressPercent: g.progressPercent,
-              estimatedDays: g.estimatedDays,
+        return keptWindowedAnswer(
+          d,
+          context,
+          ['get_user_goals', brands.join(','), params.userId, query.targetPerkId ?? ''],
+          async (now) => {
+            const { window, activity, redemptions } = await loadMember(params.userId, brands, now);
+            const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
+            const candidates = perBrand.flatMap(({ brandId, perks }) =>
+              perks
+                .filter((p) => (query.targetPerkId ? p.perkId === query.targetPerkId : p.active))
+                .map((perk) => ({ brandId, perk })),
+            );
+            if (query.targetPerkId && candidates.length === 0) {
+              throw new AppError('PERK_NOT_FOUND', `No perk ${query.targetPerkId} at the brands this key acts for`);
+            }
+            const judged = candidates.map((c) => ({ ...c, decision: judge(c.perk, redemptions.claimsByPerk, 0n) }));
+            const reachable = judged.filter(({ decision }) => redeemableWithEnoughPts(decision));
+            const leftOut = judged.filter((c) => !reachable.includes(c));
+            const limitNote =
+              leftOut.length > 0
+                ? `Left out: perks the member cannot redeem whatever their balance (${leftOut
+                    .map(({ perk, decision }) => {
+                      const why = decision.refusals.filter((refusal) => refusal !== 'insufficient_balance');
+                      return `${perk.perkId}: ${why.map((refusal) => REFUSAL_TEXT[refusal]).join(', ')}`;
+                    })
+                    .join(', ')})`
+                : undefined;
+            const goals = reachable
+              .map(({ brandId, perk }) => {
+                const g = goalEstimate(perk.cost, nonNegative(balance), activity.earned, WINDOW_DAYS);
+                return {
+                  perkId: perk.perkId,
+                  brandId,
+                  name: perk.name,
+                  cost: perk.cost.toString(),
+                  missing: g.missing.toString(),
+                  progressPercent: g.progressPercent,
+                  estimatedDays: g.estimatedDays,
+                };
+              })
+              .sort((a, b) => Number(BigInt(a.missing) - BigInt(b.missing)) || a.perkId.localeCompare(b.perkId));
+            const answer = {
+              userId: params.userId,
+              balance: balance.toString(),
+              dailyEarningRate: goalEstimate(0n, 0n, activity.earned, WINDOW_DAYS).dailyRate,
+              goals,
+              basis: basisOf(
+                window,
+                activity.events,
+                [
+                  activity.earned === 0n
+                    ? `No pts earned in the last ${WINDOW_DAYS} days: no rate to estimate days`
+                    : '',
+                  limitNote ?? '',
+                ]
+                  .filter(Boolean)
+                  .join('; ') || undefined,
+              ),
             };
-          })
-          .sort((a, b) => Number(BigInt(a.missing) - BigInt(b.missing)) || a.perkId.localeCompare(b.perkId));
-        return {
-          userId: params.userId,
-          balance: balance.toString(),
-          dailyEarningRate: goalEstimate(0n, 0n, activity.earned, WINDOW_DAYS).dailyRate,
-          goals,
-          basis: basisOf(
-            window,
-            activity.events,
-            [
-              activity.earned === 0n ? `No pts earned in the last ${WINDOW_DAYS} days: no rate to estimate days` : '',
-              limitNote ?? '',
-            ]
-              .filter(Boolean)
-              .join('; ') || undefined,
-          ),
-        };
+            return { value: answer, tokens: [memberToken(params.userId), ...brands.map(brandPerksToken)] };
+          },
+        );
       },
     }),
 

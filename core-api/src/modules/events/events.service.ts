@@ -202,6 +202,8 @@ export interface EarningPreview {
   claims: number;
   lastClaimAt: Date | null;
   refusal: AppError | undefined;
+  /** The rule has a global limit: the preview then depends on every member's claims, not only this one's. */
+  capped: boolean;
 }
 
 /**
@@ -234,7 +236,12 @@ export async function previewEarnings(
       now,
       { duplicateWindowSeconds: 0 },
     );
-    previews.set(key, { claims: counter.claims, lastClaimAt: counter.last_claim_at, refusal });
+    previews.set(key, {
+      claims: counter.claims,
+      lastClaimAt: counter.last_claim_at,
+      refusal,
+      capped: total !== undefined,
+    });
   }
   return previews;
 }

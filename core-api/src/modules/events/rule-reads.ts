@@ -18,6 +18,21 @@ export function activeRuleCount(eb: ExpressionBuilder<DB, 'brands'>) {
     .where('event_rules.active', '=', true);
 }
 
+/**
+ * The running claim totals of a brand's rules `ruleIds` (rule id → total): what is left of a capped rule moves
+ * with every member's event, so it is read live while the rest of a rule comes from the brand cache.
+ */
+export async function readRuleTotals(db: Kysely<DB>, brandId: string, ruleIds: string[]): Promise<Map<string, number>> {
+  if (ruleIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('event_rules')
+    .select(['id', 'total_claims'])
+    .where('brand_id', '=', brandId)
+    .where('id', 'in', ruleIds)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.total_claims]));
+}
+
 /** The rules (active or not) of `brandIds`, by brand then event type; every brand gets a list. */
 export async function readRulesOfBrands(db: Kysely<DB>, brandIds: string[]): Promise<Map<string, RuleRecord[]>> {
   const rules = new Map<string, RuleRecord[]>(brandIds.map((id) => [id, []]));

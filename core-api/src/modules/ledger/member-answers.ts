@@ -12,7 +12,10 @@ import type { Clock } from '@pts/shared';
  * - `m:<key>`: a member identity or account key (events, redemptions, streaks, achievements, links, users);
  * - `w:<wallet>`: a wallet (reward mints, redemptions, users);
  * - `b:<brand>`: a brand's streak or achievement settings;
- * - `p:<brand>`: the brand's perks (terms, supply: anyone's redemption).
+ * - `p:<brand>`: the brand's perks (terms, supply: anyone's redemption);
+ * - `p:*` ({@link ANY_PERKS_TOKEN}): any brand's perks — dropped by every `p:<brand>` (an answer over the
+ *   whole network's catalogue, such as find_deals for a member);
+ * - `k:<keyId>`: an agent key's rewards (events it brought, its claims and onboardings; migration 2026_12_05_r01).
  *
  * It is also dropped at its deadline (a streak lapsing, the UTC day turning, a perk window opening or
  * closing), after the maximum age, when it holds a chain read and the chain head it was read at moved, and by
@@ -28,6 +31,14 @@ export const memberToken = (key: string) => `m:${key.toLowerCase()}`;
 export const walletToken = (wallet: string) => `w:${wallet.toLowerCase()}`;
 export const brandSettingsToken = (brandId: string) => `b:${brandId.toLowerCase()}`;
 export const brandPerksToken = (brandId: string) => `p:${brandId.toLowerCase()}`;
+/** Depends on every brand's perks: any `p:<brand>` drops it. */
+export const ANY_PERKS_TOKEN = 'p:*';
+export const agentKeyToken = (keyId: string) => `k:${keyId.toLowerCase()}`;
+
+/** The tokens a notice drops: its own, and {@link ANY_PERKS_TOKEN} when it names a brand's perks. */
+function withDerived(tokens: string[]): string[] {
+  return tokens.some((token) => token.startsWith('p:')) ? [...tokens, ANY_PERKS_TOKEN] : tokens;
+}
 
 /**
  * Where the notices come from: the process's change listener feeds `notice` with each payload and `listening`
@@ -163,11 +174,12 @@ export function createMemberAnswers(options: MemberAnswersOptions): MemberAnswer
     entries.clear();
     byToken.clear();
   };
-  feed.subscribe((tokens) => {
-    if (tokens === undefined) {
+  feed.subscribe((heard) => {
+    if (heard === undefined) {
       clear();
       return;
     }
+    const tokens = withDerived(heard);
     dropped(tokens);
     for (const token of tokens) {
       const keys = byToken.get(token);
@@ -226,6 +238,16 @@ export function createMemberAnswers(options: MemberAnswersOptions): MemberAnswer
 /** The start of the next UTC day after `now`: `checkedInToday` and the day's streak figures change there. */
 export function nextUtcDay(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+}
+
+/**
+ * The latest moment an answer over a sliding window (the last 30 days up to `now`, stated as its `basis.to`)
+ * is kept (docs/decisions.md, "Windowed member answers"): `maxAgeSeconds` after it was computed, the
+ * population figures' own bound (PTS_AGENT_ANSWER_MAX_AGE_SECONDS); 0 keeps none. A write that touches the
+ * member or the perks shown drops it before.
+ */
+export function windowKeptUntil(now: Date, maxAgeSeconds: number): Date {
+  return new Date(now.getTime() + maxAgeSeconds * 1000);
 }
 
 /** The earliest of `moments` after `now` (ISO strings, Dates or null); undefined when none is. */
