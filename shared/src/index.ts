@@ -39,6 +39,7 @@ export {
   competitionRanks,
   LEADERBOARD_PERIODS,
   type LeaderboardPeriod,
+  nextPeriodStart,
   normalizePeriod,
   PERIOD_ALIASES,
   periodKey,

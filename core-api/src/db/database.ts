@@ -45,6 +45,7 @@ import * as portalOperators from './migrations/2026_12_04_f01_portal_operators.t
 import * as memberChangeNotices from './migrations/2026_12_04_h01_member_change_notices.ts';
 import * as brandRollups from './migrations/2026_12_05_a01_brand_rollups.ts';
 import * as agentKeyChangeNotices from './migrations/2026_12_05_r01_agent_key_change_notices.ts';
+import * as leaderboardChangeNotices from './migrations/2026_12_05_s01_leaderboard_change_notices.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -115,6 +116,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_04_h01_member_change_notices': memberChangeNotices,
   '2026_12_05_a01_brand_rollups': brandRollups,
   '2026_12_05_r01_agent_key_change_notices': agentKeyChangeNotices,
+  '2026_12_05_s01_leaderboard_change_notices': leaderboardChangeNotices,
 };
 
 const migrationProvider: MigrationProvider = {

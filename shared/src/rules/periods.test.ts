@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { competitionRanks, normalizePeriod, periodKey } from './periods.ts';
+import { competitionRanks, nextPeriodStart, normalizePeriod, periodKey } from './periods.ts';
 
 describe('normalizePeriod', () => {
   it.each([
@@ -51,5 +51,19 @@ describe('competitionRanks', () => {
   it('handles empty and single lists', () => {
     expect(competitionRanks([])).toEqual([]);
     expect(competitionRanks([0])).toEqual([1]);
+  });
+});
+
+describe('nextPeriodStart', () => {
+  const at = new Date('2026-12-31T23:59:59.999Z'); // a Thursday
+  it.each([
+    ['daily', '2027-01-01T00:00:00.000Z'],
+    ['weekly', '2027-01-04T00:00:00.000Z'],
+    ['monthly', '2027-01-01T00:00:00.000Z'],
+  ] as const)('%s turns over at %s', (period, expected) => {
+    expect(nextPeriodStart(period, at)?.toISOString()).toBe(expected);
+  });
+  it('all_time never turns over', () => {
+    expect(nextPeriodStart('all_time', at)).toBeUndefined();
   });
 });

@@ -46,6 +46,21 @@ export function periodStart(period: LeaderboardPeriod, at: Date): Date {
   }
 }
 
+/** Start of the period after the one that contains `at` (when a board of that period turns over); none for `all_time`. */
+export function nextPeriodStart(period: LeaderboardPeriod, at: Date): Date | undefined {
+  const start = periodStart(period, at);
+  switch (period) {
+    case 'daily':
+      return new Date(start.getTime() + DAY_MS);
+    case 'weekly':
+      return new Date(start.getTime() + 7 * DAY_MS);
+    case 'monthly':
+      return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
+    case 'all_time':
+      return undefined;
+  }
+}
+
 /** `YYYY-MM-DD` of the period start, the key the aggregates are stored under. */
 export function periodKey(period: LeaderboardPeriod, at: Date): string {
   return periodStart(period, at).toISOString().slice(0, 10);

@@ -5,6 +5,7 @@ import {
   cleanString,
   LEADERBOARD_PERIODS,
   leaderboardEntrySchema,
+  nextPeriodStart,
   perkCatalogueItemSchema,
   perkCategorySchema,
 } from '@pts/shared';
@@ -16,7 +17,12 @@ import { toRule } from '../../modules/brands/brands.repository.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import { readRuleTotals } from '../../modules/events/rule-reads.ts';
 import { readLeaderboard } from '../../modules/leaderboards/leaderboards.service.ts';
-import { brandPerksToken, earliestAfter } from '../../modules/ledger/member-answers.ts';
+import {
+  ANY_LEADERBOARD_TOKEN,
+  brandPerksToken,
+  earliestAfter,
+  leaderboardToken,
+} from '../../modules/ledger/member-answers.ts';
 import type { PerkRow } from '../../modules/perks/perks.repository.ts';
 import { listCatalogue, toCatalogueItem } from '../../modules/perks/perks.service.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
@@ -445,29 +451,40 @@ function getLeaderboardTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ params: { brandId: fixture.brandId }, query: { metric: 'pts_earned', limit: 5 } }),
     async handle({ params, query }, context) {
       await requireKnownBrand(d, params.brandId);
-      const board = await readLeaderboard(
-        d.db,
-        {
-          brandId: params.brandId,
-          metric: query.metric,
-          period: query.period,
-          limit: query.limit,
-          revealIdentifiers: false,
-          logger: context.logger,
-        },
-        context.clock.now(),
-      );
-      return {
-        brandId: params.brandId,
-        metric: query.metric,
-        period: query.period,
-        periodStart: board.periodStart,
-        total: board.total,
-        leaderboard: board.leaderboard,
-        ...(board.leaderboard.length === 0
-          ? { note: `nobody scored ${query.metric} in this ${query.period} period` }
-          : {}),
-      };
+      const now = context.clock.now();
+      // Kept until the database announces a write to the brand's boards (or to usernames), and at most until
+      // the period turns over; the streak board moves with time alone (lapses), so it is read every time.
+      const key = ['get_leaderboard', params.brandId, query.metric, query.period, query.limit].join('\n');
+      return d.memberAnswers.answer(key, async () => {
+        const board = await readLeaderboard(
+          d.db,
+          {
+            brandId: params.brandId,
+            metric: query.metric,
+            period: query.period,
+            limit: query.limit,
+            revealIdentifiers: false,
+            logger: context.logger,
+          },
+          now,
+        );
+        return {
+          value: {
+            brandId: params.brandId,
+            metric: query.metric,
+            period: query.period,
+            periodStart: board.periodStart,
+            total: board.total,
+            leaderboard: board.leaderboard,
+            ...(board.leaderboard.length === 0
+              ? { note: `nobody scored ${query.metric} in this ${query.period} period` }
+              : {}),
+          },
+          tokens: [leaderboardToken(params.brandId), ANY_LEADERBOARD_TOKEN],
+          validUntil: nextPeriodStart(query.period, now),
+          keep: query.metric !== 'streak',
+        };
+      });
     },
   });
 }

@@ -354,4 +354,54 @@ describe('windowed member answers: kept, and dropped by every write they depend 
     expect(after.activity.acceptedEvents).toBe(3);
     expect(after.claims).toHaveLength(1);
   });
+
+  it("get_leaderboard: a write to the brand's board drops it, and so does a display name or a username", async () => {
+    const raw = { params: { brandId: brand.brandId }, query: { metric: 'pts_earned', period: 'all_time', limit: 10 } };
+    const score = (user: string, value: number) =>
+      rawWrite(
+        `INSERT INTO leaderboard_scores (brand_id, metric, period, period_start, platform, user_key, value, updated_at)
+         VALUES ($1, 'pts_earned', 'all_time', '1970-01-01', '*', $2, $3, now())
+         ON CONFLICT DO NOTHING`,
+        [brand.brandId, user, value],
+      );
+    await keptUntilAnnounced(
+      'get_leaderboard',
+      raw,
+      () => silently('leaderboard_scores', () => score('board.one@example.com', 100_000)),
+      () => score('board.two@example.com', 90_000),
+    );
+    await keptUntilAnnounced(
+      'get_leaderboard',
+      raw,
+      () => silently('leaderboard_scores', () => score('board.three@example.com', 80_000)),
+      () =>
+        rawWrite(
+          `INSERT INTO user_display_names (brand_id, user_key, display_name, updated_at) VALUES ($1, $2, 'Board One', now())`,
+          [brand.brandId, 'board.one@example.com'],
+        ),
+    );
+    const { after } = await keptUntilAnnounced(
+      'get_leaderboard',
+      raw,
+      () => silently('leaderboard_scores', () => score('board.four@example.com', 70_000)),
+      () =>
+        rawWrite(
+          `INSERT INTO oauth_identities (provider, subject, username, wallet_address, idp_user_id, created_at)
+           VALUES ('discord', $1, 'someone', $2, $3, now())`,
+          [randomUUID(), `0x${randomUUID().replaceAll('-', '').padEnd(40, '0')}`, randomUUID()],
+        ),
+    );
+    expect(after.leaderboard.map((entry: { value: number }) => entry.value).slice(0, 4)).toEqual([
+      100_000, 90_000, 80_000, 70_000,
+    ]);
+    // Another brand's board change does not drop it.
+    const before = await kept.call('get_leaderboard', raw, key);
+    await silently('leaderboard_scores', () => score('board.five@example.com', 60_000));
+    await rawWrite(
+      `INSERT INTO user_display_names (brand_id, user_key, display_name, updated_at) VALUES ($1, 'x@example.com', 'X', now())`,
+      [elsewhere.brandId],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await kept.call('get_leaderboard', raw, key)).toEqual(before);
+  });
 });

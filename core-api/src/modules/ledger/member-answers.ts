@@ -34,6 +34,10 @@ export const brandPerksToken = (brandId: string) => `p:${brandId.toLowerCase()}`
 /** Depends on every brand's perks: any `p:<brand>` drops it. */
 export const ANY_PERKS_TOKEN = 'p:*';
 export const agentKeyToken = (keyId: string) => `k:${keyId.toLowerCase()}`;
+/** A brand's leaderboards (their aggregates and display names: migration 2026_12_05_s01). */
+export const leaderboardToken = (brandId: string) => `l:${brandId.toLowerCase()}`;
+/** Every leaderboard (usernames any board may show: oauth_identities). */
+export const ANY_LEADERBOARD_TOKEN = 'l:*';
 
 /** The tokens a notice drops: its own, and {@link ANY_PERKS_TOKEN} when it names a brand's perks. */
 function withDerived(tokens: string[]): string[] {
