@@ -39,7 +39,15 @@ export interface FireJob {
    * waiting for an answer before it sends the next) until the time is up, instead of sending each once.
    */
   durationMs?: number;
+  /**
+   * When set (with `durationMs`), each client starts a request at most once per this many milliseconds, as a
+   * page refreshing on a timer does (its first after a random part of it, so clients do not move in step);
+   * unset, each client sends its next request as soon as its last one answered (a closed loop, saturation).
+   */
+  pacingMs?: number;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function fire(job: FireJob, onPhase?: (index: number, at: 'start' | 'end') => void): Promise<TimedResult[]> {
   const target = new URL(job.url);
@@ -73,9 +81,14 @@ async function fire(job: FireJob, onPhase?: (index: number, at: 'start' | 'end')
     onPhase?.(index, 'start');
     await Promise.all(
       Array.from({ length: job.concurrency }, async () => {
+        const pacing = job.pacingMs ?? 0;
+        if (pacing > 0) await sleep(Math.random() * pacing);
         while (more()) {
+          const started = performance.now();
           const request = requests[next++ % requests.length] as PreparedRequest;
           results.push(await one(request));
+          const wait = pacing - (performance.now() - started);
+          if (wait > 0 && more()) await sleep(Math.min(wait, Math.max(0, (until ?? Infinity) - performance.now())));
         }
       }),
     );

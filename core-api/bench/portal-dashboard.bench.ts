@@ -4,6 +4,7 @@
  * See docs/benchmarks.md, "Portal dashboard".
  *
  *   npm run bench -- portal-dashboard [--members 100000] [--events 1000000] [--clients 8] [--duration 30]
+ *                                     [--refresh-ms N]
  *                                     [--keep NAME] [--json]
  *
  * 1. Measures the portal's initial JavaScript: what the built index.html loads eagerly (its module entry and
@@ -25,7 +26,8 @@
  *    (password, session cookie) like a browser. Then, from a worker thread, the clients call
  *    GET /portal/api/brands/:brandId/dashboard?days=N as the portal's DashboardPage does (it asks for the
  *    chosen period, 30 days by default, and again every 3 s; its day/week switch reads the same answer):
- *    for `--duration` seconds, each client sending its next request when the last one has answered, the
+ *    for `--duration` seconds, each client sending its next request when the last one has answered (a closed
+ *    loop: the machine's saturation), or with `--refresh-ms N` once every N ms as the page does (3000), the
  *    default period most of the time and 7, 90 and 365 days in between. GET /pts-api/health under the same
  *    clients for the same time just before is the floor of the run. Prints p50/p95/max and requests/s for
  *    the dashboard (all periods, then each) and the health endpoint, and the machine's load average.
@@ -128,6 +130,8 @@ async function main(): Promise<void> {
   const MEMBERS = Math.floor(flag('members', 100_000));
   const EVENTS = Math.floor(flag('events', 1_000_000));
   const CLIENTS = Math.floor(flag('clients', 8));
+  /** 0: each client asks again as soon as answered (saturation); else once per this many ms (the page's refresh). */
+  const REFRESH_MS = Math.floor(flag('refresh-ms', 0));
   const DURATION_S = flag('duration', 30);
   const keep = text('keep');
 
@@ -273,10 +277,18 @@ async function main(): Promise<void> {
     });
 
     const loadAtStart = loadLine();
-    log(`measuring: ${DURATION_S} s of health, then ${DURATION_S} s of dashboards, ${CLIENTS} clients`);
+    log(
+      `measuring: ${DURATION_S} s of health, then ${DURATION_S} s of dashboards, ${CLIENTS} clients, ${REFRESH_MS > 0 ? `each asking once every ${REFRESH_MS} ms` : 'each asking again as soon as answered'}`,
+    );
     const spans: { start: number; end: number }[] = [];
     const results = await fireInWorker(
-      { url: platform.url, concurrency: CLIENTS, phases: [health, dashboard], durationMs: DURATION_S * 1000 },
+      {
+        url: platform.url,
+        concurrency: CLIENTS,
+        phases: [health, dashboard],
+        durationMs: DURATION_S * 1000,
+        ...(REFRESH_MS > 0 ? { pacingMs: REFRESH_MS } : {}),
+      },
       (index, at) => {
         if (at === 'start') spans[index] = { start: performance.now(), end: 0 };
         else (spans[index] as { end: number }).end = performance.now();
@@ -321,6 +333,7 @@ async function main(): Promise<void> {
             members: MEMBERS,
             events: EVENTS,
             clients: CLIENTS,
+            refreshMs: REFRESH_MS,
             durationSeconds: DURATION_S,
             targetP95Ms: TARGET_P95_MS,
             dashboard: all,
