@@ -197,8 +197,9 @@ describe('MCP over stdio: brand operator (seed) tools', () => {
       'eventType',
       'userIdentifier',
     ]);
-    // Logs went to stderr; stdout carried only MCP messages (the client would have failed otherwise).
-    expect(stderr()).toContain('pts MCP server on stdio');
+    // Logs went to stderr; stdout carried only MCP messages (the client would have failed otherwise). The two
+    // pipes are not ordered with each other: the log line may arrive after the first answer.
+    await expect.poll(() => stderr(), { timeout: 10_000 }).toContain('pts MCP server on stdio');
     expect(stderr()).not.toContain(brand.securityKey);
   });
 
@@ -454,7 +455,7 @@ describe('MCP over streamable HTTP (/mcp, agent-signed)', () => {
       planner: 'offline',
       steps: [{ tool: 'get_user_balance', ok: true, data: { balance: 70 } }],
     });
-    expect(stderr()).toContain('pts MCP server on stdio');
+    await expect.poll(() => stderr(), { timeout: 10_000 }).toContain('pts MCP server on stdio');
     expect(stderr()).not.toContain(key.secret);
     await client.close();
   }, 60_000);
