@@ -120,6 +120,13 @@ describe('core-api layout', () => {
     expect(querying).toEqual([]);
   });
 
+  it('lets no new router, agent tool or job take the database handle (issue 23 §2: the listed ones still do)', () => {
+    const holding = files.filter((file) => EDGE_FILE.test(file) && DB_HANDLE.test(texts.get(file) as string));
+    // A file that no longer takes it leaves the list; a new one never joins it: it gets named services.
+    expect(holding.filter((file) => !STILL_TAKING_DB.includes(file))).toEqual([]);
+    expect(STILL_TAKING_DB.filter((file) => !holding.includes(file))).toEqual([]);
+  });
+
   it('hands the agent surface no database handle: its tools and its REST and MCP routers import none', () => {
     const agentEdge = files.filter(
       (file) => /^agent\/tools\/.*\.tools\.ts$/.test(file) || AGENT_ROUTERS.includes(file),
@@ -172,3 +179,48 @@ const AGENT_ROUTERS = ['agent/agent-tools.ts', 'agent/agent-router.ts', 'agent/m
 const EDGE_FILE = /(\.routes|\.router|-router|\.tools|\.job|\.worker)\.ts$|^agent\/agent-tools?\.ts$/;
 /** A query written in place: kysely's builders, a transaction, or raw SQL. */
 const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction)\(|\bsql(\.raw)?[`<(]/;
+
+/** Taking or passing on the raw database handle: `d.db`, `deps.db`, a `db: Database` field, a `{ db }` or `db,` pass. */
+const DB_HANDLE = /\b(d|deps)\.db\b|\bdb: Database\b|\{ db[,}]|\bdb,/;
+/** The routers, agent tools and jobs that still take the database handle (issue 23 §2), to be given services. */
+const STILL_TAKING_DB = [
+  'agent/agent-tool.ts',
+  'agent/growth/growth-leads.routes.ts',
+  'agent/tools/actions.tools.ts',
+  'agent/tools/analytics.tools.ts',
+  'agent/tools/commerce.tools.ts',
+  'agent/tools/converse.tools.ts',
+  'agent/tools/discovery.tools.ts',
+  'agent/tools/growth.tools.ts',
+  'agent/tools/intelligence.tools.ts',
+  'agent/tools/network.tools.ts',
+  'modules/accounts/accounts.routes.ts',
+  'modules/achievements/achievements.routes.ts',
+  'modules/balances/balances.routes.ts',
+  'modules/community/community.routes.ts',
+  'modules/compat/seed-client.routes.ts',
+  'modules/compat/seed-compat.routes.ts',
+  'modules/dns/dns.routes.ts',
+  'modules/drops/drops.routes.ts',
+  'modules/identity/identity.routes.ts',
+  'modules/leaderboards/leaderboards.routes.ts',
+  'modules/members/members.routes.ts',
+  'modules/payments/payments.routes.ts',
+  'modules/perks/constraints/constraints.routes.ts',
+  'modules/portal/portal-billing.routes.ts',
+  'modules/portal/portal-campaigns.routes.ts',
+  'modules/portal/portal-chat-groups.routes.ts',
+  'modules/portal/portal-dashboard.routes.ts',
+  'modules/portal/portal-engagement.routes.ts',
+  'modules/portal/portal-integrations.routes.ts',
+  'modules/portal/portal-members.routes.ts',
+  'modules/portal/portal-perks.routes.ts',
+  'modules/portal/portal.routes.ts',
+  'modules/pregeneration/pregeneration.routes.ts',
+  'modules/relayer/perk-charges.routes.ts',
+  'modules/relayer/relay.routes.ts',
+  'modules/relayer/relayer-gas.routes.ts',
+  'modules/relayer/relayer.router.ts',
+  'modules/webhooks/webhooks.routes.ts',
+  'modules/webhooks/webhooks.worker.ts',
+];

@@ -23,6 +23,7 @@ import { type Config, hasRole, mintFinality } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
 import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '../http/rate-limit.ts';
+import { compactBrandRollups } from '../modules/analytics/brand-rollups.ts';
 import { startRollupCompactionJob } from '../modules/analytics/rollup-compaction.job.ts';
 import { createPostgresChangeTransport } from '../modules/brands/brand-changes.postgres.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
@@ -521,7 +522,7 @@ function startJobs({ config, logger, stack }: StartContext, deps: AppDeps): void
   });
   stack.push(() => webhookWorker.stop());
   const compaction = startRollupCompactionJob({
-    db: deps.db,
+    compact: () => compactBrandRollups(deps.db),
     intervalSeconds: config.PTS_ROLLUP_COMPACT_SECONDS,
     logger,
   });

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { sql } from 'kysely';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
 import { readMemberCountsByBrand, readRawActivity } from './brand-analytics.ts';
 import { CLOCK_SKEW_MS, compactBrandRollups, readRolledUpActivity, settleWindow } from './brand-rollups.ts';
 import { DAY_MS, type TimeWindow } from './periods.ts';
+import { startRollupCompactionJob } from './rollup-compaction.job.ts';
 
 // The rollups the database keeps beside the events (migration 2026_12_05_a01_brand_rollups) must answer
 // exactly what the raw events answer, for any events, written in any grouping of statements, folded by
@@ -161,6 +163,34 @@ describe('brand rollups', () => {
     );
     expect(rows.rows[0]?.n).toBe(0);
   }, 120_000);
+
+  it("the worker's job folds the fresh rows on its interval, and its stop waits for a pass", async () => {
+    const brandId = `0x${'c3'.repeat(20)}`;
+    await write(brandId, [
+      {
+        events: [{ member: 'ann@x.io', type: 'earn', accepted: true, reason: null, reward: 5, ago: H }],
+        compactAfter: false,
+      },
+    ]);
+    const fresh = async () =>
+      (
+        await sql<{ n: number }>`
+          SELECT (SELECT count(*) FROM brand_event_days WHERE NOT compacted)
+               + (SELECT count(*) FROM brand_active_counts WHERE NOT compacted)
+               + (SELECT count(*) FROM brand_member_counts WHERE NOT compacted) AS n`.execute(database.db)
+      ).rows[0]?.n;
+    expect(Number(await fresh())).toBeGreaterThan(0);
+    const job = startRollupCompactionJob({
+      compact: () => compactBrandRollups(database.db),
+      intervalSeconds: 1,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      await expect.poll(async () => Number(await fresh()), { timeout: 10_000, interval: 200 }).toBe(0);
+    } finally {
+      await job.stop();
+    }
+  });
 
   it('count members of every brand as the raw events do (the operators’ brand list)', async () => {
     const window = windowOf(new Date(NOW.getTime() - 7 * DAY_MS));

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Database } from '../../db/database.ts';
-import { compactBrandRollups } from './brand-rollups.ts';
+import type { compactBrandRollups } from './brand-rollups.ts';
 
 export interface RollupCompactionJob {
   stop(): Promise<void>;
@@ -12,7 +11,8 @@ export interface RollupCompactionJob {
  * the next tick: readers stay exact without it.
  */
 export function startRollupCompactionJob(options: {
-  db: Database;
+  /** One compaction pass (`compactBrandRollups` over the process's database). */
+  compact: () => ReturnType<typeof compactBrandRollups>;
   intervalSeconds: number;
   logger: Logger;
 }): RollupCompactionJob {
@@ -22,7 +22,7 @@ export function startRollupCompactionJob(options: {
     if (running) return;
     running = (async () => {
       try {
-        const folded = await compactBrandRollups(options.db);
+        const folded = await options.compact();
         if (Object.values(folded).some((rows) => rows > 0)) log.debug(folded, 'brand rollups compacted');
       } catch (error) {
         log.warn({ err: error }, 'brand rollup compaction failed; the next pass retries');
