@@ -65,7 +65,6 @@ import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
 import { createMetricsRouter } from './observability/metrics.routes.ts';
 import { createApiDocs } from './observability/openapi.ts';
-import { createRewardStatusSampler } from './observability/reward-status.ts';
 
 export const SERVICE_NAME = 'pts-core-api';
 export const SERVICE_VERSION = '0.1.0';
@@ -204,26 +203,16 @@ function eventHandlerRouter({ deps, services, serve }: Parts, eligibility: reado
       services.eventConfigCache,
     ),
   );
-  serve(
-    router,
-    '/pts-api',
-    dnsRoutes(
-      { db: deps.db, resolveTxt: deps.resolveTxt, clock: deps.clock, config, logger, changes: services.changes },
-      { limit: services.limits.verifyDns },
-    ),
-  );
+  serve(router, '/pts-api', dnsRoutes({ dns: services.dns, config }, { limit: services.limits.verifyDns }));
   // Token purchases answer their errors in the payment failure shape (spec 4.7), on their own router.
   const paymentsRouter = Router();
   serve(
     paymentsRouter,
     '/pts-api',
     paymentRoutes({
-      db: deps.db,
-      clock: deps.clock,
-      logger,
-      minter: deps.minter,
-      config,
-      payments: deps.payments,
+      payments: services.payments,
+      bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
+      publicUrl: config.PTS_PUBLIC_URL,
     }),
   );
   paymentsRouter.use(createPaymentErrorHandler(logger));
@@ -234,8 +223,7 @@ function eventHandlerRouter({ deps, services, serve }: Parts, eligibility: reado
     router,
     '/pts-api',
     pregenerationRoutes({
-      db: deps.db,
-      wallets: deps.wallets,
+      pregeneration: services.pregeneration,
       logger,
       limits: services.limits.pregeneration,
       ...(accountVerifier ? { verifier: accountVerifier } : {}),
@@ -276,15 +264,13 @@ function relayerRouter({ deps, services, serve }: Parts): Router {
     '/relayer',
     relayerRoutes(
       {
-        db: deps.db,
-        clock: deps.clock,
+        relay: services.relay,
+        relayRecords: services.relayRecords,
         logger: deps.logger,
-        config: deps.config,
         relayer: deps.relayer,
         publicClient: deps.publicClient,
-        chain: deps.chain,
-        identity: deps.identity,
-        constraints: deps.constraints,
+        perkNftAddress: relayContractsOf(deps).perkNft,
+        waitMs: deps.config.PTS_RELAYER_WAIT_MS,
       },
       { verifyBrandSignature: services.verifyBrandSignature, limits: services.limits },
     ),
@@ -306,10 +292,10 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
       onRevoked: (keyId) => services.agent.keys.forget(keyId),
     }),
   );
-  serve(router, '/admin', paymentAdminRoutes({ db, adminToken }));
-  serve(router, '/admin', webhookAdminRoutes({ db, secrets: deps.secrets, clock, config, adminToken }));
+  serve(router, '/admin', paymentAdminRoutes({ payments: services.payments, adminToken }));
+  serve(router, '/admin', webhookAdminRoutes({ webhooks: services.webhooks, adminToken }));
   serve(router, '/admin', achievementAdminRoutes({ db, clock, adminToken }));
-  serve(router, '/admin', relayerGasAdminRoutes({ db, chain: deps.chain, adminToken }));
+  serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
   serve(router, '/admin', campaignAdminRoutes({ db, clock, adminToken }));
   serve(router, '/admin', dropAdminRoutes({ db, clock, adminToken }));
   serve(router, '/admin', growthLeadAdminRoutes({ db, adminToken }));
@@ -324,7 +310,7 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
       urlPolicy: constraintUrlPolicy(config),
     }),
   );
-  serve(router, '/admin', identityAdminRoutes({ db, wallets: deps.wallets, issuer: deps.tokenIssuer, adminToken }));
+  serve(router, '/admin', identityAdminRoutes({ userTokens: services.userTokens, adminToken }));
 }
 
 /** `/services`: shared services for bots, the site plugin and brand back-ends, each feature's own routes. */
@@ -475,7 +461,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
 }
 
 /** Every host's own: `/health`, `/metrics` and the identity provider's `/.well-known/jwks.json`. */
-function operationsRouter({ deps, serve }: Parts, routes: () => string[]): Router {
+function operationsRouter({ deps, services, serve }: Parts, routes: () => string[]): Router {
   const { config, logger } = deps;
   const router = Router();
   serve(
@@ -494,7 +480,6 @@ function operationsRouter({ deps, serve }: Parts, routes: () => string[]): Route
       version: SERVICE_VERSION,
     }),
   );
-  const sampleRewardTable = createRewardStatusSampler(deps.db);
   router.use(
     createMetricsRouter({
       metrics: deps.metrics,
@@ -510,7 +495,7 @@ function operationsRouter({ deps, serve }: Parts, routes: () => string[]): Route
             failed: queue.failed,
           };
         } catch {
-          return sampleRewardTable();
+          return services.rewardStatuses();
         }
       },
       logger,

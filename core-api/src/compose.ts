@@ -20,20 +20,37 @@ import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { securityKeysValidAt, verifySecurityKey } from './modules/brands/brand-keys.service.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { SETUP_FAILURE_WINDOW_SECONDS, SETUP_FAILURES_ALLOWED } from './modules/community/community.routes.ts';
+import { createDnsService, type DnsService } from './modules/dns/dns.service.ts';
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
 import type { EventDeps } from './modules/events/events.service.ts';
+import { createUserTokenService, type UserTokenService } from './modules/identity/identity.service.ts';
 import {
   createMemberAnswers,
   createMemberChangeFeed,
   type MemberAnswers,
   type MemberChangeFeed,
 } from './modules/ledger/member-answers.ts';
+import { createPaymentService, type PaymentService, paymentDepsFrom } from './modules/payments/payments.service.ts';
 import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
 import { SIGN_IN_WINDOW_SECONDS } from './modules/portal/portal.routes.ts';
 import { createPortalMailer, type PortalMailer } from './modules/portal/portal-mailer.ts';
+import {
+  createPregenerationService,
+  type PregenerationService,
+} from './modules/pregeneration/pregeneration.service.ts';
+import {
+  createRelayChainReader,
+  createRelayRecords,
+  createRelayService,
+  type RelayRecords,
+  type RelayService,
+  relaySettingsOf,
+} from './modules/relayer/relay.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
+import { createWebhookService, type WebhookService } from './modules/webhooks/webhooks.service.ts';
+import { createRewardStatusSampler, type RewardStatusSampler } from './observability/reward-status.ts';
 
 /**
  * The services a process shares between its routers and jobs, each built once (CONVENTIONS habit 5): two
@@ -75,6 +92,22 @@ export interface AppServices {
   memberAnswers: MemberAnswers;
   /** The agent API's tools, key cache and authenticator (REST `/api/v1`, MCP, converse). */
   agent: AgentSurface;
+  /** The gasless relay (`/relayer/relay`, `/relayer/transactions/:id`; spec 4.9). */
+  relay: RelayService;
+  /** The relayer's records: gas paid per brand, contract deployments (any instance, relayer key or not). */
+  relayRecords: RelayRecords;
+  /** Brands' webhook endpoints (admin API) and the delivery queue the webhook worker drains. */
+  webhooks: WebhookService;
+  /** Token purchases over the configured payment provider (spec 4.6, 4.7). */
+  payments: PaymentService;
+  /** Wallet pregeneration for social-login identities and emails (spec 4.8). */
+  pregeneration: PregenerationService;
+  /** The local identity provider's access tokens for the admin API. */
+  userTokens: UserTokenService;
+  /** Domain verification by `_pts.<domain>` TXT record (`POST /pts-api/verify-dns`). */
+  dns: DnsService;
+  /** `reward_mints` rows by status, `/metrics`' fallback when the minter does not answer. */
+  rewardStatuses: RewardStatusSampler;
 }
 
 /** What the agent API's routers (`/api/v1`, `/mcp`) and the key administration share, built once. */
@@ -269,6 +302,7 @@ export function composeServices(
     agentAnswers,
     memberAnswers,
     portalMailer: createPortalMailer({ smtpUrl: config.PTS_SMTP_URL, from: config.PTS_SMTP_FROM, logger }),
+    ...composeRelayServices(deps, changes),
   };
   return { ...shared, agent: composeAgent(deps, shared) };
 }
@@ -324,5 +358,37 @@ function composeAgent(deps: AppDeps, services: Omit<AppServices, 'agent'>): Agen
     recordSignature: (req, claim) => recordAgentSignature(db, req, claim),
     noteKeyUsed: (keyId) => noteAgentKeyUsed({ db, clock, secrets }, keyId),
     verifyBrandKey: (brandId, key) => verifySecurityKey({ db, clock }, brandId, key),
+  };
+}
+
+/** The relayer's, webhooks', payments', pregeneration's, identity's and DNS verification's services. */
+function composeRelayServices(
+  deps: AppDeps,
+  changes: ChangeNotifier,
+): Pick<
+  AppServices,
+  'relay' | 'relayRecords' | 'webhooks' | 'payments' | 'pregeneration' | 'userTokens' | 'dns' | 'rewardStatuses'
+> {
+  const { config, db, clock, logger } = deps;
+  const contracts = relayContractsOf(deps);
+  return {
+    relay: createRelayService({
+      db,
+      clock,
+      logger,
+      relayer: deps.relayer,
+      identity: deps.identity,
+      chain: createRelayChainReader(deps.publicClient, contracts),
+      contracts,
+      constraints: deps.constraints,
+      settings: relaySettingsOf(config),
+    }),
+    relayRecords: createRelayRecords({ db, chainId: deps.chain.chainId }),
+    webhooks: createWebhookService({ db, secrets: deps.secrets, clock, config }),
+    payments: createPaymentService(paymentDepsFrom(deps)),
+    pregeneration: createPregenerationService({ db, wallets: deps.wallets }),
+    userTokens: createUserTokenService({ db, wallets: deps.wallets, issuer: deps.tokenIssuer }),
+    dns: createDnsService({ db, resolveTxt: deps.resolveTxt, clock, logger, changes }),
+    rewardStatuses: createRewardStatusSampler(db),
   };
 }

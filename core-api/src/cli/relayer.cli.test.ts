@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/database.ts';
 import { createErrorHandler } from '../http/errors.ts';
 import { routerFrom } from '../http/route-table.ts';
+import { createRelayRecords } from '../modules/relayer/relay.service.ts';
 import { relayerGasAdminRoutes } from '../modules/relayer/relayer-gas.routes.ts';
 import { runCli } from './run-cli.ts';
 
@@ -60,16 +61,8 @@ beforeAll(async () => {
     '/admin',
     routerFrom(
       relayerGasAdminRoutes({
-        db: database.db,
+        relayRecords: createRelayRecords({ db: database.db, chainId: CHAIN_ID }),
         adminToken: ADMIN_TOKEN,
-        chain: {
-          chainId: CHAIN_ID,
-          rpcUrl: 'http://127.0.0.1:1',
-          contracts: {},
-          minterAddress: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-          explorerUrl: 'https://soneium.blockscout.com',
-          ping: async () => 0n,
-        },
       }),
     ),
   );

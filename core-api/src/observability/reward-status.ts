@@ -1,7 +1,10 @@
 import type { Database } from '../db/database.ts';
 
+/** `reward_mints` rows by status: `/metrics`' fallback when the minter's queue does not answer. */
+export type RewardStatusSampler = () => Promise<Record<string, number>>;
+
 /** Counts reward_mints rows by status (`SELECT status, count(*) … GROUP BY status`). */
-export function createRewardStatusSampler(db: Database): () => Promise<Record<string, number>> {
+export function createRewardStatusSampler(db: Database): RewardStatusSampler {
   return async () => {
     const rows = await db
       .selectFrom('reward_mints')

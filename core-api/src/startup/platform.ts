@@ -129,7 +129,7 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     const { changes, rateLimits, memberChanges } = await startChangeSharing(start, database);
     const services = composeServices(deps, changes, rateLimits, memberChanges);
     const app = createApp(deps, services);
-    if (hasRole(config, 'worker')) startJobs(start, deps);
+    if (hasRole(config, 'worker')) startJobs(start, deps, services);
     const { server, url } = options.listen === false ? { server: undefined, url: '' } : await listen(start, app);
     // Started: from now on a query waits PTS_DB_CONNECT_TIMEOUT_MS for a connection, not the start-up patience.
     database.endStartup?.();
@@ -506,7 +506,7 @@ async function startChangeSharing({ logger, stack }: StartContext, database: Dat
 }
 
 /** The worker role's jobs: the reward processor's schedule, the webhook deliveries, the rollups' compaction. */
-function startJobs({ config, logger, stack }: StartContext, deps: AppDeps): void {
+function startJobs({ config, logger, stack }: StartContext, deps: AppDeps, services: AppServices): void {
   const job = startRewardProcessorJob({
     minter: deps.minter,
     cronExpression: config.PTS_REWARD_PROCESSOR_CRON,
@@ -514,7 +514,7 @@ function startJobs({ config, logger, stack }: StartContext, deps: AppDeps): void
   });
   stack.push(async () => job.stop());
   const webhookWorker = startWebhookWorker({
-    db: deps.db,
+    webhooks: services.webhooks,
     clock: deps.clock,
     logger,
     secrets: deps.secrets,

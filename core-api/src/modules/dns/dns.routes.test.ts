@@ -11,7 +11,7 @@ import { createLogger } from '../../observability/logger.ts';
 import { hashSecret } from '../../security/secret-box.ts';
 import { type BrandChange, createChangeNotifier } from '../brands/brand-changes.ts';
 import { dnsRoutes } from './dns.routes.ts';
-import { createSystemTxtResolver } from './dns.service.ts';
+import { createDnsService, createSystemTxtResolver } from './dns.service.ts';
 
 const BRAND = '0x1111111111111111111111111111111111111111';
 const OTHER_BRAND = '0x2222222222222222222222222222222222222222';
@@ -34,13 +34,15 @@ describe('POST /pts-api/verify-dns', () => {
     const router = routerFrom(
       dnsRoutes(
         {
-          db: database.db,
-          // The real resolver path: node's c-ares talking UDP to the fake server.
-          resolveTxt: createSystemTxtResolver([dns.address], { timeoutMs: 300, tries: 1 }),
-          clock,
+          dns: createDnsService({
+            db: database.db,
+            // The real resolver path: node's c-ares talking UDP to the fake server.
+            resolveTxt: createSystemTxtResolver([dns.address], { timeoutMs: 300, tries: 1 }),
+            clock,
+            logger,
+            changes,
+          }),
           config: loadConfig({}),
-          logger,
-          changes,
         },
         lookupsPerMinutePerIp === undefined ? {} : { lookupsPerMinutePerIp },
       ),

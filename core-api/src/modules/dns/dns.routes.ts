@@ -1,14 +1,9 @@
-import type { Clock } from '@pts/shared';
 import { domainSchema } from '@pts/shared';
-import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
 import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import type { TxtResolver } from '../../modules/dns/dns.service.ts';
-import type { ChangeNotifier } from '../brands/brand-changes.ts';
-import { verifyDns } from './dns.service.ts';
+import type { DnsService } from './dns.service.ts';
 
 export const verifyDnsRequestSchema = z.object({ domain: domainSchema }).meta({ id: 'VerifyDnsRequest' });
 
@@ -30,13 +25,9 @@ export const verifyDnsResponseSchema = z
   .meta({ id: 'VerifyDnsResponse' });
 
 export type DnsRouterDeps = {
-  db: Database;
-  resolveTxt: TxtResolver;
-  clock: Clock;
-  config: Config;
-  logger: Logger;
-  /** Brand changes: a newly verified domain is announced (compose.ts's caches). */
-  changes?: ChangeNotifier;
+  /** The lookup and the verified-domain record (dns.service.ts; compose.ts builds it, with the brand changes). */
+  dns: DnsService;
+  config: Pick<Config, 'PTS_BODY_LIMIT_BYTES'>;
 };
 
 export interface DnsRouterOptions {
@@ -44,7 +35,6 @@ export interface DnsRouterOptions {
   lookupsPerMinutePerIp?: number;
   /** The per-IP limit itself (compose.ts builds it, shared by the replicas); overrides `lookupsPerMinutePerIp`. */
   limit?: RateLimit;
-  lookupTimeoutMs?: number;
 }
 
 /** `POST /verify-dns`, relative to where it is mounted (the event handler's `/pts-api`). */
@@ -76,17 +66,7 @@ export function dnsRoutes(deps: DnsRouterDeps, options: DnsRouterOptions = {}): 
       },
       handle: async ({ body: { domain }, req, res }) => {
         await limit.consume(res, req.ip ?? 'unknown');
-        return verifyDns(
-          {
-            db: deps.db,
-            resolveTxt: deps.resolveTxt,
-            clock: deps.clock,
-            logger: deps.logger,
-            ...(deps.changes ? { changes: deps.changes } : {}),
-            ...(options.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: options.lookupTimeoutMs }),
-          },
-          { domain },
-        );
+        return deps.dns.verify(domain);
       },
     }),
   ];

@@ -43,6 +43,22 @@ export interface VerifyDnsDeps {
   changes?: ChangeNotifier;
 }
 
+/** Domain verification by DNS (docs/brands.md), for `POST /pts-api/verify-dns`; one per process (compose.ts). */
+export interface DnsService {
+  /**
+   * Looks up `_pts.<domain>` and, when it links the domain to its brand, records the domain as verified
+   * (announced to the brand caches). `actor` names who asked in the audit log (`verify-dns` when absent).
+   */
+  verify(domain: string, options?: { actor?: string | undefined }): Promise<VerifyDnsResult>;
+}
+
+export function createDnsService(deps: Omit<VerifyDnsDeps, 'actor'>): DnsService {
+  return {
+    verify: (domain, options = {}) =>
+      verifyDns({ ...deps, ...(options.actor === undefined ? {} : { actor: options.actor }) }, { domain }),
+  };
+}
+
 /** A parsed `brand_id=<0x…>;api_key=<key>` record. */
 export interface PtsTxtRecord {
   brandId: string;

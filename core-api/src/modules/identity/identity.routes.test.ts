@@ -9,6 +9,7 @@ import { routerFrom } from '../../http/route-table.ts';
 import { ensureUsers } from '../users/users.repository.ts';
 import { createLocalWalletProvider } from '../wallets/wallet-provider.ts';
 import { identityAdminRoutes, jwksRoutes } from './identity.routes.ts';
+import { createUserTokenService } from './identity.service.ts';
 import { createLocalTokenIssuer } from './local-token-issuer.ts';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
@@ -26,7 +27,15 @@ beforeAll(async () => {
   database = await createTestDatabase();
   const app = express();
   app.use(routerFrom(jwksRoutes({ issuer })));
-  app.use('/admin', routerFrom(identityAdminRoutes({ db: database.db, wallets, issuer, adminToken: ADMIN_TOKEN })));
+  app.use(
+    '/admin',
+    routerFrom(
+      identityAdminRoutes({
+        userTokens: createUserTokenService({ db: database.db, wallets, issuer }),
+        adminToken: ADMIN_TOKEN,
+      }),
+    ),
+  );
   app.use(createErrorHandler(logger));
   server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));

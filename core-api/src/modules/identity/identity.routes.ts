@@ -1,16 +1,13 @@
 import { issueUserTokenRequestSchema, issueUserTokenResponseSchema } from '@pts/shared';
 import { z } from 'zod';
-import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { ensureUsers, findUserWallet, setUserWallets } from '../users/users.repository.ts';
-import type { WalletProvider } from '../wallets/wallet-provider.ts';
+import type { UserTokenService } from './identity.service.ts';
 import type { LocalTokenIssuer } from './local-token-issuer.ts';
 
 export interface IdentityAdminRouterDeps {
-  db: Database;
-  wallets: WalletProvider;
-  issuer: LocalTokenIssuer;
+  /** Users' access tokens (identity.service.ts; compose.ts builds it). */
+  userTokens: UserTokenService;
   adminToken: string;
 }
 
@@ -54,9 +51,13 @@ export function identityAdminRoutes(deps: IdentityAdminRouterDeps): Route[] {
         401: failure('Missing or wrong admin token'),
       },
       handle: async ({ body: { email } }) => {
-        const { userId, walletAddress } = await ensureUserWallet(deps, email);
-        const issued = deps.issuer.issue({ subject: userId, email, walletAddress });
-        return { success: true, token: issued.token, walletAddress, expiresAt: issued.expiresAt.toISOString() };
+        const issued = await deps.userTokens.issue(email);
+        return {
+          success: true,
+          token: issued.token,
+          walletAddress: issued.walletAddress,
+          expiresAt: issued.expiresAt.toISOString(),
+        };
       },
     }),
   ];
@@ -77,21 +78,4 @@ export function jwksRoutes(deps: { issuer: LocalTokenIssuer }): Route[] {
       },
     }),
   ];
-}
-
-/** The user's id (DID) and wallet, creating either when absent; concurrent calls agree on the wallet. */
-async function ensureUserWallet(
-  deps: Pick<IdentityAdminRouterDeps, 'db' | 'wallets'>,
-  email: string,
-): Promise<{ userId: string; walletAddress: string }> {
-  const user = (await ensureUsers(deps.db, [email])).get(email);
-  if (!user) throw new Error(`user ${email} was not created`);
-  if (!user.walletAddress) {
-    const wallet = await deps.wallets.walletForUser({ userId: user.id, email });
-    await setUserWallets(deps.db, [{ userId: user.id, address: wallet.address, idpUserId: wallet.idpUserId }]);
-  }
-  // Read back: a concurrent request may have set the wallet first.
-  const row = await findUserWallet(deps.db, user.id);
-  if (!row?.walletAddress) throw new Error(`user ${email} has no wallet after creating it`);
-  return { userId: row.idpUserId || `did:pts:local:${user.id}`, walletAddress: row.walletAddress };
 }

@@ -1,4 +1,3 @@
-import type { Clock } from '@pts/shared';
 import {
   AppError,
   brandIdParamsSchema,
@@ -15,28 +14,20 @@ import {
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Minter } from '../../chain/minter.types.ts';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { errorBody, toClientError } from '../../http/errors.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { CHECKOUT_PAGE_HEADERS, fillSessionId, renderCheckoutMessage, renderCheckoutPage } from './checkout-page.ts';
 import { isLocalPaymentProvider } from './local-provider.ts';
-import type { PaymentProvider } from './payment-provider.ts';
-import { markPaymentCanceled } from './payments.repository.ts';
-import {
-  createCheckout,
-  fulfilPayment,
-  handlePaymentWebhook,
-  listBrandPurchases,
-  METADATA,
-  paymentDepsFrom,
-} from './payments.service.ts';
+import { METADATA, type PaymentService } from './payments.service.ts';
 
-/** What the payment routes use from the app: its dependencies plus the payment provider. */
-export type PaymentsRouterDeps = { db: Database; clock: Clock; logger: Logger; minter: Minter; config: Config } & {
-  payments: PaymentProvider;
+/** What the payment routes use: the payment service (compose.ts builds it) and two settings. */
+export type PaymentsRouterDeps = {
+  payments: PaymentService;
+  /** The event handler's body limit (PTS_BODY_LIMIT_BYTES). */
+  bodyLimitBytes: number;
+  /** This service's public URL (PTS_PUBLIC_URL): the local checkout URL's base; the request's host when absent. */
+  publicUrl: string | undefined;
 };
 
 /** Stripe events carry the whole session object; well under this. */
@@ -108,12 +99,12 @@ const page = (description: string) => ({ description, contentType: 'text/html' }
  * `GET /checkout/:sessionId` with its form posts `POST …/pay` and `…/cancel`.
  */
 export function paymentRoutes(deps: PaymentsRouterDeps): Route[] {
-  const payment = paymentDepsFrom(deps);
+  const { payments } = deps;
   // Read as JSON whatever the declared content type, as the seed clients send it.
-  const json = { bodyLimitBytes: deps.config.PTS_BODY_LIMIT_BYTES, bodyReader: 'json-any-type' } as const;
+  const json = { bodyLimitBytes: deps.bodyLimitBytes, bodyReader: 'json-any-type' } as const;
 
   // The local provider's hosted checkout page. Errors here are HTML pages, not JSON.
-  const local = isLocalPaymentProvider(deps.payments) ? deps.payments : undefined;
+  const local = isLocalPaymentProvider(payments.provider) ? payments.provider : undefined;
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
   const hostedSessionId = (req: Request): string | undefined => {
     const parsed = checkoutSessionIdSchema.safeParse(req.params.sessionId);
@@ -154,10 +145,10 @@ export function paymentRoutes(deps: PaymentsRouterDeps): Route[] {
         503: paymentFailure('Payment provider unreachable; retry'),
       },
       handle: async ({ body, req }) => {
-        const created = await createCheckout(payment, body);
+        const created = await payments.createCheckout(body);
         return {
           success: true,
-          checkoutUrl: absoluteUrl(created.checkoutUrl, req, deps.config.PTS_PUBLIC_URL),
+          checkoutUrl: absoluteUrl(created.checkoutUrl, req, deps.publicUrl),
           sessionId: created.sessionId,
         };
       },
@@ -180,7 +171,7 @@ export function paymentRoutes(deps: PaymentsRouterDeps): Route[] {
         500: paymentFailure('Internal error; retry with back-off'),
         503: paymentFailure('Payment provider unreachable; retry with back-off'),
       },
-      handle: ({ body: { sessionId } }) => fulfilPayment(payment, sessionId),
+      handle: ({ body: { sessionId } }) => payments.fulfil(sessionId),
     }),
     defineRoute({
       method: 'post',
@@ -202,7 +193,7 @@ export function paymentRoutes(deps: PaymentsRouterDeps): Route[] {
       },
       handle: ({ req }) => {
         const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        return handlePaymentWebhook(payment, rawBody, req.get('stripe-signature'));
+        return payments.handleWebhook(rawBody, req.get('stripe-signature'));
       },
     }),
     defineRoute({
@@ -261,7 +252,7 @@ export function paymentRoutes(deps: PaymentsRouterDeps): Route[] {
           );
         }
         try {
-          await fulfilPayment(payment, id);
+          await payments.fulfil(id);
         } catch (error) {
           if (!isAppError(error)) throw error;
           return sendPage(
@@ -293,7 +284,7 @@ export function paymentRoutes(deps: PaymentsRouterDeps): Route[] {
             'This checkout is already paid or canceled.',
           );
         }
-        await markPaymentCanceled(deps.db, id, deps.clock.now());
+        await payments.markCanceled(id);
         return res.redirect(303, action.session.cancel_url);
       },
     }),
@@ -301,7 +292,10 @@ export function paymentRoutes(deps: PaymentsRouterDeps): Route[] {
 }
 
 /** `GET /brands/:brandId/purchases`, mounted under `/admin` (admin token required). */
-export function paymentAdminRoutes(deps: { db: Database; adminToken: string }): Route[] {
+export function paymentAdminRoutes(deps: {
+  payments: Pick<PaymentService, 'brandPurchases'>;
+  adminToken: string;
+}): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -317,7 +311,7 @@ export function paymentAdminRoutes(deps: { db: Database; adminToken: string }): 
         401: failure('Missing or wrong admin token'),
         404: failure('Unknown brand'),
       },
-      handle: ({ params: { brandId } }) => listBrandPurchases(deps, brandId),
+      handle: ({ params: { brandId } }) => deps.payments.brandPurchases(brandId),
     }),
   ];
 }

@@ -23,6 +23,7 @@ import {
   insertPurchaseMint,
   listPurchaseRows,
   lockPayment,
+  markPaymentCanceled,
   markPaymentFulfilled,
   markPaymentUnfulfillable,
   recordWebhookEvent,
@@ -53,6 +54,39 @@ export function paymentDepsFrom(
     provider: deps.payments,
     explorerUrl: deps.config.PTS_EXPLORER_URL,
     mintWaitMs: deps.config.PTS_MINT_WAIT_MS,
+  };
+}
+
+/**
+ * Token purchases (spec 4.6, 4.7; docs/payments.md) for the payment routes and the admin API: one per process
+ * (compose.ts), over the configured payment provider.
+ */
+export interface PaymentService {
+  /** The payment provider (the local one also serves its hosted checkout page). */
+  readonly provider: PaymentProvider;
+  /** A hosted checkout for a brand buying tokens for its own wallet; with `actor`, in the brand's audit log. */
+  createCheckout(
+    input: CreateCheckoutInput,
+    options?: { actor?: string | undefined },
+  ): Promise<{ sessionId: string; checkoutUrl: string }>;
+  /** Mints the tokens of a paid checkout session once (idempotent). */
+  fulfil(sessionId: string): Promise<PaymentMintResponse>;
+  /** A provider webhook: verified, deduplicated, then fulfilled like `fulfil`. */
+  handleWebhook(rawBody: Buffer, signatureHeader: string | undefined): Promise<PaymentWebhookResponse>;
+  /** A brand's purchases with their mints, and totals. */
+  brandPurchases(brandId: string): Promise<BrandPurchases>;
+  /** Marks a still-open payment canceled (the local checkout page's Cancel). */
+  markCanceled(sessionId: string): Promise<void>;
+}
+
+export function createPaymentService(deps: PaymentDeps): PaymentService {
+  return {
+    provider: deps.provider,
+    createCheckout: (input, options) => createCheckout(deps, input, options),
+    fulfil: (sessionId) => fulfilPayment(deps, sessionId),
+    handleWebhook: (rawBody, signatureHeader) => handlePaymentWebhook(deps, rawBody, signatureHeader),
+    brandPurchases: (brandId) => listBrandPurchases(deps, brandId),
+    markCanceled: (sessionId) => markPaymentCanceled(deps.db, sessionId, deps.clock.now()),
   };
 }
 

@@ -11,6 +11,7 @@ import { routerFrom } from '../../http/route-table.ts';
 import { createLocalWalletProvider } from '../wallets/wallet-provider.ts';
 import { accountVerifierFromConfig, createAccountVerifier } from './account-verifiers.ts';
 import { pregenerationRoutes } from './pregeneration.routes.ts';
+import { createPregenerationService } from './pregeneration.service.ts';
 
 const BRAND = '0x00000000000000000000000000000000000000c1';
 const wallets = createLocalWalletProvider('test test test test test test test test test test test junk');
@@ -168,7 +169,13 @@ describe('account verifiers (provider APIs)', () => {
     const app = express();
     app.use(
       '/pts-api',
-      routerFrom(pregenerationRoutes({ db: database.db, wallets, logger, ...(verifier ? { verifier } : {}) })),
+      routerFrom(
+        pregenerationRoutes({
+          pregeneration: createPregenerationService({ db: database.db, wallets }),
+          logger,
+          ...(verifier ? { verifier } : {}),
+        }),
+      ),
     );
     app.use(createErrorHandler(logger));
     const server = app.listen(0, '127.0.0.1');

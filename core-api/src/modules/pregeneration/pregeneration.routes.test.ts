@@ -13,7 +13,7 @@ import { createRateLimit } from '../../http/rate-limit.ts';
 import { routerFrom } from '../../http/route-table.ts';
 import { createLocalWalletProvider } from '../wallets/wallet-provider.ts';
 import { type PregenerationRouterDeps, pregenerationRoutes } from './pregeneration.routes.ts';
-import type { IdentityVerifier } from './pregeneration.service.ts';
+import { createPregenerationService, type IdentityVerifier } from './pregeneration.service.ts';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const BRAND = '0x00000000000000000000000000000000000000b1';
@@ -26,9 +26,13 @@ let database: TestDatabase;
 const servers: { close(): void }[] = [];
 
 /** Starts the router in a small app of its own; returns a poster for it. */
-async function startApp(overrides: Partial<PregenerationRouterDeps> = {}) {
+async function startApp({
+  wallets: walletProvider = wallets,
+  ...overrides
+}: Partial<PregenerationRouterDeps> & { wallets?: typeof wallets } = {}) {
   const app = express();
-  app.use('/pts-api', routerFrom(pregenerationRoutes({ db: database.db, wallets, logger, ...overrides })));
+  const pregeneration = createPregenerationService({ db: database.db, wallets: walletProvider });
+  app.use('/pts-api', routerFrom(pregenerationRoutes({ pregeneration, logger, ...overrides })));
   app.use(createErrorHandler(logger));
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));

@@ -18,26 +18,20 @@ import {
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Database } from '../../db/database.ts';
 import { jsonBody } from '../../http/json-body.ts';
 import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import type { IdentityWalletProvider, WalletProvider } from '../wallets/wallet-provider.ts';
 import {
-  auditPregeneration,
-  brandExists,
   createFormatOnlyVerifier,
   type IdentityVerifier,
   type PregeneratedWallet,
-  pregenerateEmailUser,
-  pregenerateIdentity,
+  type PregenerationService,
   toVerificationOutcome,
 } from './pregeneration.service.ts';
 
 export interface PregenerationRouterDeps {
-  db: Database;
-  /** Needs walletForIdentity (the local adapter has it) besides walletForUser (the email form). */
-  wallets: WalletProvider & IdentityWalletProvider;
+  /** The wallets and audit rows (pregeneration.service.ts; compose.ts builds it). */
+  pregeneration: PregenerationService;
   logger: Logger;
   /** Real-account check (spec 4.8 rule 1); default: format only, said so in `message`. */
   verifier?: IdentityVerifier;
@@ -168,10 +162,10 @@ export function pregenerationRoutes(deps: PregenerationRouterDeps): Route[] {
           );
         }
         const email = parsed.data.email;
-        await requireBrand(deps.db, brandId);
+        await requireBrand(deps.pregeneration, brandId);
         await consumeLimits(res, brandId);
-        const wallet = await pregenerateEmailUser(deps, email);
-        await auditPregeneration(deps.db, {
+        const wallet = await deps.pregeneration.pregenerateEmailUser(email);
+        await deps.pregeneration.audit({
           brandId,
           provider: 'email',
           userId: email,
@@ -187,7 +181,7 @@ export function pregenerationRoutes(deps: PregenerationRouterDeps): Route[] {
       const provider = parseProvider(body.oauth_provider);
       const userId = parseUserId(provider, body.oauth_user_id);
       const username = parseUsername(body.oauth_username);
-      await requireBrand(deps.db, brandId);
+      await requireBrand(deps.pregeneration, brandId);
       await consumeLimits(res, brandId);
 
       const { verification, reason } = toVerificationOutcome(await verifier.verify(provider, userId));
@@ -198,8 +192,8 @@ export function pregenerationRoutes(deps: PregenerationRouterDeps): Route[] {
           provider,
         );
       }
-      const wallet = await pregenerateIdentity(deps, { brandId, provider, subject: userId, username });
-      await auditPregeneration(deps.db, {
+      const wallet = await deps.pregeneration.pregenerateIdentity({ brandId, provider, subject: userId, username });
+      await deps.pregeneration.audit({
         brandId,
         provider,
         userId,
@@ -224,8 +218,8 @@ export function pregenerationRoutes(deps: PregenerationRouterDeps): Route[] {
   }
 }
 
-async function requireBrand(db: Database, brandId: string): Promise<void> {
-  if (!(await brandExists(db, brandId))) {
+async function requireBrand(pregeneration: PregenerationService, brandId: string): Promise<void> {
+  if (!(await pregeneration.brandExists(brandId))) {
     throw new PregenerationError(404, { error: `Brand not found: ${brandId} is not registered; check brand_id` });
   }
 }

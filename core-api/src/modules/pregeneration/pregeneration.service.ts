@@ -49,6 +49,43 @@ export interface PregenerationDeps {
   wallets: WalletProvider & IdentityWalletProvider;
 }
 
+/** What one answered pregeneration records in the audit log (spec 4.8 rule 4). */
+export interface PregenerationAuditEntry {
+  brandId: string;
+  provider: string;
+  userId: string;
+  wallet: string;
+  createdNew: boolean;
+  verification: IdentityVerification | 'email';
+  metadata: Record<string, unknown> | undefined;
+}
+
+/** Wallet pregeneration (spec 4.8; docs/pregeneration.md) for `POST /pts-api/pregenerate-user`. */
+export interface PregenerationService {
+  /** Whether a brand with this (lowercase) id is registered. */
+  brandExists(brandId: string): Promise<boolean>;
+  /** Finds or creates the wallet of one social-login identity. */
+  pregenerateIdentity(input: {
+    brandId: string;
+    provider: OAuthProvider;
+    subject: string;
+    username?: string | undefined;
+  }): Promise<PregeneratedWallet>;
+  /** Finds or creates the wallet of the user with this email (the event path's wallet). */
+  pregenerateEmailUser(email: string): Promise<PregeneratedWallet>;
+  /** One audit row per answered pregeneration (new or fetched). */
+  audit(entry: PregenerationAuditEntry): Promise<void>;
+}
+
+export function createPregenerationService(deps: PregenerationDeps): PregenerationService {
+  return {
+    brandExists: (brandId) => brandExists(deps.db, brandId),
+    pregenerateIdentity: (input) => pregenerateIdentity(deps, input),
+    pregenerateEmailUser: (email) => pregenerateEmailUser(deps, email),
+    audit: (entry) => auditPregeneration(deps.db, entry),
+  };
+}
+
 export interface PregeneratedWallet {
   walletAddress: string;
   idpUserId: string;
@@ -139,18 +176,7 @@ export async function pregenerateEmailUser(deps: PregenerationDeps, email: strin
 }
 
 /** Spec 4.8 rule 4: one audit row per answered pregeneration (new or fetched). */
-export async function auditPregeneration(
-  db: Database,
-  entry: {
-    brandId: string;
-    provider: string;
-    userId: string;
-    wallet: string;
-    createdNew: boolean;
-    verification: IdentityVerification | 'email';
-    metadata: Record<string, unknown> | undefined;
-  },
-): Promise<void> {
+export async function auditPregeneration(db: Database, entry: PregenerationAuditEntry): Promise<void> {
   await db
     .insertInto('audit_log')
     .values({

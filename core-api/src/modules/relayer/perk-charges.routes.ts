@@ -15,13 +15,13 @@ import type { Request } from 'express';
 import type { Logger } from 'pino';
 import { type Address, BaseError, ContractFunctionRevertedError, encodeFunctionData, getAddress } from 'viem';
 import { perkNFTAbi } from '../../chain/artifacts/index.ts';
-import { type ChainPublicClient, findDeploymentTx } from '../../chain/deploy.ts';
+import type { ChainPublicClient } from '../../chain/deploy.ts';
 import type { RelayerSender } from '../../chain/relayer.types.ts';
-import type { Database } from '../../db/database.ts';
 import type { BrandSignatureVerifier } from '../../http/brand-signature.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { limitIp } from './ip-limit.ts';
+import type { RelayRecords } from './relay.service.ts';
 
 /** Redeem bodies are four small fields. */
 const PERK_CHARGES_BODY_LIMIT_BYTES = 4 * 1024;
@@ -29,11 +29,11 @@ const PERK_CHARGES_BODY_LIMIT_BYTES = 4 * 1024;
 const LOG_CHUNK_BLOCKS = 50_000n;
 
 export interface PerkChargesDeps {
-  db: Database;
+  /** Where the platform deployed PerkNFT (its logs start there). */
+  relayRecords: Pick<RelayRecords, 'deploymentTx'>;
   logger: Logger;
   relayer: RelayerSender;
   publicClient: ChainPublicClient;
-  chainId: number;
   /** Undefined when this process knows no PerkNFT address (PTS_CHAIN=rpc without PTS_PERK_NFT_ADDRESS). */
   perkNftAddress: Address | undefined;
   verifyBrandSignature: BrandSignatureVerifier;
@@ -170,7 +170,7 @@ export function perkChargeRoutes(deps: PerkChargesDeps): Route[] {
   /** Where PerkNFT was deployed (its logs start there); block 0 when the platform did not deploy it. */
   function fromBlock(): Promise<bigint> {
     deploymentBlock ??= (async () => {
-      const txHash = await findDeploymentTx(deps.db, deps.chainId, nft()).catch(() => undefined);
+      const txHash = await deps.relayRecords.deploymentTx(nft()).catch(() => undefined);
       if (!txHash) return 0n;
       const receipt = await publicClient.getTransactionReceipt({ hash: txHash });
       return receipt.blockNumber;

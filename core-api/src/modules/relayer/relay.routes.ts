@@ -1,4 +1,3 @@
-import type { Clock } from '@pts/shared';
 import {
   RELAY_BODY_LIMIT_BYTES,
   relayRequestSchema,
@@ -7,41 +6,14 @@ import {
   relayTransactionSchema,
 } from '@pts/shared';
 import type { Response } from 'express';
-import type { Logger } from 'pino';
-import { parseGwei } from 'viem';
-import type { ChainInfo } from '../../chain/chain-info.ts';
-import { relayContractsOf } from '../../chain/contract-addresses.ts';
-import type { ChainPublicClient } from '../../chain/deploy.ts';
-import type { RelayerSender } from '../../chain/relayer.types.ts';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import type { IdentityProvider } from '../../modules/identity/identity-provider.ts';
-import type { ConstraintChecker } from '../perks/constraints/constraint-checker.ts';
 import { limitIp } from './ip-limit.ts';
-import {
-  authenticate,
-  createRelayChainReader,
-  getRelayTransaction,
-  parseRelayBody,
-  type QuotaState,
-  quotaOf,
-  type RelayServiceDeps,
-  relay,
-} from './relay.service.ts';
+import { parseRelayBody, type QuotaState, quotaOf, type RelayService } from './relay.service.ts';
 
-/** What the relay routes use from the app. */
+/** What the relay routes use: the relay service (relay.service.ts, built once by compose.ts). */
 export type RelayRouterDeps = {
-  db: Database;
-  clock: Clock;
-  logger: Logger;
-  identity: IdentityProvider;
-  chain: ChainInfo;
-  config: Config;
-  relayer: RelayerSender;
-  publicClient: ChainPublicClient;
-  constraints?: ConstraintChecker | undefined;
+  relay: RelayService;
 };
 
 function setQuotaHeaders(res: Response, quota: QuotaState): void {
@@ -56,25 +28,6 @@ function setQuotaHeaders(res: Response, quota: QuotaState): void {
  * 100 requests per minute per IP (in-process); 35 relays per hour per user address (in the database).
  */
 export function relayRoutes(deps: RelayRouterDeps, limits: { ipLimit: RateLimit }): Route[] {
-  const { config } = deps;
-  const contracts = relayContractsOf(deps);
-  const service: RelayServiceDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    logger: deps.logger,
-    relayer: deps.relayer,
-    identity: deps.identity,
-    chain: createRelayChainReader(deps.publicClient, contracts),
-    contracts,
-    constraints: deps.constraints,
-    settings: {
-      userPerHour: config.PTS_RELAYER_USER_PER_HOUR,
-      waitMs: config.PTS_RELAYER_WAIT_MS,
-      maxGasLimit: config.PTS_RELAYER_MAX_GAS_LIMIT,
-      maxGasPriceWei: parseGwei(String(config.PTS_RELAYER_MAX_GAS_PRICE_GWEI)),
-      explorerUrl: config.PTS_EXPLORER_URL,
-    },
-  };
   const before = [limitIp(limits.ipLimit)];
   return [
     defineRoute({
@@ -108,9 +61,9 @@ export function relayRoutes(deps: RelayRouterDeps, limits: { ipLimit: RateLimit 
       },
       handle: async ({ req, res }) => {
         const request = parseRelayBody(req.body);
-        const user = await authenticate(deps.identity, req.get('authorization'));
+        const user = await deps.relay.authenticate(req.get('authorization'));
         try {
-          const { response, quota } = await relay(service, user, request);
+          const { response, quota } = await deps.relay.relay(user, request);
           setQuotaHeaders(res, quota);
           return response;
         } catch (error) {
@@ -137,8 +90,8 @@ export function relayRoutes(deps: RelayRouterDeps, limits: { ipLimit: RateLimit 
         429: failure('More than PTS_RELAYER_IP_PER_MINUTE requests per minute from this IP'),
       },
       handle: async ({ params: { id }, req }) => {
-        const user = await authenticate(deps.identity, req.get('authorization'));
-        return getRelayTransaction(service, user, id);
+        const user = await deps.relay.authenticate(req.get('authorization'));
+        return deps.relay.getTransaction(user, id);
       },
     }),
   ];

@@ -8,11 +8,13 @@ import {
   relayRequestSchema,
 } from '@pts/shared';
 import type { Logger } from 'pino';
-import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual } from 'viem';
+import { type Address, encodeFunctionData, getAddress, type Hex, isAddressEqual, parseGwei } from 'viem';
 import { perkNFTAbi, pointsSaleAbi, rewardTokenAbi } from '../../chain/artifacts/index.ts';
-import type { ChainPublicClient } from '../../chain/deploy.ts';
+import { type ChainPublicClient, findDeploymentTx } from '../../chain/deploy.ts';
 import { chainNowSeconds } from '../../chain/permit-types.ts';
-import type { RelayerSender, RelayTransaction, RelayTxStatus } from '../../chain/relayer.types.ts';
+import type { BrandGasUsage, RelayerSender, RelayTransaction, RelayTxStatus } from '../../chain/relayer.types.ts';
+import { readGasByBrand } from '../../chain/relayer-sender.ts';
+import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { describeIssues } from '../../http/validate.ts';
 import type { AuthenticatedUser, IdentityProvider } from '../identity/identity-provider.ts';
@@ -108,6 +110,62 @@ export interface RelayServiceDeps {
   settings: RelaySettings;
   /** Perk constraints (docs/constraints.md): a perk claim is refused when the user does not meet them. */
   constraints?: ConstraintChecker | undefined;
+}
+
+/** The relay settings out of the process's config (PTS_RELAYER_*, PTS_EXPLORER_URL). */
+export function relaySettingsOf(
+  config: Pick<
+    Config,
+    | 'PTS_RELAYER_USER_PER_HOUR'
+    | 'PTS_RELAYER_WAIT_MS'
+    | 'PTS_RELAYER_MAX_GAS_LIMIT'
+    | 'PTS_RELAYER_MAX_GAS_PRICE_GWEI'
+    | 'PTS_EXPLORER_URL'
+  >,
+): RelaySettings {
+  return {
+    userPerHour: config.PTS_RELAYER_USER_PER_HOUR,
+    waitMs: config.PTS_RELAYER_WAIT_MS,
+    maxGasLimit: config.PTS_RELAYER_MAX_GAS_LIMIT,
+    maxGasPriceWei: parseGwei(String(config.PTS_RELAYER_MAX_GAS_PRICE_GWEI)),
+    explorerUrl: config.PTS_EXPLORER_URL,
+  };
+}
+
+/** The gasless relay (spec 4.9, docs/relayer.md), for the relayer host's routes. */
+export interface RelayService {
+  /** The user behind `Authorization: Bearer <access token>`; 401 UNAUTHORIZED otherwise. */
+  authenticate(authorization: string | undefined): Promise<AuthenticatedUser>;
+  /** `POST /relay` after parsing and authentication; answers spec 2.6 and the per-user quota. */
+  relay(user: AuthenticatedUser, request: RelayRequest): Promise<{ response: RelayResponse; quota: QuotaState }>;
+  /** One of the user's relayed transactions; 404 for anyone else's. */
+  getTransaction(user: AuthenticatedUser, id: string): Promise<RelayTransactionView>;
+}
+
+export function createRelayService(deps: RelayServiceDeps): RelayService {
+  return {
+    authenticate: (authorization) => authenticate(deps.identity, authorization),
+    relay: (user, request) => relay(deps, user, request),
+    getTransaction: (user, id) => getRelayTransaction(deps, user, id),
+  };
+}
+
+/**
+ * The relayer's records on this chain, read from the database only (so any instance answers, relayer key or
+ * not): gas paid per brand (docs/relayer.md "Gas accounting") and where the platform deployed a contract.
+ */
+export interface RelayRecords {
+  /** Gas the relayer paid per brand (one brand's when `brandId` is given). */
+  gasByBrand(brandId?: string): Promise<BrandGasUsage[]>;
+  /** The transaction that deployed the contract at `address`, when this platform deployed it. */
+  deploymentTx(address: string): Promise<Hex | undefined>;
+}
+
+export function createRelayRecords(deps: { db: Database; chainId: number }): RelayRecords {
+  return {
+    gasByBrand: (brandId) => readGasByBrand(deps.db, deps.chainId, brandId),
+    deploymentTx: (address) => findDeploymentTx(deps.db, deps.chainId, address),
+  };
 }
 
 const HOUR_MS = 3_600_000;

@@ -5,11 +5,9 @@ import {
   relayerGasResponseSchema,
 } from '@pts/shared';
 import { formatEther } from 'viem';
-import type { ChainInfo } from '../../chain/chain-info.ts';
-import { readGasByBrand } from '../../chain/relayer-sender.ts';
-import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import type { RelayRecords } from './relay.service.ts';
 
 /** The API view of gas usage (decimal strings, and the cost in ETH); the brand analytics read model's too. */
 export function gasUsageView(gasUsed: bigint, costWei: bigint, transactions: number) {
@@ -25,7 +23,10 @@ export function gasUsageView(gasUsed: bigint, costWei: bigint, transactions: num
  * `GET /admin/relayer/gas[?brand=ID]`: gas the relayer paid per brand, from `relay_transactions` (docs/relayer.md
  * "Gas accounting"). Reads the database only, so any admin instance answers.
  */
-export function relayerGasAdminRoutes(deps: { db: Database; chain: ChainInfo; adminToken: string }): Route[] {
+export function relayerGasAdminRoutes(deps: {
+  relayRecords: Pick<RelayRecords, 'gasByBrand'>;
+  adminToken: string;
+}): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -44,7 +45,7 @@ export function relayerGasAdminRoutes(deps: { db: Database; chain: ChainInfo; ad
         401: failure('Missing or wrong admin token'),
       },
       handle: async ({ query }): Promise<RelayerGasResponse> => {
-        const usage = await readGasByBrand(deps.db, deps.chain.chainId, query.brand);
+        const usage = await deps.relayRecords.gasByBrand(query.brand);
         const brands: BrandGasUsageView[] = usage.map((row) => ({
           brandId: row.brandId,
           ...gasUsageView(row.gasUsed, row.costWei, row.transactions),

@@ -17,6 +17,7 @@ import { brandAdminRoutes } from '../brands/brands.routes.ts';
 import { createBrand } from '../brands/brands.service.ts';
 import { enqueueWebhook } from './webhooks.outbox.ts';
 import { webhookAdminRoutes } from './webhooks.routes.ts';
+import { createWebhookService } from './webhooks.service.ts';
 
 const ADMIN_TOKEN = 'webhook-test-admin-token-0123456789';
 const clock = createManualClock(new Date());
@@ -40,7 +41,8 @@ async function serve(env: Record<string, string>): Promise<string> {
   const config = loadConfig({ LOG_LEVEL: 'silent', PTS_WEBHOOK_TIMEOUT_MS: '1000', ...env });
   const deps = { db: database.db, secrets, clock, config, adminToken: ADMIN_TOKEN };
   app.use('/admin', routerFrom(brandAdminRoutes(deps)));
-  app.use('/admin', routerFrom(webhookAdminRoutes({ ...deps, resolve })));
+  const webhooks = createWebhookService({ ...deps, resolve });
+  app.use('/admin', routerFrom(webhookAdminRoutes({ webhooks, adminToken: ADMIN_TOKEN })));
   app.use(notFoundHandler);
   app.use(createErrorHandler(pino({ level: 'silent' })));
   const server = await new Promise<Server>((done) => {

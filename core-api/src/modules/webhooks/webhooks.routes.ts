@@ -1,4 +1,3 @@
-import type { Clock } from '@pts/shared';
 import {
   brandIdParamsSchema,
   savedWebhookEndpointSchema,
@@ -10,33 +9,16 @@ import {
   webhookTestResultSchema,
 } from '@pts/shared';
 import { z } from 'zod';
-import { type Config, webhooksAllowInsecure } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import type { HostResolver } from '../../http/ssrf-guard.ts';
-import type { SecretBox } from '../../security/secret-box.ts';
-import {
-  deleteWebhookEndpoint,
-  getWebhookEndpoint,
-  listWebhookDeliveries,
-  replayWebhookDelivery,
-  sendTestWebhook,
-  setWebhookEndpoint,
-  type WebhookServiceDeps,
-} from './webhooks.service.ts';
+import type { WebhookService } from './webhooks.service.ts';
 
 const BODY_LIMIT_BYTES = 16 * 1024;
 
-/** What the webhook admin routes need (the app's deps fit as they are); `resolve` replaces DNS in tests. */
+/** What the webhook admin routes use: the webhook service (compose.ts builds it) and the admin token. */
 export type WebhookRouterDeps = {
-  db: Database;
-  secrets: SecretBox;
-  clock: Clock;
-  config: Config;
+  webhooks: WebhookService;
   adminToken: string;
-} & {
-  resolve?: HostResolver;
 };
 
 const adminOnly: ['adminToken'] = ['adminToken'];
@@ -49,15 +31,7 @@ const answer = <T extends z.ZodRawShape>(shape: T) => z.object({ success: z.lite
  * bearer token. Responses: `{ success, webhook | deliveries | delivery | result }`.
  */
 export function webhookAdminRoutes(deps: WebhookRouterDeps): Route[] {
-  const allowInsecure = webhooksAllowInsecure(deps.config);
-  const service: WebhookServiceDeps = {
-    db: deps.db,
-    secrets: deps.secrets,
-    clock: deps.clock,
-    policy: { allowInsecure, allowLoopback: allowInsecure },
-    timeoutMs: deps.config.PTS_WEBHOOK_TIMEOUT_MS,
-    resolve: deps.resolve,
-  };
+  const { webhooks } = deps;
   const before = [requireAdminToken(deps.adminToken)];
 
   return [
@@ -83,7 +57,7 @@ export function webhookAdminRoutes(deps: WebhookRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body }) => ({
         success: true,
-        webhook: await setWebhookEndpoint(service, brandId, body),
+        webhook: await webhooks.setEndpoint(brandId, body),
       }),
     }),
     defineRoute({
@@ -102,7 +76,7 @@ export function webhookAdminRoutes(deps: WebhookRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId } }) => ({
         success: true,
-        webhook: await getWebhookEndpoint(service, brandId),
+        webhook: await webhooks.getEndpoint(brandId),
       }),
     }),
     defineRoute({
@@ -120,7 +94,7 @@ export function webhookAdminRoutes(deps: WebhookRouterDeps): Route[] {
         404: noEndpoint,
       },
       handle: async ({ params: { brandId } }) => {
-        await deleteWebhookEndpoint(service, brandId);
+        await webhooks.deleteEndpoint(brandId);
         return { success: true };
       },
     }),
@@ -138,7 +112,7 @@ export function webhookAdminRoutes(deps: WebhookRouterDeps): Route[] {
         401: unauthorized,
         404: noEndpoint,
       },
-      handle: async ({ params: { brandId } }) => ({ success: true, result: await sendTestWebhook(service, brandId) }),
+      handle: async ({ params: { brandId } }) => ({ success: true, result: await webhooks.sendTest(brandId) }),
     }),
     defineRoute({
       method: 'get',
@@ -155,7 +129,7 @@ export function webhookAdminRoutes(deps: WebhookRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId }, query }) => ({
         success: true,
-        deliveries: await listWebhookDeliveries(service, brandId, query),
+        deliveries: await webhooks.listDeliveries(brandId, query),
       }),
     }),
     defineRoute({
@@ -175,7 +149,7 @@ export function webhookAdminRoutes(deps: WebhookRouterDeps): Route[] {
         404: failure('Unknown delivery'),
         409: failure('The delivery is being sent right now'),
       },
-      handle: async ({ params: { id } }) => ({ success: true, delivery: await replayWebhookDelivery(service, id) }),
+      handle: async ({ params: { id } }) => ({ success: true, delivery: await webhooks.replayDelivery(id) }),
     }),
   ];
 }

@@ -9,6 +9,7 @@ import {
   type WebhookTestResult,
 } from '@pts/shared';
 import type { Kysely } from 'kysely';
+import { type Config, webhooksAllowInsecure } from '../../config.ts';
 import type { DB } from '../../db/schema.ts';
 import { type HostResolver, SsrfError, type SsrfPolicy, vetTarget } from '../../http/ssrf-guard.ts';
 import { generateSecret, type SecretBox } from '../../security/secret-box.ts';
@@ -17,7 +18,9 @@ import { brandNotFound } from '../brands/brands.service.ts';
 import { sendWebhook } from './webhooks.delivery.ts';
 import { newWebhookEventId, webhookBody } from './webhooks.outbox.ts';
 import {
+  claimDueDeliveries,
   deleteWebhookEndpoint as deleteEndpointRow,
+  findActiveWebhookEndpoints,
   findWebhookDelivery,
   findWebhookEndpoint,
   insertWebhookDelivery,
@@ -27,6 +30,8 @@ import {
   toWebhookDelivery,
   toWebhookEndpoint,
   upsertWebhookEndpoint,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
 } from './webhooks.repository.ts';
 
 /** What the webhook admin service works with. */
@@ -42,6 +47,75 @@ export interface WebhookServiceDeps {
 }
 
 const SECRET_PREFIX = 'whsec_';
+
+/** Who a change is recorded as in the audit log (`admin` when absent). */
+type Actor = { actor?: string | undefined };
+
+/**
+ * Brands' webhooks (docs/webhooks.md): endpoint administration for the admin API, and the delivery queue the
+ * worker drains. One per process (compose.ts).
+ */
+export interface WebhookService {
+  /** Sets the brand's endpoint; the signing secret is in the answer only when one was issued. */
+  setEndpoint(
+    brandId: string,
+    input: { url: string; rotateSecret?: boolean | undefined },
+    options?: Actor,
+  ): Promise<SavedWebhookEndpoint>;
+  /** The brand's endpoint (never its secret), or NOT_FOUND. */
+  getEndpoint(brandId: string): Promise<WebhookEndpoint>;
+  /** Removes the brand's endpoint; its queued deliveries end as dead. */
+  deleteEndpoint(brandId: string, options?: Actor): Promise<void>;
+  /** Sends a `webhook.test` event now and reports what the receiver answered. */
+  sendTest(brandId: string, options?: Actor): Promise<WebhookTestResult>;
+  /** The brand's deliveries, newest first, optionally of one status. */
+  listDeliveries(
+    brandId: string,
+    input: { status?: WebhookDeliveryStatus | undefined; limit: number },
+  ): Promise<WebhookDelivery[]>;
+  /** Queues a delivery again (a dead one too); with `brandId`, a delivery of another brand is unknown. */
+  replayDelivery(id: string, options?: Actor & { brandId?: string | undefined }): Promise<WebhookDelivery>;
+  /** The worker's claim: due deliveries, marked `sending` until `leaseUntil` (webhooks.repository.ts). */
+  claimDue(input: { now: Date; leaseUntil: Date; limit: number; maxAttempts: number }): Promise<WebhookDeliveryRow[]>;
+  /** The active endpoints of these brands, by brand id. */
+  activeEndpoints(brandIds: string[]): Promise<Map<string, WebhookEndpointRow>>;
+  /** An attempt's result, written only while the attempt still holds its lease; false when it no longer does. */
+  recordResult(input: Parameters<typeof recordDeliveryResult>[1]): Promise<boolean>;
+}
+
+/** The webhook settings of the process's config: SSRF policy (local mode allows http and loopback), timeout. */
+export type WebhookConfig = Pick<Config, 'PTS_WEBHOOKS_ALLOW_INSECURE' | 'PTS_CHAIN' | 'PTS_WEBHOOK_TIMEOUT_MS'>;
+
+export function createWebhookService(deps: {
+  db: Kysely<DB>;
+  secrets: SecretBox;
+  clock: Clock;
+  config: WebhookConfig;
+  /** DNS for the SSRF guard; the system resolver when absent (tests replace it). */
+  resolve?: HostResolver | undefined;
+}): WebhookService {
+  const allowInsecure = webhooksAllowInsecure(deps.config);
+  const base: WebhookServiceDeps = {
+    db: deps.db,
+    secrets: deps.secrets,
+    clock: deps.clock,
+    policy: { allowInsecure, allowLoopback: allowInsecure },
+    timeoutMs: deps.config.PTS_WEBHOOK_TIMEOUT_MS,
+    resolve: deps.resolve,
+  };
+  const as = (options: Actor = {}): WebhookServiceDeps => ({ ...base, actor: options.actor });
+  return {
+    setEndpoint: (brandId, input, options) => setWebhookEndpoint(as(options), brandId, input),
+    getEndpoint: (brandId) => getWebhookEndpoint(base, brandId),
+    deleteEndpoint: (brandId, options) => deleteWebhookEndpoint(as(options), brandId),
+    sendTest: (brandId, options) => sendTestWebhook(as(options), brandId),
+    listDeliveries: (brandId, input) => listWebhookDeliveries(base, brandId, input),
+    replayDelivery: (id, options = {}) => replayWebhookDelivery(as(options), id, { brandId: options.brandId }),
+    claimDue: (input) => claimDueDeliveries(deps.db, input),
+    activeEndpoints: (brandIds) => findActiveWebhookEndpoints(deps.db, brandIds),
+    recordResult: (input) => recordDeliveryResult(deps.db, input),
+  };
+}
 
 /**
  * Sets the brand's endpoint URL after vetting it (https outside local mode, no internal addresses). A new

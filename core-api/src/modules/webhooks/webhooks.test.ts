@@ -10,7 +10,12 @@ import { createBrand } from '../brands/brands.service.ts';
 import { nextAttemptAfter, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_SECONDS } from './webhooks.delivery.ts';
 import { enqueueWebhook, enqueueWebhooks } from './webhooks.outbox.ts';
 import { findWebhookDelivery } from './webhooks.repository.ts';
-import { deleteWebhookEndpoint, setWebhookEndpoint, type WebhookServiceDeps } from './webhooks.service.ts';
+import {
+  createWebhookService,
+  deleteWebhookEndpoint,
+  setWebhookEndpoint,
+  type WebhookServiceDeps,
+} from './webhooks.service.ts';
 import { startWebhookWorker, type WebhookWorker } from './webhooks.worker.ts';
 
 const clock = createManualClock('2026-03-01T12:00:00Z');
@@ -51,7 +56,7 @@ function serviceDeps(): WebhookServiceDeps {
 
 function worker(env: Record<string, string> = {}): WebhookWorker {
   const started = startWebhookWorker({
-    db: database.db,
+    webhooks: createWebhookService({ db: database.db, secrets, clock, config: config(env) }),
     clock,
     logger,
     secrets,
@@ -360,7 +365,7 @@ describe('webhook worker', () => {
     const { brandId } = await brandWithEndpoint(hook.url);
     const id = await enqueueReward(brandId);
     const started = startWebhookWorker({
-      db: database.db,
+      webhooks: createWebhookService({ db: database.db, secrets, clock, config: config() }),
       clock,
       logger,
       secrets,

@@ -1,19 +1,20 @@
 import type { Clock } from '@pts/shared';
 import type { Logger } from 'pino';
 import { type Config, webhooksAllowInsecure } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
 import type { HostResolver, SsrfPolicy } from '../../http/ssrf-guard.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { nextAttemptAfter, sendWebhook, WEBHOOK_MAX_ATTEMPTS } from './webhooks.delivery.ts';
-import {
-  claimDueDeliveries,
-  findActiveWebhookEndpoints,
-  recordDeliveryResult,
-  type WebhookDeliveryRow,
-} from './webhooks.repository.ts';
+import type { WebhookDeliveryRow } from './webhooks.repository.ts';
+import type { WebhookService } from './webhooks.service.ts';
 
-/** What the worker needs (the app's deps fit as they are), plus test hooks. */
-export type WebhookWorkerDeps = { db: Database; clock: Clock; logger: Logger; secrets: SecretBox; config: Config } & {
+/** What the worker needs: the delivery queue of the webhook service (compose.ts builds it), plus test hooks. */
+export type WebhookWorkerDeps = {
+  webhooks: Pick<WebhookService, 'claimDue' | 'activeEndpoints' | 'recordResult'>;
+  clock: Clock;
+  logger: Logger;
+  secrets: SecretBox;
+  config: Config;
+} & {
   /** DNS for the SSRF guard; the system resolver when absent. */
   resolve?: HostResolver;
   /** Background polling interval; `0` disables the timer (tests drive `runOnce`). Default PTS_WEBHOOK_POLL_MS. */
@@ -58,7 +59,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
 
   async function claim(limit: number): Promise<WebhookDeliveryRow[]> {
     const now = deps.clock.now();
-    return claimDueDeliveries(deps.db, {
+    return deps.webhooks.claimDue({
       now,
       leaseUntil: new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS),
       limit,
@@ -68,13 +69,13 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
 
   /** Sends claimed rows; resolves with the status each ended in. */
   async function deliverAll(rows: WebhookDeliveryRow[]): Promise<('delivered' | 'failed' | 'dead' | 'lost')[]> {
-    const endpoints = await findActiveWebhookEndpoints(deps.db, [...new Set(rows.map((row) => row.brand_id))]);
+    const endpoints = await deps.webhooks.activeEndpoints([...new Set(rows.map((row) => row.brand_id))]);
     return Promise.all(
       rows.map(async (row) => {
         const endpoint = endpoints.get(row.brand_id);
         const now = () => deps.clock.now();
         if (!endpoint) {
-          await recordDeliveryResult(deps.db, {
+          await deps.webhooks.recordResult({
             id: row.id,
             attempt: row.attempts,
             now: now(),
@@ -101,7 +102,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
         const finishedAt = now();
         const retryAt = result.ok ? undefined : nextAttemptAfter(row.attempts, finishedAt);
         const status = result.ok ? 'delivered' : retryAt ? 'failed' : 'dead';
-        const recorded = await recordDeliveryResult(deps.db, {
+        const recorded = await deps.webhooks.recordResult({
           id: row.id,
           attempt: row.attempts,
           now: finishedAt,
