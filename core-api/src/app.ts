@@ -281,24 +281,14 @@ function relayerRouter({ deps, services, serve }: Parts): Router {
 /** `/admin`: brands, rules, keys, purchases, webhooks and the rest of the operator's API (small JSON bodies). */
 function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): void {
   const { config, logger, db, clock, adminToken } = deps;
-  serve(
-    router,
-    '/admin',
-    agentKeyAdminRoutes({
-      db,
-      clock,
-      secrets: deps.secrets,
-      adminToken,
-      onRevoked: (keyId) => services.agent.keys.forget(keyId),
-    }),
-  );
+  serve(router, '/admin', agentKeyAdminRoutes({ keys: services.agent.keyAdmin, adminToken }));
   serve(router, '/admin', paymentAdminRoutes({ payments: services.payments, adminToken }));
   serve(router, '/admin', webhookAdminRoutes({ webhooks: services.webhooks, adminToken }));
   serve(router, '/admin', achievementAdminRoutes({ db, clock, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
   serve(router, '/admin', campaignAdminRoutes({ db, clock, adminToken }));
   serve(router, '/admin', dropAdminRoutes({ db, clock, adminToken }));
-  serve(router, '/admin', growthLeadAdminRoutes({ db, adminToken }));
+  serve(router, '/admin', growthLeadAdminRoutes({ growth: services.agent.toolDeps.growth, adminToken }));
   const perkDeps = { db, clock, perkChain: deps.perkChain, logger, adminToken, changes: services.changes };
   serve(router, '/admin', perkAdminRoutes(perkDeps));
   serve(

@@ -184,16 +184,6 @@ const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|merge
 const DB_HANDLE = /\b(d|deps)\.db\b|\bdb: Database\b|\{ db[,}]|\bdb,/;
 /** The routers, agent tools and jobs that still take the database handle (issue 23 §2), to be given services. */
 const STILL_TAKING_DB = [
-  'agent/agent-tool.ts',
-  'agent/growth/growth-leads.routes.ts',
-  'agent/tools/actions.tools.ts',
-  'agent/tools/analytics.tools.ts',
-  'agent/tools/commerce.tools.ts',
-  'agent/tools/converse.tools.ts',
-  'agent/tools/discovery.tools.ts',
-  'agent/tools/growth.tools.ts',
-  'agent/tools/intelligence.tools.ts',
-  'agent/tools/network.tools.ts',
   'modules/accounts/accounts.routes.ts',
   'modules/achievements/achievements.routes.ts',
   'modules/balances/balances.routes.ts',

@@ -1,11 +1,29 @@
 import { buildSdk } from '@pts/sdk/build';
 import type { Request } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createActionsReads } from './agent/actions/actions-reads.ts';
 import { type AgentAuthenticator, createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
-import type { AgentTool, AgentToolDeps } from './agent/agent-tool.ts';
+import type { AgentServiceDeps } from './agent/agent-services.ts';
+import type { AgentTool, AgentToolPorts } from './agent/agent-tool.ts';
+import type { AgentToolDeps } from './agent/agent-tool-deps.ts';
 import { agentTools } from './agent/agent-tools.ts';
+import { createAnalyticsReads } from './agent/analytics/analytics-reads.ts';
+import { createCommerceReads } from './agent/commerce/commerce-reads.ts';
 import { chatModelFromConfig } from './agent/converse/chat-model.ts';
-import { type ActiveAgentKey, noteAgentKeyUsed } from './agent/keys/agent-keys.service.ts';
+import { createConverseReads } from './agent/converse/converse.repository.ts';
+import { createDiscoveryReads } from './agent/discovery/discovery-reads.ts';
+import { createGrowthService } from './agent/growth/growth.service.ts';
+import { createIntelligenceReads } from './agent/intelligence/intelligence-reads.ts';
+import {
+  type ActiveAgentKey,
+  type AgentKeyAdminService,
+  createAgentKeyAdminService,
+  noteAgentKeyUsed,
+} from './agent/keys/agent-keys.service.ts';
+import { createNetworkReads } from './agent/network/network-stats.repository.ts';
+import { createAgentOnboardingService } from './agent/onboarding/onboarding.service.ts';
+import { createAgentProgramService } from './agent/program/program.service.ts';
+import { createAgentRewardsService } from './agent/rewards/agent-rewards.service.ts';
 import { type AnswerCache, createAnswerCache } from './caching/answer-cache.ts';
 import { createKeyedCache, type KeyedCache } from './caching/keyed-cache.ts';
 import { relayContractsOf } from './chain/contract-addresses.ts';
@@ -121,6 +139,8 @@ export interface AgentSurface {
    * onboarding that grants a brand to its key makes) forgets at once; other processes' within the TTL.
    */
   keys: KeyedCache<ActiveAgentKey>;
+  /** `/admin/agent-keys`: create, list, revoke (a revocation forgets the key in `keys` at once). */
+  keyAdmin: AgentKeyAdminService;
   authenticate: AgentAuthenticator;
   /** Marks a signed change's signature used, so a replay gets the first answer. */
   recordSignature(req: Request, claim: SignatureClaim): Promise<void>;
@@ -307,14 +327,16 @@ export function composeServices(
   return { ...shared, agent: composeAgent(deps, shared) };
 }
 
-/** The named services the agent tools use: no tool reaches the process's whole container. */
+/**
+ * The named services the agent tools use: no tool reaches the process's whole container, nor the database
+ * handle — the agent's read and write services below hold it (issue 23 §2).
+ */
 export function composeAgentToolDeps(
   deps: AppDeps,
   services: Pick<AppServices, 'events' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers'>,
 ): AgentToolDeps {
   const { config } = deps;
-  return {
-    db: deps.db,
+  const ports: AgentToolPorts = {
     clock: deps.clock,
     logger: deps.logger,
     secrets: deps.secrets,
@@ -336,6 +358,21 @@ export function composeAgentToolDeps(
       defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
     },
   };
+  const withHandle: AgentServiceDeps = { ...ports, db: deps.db };
+  return {
+    ...ports,
+    actionsReads: createActionsReads(withHandle),
+    analyticsReads: createAnalyticsReads(deps.db),
+    commerceReads: createCommerceReads(deps.db),
+    discoveryReads: createDiscoveryReads(deps.db),
+    converseReads: createConverseReads(deps.db),
+    growth: createGrowthService(deps.db),
+    intelligenceReads: createIntelligenceReads(deps.db),
+    networkReads: createNetworkReads(deps.db),
+    onboarding: createAgentOnboardingService(withHandle),
+    program: createAgentProgramService(withHandle),
+    rewards: createAgentRewardsService(withHandle),
+  };
 }
 
 /** The agent API's tools, key cache and signature checks, over the shared services. */
@@ -348,6 +385,7 @@ function composeAgent(deps: AppDeps, services: Omit<AppServices, 'agent'>): Agen
     toolDeps,
     tools: agentTools(toolDeps),
     keys,
+    keyAdmin: createAgentKeyAdminService({ db, clock, secrets }, (keyId) => keys.forget(keyId)),
     authenticate: createAgentAuthenticator({
       db,
       clock,

@@ -8,7 +8,6 @@ import type { ChainReads } from '../chain/chain-reads.ts';
 import type { RelayContracts } from '../chain/contract-addresses.ts';
 import type { ChainPublicClient } from '../chain/deploy.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
 import { parseInput } from '../http/validate.ts';
 import type { ChangeNotifier } from '../modules/brands/brand-changes.ts';
 import type { EventDeps } from '../modules/events/events.service.ts';
@@ -112,15 +111,11 @@ export function defineAgentTool<
 }
 
 /**
- * What tool factories (and the agent services they call) get: the named services they use, each built once
- * by the composition root (compose.ts, `composeAgent`), never the process's whole container.
+ * The plain values and shared services every tool factory and every agent service gets, each built once by
+ * the composition root (compose.ts, `composeAgentToolDeps`), never the process's whole container. The tools
+ * get them with their named services (AgentToolDeps, agent-tool-deps.ts).
  */
-export interface AgentToolDeps {
-  /**
-   * For the agent's own read repositories (agent/<area>/<name>.repository.ts), which take it as their first argument
-   * until they move into the modules' read models (issue 23 §1); writes go through the module services.
-   */
-  db: Database;
+export interface AgentToolPorts {
   clock: Clock;
   logger: Logger;
   /** Brand security keys at rest (onboarding, key rotation). */

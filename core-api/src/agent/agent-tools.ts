@@ -1,5 +1,6 @@
 import { answerKey } from '../caching/answer-cache.ts';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from './agent-tool.ts';
+import { type AgentTool, defineAgentTool } from './agent-tool.ts';
+import type { AgentToolDeps } from './agent-tool-deps.ts';
 import { actionsTools } from './tools/actions.tools.ts';
 import { analyticsTools } from './tools/analytics.tools.ts';
 import { commerceTools } from './tools/commerce.tools.ts';

@@ -1,6 +1,6 @@
 import { AppError } from '@pts/shared';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
-import type { AgentPrincipal, AgentToolDeps } from '../agent-tool.ts';
+import type { AgentPrincipal, AgentToolPorts } from '../agent-tool.ts';
 
 /**
  * An agent key acts for the brands in `principal.brandIds` and for no other (docs/decisions.md ("Agent API", "Discovery and action tools")):
@@ -30,6 +30,6 @@ export function actsFor(principal: AgentPrincipal, brandId: string): boolean {
  * 404 unless the brand exists, read through the event path's brand cache (brands are never deleted): a brand
  * the process has seen lately costs no query; an unknown id always asks the database.
  */
-export async function requireKnownBrand(d: AgentToolDeps, brandId: string): Promise<void> {
+export async function requireKnownBrand(d: AgentToolPorts, brandId: string): Promise<void> {
   if (!(await d.events.brands.get(brandId))) throw brandNotFound(brandId);
 }

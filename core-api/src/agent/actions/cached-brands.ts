@@ -1,6 +1,6 @@
 import type { CachedBrand } from '../../modules/events/brand-cache.ts';
 import type { RuleRecord } from '../../modules/events/events.repository.ts';
-import type { AgentToolDeps } from '../agent-tool.ts';
+import type { AgentToolPorts } from '../agent-tool.ts';
 import type { BrandRule } from '../analytics/analytics.repository.ts';
 import type { RouteBrand } from '../commerce/commerce.repository.ts';
 
@@ -9,7 +9,7 @@ import type { RouteBrand } from '../commerce/commerce.repository.ts';
  * (kept PTS_RULE_CACHE_SECONDS, dropped at once on a brand or rule change announced by any process), so a
  * member read costs no query for facts only an admin changes. Aggregates keep reading the database.
  */
-export async function cachedBrands(d: AgentToolDeps, brandIds: readonly string[]): Promise<CachedBrand[]> {
+export async function cachedBrands(d: AgentToolPorts, brandIds: readonly string[]): Promise<CachedBrand[]> {
   const found = await Promise.all(brandIds.map((id) => d.events.brands.get(id)));
   return found.filter((brand): brand is CachedBrand => brand !== undefined);
 }
@@ -31,7 +31,7 @@ const byEventType = (a: RuleRecord, b: RuleRecord) =>
 
 /** The rules of `brandIds` (inactive ones included), by brand then event type; an unknown brand has none. */
 export async function cachedBrandRules(
-  d: AgentToolDeps,
+  d: AgentToolPorts,
   brandIds: readonly string[],
 ): Promise<Map<string, BrandRule[]>> {
   const found = await Promise.all(brandIds.map((id) => d.events.brands.get(id)));
@@ -48,7 +48,7 @@ export async function cachedBrandRules(
  * per cache period for the whole network, dropped on any change notice), not one load per brand.
  */
 export async function cachedRouteBrands(
-  d: AgentToolDeps,
+  d: AgentToolPorts,
   category: string | undefined,
 ): Promise<{ brands: RouteBrand[]; rules: Map<string, BrandRule[]> }> {
   const directory = await d.events.brands.directory();

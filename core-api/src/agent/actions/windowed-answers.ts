@@ -1,6 +1,6 @@
 import type { Clock } from '@pts/shared';
 import { type MemberAnswer, windowKeptUntil } from '../../modules/ledger/member-answers.ts';
-import type { AgentToolDeps } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import { keptMemberAnswer } from '../tools/actions.tools.ts';
 
 /** What the windowed member tools' descriptions say of it. */

@@ -1,9 +1,9 @@
 import { checkinReward } from '@pts/shared';
-import { resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
 import { ruleKeyOf } from '../../modules/events/events.repository.ts';
-import { type EarningPreview, previewEarnings } from '../../modules/events/events.service.ts';
+import type { EarningPreview } from '../../modules/events/events.service.ts';
 import { CHECKIN_EVENT_TYPE } from '../../modules/streaks/streaks.service.ts';
-import type { AgentToolContext, AgentToolDeps } from '../agent-tool.ts';
+import type { AgentToolContext } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import type { BrandRule } from '../analytics/analytics.repository.ts';
 import { streakViews } from '../tools/actions.tools.ts';
 
@@ -35,7 +35,7 @@ export async function membersEarnings(
   input: { userId: string; brands: { brandId: string; purchaseRule: BrandRule | undefined; rules: BrandRule[] }[] },
 ): Promise<Map<string, MemberEarnings>> {
   const now = context.clock.now();
-  const accountKey = await resolveAccountKey(d.db, input.userId);
+  const accountKey = await d.commerceReads.resolveAccountKey(input.userId);
   const purchaseRules = input.brands.flatMap((b) =>
     b.purchaseRule ? [{ brandId: b.brandId, rule: ruleRecordOf(b.brandId, b.purchaseRule) }] : [],
   );
@@ -46,8 +46,7 @@ export async function membersEarnings(
       input.brands.map((b) => b.brandId),
       accountKey,
     ),
-    previewEarnings(
-      d.db,
+    d.commerceReads.previewEarnings(
       purchaseRules.map((p) => p.rule),
       input.userId,
       now,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentPrincipal, AgentToolDeps } from '../agent-tool.ts';
+import type { AgentPrincipal } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import { agentTools } from '../agent-tools.ts';
 import type { MentionedBrand } from './converse.repository.ts';
 import { plannableTools } from './converse.service.ts';

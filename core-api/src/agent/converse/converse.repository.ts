@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { type BoundToDatabase, bindDatabase } from '../agent-services.ts';
 
 /** A brand the question names: by address, by name or by website domain. */
 export interface MentionedBrand {
@@ -56,4 +57,13 @@ export async function findMentionedBrands(db: Database, question: string): Promi
   return kept
     .sort((a, b) => at(a) - at(b))
     .map((row) => ({ brandId: row.address, name: row.name, domain: row.website_domain }));
+}
+
+const converseReadFunctions = { findMentionedBrands };
+
+/** What converse reads itself (the brands a question names), bound to the handle by compose.ts. */
+export type ConverseReads = BoundToDatabase<typeof converseReadFunctions>;
+
+export function createConverseReads(db: Database): ConverseReads {
+  return bindDatabase(db, converseReadFunctions);
 }

@@ -1,16 +1,15 @@
 import type { Clock } from '@pts/shared';
 import type { Logger } from 'pino';
-import type { Database } from '../../db/database.ts';
 import { type AgentPrincipal, type AgentTool, type AgentToolContext, invokeAgentTool } from '../agent-tool.ts';
 import { splitToolArguments } from '../mcp/tool-arguments.ts';
 import { type ToolFailure, toolFailureOf } from '../mcp/tool-errors.ts';
 import type { ChatModel } from './chat-model.ts';
-import { findMentionedBrands, type MentionedBrand } from './converse.repository.ts';
+import type { ConverseReads, MentionedBrand } from './converse.repository.ts';
 import { planWithModel } from './llm-planner.ts';
 import { type PlanStep, planOffline } from './offline-planner.ts';
 
 export interface ConverseDeps {
-  db: Database;
+  reads: ConverseReads;
   clock: Clock;
   logger: Logger;
   /** The model of PTS_LLM_*, or undefined (offline). */
@@ -64,7 +63,7 @@ export function plannableTools(tools: AgentTool[], principal: AgentPrincipal | u
  */
 export async function converse(deps: ConverseDeps, query: string, context: AgentToolContext): Promise<ConverseResult> {
   const tools = plannableTools(deps.listTools(), context.principal);
-  const brands = await findMentionedBrands(deps.db, query);
+  const brands = await deps.reads.findMentionedBrands(query);
   const keyBrandIds = context.principal?.brandIds ?? [];
   const notes: string[] = [];
   let planner: 'offline' | 'llm' = 'offline';

@@ -1,9 +1,8 @@
 import { growthLeadListSchema } from '@pts/shared';
 import { z } from 'zod';
-import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { listGrowthLeads } from './growth.repository.ts';
+import type { GrowthService } from './growth.service.ts';
 
 /** Most leads one listing returns. */
 export const GROWTH_LEADS_LIST_MAX = 500;
@@ -25,7 +24,10 @@ const leadsQuery = z.object({
  * `GET /admin/growth-leads` (operator token): the leads `request_growth_info` stored, newest first — the one
  * place contact emails are shown (docs/agent-api/growth.md, "Who reads leads").
  */
-export function growthLeadAdminRoutes(deps: { db: Database; adminToken: string }): Route[] {
+export function growthLeadAdminRoutes(deps: {
+  growth: Pick<GrowthService, 'listGrowthLeads'>;
+  adminToken: string;
+}): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -41,7 +43,7 @@ export function growthLeadAdminRoutes(deps: { db: Database; adminToken: string }
         401: failure('Missing or wrong admin token'),
       },
       handle: async ({ query }) => {
-        const leads = await listGrowthLeads(deps.db, query);
+        const leads = await deps.growth.listGrowthLeads(query);
         return {
           leads: leads.map((lead) => ({
             ...lead,

@@ -7,7 +7,7 @@ import {
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { type AgentKeysDeps, createAgentKey, listAgentKeys, revokeAgentKey } from './agent-keys.service.ts';
+import type { AgentKeyAdminService } from './agent-keys.service.ts';
 
 const keyIdParams = z.object({ keyId: z.string().regex(/^ak_[0-9a-z]{1,64}$/, 'an agent key id: ak_…') });
 
@@ -18,9 +18,7 @@ const unauthorized = failure('Missing or wrong admin token');
  * `/admin/agent-keys` (operator token; the admin router reads the body): create (the secret shown once), list
  * (never the secret), revoke. The CLI's `pts agent-key` commands call these.
  */
-export function agentKeyAdminRoutes(
-  deps: AgentKeysDeps & { adminToken: string; onRevoked?: (keyId: string) => void },
-): Route[] {
+export function agentKeyAdminRoutes(deps: { keys: AgentKeyAdminService; adminToken: string }): Route[] {
   const before = [requireAdminToken(deps.adminToken)];
   return [
     defineRoute({
@@ -37,7 +35,7 @@ export function agentKeyAdminRoutes(
         401: unauthorized,
       },
       handle: async ({ body, res }) => {
-        const created = await createAgentKey(deps, body);
+        const created = await deps.keys.create(body);
         res.status(201);
         return created;
       },
@@ -50,7 +48,7 @@ export function agentKeyAdminRoutes(
       security: adminOnly,
       before,
       responses: { 200: { description: 'Every key', schema: agentKeyListSchema }, 401: unauthorized },
-      handle: async () => ({ agentKeys: await listAgentKeys(deps) }),
+      handle: async () => ({ agentKeys: await deps.keys.list() }),
     }),
     defineRoute({
       method: 'post',
@@ -67,8 +65,7 @@ export function agentKeyAdminRoutes(
         404: failure('Unknown key'),
       },
       handle: async ({ params: { keyId } }) => {
-        const result = await revokeAgentKey(deps, keyId);
-        deps.onRevoked?.(keyId);
+        const result = await deps.keys.revoke(keyId);
         return { keyId, ...result };
       },
     }),

@@ -192,3 +192,26 @@ export function portalAgentKeyService(deps: AgentKeysDeps, onRevoked?: (keyId: s
     },
   };
 }
+
+/** `/admin/agent-keys` as the operator uses it (admin token, the CLI): the key functions bound by compose.ts. */
+export interface AgentKeyAdminService {
+  create(input: CreateAgentKeyInput): Promise<{ keyId: string; secret: string }>;
+  list(): Promise<AgentKeySummary[]>;
+  /** Revokes the key; `onRevoked` then lets the signature cache forget it at once. */
+  revoke(keyId: string): Promise<{ revoked: boolean }>;
+}
+
+export function createAgentKeyAdminService(
+  deps: AgentKeysDeps,
+  onRevoked?: (keyId: string) => void,
+): AgentKeyAdminService {
+  return {
+    create: (input) => createAgentKey(deps, input),
+    list: () => listAgentKeys(deps),
+    async revoke(keyId) {
+      const result = await revokeAgentKey(deps, keyId);
+      onRevoked?.(keyId);
+      return result;
+    },
+  };
+}

@@ -4,7 +4,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { systemClock } from '@pts/shared';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentToolDeps } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import { agentTools } from '../agent-tools.ts';
 import { agentMcpTools } from './agent-mcp-tools.ts';
 import { createPtsMcpServer } from './mcp-server.ts';

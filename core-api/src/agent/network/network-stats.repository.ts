@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { readNetworkIssuedPts } from '../../modules/ledger/reward-mints.ts';
+import { type BoundToDatabase, bindDatabase } from '../agent-services.ts';
 
 /** Network-wide counts from the real tables (agent tool `get_network_stats`). */
 export interface NetworkCounts {
@@ -39,4 +40,13 @@ export async function readNetworkCounts(db: Database): Promise<NetworkCounts> {
       total: issued.total,
     },
   };
+}
+
+const networkReadFunctions = { readNetworkCounts };
+
+/** The network tools' reads (`get_network_stats`), bound to the handle by compose.ts. */
+export type NetworkReads = BoundToDatabase<typeof networkReadFunctions>;
+
+export function createNetworkReads(db: Database): NetworkReads {
+  return bindDatabase(db, networkReadFunctions);
 }

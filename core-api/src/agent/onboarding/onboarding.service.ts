@@ -4,7 +4,8 @@ import { requireRegistrableBrand } from '../../modules/brands/brand-registration
 import { createBrand } from '../../modules/brands/brands.service.ts';
 import { readRulesOfBrands } from '../../modules/events/rule-reads.ts';
 import { requireBrandAuthority } from '../actions/brand-authority.ts';
-import type { AgentPrincipal, AgentToolDeps } from '../agent-tool.ts';
+import type { AgentServiceDeps } from '../agent-services.ts';
+import type { AgentPrincipal } from '../agent-tool.ts';
 import { grantBrandToKey } from '../keys/agent-keys.service.ts';
 import { brandServiceFor } from '../program/program.service.ts';
 
@@ -28,7 +29,7 @@ export interface OnboardBrandInput {
   description: string;
 }
 
-export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, input: OnboardBrandInput) {
+export async function onboardBrand(d: AgentServiceDeps, principal: AgentPrincipal, input: OnboardBrandInput) {
   const service = brandServiceFor(d, principal.keyId);
   await requireRegistrableBrand(
     {
@@ -100,7 +101,7 @@ export async function onboardBrand(d: AgentToolDeps, principal: AgentPrincipal, 
 }
 
 /** The platform's own contracts and accounts: never a brand's address. */
-function platformAddressesOf(d: AgentToolDeps): (string | undefined)[] {
+function platformAddressesOf(d: AgentServiceDeps): (string | undefined)[] {
   const contracts = d.contracts;
   return [
     contracts.rewardToken,
@@ -131,7 +132,7 @@ export type BrandKeysAction = 'rotate' | 'revoke' | 'status';
  * replaces them with keys nobody knows. Only for a brand the key acts for (403 otherwise).
  */
 export async function manageBrandKeys(
-  d: AgentToolDeps,
+  d: AgentServiceDeps,
   principal: AgentPrincipal | undefined,
   input: { action: BrandKeysAction; brandId: string; graceMinutes?: number | undefined },
 ) {
@@ -147,4 +148,20 @@ export async function manageBrandKeys(
   if (input.action === 'status') return getBrandKeyStatus(deps, input.brandId);
   if (input.action === 'revoke') return revokeBrandKeys(deps, input.brandId);
   return rotateBrandKeys(deps, input.brandId, { graceMinutes: input.graceMinutes });
+}
+
+/** Onboarding and brand key management through the agent API (onboarding.tools.ts), over the handle compose.ts gives. */
+export interface AgentOnboardingService {
+  onboardBrand(principal: AgentPrincipal, input: OnboardBrandInput): ReturnType<typeof onboardBrand>;
+  manageBrandKeys(
+    principal: AgentPrincipal | undefined,
+    input: Parameters<typeof manageBrandKeys>[2],
+  ): ReturnType<typeof manageBrandKeys>;
+}
+
+export function createAgentOnboardingService(d: AgentServiceDeps): AgentOnboardingService {
+  return {
+    onboardBrand: (principal, input) => onboardBrand(d, principal, input),
+    manageBrandKeys: (principal, input) => manageBrandKeys(d, principal, input),
+  };
 }

@@ -4,7 +4,7 @@ import { lockRuleTotals, ruleKeyOf } from '../../modules/events/events.repositor
 import { findPerk } from '../../modules/perks/perks.repository.ts';
 import { createPerk, type PerkServiceDeps, perkNotFound, updatePerk } from '../../modules/perks/perks.service.ts';
 import { ruleCapOut } from '../agent-limits.ts';
-import type { AgentToolDeps } from '../agent-tool.ts';
+import type { AgentServiceDeps } from '../agent-services.ts';
 
 /**
  * A brand's program changed by an agent key (docs/agent-api/program.md): the very services of the admin API
@@ -39,7 +39,7 @@ export function toAgentRule(rule: Rule): AgentEventRule {
 }
 
 /** The brands service as an agent key uses it: audited under the key, every change told to the caches. */
-export function brandServiceFor(d: AgentToolDeps, keyId: string): BrandServiceDeps {
+export function brandServiceFor(d: AgentServiceDeps, keyId: string): BrandServiceDeps {
   return {
     db: d.db,
     secrets: d.secrets,
@@ -51,7 +51,7 @@ export function brandServiceFor(d: AgentToolDeps, keyId: string): BrandServiceDe
 }
 
 /** The perk service as an agent key uses it (the admin API's chain access, audited under the key). */
-export function perkServiceFor(d: AgentToolDeps, keyId: string): PerkServiceDeps {
+export function perkServiceFor(d: AgentServiceDeps, keyId: string): PerkServiceDeps {
   return {
     db: d.db,
     clock: d.clock,
@@ -72,7 +72,7 @@ export interface CreateBrandEventInput {
 
 /** Creates a rule; 409 when the brand already has one for the event type (update_brand_event changes it). */
 export async function createBrandEvent(
-  d: AgentToolDeps,
+  d: AgentServiceDeps,
   keyId: string,
   brandId: string,
   input: CreateBrandEventInput,
@@ -102,7 +102,7 @@ export async function createBrandEvent(
  * land; the caches are told after the commit.
  */
 export async function updateBrandEvent(
-  d: AgentToolDeps,
+  d: AgentServiceDeps,
   keyId: string,
   brandId: string,
   eventId: string,
@@ -152,7 +152,7 @@ const perUserLimit = (limit: number | null) => limit ?? 0;
 
 /** Creates a perk and its PerkNFT collection through the admin API's service. */
 export function createBrandPerk(
-  d: AgentToolDeps,
+  d: AgentServiceDeps,
   keyId: string,
   brandId: string,
   input: CreateBrandPerkInput,
@@ -170,7 +170,7 @@ export function createBrandPerk(
 
 /** Changes a perk's price, switch and/or limits; 404 unless the perk is the brand's. */
 export async function updateBrandPerk(
-  d: AgentToolDeps,
+  d: AgentServiceDeps,
   keyId: string,
   brandId: string,
   collectionId: string | number,
@@ -191,7 +191,7 @@ export async function updateBrandPerk(
 }
 
 /** The integer collection id of the brand's perk named by uuid or integer id; 404 otherwise. */
-async function brandPerkId(d: AgentToolDeps, brandId: string, ref: string | number): Promise<bigint> {
+async function brandPerkId(d: AgentServiceDeps, brandId: string, ref: string | number): Promise<bigint> {
   const query = d.db.selectFrom('perks').select(['id', 'brand_id']);
   const row =
     typeof ref === 'string' && ref.includes('-')
@@ -199,4 +199,31 @@ async function brandPerkId(d: AgentToolDeps, brandId: string, ref: string | numb
       : await findPerk(d.db, BigInt(ref));
   if (!row || row.brand_id !== brandId) throw perkNotFound(String(ref));
   return BigInt(row.id);
+}
+
+/** A brand's program as an agent key changes it (program.tools.ts), over the handle compose.ts gives. */
+export interface AgentProgramService {
+  createBrandEvent(keyId: string, brandId: string, input: CreateBrandEventInput): Promise<AgentEventRule>;
+  updateBrandEvent(
+    keyId: string,
+    brandId: string,
+    eventId: string,
+    input: { rewardAmount?: number | undefined; enabled?: boolean | undefined },
+  ): Promise<AgentEventRule>;
+  createBrandPerk(keyId: string, brandId: string, input: CreateBrandPerkInput): Promise<Perk>;
+  updateBrandPerk(
+    keyId: string,
+    brandId: string,
+    collectionId: string | number,
+    input: Parameters<typeof updateBrandPerk>[4],
+  ): Promise<Perk>;
+}
+
+export function createAgentProgramService(d: AgentServiceDeps): AgentProgramService {
+  return {
+    createBrandEvent: (keyId, brandId, input) => createBrandEvent(d, keyId, brandId, input),
+    updateBrandEvent: (keyId, brandId, eventId, input) => updateBrandEvent(d, keyId, brandId, eventId, input),
+    createBrandPerk: (keyId, brandId, input) => createBrandPerk(d, keyId, brandId, input),
+    updateBrandPerk: (keyId, brandId, collectionId, input) => updateBrandPerk(d, keyId, brandId, collectionId, input),
+  };
 }

@@ -5,11 +5,18 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import { awardReward, completeEvent, preparePlatformAward } from '../../modules/events/events.service.ts';
-import { agentKeyToken, memberToken, nextUtcDay, walletToken } from '../../modules/ledger/member-answers.ts';
+import {
+  agentKeyToken,
+  type MemberAnswers,
+  memberToken,
+  nextUtcDay,
+  walletToken,
+} from '../../modules/ledger/member-answers.ts';
 import { readWalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { actsFor } from '../actions/brand-authority.ts';
-import type { AgentPrincipal, AgentTier, AgentToolDeps } from '../agent-tool.ts';
-import { normalizeBrandQuery } from '../tools/discovery.tools.ts';
+import type { AgentServiceDeps } from '../agent-services.ts';
+import type { AgentPrincipal, AgentTier } from '../agent-tool.ts';
+import { normalizeBrandQuery } from '../discovery/brand-query.ts';
 import {
   type AgentRewardClaimView,
   type AgentRewardType,
@@ -91,7 +98,7 @@ function requireKey(principal: AgentPrincipal | undefined): AgentPrincipal {
  * The brand a `brandAddress` names: its Brand ID (0x + 40 hex) or exactly its website or verified domain (a
  * URL is reduced to its host). 404 when none, 400 when a domain is shared by several brands.
  */
-export async function resolveRewardBrand(d: AgentToolDeps, brandAddress: string) {
+export async function resolveRewardBrand(d: AgentServiceDeps, brandAddress: string) {
   const { brandId, domain } = normalizeBrandQuery(brandAddress);
   if (brandId) {
     const [brand] = await findBrandsByReference(d.db, { brandId });
@@ -128,7 +135,7 @@ export async function resolveRewardBrand(d: AgentToolDeps, brandAddress: string)
 
 /** 403 unless the key has earned this reward for this brand (docs/agent-api/rewards.md, "Evidence"). */
 async function requireEvidence(
-  d: AgentToolDeps,
+  d: AgentServiceDeps,
   principal: AgentPrincipal,
   brand: { brandId: string },
   rewardType: AgentRewardType,
@@ -172,7 +179,7 @@ async function requireEvidence(
 
 /** The onboarding evidence of a brand the key onboarded (onboarding-evidence.ts), read at the clock's now. */
 async function readOnboardingEvidence(
-  d: AgentToolDeps,
+  d: AgentServiceDeps,
   keyId: string,
   brandId: string,
   onboardedAt: Date,
@@ -215,7 +222,7 @@ function alreadyClaimed(claim: AgentRewardClaimView): AppError {
  * the claim back; a claim left without its event by a crash is paid by the next claim with the same id.
  */
 export async function claimAgentReward(
-  d: AgentToolDeps,
+  d: AgentServiceDeps,
   principalOrNone: AgentPrincipal | undefined,
   input: { rewardType: AgentRewardType; brandAddress: string },
 ) {
@@ -308,9 +315,14 @@ export async function claimAgentReward(
  * an event it brought, a claim or an onboarding of the key (`k:<keyId>`, migration 2026_12_05_r01), its reward
  * wallet's events, mints and user row (`m:`/`w:`), the chain head (the wallet's balance), the UTC day turning
  * (the allowance), a brand change (names). Read afresh on every call while a mint of the wallet is in flight or
- * an onboarding's evidence is not met yet (it waits for other members' events at that brand).
+ * an onboarding's evidence is not met yet (it waits for other members' events at that brand). `answers` is the
+ * calling tool's own store (a test's tools may keep nothing).
  */
-export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentPrincipal | undefined) {
+export async function readAgentRewards(
+  d: AgentServiceDeps,
+  answers: MemberAnswers,
+  principalOrNone: AgentPrincipal | undefined,
+) {
   const principal = requireKey(principalOrNone);
   const key = [
     'get_agent_rewards',
@@ -319,10 +331,10 @@ export async function readAgentRewards(d: AgentToolDeps, principalOrNone: AgentP
     String(principal.ratePerMinute),
     principal.brandIds.join(','),
   ].join('\n');
-  return d.memberAnswers.answer(key, () => agentRewardsAnswer(d, principal));
+  return answers.answer(key, () => agentRewardsAnswer(d, principal));
 }
 
-async function agentRewardsAnswer(d: AgentToolDeps, principal: AgentPrincipal) {
+async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal) {
   const { db, clock } = d;
   const now = clock.now();
   const identity = agentIdentity(principal.keyId);
@@ -392,5 +404,22 @@ async function agentRewardsAnswer(d: AgentToolDeps, principal: AgentPrincipal) {
     chain: balance.walletAddress !== null,
     keep: balance.settled && !waitsForEvidence,
     validUntil: nextUtcDay(now),
+  };
+}
+
+/** Agent rewards (rewards.tools.ts): a key's standing and its claims, over the handle compose.ts gives. */
+export interface AgentRewardsService {
+  /** `get_agent_rewards`, kept in `answers` (the tools' member answers). */
+  readAgentRewards(answers: MemberAnswers, principal: AgentPrincipal | undefined): ReturnType<typeof readAgentRewards>;
+  claimAgentReward(
+    principal: AgentPrincipal | undefined,
+    input: Parameters<typeof claimAgentReward>[2],
+  ): ReturnType<typeof claimAgentReward>;
+}
+
+export function createAgentRewardsService(d: AgentServiceDeps): AgentRewardsService {
+  return {
+    readAgentRewards: (answers, principal) => readAgentRewards(d, answers, principal),
+    claimAgentReward: (principal, input) => claimAgentReward(d, principal, input),
   };
 }

@@ -19,10 +19,7 @@ import {
   perkRedemptionResponseSchema,
   perkRefSchema,
 } from '@pts/shared';
-import type { Address } from 'viem';
 import { z } from 'zod';
-import { accountIdentities, resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
-import { readAchievements } from '../../modules/achievements/achievements.service.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import type { EventCandidate } from '../../modules/events/event-batcher.ts';
 import { bulkEventFailure, prepareEvent, recordEvent, settleBulkEvents } from '../../modules/events/events.service.ts';
@@ -35,14 +32,11 @@ import {
   nextUtcDay,
   walletToken,
 } from '../../modules/ledger/member-answers.ts';
-import { type MemberLedger, readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
-import { readWalletBalance } from '../../modules/ledger/wallet-balance.ts';
-import { readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
-import { findUsers } from '../../modules/users/users.repository.ts';
-import { bestAffordablePerks } from '../actions/affordable-perks.ts';
+import type { MemberLedger } from '../../modules/ledger/member-ledger.ts';
 import { requireBrandAuthority, requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrands } from '../actions/cached-brands.ts';
-import { type AgentPrincipal, type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { type AgentPrincipal, type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 
 /** A user id no earlier example call used: an example may run once per surface (REST, MCP, converse). */
 const freshExampleUser = (label: string) => `agent-example-${label}-${randomUUID().slice(0, 8)}@example.com`;
@@ -254,8 +248,8 @@ function redeemPerkTool(d: AgentToolDeps): AgentTool {
     async handle({ body }, context) {
       requireBrandAuthority(context.principal, body.brandId, 'Redeeming a perk');
       await requireKnownBrand(d, body.brandId);
-      const account = await resolveAccountKey(deps.db, body.userId);
-      if (!(await findUsers(deps.db, [account])).has(account)) throw userNotFound(body.userId);
+      const account = await deps.actionsReads.resolveAccountKey(body.userId);
+      if (!(await deps.actionsReads.findUsers([account])).has(account)) throw userNotFound(body.userId);
       const outcome = await redemption.redeem({
         brandId: body.brandId,
         perkId: body.perkId,
@@ -304,9 +298,9 @@ async function requireMember(
 ): Promise<{ accountKey: string; identityKeys: string[]; ledger: MemberLedger }> {
   requireBrandAuthority(principal, params.brandId, action);
   await requireKnownBrand(d, params.brandId);
-  const { accountKey, identities } = await accountIdentities(d.db, params.userId);
+  const { accountKey, identities } = await d.actionsReads.accountIdentities(params.userId);
   const identityKeys = identities.map((identity) => identity.identityKey);
-  const ledger = await readMemberLedger(d.db, params.brandId, identityKeys);
+  const ledger = await d.actionsReads.readMemberLedger(params.brandId, identityKeys);
   return { accountKey, identityKeys, ledger };
 }
 
@@ -332,15 +326,7 @@ export function memberTokens(userId: string, accountKey: string, identityKeys: s
 
 /** The wallet balance of a user: pts are one token, so it is the same at every brand. */
 function walletBalance(d: AgentToolDeps, userId: string) {
-  return readWalletBalance(
-    {
-      db: d.db,
-      publicClient: d.publicClient,
-      rewardToken: d.contracts.rewardToken as Address,
-      balanceOf: d.chainReads?.balanceOf,
-    },
-    userId,
-  );
+  return d.actionsReads.readWalletBalance(userId);
 }
 
 function getUserBalanceTool(d: AgentToolDeps): AgentTool {
@@ -431,7 +417,7 @@ export async function streakViews(
   brandIds: string[],
   accountKey: string,
 ): Promise<Map<string, AgentStreakView>> {
-  const views = await readDailyStreaks({ db: d.db, clock: context.clock, logger: d.logger }, brandIds, accountKey);
+  const views = await d.actionsReads.readDailyStreaks(context.clock, brandIds, accountKey);
   const shown = new Map<string, AgentStreakView>();
   for (const [brandId, status] of views) {
     shown.set(brandId, {
@@ -454,7 +440,7 @@ export async function streakView(
   brandId: string,
   userId: string,
 ): Promise<AgentStreakView> {
-  const accountKey = await resolveAccountKey(d.db, userId);
+  const accountKey = await d.actionsReads.resolveAccountKey(userId);
   return (await streakViews(d, context, [brandId], accountKey)).get(brandId) as AgentStreakView;
 }
 
@@ -511,7 +497,7 @@ function getUserStatsTool(d: AgentToolDeps): AgentTool {
           streakViews(d, context, [params.brandId], accountKey).then(
             (views) => views.get(params.brandId) as AgentStreakView,
           ),
-          readAchievements(d.db, params.brandId, accountKey),
+          d.actionsReads.readAchievements(params.brandId, accountKey),
         ]);
         return {
           value: {
@@ -619,13 +605,13 @@ async function portfolioOf(
   userId: string,
 ) {
   const now = context.clock.now();
-  const { accountKey, identities } = await accountIdentities(d.db, userId);
+  const { accountKey, identities } = await d.actionsReads.accountIdentities(userId);
   const keys = identities.map((identity) => identity.identityKey);
   // The member's ledger and streak at every brand of the key, one statement each, beside the wallet; only
   // the brands that know them are shown.
   const [wallet, ledgers, streaks] = await Promise.all([
     walletBalance(d, userId),
-    readMemberLedgers(d.db, brandIds, keys),
+    d.actionsReads.readMemberLedgers(brandIds, keys),
     streakViews(d, context, brandIds, accountKey),
   ]);
   const tokens = [
@@ -638,7 +624,7 @@ async function portfolioOf(
   const spendable = BigInt(wallet.balance) > wallet.reserved ? BigInt(wallet.balance) - wallet.reserved : 0n;
   const [names, perks] = await Promise.all([
     cachedBrands(d, knownIds),
-    bestAffordablePerks(d.db, knownIds, spendable, keys, now),
+    d.actionsReads.bestAffordablePerks(knownIds, spendable, keys, now),
   ]);
   const nameOf = new Map(names.map(({ brand }) => [brand.address, brand.name]));
   const brands = knownIds.flatMap((brandId) => {

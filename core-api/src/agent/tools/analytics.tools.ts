@@ -1,29 +1,13 @@
 import { AppError, brandAnalyticsQuerySchema, brandAnalyticsSchema, brandIdSchema } from '@pts/shared';
 import { z } from 'zod';
 import { answerKey, rememberRead } from '../../caching/answer-cache.ts';
-import {
-  type EventTypeActivity,
-  readActivityByBrand,
-  readBrandNames,
-  readEventTypeActivity,
-  readMemberFlows,
-  readPerkNames,
-  readPerkRedemptionTotals,
-  readProgramSize,
-  readRetainedMembers,
-  readStreakTotals,
-  readTrendCounts,
-  readWindowTotals,
-  type TrendCounts,
-  type WindowTotals,
-} from '../../modules/analytics/analytics.repository.ts';
-import { analyticsWindowOf, readBrandAnalytics } from '../../modules/analytics/brand-analytics.ts';
-import { readPerkActivity } from '../../modules/analytics/perk-activity.ts';
+import type { EventTypeActivity, TrendCounts, WindowTotals } from '../../modules/analytics/analytics.repository.ts';
+import { analyticsWindowOf } from '../../modules/analytics/brand-analytics.ts';
 import { formatCents, parseUsdToCents } from '../../modules/payments/payment-amounts.ts';
 import { requireBrandAuthority, requireKnownBrand } from '../actions/brand-authority.ts';
 import { limitTextOut, limitTextSchema } from '../agent-limits.ts';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { readBrandRules } from '../analytics/analytics.repository.ts';
+import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import {
   bestPurchaseRule,
   compareBrandActivity,
@@ -39,7 +23,7 @@ import {
   ratio,
   type TimeWindow,
 } from '../analytics/formulas.ts';
-import { type DirectoryBrand, listDirectoryBrands } from '../discovery/brand-directory.repository.ts';
+import type { DirectoryBrand } from '../discovery/brand-directory.repository.ts';
 import { BRAND_CATEGORIES, BRANDS_LIST_MAX } from './discovery.tools.ts';
 
 /** A brand's dashboard through the agent API is kept at most this long (served stale up to 3× while recomputed). */
@@ -241,7 +225,7 @@ const trendItem = z.object({
 async function brandsOfCategory(d: AgentToolDeps, wanted: string | undefined): Promise<DirectoryBrand[]> {
   const all: DirectoryBrand[] = [];
   for (let offset = 0; ; offset += BRANDS_LIST_MAX) {
-    const page = await listDirectoryBrands(d.db, { category: wanted, limit: BRANDS_LIST_MAX, offset });
+    const page = await d.analyticsReads.listDirectoryBrands({ category: wanted, limit: BRANDS_LIST_MAX, offset });
     all.push(...page.brands);
     if (page.brands.length < BRANDS_LIST_MAX) return all;
   }
@@ -249,7 +233,7 @@ async function brandsOfCategory(d: AgentToolDeps, wanted: string | undefined): P
 
 /** 404 naming every unknown Brand ID of a list. */
 async function requireBrands(d: AgentToolDeps, brandIds: string[]): Promise<Map<string, string>> {
-  const names = await readBrandNames(d.db, brandIds);
+  const names = await d.analyticsReads.readBrandNames(brandIds);
   const unknown = brandIds.filter((id) => !names.has(id));
   if (unknown.length > 0) {
     throw new AppError('NOT_FOUND', `No brand ${unknown.join(', ')}`, { field: 'brandIds', value: unknown.join(',') });
@@ -262,7 +246,9 @@ async function requireBrands(d: AgentToolDeps, brandIds: string[]): Promise<Map<
  * the network view through the answer cache: keyed by the window's length and how long ago it ended.
  */
 function windowTotals(d: AgentToolDeps, brandId: string | undefined, window: TimeWindow): Promise<WindowTotals> {
-  return rememberRead(d, 'window_totals', windowKey(d, brandId, window), () => readWindowTotals(d.db, brandId, window));
+  return rememberRead(d, 'window_totals', windowKey(d, brandId, window), () =>
+    d.analyticsReads.readWindowTotals(brandId, window),
+  );
 }
 
 /** One brand's (or the network's) activity per event type over one window, shared like `windowTotals`. */
@@ -272,7 +258,7 @@ function eventTypeActivity(
   window: TimeWindow,
 ): Promise<EventTypeActivity[]> {
   return rememberRead(d, 'event_type_activity', windowKey(d, brandId, window), () =>
-    readEventTypeActivity(d.db, brandId, window),
+    d.analyticsReads.readEventTypeActivity(brandId, window),
   );
 }
 
@@ -284,16 +270,16 @@ function windowKey(d: AgentToolDeps, brandId: string | undefined, window: TimeWi
 
 /** Analytics of the network and of one brand (spec 4.1 `/analytics/*`), all public aggregates. */
 function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
-  const db = d.db;
+  const reads = d.analyticsReads;
 
   async function brandHealth(brandId: string, now: Date) {
     const { current, previous } = periodWindows(now, HEALTH_PERIOD);
     const [cur, prev, retained, streaks, program] = await Promise.all([
       windowTotals(d, brandId, current),
       windowTotals(d, brandId, previous),
-      readRetainedMembers(db, brandId, previous, current),
-      readStreakTotals(db, brandId, current),
-      readProgramSize(db, brandId),
+      reads.readRetainedMembers(brandId, previous, current),
+      reads.readStreakTotals(brandId, current),
+      reads.readProgramSize(brandId),
     ]);
     const inputs = {
       members: cur.members,
@@ -380,7 +366,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
           windowTotals(d, params.brandId, current),
           windowTotals(d, params.brandId, previous),
           eventTypeActivity(d, params.brandId, current),
-          readStreakTotals(db, params.brandId, current),
+          reads.readStreakTotals(params.brandId, current),
         ]);
         const sample = cur.acceptedEvents + cur.redemptions;
         return {
@@ -415,7 +401,10 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
         requireBrandAuthority(context.principal, params.brandId, 'Reading a brand dashboard');
         await requireKnownBrand(d, params.brandId);
         const read = () =>
-          readBrandAnalytics(d, { brandId: params.brandId, ...analyticsWindowOf(query, context.clock.now()) });
+          d.analyticsReads.readBrandAnalytics(d, {
+            brandId: params.brandId,
+            ...analyticsWindowOf(query, context.clock.now()),
+          });
         // Kept briefly, after the key's authority is checked: agents polling a dashboard share one computation
         // (docs/agent-api.md, "Freshness"); `window.to` says when it was computed. The portal's is never kept.
         const seconds = Math.min(d.settings.answerMaxAgeSeconds, BRAND_DASHBOARD_MAX_AGE_SECONDS);
@@ -461,7 +450,7 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
         const [cur, prev, rules] = await Promise.all([
           eventTypeActivity(d, params.brandId, current),
           eventTypeActivity(d, params.brandId, previous),
-          readBrandRules(db, [params.brandId]),
+          reads.readBrandRules([params.brandId]),
         ]);
         const accepted = cur.reduce((s, t) => s + t.accepted, 0);
         const byType = new Map(cur.map((t) => [t.eventType, t]));
@@ -550,8 +539,8 @@ function analyticsAreaTools(d: AgentToolDeps): AgentTool[] {
         const now = context.clock.now();
         const allTime: TimeWindow = { from: new Date(0), to: now, days: 0 };
         const [perks, totals, all] = await Promise.all([
-          readPerkActivity(db, params.brandId, now),
-          readPerkRedemptionTotals(db, params.brandId, now),
+          reads.readPerkActivity(params.brandId, now),
+          reads.readPerkRedemptionTotals(params.brandId, now),
           windowTotals(d, params.brandId, allTime),
         ]);
         const view = perks
@@ -648,7 +637,7 @@ function eventTypeView(
 
 /** Comparisons (spec 4.1 `/compare/*`), rankings and network trends; all public aggregates. */
 function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
-  const db = d.db;
+  const reads = d.analyticsReads;
   return [
     defineAgentTool({
       name: 'compare_brands',
@@ -783,7 +772,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
         }
         const { current } = periodWindows(context.clock.now(), HEALTH_PERIOD);
         const [rules, types] = await Promise.all([
-          readBrandRules(db, brandIds),
+          reads.readBrandRules(brandIds),
           Promise.all(brandIds.map(async (id) => [id, await eventTypeActivity(d, id, current)] as const)),
         ]);
         const accepted = new Map(types.map(([id, list]) => [id, new Map(list.map((t) => [t.eventType, t.accepted]))]));
@@ -856,8 +845,8 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
         const { current, previous } = periodWindows(context.clock.now(), HEALTH_PERIOD);
         const [brands, cur, prev] = await Promise.all([
           brandsOfCategory(d, query.category),
-          readActivityByBrand(db, current),
-          readActivityByBrand(db, previous),
+          reads.readActivityByBrand(current),
+          reads.readActivityByBrand(previous),
         ]);
         const none = { events: 0, members: 0, ptsIssued: 0n };
         const ranked = brands
@@ -925,9 +914,9 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
       example: () => ({ query: { period: '30d' } }),
       async handle({ query }, context) {
         const { current } = periodWindows(context.clock.now(), query.period);
-        const flows = await readMemberFlows(db, current);
+        const flows = await reads.readMemberFlows(current);
         const top = flows.flows.slice(0, FLOWS_MAX);
-        const names = await readBrandNames(db, [...new Set(top.flatMap((f) => [f.from, f.to]))]);
+        const names = await reads.readBrandNames([...new Set(top.flatMap((f) => [f.from, f.to]))]);
         const named = (brandId: string) => ({ brandId, name: names.get(brandId) ?? brandId });
         return {
           members: flows.members,
@@ -968,7 +957,7 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
       example: () => ({ query: { period: '7d', limit: 10 } }),
       async handle({ query }, context) {
         const { current, previous } = periodWindows(context.clock.now(), query.period);
-        const counts = await readTrendCounts(db, previous, current);
+        const counts = await reads.readTrendCounts(previous, current);
         const rank = (items: TrendCounts[]) =>
           items
             .map((c) => ({ ...c, momentum: momentum(c.current, c.previous) }))
@@ -979,11 +968,8 @@ function compareAndTrendTools(d: AgentToolDeps): AgentTool[] {
         const perks = rank(counts.perks);
         const eventTypes = rank(counts.eventTypes);
         const [brandNames, perkNames] = await Promise.all([
-          readBrandNames(db, [...new Set([...brands, ...perks].map((b) => b.brandId))]),
-          readPerkNames(
-            db,
-            perks.map((p) => p.id),
-          ),
+          reads.readBrandNames([...new Set([...brands, ...perks].map((b) => b.brandId))]),
+          reads.readPerkNames(perks.map((p) => p.id)),
         ]);
         const view = (c: TrendCounts & { momentum: number }, name: string, brandId: string | null) => ({
           id: c.id,

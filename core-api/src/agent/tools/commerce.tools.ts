@@ -1,8 +1,6 @@
 import { AppError, brandIdSchema, cleanString, emailSchema, perkCatalogueItemSchema } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
-import { resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
-import { readLedgerBalance, readMemberActivity } from '../../modules/ledger/member-activity.ts';
 import {
   ANY_PERKS_TOKEN,
   brandPerksToken,
@@ -11,14 +9,14 @@ import {
   nextUtcDay,
 } from '../../modules/ledger/member-answers.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
-import { type MemberPerkClaims, readMemberPerkClaims, readOfferedPerks } from '../../modules/perks/perks.repository.ts';
-import { listMemberCatalogue } from '../../modules/perks/perks.service.ts';
+import type { MemberPerkClaims } from '../../modules/perks/perks.repository.ts';
 import { judgeCatalogueItem, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrandRules, cachedRouteBrands } from '../actions/cached-brands.ts';
 import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../actions/windowed-answers.ts';
 import { agentPerkLimits } from '../agent-limits.ts';
-import { type AgentTool, type AgentToolContext, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { type AgentTool, type AgentToolContext, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import {
   bestPurchaseRule,
   type Period,
@@ -27,7 +25,6 @@ import {
   ptsToUsd,
   purchaseReward,
 } from '../analytics/formulas.ts';
-import { readAcceptedByType } from '../commerce/commerce.repository.ts';
 import { type MemberEarnings, memberEarnings, membersEarnings } from '../commerce/member-earnings.ts';
 import { perkRecommendationScore } from '../intelligence/formulas.ts';
 import { memberNotFound, memberScope } from '../intelligence/member-scope.ts';
@@ -127,7 +124,7 @@ function memberView(m: Awaited<ReturnType<typeof memberEarnings>>) {
 
 /** The commerce tools (spec 4.1): `find_deals`, `route_commerce`, `stack_commerce`. */
 export function commerceTools(d: AgentToolDeps): AgentTool[] {
-  const db = d.db;
+  const reads = d.commerceReads;
 
   /**
    * find_deals' answer at `now`; for a member (`asked`, a signed call) only the perks judgeRedemption lets them
@@ -146,12 +143,12 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       // The member's claims of every perk of the network (deals span brands; the per-member limit holds
       // wherever the perk is), read once for all candidates.
       const [activity, claims] = await Promise.all([
-        readMemberActivity(db, userId, brands, new Date(0), now),
-        readMemberPerkClaims(db, userId),
+        reads.readMemberActivity(userId, brands, new Date(0), now),
+        reads.readMemberPerkClaims(userId),
       ]);
       const redeemedHere = [...claims.values()].some((c) => scope.has(c.brandId));
       if (activity.brands === 0 && !redeemedHere) throw memberNotFound(userId);
-      member = { balance: nonNegative(await readLedgerBalance(db, userId)), claims, scope };
+      member = { balance: nonNegative(await reads.readLedgerBalance(userId)), claims, scope };
     }
     const terms = intentTerms(query.intent);
     // Unsigned, the catalogue and its redemption counts are public and shared by every caller: remembered like
@@ -163,9 +160,9 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       maxCost: query.budget === undefined ? undefined : BigInt(query.budget),
     };
     const rows = asked
-      ? await readOfferedPerks(db, filter, current)
+      ? await reads.readOfferedPerks(filter, current)
       : await rememberRead(d, 'deal_candidates', { ...filter, days: current.days }, () =>
-          readOfferedPerks(db, filter, current),
+          reads.readOfferedPerks(filter, current),
         );
     let heldAtLimit = 0;
     const offered = await catalogueItemsOf(d, rows);
@@ -263,7 +260,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
     const ids = brands.map((b) => b.brandId);
     const rules = network.rules;
     const accepted = await rememberRead(d, 'accepted_by_type', { ids: [...ids].sort(), days: current.days }, () =>
-      readAcceptedByType(db, ids, current),
+      reads.readAcceptedByType(ids, current),
     );
     const withRule = brands.flatMap((brand) => {
       const brandRules = rules.get(brand.brandId) ?? [];
@@ -446,7 +443,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
         const userId = query.userId;
         const args = JSON.stringify([query.intent ?? null, query.category ?? null, String(query.purchaseAmount)]);
         return keptWindowedAnswer(d, context, ['route_commerce', brands.join(','), userId, args], async (now) => {
-          const accountKey = await resolveAccountKey(db, userId);
+          const accountKey = await reads.resolveAccountKey(userId);
           const { answer, members } = await routesAt(query, context, now, { userId, scope: new Set(brands) });
           const earnings = [...members.values()];
           return {
@@ -515,10 +512,9 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           const rule = bestPurchaseRule(rules);
           const [earnings, ledger, catalogue, accountKey] = await Promise.all([
             memberEarnings(d, context, { brandId: query.brandId, userId: query.userId, purchaseRule: rule, rules }),
-            readLedgerBalance(db, query.userId),
-            listMemberCatalogue(
+            reads.readLedgerBalance(query.userId),
+            reads.listMemberCatalogue(
               {
-                db,
                 clock: context.clock,
                 perkChain: d.perkChain,
                 logger: context.logger,
@@ -527,7 +523,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
               query.brandId,
               query.userId,
             ),
-            resolveAccountKey(db, query.userId),
+            reads.resolveAccountKey(query.userId),
           ]);
           const perks = catalogue.filter(({ item }) => item.available);
           const balance = nonNegative(ledger);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import type { ChatModel } from '../converse/chat-model.ts';
 import { converse } from '../converse/converse.service.ts';
 
@@ -69,7 +70,7 @@ export function converseTools(
       example: (fixture) => ({ body: { query: `How healthy is brand ${fixture.brandId}?` } }),
       handle: (input, context) =>
         converse(
-          { db: d.db, clock: context.clock, logger: context.logger, model, listTools },
+          { reads: d.converseReads, clock: context.clock, logger: context.logger, model, listTools },
           input.body.query,
           context,
         ),

@@ -1,5 +1,4 @@
 import {
-  ADDRESS_PATTERN,
   AppError,
   brandIdSchema,
   cleanString,
@@ -15,8 +14,6 @@ import { hostMatchesDomain } from '../../http/cors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { toRule } from '../../modules/brands/brands.repository.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
-import { readRuleTotals } from '../../modules/events/rule-reads.ts';
-import { readLeaderboard } from '../../modules/leaderboards/leaderboards.service.ts';
 import {
   ANY_LEADERBOARD_TOKEN,
   brandPerksToken,
@@ -24,17 +21,15 @@ import {
   leaderboardToken,
 } from '../../modules/ledger/member-answers.ts';
 import type { PerkRow } from '../../modules/perks/perks.repository.ts';
-import { listCatalogue, toCatalogueItem } from '../../modules/perks/perks.service.ts';
+import { toCatalogueItem } from '../../modules/perks/perks.service.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { agentPerkLimits, optionalLimitOut, ruleCapOut } from '../agent-limits.ts';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import {
-  type DirectoryBrand,
-  findBrandCandidates,
-  findDirectoryBrand,
-  listDirectoryBrands,
-} from '../discovery/brand-directory.repository.ts';
-import { browsePerkRows } from '../discovery/perk-browse.repository.ts';
+import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
+import type { DirectoryBrand } from '../discovery/brand-directory.repository.ts';
+import { normalizeBrandQuery } from '../discovery/brand-query.ts';
+
+export { normalizeBrandQuery };
 
 /** Brand categories an agent may filter by (spec 4.1 `GET /brands`). */
 export const BRAND_CATEGORIES = ['retail', 'gaming', 'dining', 'travel'] as const;
@@ -82,25 +77,7 @@ function toBrandView({ automationEnabled, createdAt, ...brand }: DirectoryBrand)
   return { ...brand, acceptingEvents: automationEnabled && brand.activeEvents > 0, createdAt: createdAt.toISOString() };
 }
 
-const NAME_MAX = 200;
 const QUERY_MAX = 2048;
-
-/** What a `check_brand` query names: a Brand ID, a host (from a URL or a bare domain), and the text as a name. */
-export function normalizeBrandQuery(raw: string): { brandId: string | null; domain: string | null; name: string } {
-  const text = raw.trim();
-  const brandId = ADDRESS_PATTERN.test(text) ? text.toLowerCase() : null;
-  let domain: string | null = null;
-  if (!brandId && !/\s/.test(text) && text.includes('.')) {
-    const asUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
-    try {
-      const host = new URL(asUrl).hostname.toLowerCase().replace(/\.$/, '');
-      if (host.includes('.') && !host.startsWith('[')) domain = host;
-    } catch {
-      domain = null;
-    }
-  }
-  return { brandId, domain, name: text.slice(0, NAME_MAX) };
-}
 
 /** The host and its parent domains of at least two labels, plus `www.` + host (a brand registered with www). */
 function domainCandidates(host: string): string[] {
@@ -146,7 +123,7 @@ function listBrandsTool(d: AgentToolDeps): AgentTool {
     example: () => ({ query: { limit: 10 } }),
     async handle({ query }) {
       const { brands, total } = await rememberRead(d, 'directory_brands', query, () =>
-        listDirectoryBrands(d.db, query),
+        d.discoveryReads.listDirectoryBrands(query),
       );
       return {
         brands: brands.map(toBrandView),
@@ -205,7 +182,9 @@ function checkBrandTool(d: AgentToolDeps): AgentTool {
         name: normalized.name,
         domains: normalized.domain ? domainCandidates(normalized.domain) : [],
       };
-      const found = await rememberRead(d, 'directory_candidates', lookup, () => findBrandCandidates(d.db, lookup));
+      const found = await rememberRead(d, 'directory_candidates', lookup, () =>
+        d.discoveryReads.findBrandCandidates(lookup),
+      );
       // A brand that proved the domain through DNS answers for it alone: a claimant of the same domain that
       // did not is left out (found by Brand ID or name it still shows).
       const { domain } = normalized;
@@ -274,7 +253,7 @@ function getBrandTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ params: { brandId: fixture.brandId } }),
     async handle({ params }) {
       const brand = await rememberRead(d, 'directory_brand', params.brandId, () =>
-        findDirectoryBrand(d.db, params.brandId),
+        d.discoveryReads.findDirectoryBrand(params.brandId),
       );
       if (!brand) throw brandNotFound(params.brandId);
       // The rules as the event path holds them (its brand cache, dropped at once by any rule change), in
@@ -283,7 +262,7 @@ function getBrandTool(d: AgentToolDeps): AgentTool {
       if (!cached) throw brandNotFound(params.brandId);
       const rules = [...cached.rulesByType.values()].filter((row) => row.active).map(toRule);
       const capped = rules.filter((rule) => rule.maxTotal !== null).map((rule) => rule.eventId);
-      const totals = await readRuleTotals(d.db, brand.brandId, capped);
+      const totals = await d.discoveryReads.readRuleTotals(brand.brandId, capped);
       return {
         brand: toBrandView(brand),
         events: rules.map((rule) => ({
@@ -329,9 +308,8 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
       const key = ['get_brand_perks', params.brandId, query.category ?? ''].join('\n');
       return d.memberAnswers.answer(key, async () => {
         const now = context.clock.now();
-        const perks = await listCatalogue(
+        const perks = await d.discoveryReads.listCatalogue(
           {
-            db: d.db,
             clock: context.clock,
             perkChain: d.perkChain,
             logger: context.logger,
@@ -403,7 +381,7 @@ function browsePerksTool(d: AgentToolDeps): AgentTool {
     example: (fixture) => ({ query: { brandId: fixture.brandId, limit: 5 } }),
     async handle({ query }) {
       if (query.brandId) await requireKnownBrand(d, query.brandId);
-      const rows = await rememberRead(d, 'browse_perk_rows', query, () => browsePerkRows(d.db, query));
+      const rows = await rememberRead(d, 'browse_perk_rows', query, () => d.discoveryReads.browsePerkRows(query));
       const perks = (await catalogueItemsOf(d, rows)).map(({ row, item }) => ({
         ...agentPerkLimits(item),
         brandName: row.brand_name,
@@ -456,8 +434,7 @@ function getLeaderboardTool(d: AgentToolDeps): AgentTool {
       // the period turns over; the streak board moves with time alone (lapses), so it is read every time.
       const key = ['get_leaderboard', params.brandId, query.metric, query.period, query.limit].join('\n');
       return d.memberAnswers.answer(key, async () => {
-        const board = await readLeaderboard(
-          d.db,
+        const board = await d.discoveryReads.readLeaderboard(
           {
             brandId: params.brandId,
             metric: query.metric,

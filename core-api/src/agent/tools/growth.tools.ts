@@ -1,11 +1,9 @@
 import { cleanString } from '@pts/shared';
 import { z } from 'zod';
-import { readCategoryActivity } from '../../modules/analytics/analytics.repository.ts';
-import { countBrandsInCategory } from '../../modules/brands/brands.repository.ts';
 import { formatCents } from '../../modules/payments/payment-amounts.ts';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
+import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import { type Period, PTS_PER_USD, periodWindows } from '../analytics/formulas.ts';
-import { recordGrowthLead } from '../growth/growth.repository.ts';
 import { poolPeers, projectRoi } from '../growth/roi.ts';
 import { usdCents } from './analytics.tools.ts';
 import { BRAND_CATEGORIES } from './discovery.tools.ts';
@@ -107,7 +105,7 @@ const roiResult = z.object({
 
 /** The growth tools (spec 4.1): `estimate_roi` and `request_growth_info`, both public. */
 export function growthTools(d: AgentToolDeps): AgentTool[] {
-  const db = d.db;
+  const { growth } = d;
   return [
     defineAgentTool({
       name: 'estimate_roi',
@@ -123,7 +121,7 @@ export function growthTools(d: AgentToolDeps): AgentTool[] {
       async handle({ body }, context) {
         const { current } = periodWindows(context.clock.now(), ROI_PERIOD);
         const category = categoryOf(body.industry);
-        const peers = category ? await readCategoryActivity(db, category, current) : [];
+        const peers = category ? await growth.readCategoryActivity(category, current) : [];
         const pool = poolPeers(peers);
         const estimate = projectRoi(pool, {
           monthlyCustomers: body.monthlyCustomers,
@@ -196,9 +194,9 @@ export function growthTools(d: AgentToolDeps): AgentTool[] {
       }),
       async handle({ body }, context) {
         const now = context.clock.now();
-        const { lead, duplicate } = await recordGrowthLead(db, body, now, LEAD_DEDUPE_HOURS * 3_600_000);
+        const { lead, duplicate } = await growth.recordGrowthLead(body, now, LEAD_DEDUPE_HOURS * 3_600_000);
         const category = categoryOf(body.industry);
-        const brandsInCategory = category ? await countBrandsInCategory(db, category) : null;
+        const brandsInCategory = category ? await growth.countBrandsInCategory(category) : null;
         context.logger.info({ leadId: lead.leadId, duplicate }, 'growth lead received');
         return {
           leadId: lead.leadId,

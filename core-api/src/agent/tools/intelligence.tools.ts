@@ -1,31 +1,15 @@
 import { AppError, brandIdSchema, perkRefSchema, UNLIMITED } from '@pts/shared';
 import { z } from 'zod';
 import { rememberRead } from '../../caching/answer-cache.ts';
-import {
-  type PerkActivity,
-  readCategoryPerformance,
-  readPerkActivities,
-  readPerkActivity,
-  readPerkRedeemers,
-} from '../../modules/analytics/perk-activity.ts';
-import { readRuleEngagement } from '../../modules/events/rule-reads.ts';
-import {
-  countBelow,
-  readAffordCounts,
-  readBalanceQuartiles,
-  readEarningsTotals,
-  readLedgerBalance,
-  readMemberActivity,
-  readMemberRedemptions,
-} from '../../modules/ledger/member-activity.ts';
+import type { PerkActivity } from '../../modules/analytics/perk-activity.ts';
+import { countBelow } from '../../modules/ledger/member-activity.ts';
 import { brandPerksToken, memberToken } from '../../modules/ledger/member-answers.ts';
-import { findBrandPerk } from '../../modules/perks/redemption.service.ts';
 import { judgeRedemption, REFUSAL_TEXT, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../actions/windowed-answers.ts';
 import { limitTextOut, limitTextSchema } from '../agent-limits.ts';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { readBrandMembers, readPlatformSplit } from '../intelligence/audience.repository.ts';
+import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import {
   ARCHETYPES,
   type Archetype,
@@ -277,7 +261,7 @@ const nonNegative = (value: bigint) => (value > 0n ? value : 0n);
 
 /** Intelligence tools (spec 4.1): member personas, recommendations, perk heat and goals, from real data. */
 export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
-  const db = d.db;
+  const reads = d.intelligenceReads;
 
   /**
    * Members' earnings at `brands` over the window, ascending: a population aggregate, so computed at most
@@ -285,7 +269,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
    */
   function earningsTotals(brands: string[], window: { from: Date; to: Date }): Promise<bigint[]> {
     return rememberRead(d, 'earnings_totals', { brands: [...brands].sort(), days: WINDOW_DAYS }, () =>
-      readEarningsTotals(db, brands, window.from, window.to),
+      reads.readEarningsTotals(brands, window.from, window.to),
     );
   }
 
@@ -293,15 +277,15 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
   async function loadMember(userId: string, brands: string[], now: Date) {
     const window = windowOf(now, WINDOW_DAYS);
     const [activity, redemptions] = await Promise.all([
-      readMemberActivity(db, userId, brands, window.from, window.to),
-      readMemberRedemptions(db, userId, brands, window.from, window.to),
+      reads.readMemberActivity(userId, brands, window.from, window.to),
+      reads.readMemberRedemptions(userId, brands, window.from, window.to),
     ]);
     if (activity.brands === 0 && redemptions.perkIds.length === 0) throw memberNotFound(userId);
     return { window, activity, redemptions };
   }
 
   const perksOf = async (brands: string[], now: Date) => {
-    const byBrand = await readPerkActivities(db, brands, now);
+    const byBrand = await reads.readPerkActivities(brands, now);
     return brands.map((brandId) => ({ brandId, perks: byBrand.get(brandId) ?? [] }));
   };
 
@@ -422,7 +406,10 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           ['get_user_recommendations', brands.join(','), params.userId, String(query.limit)],
           async (now) => {
             const { window, redemptions } = await loadMember(params.userId, brands, now);
-            const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
+            const [balance, perBrand] = await Promise.all([
+              reads.readLedgerBalance(params.userId),
+              perksOf(brands, now),
+            ]);
             const spendable = nonNegative(balance);
             const redeemed = new Set(redemptions.perkIds);
             let atLimit = 0;
@@ -495,9 +482,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       async handle({ params }, context) {
         await requireKnownBrand(d, params.brandId);
         const now = context.clock.now();
-        const perks = await readPerkActivity(db, params.brandId, now);
-        const { members, afford } = await readAffordCounts(
-          db,
+        const perks = await reads.readPerkActivity(params.brandId, now);
+        const { members, afford } = await reads.readAffordCounts(
           params.brandId,
           perks.map((p) => p.cost),
           now,
@@ -571,7 +557,10 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           ['get_user_goals', brands.join(','), params.userId, query.targetPerkId ?? ''],
           async (now) => {
             const { window, activity, redemptions } = await loadMember(params.userId, brands, now);
-            const [balance, perBrand] = await Promise.all([readLedgerBalance(db, params.userId), perksOf(brands, now)]);
+            const [balance, perBrand] = await Promise.all([
+              reads.readLedgerBalance(params.userId),
+              perksOf(brands, now),
+            ]);
             const candidates = perBrand.flatMap(({ brandId, perks }) =>
               perks
                 .filter((p) => (query.targetPerkId ? p.perkId === query.targetPerkId : p.active))
@@ -651,12 +640,12 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
         await requireKnownBrand(d, params.brandId);
         const now = context.clock.now();
         const window = windowOf(now, WINDOW_DAYS);
-        const row = await findBrandPerk(db, params.brandId, params.collectionId);
-        const perk = (await readPerkActivity(db, params.brandId, now)).find((p) => p.perkId === row.id.toString());
+        const row = await reads.findBrandPerk(params.brandId, params.collectionId);
+        const perk = (await reads.readPerkActivity(params.brandId, now)).find((p) => p.perkId === row.id.toString());
         if (!perk) throw new AppError('PERK_NOT_FOUND', `Brand ${params.brandId} has no perk ${params.collectionId}`);
         const [members, redeemerKeys] = await Promise.all([
-          readBrandMembers(db, params.brandId, window),
-          readPerkRedeemers(db, params.brandId, perk.perkId, now),
+          reads.readBrandMembers(params.brandId, window),
+          reads.readPerkRedeemers(params.brandId, perk.perkId, now),
         ]);
         const redeemers = members.filter((m) => redeemerKeys.has(m.userKey));
         const couldAfford = members.filter((m) => m.earnedAllTime >= perk.cost);
@@ -706,8 +695,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
         await requireKnownBrand(d, params.brandId);
         const window = windowOf(context.clock.now(), WINDOW_DAYS);
         const [members, platforms] = await Promise.all([
-          readBrandMembers(db, params.brandId, window),
-          readPlatformSplit(db, params.brandId, window.from, window.to),
+          reads.readBrandMembers(params.brandId, window),
+          reads.readPlatformSplit(params.brandId, window.from, window.to),
         ]);
         const active = members.filter((m) => m.profile.events > 0);
         const events30d = active.reduce((s, m) => s + m.profile.events, 0);
@@ -751,7 +740,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       async handle({ params }, context) {
         await requireKnownBrand(d, params.brandId);
         const window = windowOf(context.clock.now(), WINDOW_DAYS);
-        const rules = await readRuleEngagement(db, window.from, window.to);
+        const rules = await reads.readRuleEngagement(window.from, window.to);
         const own = rules.filter((r) => r.brandId === params.brandId);
         const peerRules = rules.filter((r) => r.brandId !== params.brandId);
         const byType = new Map<string, typeof peerRules>();
@@ -845,8 +834,8 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
         const now = context.clock.now();
         const window = windowOf(now, WINDOW_DAYS);
         const [balances, categoryRows] = await Promise.all([
-          readBalanceQuartiles(db, params.brandId, now),
-          readCategoryPerformance(db, params.brandId, window.from, window.to),
+          reads.readBalanceQuartiles(params.brandId, now),
+          reads.readCategoryPerformance(params.brandId, window.from, window.to),
         ]);
         const tiers = ['entry', 'core', 'premium'] as const;
         const pricePoints = balances.quartiles.map((q, i) => ({

@@ -1,7 +1,7 @@
 import { PTS_PER_USD } from '@pts/shared';
 import { z } from 'zod';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { readNetworkCounts } from '../network/network-stats.repository.ts';
+import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 
 /** Names of the chains pts is deployed on or developed against. */
 const CHAIN_NAMES: Record<number, string> = {
@@ -82,7 +82,7 @@ export function networkTools(d: AgentToolDeps): AgentTool[] {
       result: networkStatsSchema,
       example: () => ({}),
       handle: async (_input, context) => {
-        const counts = await readNetworkCounts(deps.db);
+        const counts = await deps.networkReads.readNetworkCounts();
         return {
           brands: counts.brands,
           users: counts.users,

@@ -10,8 +10,8 @@ import {
 } from '@pts/shared';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { manageBrandKeys, onboardBrand } from '../onboarding/onboarding.service.ts';
+import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import { BRAND_CATEGORIES } from './discovery.tools.ts';
 
 // Onboarding (spec 4.1, access `onboard`): new brands and their keys (docs/agent-api/program.md).
@@ -95,7 +95,10 @@ function onboardBrandTool(d: AgentToolDeps): AgentTool {
     }),
     async handle({ body }, context) {
       if (!context.principal) throw new AppError('UNAUTHORIZED', 'Onboarding needs an agent key (X-PTS-Agent-Key)');
-      return onboardBrand(d, context.principal, { ...body, domain: new URL(body.website).hostname.toLowerCase() });
+      return d.onboarding.onboardBrand(context.principal, {
+        ...body,
+        domain: new URL(body.website).hostname.toLowerCase(),
+      });
     },
   });
 }
@@ -136,7 +139,7 @@ function manageBrandKeysTool(d: AgentToolDeps): AgentTool {
       apiKey: z.string().optional(),
     }),
     example: (fixture) => ({ body: { action: 'status', brandId: fixture.brandId } }),
-    handle: ({ body }, context) => manageBrandKeys(d, context.principal, body),
+    handle: ({ body }, context) => d.onboarding.manageBrandKeys(context.principal, body),
   });
 }
 

@@ -13,8 +13,8 @@ import {
 } from '@pts/shared';
 import { z } from 'zod';
 import { agentPerkLimits } from '../agent-limits.ts';
-import { type AgentPrincipal, type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import { createBrandEvent, createBrandPerk, updateBrandEvent, updateBrandPerk } from '../program/program.service.ts';
+import { type AgentPrincipal, type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
 
 // Program management (spec 4.1, access `manage`): a brand's event rules and perks, changed by an agent key
 // through the admin API's own services (docs/agent-api/program.md).
@@ -86,7 +86,7 @@ function createBrandEventTool(d: AgentToolDeps): AgentTool {
         cooldownHours: 24,
       },
     }),
-    handle: ({ params, body }, context) => createBrandEvent(d, keyIdOf(context.principal), params.brandId, body),
+    handle: ({ params, body }, context) => d.program.createBrandEvent(keyIdOf(context.principal), params.brandId, body),
   });
 }
 
@@ -117,7 +117,7 @@ function updateBrandEventTool(d: AgentToolDeps): AgentTool {
       body: { rewardAmount: 100, enabled: true },
     }),
     handle: ({ params, body }, context) =>
-      updateBrandEvent(d, keyIdOf(context.principal), params.brandId, params.eventId, body),
+      d.program.updateBrandEvent(keyIdOf(context.principal), params.brandId, params.eventId, body),
   });
 }
 
@@ -162,7 +162,7 @@ function createBrandPerkTool(d: AgentToolDeps): AgentTool {
       },
     }),
     async handle({ params, body }, context) {
-      return toAgentPerk(await createBrandPerk(d, keyIdOf(context.principal), params.brandId, body));
+      return toAgentPerk(await d.program.createBrandPerk(keyIdOf(context.principal), params.brandId, body));
     },
   });
 }
@@ -201,7 +201,12 @@ function updateBrandPerkTool(d: AgentToolDeps): AgentTool {
       body: { priceInPoints: 30, isActive: true },
     }),
     async handle({ params, body }, context) {
-      const perk = await updateBrandPerk(d, keyIdOf(context.principal), params.brandId, params.collectionId, body);
+      const perk = await d.program.updateBrandPerk(
+        keyIdOf(context.principal),
+        params.brandId,
+        params.collectionId,
+        body,
+      );
       return toAgentPerk(perk);
     },
   });

@@ -1,12 +1,8 @@
 import { cleanString } from '@pts/shared';
 import { z } from 'zod';
-import { type AgentTool, type AgentToolDeps, defineAgentTool } from '../agent-tool.ts';
-import {
-  AGENT_REWARD_DAILY_CLAIMS,
-  AGENT_REWARD_TYPES,
-  claimAgentReward,
-  readAgentRewards,
-} from '../rewards/agent-rewards.service.ts';
+import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
+import type { AgentToolDeps } from '../agent-tool-deps.ts';
+import { AGENT_REWARD_DAILY_CLAIMS, AGENT_REWARD_TYPES } from '../rewards/agent-rewards.service.ts';
 
 // Agent rewards (spec 4.1, access `key`): what the network pays a key for the brands it brings
 // (docs/agent-api/rewards.md).
@@ -79,7 +75,7 @@ function getAgentRewardsTool(d: AgentToolDeps): AgentTool {
       rateLimit: z.object({ requestsPerMinute: z.number().int() }),
     }),
     example: () => ({}),
-    handle: (_input, context) => readAgentRewards(d, context.principal),
+    handle: (_input, context) => d.rewards.readAgentRewards(d.memberAnswers, context.principal),
   });
 }
 
@@ -114,7 +110,7 @@ function claimAgentRewardTool(d: AgentToolDeps): AgentTool {
     // The every-tool test runs process_event's example (this key, this brand) earlier in the list: the
     // discovery evidence.
     example: (fixture) => ({ body: { rewardType: 'discovery', brandAddress: fixture.brandId } }),
-    handle: ({ body }, context) => claimAgentReward(d, context.principal, body),
+    handle: ({ body }, context) => d.rewards.claimAgentReward(context.principal, body),
   });
 }
 

@@ -1,0 +1,51 @@
+import type { Clock } from '@pts/shared';
+import type { Address } from 'viem';
+import { accountIdentities, resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
+import { readAchievements } from '../../modules/achievements/achievements.service.ts';
+import { readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
+import { readWalletBalance, type WalletBalance } from '../../modules/ledger/wallet-balance.ts';
+import { type DailyStreakView, readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
+import { findUsers } from '../../modules/users/users.repository.ts';
+import { type AgentServiceDeps, type BoundToDatabase, bindDatabase } from '../agent-services.ts';
+import { bestAffordablePerks } from './affordable-perks.ts';
+
+const actionsReadFunctions = {
+  resolveAccountKey,
+  accountIdentities,
+  findUsers,
+  readMemberLedger,
+  readMemberLedgers,
+  readAchievements,
+  bestAffordablePerks,
+};
+
+/**
+ * The member reads of the action tools (actions.tools.ts) and of the agent services that show a member
+ * (commerce earnings): accounts, ledgers, wallet, streaks, achievements and affordable perks, each the
+ * owning module's own read, bound by compose.ts.
+ */
+export type ActionsReads = BoundToDatabase<typeof actionsReadFunctions> & {
+  /** The wallet balance of a user (modules/ledger): pts are one token, so it is the same at every brand. */
+  readWalletBalance(userId: string): Promise<WalletBalance>;
+  /** A member's daily streak at each of `brandIds` (modules/streaks), as of `clock`. */
+  readDailyStreaks(clock: Clock, brandIds: string[], accountKey: string): Promise<Map<string, DailyStreakView>>;
+};
+
+export function createActionsReads(d: AgentServiceDeps): ActionsReads {
+  const { db } = d;
+  return {
+    ...bindDatabase(db, actionsReadFunctions),
+    readWalletBalance: (userId) =>
+      readWalletBalance(
+        {
+          db,
+          publicClient: d.publicClient,
+          rewardToken: d.contracts.rewardToken as Address,
+          balanceOf: d.chainReads?.balanceOf,
+        },
+        userId,
+      ),
+    readDailyStreaks: (clock, brandIds, accountKey) =>
+      readDailyStreaks({ db, clock, logger: d.logger }, brandIds, accountKey),
+  };
+}
