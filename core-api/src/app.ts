@@ -314,7 +314,8 @@ function servicesRouter({ deps, services, serve }: Parts, eligibility: readonly 
   });
   router.use(seedServices.adapters);
   serve(router, '/services', seedServices.routes);
-  // Check-in, milestones and drop claims reward through the event handler's own pipeline and brand limit.
+  // Check-in, milestones and drop claims count against the event handler's brand limit (and reward through its
+  // pipeline: their services are built over it in compose.ts).
   const signed = { verifyBrandSignature, brandLimit: services.limits.brand };
   serve(router, '/services', streakRoutes({ streaks: services.streaks, ...signed }));
   serve(
