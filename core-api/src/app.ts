@@ -30,7 +30,6 @@ import { eventRoutes, limitUnsignedByIp } from './modules/events/events.routes.t
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { identityAdminRoutes, jwksRoutes } from './modules/identity/identity.routes.ts';
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
-import { readWalletBalance } from './modules/ledger/wallet-balance.ts';
 import { memberAdminRoutes } from './modules/members/members.routes.ts';
 import { createPaymentErrorHandler, paymentAdminRoutes, paymentRoutes } from './modules/payments/payments.routes.ts';
 import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
@@ -120,9 +119,8 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
 
   // Perk eligibility (public by wallet address): under /services, and /pts-api/check-eligibility for seed clients.
   const eligibility = eligibilityRoutes({
-    db: deps.db,
-    clock: deps.clock,
-    constraints: deps.constraints,
+    constraints: services.constraints,
+    checker: deps.constraints,
     verifyBrandSignature: services.verifyBrandSignature,
     ipLimit: services.limits.ip,
   });
@@ -134,7 +132,7 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   serveAdminRoutes(parts, adminRouter);
   mount('event-handler', '/services', servicesRouter(parts, eligibility));
   const updaterRouter = Router();
-  serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes({ db: deps.db }));
+  serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes({ constraints: services.constraints }));
   mount('constraint-updater', '/constraint-updater', updaterRouter);
   mount('admin', '/admin', adminRouter);
   const portal = portalRouter(parts, adminRouter);
@@ -177,13 +175,12 @@ function eventHandlerRouter({ deps, services, serve }: Parts, eligibility: reado
   const { verifyBrandSignature } = services;
   const router = Router();
   const seedEvents = seedEventCompat({
-    ...seedCompatOf(deps, services),
+    seed: services.seedCompat,
+    balances: services.balances,
     verifyBrandSignature,
     bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,
     bulkBodyLimitBytes: BULK_BODY_LIMIT_BYTES,
-    readBalance: memberBalanceReader(deps),
     eligibility: routerFrom(eligibility),
-    duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
   });
   router.use(seedEvents.adapters);
   serve(router, '/pts-api', seedEvents.routes);
@@ -232,20 +229,6 @@ function eventHandlerRouter({ deps, services, serve }: Parts, eligibility: reado
   return router;
 }
 
-/** The seed system's clients' mapping (modules/compat): the same parts on /pts-api and /services. */
-function seedCompatOf(deps: AppDeps, services: AppServices) {
-  return { db: deps.db, clock: deps.clock, logger: deps.logger, brands: services.brands };
-}
-
-/** A member's pts balance, as the seed-compatible answers show it (modules/ledger/wallet-balance.ts). */
-function memberBalanceReader(deps: AppDeps) {
-  return (userIdentifier: string) =>
-    readWalletBalance(
-      { db: deps.db, publicClient: deps.publicClient, rewardToken: deps.chain.contracts.rewardToken as `0x${string}` },
-      userIdentifier,
-    );
-}
-
 function rewardProcessorRouter({ deps, serve }: Parts): Router {
   const router = Router();
   serve(
@@ -280,92 +263,59 @@ function relayerRouter({ deps, services, serve }: Parts): Router {
 
 /** `/admin`: brands, rules, keys, purchases, webhooks and the rest of the operator's API (small JSON bodies). */
 function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): void {
-  const { config, logger, db, clock, adminToken } = deps;
+  const { adminToken } = deps;
   serve(router, '/admin', agentKeyAdminRoutes({ keys: services.agent.keyAdmin, adminToken }));
   serve(router, '/admin', paymentAdminRoutes({ payments: services.payments, adminToken }));
   serve(router, '/admin', webhookAdminRoutes({ webhooks: services.webhooks, adminToken }));
-  serve(router, '/admin', achievementAdminRoutes({ db, clock, adminToken }));
+  serve(router, '/admin', achievementAdminRoutes({ achievements: services.achievements, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
-  serve(router, '/admin', campaignAdminRoutes({ db, clock, adminToken }));
-  serve(router, '/admin', dropAdminRoutes({ db, clock, adminToken }));
+  serve(router, '/admin', campaignAdminRoutes({ community: services.community, adminToken }));
+  serve(router, '/admin', dropAdminRoutes({ drops: services.drops, adminToken }));
   serve(router, '/admin', growthLeadAdminRoutes({ growth: services.agent.toolDeps.growth, adminToken }));
-  const perkDeps = { db, clock, perkChain: deps.perkChain, logger, adminToken, changes: services.changes };
-  serve(router, '/admin', perkAdminRoutes(perkDeps));
-  serve(
-    router,
-    '/admin',
-    constraintAdminRoutes({
-      ...perkDeps,
-      defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
-      urlPolicy: constraintUrlPolicy(config),
-    }),
-  );
+  serve(router, '/admin', perkAdminRoutes({ perks: services.perks, adminToken }));
+  serve(router, '/admin', constraintAdminRoutes({ constraints: services.constraints, adminToken }));
   serve(router, '/admin', identityAdminRoutes({ userTokens: services.userTokens, adminToken }));
 }
 
 /** `/services`: shared services for bots, the site plugin and brand back-ends, each feature's own routes. */
 function servicesRouter({ deps, services, serve }: Parts, eligibility: readonly Route[]): Router {
-  const { db, clock, logger } = deps;
   const { verifyBrandSignature } = services;
   const router = Router();
   const seedServices = seedServicesCompat({
-    ...seedCompatOf(deps, services),
-    events: services.events,
+    seed: services.seedCompat,
+    clock: deps.clock,
     verifyBrandSignature,
     brandLimit: services.limits.brand,
-    readBalance: memberBalanceReader(deps),
     serviceDomain: deps.config.PTS_SERVICE_DOMAIN,
   });
   router.use(seedServices.adapters);
   serve(router, '/services', seedServices.routes);
-  // Check-in and milestones reward through the event handler's own pipeline, cache and brand limit.
-  const rewarding = { events: services.events, verifyBrandSignature, brandLimit: services.limits.brand };
-  serve(router, '/services', streakRoutes({ db, clock, logger, ...rewarding }));
+  // Check-in, milestones and drop claims count against the event handler's brand limit (and reward through its
+  // pipeline: their services are built over it in compose.ts).
+  const signed = { verifyBrandSignature, brandLimit: services.limits.brand };
+  serve(router, '/services', streakRoutes({ streaks: services.streaks, ...signed }));
   serve(
     router,
     '/services',
-    accountRoutes({
-      db,
-      clock,
-      logger,
-      wallets: deps.wallets,
-      balanceOf: deps.perkChain?.balanceOf,
-      verifyBrandSignature,
-      confirmLimit: services.limits.linkConfirm,
-    }),
+    accountRoutes({ accounts: services.accounts, verifyBrandSignature, confirmLimit: services.limits.linkConfirm }),
   );
   serve(
     router,
     '/services',
     communityRoutes({
-      db,
-      clock,
-      secrets: deps.secrets,
+      community: services.community,
+      clock: deps.clock,
       verifyBrandSignature,
-      changes: services.changes,
       setupFailures: services.limits.chatSetupFailures,
     }),
   );
-  serve(router, '/services', leaderboardRoutes({ db, clock, logger, verifyBrandSignature }));
-  serve(router, '/services', achievementRoutes({ db, clock, verifyBrandSignature }));
-  const rewardToken = deps.chain.contracts.rewardToken as `0x${string}`;
-  serve(
-    router,
-    '/services',
-    balanceRoutes({ db, clock, publicClient: deps.publicClient, rewardToken, verifyBrandSignature }),
-  );
-  serve(
-    router,
-    '/services',
-    perkCatalogueRoutes({ db, clock, perkChain: deps.perkChain, logger, brands: services.events.brands }),
-  );
+  serve(router, '/services', leaderboardRoutes({ leaderboards: services.leaderboards, verifyBrandSignature }));
+  serve(router, '/services', achievementRoutes({ achievements: services.achievements, verifyBrandSignature }));
+  serve(router, '/services', balanceRoutes({ balances: services.balances, verifyBrandSignature }));
+  serve(router, '/services', perkCatalogueRoutes({ perks: services.perks }));
   serve(router, '/services', redemptionRoutes({ redemption: services.redemption, verifyBrandSignature }));
   serve(router, '/services', eligibility);
-  serve(
-    router,
-    '/services',
-    dropRoutes({ db, clock, logger, secrets: deps.secrets, changes: services.changes, ...rewarding }),
-  );
+  serve(router, '/services', dropRoutes({ drops: services.drops, ...signed }));
   return router;
 }
 
@@ -375,18 +325,7 @@ function servicesRouter({ deps, services, serve }: Parts, eligibility: readonly 
  */
 function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Router {
   const { config } = deps;
-  serve(
-    adminRouter,
-    '/admin',
-    brandAdminRoutes({
-      db: deps.db,
-      secrets: deps.secrets,
-      clock: deps.clock,
-      changes: services.changes,
-      defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
-      adminToken: deps.adminToken,
-    }),
-  );
+  serve(adminRouter, '/admin', brandAdminRoutes({ brands: services.brandAdmin, adminToken: deps.adminToken }));
   const portalDeps = {
     db: deps.db,
     clock: deps.clock,
@@ -443,8 +382,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
   );
   serve(api, '/portal/api', portalCampaignRoutes({ ...portalDeps, logger: deps.logger, events: services.events }));
   serve(api, '/portal/api', portalEngagementRoutes({ ...portalDeps, logger: deps.logger, events: services.events }));
-  const memberDeps = { ...portalDeps, logger: deps.logger, wallet, events: services.events };
-  serve(adminRouter, '/admin', memberAdminRoutes({ ...memberDeps, adminToken: deps.adminToken }));
+  serve(adminRouter, '/admin', memberAdminRoutes({ members: services.members, adminToken: deps.adminToken }));
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
   return router;

@@ -184,16 +184,6 @@ const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|merge
 const DB_HANDLE = /\b(d|deps)\.db\b|\bdb: Database\b|\{ db[,}]|\bdb,/;
 /** The routers, agent tools and jobs that still take the database handle (issue 23 §2), to be given services. */
 const STILL_TAKING_DB = [
-  'modules/accounts/accounts.routes.ts',
-  'modules/achievements/achievements.routes.ts',
-  'modules/balances/balances.routes.ts',
-  'modules/community/community.routes.ts',
-  'modules/compat/seed-client.routes.ts',
-  'modules/compat/seed-compat.routes.ts',
-  'modules/drops/drops.routes.ts',
-  'modules/leaderboards/leaderboards.routes.ts',
-  'modules/members/members.routes.ts',
-  'modules/perks/constraints/constraints.routes.ts',
   'modules/portal/portal-billing.routes.ts',
   'modules/portal/portal-campaigns.routes.ts',
   'modules/portal/portal-chat-groups.routes.ts',

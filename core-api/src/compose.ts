@@ -34,23 +34,35 @@ import { createCors } from './http/cors.ts';
 import { createMemoryRateLimitStore, createRateLimit, type RateLimit, type RateLimitStore } from './http/rate-limit.ts';
 import { createSignedReplies, type SignedReplies } from './http/signed-replies.ts';
 import { CONFIRM_ATTEMPTS_PER_10_MINUTES } from './modules/accounts/accounts.routes.ts';
+import { type AccountService, createAccountService } from './modules/accounts/accounts.service.ts';
+import { type AchievementService, createAchievementService } from './modules/achievements/achievements.service.ts';
+import { type BalanceService, createBalanceService } from './modules/balances/balances.service.ts';
+import { type BrandAdminService, createBrandAdminService } from './modules/brands/brand-admin.service.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { securityKeysValidAt, verifySecurityKey } from './modules/brands/brand-keys.service.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { SETUP_FAILURE_WINDOW_SECONDS, SETUP_FAILURES_ALLOWED } from './modules/community/community.routes.ts';
+import { type CommunityService, createCommunityService } from './modules/community/community.service.ts';
+import { createSeedCompatService, type SeedCompatService } from './modules/compat/compat.service.ts';
 import { createDnsService, type DnsService } from './modules/dns/dns.service.ts';
+import { createDropService, type DropService } from './modules/drops/drops.service.ts';
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
 import type { EventDeps } from './modules/events/events.service.ts';
 import { createUserTokenService, type UserTokenService } from './modules/identity/identity.service.ts';
+import { createLeaderboardService, type LeaderboardService } from './modules/leaderboards/leaderboards.service.ts';
 import {
   createMemberAnswers,
   createMemberChangeFeed,
   type MemberAnswers,
   type MemberChangeFeed,
 } from './modules/ledger/member-answers.ts';
+import { type BrandMemberService, createBrandMemberService } from './modules/members/brand-members.service.ts';
 import { createPaymentService, type PaymentService, paymentDepsFrom } from './modules/payments/payments.service.ts';
+import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
+import { type ConstraintService, createConstraintService } from './modules/perks/constraints/constraints.service.ts';
+import { createPerkService, type PerkService } from './modules/perks/perks.service.ts';
 import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
 import { SIGN_IN_WINDOW_SECONDS } from './modules/portal/portal.routes.ts';
 import { createPortalMailer, type PortalMailer } from './modules/portal/portal-mailer.ts';
@@ -67,6 +79,7 @@ import {
   relaySettingsOf,
 } from './modules/relayer/relay.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
+import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
 import { createWebhookService, type WebhookService } from './modules/webhooks/webhooks.service.ts';
 import { createRewardStatusSampler, type RewardStatusSampler } from './observability/reward-status.ts';
 
@@ -126,6 +139,30 @@ export interface AppServices {
   dns: DnsService;
   /** `reward_mints` rows by status, `/metrics`' fallback when the minter does not answer. */
   rewardStatuses: RewardStatusSampler;
+  /** Account linking (`/services/link`). */
+  accounts: AccountService;
+  /** Members' achievements and the brands' definitions (`/services/achievements`, `/admin`). */
+  achievements: AchievementService;
+  /** What a member can spend (`/services/balance`, the seed-compatible balance answers). */
+  balances: BalanceService;
+  /** Chat groups and hashtag campaigns (`/services/chat-groups`, `/services/campaigns`, `/admin`). */
+  community: CommunityService;
+  /** The seed system's clients' mapping onto pts (docs/compatibility.md). */
+  seedCompat: SeedCompatService;
+  /** Drops: the brand-signed create and claim, the admin API's list, change and end. */
+  drops: DropService;
+  /** Leaderboards and member activity (`/services/leaderboard`, `/services/activity`). */
+  leaderboards: LeaderboardService;
+  /** The admin API's manual award to a brand's member. */
+  members: BrandMemberService;
+  /** Perk eligibility constraints, their cache invalidation and reported chat roles. */
+  constraints: ConstraintService;
+  /** The perk catalogue: admin changes and the public catalogue. */
+  perks: PerkService;
+  /** Streaks, daily check-in and streak settings (`/services/streak`, `/services/checkin`). */
+  streaks: StreakService;
+  /** Brand and rule administration (`/admin/brands`). */
+  brandAdmin: BrandAdminService;
 }
 
 /** What the agent API's routers (`/api/v1`, `/mcp`) and the key administration share, built once. */
@@ -323,6 +360,7 @@ export function composeServices(
     memberAnswers,
     portalMailer: createPortalMailer({ smtpUrl: config.PTS_SMTP_URL, from: config.PTS_SMTP_FROM, logger }),
     ...composeRelayServices(deps, changes),
+    ...composeModuleServices(deps, { brands, events, changes }),
   };
   return { ...shared, agent: composeAgent(deps, shared) };
 }
@@ -428,5 +466,69 @@ function composeRelayServices(
     userTokens: createUserTokenService({ db, wallets: deps.wallets, issuer: deps.tokenIssuer }),
     dns: createDnsService({ db, resolveTxt: deps.resolveTxt, clock, logger, changes }),
     rewardStatuses: createRewardStatusSampler(db),
+  };
+}
+
+/** The feature modules' services for their routers (accounts, achievements, … streaks), each built once. */
+function composeModuleServices(
+  deps: AppDeps,
+  shared: Pick<AppServices, 'brands' | 'events' | 'changes'>,
+): Pick<
+  AppServices,
+  | 'accounts'
+  | 'achievements'
+  | 'balances'
+  | 'community'
+  | 'seedCompat'
+  | 'drops'
+  | 'leaderboards'
+  | 'members'
+  | 'constraints'
+  | 'perks'
+  | 'streaks'
+  | 'brandAdmin'
+> {
+  const { config, db, clock, logger, secrets } = deps;
+  const { brands, events, changes } = shared;
+  const rewardToken = deps.chain.contracts.rewardToken as `0x${string}`;
+  const balances = createBalanceService({ db, publicClient: deps.publicClient, rewardToken });
+  return {
+    accounts: createAccountService({ db, clock, logger, wallets: deps.wallets, balanceOf: deps.perkChain?.balanceOf }),
+    achievements: createAchievementService({ db, clock }),
+    balances,
+    community: createCommunityService({ db, clock, secrets, changes }),
+    seedCompat: createSeedCompatService({
+      db,
+      clock,
+      logger,
+      brands,
+      events,
+      balances,
+      duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
+    }),
+    drops: createDropService({ db, clock, logger, secrets, changes, events }),
+    leaderboards: createLeaderboardService({ db, clock, logger }),
+    members: createBrandMemberService({
+      db,
+      clock,
+      logger,
+      events,
+      wallet: { db, publicClient: deps.publicClient, rewardToken, balanceOf: deps.chainReads?.balanceOf },
+    }),
+    constraints: createConstraintService({
+      db,
+      clock,
+      defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
+      urlPolicy: constraintUrlPolicy(config),
+    }),
+    perks: createPerkService({ db, clock, perkChain: deps.perkChain, logger, changes, brands: events.brands }),
+    streaks: createStreakService({ db, clock, logger, events }),
+    brandAdmin: createBrandAdminService({
+      db,
+      secrets,
+      clock,
+      changes,
+      defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
+    }),
   };
 }

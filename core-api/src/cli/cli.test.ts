@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/database.ts';
 import { createErrorHandler } from '../http/errors.ts';
 import { routerFrom } from '../http/route-table.ts';
+import { createBrandAdminService } from '../modules/brands/brand-admin.service.ts';
 import { brandAdminRoutes } from '../modules/brands/brands.routes.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import { runCli } from './run-cli.ts';
@@ -37,9 +38,11 @@ beforeAll(async () => {
     '/admin',
     routerFrom(
       brandAdminRoutes({
-        db: database.db,
-        secrets: createSecretBox(randomBytes(32).toString('hex')),
-        clock: createManualClock('2026-03-01T12:00:00Z'),
+        brands: createBrandAdminService({
+          db: database.db,
+          secrets: createSecretBox(randomBytes(32).toString('hex')),
+          clock: createManualClock('2026-03-01T12:00:00Z'),
+        }),
         adminToken: ADMIN_TOKEN,
       }),
     ),

@@ -15,17 +15,10 @@ import type { Request } from 'express';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import {
-  type AccountDeps,
-  confirmLinkCode,
-  describeAccount,
-  issueLinkCode,
-  linkEmail,
-  revokeLinkCode,
-  unlinkIdentity,
-} from './accounts.service.ts';
+import type { AccountService } from './accounts.service.ts';
 
-export interface AccountRoutesDeps extends AccountDeps {
+export interface AccountRoutesDeps {
+  accounts: AccountService;
   verifyBrandSignature: BrandSignatureVerifier;
   /** Confirmation attempts per brand and confirming identity (CONFIRM_ATTEMPTS_PER_10_MINUTES; compose.ts). */
   confirmLimit: RateLimit;
@@ -67,7 +60,7 @@ export function accountRoutes(deps: AccountRoutesDeps): Route[] {
       handle: async ({ body, req, res }) => {
         await requireSigned(deps, req, body.brandId, 'Issuing a link code');
         res.setHeader('Cache-Control', 'no-store');
-        return issueLinkCode(deps, body);
+        return deps.accounts.issueLinkCode(body);
       },
     }),
     defineRoute({
@@ -90,7 +83,7 @@ export function accountRoutes(deps: AccountRoutesDeps): Route[] {
       handle: async ({ body, req, res }) => {
         await requireSigned(deps, req, body.brandId, 'Confirming a link code');
         await confirmLimit.consume(res, `${body.brandId}:${body.userIdentifier}`);
-        return confirmLinkCode(deps, body);
+        return deps.accounts.confirmLinkCode(body);
       },
     }),
     defineRoute({
@@ -110,7 +103,7 @@ export function accountRoutes(deps: AccountRoutesDeps): Route[] {
       },
       handle: async ({ body, req }) => {
         await requireSigned(deps, req, body.brandId, 'Revoking a link code');
-        return revokeLinkCode(deps, body);
+        return deps.accounts.revokeLinkCode(body);
       },
     }),
     defineRoute({
@@ -128,7 +121,7 @@ export function accountRoutes(deps: AccountRoutesDeps): Route[] {
       },
       handle: async ({ body, req }) => {
         await requireSigned(deps, req, body.brandId, 'Linking an email');
-        return linkEmail(deps, body);
+        return deps.accounts.linkEmail(body);
       },
     }),
     defineRoute({
@@ -150,7 +143,7 @@ export function accountRoutes(deps: AccountRoutesDeps): Route[] {
       },
       handle: async ({ body, req }) => {
         await requireSigned(deps, req, body.brandId, 'Unlinking an identity');
-        return unlinkIdentity(deps, body);
+        return deps.accounts.unlinkIdentity(body);
       },
     }),
     defineRoute({
@@ -168,7 +161,7 @@ export function accountRoutes(deps: AccountRoutesDeps): Route[] {
       handle: async ({ params: { brandId, userIdentifier }, req, res }) => {
         await requireSigned(deps, req, brandId, "A user's linked identities");
         res.setHeader('Cache-Control', 'no-store');
-        return describeAccount(deps.db, userIdentifier);
+        return deps.accounts.describe(userIdentifier);
       },
     }),
   ];

@@ -498,3 +498,25 @@ export async function describeAccount(db: Database, userIdentifier: string) {
 function identityPlatform(identityKey: string): string {
   return parsePlatformIdentity(identityKey)?.platform ?? 'email';
 }
+
+/** Account linking (docs/identity-linking.md), for the `/services/link` routes. */
+export interface AccountService {
+  issueLinkCode(input: IssueLinkCodeRequest): Promise<IssueLinkCodeResponse>;
+  confirmLinkCode(input: ConfirmLinkCodeRequest): Promise<LinkResult>;
+  revokeLinkCode(input: RevokeLinkCodeRequest): Promise<{ success: true; revoked: boolean }>;
+  linkEmail(input: LinkEmailRequest): Promise<LinkResult>;
+  unlinkIdentity(input: UnlinkIdentityRequest): Promise<UnlinkResult>;
+  /** The identity's account, its wallet and all its identities. */
+  describe(userIdentifier: string): ReturnType<typeof describeAccount>;
+}
+
+export function createAccountService(deps: AccountDeps): AccountService {
+  return {
+    issueLinkCode: (input) => issueLinkCode(deps, input),
+    confirmLinkCode: (input) => confirmLinkCode(deps, input),
+    revokeLinkCode: (input) => revokeLinkCode(deps, input),
+    linkEmail: (input) => linkEmail(deps, input),
+    unlinkIdentity: (input) => unlinkIdentity(deps, input),
+    describe: (userIdentifier) => describeAccount(deps.db, userIdentifier),
+  };
+}

@@ -3,29 +3,19 @@ import {
   achievementsParamsSchema,
   achievementsResponseSchema,
   brandIdParamsSchema,
-  type Clock,
   reportAchievementProgressRequestSchema,
   reportAchievementProgressResponseSchema,
   setAchievementDefinitionsRequestSchema,
 } from '@pts/shared';
 import type { Request } from 'express';
-import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { parseInput } from '../../http/validate.ts';
-import { resolveAccountKey } from '../accounts/accounts.service.ts';
-import { requireBrandExists } from '../brands/brands.service.ts';
-import {
-  brandAchievementDefinitions,
-  readAchievements,
-  reportProgress,
-  setDefinitions,
-} from './achievements.service.ts';
+import type { AchievementService } from './achievements.service.ts';
 
 export interface AchievementsRouterDeps {
-  db: Database;
-  clock: Clock;
+  achievements: AchievementService;
   verifyBrandSignature: BrandSignatureVerifier;
 }
 
@@ -57,7 +47,7 @@ export function achievementRoutes(deps: AchievementsRouterDeps): Route[] {
       handle: async ({ params: { brandId, userIdentifier }, req, res }) => {
         await requireSigned(deps, req, brandId);
         // Linked identities share the account's achievements (docs/identity-linking.md).
-        const achievements = await readAchievements(deps.db, brandId, await resolveAccountKey(deps.db, userIdentifier));
+        const achievements = await deps.achievements.read(brandId, userIdentifier);
         res.setHeader('Cache-Control', 'no-store');
         return {
           success: true,
@@ -93,20 +83,13 @@ export function achievementRoutes(deps: AchievementsRouterDeps): Route[] {
         const brandId = typeof req.body?.brandId === 'string' ? req.body.brandId.trim().toLowerCase() : '';
         await requireSigned(deps, req, brandId);
         const input = parseInput(reportAchievementProgressRequestSchema, req.body);
-        await requireBrandExists(deps.db, input.brandId);
-        const now = deps.clock.now();
-        const userKey = await resolveAccountKey(deps.db, input.userIdentifier);
-        const { value, unlocked } = await reportProgress(
-          deps.db,
-          {
-            brandId: input.brandId,
-            userKey,
-            type: input.type,
-            ...(input.increment !== undefined ? { increment: BigInt(input.increment) } : {}),
-            ...(input.value !== undefined ? { value: BigInt(input.value) } : {}),
-          },
-          now,
-        );
+        const { value, unlocked } = await deps.achievements.reportProgress({
+          brandId: input.brandId,
+          userIdentifier: input.userIdentifier,
+          type: input.type,
+          ...(input.increment !== undefined ? { increment: BigInt(input.increment) } : {}),
+          ...(input.value !== undefined ? { value: BigInt(input.value) } : {}),
+        });
         return {
           success: true,
           type: input.type,
@@ -122,7 +105,7 @@ export function achievementRoutes(deps: AchievementsRouterDeps): Route[] {
  * `GET|PUT /brands/:brandId/achievements` (mounted at `/admin`, whose router reads the body; admin token):
  * the brand's definitions.
  */
-export function achievementAdminRoutes(deps: { db: Database; clock: Clock; adminToken: string }): Route[] {
+export function achievementAdminRoutes(deps: { achievements: AchievementService; adminToken: string }): Route[] {
   const admin = requireAdminToken(deps.adminToken);
   return [
     defineRoute({
@@ -139,8 +122,7 @@ export function achievementAdminRoutes(deps: { db: Database; clock: Clock; admin
         404: failure('Unknown brand'),
       },
       handle: async ({ params: { brandId } }) => {
-        await requireBrandExists(deps.db, brandId);
-        return { success: true, brandId, ...(await brandAchievementDefinitions(deps.db, brandId)) };
+        return { success: true, brandId, ...(await deps.achievements.definitions(brandId)) };
       },
     }),
     defineRoute({
@@ -158,9 +140,7 @@ export function achievementAdminRoutes(deps: { db: Database; clock: Clock; admin
         404: failure('Unknown brand'),
       },
       handle: async ({ params: { brandId }, body }) => {
-        await requireBrandExists(deps.db, brandId);
-        const now = deps.clock.now();
-        const inForce = await setDefinitions(deps.db, brandId, body.definitions, { actor: 'admin', at: now });
+        const inForce = await deps.achievements.setDefinitions(brandId, body.definitions, 'admin');
         return { success: true, brandId, ...inForce };
       },
     }),

@@ -3,11 +3,14 @@ import {
   type AchievementType,
   achievementAccumulates,
   achievementProgress,
+  type Clock,
   DEFAULT_ACHIEVEMENTS,
 } from '@pts/shared';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
+import { requireBrandExists } from '../brands/brands.service.ts';
 import { type EnqueueWebhookInput, enqueueWebhooks } from '../webhooks/webhooks.outbox.ts';
 
 /** A step of progress: `increment` adds to a running total, `value` raises a high-water mark. */
@@ -329,4 +332,47 @@ export async function readAchievements(db: Database, brandId: string, userKey: s
     });
   }
   return views;
+}
+
+/** Achievements of a brand's members and the brand's definitions (`/services/achievements`, `/admin`). */
+export interface AchievementService {
+  /** The member's achievements; linked identities share the account's (docs/identity-linking.md). */
+  read(brandId: string, userIdentifier: string): Promise<AchievementView[]>;
+  /** Records reported progress of the member's account now, after checking the brand exists. */
+  reportProgress(input: {
+    brandId: string;
+    userIdentifier: string;
+    type: string;
+    increment?: bigint;
+    value?: bigint;
+  }): Promise<{ value: bigint; unlocked: UnlockedAchievement[] }>;
+  /** The brand's definitions (`defaults: true` while it has none of its own), or BRAND_NOT_FOUND. */
+  definitions(brandId: string): Promise<{ defaults: boolean; definitions: AchievementDefinition[] }>;
+  /** Replaces the brand's definitions now, audited as `actor`; BRAND_NOT_FOUND for an unknown brand. */
+  setDefinitions(
+    brandId: string,
+    definitions: DefinitionInput[],
+    actor: string,
+  ): Promise<{ defaults: boolean; definitions: AchievementDefinition[] }>;
+}
+
+export function createAchievementService(deps: { db: Database; clock: Clock }): AchievementService {
+  const { db, clock } = deps;
+  return {
+    read: async (brandId, userIdentifier) => readAchievements(db, brandId, await resolveAccountKey(db, userIdentifier)),
+    reportProgress: async ({ userIdentifier, ...update }) => {
+      await requireBrandExists(db, update.brandId);
+      const now = clock.now();
+      const userKey = await resolveAccountKey(db, userIdentifier);
+      return reportProgress(db, { ...update, userKey }, now);
+    },
+    definitions: async (brandId) => {
+      await requireBrandExists(db, brandId);
+      return brandAchievementDefinitions(db, brandId);
+    },
+    setDefinitions: async (brandId, definitions, actor) => {
+      await requireBrandExists(db, brandId);
+      return setDefinitions(db, brandId, definitions, { actor, at: clock.now() });
+    },
+  };
 }

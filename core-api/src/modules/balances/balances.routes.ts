@@ -1,16 +1,10 @@
-import { balanceParamsSchema, balanceResponseSchema, type Clock } from '@pts/shared';
-import type { Address } from 'viem';
-import type { ChainPublicClient } from '../../chain/deploy.ts';
-import type { Database } from '../../db/database.ts';
+import { balanceParamsSchema, balanceResponseSchema } from '@pts/shared';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { readWalletBalance } from '../ledger/wallet-balance.ts';
+import type { BalanceService } from './balances.service.ts';
 
 export interface BalancesRouterDeps {
-  db: Database;
-  clock: Clock;
-  publicClient: ChainPublicClient;
-  rewardToken: Address;
+  balances: BalanceService;
   verifyBrandSignature: BrandSignatureVerifier;
 }
 
@@ -35,7 +29,7 @@ export function balanceRoutes(deps: BalancesRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId, userIdentifier }, req, res }) => {
         await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-        const { walletAddress, balance, pending } = await readWalletBalance(deps, userIdentifier);
+        const { walletAddress, balance, pending } = await deps.balances.read(userIdentifier);
         res.setHeader('Cache-Control', 'no-store');
         return { success: true, brandId, userIdentifier, walletAddress, balance, pending };
       },

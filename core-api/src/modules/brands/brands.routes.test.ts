@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/database.ts
 import { createErrorHandler, notFoundHandler } from '../../http/errors.ts';
 import { routerFrom } from '../../http/route-table.ts';
 import { createSecretBox, hashSecret } from '../../security/secret-box.ts';
+import { createBrandAdminService } from './brand-admin.service.ts';
 import { type BrandChange, createChangeNotifier } from './brand-changes.ts';
 import { verifySecurityKey } from './brand-keys.service.ts';
 import { findRuleByEventType, listAllBrandDomains, listRules, toRule } from './brands.repository.ts';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   deps = { db: database.db, secrets, clock, changes: notifier };
   const app = express();
   app.use(express.json());
-  app.use('/admin', routerFrom(brandAdminRoutes({ ...deps, adminToken: ADMIN_TOKEN })));
+  app.use('/admin', routerFrom(brandAdminRoutes({ brands: createBrandAdminService(deps), adminToken: ADMIN_TOKEN })));
   app.use(notFoundHandler);
   app.use(createErrorHandler(pino({ level: 'silent' })));
   server = await new Promise<Server>((resolve) => {

@@ -14,20 +14,10 @@ import {
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { rotateBrandKeys } from './brand-keys.service.ts';
-import {
-  type BrandServiceDeps,
-  createBrand,
-  getBrand,
-  listBrands,
-  listRules,
-  removeBrandDomain,
-  setRule,
-  updateBrand,
-} from './brands.service.ts';
+import type { BrandAdminService } from './brand-admin.service.ts';
 
-/** What the admin brand routes need: the brands service's dependencies plus the admin token they check. */
-export type AdminRouterDeps = BrandServiceDeps & { adminToken: string };
+/** What the admin brand routes need: the brand administration service and the admin token they check. */
+export type AdminRouterDeps = { brands: BrandAdminService; adminToken: string };
 
 const adminOnly: ['adminToken'] = ['adminToken'];
 const unauthorized = failure('Missing or wrong admin token');
@@ -56,7 +46,7 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
         409: failure('Brand address already registered'),
       },
       handle: async ({ body, res }) => {
-        const brand = await createBrand(deps, body, { withDefaultRules: true });
+        const brand = await deps.brands.create(body);
         res.status(201);
         return { success: true, brand };
       },
@@ -72,7 +62,7 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
         200: { description: 'Brands', schema: z.object({ success: z.literal(true), brands: z.array(brandSchema) }) },
         401: unauthorized,
       },
-      handle: async () => ({ success: true, brands: await listBrands(deps) }),
+      handle: async () => ({ success: true, brands: await deps.brands.list() }),
     }),
     defineRoute({
       method: 'get',
@@ -88,7 +78,7 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
         401: unauthorized,
         404: failure('Unknown brand'),
       },
-      handle: async ({ params: { brandId } }) => ({ success: true, brand: await getBrand(deps, brandId) }),
+      handle: async ({ params: { brandId } }) => ({ success: true, brand: await deps.brands.get(brandId) }),
     }),
     defineRoute({
       method: 'patch',
@@ -106,7 +96,7 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body }) => ({
         success: true,
-        brand: await updateBrand(deps, brandId, body),
+        brand: await deps.brands.update(brandId, body),
       }),
     }),
     defineRoute({
@@ -127,7 +117,7 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId, domain } }) => ({
         success: true,
-        brand: await removeBrandDomain(deps, brandId, domain),
+        brand: await deps.brands.removeDomain(brandId, domain),
       }),
     }),
     defineRoute({
@@ -146,7 +136,7 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId, eventType }, body }) => ({
         success: true,
-        rule: await setRule(deps, brandId, { ...body, eventType }),
+        rule: await deps.brands.setRule(brandId, { ...body, eventType }),
       }),
     }),
     defineRoute({
@@ -163,7 +153,7 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
         401: unauthorized,
         404: failure('Unknown brand'),
       },
-      handle: async ({ params: { brandId } }) => ({ success: true, rules: await listRules(deps, brandId) }),
+      handle: async ({ params: { brandId } }) => ({ success: true, rules: await deps.brands.rules(brandId) }),
     }),
     defineRoute({
       method: 'post',
@@ -185,7 +175,7 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body }) => ({
         success: true,
-        keys: await rotateBrandKeys(deps, brandId, { graceMinutes: body.graceMinutes }),
+        keys: await deps.brands.rotateKeys(brandId, { graceMinutes: body.graceMinutes }),
       }),
     }),
   ];

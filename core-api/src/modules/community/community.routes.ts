@@ -1,9 +1,9 @@
-import type { Clock } from '@pts/shared';
 import {
   AppError,
   activeCampaignsQuerySchema,
   activeCampaignsResponseSchema,
   brandIdParamsSchema,
+  type Clock,
   campaignParamsSchema,
   campaignResponseSchema,
   campaignsResponseSchema,
@@ -19,41 +19,21 @@ import {
 } from '@pts/shared';
 import type { Request } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { type BrandSignatureVerifier, hasBrandSignature, signatureRequired } from '../../http/brand-signature.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import type { SecretBox } from '../../security/secret-box.ts';
-import type { ChangeNotifier } from '../brands/brand-changes.ts';
-import { verifySecurityKey } from '../brands/brand-keys.service.ts';
-import { getBrand } from '../brands/brands.service.ts';
-import {
-  activeCampaigns,
-  campaignsOverlapping,
-  createCampaign,
-  getCampaign,
-  listCampaigns,
-  updateCampaign,
-} from './campaigns.service.ts';
-import {
-  chatGroupBrand,
-  chatGroupNotFound,
-  deactivateChatGroup,
-  getChatGroup,
-  qualifiedChatGroupId,
-  setupChatGroup,
-  updateChatGroup,
-} from './chat-groups.service.ts';
+import { chatGroupNotFound, qualifiedChatGroupId } from './chat-groups.service.ts';
+import type { CommunityService } from './community.service.ts';
 
 const BODY_LIMIT_BYTES = 8 * 1024;
 /** Failed `/setup` attempts allowed per chat group and per IP in the window. */
 export const SETUP_FAILURES_ALLOWED = 5;
 export const SETUP_FAILURE_WINDOW_SECONDS = 600;
 
-export type CommunityServicesDeps = { db: Database; clock: Clock; secrets: SecretBox } & {
+export type CommunityServicesDeps = {
+  community: CommunityService;
+  clock: Clock;
   verifyBrandSignature: BrandSignatureVerifier;
-  /** Chat group settings write the brand's rules: every rule cache hears of it. */
-  changes: ChangeNotifier;
   /**
    * Failed `/setup` attempts per group and per IP: SETUP_FAILURES_ALLOWED points per
    * SETUP_FAILURE_WINDOW_SECONDS (compose.ts builds it, shared by the replicas).
@@ -88,7 +68,7 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
   /** The group's brand must have signed the request. */
   const requireGroupSigned = async (req: Request, chatGroupId: string, what: string) => {
     if (!hasBrandSignature(req)) throw signatureRequired(what);
-    const brandId = await chatGroupBrand(deps.db, chatGroupId);
+    const brandId = await deps.community.chatGroupBrand(chatGroupId);
     if (!brandId) throw chatGroupNotFound(chatGroupId);
     await deps.verifyBrandSignature(req, brandId);
   };
@@ -120,7 +100,7 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
         const chatGroupId = qualifiedChatGroupId(input.platform, input.chatGroupId);
         const keys = [`group:${chatGroupId}`, `ip:${req.ip ?? 'unknown'}`];
         await refuseWhenLocked(keys);
-        if (!(await verifySecurityKey(deps, input.brandId, input.securityKey))) {
+        if (!(await deps.community.verifySecurityKey(input.brandId, input.securityKey))) {
           await recordFailure(keys);
           // Unknown brand and wrong key answer alike, so the endpoint does not tell which Brand IDs exist.
           throw new AppError(
@@ -129,7 +109,7 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
             { reason: 'invalid_security_key' },
           );
         }
-        const result = await setupChatGroup(deps, { ...input, chatGroupId });
+        const result = await deps.community.setupChatGroup({ ...input, chatGroupId });
         res.status(result.created ? 201 : 200);
         return { success: true, ...result };
       },
@@ -145,7 +125,7 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
       handle: async ({ params: { chatGroupId }, req, res }) => {
         await requireGroupSigned(req, chatGroupId, "Reading a chat group's configuration");
         res.setHeader('Cache-Control', 'no-store');
-        return { success: true, chatGroup: await getChatGroup(deps, chatGroupId) };
+        return { success: true, chatGroup: await deps.community.getChatGroup(chatGroupId) };
       },
     }),
     defineRoute({
@@ -158,7 +138,7 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
       responses: groupResponses,
       handle: async ({ params: { chatGroupId }, body, req }) => {
         await requireGroupSigned(req, chatGroupId, "Changing a chat group's configuration");
-        return { success: true, ...(await updateChatGroup(deps, chatGroupId, body)) };
+        return { success: true, ...(await deps.community.updateChatGroup(chatGroupId, body)) };
       },
     }),
     defineRoute({
@@ -171,7 +151,7 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
       responses: groupResponses,
       handle: async ({ params: { chatGroupId }, req }) => {
         await requireGroupSigned(req, chatGroupId, 'Deactivating a chat group');
-        return { success: true, chatGroup: await deactivateChatGroup(deps, chatGroupId) };
+        return { success: true, chatGroup: await deps.community.deactivateChatGroup(chatGroupId) };
       },
     }),
     defineRoute({
@@ -187,7 +167,7 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, query }) => {
         const at = query.at ? new Date(query.at) : deps.clock.now();
-        const campaigns = await activeCampaigns(deps, brandId, at);
+        const campaigns = await deps.community.activeCampaigns(brandId, at);
         return { success: true, brandId, at: at.toISOString(), campaigns };
       },
     }),
@@ -218,10 +198,15 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
             field: 'since',
           });
         }
-        const brand = await getBrand(deps, brandId);
-        const campaigns = await campaignsOverlapping(deps, brandId, since, at);
+        const settings = await deps.community.xBotSettings(brandId, since, at);
         res.setHeader('Cache-Control', 'no-store');
-        return { success: true, brandId: brand.brandId, xHandle: brand.xHandle, at: at.toISOString(), campaigns };
+        return {
+          success: true,
+          brandId: settings.brandId,
+          xHandle: settings.xHandle,
+          at: at.toISOString(),
+          campaigns: settings.campaigns,
+        };
       },
     }),
   ];
@@ -231,7 +216,7 @@ export function communityRoutes(deps: CommunityServicesDeps): Route[] {
 const X_BOT_SINCE_MAX_MS = 7 * 24 * 3600 * 1000;
 
 /** Hashtag campaign administration under `/admin` (admin token; the admin router reads the body). */
-export function campaignAdminRoutes(deps: { db: Database; clock: Clock; adminToken: string }): Route[] {
+export function campaignAdminRoutes(deps: { community: CommunityService; adminToken: string }): Route[] {
   const before = [requireAdminToken(deps.adminToken)];
   const unauthorized = failure('Missing or wrong admin token');
   return [
@@ -250,7 +235,7 @@ export function campaignAdminRoutes(deps: { db: Database; clock: Clock; adminTok
         404: failure('Unknown brand'),
       },
       handle: async ({ params: { brandId }, body, res }) => {
-        const campaign = await createCampaign(deps, brandId, body);
+        const campaign = await deps.community.createCampaign(brandId, body);
         res.status(201);
         return { success: true, campaign };
       },
@@ -268,7 +253,10 @@ export function campaignAdminRoutes(deps: { db: Database; clock: Clock; adminTok
         401: unauthorized,
         404: failure('Unknown brand'),
       },
-      handle: async ({ params: { brandId } }) => ({ success: true, campaigns: await listCampaigns(deps, brandId) }),
+      handle: async ({ params: { brandId } }) => ({
+        success: true,
+        campaigns: await deps.community.listCampaigns(brandId),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -285,7 +273,7 @@ export function campaignAdminRoutes(deps: { db: Database; clock: Clock; adminTok
       },
       handle: async ({ params: { brandId, campaignId } }) => ({
         success: true,
-        campaign: await getCampaign(deps, brandId, campaignId),
+        campaign: await deps.community.getCampaign(brandId, campaignId),
       }),
     }),
     defineRoute({
@@ -304,7 +292,7 @@ export function campaignAdminRoutes(deps: { db: Database; clock: Clock; adminTok
       },
       handle: async ({ params: { brandId, campaignId }, body }) => ({
         success: true,
-        campaign: await updateCampaign(deps, brandId, campaignId, body),
+        campaign: await deps.community.updateCampaign(brandId, campaignId, body),
       }),
     }),
   ];

@@ -1,5 +1,6 @@
 import {
   AppError,
+  type Clock,
   seedClaimDropRequestSchema,
   seedCreateDropRequestSchema,
   seedLeaderboardStatsRequestSchema,
@@ -11,16 +12,17 @@ import { jsonBody } from '../../http/json-body.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { parseInput } from '../../http/validate.ts';
-import { findDropBrand } from '../drops/drops.service.ts';
+import type { SeedCompatService } from './compat.service.ts';
 import { asyncHandler, decorate, isObject, isSeedRequest, markSeedRequest } from './edge.ts';
-import { recordReportedStats, seedMemberIdentity } from './seed-client.service.ts';
-import type { SeedCompatDeps } from './seed-compat.service.ts';
+import { seedMemberIdentity } from './seed-client.service.ts';
 
 // The seed MCP server's bodies on pts's own service paths (issue 25, docs/compatibility.md): recognised by
 // their field names, mapped onto pts's request for the same route (which verifies the brand signature over
 // the bytes the client sent, and applies every rule and limit), and answered with the seed's fields added.
 
-export interface SeedClientServicesDeps extends SeedCompatDeps {
+export interface SeedClientServicesDeps {
+  seed: SeedCompatService;
+  clock: Clock;
   verifyBrandSignature: BrandSignatureVerifier;
   brandLimit?: RateLimit | undefined;
   /** Domain of synthetic member identities (PTS_SERVICE_DOMAIN). */
@@ -66,7 +68,7 @@ export function seedClientServices(adapters: Router, deps: SeedClientServicesDep
       const body = req.body;
       if (isObject(body) && body.platformUserId !== undefined && body.userIdentifier === undefined) {
         const seed = parseInput(seedClaimDropRequestSchema, body);
-        const brandId = await findDropBrand(deps.db, seed.dropId);
+        const brandId = await deps.seed.dropBrand(seed.dropId);
         if (!brandId) throw new AppError('NOT_FOUND', `Drop ${seed.dropId} does not exist`, { field: 'dropId' });
         req.body = {
           brandId,
@@ -134,7 +136,7 @@ export function seedClientServices(adapters: Router, deps: SeedClientServicesDep
       },
       handle: async ({ body, req, res }) => {
         await requireSigned(req, res, body.brandId, 'Reporting leaderboard stats');
-        return recordReportedStats(deps, body);
+        return deps.seed.reportStats(body);
       },
     }),
   ];

@@ -1,5 +1,6 @@
 import {
   AppError,
+  type Clock,
   calculateRewardRequestSchema,
   logActivityRequestSchema,
   type PerkCatalogueItem,
@@ -15,21 +16,10 @@ import { jsonBody } from '../../http/json-body.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { parseInput } from '../../http/validate.ts';
-import type { EventDeps } from '../events/events.service.ts';
-import { findBrandPerkIdByUuid } from '../perks/perks.repository.ts';
-import { findWalletOf } from '../users/users.repository.ts';
+import type { BalanceService } from '../balances/balances.service.ts';
+import type { SeedCompatService } from './compat.service.ts';
 import { asyncHandler, decorate, isObject, isSeedRequest, type Json, markSeedRequest, rewriteQuery } from './edge.ts';
 import { seedClientServices } from './seed-client.routes.ts';
-import { checkEventEligibility } from './seed-client.service.ts';
-import {
-  calculateReward,
-  eventTypeForReference,
-  logActivity,
-  processIntegration,
-  type ReadBalance,
-  readUserStats,
-  type SeedCompatDeps,
-} from './seed-compat.service.ts';
 
 // The seed system's vocabulary, accepted at the route edge (docs/compatibility.md). Each adapter below either
 // maps a seed request onto pts's own (body fields, query values, an alias path) before the real router runs,
@@ -47,15 +37,15 @@ const signedFailures = {
 
 // ---------------------------------------------------------------------------------------------- /pts-api
 
-export interface SeedEventCompatDeps extends SeedCompatDeps {
+export interface SeedEventCompatDeps {
+  seed: SeedCompatService;
+  /** A member's balance, as `/services/balance` answers it. */
+  balances: BalanceService;
   verifyBrandSignature: BrandSignatureVerifier;
   bodyLimitBytes: number;
   bulkBodyLimitBytes: number;
-  readBalance(userIdentifier: string): Promise<{ walletAddress: string | null; balance: number; pending: number }>;
   /** The `/services` eligibility router: `/pts-api/check-eligibility` is answered by it. */
   eligibility: Router;
-  /** The event judge's duplicate window (PTS_DUPLICATE_WINDOW_SECONDS), for the event eligibility verdict. */
-  duplicateWindowSeconds: number;
 }
 
 /**
@@ -71,8 +61,7 @@ export function seedEventCompat(deps: SeedEventCompatDeps): { adapters: Router; 
     const reference =
       typeof item.eventType === 'string' ? item.eventType : typeof item.eventId === 'string' ? item.eventId : undefined;
     if (reference === undefined) return;
-    const cached = await deps.brands.get(brandId.trim());
-    item.eventType = eventTypeForReference(cached, reference);
+    item.eventType = await deps.seed.eventTypeFor(brandId, reference);
     delete item.eventId;
   };
 
@@ -102,7 +91,7 @@ export function seedEventCompat(deps: SeedEventCompatDeps): { adapters: Router; 
     { brandId, userEmail }: z.output<typeof userBalanceRequestSchema>,
   ) => {
     await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-    const { walletAddress, balance, pending } = await deps.readBalance(userEmail);
+    const { walletAddress, balance, pending } = await deps.balances.read(userEmail);
     res.setHeader('Cache-Control', 'no-store');
     return { success: true, brandId, userEmail, walletAddress, balance, pending };
   };
@@ -161,7 +150,7 @@ export function seedEventCompat(deps: SeedEventCompatDeps): { adapters: Router; 
             "Checking a user's event eligibility",
           );
           res.setHeader('Cache-Control', 'no-store');
-          return checkEventEligibility(deps, input);
+          return deps.seed.eventEligibility(input);
         }
         return forward(deps.eligibility, '/perks/check-eligibility', req, res);
       },
@@ -190,13 +179,13 @@ function forward(router: Router, url: string, req: Request, res: Response): Prom
  * `{brandId, perkId, userAddress}`. Naming a user by identifier reveals whether they hold a wallet here, so that
  * form needs the brand signature (pts's own form, by wallet address, stays public as it is).
  */
-function eligibilityAlias(deps: Pick<SeedCompatDeps, 'db'> & { verifyBrandSignature: BrandSignatureVerifier }) {
+function eligibilityAlias(deps: { seed: SeedCompatService; verifyBrandSignature: BrandSignatureVerifier }) {
   return asyncHandler(async (req, _res, next) => {
     const body = req.body;
     if (!isObject(body)) return next();
     const brandId = typeof body.brandId === 'string' ? body.brandId.trim().toLowerCase() : '';
     if (typeof body.perkId === 'string' && z.uuid().safeParse(body.perkId).success) {
-      const perkId = await findBrandPerkIdByUuid(deps.db, brandId, body.perkId);
+      const perkId = await deps.seed.perkIdByUuid(brandId, body.perkId);
       if (perkId === undefined)
         throw new AppError('PERK_NOT_FOUND', `Perk ${body.perkId} does not exist for this brand`);
       body.perkId = Number(perkId);
@@ -212,7 +201,7 @@ function eligibilityAlias(deps: Pick<SeedCompatDeps, 'db'> & { verifyBrandSignat
         brandId,
         'Checking eligibility by user identifier (rather than wallet address)',
       );
-      const walletAddress = await findWalletOf(deps.db, userIdentifier);
+      const walletAddress = await deps.seed.walletOf(userIdentifier);
       if (!walletAddress) {
         throw new AppError('NO_WALLET', `${userIdentifier} has no wallet yet: they earn one with their first reward`, {
           field: 'userIdentifier',
@@ -228,12 +217,11 @@ function eligibilityAlias(deps: Pick<SeedCompatDeps, 'db'> & { verifyBrandSignat
 
 // --------------------------------------------------------------------------------------------- /services
 
-export interface SeedServicesCompatDeps extends SeedCompatDeps {
-  events: EventDeps;
+export interface SeedServicesCompatDeps {
+  seed: SeedCompatService;
+  clock: Clock;
   verifyBrandSignature: BrandSignatureVerifier;
   brandLimit?: RateLimit | undefined;
-  /** The balance service's answer for a member (`modules/balances` readBalance). */
-  readBalance: ReadBalance;
   /** Domain of synthetic member identities (PTS_SERVICE_DOMAIN), as the bots name members. */
   serviceDomain: string;
 }
@@ -439,7 +427,7 @@ export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Ro
       handle: async ({ params, req, res }) => {
         await requireSigned(req, res, params.brandId, "A user's stats");
         res.setHeader('Cache-Control', 'no-store');
-        return readUserStats(deps, params.brandId, params.userIdentifier);
+        return deps.seed.userStats(params.brandId, params.userIdentifier);
       },
     }),
     defineRoute({
@@ -452,7 +440,7 @@ export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Ro
       responses: { 200: { description: '`{success, logged}`' }, ...signedFailures },
       handle: async ({ body, req, res }) => {
         await requireSigned(req, res, body.brandId, 'Logging activity');
-        return logActivity(deps, body);
+        return deps.seed.logActivity(body);
       },
     }),
     defineRoute({
@@ -476,7 +464,7 @@ export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Ro
         if (isObject(body)) delete body.eventId;
         const input = parseInput(calculateRewardRequestSchema, body);
         await requireSigned(req, res, input.brandId, 'Calculating a reward');
-        return calculateReward(deps, input);
+        return deps.seed.calculateReward(input);
       },
     }),
     defineRoute({
@@ -493,7 +481,7 @@ export function seedServicesCompat(deps: SeedServicesCompatDeps): { adapters: Ro
       },
       handle: async ({ body, req, res }) => {
         await requireSigned(req, res, body.brandId, 'Processing an integration event');
-        return processIntegration(deps, body);
+        return deps.seed.processIntegration(body);
       },
     }),
   ];

@@ -1,6 +1,5 @@
 import {
   brandIdParamsSchema,
-  type Clock,
   claimDropRequestSchema,
   claimDropResponseSchema,
   createDropRequestSchema,
@@ -10,15 +9,14 @@ import {
   updateDropRequestSchema,
 } from '@pts/shared';
 import type { Request, Response } from 'express';
-import type { Database } from '../../db/database.ts';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { requireBrandExists } from '../brands/brands.service.ts';
-import { claimDrop, createDrop, type DropDeps, endDrop, listDrops, updateDrop } from './drops.service.ts';
+import type { DropService } from './drops.service.ts';
 
-export interface DropsRouterDeps extends DropDeps {
+export interface DropsRouterDeps {
+  drops: DropService;
   verifyBrandSignature: BrandSignatureVerifier;
   brandLimit?: RateLimit | undefined;
 }
@@ -50,7 +48,7 @@ export function dropRoutes(deps: DropsRouterDeps): Route[] {
       },
       handle: async ({ body, req, res }) => {
         await requireSigned(req, res, body.brandId, 'Creating a drop');
-        const drop = await createDrop(deps, body);
+        const drop = await deps.drops.create(body);
         res.status(201);
         return { success: true, drop };
       },
@@ -71,7 +69,7 @@ export function dropRoutes(deps: DropsRouterDeps): Route[] {
       },
       handle: async ({ body, req, res }) => {
         await requireSigned(req, res, body.brandId, 'Claiming a drop');
-        return claimDrop(deps, body);
+        return deps.drops.claim(body);
       },
     }),
   ];
@@ -81,7 +79,7 @@ export function dropRoutes(deps: DropsRouterDeps): Route[] {
  * Drop administration under `/admin` (admin token; `pts drop list|update|end`): the same list, change and end
  * as the portal's Program page, audited as `admin`.
  */
-export function dropAdminRoutes(deps: { db: Database; clock: Clock; adminToken: string }): Route[] {
+export function dropAdminRoutes(deps: { drops: DropService; adminToken: string }): Route[] {
   const before = [requireAdminToken(deps.adminToken)];
   const unauthorized = failure('Missing or wrong admin token');
   const adminOnly: ['adminToken'] = ['adminToken'];
@@ -100,8 +98,7 @@ export function dropAdminRoutes(deps: { db: Database; clock: Clock; adminToken: 
         404: failure('Unknown brand'),
       },
       handle: async ({ params: { brandId } }) => {
-        await requireBrandExists(deps.db, brandId);
-        return { success: true, drops: await listDrops(deps.db, brandId) };
+        return { success: true, drops: await deps.drops.list(brandId) };
       },
     }),
     defineRoute({
@@ -121,7 +118,7 @@ export function dropAdminRoutes(deps: { db: Database; clock: Clock; adminToken: 
       },
       handle: async ({ params: { brandId, dropId }, body }) => ({
         success: true,
-        drop: await updateDrop(deps, brandId, dropId, body),
+        drop: await deps.drops.update(brandId, dropId, body),
       }),
     }),
     defineRoute({
@@ -140,7 +137,7 @@ export function dropAdminRoutes(deps: { db: Database; clock: Clock; adminToken: 
       },
       handle: async ({ params: { brandId, dropId } }) => ({
         success: true,
-        drop: await endDrop(deps, brandId, dropId),
+        drop: await deps.drops.end(brandId, dropId),
       }),
     }),
   ];

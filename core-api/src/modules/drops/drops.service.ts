@@ -19,7 +19,7 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
-import { brandNotFound, setRule } from '../brands/brands.service.ts';
+import { brandNotFound, requireBrandExists, setRule } from '../brands/brands.service.ts';
 import { awardReward, completeEvent, type EventDeps, prepareAward, restateAward } from '../events/events.service.ts';
 
 /** The event type drop claims are recorded and minted as; its amount is ignored (the drop's applies). */
@@ -439,4 +439,30 @@ async function releaseClaim(db: Database, dropId: string, eventId: string): Prom
       .where('id', '=', dropId)
       .execute();
   });
+}
+
+/**
+ * Drops (docs/compatibility.md): the brand-signed create and claim of `/services/drops`, the admin API's list,
+ * change and end (audited as `admin`).
+ */
+export interface DropService {
+  create(input: CreateDropRequest): Promise<Drop>;
+  claim(input: ClaimDropRequest): Promise<ClaimDropResponse>;
+  /** The brand's drops, newest first, or BRAND_NOT_FOUND. */
+  list(brandId: string): Promise<Drop[]>;
+  update(brandId: string, dropId: string, input: UpdateDropRequest): Promise<Drop>;
+  end(brandId: string, dropId: string): Promise<Drop>;
+}
+
+export function createDropService(deps: DropDeps): DropService {
+  return {
+    create: (input) => createDrop(deps, input),
+    claim: (input) => claimDrop(deps, input),
+    list: async (brandId) => {
+      await requireBrandExists(deps.db, brandId);
+      return listDrops(deps.db, brandId);
+    },
+    update: (brandId, dropId, input) => updateDrop(deps, brandId, dropId, input),
+    end: (brandId, dropId) => endDrop(deps, brandId, dropId),
+  };
 }

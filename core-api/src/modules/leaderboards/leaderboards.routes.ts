@@ -2,22 +2,16 @@ import {
   activityParamsSchema,
   activityQuerySchema,
   activityResponseSchema,
-  type Clock,
   leaderboardParamsSchema,
   leaderboardQuerySchema,
   leaderboardResponseSchema,
 } from '@pts/shared';
-import type { Logger } from 'pino';
-import type { Database } from '../../db/database.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { requireBrandExists } from '../brands/brands.service.ts';
-import { readActivity, readLeaderboard } from './leaderboards.service.ts';
+import type { LeaderboardService } from './leaderboards.service.ts';
 
 export interface LeaderboardsRouterDeps {
-  db: Database;
-  logger: Logger;
-  clock: Clock;
+  leaderboards: LeaderboardService;
   verifyBrandSignature: BrandSignatureVerifier;
 }
 
@@ -45,21 +39,15 @@ export function leaderboardRoutes(deps: LeaderboardsRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId }, query, req, res }) => {
         const signed = (await deps.verifyBrandSignature(req, brandId)) !== undefined;
-        await requireBrandExists(deps.db, brandId);
-        const result = await readLeaderboard(
-          deps.db,
-          {
-            brandId,
-            metric: query.metric,
-            period: query.period,
-            limit: query.limit,
-            platform: query.platform,
-            user: query.user,
-            revealIdentifiers: signed,
-            logger: deps.logger,
-          },
-          deps.clock.now(),
-        );
+        const result = await deps.leaderboards.read({
+          brandId,
+          metric: query.metric,
+          period: query.period,
+          limit: query.limit,
+          platform: query.platform,
+          user: query.user,
+          revealIdentifiers: signed,
+        });
         res.setHeader('Cache-Control', signed ? 'no-store' : 'public, max-age=15');
         return {
           success: true,
@@ -88,7 +76,7 @@ export function leaderboardRoutes(deps: LeaderboardsRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId, userIdentifier }, query, req, res }) => {
         await requireBrandSignature(deps.verifyBrandSignature, req, brandId, 'Reading a user’s activity');
-        const page = await readActivity(deps.db, {
+        const page = await deps.leaderboards.activity({
           brandId,
           userKey: userIdentifier.toLowerCase(),
           limit: query.limit,

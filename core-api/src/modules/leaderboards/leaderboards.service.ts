@@ -1,4 +1,5 @@
 import {
+  type Clock,
   competitionRanks,
   type LeaderboardEntry,
   type LeaderboardMetric,
@@ -11,6 +12,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { accountIdentities, resolveAccountKey } from '../accounts/accounts.service.ts';
+import { requireBrandExists } from '../brands/brands.service.ts';
 import { findDisplayNames } from '../display-names/display-names.ts';
 import { loadStreakSettings } from '../streaks/streaks.service.ts';
 import { ALL_PLATFORMS } from './activity.repository.ts';
@@ -255,5 +257,29 @@ export async function readActivity(
       detail: row.detail,
     })),
     nextCursor: rows.length > input.limit && page.length > 0 ? String(page[page.length - 1]?.id) : null,
+  };
+}
+
+/** Leaderboards and member activity (`/services/leaderboard`, `/services/activity`). */
+export interface LeaderboardService {
+  /** The board of a brand now, or BRAND_NOT_FOUND; a brand's unreadable streak settings go to the log. */
+  read(input: Omit<LeaderboardRequest, 'logger'>): Promise<LeaderboardResult>;
+  /** One page of a member's activity with the brand, newest first. */
+  activity(input: {
+    brandId: string;
+    userKey: string;
+    limit: number;
+    before?: number | undefined;
+  }): Promise<ActivityPage>;
+}
+
+export function createLeaderboardService(deps: { db: Database; clock: Clock; logger: Logger }): LeaderboardService {
+  const { db, clock, logger } = deps;
+  return {
+    read: async (input) => {
+      await requireBrandExists(db, input.brandId);
+      return readLeaderboard(db, { ...input, logger }, clock.now());
+    },
+    activity: (input) => readActivity(db, input),
   };
 }

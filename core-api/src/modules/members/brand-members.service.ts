@@ -14,6 +14,7 @@ import type { Database } from '../../db/database.ts';
 import { accountIdentities, resolveAccountKeys } from '../accounts/accounts.service.ts';
 import { readAchievements } from '../achievements/achievements.service.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
+import { requireBrandExists } from '../brands/brands.service.ts';
 import {
   awardReward,
   completeEvent,
@@ -280,5 +281,30 @@ export async function awardMember(
     rewardAmount: response.rewardAmount,
     walletAddress: response.walletAddress,
     mintStatus: response.mintStatus,
+  };
+}
+
+/** A brand's members as its team acts on them: the admin API's manual award (`pts member award`). */
+export interface BrandMemberService {
+  /**
+   * Gives `member` (an e-mail, an identity key or `platform:id` the brand has seen) pts by hand, audited as
+   * `actor`; BRAND_NOT_FOUND for an unknown brand.
+   */
+  award(input: {
+    brandId: string;
+    member: string;
+    amount: number;
+    reason: string;
+    actor: string;
+  }): ReturnType<typeof awardMember>;
+}
+
+export function createBrandMemberService(deps: BrandMembersDeps & { events: EventDeps }): BrandMemberService {
+  return {
+    award: async ({ brandId, member, amount, reason, actor }) => {
+      await requireBrandExists(deps.db, brandId);
+      const userKey = await resolveMemberKey(deps, brandId, member);
+      return awardMember(deps, { brandId, userKey, amount, reason, actor });
+    },
   };
 }

@@ -1,15 +1,13 @@
 import { adminManualAwardRequestSchema, brandIdParamsSchema, manualAwardResponseSchema } from '@pts/shared';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { requireBrandExists } from '../brands/brands.service.ts';
-import type { EventDeps } from '../events/events.service.ts';
-import { awardMember, type BrandMembersDeps, resolveMemberKey } from './brand-members.service.ts';
+import type { BrandMemberService } from './brand-members.service.ts';
 
 /**
  * `POST /admin/brands/:brandId/awards` (`pts member award`): the portal's manual award (Members page) from the
  * admin API, the same `awardMember`, audited as `admin`.
  */
-export function memberAdminRoutes(deps: BrandMembersDeps & { events: EventDeps; adminToken: string }): Route[] {
+export function memberAdminRoutes(deps: { members: BrandMemberService; adminToken: string }): Route[] {
   return [
     defineRoute({
       method: 'post',
@@ -30,9 +28,8 @@ export function memberAdminRoutes(deps: BrandMembersDeps & { events: EventDeps; 
         409: failure('The platform identity names several members: give the identity key'),
       },
       handle: async ({ params: { brandId }, body }) => {
-        await requireBrandExists(deps.db, brandId);
-        const userKey = await resolveMemberKey(deps, brandId, body.member);
-        return awardMember(deps, { brandId, userKey, amount: body.amount, reason: body.reason, actor: 'admin' });
+        const { member, amount, reason } = body;
+        return deps.members.award({ brandId, member, amount, reason, actor: 'admin' });
       },
     }),
   ];

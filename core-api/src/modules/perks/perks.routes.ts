@@ -11,10 +11,10 @@ import {
 } from '@pts/shared';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { createPerk, getPerk, listCatalogue, listPerks, type PerkServiceDeps, updatePerk } from './perks.service.ts';
+import type { PerkService } from './perks.service.ts';
 
-/** The admin perk router's dependencies: the perk service's plus the admin token. */
-export type PerksAdminRouterDeps = PerkServiceDeps & { adminToken: string };
+/** The admin perk router's dependencies: the perk service and the admin token. */
+export type PerksAdminRouterDeps = { perks: PerkService; adminToken: string };
 
 const adminOnly: ['adminToken'] = ['adminToken'];
 const unauthorized = failure('Missing or wrong admin token');
@@ -48,7 +48,7 @@ export function perkAdminRoutes(deps: PerksAdminRouterDeps): Route[] {
         503: failure('No collection-admin key / PerkNFT address, or the chain did not answer (repeat to finish)'),
       },
       handle: async ({ body, res }) => {
-        const perk = await createPerk(deps, body);
+        const perk = await deps.perks.create(body);
         res.status(201);
         return { success: true, perk };
       },
@@ -66,7 +66,7 @@ export function perkAdminRoutes(deps: PerksAdminRouterDeps): Route[] {
         401: unauthorized,
         404: failure('Unknown brand'),
       },
-      handle: async ({ query: { brand } }) => ({ success: true, perks: await listPerks(deps, brand) }),
+      handle: async ({ query: { brand } }) => ({ success: true, perks: await deps.perks.list(brand) }),
     }),
     defineRoute({
       method: 'get',
@@ -81,7 +81,7 @@ export function perkAdminRoutes(deps: PerksAdminRouterDeps): Route[] {
         401: unauthorized,
         404: failure('Unknown perk'),
       },
-      handle: async ({ params: { id } }) => ({ success: true, perk: await getPerk(deps, BigInt(id)) }),
+      handle: async ({ params: { id } }) => ({ success: true, perk: await deps.perks.get(BigInt(id)) }),
     }),
     defineRoute({
       method: 'patch',
@@ -99,13 +99,13 @@ export function perkAdminRoutes(deps: PerksAdminRouterDeps): Route[] {
         409: failure('Contract refused (e.g. MaxSupplyBelowClaimed); previous values kept'),
         503: failure('Chain unavailable; the perk stays pending, repeat to finish'),
       },
-      handle: async ({ params: { id }, body }) => ({ success: true, perk: await updatePerk(deps, BigInt(id), body) }),
+      handle: async ({ params: { id }, body }) => ({ success: true, perk: await deps.perks.update(BigInt(id), body) }),
     }),
   ];
 }
 
 /** `GET /perks/:brandId?category=&available=` of the services router: the public catalogue. */
-export function perkCatalogueRoutes(deps: PerkServiceDeps): Route[] {
+export function perkCatalogueRoutes(deps: { perks: PerkService }): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -125,7 +125,7 @@ export function perkCatalogueRoutes(deps: PerkServiceDeps): Route[] {
       handle: async ({ params: { brandId }, query }) => ({
         success: true,
         brandId,
-        perks: await listCatalogue(deps, brandId, query),
+        perks: await deps.perks.catalogue(brandId, query),
       }),
     }),
   ];

@@ -387,3 +387,30 @@ export function toCatalogueItem(row: PerkRow, totalClaimed: bigint, now?: Date):
     available: row.active && (now === undefined || withinWindow(row, now)) && (remaining === null || remaining > 0n),
   };
 }
+
+/**
+ * The perk catalogue: the admin API's create, change, list and read (audited as `admin`), and the public
+ * catalogue of `/services/perks/:brandId`.
+ */
+export interface PerkService {
+  create(input: CreatePerkInput): Promise<Perk>;
+  update(perkId: bigint, input: UpdatePerkInput): Promise<Perk>;
+  /** The brand's perks (all when no brand is given), oldest first. */
+  list(brandId?: string): Promise<Perk[]>;
+  get(perkId: bigint): Promise<Perk>;
+  /** The brand's public catalogue with live remaining supply. */
+  catalogue(
+    brandId: string,
+    filter?: { category?: string | undefined; available?: boolean | undefined },
+  ): Promise<PerkCatalogueItem[]>;
+}
+
+export function createPerkService(deps: PerkServiceDeps): PerkService {
+  return {
+    create: (input) => createPerk(deps, input),
+    update: (perkId, input) => updatePerk(deps, perkId, input),
+    list: (brandId) => listPerks(deps, brandId),
+    get: (perkId) => getPerk(deps, perkId),
+    catalogue: (brandId, filter) => listCatalogue(deps, brandId, filter),
+  };
+}

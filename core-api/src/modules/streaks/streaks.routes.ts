@@ -1,5 +1,4 @@
 import {
-  AppError,
   checkinRequestSchema,
   checkinResponseSchema,
   claimMilestoneRequestSchema,
@@ -17,17 +16,10 @@ import type { Request, Response } from 'express';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import {
-  checkIn,
-  claimMilestone,
-  getStreakStatus,
-  loadStreakSettings,
-  recordActivity,
-  type StreakDeps,
-  updateStreakSettings,
-} from './streaks.service.ts';
+import type { StreakService } from './streaks.service.ts';
 
-export interface StreakRoutesDeps extends StreakDeps {
+export interface StreakRoutesDeps {
+  streaks: StreakService;
   verifyBrandSignature: BrandSignatureVerifier;
   /** Per-brand request limit for signed traffic (the event handler's). */
   brandLimit?: RateLimit | undefined;
@@ -72,7 +64,7 @@ export function streakRoutes(deps: StreakRoutesDeps): Route[] {
       },
       handle: async ({ body, req, res }) => {
         await requireSigned(req, res, body.brandId, 'Recording activity');
-        return recordActivity(deps, body);
+        return deps.streaks.recordActivity(body);
       },
     }),
     defineRoute({
@@ -91,7 +83,7 @@ export function streakRoutes(deps: StreakRoutesDeps): Route[] {
       handle: async ({ params, query, req, res }) => {
         await requireSigned(req, res, params.brandId, "A user's streak");
         res.setHeader('Cache-Control', 'no-store');
-        return getStreakStatus(deps, params.brandId, params.userIdentifier, query.streakType);
+        return deps.streaks.status(params.brandId, params.userIdentifier, query.streakType);
       },
     }),
     defineRoute({
@@ -114,7 +106,7 @@ export function streakRoutes(deps: StreakRoutesDeps): Route[] {
       },
       handle: async ({ body, req, res }) => {
         await requireSigned(req, res, body.brandId, 'Claiming a milestone');
-        return claimMilestone(deps, body);
+        return deps.streaks.claimMilestone(body);
       },
     }),
     defineRoute({
@@ -137,7 +129,7 @@ export function streakRoutes(deps: StreakRoutesDeps): Route[] {
       },
       handle: async ({ body, req, res }) => {
         await requireSigned(req, res, body.brandId, 'Checking in');
-        return checkIn(deps, body);
+        return deps.streaks.checkIn(body);
       },
     }),
     defineRoute({
@@ -151,13 +143,7 @@ export function streakRoutes(deps: StreakRoutesDeps): Route[] {
         404: failure('Unknown brand'),
       },
       handle: async ({ params: { brandId } }) => {
-        if (!(await deps.events.brands.get(brandId))) {
-          throw new AppError('BRAND_NOT_FOUND', `Brand ${brandId} is not registered; check brandId`, {
-            field: 'brandId',
-            value: brandId,
-          });
-        }
-        const { settings, custom } = await loadStreakSettings(deps, brandId);
+        const { settings, custom } = await deps.streaks.settings(brandId);
         return { success: true, brandId, settings, custom };
       },
     }),
@@ -180,7 +166,7 @@ export function streakRoutes(deps: StreakRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, req, res }) => {
         await requireSigned(req, res, brandId, 'Changing streak settings');
-        const settings = await updateStreakSettings({ ...deps, actor: 'brand-key' }, brandId, body);
+        const settings = await deps.streaks.updateSettings(brandId, body, 'brand-key');
         return { success: true, brandId, settings, custom: true };
       },
     }),

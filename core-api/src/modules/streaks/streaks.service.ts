@@ -614,3 +614,34 @@ export async function claimMilestone(deps: StreakDeps, input: ClaimMilestoneRequ
     mintStatus: completed.mintStatus,
   };
 }
+
+/** Streaks, daily check-in and the brand's streak settings (`/services/streak`, `/services/checkin`). */
+export interface StreakService {
+  recordActivity(input: RecordActivityRequest): Promise<RecordActivityResponse>;
+  status(brandId: string, userIdentifier: string, streakType?: string): Promise<StreakStatusResponse>;
+  claimMilestone(input: ClaimMilestoneRequest): Promise<ClaimMilestoneResponse>;
+  checkIn(input: CheckinRequest): Promise<CheckinResponse>;
+  /** The brand's settings and whether it stored its own; BRAND_NOT_FOUND when the brand cache has no such brand. */
+  settings(brandId: string): Promise<{ settings: StreakSettings; custom: boolean }>;
+  /** Changes some of the brand's settings, audited as `actor`. */
+  updateSettings(brandId: string, patch: UpdateStreakSettingsRequest, actor: string): Promise<StreakSettings>;
+}
+
+export function createStreakService(deps: StreakDeps): StreakService {
+  return {
+    recordActivity: (input) => recordActivity(deps, input),
+    status: (brandId, userIdentifier, streakType) => getStreakStatus(deps, brandId, userIdentifier, streakType),
+    claimMilestone: (input) => claimMilestone(deps, input),
+    checkIn: (input) => checkIn(deps, input),
+    settings: async (brandId) => {
+      if (!(await deps.events.brands.get(brandId))) {
+        throw new AppError('BRAND_NOT_FOUND', `Brand ${brandId} is not registered; check brandId`, {
+          field: 'brandId',
+          value: brandId,
+        });
+      }
+      return loadStreakSettings(deps, brandId);
+    },
+    updateSettings: (brandId, patch, actor) => updateStreakSettings({ ...deps, actor }, brandId, patch),
+  };
+}

@@ -13,6 +13,7 @@ import { createErrorHandler, notFoundHandler } from '../../http/errors.ts';
 import { routerFrom } from '../../http/route-table.ts';
 import type { HostResolver } from '../../http/ssrf-guard.ts';
 import { createSecretBox } from '../../security/secret-box.ts';
+import { createBrandAdminService } from '../brands/brand-admin.service.ts';
 import { brandAdminRoutes } from '../brands/brands.routes.ts';
 import { createBrand } from '../brands/brands.service.ts';
 import { enqueueWebhook } from './webhooks.outbox.ts';
@@ -40,7 +41,7 @@ async function serve(env: Record<string, string>): Promise<string> {
   app.use(express.json());
   const config = loadConfig({ LOG_LEVEL: 'silent', PTS_WEBHOOK_TIMEOUT_MS: '1000', ...env });
   const deps = { db: database.db, secrets, clock, config, adminToken: ADMIN_TOKEN };
-  app.use('/admin', routerFrom(brandAdminRoutes(deps)));
+  app.use('/admin', routerFrom(brandAdminRoutes({ brands: createBrandAdminService(deps), adminToken: ADMIN_TOKEN })));
   const webhooks = createWebhookService({ ...deps, resolve });
   app.use('/admin', routerFrom(webhookAdminRoutes({ webhooks, adminToken: ADMIN_TOKEN })));
   app.use(notFoundHandler);

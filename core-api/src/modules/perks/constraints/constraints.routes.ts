@@ -1,4 +1,3 @@
-import type { Clock } from '@pts/shared';
 import {
   AppError,
   addConstraintRequestSchema,
@@ -14,23 +13,14 @@ import {
   reportChatRolesResponseSchema,
 } from '@pts/shared';
 import { z } from 'zod';
-import type { Database } from '../../../db/database.ts';
 import { requireAdminToken } from '../../../http/admin-auth.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../../http/brand-signature.ts';
 import type { RateLimit } from '../../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../../http/route-table.ts';
 import { parseInput } from '../../../http/validate.ts';
 import { perkNotFound } from '../perks.service.ts';
-import { saveChatRoles } from './chat-roles.ts';
 import type { ConstraintChecker } from './constraint-checker.ts';
-import {
-  addConstraint,
-  brandForApiKey,
-  type ConstraintServiceDeps,
-  invalidateExternalApi,
-  listConstraints,
-  removeConstraint,
-} from './constraints.service.ts';
+import type { ConstraintService } from './constraints.service.ts';
 
 const UPDATER_BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -38,9 +28,10 @@ const SERVICES_BODY_LIMIT_BYTES = 16 * 1024;
 
 /** What the perk-eligibility and chat-role routes use. */
 export interface EligibilityRouterDeps {
-  db: Database;
-  clock: Clock;
-  constraints: ConstraintChecker | undefined;
+  /** Where reported chat roles are stored. */
+  constraints: ConstraintService;
+  /** Evaluates a perk's constraints; absent where constraint checks are not configured. */
+  checker: ConstraintChecker | undefined;
   verifyBrandSignature: BrandSignatureVerifier;
   /** Unsigned eligibility checks are limited per IP (the event host's limit). */
   ipLimit: RateLimit;
@@ -75,9 +66,9 @@ export function eligibilityRoutes(deps: EligibilityRouterDeps): Route[] {
       handle: async ({ req, res }) => {
         await deps.ipLimit.consume(res, req.ip ?? 'unknown');
         const input = parseInput(checkEligibilityRequestSchema, req.body);
-        if (!deps.constraints) throw new AppError('SERVICE_UNAVAILABLE', 'Constraint checks are not configured here');
+        if (!deps.checker) throw new AppError('SERVICE_UNAVAILABLE', 'Constraint checks are not configured here');
         const perkId = BigInt(input.perkId);
-        const verdict = await deps.constraints.check({ collectionId: perkId, userAddress: input.userAddress });
+        const verdict = await deps.checker.check({ collectionId: perkId, userAddress: input.userAddress });
         // A perk of another brand is reported as unknown to this brand.
         if (verdict.brandId !== input.brandId) throw perkNotFound(perkId);
         return {
@@ -111,7 +102,7 @@ export function eligibilityRoutes(deps: EligibilityRouterDeps): Route[] {
         const brandId = typeof req.body?.brandId === 'string' ? req.body.brandId.trim().toLowerCase() : '';
         await requireBrandSignature(deps.verifyBrandSignature, req, brandId, 'Reporting chat roles');
         const input = parseInput(reportChatRolesRequestSchema, req.body);
-        const saved = await saveChatRoles(deps, {
+        const saved = await deps.constraints.saveChatRoles({
           brandId: input.brandId,
           platform: input.platform,
           guildId: input.guildId,
@@ -128,7 +119,7 @@ export function eligibilityRoutes(deps: EligibilityRouterDeps): Route[] {
  * `/admin/perks/:id/constraints` (admin bearer token; the admin router reads the body): add, list, remove a
  * perk's constraints.
  */
-export function constraintAdminRoutes(deps: ConstraintServiceDeps & { adminToken: string }): Route[] {
+export function constraintAdminRoutes(deps: { constraints: ConstraintService; adminToken: string }): Route[] {
   const before = [requireAdminToken(deps.adminToken)];
   const unauthorized = failure('Missing or wrong admin token');
   return [
@@ -147,7 +138,7 @@ export function constraintAdminRoutes(deps: ConstraintServiceDeps & { adminToken
         404: failure('Unknown perk'),
       },
       handle: async ({ params: { id }, body, res }) => {
-        const constraint = await addConstraint(deps, BigInt(id), body);
+        const constraint = await deps.constraints.add(BigInt(id), body);
         res.status(201);
         return { success: true, constraint };
       },
@@ -165,7 +156,7 @@ export function constraintAdminRoutes(deps: ConstraintServiceDeps & { adminToken
         401: unauthorized,
         404: failure('Unknown perk'),
       },
-      handle: async ({ params: { id } }) => ({ success: true, constraints: await listConstraints(deps, BigInt(id)) }),
+      handle: async ({ params: { id } }) => ({ success: true, constraints: await deps.constraints.list(BigInt(id)) }),
     }),
     defineRoute({
       method: 'delete',
@@ -181,7 +172,7 @@ export function constraintAdminRoutes(deps: ConstraintServiceDeps & { adminToken
         404: failure('Unknown perk or constraint'),
       },
       handle: async ({ params: { id, constraintId } }) => {
-        await removeConstraint(deps, BigInt(id), constraintId);
+        await deps.constraints.remove(BigInt(id), constraintId);
         return { success: true };
       },
     }),
@@ -192,7 +183,7 @@ export function constraintAdminRoutes(deps: ConstraintServiceDeps & { adminToken
  * The constraint-updater role (spec 4.11): `POST /invalidate-external-api`, mounted at `/constraint-updater`.
  * `Authorization: Bearer <brand API key>` is required; only the calling brand's cached answers are dropped.
  */
-export function constraintUpdaterRoutes(deps: Pick<ConstraintServiceDeps, 'db'>): Route[] {
+export function constraintUpdaterRoutes(deps: { constraints: ConstraintService }): Route[] {
   return [
     defineRoute({
       method: 'post',
@@ -224,7 +215,7 @@ export function constraintUpdaterRoutes(deps: Pick<ConstraintServiceDeps, 'db'>)
             "Missing API key: send `Authorization: Bearer <API key>` with the brand's API key (shown once by `pts brand create`)",
           );
         }
-        const brandId = await brandForApiKey(deps.db, match[1]);
+        const brandId = await deps.constraints.brandForApiKey(match[1]);
         if (!brandId) throw new AppError('UNAUTHORIZED', 'API key not recognised: use the API key of your brand');
         const body = (req.body ?? {}) as Record<string, unknown>;
         if (body.api_url === undefined || body.api_url === null || body.api_url === '') {
@@ -234,7 +225,7 @@ export function constraintUpdaterRoutes(deps: Pick<ConstraintServiceDeps, 'db'>)
           });
         }
         const input = parseInput(invalidateExternalApiRequestSchema, body);
-        const count = await invalidateExternalApi(deps.db, {
+        const count = await deps.constraints.invalidateExternalApi({
           brandId,
           apiUrl: input.api_url,
           userAddress: input.user_address,

@@ -6,6 +6,7 @@ import { hashSecret } from '../../../security/secret-box.ts';
 import { insertAuditEntry } from '../../brands/brands.repository.ts';
 import { findPerk } from '../perks.repository.ts';
 import { perkNotFound } from '../perks.service.ts';
+import { type ChatRolesSnapshot, saveChatRoles } from './chat-roles.ts';
 import { deleteConstraint, insertConstraint, listConstraintRows, toConstraint } from './constraints.repository.ts';
 
 export interface ConstraintServiceDeps {
@@ -149,4 +150,42 @@ export async function invalidateExternalApi(
   if (input.collectionId !== undefined) query = query.where('collection_id', '=', BigInt(input.collectionId));
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Perk eligibility constraints: the admin API's add, list and remove (audited as `admin`), the
+ * constraint-updater's cache invalidation by brand API key, and the bots' chat role reports.
+ */
+export interface ConstraintService {
+  add(perkId: bigint, input: AddConstraintInput): Promise<PerkConstraint>;
+  list(perkId: bigint): Promise<PerkConstraint[]>;
+  remove(perkId: bigint, constraintId: string): Promise<void>;
+  /** The brand whose API key this is, or undefined. */
+  brandForApiKey(apiKey: string): Promise<string | undefined>;
+  /** Drops the brand's cached `external_api` answers of `apiUrl`; how many were dropped. */
+  invalidateExternalApi(input: {
+    brandId: string;
+    apiUrl: string;
+    userAddress?: string | undefined;
+    collectionId?: number | undefined;
+  }): Promise<number>;
+  /** Stores a member's roles as of now (a bot's report), replacing the older snapshot. */
+  saveChatRoles(input: {
+    brandId: string;
+    platform: string;
+    guildId: string;
+    userId: string;
+    roles: string[];
+  }): Promise<ChatRolesSnapshot>;
+}
+
+export function createConstraintService(deps: ConstraintServiceDeps): ConstraintService {
+  return {
+    add: (perkId, input) => addConstraint(deps, perkId, input),
+    list: (perkId) => listConstraints(deps, perkId),
+    remove: (perkId, constraintId) => removeConstraint(deps, perkId, constraintId),
+    brandForApiKey: (apiKey) => brandForApiKey(deps.db, apiKey),
+    invalidateExternalApi: (input) => invalidateExternalApi(deps.db, input),
+    saveChatRoles: (input) => saveChatRoles(deps, input),
+  };
 }

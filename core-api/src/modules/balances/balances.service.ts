@@ -1,0 +1,14 @@
+import { readWalletBalance, type WalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
+
+/**
+ * What a member can spend (modules/ledger/wallet-balance.ts): `/services/balance` and the seed-compatible
+ * balance answers.
+ */
+export interface BalanceService {
+  /** The live on-chain balance of the member's wallet, the rewards not yet confirmed and the pts reserved. */
+  read(userIdentifier: string): Promise<WalletBalance>;
+}
+
+export function createBalanceService(deps: WalletBalanceDeps): BalanceService {
+  return { read: (userIdentifier) => readWalletBalance(deps, userIdentifier) };
+}
