@@ -1,5 +1,7 @@
 import { buildSdk } from '@pts/sdk/build';
+import type { Clock } from '@pts/shared';
 import type { Request } from 'express';
+import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { createActionsReads } from './agent/actions/actions-reads.ts';
 import { type AgentAuthenticator, createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
@@ -26,8 +28,14 @@ import { createAgentProgramService } from './agent/program/program.service.ts';
 import { createAgentRewardsService } from './agent/rewards/agent-rewards.service.ts';
 import { type AnswerCache, createAnswerCache } from './caching/answer-cache.ts';
 import { createKeyedCache, type KeyedCache } from './caching/keyed-cache.ts';
+import type { ChainReads } from './chain/chain-reads.ts';
 import { relayContractsOf } from './chain/contract-addresses.ts';
-import type { AppDeps } from './deps.ts';
+import type { ChainPublicClient } from './chain/deploy.ts';
+import type { Minter } from './chain/minter.types.ts';
+import type { RelayerSender } from './chain/relayer.types.ts';
+import type { Config } from './config.ts';
+import type { DatabaseHandle } from './db/database.ts';
+import type { AppDeps, ChainInfo, TxtResolver } from './deps.ts';
 import type { SignatureClaim } from './http/brand-signature.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
 import { createCors } from './http/cors.ts';
@@ -44,13 +52,15 @@ import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { SETUP_FAILURE_WINDOW_SECONDS, SETUP_FAILURES_ALLOWED } from './modules/community/community.routes.ts';
 import { type CommunityService, createCommunityService } from './modules/community/community.service.ts';
 import { createSeedCompatService, type SeedCompatService } from './modules/compat/compat.service.ts';
-import { createDnsService, type DnsService } from './modules/dns/dns.service.ts';
+import { createDnsService, createSystemTxtResolver, type DnsService } from './modules/dns/dns.service.ts';
 import { createDropService, type DropService } from './modules/drops/drops.service.ts';
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
 import type { EventDeps } from './modules/events/events.service.ts';
 import { createUserTokenService, type UserTokenService } from './modules/identity/identity.service.ts';
+import { createLocalIdentityProvider, type IdentityProvider } from './modules/identity/identity-provider.ts';
+import { createLocalTokenIssuer, loadOrCreateTokenKey } from './modules/identity/local-token-issuer.ts';
 import { createLeaderboardService, type LeaderboardService } from './modules/leaderboards/leaderboards.service.ts';
 import {
   createMemberAnswers,
@@ -59,9 +69,15 @@ import {
   type MemberChangeFeed,
 } from './modules/ledger/member-answers.ts';
 import { type BrandMemberService, createBrandMemberService } from './modules/members/brand-members.service.ts';
+import { createPaymentProvider } from './modules/payments/payment-provider.factory.ts';
 import { createPaymentService, type PaymentService, paymentDepsFrom } from './modules/payments/payments.service.ts';
-import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
+import {
+  constraintSettingsFrom,
+  constraintUrlPolicy,
+  createConstraintChecker,
+} from './modules/perks/constraints/constraint-checker.ts';
 import { type ConstraintService, createConstraintService } from './modules/perks/constraints/constraints.service.ts';
+import type { PerkChain } from './modules/perks/perk-chain.ts';
 import { createPerkService, type PerkService } from './modules/perks/perks.service.ts';
 import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
 import { SIGN_IN_WINDOW_SECONDS } from './modules/portal/portal.routes.ts';
@@ -80,8 +96,11 @@ import {
 } from './modules/relayer/relay.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
+import { createLocalWalletProvider } from './modules/wallets/wallet-provider.ts';
 import { createWebhookService, type WebhookService } from './modules/webhooks/webhooks.service.ts';
+import type { Metrics } from './observability/metrics.ts';
 import { createRewardStatusSampler, type RewardStatusSampler } from './observability/reward-status.ts';
+import { createSecretBox } from './security/secret-box.ts';
 
 /**
  * The services a process shares between its routers and jobs, each built once (CONVENTIONS habit 5): two
@@ -267,6 +286,78 @@ export function composeLimits(deps: Pick<AppDeps, 'config' | 'clock'>, store: Ra
       keyPrefix: 'chat-setup-failures',
       points: SETUP_FAILURES_ALLOWED,
       durationSeconds: SETUP_FAILURE_WINDOW_SECONDS,
+    }),
+  };
+}
+
+/** What the start steps hand the composition root (startup/platform.ts): opened, started, loaded. */
+export interface StartedPorts {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  database: DatabaseHandle;
+  chain: {
+    minter: Minter;
+    relayer: RelayerSender;
+    publicClient: ChainPublicClient;
+    info: ChainInfo;
+    perkChain: PerkChain;
+    chainReads: ChainReads;
+  };
+  /** Privy's token verifier and wallets when PTS_IDENTITY_PROVIDER=privy. */
+  privy: { identity: IdentityProvider; wallets: AppDeps['wallets'] } | undefined;
+  secrets: { adminToken: string; masterKey: string; walletMnemonic: string };
+  /** A DNS resolver of the caller's (tests); the system's otherwise. */
+  resolveTxt: TxtResolver | undefined;
+  /** Registers what must be stopped with the process (the local wallets' address workers). */
+  onStop(stop: () => Promise<void>): void;
+}
+
+/** The process's ports (deps.ts), from what the start steps opened: what composeServices builds on. */
+export function composeDeps(started: StartedPorts): AppDeps {
+  const { config, clock, logger, metrics, database, chain, privy, secrets } = started;
+  const localWallets = () => {
+    const wallets = createLocalWalletProvider(secrets.walletMnemonic, {
+      addressThreads: config.PTS_WALLET_ADDRESS_THREADS,
+      onWorkerError: (error) => logger.warn({ err: error }, 'wallet address worker failed; deriving inline'),
+    });
+    started.onStop(() => wallets.close());
+    return wallets;
+  };
+  const tokenIssuer = createLocalTokenIssuer({
+    privateJwk: loadOrCreateTokenKey(config.PTS_DATA_DIR),
+    issuer: (config.PTS_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, ''),
+    audience: 'pts-local',
+    clock,
+  });
+  return {
+    config,
+    db: database.db,
+    dbKind: database.kind,
+    pingDatabase: database.ping,
+    clock,
+    logger,
+    metrics,
+    secrets: createSecretBox(secrets.masterKey),
+    wallets: privy?.wallets ?? localWallets(),
+    minter: chain.minter,
+    relayer: chain.relayer,
+    publicClient: chain.publicClient,
+    chain: chain.info,
+    resolveTxt: started.resolveTxt ?? createSystemTxtResolver(config.PTS_DNS_SERVERS),
+    adminToken: secrets.adminToken,
+    tokenIssuer,
+    identity: privy?.identity ?? createLocalIdentityProvider(tokenIssuer),
+    payments: createPaymentProvider(config, { db: database.db, clock }),
+    perkChain: chain.perkChain,
+    chainReads: chain.chainReads,
+    constraints: createConstraintChecker({
+      db: database.db,
+      clock,
+      logger,
+      balanceOf: chain.perkChain.balanceOf,
+      settings: constraintSettingsFrom(config),
     }),
   };
 }

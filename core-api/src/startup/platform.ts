@@ -18,7 +18,7 @@ import { createElectedMinter } from '../chain/minter-election.ts';
 import { createChainReconciler } from '../chain/reconciler.ts';
 import type { RelayerSender } from '../chain/relayer.types.ts';
 import { createRelayerSender, createUnavailableRelayer } from '../chain/relayer-sender.ts';
-import { type AppServices, composeServices } from '../compose.ts';
+import { type AppServices, composeDeps, composeServices } from '../compose.ts';
 import { type Config, hasRole, mintFinality } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
@@ -27,22 +27,15 @@ import { compactBrandRollups } from '../modules/analytics/brand-rollups.ts';
 import { startRollupCompactionJob } from '../modules/analytics/rollup-compaction.job.ts';
 import { createPostgresChangeTransport } from '../modules/brands/brand-changes.postgres.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
-import { createSystemTxtResolver } from '../modules/dns/dns.service.ts';
-import { createLocalIdentityProvider } from '../modules/identity/identity-provider.ts';
-import { createLocalTokenIssuer, loadOrCreateTokenKey } from '../modules/identity/local-token-issuer.ts';
 import { privyAdaptersFromConfig } from '../modules/identity/privy-identity-provider.ts';
 import { recordRewardActivity } from '../modules/leaderboards/reward-activity.ts';
 import { createMemberChangeFeed } from '../modules/ledger/member-answers.ts';
-import { createPaymentProvider } from '../modules/payments/payment-provider.factory.ts';
-import { constraintSettingsFrom, createConstraintChecker } from '../modules/perks/constraints/constraint-checker.ts';
 import { createPerkChain, type PerkChain } from '../modules/perks/perk-chain.ts';
 import { startRewardProcessorJob } from '../modules/reward-processor/reward-processor.job.ts';
-import { createLocalWalletProvider } from '../modules/wallets/wallet-provider.ts';
 import { notifyRewardsDistributed } from '../modules/webhooks/reward-distributed.ts';
 import { startWebhookWorker } from '../modules/webhooks/webhooks.worker.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
-import { createSecretBox } from '../security/secret-box.ts';
 import { loadLocalSecrets } from './data-dir.ts';
 import { withStartupLock } from './startup-lock.ts';
 
@@ -125,7 +118,14 @@ export async function startPlatform(config: Config, options: StartPlatformOption
   try {
     const database = await startDatabase(start, options.database);
     const chain = await startChain(start, database);
-    const deps = buildDeps(start, { database, chain, ...identity }, options.resolveTxt);
+    const deps = composeDeps({
+      ...start,
+      database,
+      chain: { ...chain, publicClient: chain.clients.publicClient },
+      ...identity,
+      resolveTxt: options.resolveTxt,
+      onStop: (stop) => stack.push(stop),
+    });
     const { changes, rateLimits, memberChanges } = await startChangeSharing(start, database);
     const services = composeServices(deps, changes, rateLimits, memberChanges);
     const app = createApp(deps, services);
@@ -411,64 +411,6 @@ function startChainReads(
       : undefined,
   });
   return { chainReads, perkChain };
-}
-
-/** The process's ports (deps.ts): what compose.ts builds the shared services from. */
-function buildDeps(
-  { config, clock, logger, metrics, stack }: StartContext,
-  started: {
-    database: DatabaseHandle;
-    chain: StartedChain;
-    privy: ReturnType<typeof privyAdaptersFromConfig>;
-    secrets: ReturnType<typeof loadLocalSecrets>;
-  },
-  resolveTxt: TxtResolver | undefined,
-): AppDeps {
-  const { database, chain, privy, secrets } = started;
-  const localWallets = () => {
-    const wallets = createLocalWalletProvider(secrets.walletMnemonic, {
-      addressThreads: config.PTS_WALLET_ADDRESS_THREADS,
-      onWorkerError: (error) => logger.warn({ err: error }, 'wallet address worker failed; deriving inline'),
-    });
-    stack.push(() => wallets.close());
-    return wallets;
-  };
-  const tokenIssuer = createLocalTokenIssuer({
-    privateJwk: loadOrCreateTokenKey(config.PTS_DATA_DIR),
-    issuer: (config.PTS_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, ''),
-    audience: 'pts-local',
-    clock,
-  });
-  return {
-    config,
-    db: database.db,
-    dbKind: database.kind,
-    pingDatabase: database.ping,
-    clock,
-    logger,
-    metrics,
-    secrets: createSecretBox(secrets.masterKey),
-    wallets: privy?.wallets ?? localWallets(),
-    minter: chain.minter,
-    relayer: chain.relayer,
-    publicClient: chain.clients.publicClient,
-    chain: chain.info,
-    resolveTxt: resolveTxt ?? createSystemTxtResolver(config.PTS_DNS_SERVERS),
-    adminToken: secrets.adminToken,
-    tokenIssuer,
-    identity: privy?.identity ?? createLocalIdentityProvider(tokenIssuer),
-    // payments wiring
-    payments: createPaymentProvider(config, { db: database.db, clock }),
-    perkChain: chain.perkChain,
-    chainReads: chain.chainReads,
-    constraints: createConstraintChecker({
-      db: database.db,
-      clock,
-      logger,
-      balanceOf: chain.perkChain.balanceOf,
-      settings: constraintSettingsFrom(config),
-    }),
-  };
 }
 
 /**
