@@ -5,10 +5,11 @@ import { type AgentAuthenticator, createAgentAuthenticator, recordAgentSignature
 import type { AgentTool, AgentToolDeps } from './agent/agent-tool.ts';
 import { agentTools } from './agent/agent-tools.ts';
 import { chatModelFromConfig } from './agent/converse/chat-model.ts';
-import { type ActiveAgentKey, noteAgentKeyUsed } from './agent/keys/agent-keys.service.ts';
+import { type ActiveAgentKey, noteAgentKeyUsed, portalAgentKeyService } from './agent/keys/agent-keys.service.ts';
 import { type AnswerCache, createAnswerCache } from './caching/answer-cache.ts';
 import { createKeyedCache, type KeyedCache } from './caching/keyed-cache.ts';
 import { relayContractsOf } from './chain/contract-addresses.ts';
+import { webhooksAllowInsecure } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import type { SignatureClaim } from './http/brand-signature.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
@@ -16,6 +17,7 @@ import { createCors } from './http/cors.ts';
 import { createMemoryRateLimitStore, createRateLimit, type RateLimit, type RateLimitStore } from './http/rate-limit.ts';
 import { createSignedReplies, type SignedReplies } from './http/signed-replies.ts';
 import { CONFIRM_ATTEMPTS_PER_10_MINUTES } from './modules/accounts/accounts.routes.ts';
+import { createBrandAnalyticsService } from './modules/analytics/brand-analytics.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
 import { securityKeysValidAt, verifySecurityKey } from './modules/brands/brand-keys.service.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
@@ -30,9 +32,26 @@ import {
   type MemberAnswers,
   type MemberChangeFeed,
 } from './modules/ledger/member-answers.ts';
+import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
 import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
 import { SIGN_IN_WINDOW_SECONDS } from './modules/portal/portal.routes.ts';
+import { createPortalAuthService } from './modules/portal/portal-auth.service.ts';
 import { createPortalMailer, type PortalMailer } from './modules/portal/portal-mailer.ts';
+import { createPortalOperatorService } from './modules/portal/portal-operator.service.ts';
+import {
+  createPortalAchievementService,
+  createPortalBillingService,
+  createPortalBrandService,
+  createPortalCampaignService,
+  createPortalChatGroupService,
+  createPortalDropService,
+  createPortalMemberService,
+  createPortalPerkService,
+  createPortalStreakService,
+  createPortalWebhookService,
+  type PortalServices,
+} from './modules/portal/portal-services.ts';
+import { createPortalTeamService } from './modules/portal/portal-team.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 
 /**
@@ -75,6 +94,8 @@ export interface AppServices {
   memberAnswers: MemberAnswers;
   /** The agent API's tools, key cache and authenticator (REST `/api/v1`, MCP, converse). */
   agent: AgentSurface;
+  /** The brand portal's services: its sessions and team, and the modules' operations its pages call. */
+  portal: PortalServices;
 }
 
 /** What the agent API's routers (`/api/v1`, `/mcp`) and the key administration share, built once. */
@@ -270,7 +291,8 @@ export function composeServices(
     memberAnswers,
     portalMailer: createPortalMailer({ smtpUrl: config.PTS_SMTP_URL, from: config.PTS_SMTP_FROM, logger }),
   };
-  return { ...shared, agent: composeAgent(deps, shared) };
+  const agent = composeAgent(deps, shared);
+  return { ...shared, agent, portal: composePortalServices(deps, { ...shared, agent }) };
 }
 
 /** The named services the agent tools use: no tool reaches the process's whole container. */
@@ -305,7 +327,7 @@ export function composeAgentToolDeps(
 }
 
 /** The agent API's tools, key cache and signature checks, over the shared services. */
-function composeAgent(deps: AppDeps, services: Omit<AppServices, 'agent'>): AgentSurface {
+function composeAgent(deps: AppDeps, services: Omit<AppServices, 'agent' | 'portal'>): AgentSurface {
   const { config, db, clock, secrets } = deps;
   const keys = createKeyedCache<ActiveAgentKey>({ clock, ttlMs: config.PTS_RULE_CACHE_SECONDS * 1000 });
   services.changes.subscribe(() => keys.forget());
@@ -324,5 +346,78 @@ function composeAgent(deps: AppDeps, services: Omit<AppServices, 'agent'>): Agen
     recordSignature: (req, claim) => recordAgentSignature(db, req, claim),
     noteKeyUsed: (keyId) => noteAgentKeyUsed({ db, clock, secrets }, keyId),
     verifyBrandKey: (brandId, key) => verifySecurityKey({ db, clock }, brandId, key),
+  };
+}
+
+/**
+ * The brand portal's services (docs/portal.md), each built once over the shared ones: the rewarding paths
+ * (members' awards, drops, streaks) go through the one event pipeline, every change tells the brand caches.
+ */
+function composePortalServices(
+  deps: AppDeps,
+  services: Pick<AppServices, 'changes' | 'events' | 'portalMailer' | 'agent'>,
+): PortalServices {
+  const { config, db, clock, logger, secrets } = deps;
+  const { changes, events } = services;
+  const allowInsecure = webhooksAllowInsecure(config);
+  return {
+    auth: createPortalAuthService({ db, clock }),
+    team: createPortalTeamService({ db, clock, mailer: services.portalMailer }),
+    operators: createPortalOperatorService({ db, clock }),
+    brands: createPortalBrandService({
+      db,
+      secrets,
+      clock,
+      changes,
+      defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
+      resolveTxt: deps.resolveTxt,
+      logger,
+    }),
+    analytics: createBrandAnalyticsService({ db, clock, chain: deps.chain, logger }),
+    members: createPortalMemberService({
+      db,
+      clock,
+      logger,
+      events,
+      wallet: {
+        db,
+        publicClient: deps.publicClient,
+        rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+        balanceOf: deps.chainReads?.balanceOf,
+      },
+    }),
+    perks: createPortalPerkService({
+      db,
+      clock,
+      perkChain: deps.perkChain,
+      logger,
+      changes,
+      defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
+      urlPolicy: constraintUrlPolicy(config),
+    }),
+    campaigns: createPortalCampaignService({ db, clock }),
+    drops: createPortalDropService({ db, clock, logger, events, secrets, changes }),
+    chatGroups: createPortalChatGroupService({ db, clock, secrets, changes }),
+    streaks: createPortalStreakService({ db, clock, logger, events }),
+    achievements: createPortalAchievementService({ db, clock }),
+    webhooks: createPortalWebhookService({
+      db,
+      secrets,
+      clock,
+      policy: { allowInsecure, allowLoopback: allowInsecure },
+      timeoutMs: config.PTS_WEBHOOK_TIMEOUT_MS,
+    }),
+    billing: createPortalBillingService({
+      db,
+      clock,
+      logger,
+      minter: deps.minter,
+      provider: deps.payments,
+      explorerUrl: config.PTS_EXPLORER_URL,
+      mintWaitMs: config.PTS_MINT_WAIT_MS,
+      chain: deps.chain,
+    }),
+    // A revocation through the portal is forgotten at once by this process's key cache.
+    agentKeys: portalAgentKeyService({ db, clock, secrets }, (keyId) => services.agent.keys.forget(keyId)),
   };
 }
