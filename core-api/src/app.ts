@@ -4,7 +4,6 @@ import express, { type Express, Router } from 'express';
 import { createAgentRouter, documentAgentTools } from './agent/agent-router.ts';
 import { growthLeadAdminRoutes } from './agent/growth/growth-leads.routes.ts';
 import { agentKeyAdminRoutes } from './agent/keys/agent-keys.routes.ts';
-import { portalAgentKeyService } from './agent/keys/agent-keys.service.ts';
 import { createMcpRouter } from './agent/mcp/mcp.routes.ts';
 import { relayContractsOf } from './chain/contract-addresses.ts';
 import type { AppServices } from './compose.ts';
@@ -32,7 +31,6 @@ import { identityAdminRoutes, jwksRoutes } from './modules/identity/identity.rou
 import { leaderboardRoutes } from './modules/leaderboards/leaderboards.routes.ts';
 import { memberAdminRoutes } from './modules/members/members.routes.ts';
 import { createPaymentErrorHandler, paymentAdminRoutes, paymentRoutes } from './modules/payments/payments.routes.ts';
-import { constraintUrlPolicy } from './modules/perks/constraints/constraint-checker.ts';
 import {
   constraintAdminRoutes,
   constraintUpdaterRoutes,
@@ -326,62 +324,56 @@ function servicesRouter({ deps, services, serve }: Parts, eligibility: readonly 
 function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Router {
   const { config } = deps;
   serve(adminRouter, '/admin', brandAdminRoutes({ brands: services.brandAdmin, adminToken: deps.adminToken }));
-  const portalDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    secrets: deps.secrets,
-    changes: services.changes,
-    defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
-    mailer: services.portalMailer,
-    publicUrl: config.PTS_PUBLIC_URL,
-  };
-  serve(adminRouter, '/admin', portalAdminRoutes({ ...portalDeps, adminToken: deps.adminToken }));
-  serve(adminRouter, '/admin', portalOperatorAdminRoutes({ ...portalDeps, adminToken: deps.adminToken }));
+  const { portal } = services;
+  const { auth, team } = portal;
+  const publicUrl = config.PTS_PUBLIC_URL;
+  serve(adminRouter, '/admin', portalAdminRoutes({ team, adminToken: deps.adminToken, publicUrl }));
+  serve(adminRouter, '/admin', portalOperatorAdminRoutes({ team, adminToken: deps.adminToken, publicUrl }));
   const router = Router();
   router.use(portalSecurityHeaders);
   const api = Router();
   api.use(requireCsrf);
-  serve(api, '/portal/api', portalRoutes({ ...portalDeps, signInFailures: services.limits.portalSignInFailures }));
-  serve(api, '/portal/api', portalOperatorRoutes(portalDeps));
+  serve(
+    api,
+    '/portal/api',
+    portalRoutes({
+      auth,
+      team,
+      brands: portal.brands,
+      signInFailures: services.limits.portalSignInFailures,
+      publicUrl,
+    }),
+  );
+  serve(
+    api,
+    '/portal/api',
+    portalOperatorRoutes({ auth, team, operators: portal.operators, brands: portal.brands, publicUrl }),
+  );
   serve(
     api,
     '/portal/api',
     portalIntegrationRoutes({
-      ...deps,
-      changes: services.changes,
-      agentKeys: portalAgentKeyService(deps, (keyId) => services.agent.keys.forget(keyId)),
+      auth,
+      team,
+      brands: portal.brands,
+      chatGroups: portal.chatGroups,
+      webhooks: portal.webhooks,
+      agentKeys: portal.agentKeys,
+      publicUrl,
     }),
   );
-  serve(api, '/portal/api', portalChatGroupRoutes(portalDeps));
-  serve(api, '/portal/api', portalBillingRoutes(deps));
-  serve(api, '/portal/api', portalDashboardRoutes({ ...portalDeps, chain: deps.chain, logger: deps.logger }));
-  const perkDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    perkChain: deps.perkChain,
-    logger: deps.logger,
-    adminToken: deps.adminToken,
-    changes: services.changes,
-  };
-  const constraintDeps = {
-    defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
-    urlPolicy: constraintUrlPolicy(config),
-  };
+  serve(api, '/portal/api', portalChatGroupRoutes({ auth, team, chatGroups: portal.chatGroups }));
+  serve(api, '/portal/api', portalBillingRoutes({ auth, team, billing: portal.billing, publicUrl }));
+  serve(api, '/portal/api', portalDashboardRoutes({ auth, team, analytics: portal.analytics }));
   const perkNftAddress = relayContractsOf(deps).perkNft;
-  serve(api, '/portal/api', portalPerkRoutes({ ...portalDeps, ...perkDeps, ...constraintDeps, perkNftAddress }));
-  const wallet = {
-    db: deps.db,
-    publicClient: deps.publicClient,
-    rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-    balanceOf: deps.chainReads?.balanceOf,
-  };
+  serve(api, '/portal/api', portalPerkRoutes({ auth, team, perks: portal.perks, perkNftAddress }));
+  serve(api, '/portal/api', portalMemberRoutes({ auth, team, members: portal.members }));
+  serve(api, '/portal/api', portalCampaignRoutes({ auth, team, campaigns: portal.campaigns, drops: portal.drops }));
   serve(
     api,
     '/portal/api',
-    portalMemberRoutes({ ...portalDeps, logger: deps.logger, wallet, events: services.events }),
+    portalEngagementRoutes({ auth, team, streaks: portal.streaks, achievements: portal.achievements }),
   );
-  serve(api, '/portal/api', portalCampaignRoutes({ ...portalDeps, logger: deps.logger, events: services.events }));
-  serve(api, '/portal/api', portalEngagementRoutes({ ...portalDeps, logger: deps.logger, events: services.events }));
   serve(adminRouter, '/admin', memberAdminRoutes({ members: services.members, adminToken: deps.adminToken }));
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));

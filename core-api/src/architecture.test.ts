@@ -120,11 +120,18 @@ describe('core-api layout', () => {
     expect(querying).toEqual([]);
   });
 
-  it('lets no new router, agent tool or job take the database handle (issue 23 §2: the listed ones still do)', () => {
+  it('gives no router, agent tool or job the database handle: they get the named services they use', () => {
     const holding = files.filter((file) => EDGE_FILE.test(file) && DB_HANDLE.test(texts.get(file) as string));
-    // A file that no longer takes it leaves the list; a new one never joins it: it gets named services.
-    expect(holding.filter((file) => !STILL_TAKING_DB.includes(file))).toEqual([]);
-    expect(STILL_TAKING_DB.filter((file) => !holding.includes(file))).toEqual([]);
+    expect(holding).toEqual([]);
+  });
+
+  it('lets app.ts only mount: it never names the database handle (compose.ts builds every service over it)', () => {
+    const naming = (texts.get('app.ts') as string)
+      .split('\n')
+      .map((line, index) => [line, index + 1] as const)
+      .filter(([line]) => /\bdb\b|\bDatabase\b|Kysely/.test(line))
+      .map(([line, number]) => `app.ts:${number}: ${line.trim()}`);
+    expect(naming).toEqual([]);
   });
 
   it('hands the agent surface no database handle: its tools and its REST and MCP routers import none', () => {
@@ -180,17 +187,8 @@ const EDGE_FILE = /(\.routes|\.router|-router|\.tools|\.job|\.worker)\.ts$|^agen
 /** A query written in place: kysely's builders, a transaction, or raw SQL. */
 const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction)\(|\bsql(\.raw)?[`<(]/;
 
-/** Taking or passing on the raw database handle: `d.db`, `deps.db`, a `db: Database` field, a `{ db }` or `db,` pass. */
-const DB_HANDLE = /\b(d|deps)\.db\b|\bdb: Database\b|\{ db[,}]|\bdb,/;
-/** The routers, agent tools and jobs that still take the database handle (issue 23 §2), to be given services. */
-const STILL_TAKING_DB = [
-  'modules/portal/portal-billing.routes.ts',
-  'modules/portal/portal-campaigns.routes.ts',
-  'modules/portal/portal-chat-groups.routes.ts',
-  'modules/portal/portal-dashboard.routes.ts',
-  'modules/portal/portal-engagement.routes.ts',
-  'modules/portal/portal-integrations.routes.ts',
-  'modules/portal/portal-members.routes.ts',
-  'modules/portal/portal-perks.routes.ts',
-  'modules/portal/portal.routes.ts',
-];
+/**
+ * Taking or passing on the raw database handle: any `….db` (`deps.db`, `d.events.db`), a `db: Database` or
+ * `Kysely<DB>` field, a `{ db }` or `db,` pass.
+ */
+const DB_HANDLE = /\.db\b|\bdb: Database\b|Kysely<DB>|\{ db[,}]|\bdb,/;

@@ -21,6 +21,7 @@ import {
   type AgentKeyAdminService,
   createAgentKeyAdminService,
   noteAgentKeyUsed,
+  portalAgentKeyService,
 } from './agent/keys/agent-keys.service.ts';
 import { createNetworkReads } from './agent/network/network-stats.repository.ts';
 import { createAgentOnboardingService } from './agent/onboarding/onboarding.service.ts';
@@ -34,6 +35,7 @@ import type { ChainPublicClient } from './chain/deploy.ts';
 import type { Minter } from './chain/minter.types.ts';
 import type { RelayerSender } from './chain/relayer.types.ts';
 import type { Config } from './config.ts';
+import { webhooksAllowInsecure } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from './deps.ts';
 import type { SignatureClaim } from './http/brand-signature.ts';
@@ -44,6 +46,7 @@ import { createSignedReplies, type SignedReplies } from './http/signed-replies.t
 import { CONFIRM_ATTEMPTS_PER_10_MINUTES } from './modules/accounts/accounts.routes.ts';
 import { type AccountService, createAccountService } from './modules/accounts/accounts.service.ts';
 import { type AchievementService, createAchievementService } from './modules/achievements/achievements.service.ts';
+import { createBrandAnalyticsService } from './modules/analytics/brand-analytics.ts';
 import { type BalanceService, createBalanceService } from './modules/balances/balances.service.ts';
 import { type BrandAdminService, createBrandAdminService } from './modules/brands/brand-admin.service.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
@@ -81,7 +84,23 @@ import type { PerkChain } from './modules/perks/perk-chain.ts';
 import { createPerkService, type PerkService } from './modules/perks/perks.service.ts';
 import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
 import { SIGN_IN_WINDOW_SECONDS } from './modules/portal/portal.routes.ts';
+import { createPortalAuthService } from './modules/portal/portal-auth.service.ts';
 import { createPortalMailer, type PortalMailer } from './modules/portal/portal-mailer.ts';
+import { createPortalOperatorService } from './modules/portal/portal-operator.service.ts';
+import {
+  createPortalAchievementService,
+  createPortalBillingService,
+  createPortalBrandService,
+  createPortalCampaignService,
+  createPortalChatGroupService,
+  createPortalDropService,
+  createPortalMemberService,
+  createPortalPerkService,
+  createPortalStreakService,
+  createPortalWebhookService,
+  type PortalServices,
+} from './modules/portal/portal-services.ts';
+import { createPortalTeamService } from './modules/portal/portal-team.service.ts';
 import {
   createPregenerationService,
   type PregenerationService,
@@ -182,6 +201,8 @@ export interface AppServices {
   streaks: StreakService;
   /** Brand and rule administration (`/admin/brands`). */
   brandAdmin: BrandAdminService;
+  /** The brand portal's services: its sessions and team, and the modules' operations its pages call. */
+  portal: PortalServices;
 }
 
 /** What the agent API's routers (`/api/v1`, `/mcp`) and the key administration share, built once. */
@@ -453,7 +474,8 @@ export function composeServices(
     ...composeRelayServices(deps, changes),
     ...composeModuleServices(deps, { brands, events, changes }),
   };
-  return { ...shared, agent: composeAgent(deps, shared) };
+  const agent = composeAgent(deps, shared);
+  return { ...shared, agent, portal: composePortalServices(deps, { ...shared, agent }) };
 }
 
 /**
@@ -505,7 +527,7 @@ export function composeAgentToolDeps(
 }
 
 /** The agent API's tools, key cache and signature checks, over the shared services. */
-function composeAgent(deps: AppDeps, services: Omit<AppServices, 'agent'>): AgentSurface {
+function composeAgent(deps: AppDeps, services: Omit<AppServices, 'agent' | 'portal'>): AgentSurface {
   const { config, db, clock, secrets } = deps;
   const keys = createKeyedCache<ActiveAgentKey>({ clock, ttlMs: config.PTS_RULE_CACHE_SECONDS * 1000 });
   services.changes.subscribe(() => keys.forget());
@@ -621,5 +643,78 @@ function composeModuleServices(
       changes,
       defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
     }),
+  };
+}
+
+/**
+ * The brand portal's services (docs/portal.md), each built once over the shared ones: the rewarding paths
+ * (members' awards, drops, streaks) go through the one event pipeline, every change tells the brand caches.
+ */
+function composePortalServices(
+  deps: AppDeps,
+  services: Pick<AppServices, 'changes' | 'events' | 'portalMailer' | 'agent'>,
+): PortalServices {
+  const { config, db, clock, logger, secrets } = deps;
+  const { changes, events } = services;
+  const allowInsecure = webhooksAllowInsecure(config);
+  return {
+    auth: createPortalAuthService({ db, clock }),
+    team: createPortalTeamService({ db, clock, mailer: services.portalMailer }),
+    operators: createPortalOperatorService({ db, clock }),
+    brands: createPortalBrandService({
+      db,
+      secrets,
+      clock,
+      changes,
+      defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
+      resolveTxt: deps.resolveTxt,
+      logger,
+    }),
+    analytics: createBrandAnalyticsService({ db, clock, chain: deps.chain, logger }),
+    members: createPortalMemberService({
+      db,
+      clock,
+      logger,
+      events,
+      wallet: {
+        db,
+        publicClient: deps.publicClient,
+        rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+        balanceOf: deps.chainReads?.balanceOf,
+      },
+    }),
+    perks: createPortalPerkService({
+      db,
+      clock,
+      perkChain: deps.perkChain,
+      logger,
+      changes,
+      defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
+      urlPolicy: constraintUrlPolicy(config),
+    }),
+    campaigns: createPortalCampaignService({ db, clock }),
+    drops: createPortalDropService({ db, clock, logger, events, secrets, changes }),
+    chatGroups: createPortalChatGroupService({ db, clock, secrets, changes }),
+    streaks: createPortalStreakService({ db, clock, logger, events }),
+    achievements: createPortalAchievementService({ db, clock }),
+    webhooks: createPortalWebhookService({
+      db,
+      secrets,
+      clock,
+      policy: { allowInsecure, allowLoopback: allowInsecure },
+      timeoutMs: config.PTS_WEBHOOK_TIMEOUT_MS,
+    }),
+    billing: createPortalBillingService({
+      db,
+      clock,
+      logger,
+      minter: deps.minter,
+      provider: deps.payments,
+      explorerUrl: config.PTS_EXPLORER_URL,
+      mintWaitMs: config.PTS_MINT_WAIT_MS,
+      chain: deps.chain,
+    }),
+    // A revocation through the portal is forgotten at once by this process's key cache.
+    agentKeys: portalAgentKeyService({ db, clock, secrets }, (keyId) => services.agent.keys.forget(keyId)),
   };
 }

@@ -4,6 +4,7 @@ import {
   type BrandAnalytics,
   type BrandAnalyticsQuery,
   brandAnalyticsWindowSchema,
+  type Clock,
 } from '@pts/shared';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -400,4 +401,19 @@ async function readTopPerks(db: Database, brandId: string, window: TimeWindow) {
     redeemers: r.redeemers,
     ptsSpent: r.spent,
   }));
+}
+
+/**
+ * A brand's analytics read model (docs/ledger.md, "Brand analytics") over a dashboard query, for the portal's
+ * dashboard and anyone answering the same question: one definition of every number.
+ */
+export interface BrandAnalyticsService {
+  /** The brand's analytics over the query's window (`analyticsWindowOf`: by default the 30 days ending now). */
+  dashboard(brandId: string, query: BrandAnalyticsQuery): Promise<BrandAnalytics>;
+}
+
+export function createBrandAnalyticsService(deps: BrandAnalyticsDeps & { clock: Clock }): BrandAnalyticsService {
+  return {
+    dashboard: (brandId, query) => readBrandAnalytics(deps, { brandId, ...analyticsWindowOf(query, deps.clock.now()) }),
+  };
 }

@@ -256,3 +256,38 @@ export async function completeReset(deps: PortalAuthDeps, token: string, passwor
 export async function findUserByEmail(deps: Pick<PortalAuthDeps, 'db'>, email: string) {
   return deps.db.selectFrom('portal_users').select(['id', 'email']).where('email', '=', email).executeTakeFirst();
 }
+
+/**
+ * The portal's accounts and sessions (docs/portal.md, "Sessions"), for its routers: sign-in, sessions,
+ * passwords, invite and reset links, and the brands a user belongs to.
+ */
+export interface PortalAuthService {
+  /** The user whose password this is, or undefined (an unknown e-mail costs the same hashing time). */
+  checkPassword(email: string, password: string): Promise<PortalUser | undefined>;
+  /** Opens a session; returns the token the cookie carries. */
+  openSession(userId: string): Promise<string>;
+  /** The session's user while the session is live. */
+  userOfSession(token: string): Promise<PortalUser | undefined>;
+  revokeSession(token: string): Promise<void>;
+  /** Sets the password, ending every session the user had. */
+  setPassword(userId: string, password: string): Promise<void>;
+  /** The brands the user belongs to, with the role in each, by brand name. */
+  membershipsOf(userId: string): Promise<PortalMembership[]>;
+  /** Accepts an invite (the link works once): sets the password and grants the membership or the operator flag. */
+  acceptInvite(token: string, password: string): Promise<PortalUser>;
+  /** Completes a password reset: sets the password and ends every session. */
+  completeReset(token: string, password: string): Promise<PortalUser>;
+}
+
+export function createPortalAuthService(deps: PortalAuthDeps): PortalAuthService {
+  return {
+    checkPassword: (email, password) => checkPassword(deps, email, password),
+    openSession: (userId) => openSession(deps, userId),
+    userOfSession: (token) => userOfSession(deps, token),
+    revokeSession: (token) => revokeSession(deps, token),
+    setPassword: (userId, password) => setPassword(deps, userId, password),
+    membershipsOf: (userId) => membershipsOf(deps, userId),
+    acceptInvite: (token, password) => acceptInvite(deps, token, password),
+    completeReset: (token, password) => completeReset(deps, token, password),
+  };
+}

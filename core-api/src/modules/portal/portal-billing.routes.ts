@@ -1,8 +1,6 @@
 import {
-  AppError,
   CHECKOUT_MAX_CENTS,
   CHECKOUT_MIN_CENTS,
-  type Clock,
   createCheckoutResponseSchema,
   paymentMintResponseSchema,
   portalBillingSchema,
@@ -10,31 +8,21 @@ import {
   portalCheckoutParamsSchema,
   portalCheckoutRequestSchema,
 } from '@pts/shared';
-import type { Logger } from 'pino';
-import type { ChainInfo } from '../../chain/chain-info.ts';
-import type { Minter } from '../../chain/minter.types.ts';
-import { readGasByBrand } from '../../chain/relayer-sender.ts';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { tokensForCents } from '../payments/payment-amounts.ts';
-import type { PaymentProvider } from '../payments/payment-provider.ts';
-import { findPayment } from '../payments/payments.repository.ts';
-import { createCheckout, fulfilPayment, listBrandPurchases, paymentDepsFrom } from '../payments/payments.service.ts';
-import { gasUsageView } from '../relayer/relayer-gas.routes.ts';
 import { actorOf, baseUrlOf } from './portal.routes.ts';
+import type { PortalAuthService } from './portal-auth.service.ts';
+import type { PortalBillingService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { requireRole } from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
 /** What the Billing page's routes use: the checkout of `/pts-api/create-checkout` and the relayer's gas ledger. */
 export interface PortalBillingDeps {
-  db: Database;
-  clock: Clock;
-  logger: Logger;
-  minter: Minter;
-  config: Config;
-  payments: PaymentProvider;
-  chain: ChainInfo;
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  billing: PortalBillingService;
+  /** `PTS_PUBLIC_URL`: the base of the Billing page the checkout returns to (the request's host when unset). */
+  publicUrl?: string | undefined;
 }
 
 const session: ['portalSession'] = ['portalSession'];
@@ -47,8 +35,8 @@ const notMember = failure('No such brand among yours');
  * API, the purchase history, and the relayer gas charged to the brand. Buying needs admin or owner.
  */
 export function portalBillingRoutes(deps: PortalBillingDeps): Route[] {
-  const signedIn = [requireSession(deps)];
-  const payment = paymentDepsFrom(deps);
+  const { team, billing } = deps;
+  const signedIn = [requireSession(deps.auth)];
   const billingUrl = (baseUrl: string, brandId: string) => `${baseUrl}/portal/brands/${brandId}/billing`;
 
   return [
@@ -62,14 +50,13 @@ export function portalBillingRoutes(deps: PortalBillingDeps): Route[] {
       request: { params: portalBrandParamsSchema },
       responses: { 200: { description: 'Billing', schema: portalBillingSchema }, 401: signedOut, 404: notMember },
       handle: async ({ params: { brandId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        const { purchases, totals } = await listBrandPurchases(deps, brandId);
-        const [gas] = await readGasByBrand(deps.db, deps.chain.chainId, brandId);
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        const { purchases, totals } = await billing.purchases(brandId);
         return {
           success: true,
           purchases,
           totals,
-          gas: gasUsageView(gas?.gasUsed ?? 0n, gas?.costWei ?? 0n, gas?.transactions ?? 0),
+          gas: await billing.gas(brandId),
           checkout: {
             minCents: CHECKOUT_MIN_CENTS,
             maxCents: CHECKOUT_MAX_CENTS,
@@ -97,23 +84,18 @@ export function portalBillingRoutes(deps: PortalBillingDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, req, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        const page = billingUrl(baseUrlOf(req, deps.config.PTS_PUBLIC_URL), brandId);
-        const created = await createCheckout(
-          payment,
-          {
-            brandId,
-            amount: body.amount,
-            currency: 'usd',
-            userEmail: user.email,
-            successUrl: `${page}?session_id={CHECKOUT_SESSION_ID}`,
-            cancelUrl: `${page}?checkout=canceled`,
-          },
-          { actor: actorOf(user) },
-        );
+        await team.requireRole(user.id, brandId, 'admin');
+        const page = billingUrl(baseUrlOf(req, deps.publicUrl), brandId);
+        const created = await billing.checkout(actorOf(user), {
+          brandId,
+          amount: body.amount,
+          userEmail: user.email,
+          successUrl: `${page}?session_id={CHECKOUT_SESSION_ID}`,
+          cancelUrl: `${page}?checkout=canceled`,
+        });
         return {
           success: true,
-          checkoutUrl: new URL(created.checkoutUrl, baseUrlOf(req, deps.config.PTS_PUBLIC_URL)).toString(),
+          checkoutUrl: new URL(created.checkoutUrl, baseUrlOf(req, deps.publicUrl)).toString(),
           sessionId: created.sessionId,
         };
       },
@@ -136,12 +118,8 @@ export function portalBillingRoutes(deps: PortalBillingDeps): Route[] {
         503: failure('Payment provider unreachable; retry'),
       },
       handle: async ({ params: { brandId, sessionId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'admin');
-        const purchase = await findPayment(deps.db, sessionId);
-        if (purchase?.brand_id !== brandId) {
-          throw new AppError('NOT_FOUND', `No purchase ${sessionId} of this brand`, { field: 'sessionId' });
-        }
-        return fulfilPayment(payment, sessionId);
+        await team.requireRole(portalUserOf(res).id, brandId, 'admin');
+        return billing.confirm(brandId, sessionId);
       },
     }),
   ];

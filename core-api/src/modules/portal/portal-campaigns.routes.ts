@@ -12,14 +12,18 @@ import {
   updateDropRequestSchema,
 } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { type CampaignDeps, createCampaign, listCampaigns, updateCampaign } from '../community/campaigns.service.ts';
-import { createDrop, type DropDeps, endDrop, listDrops, updateDrop } from '../drops/drops.service.ts';
 import { actorOf } from './portal.routes.ts';
-import type { PortalAuthDeps } from './portal-auth.service.ts';
+import type { PortalAuthService } from './portal-auth.service.ts';
+import type { PortalCampaignService, PortalDropService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { requireRole } from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
-export type PortalCampaignRoutesDeps = PortalAuthDeps & Omit<CampaignDeps, 'actor'> & Omit<DropDeps, 'actor'>;
+export interface PortalCampaignRoutesDeps {
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  campaigns: PortalCampaignService;
+  drops: PortalDropService;
+}
 
 const session: ['portalSession'] = ['portalSession'];
 const signedOut = failure('Not signed in (no session, or it ended)');
@@ -34,7 +38,8 @@ const notMember = failure('No such brand among yours');
  * `drop_claim` rule a first drop creates reaches every replica's rule cache through the change notifier.
  */
 export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
-  const signedIn = [requireSession(deps)];
+  const { team, campaigns, drops } = deps;
+  const signedIn = [requireSession(deps.auth)];
   return [
     defineRoute({
       method: 'get',
@@ -46,8 +51,8 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       request: { params: portalBrandParamsSchema },
       responses: { 200: { description: 'Campaigns', schema: campaignsResponseSchema }, 401: signedOut, 404: notMember },
       handle: async ({ params: { brandId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, campaigns: await listCampaigns(deps, brandId) };
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, campaigns: await campaigns.list(brandId) };
       },
     }),
     defineRoute({
@@ -68,8 +73,8 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        const campaign = await createCampaign({ ...deps, actor: actorOf(user) }, brandId, body);
+        await team.requireRole(user.id, brandId, 'admin');
+        const campaign = await campaigns.create(actorOf(user), brandId, body);
         res.status(201);
         return { success: true, campaign };
       },
@@ -92,8 +97,8 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId, campaignId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        const campaign = await updateCampaign({ ...deps, actor: actorOf(user) }, brandId, campaignId, body);
+        await team.requireRole(user.id, brandId, 'admin');
+        const campaign = await campaigns.update(actorOf(user), brandId, campaignId, body);
         return { success: true, campaign };
       },
     }),
@@ -107,8 +112,8 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       request: { params: portalBrandParamsSchema },
       responses: { 200: { description: 'Drops', schema: dropsResponseSchema }, 401: signedOut, 404: notMember },
       handle: async ({ params: { brandId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, drops: await listDrops(deps.db, brandId) };
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, drops: await drops.list(brandId) };
       },
     }),
     defineRoute({
@@ -130,8 +135,8 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        const drop = await createDrop({ ...deps, actor: actorOf(user) }, { ...body, brandId });
+        await team.requireRole(user.id, brandId, 'admin');
+        const drop = await drops.create(actorOf(user), { ...body, brandId });
         res.status(201);
         return { success: true, drop };
       },
@@ -156,8 +161,8 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId, dropId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        return { success: true, drop: await updateDrop({ ...deps, actor: actorOf(user) }, brandId, dropId, body) };
+        await team.requireRole(user.id, brandId, 'admin');
+        return { success: true, drop: await drops.update(actorOf(user), brandId, dropId, body) };
       },
     }),
     defineRoute({
@@ -177,8 +182,8 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId, dropId }, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        return { success: true, drop: await endDrop({ ...deps, actor: actorOf(user) }, brandId, dropId) };
+        await team.requireRole(user.id, brandId, 'admin');
+        return { success: true, drop: await drops.end(actorOf(user), brandId, dropId) };
       },
     }),
   ];

@@ -1,22 +1,16 @@
-import {
-  AppError,
-  chatGroupResponseSchema,
-  portalChatGroupParamsSchema,
-  updateChatGroupRequestSchema,
-} from '@pts/shared';
+import { chatGroupResponseSchema, portalChatGroupParamsSchema, updateChatGroupRequestSchema } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import {
-  type ChatGroupDeps,
-  chatGroupBrand,
-  deactivateChatGroup,
-  updateChatGroup,
-} from '../community/chat-groups.service.ts';
 import { actorOf } from './portal.routes.ts';
-import type { PortalAuthDeps } from './portal-auth.service.ts';
+import type { PortalAuthService } from './portal-auth.service.ts';
+import type { PortalChatGroupService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { requireRole } from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
-export type PortalChatGroupRoutesDeps = PortalAuthDeps & Omit<ChatGroupDeps, 'actor'>;
+export interface PortalChatGroupRoutesDeps {
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  chatGroups: PortalChatGroupService;
+}
 
 const session: ['portalSession'] = ['portalSession'];
 const notFound = failure('No such brand among yours, or no such chat group linked to it');
@@ -29,18 +23,12 @@ const notFound = failure('No such brand among yours, or no such chat group linke
  * service, audited with the portal user. A group linked to another brand answers 404, like an unknown one.
  */
 export function portalChatGroupRoutes(deps: PortalChatGroupRoutesDeps): Route[] {
-  const signedIn = [requireSession(deps)];
-  /** The admin (or owner) changing one of the brand's own groups. */
-  const adminOfGroup = async (res: Parameters<typeof portalUserOf>[0], brandId: string, chatGroupId: string) => {
+  const signedIn = [requireSession(deps.auth)];
+  /** The admin (or owner) changing one of the brand's groups: the audit log's actor. */
+  const adminOf = async (res: Parameters<typeof portalUserOf>[0], brandId: string) => {
     const user = portalUserOf(res);
-    await requireRole(deps.db, user.id, brandId, 'admin');
-    if ((await chatGroupBrand(deps.db, chatGroupId)) !== brandId.toLowerCase()) {
-      throw new AppError('NOT_FOUND', `No chat group ${chatGroupId} is linked to this brand`, {
-        field: 'chatGroupId',
-        value: chatGroupId,
-      });
-    }
-    return { ...deps, actor: actorOf(user) };
+    await deps.team.requireRole(user.id, brandId, 'admin');
+    return actorOf(user);
   };
   const responses = {
     200: { description: 'The group', schema: chatGroupResponseSchema },
@@ -61,8 +49,8 @@ export function portalChatGroupRoutes(deps: PortalChatGroupRoutesDeps): Route[] 
       request: { params: portalChatGroupParamsSchema, body: updateChatGroupRequestSchema },
       responses: { ...responses, 400: failure('Validation failed') },
       handle: async ({ params: { brandId, chatGroupId }, body, res }) => {
-        const groupDeps = await adminOfGroup(res, brandId, chatGroupId);
-        return { success: true, ...(await updateChatGroup(groupDeps, chatGroupId, body)) };
+        const actor = await adminOf(res, brandId);
+        return { success: true, ...(await deps.chatGroups.update(actor, brandId, chatGroupId, body)) };
       },
     }),
     defineRoute({
@@ -75,8 +63,8 @@ export function portalChatGroupRoutes(deps: PortalChatGroupRoutesDeps): Route[] 
       request: { params: portalChatGroupParamsSchema },
       responses,
       handle: async ({ params: { brandId, chatGroupId }, res }) => {
-        const groupDeps = await adminOfGroup(res, brandId, chatGroupId);
-        return { success: true, chatGroup: await deactivateChatGroup(groupDeps, chatGroupId) };
+        const actor = await adminOf(res, brandId);
+        return { success: true, chatGroup: await deps.chatGroups.deactivate(actor, brandId, chatGroupId) };
       },
     }),
   ];

@@ -1,11 +1,15 @@
 import { brandAnalyticsQuerySchema, brandAnalyticsSchema, portalBrandParamsSchema } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { analyticsWindowOf, type BrandAnalyticsDeps, readBrandAnalytics } from '../analytics/brand-analytics.ts';
-import type { PortalAuthDeps } from './portal-auth.service.ts';
+import type { BrandAnalyticsService } from '../analytics/brand-analytics.ts';
+import type { PortalAuthService } from './portal-auth.service.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { requireRole } from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
-export type PortalDashboardDeps = PortalAuthDeps & BrandAnalyticsDeps;
+export interface PortalDashboardDeps {
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  analytics: BrandAnalyticsService;
+}
 
 /**
  * `GET /portal/api/brands/:brandId/dashboard`: the brand's analytics read model (docs/portal.md, "Dashboard"),
@@ -22,7 +26,7 @@ export function portalDashboardRoutes(deps: PortalDashboardDeps): Route[] {
         'the agent API\'s `get_brand_dashboard` (one read model, docs/ledger.md "Brand analytics").',
       tags: ['portal'],
       security: ['portalSession'],
-      before: [requireSession(deps)],
+      before: [requireSession(deps.auth)],
       request: { params: portalBrandParamsSchema, query: brandAnalyticsQuerySchema },
       responses: {
         200: { description: 'Dashboard', schema: brandAnalyticsSchema },
@@ -31,9 +35,9 @@ export function portalDashboardRoutes(deps: PortalDashboardDeps): Route[] {
         404: failure('No such brand among yours'),
       },
       handle: async ({ params: { brandId }, query, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        await deps.team.requireRole(portalUserOf(res).id, brandId, 'viewer');
         res.setHeader('Cache-Control', 'no-store');
-        return readBrandAnalytics(deps, { brandId, ...analyticsWindowOf(query, deps.clock.now()) });
+        return deps.analytics.dashboard(brandId, query);
       },
     }),
   ];

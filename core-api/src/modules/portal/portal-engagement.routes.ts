@@ -6,14 +6,18 @@ import {
   updateStreakSettingsRequestSchema,
 } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { brandAchievementDefinitions, setDefinitions } from '../achievements/achievements.service.ts';
-import { loadStreakSettings, type StreakDeps, updateStreakSettings } from '../streaks/streaks.service.ts';
 import { actorOf } from './portal.routes.ts';
-import type { PortalAuthDeps } from './portal-auth.service.ts';
+import type { PortalAuthService } from './portal-auth.service.ts';
+import type { PortalAchievementService, PortalStreakService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { requireRole } from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
-export type PortalEngagementRoutesDeps = PortalAuthDeps & StreakDeps;
+export interface PortalEngagementRoutesDeps {
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  streaks: PortalStreakService;
+  achievements: PortalAchievementService;
+}
 
 const session: ['portalSession'] = ['portalSession'];
 const signedOut = failure('Not signed in (no session, or it ended)');
@@ -30,7 +34,8 @@ const DEFINITIONS_BODY_LIMIT_BYTES = 160 * 1024;
  * holds at once on every replica.
  */
 export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[] {
-  const signedIn = [requireSession(deps)];
+  const { team, streaks, achievements } = deps;
+  const signedIn = [requireSession(deps.auth)];
   return [
     defineRoute({
       method: 'get',
@@ -46,8 +51,8 @@ export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[
         404: notFound,
       },
       handle: async ({ params: { brandId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        const { settings, custom } = await loadStreakSettings(deps, brandId);
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        const { settings, custom } = await streaks.settings(brandId);
         return { success: true, brandId, settings, custom };
       },
     }),
@@ -69,8 +74,8 @@ export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[
       },
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        const settings = await updateStreakSettings({ ...deps, actor: actorOf(user) }, brandId, body);
+        await team.requireRole(user.id, brandId, 'admin');
+        const settings = await streaks.update(actorOf(user), brandId, body);
         return { success: true, brandId, settings, custom: true };
       },
     }),
@@ -88,8 +93,8 @@ export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[
         404: notFound,
       },
       handle: async ({ params: { brandId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, brandId, ...(await brandAchievementDefinitions(deps.db, brandId)) };
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, brandId, ...(await achievements.definitions(brandId)) };
       },
     }),
     defineRoute({
@@ -115,9 +120,9 @@ export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[
       },
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        const audit = { actor: actorOf(user), at: deps.clock.now() };
-        return { success: true, brandId, ...(await setDefinitions(deps.db, brandId, body.definitions, audit)) };
+        await team.requireRole(user.id, brandId, 'admin');
+        const definitions = await achievements.setDefinitions(actorOf(user), brandId, body.definitions);
+        return { success: true, brandId, ...definitions };
       },
     }),
   ];

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeStripeServer, fakeStripeEnv, startFakeStripe } from '../../../test/fakes/stripe-server.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { type PortalBrowser, portalMember } from '../../../test/portal-browser.ts';
-import { portalAgentKeyService } from '../../agent/keys/agent-keys.service.ts';
 import { setupChatGroup } from '../community/chat-groups.service.ts';
 import { portalBillingRoutes } from './portal-billing.routes.ts';
 import { portalIntegrationRoutes } from './portal-integrations.routes.ts';
@@ -444,12 +443,8 @@ describe('CSRF and brand isolation on every route', () => {
 
     // The attempts cover every route of both tables.
     const tables = [
-      ...portalIntegrationRoutes({
-        ...platform.deps,
-        changes: platform.changes,
-        agentKeys: portalAgentKeyService(platform.deps),
-      }),
-      ...portalBillingRoutes(platform.deps),
+      ...portalIntegrationRoutes(platform.services.portal),
+      ...portalBillingRoutes(platform.services.portal),
     ];
     const covered = new Set(
       attempts.map(

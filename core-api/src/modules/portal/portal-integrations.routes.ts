@@ -1,7 +1,4 @@
 import {
-  type AgentKey,
-  AppError,
-  type Clock,
   portalAgentKeyParamsSchema,
   portalAgentKeysSchema,
   portalBrandParamsSchema,
@@ -19,61 +16,32 @@ import {
   webhookTestResultSchema,
 } from '@pts/shared';
 import type { Response } from 'express';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
 import { z } from 'zod';
-import { type Config, webhooksAllowInsecure } from '../../config.ts';
-import type { DB } from '../../db/schema.ts';
-import { hostMatchesDomain } from '../../http/cors.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import type { HostResolver } from '../../http/ssrf-guard.ts';
-import type { SecretBox } from '../../security/secret-box.ts';
-import type { ChangeNotifier } from '../brands/brand-changes.ts';
-import { getBrandKeyStatus, rotateBrandKeys } from '../brands/brand-keys.service.ts';
-import { getBrand, removeBrandDomain, updateBrand } from '../brands/brands.service.ts';
-import { listBrandChatGroups } from '../community/chat-groups.service.ts';
-import { ptsTxtRecordValue, type TxtResolver, txtHostFor, verifyDns } from '../dns/dns.service.ts';
+import { ptsTxtRecordValue, txtHostFor } from '../dns/dns.service.ts';
 import { sdkScriptUrl, sdkSnippet } from '../sdk/sdk-snippet.ts';
-import { findWebhookEndpoint, toWebhookEndpoint } from '../webhooks/webhooks.repository.ts';
-import {
-  deleteWebhookEndpoint,
-  listWebhookDeliveries,
-  replayWebhookDelivery,
-  sendTestWebhook,
-  setWebhookEndpoint,
-  type WebhookServiceDeps,
-} from '../webhooks/webhooks.service.ts';
 import { actorOf, baseUrlOf } from './portal.routes.ts';
-import type { PortalUser } from './portal-auth.service.ts';
+import type { PortalAuthService } from './portal-auth.service.ts';
+import type {
+  PortalAgentKeyService,
+  PortalBrandService,
+  PortalChatGroupService,
+  PortalWebhookService,
+} from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { requireRole } from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
 /** What the Integrations page's routes use: the same services as the admin API, the CLI and the agent. */
 export interface PortalIntegrationDeps {
-  db: Kysely<DB>;
-  clock: Clock;
-  secrets: SecretBox;
-  logger: Logger;
-  config: Config;
-  changes?: ChangeNotifier | undefined;
-  resolveTxt: TxtResolver;
-  /** Replaces DNS for webhook URL checks in tests. */
-  resolve?: HostResolver | undefined;
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  brands: PortalBrandService;
+  chatGroups: PortalChatGroupService;
+  webhooks: PortalWebhookService;
   /** The agent API's key service (agent/keys), handed in by the composition root. */
   agentKeys: PortalAgentKeyService;
-}
-
-/**
- * What the portal does with agent keys: agent/keys/agent-keys.service.ts's functions, bound by app.ts (a module
- * does not import the agent layer). `actor` names the portal user in the audit log; `brandId` scopes a revoke.
- */
-export interface PortalAgentKeyService {
-  create(
-    actor: string,
-    input: { name: string; brandIds: string[]; canManageProgram: boolean },
-  ): Promise<{ keyId: string; secret: string }>;
-  list(brandId: string): Promise<AgentKey[]>;
-  revoke(actor: string, keyId: string, brandId: string): Promise<{ revoked: boolean }>;
+  /** `PTS_PUBLIC_URL`: the base of the SDK snippet and the WordPress settings (the request's host when unset). */
+  publicUrl?: string | undefined;
 }
 
 /** Deliveries the page lists. */
@@ -97,28 +65,12 @@ function noStore(res: Response): void {
  * calls the service the admin API, the CLI and the agent call, with the portal user as the audit log's actor.
  */
 export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
-  const signedIn = [requireSession(deps)];
-  const allowInsecure = webhooksAllowInsecure(deps.config);
-  const webhookDeps = (user: PortalUser): WebhookServiceDeps => ({
-    db: deps.db,
-    secrets: deps.secrets,
-    clock: deps.clock,
-    policy: { allowInsecure, allowLoopback: allowInsecure },
-    timeoutMs: deps.config.PTS_WEBHOOK_TIMEOUT_MS,
-    resolve: deps.resolve,
-    actor: actorOf(user),
-  });
-  const brandDeps = (user: PortalUser) => ({
-    db: deps.db,
-    secrets: deps.secrets,
-    clock: deps.clock,
-    changes: deps.changes,
-    actor: actorOf(user),
-  });
+  const { brands, webhooks } = deps;
+  const signedIn = [requireSession(deps.auth)];
   /** The signed-in user, when their role in the brand is at least `role`. */
   const member = async (res: Response, brandId: string, role: 'viewer' | 'admin' | 'owner') => {
     const user = portalUserOf(res);
-    await requireRole(deps.db, user.id, brandId, role);
+    await deps.team.requireRole(user.id, brandId, role);
     return user;
   };
 
@@ -138,11 +90,11 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId }, req, res }) => {
         await member(res, brandId, 'viewer');
-        const brand = await getBrand(deps, brandId);
-        const baseUrl = baseUrlOf(req, deps.config.PTS_PUBLIC_URL);
+        const brand = await brands.get(brandId);
+        const baseUrl = baseUrlOf(req, deps.publicUrl);
         return {
           success: true,
-          keys: await getBrandKeyStatus(deps, brandId),
+          keys: await brands.keyStatus(brandId),
           domains: {
             websiteDomain: brand.domain,
             verifiedDomains: brand.verifiedDomains,
@@ -156,7 +108,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
             securityKeyHint: 'The security key shown once when the brand was created or its key last rotated',
           },
           xHandle: brand.xHandle,
-          chatGroups: await listBrandChatGroups(deps.db, brand.brandId),
+          chatGroups: await deps.chatGroups.list(brand.brandId),
         };
       },
     }),
@@ -181,7 +133,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       handle: async ({ params: { brandId }, body, res }) => {
         const user = await member(res, brandId, 'owner');
         noStore(res);
-        return { success: true, keys: await rotateBrandKeys(brandDeps(user), brandId, body) };
+        return { success: true, keys: await brands.rotateKeys(actorOf(user), brandId, body) };
       },
     }),
     defineRoute({
@@ -213,26 +165,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId, domain }, res }) => {
         const user = await member(res, brandId, 'admin');
-        const brand = await getBrand(deps, brandId);
-        if (!hostMatchesDomain(domain, brand.domain)) {
-          throw new AppError(
-            'NOT_FOUND',
-            `${domain} is not ${brand.domain} or one of its subdomains; change the website domain first`,
-            { field: 'domain', value: domain },
-          );
-        }
-        // `changes` tells every replica's brand caches, as the public verify route does.
-        return verifyDns(
-          {
-            db: deps.db,
-            resolveTxt: deps.resolveTxt,
-            clock: deps.clock,
-            logger: deps.logger,
-            actor: actorOf(user),
-            ...(deps.changes ? { changes: deps.changes } : {}),
-          },
-          { domain },
-        );
+        return brands.verifyDomain(actorOf(user), brandId, domain);
       },
     }),
     defineRoute({
@@ -252,7 +185,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId, domain }, res }) => {
         const user = await member(res, brandId, 'admin');
-        const brand = await removeBrandDomain(brandDeps(user), brandId, domain);
+        const brand = await brands.removeDomain(actorOf(user), brandId, domain);
         return { success: true, verifiedDomains: brand.verifiedDomains };
       },
     }),
@@ -271,11 +204,10 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId }, res }) => {
         await member(res, brandId, 'viewer');
-        const endpoint = await findWebhookEndpoint(deps.db, brandId);
         return {
           success: true,
-          webhook: endpoint ? toWebhookEndpoint(endpoint) : null,
-          deliveries: await listWebhookDeliveries(deps, brandId, { limit: DELIVERIES_SHOWN }),
+          webhook: await webhooks.endpoint(brandId),
+          deliveries: await webhooks.deliveries(brandId, DELIVERIES_SHOWN),
         };
       },
     }),
@@ -300,7 +232,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       handle: async ({ params: { brandId }, body, res }) => {
         const user = await member(res, brandId, 'admin');
         noStore(res);
-        return { success: true, webhook: await setWebhookEndpoint(webhookDeps(user), brandId, body) };
+        return { success: true, webhook: await webhooks.set(actorOf(user), brandId, body) };
       },
     }),
     defineRoute({
@@ -319,7 +251,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId }, res }) => {
         const user = await member(res, brandId, 'admin');
-        await deleteWebhookEndpoint(webhookDeps(user), brandId);
+        await webhooks.remove(actorOf(user), brandId);
         return { success: true };
       },
     }),
@@ -339,7 +271,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId }, res }) => {
         const user = await member(res, brandId, 'admin');
-        return { success: true, result: await sendTestWebhook(webhookDeps(user), brandId) };
+        return { success: true, result: await webhooks.test(actorOf(user), brandId) };
       },
     }),
     defineRoute({
@@ -362,7 +294,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
         const user = await member(res, brandId, 'admin');
         return {
           success: true,
-          delivery: await replayWebhookDelivery(webhookDeps(user), deliveryId, { brandId }),
+          delivery: await webhooks.replay(actorOf(user), brandId, deliveryId),
         };
       },
     }),
@@ -383,7 +315,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, res }) => {
         const user = await member(res, brandId, 'admin');
-        const brand = await updateBrand(brandDeps(user), brandId, { xHandle: body.xHandle });
+        const brand = await brands.update(actorOf(user), brandId, { xHandle: body.xHandle });
         return { success: true, xHandle: brand.xHandle };
       },
     }),

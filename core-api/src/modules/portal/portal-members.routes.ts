@@ -8,19 +8,17 @@ import {
   portalBrandParamsSchema,
 } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import type { EventDeps } from '../events/events.service.ts';
-import {
-  awardMember,
-  type BrandMembersDeps,
-  readMemberProfile,
-  searchMembers,
-} from '../members/brand-members.service.ts';
 import { actorOf } from './portal.routes.ts';
-import type { PortalAuthDeps } from './portal-auth.service.ts';
+import type { PortalAuthService } from './portal-auth.service.ts';
+import type { PortalMemberService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { requireRole } from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
-export type PortalMemberRoutesDeps = PortalAuthDeps & BrandMembersDeps & { events: EventDeps };
+export interface PortalMemberRoutesDeps {
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  members: PortalMemberService;
+}
 
 const session: ['portalSession'] = ['portalSession'];
 const signedOut = failure('Not signed in (no session, or it ended)');
@@ -32,7 +30,8 @@ const notFound = failure('No such brand among yours, or the brand has never seen
  * actor. A member the brand has never seen answers 404, whichever other brand knows them.
  */
 export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
-  const signedIn = [requireSession(deps)];
+  const { team, members } = deps;
+  const signedIn = [requireSession(deps.auth)];
   return [
     defineRoute({
       method: 'get',
@@ -51,8 +50,8 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         404: notFound,
       },
       handle: async ({ params: { brandId }, query: { q }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, members: await searchMembers(deps, brandId, q) };
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, members: await members.search(brandId, q) };
       },
     }),
     defineRoute({
@@ -65,9 +64,9 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
       request: { params: memberParamsSchema },
       responses: { 200: { description: 'Member', schema: memberProfileSchema }, 401: signedOut, 404: notFound },
       handle: async ({ params: { brandId, userKey }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
         res.setHeader('Cache-Control', 'no-store');
-        return readMemberProfile(deps, brandId, userKey);
+        return members.profile(brandId, userKey);
       },
     }),
     defineRoute({
@@ -89,8 +88,8 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId, userKey }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        return awardMember(deps, { brandId, userKey, ...body, actor: actorOf(user) });
+        await team.requireRole(user.id, brandId, 'admin');
+        return members.award({ brandId, userKey, ...body, actor: actorOf(user) });
       },
     }),
   ];

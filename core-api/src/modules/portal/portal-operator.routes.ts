@@ -13,14 +13,20 @@ import {
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { type BrandServiceDeps, createBrand } from '../brands/brands.service.ts';
 import { baseUrlOf } from './portal.routes.ts';
-import { listOperatorBrands, operatorActorOf, requireOperator } from './portal-operator.service.ts';
+import type { PortalAuthService } from './portal-auth.service.ts';
+import { operatorActorOf, type PortalOperatorService, requireOperator } from './portal-operator.service.ts';
+import type { PortalBrandService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { inviteMember, inviteOperator, type PortalTeamDeps, removeOperator } from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
-export type PortalOperatorRoutesDeps = PortalTeamDeps &
-  Omit<BrandServiceDeps, 'actor'> & { publicUrl?: string | undefined };
+export interface PortalOperatorRoutesDeps {
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  operators: PortalOperatorService;
+  brands: PortalBrandService;
+  publicUrl?: string | undefined;
+}
 
 const session: ['portalSession'] = ['portalSession'];
 const signedOut = failure('Not signed in (no session, or it ended)');
@@ -33,7 +39,7 @@ const notOperator = failure('Missing CSRF token, or you are not a platform opera
  * `operator:<email>`. Operators open any brand's pages read-only (portal-team.service.ts `roleIn`).
  */
 export function portalOperatorRoutes(deps: PortalOperatorRoutesDeps): Route[] {
-  const signedIn = [requireSession(deps)];
+  const signedIn = [requireSession(deps.auth)];
   const operator = (res: Parameters<typeof portalUserOf>[0]) => {
     const user = portalUserOf(res);
     requireOperator(user);
@@ -54,7 +60,7 @@ export function portalOperatorRoutes(deps: PortalOperatorRoutesDeps): Route[] {
       },
       handle: async ({ res }) => {
         operator(res);
-        return { success: true, brands: await listOperatorBrands(deps) };
+        return { success: true, brands: await deps.operators.listBrands() };
       },
     }),
     defineRoute({
@@ -75,7 +81,7 @@ export function portalOperatorRoutes(deps: PortalOperatorRoutesDeps): Route[] {
       },
       handle: async ({ body, res }) => {
         const user = operator(res);
-        const brand = await createBrand({ ...deps, actor: operatorActorOf(user) }, body, { withDefaultRules: true });
+        const brand = await deps.brands.create(operatorActorOf(user), body);
         res.setHeader('Cache-Control', 'no-store');
         res.status(201);
         return { success: true, brand };
@@ -101,7 +107,7 @@ export function portalOperatorRoutes(deps: PortalOperatorRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, req, res }) => {
         const user = operator(res);
-        const invite = await inviteMember(deps, {
+        const invite = await deps.team.inviteMember({
           brandId,
           email: body.email,
           role: body.role,
@@ -111,16 +117,18 @@ export function portalOperatorRoutes(deps: PortalOperatorRoutesDeps): Route[] {
         res.setHeader('Cache-Control', 'no-store');
         res.status(201);
         const { inviteUrl, ...sent } = invite;
-        return deps.mailer.kind === 'log' ? invite : sent;
+        return deps.team.mailKind === 'log' ? invite : sent;
       },
     }),
   ];
 }
 
 /** `POST /admin/portal/operator-invites`: the admin token makes a person an operator (`pts portal invite --operator`). */
-export function portalOperatorAdminRoutes(
-  deps: PortalTeamDeps & { adminToken: string; publicUrl?: string | undefined },
-): Route[] {
+export function portalOperatorAdminRoutes(deps: {
+  team: PortalTeamService;
+  adminToken: string;
+  publicUrl?: string | undefined;
+}): Route[] {
   return [
     defineRoute({
       method: 'post',
@@ -138,7 +146,7 @@ export function portalOperatorAdminRoutes(
         401: failure('Missing or wrong admin token'),
       },
       handle: async ({ body, req, res }) => {
-        const invite = await inviteOperator(deps, {
+        const invite = await deps.team.inviteOperator({
           email: body.email,
           invitedBy: 'admin',
           baseUrl: baseUrlOf(req, deps.publicUrl),
@@ -163,7 +171,7 @@ export function portalOperatorAdminRoutes(
         401: failure('Missing or wrong admin token'),
         404: failure('Not an operator, and no pending operator invite'),
       },
-      handle: ({ body }) => removeOperator(deps, { email: body.email, removedBy: 'admin' }),
+      handle: ({ body }) => deps.team.removeOperator({ email: body.email, removedBy: 'admin' }),
     }),
   ];
 }

@@ -37,3 +37,13 @@ export async function listOperatorBrands(deps: Pick<PortalTeamDeps, 'db' | 'cloc
     };
   });
 }
+
+/** The operators' page's reads (docs/portal.md, "Operators"). */
+export interface PortalOperatorService {
+  /** Every brand, oldest first, with its loyalty members and portal team. */
+  listBrands(): Promise<OperatorBrand[]>;
+}
+
+export function createPortalOperatorService(deps: Pick<PortalTeamDeps, 'db' | 'clock'>): PortalOperatorService {
+  return { listBrands: () => listOperatorBrands(deps) };
+}

@@ -12,32 +12,19 @@ import {
 } from '@pts/shared';
 import { z } from 'zod';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import {
-  addConstraint,
-  type ConstraintServiceDeps,
-  listConstraints,
-  removeConstraint,
-} from '../perks/constraints/constraints.service.ts';
-import { listBrandRedemptions } from '../perks/perks.repository.ts';
-import {
-  createPerk,
-  getPerk,
-  listPerks,
-  type PerkServiceDeps,
-  perkNotFound,
-  updatePerk,
-} from '../perks/perks.service.ts';
 import { actorOf as portalActorOf } from './portal.routes.ts';
-import type { PortalAuthDeps } from './portal-auth.service.ts';
+import type { PortalAuthService } from './portal-auth.service.ts';
+import type { PortalPerkService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
-import { requireRole } from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
-export type PortalPerkRoutesDeps = PortalAuthDeps &
-  PerkServiceDeps &
-  ConstraintServiceDeps & {
-    /** The PerkNFT contract collections live in (shown on a perk's page); absent when not configured. */
-    perkNftAddress: string | undefined;
-  };
+export interface PortalPerkRoutesDeps {
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  perks: PortalPerkService;
+  /** The PerkNFT contract collections live in (shown on a perk's page); absent when not configured. */
+  perkNftAddress: string | undefined;
+}
 
 const session: ['portalSession'] = ['portalSession'];
 const signedOut = failure('Not signed in (no session, or it ended)');
@@ -50,14 +37,8 @@ const notFound = failure('No such brand among yours, or no such perk in it');
  * and the agent API use. A perk of another brand answers 404, as an unknown one.
  */
 export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
-  const signedIn = [requireSession(deps)];
-  /** The perk, when it is the brand's; 404 otherwise (another brand's perk is not confirmed to exist). */
-  const brandPerk = async (brandId: string, perkId: string) => {
-    const perk = await getPerk(deps, BigInt(perkId));
-    if (perk.brandId !== brandId) throw perkNotFound(perkId);
-    return perk;
-  };
-  const as = (actor: string) => ({ ...deps, actor });
+  const { team, perks } = deps;
+  const signedIn = [requireSession(deps.auth)];
 
   return [
     defineRoute({
@@ -70,8 +51,8 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       request: { params: portalBrandParamsSchema },
       responses: { 200: { description: 'Perks', schema: perksResponseSchema }, 401: signedOut, 404: notFound },
       handle: async ({ params: { brandId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, perks: await listPerks(deps, brandId) };
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, perks: await perks.list(brandId) };
       },
     }),
     defineRoute({
@@ -95,8 +76,8 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        const perk = await createPerk(as(portalActorOf(user)), { ...body, brandId });
+        await team.requireRole(user.id, brandId, 'admin');
+        const perk = await perks.create(portalActorOf(user), { ...body, brandId });
         res.status(201);
         return { success: true, perk };
       },
@@ -111,12 +92,8 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       request: { params: portalPerkParamsSchema },
       responses: { 200: { description: 'Perk', schema: portalPerkDetailSchema }, 401: signedOut, 404: notFound },
       handle: async ({ params: { brandId, perkId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        const perk = await brandPerk(brandId, perkId);
-        const [constraints, redemptions] = await Promise.all([
-          listConstraints(deps, BigInt(perkId)),
-          listBrandRedemptions(deps.db, brandId, { perkId: BigInt(perkId) }),
-        ]);
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        const { perk, constraints, redemptions } = await perks.detail(brandId, perkId);
         return {
           success: true,
           perk,
@@ -145,9 +122,8 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId, perkId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        await brandPerk(brandId, perkId);
-        return { success: true, perk: await updatePerk(as(portalActorOf(user)), BigInt(perkId), body) };
+        await team.requireRole(user.id, brandId, 'admin');
+        return { success: true, perk: await perks.update(portalActorOf(user), brandId, perkId, body) };
       },
     }),
     defineRoute({
@@ -167,9 +143,8 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId, perkId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        await brandPerk(brandId, perkId);
-        const constraint = await addConstraint(as(portalActorOf(user)), BigInt(perkId), body);
+        await team.requireRole(user.id, brandId, 'admin');
+        const constraint = await perks.addConstraint(portalActorOf(user), brandId, perkId, body);
         res.status(201);
         return { success: true, constraint };
       },
@@ -190,9 +165,8 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId, perkId, constraintId }, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        await brandPerk(brandId, perkId);
-        await removeConstraint(as(portalActorOf(user)), BigInt(perkId), constraintId);
+        await team.requireRole(user.id, brandId, 'admin');
+        await perks.removeConstraint(portalActorOf(user), brandId, perkId, constraintId);
         return { success: true };
       },
     }),

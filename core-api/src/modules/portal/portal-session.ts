@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '@pts/shared';
 import type { Request, RequestHandler, Response } from 'express';
-import { type PortalAuthDeps, type PortalUser, userOfSession } from './portal-auth.service.ts';
+import type { PortalAuthService, PortalUser } from './portal-auth.service.ts';
 
 export const SESSION_COOKIE = 'pts_portal_session';
 export const CSRF_COOKIE = 'pts_portal_csrf';
@@ -60,11 +60,11 @@ export const requireCsrf: RequestHandler = (req, _res, next) => {
 };
 
 /** Loads the session's user into `res.locals.portalUser`, or answers 401. */
-export function requireSession(deps: PortalAuthDeps): RequestHandler {
+export function requireSession(auth: Pick<PortalAuthService, 'userOfSession'>): RequestHandler {
   return async (req, res, next) => {
     try {
       const token = readCookie(req, SESSION_COOKIE);
-      const user = token ? await userOfSession(deps, token) : undefined;
+      const user = token ? await auth.userOfSession(token) : undefined;
       if (!user)
         throw new AppError('UNAUTHORIZED', 'Sign in to the portal first (the session is missing or has ended)');
       res.locals.portalUser = user;

@@ -303,3 +303,35 @@ export async function readTeamCountsByBrand(
   for (const row of invites) if (row.brand_id) of(row.brand_id).pendingOwnerInvites = Number(row.pending);
   return counts;
 }
+
+/**
+ * A brand's portal team (docs/portal.md, "Roles" and "Operators"), for the portal's routers: role checks,
+ * invites, password reset links, the team and its roles, and the operator flag.
+ */
+export interface PortalTeamService {
+  /** `mail` when links are e-mailed; `log` when no mail server is set (answers may then show the link). */
+  readonly mailKind: PortalMailer['kind'];
+  /** The user's role, when at least `needed`: 404 for a non-member, 403 for a lesser role. */
+  requireRole(userId: string, brandId: string, needed: PortalRole): Promise<PortalRole>;
+  inviteMember(input: Parameters<typeof inviteMember>[1]): ReturnType<typeof inviteMember>;
+  inviteOperator(input: Parameters<typeof inviteOperator>[1]): Promise<PortalOperatorInvite>;
+  removeOperator(input: Parameters<typeof removeOperator>[1]): Promise<PortalOperatorRemoval>;
+  /** Sends a reset link when the e-mail belongs to a user; says nothing either way. */
+  requestPasswordReset(email: string, baseUrl: string): Promise<void>;
+  listTeam(brandId: string): Promise<PortalTeam>;
+  /** Changes a member's role; a brand always keeps at least one owner. */
+  changeRole(input: Parameters<typeof changeRole>[1]): ReturnType<typeof changeRole>;
+}
+
+export function createPortalTeamService(deps: PortalTeamDeps): PortalTeamService {
+  return {
+    mailKind: deps.mailer.kind,
+    requireRole: (userId, brandId, needed) => requireRole(deps.db, userId, brandId, needed),
+    inviteMember: (input) => inviteMember(deps, input),
+    inviteOperator: (input) => inviteOperator(deps, input),
+    removeOperator: (input) => removeOperator(deps, input),
+    requestPasswordReset: (email, baseUrl) => requestPasswordReset(deps, email, baseUrl),
+    listTeam: (brandId) => listTeam(deps, brandId),
+    changeRole: (input) => changeRole(deps, input),
+  };
+}

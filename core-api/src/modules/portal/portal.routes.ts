@@ -26,20 +26,8 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { listAuditEntries } from '../brands/audit-log.ts';
-import { type BrandServiceDeps, getBrand, listRules, setRule } from '../brands/brands.service.ts';
-import {
-  acceptInvite,
-  checkPassword,
-  completeReset,
-  membershipsOf,
-  openSession,
-  PORTAL_SESSION_ABSOLUTE_MS,
-  type PortalUser,
-  revokeSession,
-  setPassword,
-  userOfSession,
-} from './portal-auth.service.ts';
+import { PORTAL_SESSION_ABSOLUTE_MS, type PortalAuthService, type PortalUser } from './portal-auth.service.ts';
+import type { PortalBrandService } from './portal-services.ts';
 import {
   clearCookie,
   csrfTokenFor,
@@ -49,26 +37,21 @@ import {
   SESSION_COOKIE,
   setCookie,
 } from './portal-session.ts';
-import {
-  changeRole,
-  inviteMember,
-  listTeam,
-  type PortalTeamDeps,
-  requestPasswordReset,
-  requireRole,
-} from './portal-team.service.ts';
+import type { PortalTeamService } from './portal-team.service.ts';
 
 /** Failed sign-ins allowed per account and per IP in SIGN_IN_WINDOW_SECONDS before sign-in answers 429. */
 export const SIGN_IN_FAILURES_PER_ACCOUNT = 5;
 export const SIGN_IN_FAILURES_PER_IP = 30;
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
-export type PortalRoutesDeps = PortalTeamDeps &
-  Omit<BrandServiceDeps, 'actor'> & {
-    /** Failed sign-ins, keyed `account:<email>` and `ip:<address>` (compose.ts builds both over the shared store). */
-    signInFailures: { account: RateLimiterAbstract; ip: RateLimiterAbstract };
-    publicUrl?: string | undefined;
-  };
+export interface PortalRoutesDeps {
+  auth: PortalAuthService;
+  team: PortalTeamService;
+  brands: PortalBrandService;
+  /** Failed sign-ins, keyed `account:<email>` and `ip:<address>` (compose.ts builds both over the shared store). */
+  signInFailures: { account: RateLimiterAbstract; ip: RateLimiterAbstract };
+  publicUrl?: string | undefined;
+}
 
 const session: ['portalSession'] = ['portalSession'];
 const ok = z.object({ success: z.literal(true) });
@@ -89,12 +72,12 @@ export const actorOf = (user: PortalUser) => `portal:${user.email}`;
  * the user is not in answers 404, a change beyond the user's role 403.
  */
 export function portalRoutes(deps: PortalRoutesDeps): Route[] {
-  const signedIn = [requireSession(deps)];
+  const { auth, team, brands } = deps;
+  const signedIn = [requireSession(auth)];
   const startSession = async (req: Request, res: Response, user: PortalUser) => {
-    const token = await openSession(deps, user.id);
+    const token = await auth.openSession(user.id);
     setCookie(req, res, SESSION_COOKIE, token, PORTAL_SESSION_ABSOLUTE_MS / 1000);
   };
-  const brandDeps = (user: PortalUser): BrandServiceDeps => ({ ...deps, actor: actorOf(user) });
 
   return [
     defineRoute({
@@ -107,9 +90,9 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         res.setHeader('Cache-Control', 'no-store');
         const csrfToken = csrfTokenFor(req, res);
         const token = readCookie(req, SESSION_COOKIE);
-        const user = token ? await userOfSession(deps, token) : undefined;
+        const user = token ? await auth.userOfSession(token) : undefined;
         if (!user) return { signedIn: false, csrfToken, user: null, brands: [] };
-        return { signedIn: true, csrfToken, user, brands: await membershipsOf(deps, user.id) };
+        return { signedIn: true, csrfToken, user, brands: await auth.membershipsOf(user.id) };
       },
     }),
     defineRoute({
@@ -142,7 +125,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
             );
           }
         }
-        const user = await checkPassword(deps, body.email, body.password);
+        const user = await auth.checkPassword(body.email, body.password);
         if (!user) {
           for (const [index, limiter] of limiters.entries()) await limiter.penalty(keys[index]!, 1);
           throw new AppError('UNAUTHORIZED', 'Wrong e-mail or password');
@@ -160,7 +143,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       responses: { 200: { description: 'Signed out', schema: ok }, 403: failure('Missing CSRF token') },
       handle: async ({ req, res }) => {
         const token = readCookie(req, SESSION_COOKIE);
-        if (token) await revokeSession(deps, token);
+        if (token) await auth.revokeSession(token);
         clearCookie(req, res, SESSION_COOKIE);
         return { success: true };
       },
@@ -177,7 +160,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         403: failure('Missing CSRF token'),
       },
       handle: async ({ body, req, res }) => {
-        const user = await acceptInvite(deps, body.token, body.password);
+        const user = await auth.acceptInvite(body.token, body.password);
         await startSession(req, res, user);
         return { success: true };
       },
@@ -194,7 +177,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         403: failure('Missing CSRF token'),
       },
       handle: async ({ body, req, res }) => {
-        await requestPasswordReset(deps, body.email, baseUrlOf(req, deps.publicUrl));
+        await team.requestPasswordReset(body.email, baseUrlOf(req, deps.publicUrl));
         res.status(202);
         return { success: true };
       },
@@ -211,7 +194,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         403: failure('Missing CSRF token'),
       },
       handle: async ({ body, req, res }) => {
-        const user = await completeReset(deps, body.token, body.password);
+        const user = await auth.completeReset(body.token, body.password);
         await startSession(req, res, user);
         return { success: true };
       },
@@ -232,10 +215,10 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       },
       handle: async ({ body, req, res }) => {
         const user = portalUserOf(res);
-        if (!(await checkPassword(deps, user.email, body.currentPassword))) {
+        if (!(await auth.checkPassword(user.email, body.currentPassword))) {
           throw new AppError('VALIDATION_ERROR', 'The current password is wrong', { field: 'currentPassword' });
         }
-        await setPassword(deps, user.id, body.newPassword);
+        await auth.setPassword(user.id, body.newPassword);
         await startSession(req, res, user);
         return { success: true };
       },
@@ -254,8 +237,8 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         404: notMember,
       },
       handle: async ({ params: { brandId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, brand: await getBrand(deps, brandId) };
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, brand: await brands.get(brandId) };
       },
     }),
     defineRoute({
@@ -272,8 +255,8 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         404: notMember,
       },
       handle: async ({ params: { brandId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, rules: await listRules(deps, brandId) };
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        return { success: true, rules: await brands.listRules(brandId) };
       },
     }),
     defineRoute({
@@ -293,8 +276,8 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId, eventType }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'admin');
-        return { success: true, rule: await setRule(brandDeps(user), brandId, { ...body, eventType }) };
+        await team.requireRole(user.id, brandId, 'admin');
+        return { success: true, rule: await brands.setRule(actorOf(user), brandId, { ...body, eventType }) };
       },
     }),
     defineRoute({
@@ -307,8 +290,8 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       request: { params: portalBrandParamsSchema },
       responses: { 200: { description: 'Team', schema: portalTeamSchema }, 401: signedOut, 404: notMember },
       handle: async ({ params: { brandId }, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        return listTeam(deps, brandId);
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        return team.listTeam(brandId);
       },
     }),
     defineRoute({
@@ -331,8 +314,8 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, req, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'owner');
-        const invite = await inviteMember(deps, {
+        await team.requireRole(user.id, brandId, 'owner');
+        const invite = await team.inviteMember({
           brandId,
           email: body.email,
           role: body.role,
@@ -344,7 +327,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
           email: invite.email,
           role: invite.role,
           expiresAt: invite.expiresAt,
-          ...(deps.mailer.kind === 'log' ? { inviteUrl: invite.inviteUrl } : {}),
+          ...(team.mailKind === 'log' ? { inviteUrl: invite.inviteUrl } : {}),
         };
       },
     }),
@@ -366,8 +349,8 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId, userId }, body, res }) => {
         const user = portalUserOf(res);
-        await requireRole(deps.db, user.id, brandId, 'owner');
-        return changeRole(deps, { brandId, userId, role: body.role, changedBy: actorOf(user) });
+        await team.requireRole(user.id, brandId, 'owner');
+        return team.changeRole({ brandId, userId, role: body.role, changedBy: actorOf(user) });
       },
     }),
     defineRoute({
@@ -385,15 +368,19 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         404: notMember,
       },
       handle: async ({ params: { brandId }, query, res }) => {
-        await requireRole(deps.db, portalUserOf(res).id, brandId, 'viewer');
-        return listAuditEntries(deps.db, brandId, query);
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        return brands.audit(brandId, query);
       },
     }),
   ];
 }
 
 /** `POST /admin/portal/invites`: an operator invites a brand's first owner (`pts portal invite`). */
-export function portalAdminRoutes(deps: PortalTeamDeps & { adminToken: string; publicUrl?: string | undefined }) {
+export function portalAdminRoutes(deps: {
+  team: PortalTeamService;
+  adminToken: string;
+  publicUrl?: string | undefined;
+}) {
   return [
     defineRoute({
       method: 'post',
@@ -410,7 +397,7 @@ export function portalAdminRoutes(deps: PortalTeamDeps & { adminToken: string; p
         404: failure('Unknown brand'),
       },
       handle: async ({ body, req, res }) => {
-        const invite = await inviteMember(deps, {
+        const invite = await deps.team.inviteMember({
           ...body,
           invitedBy: 'admin',
           baseUrl: baseUrlOf(req, deps.publicUrl),
