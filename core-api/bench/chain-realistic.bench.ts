@@ -123,12 +123,12 @@ async function runLoad(job: LoadJob, report: (message: WorkerMessage) => void): 
   const event = () => {
     const n = sequence++;
     const user = job.users > 0 ? n % job.users : n;
-    const userEmail = `${job.emailPrefix}-${user}@bench.example`;
+    const identityKey = `${job.emailPrefix}-${user}@bench.example`;
     // Returning users repeat bodies: the sequence number keeps each request's signature distinct (a repeated
     // signature is answered as a replay of its first request, not judged again).
     return job.users > 0
-      ? { brandId: job.brandId, eventType: job.eventType, userEmail, metadata: { sequence: n } }
-      : { brandId: job.brandId, eventType: job.eventType, userEmail };
+      ? { brandId: job.brandId, eventType: job.eventType, userEmail: identityKey, metadata: { sequence: n } }
+      : { brandId: job.brandId, eventType: job.eventType, userEmail: identityKey };
   };
   const tally = (answer: EventAnswer) => {
     if (answer.success && answer.duplicate) count('200 duplicate');

@@ -25,8 +25,8 @@ const SYNTHETIC_IDENTITY = /^([a-z]+)_([^@\s]+)@/;
  * The platform and platform user id of a synthetic identity, or undefined for an ordinary email.
  * `twitter_…` is reported as `x`.
  */
-export function parsePlatformIdentity(userKey: string): { platform: string; platformUserId: string } | undefined {
-  const match = SYNTHETIC_IDENTITY.exec(userKey.toLowerCase());
+export function parsePlatformIdentity(identityKey: string): { platform: string; platformUserId: string } | undefined {
+  const match = SYNTHETIC_IDENTITY.exec(identityKey.toLowerCase());
   if (!match) return undefined;
   const [, platform, platformUserId] = match as unknown as [string, string, string];
   if (!(IDENTITY_PLATFORMS as readonly string[]).includes(platform)) return undefined;

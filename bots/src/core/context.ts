@@ -9,7 +9,7 @@ export interface GroupContext {
   groupId: string;
   /** `<platform>:<group id>`, the id core-api keeps the group under. */
   chatGroupId: string;
-  identity: string;
+  identityKey: string;
 }
 
 /** The user's identity: `<platform>_<platform user id>@<service domain>` (spec 2.4). */
@@ -49,6 +49,6 @@ export async function groupContext(
     credentials,
     groupId: place.groupId,
     chatGroupId: `${place.platform}:${place.groupId}`,
-    identity: identityOf(user, deps),
+    identityKey: identityOf(user, deps),
   };
 }

@@ -238,12 +238,12 @@ describe('command dispatch', () => {
   it('/balance shows the spendable balance and rewards on their way, privately', async () => {
     const deps = testDeps(
       fakeCoreClient({
-        balance: async (userIdentifier) => {
-          expect(userIdentifier).toBe(IDENTITY);
+        balance: async (identityKey) => {
+          expect(identityKey).toBe(IDENTITY);
           return {
             success: true,
             brandId: BRAND.brandId,
-            userIdentifier,
+            userIdentifier: identityKey,
             walletAddress: '0x00000000000000000000000000000000000000aa',
             balance: 45,
             pending: 10,
@@ -260,10 +260,10 @@ describe('command dispatch', () => {
   it('/balance before any reward says how to earn', async () => {
     const deps = testDeps(
       fakeCoreClient({
-        balance: async (userIdentifier) => ({
+        balance: async (identityKey) => ({
           success: true,
           brandId: BRAND.brandId,
-          userIdentifier,
+          userIdentifier: identityKey,
           walletAddress: null,
           balance: 0,
           pending: 0,

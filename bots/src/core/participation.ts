@@ -64,7 +64,7 @@ export async function handleMessage(
     if (!group.isActive || !np.enabled) return undefined;
     const result = await ctx.client.manualEvent({
       eventType: greeting,
-      userEmail: ctx.identity,
+      userEmail: ctx.identityKey,
       metadata: { source_platform: message.place.platform, ...memberMetadata(message.user) },
       ...(message.place.channelId ? { channel_id: message.place.channelId } : {}),
     });

@@ -149,7 +149,7 @@ export function createCommandRegistry(deps: BotDeps, commands: readonly Command[
           const ctx = await groupContext(input.user, input.place, deps);
           if ('reply' in ctx) return ctx.reply;
           const days = Number(payload);
-          const result = await ctx.client.claimMilestone(ctx.identity, days);
+          const result = await ctx.client.claimMilestone(ctx.identityKey, days);
           const name = input.user.displayName ?? input.user.username ?? 'You';
           return { text: `${name} claimed the ${result.milestone}-day streak bonus: +${result.bonusPts} pts.` };
         }

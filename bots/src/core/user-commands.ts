@@ -39,8 +39,8 @@ export const dailyCommand = defineCommand({
   argNames: [],
   args: noArgs,
   run: (input, deps) =>
-    inGroup(input, deps, async ({ client, identity }) => {
-      const result = await client.checkin(identity, input.user.platform, memberMetadata(input.user));
+    inGroup(input, deps, async ({ client, identityKey }) => {
+      const result = await client.checkin(identityKey, input.user.platform, memberMetadata(input.user));
       const wait = formatDuration(secondsUntilUtcMidnight(deps.clock.now()));
       const streakLine = `Streak: ${result.streak.currentStreak} day(s), multiplier ×${result.streak.multiplier}`;
       const buttons = milestoneButtons(result.streak.unclaimedMilestones);
@@ -78,10 +78,10 @@ export const balanceCommand = defineCommand({
   argNames: [],
   args: noArgs,
   run: (input, deps) =>
-    inGroup(input, deps, async ({ client, identity }) => {
+    inGroup(input, deps, async ({ client, identityKey }) => {
       // The live on-chain balance of the user's wallet (their account's when linked), plus rewards accepted
       // but not yet confirmed on chain.
-      const balance = await client.balance(identity);
+      const balance = await client.balance(identityKey);
       if (!balance.walletAddress) {
         return { text: 'You have no pts yet: run /daily to earn your first ones.', ephemeral: true };
       }
@@ -101,8 +101,8 @@ export const streakCommand = defineCommand({
   argNames: [],
   args: noArgs,
   run: (input, deps) =>
-    inGroup(input, deps, async ({ client, identity }) => {
-      const status = await client.streakStatus(identity);
+    inGroup(input, deps, async ({ client, identityKey }) => {
+      const status = await client.streakStatus(identityKey);
       const unclaimed = status.unclaimedMilestones;
       return {
         title: 'Your streak',
@@ -169,12 +169,12 @@ export const leaderboardCommand = defineCommand({
       .default('week'),
   }),
   run: (input, deps) =>
-    inGroup(input, deps, async ({ client, identity }) => {
+    inGroup(input, deps, async ({ client, identityKey }) => {
       const board = await client.leaderboard({
         metric: METRICS[input.args.metric],
         period: PERIODS[input.args.period],
         limit: 10,
-        user: identity,
+        user: identityKey,
       });
       const label = METRIC_LABELS[board.metric] ?? board.metric;
       const period = board.period === 'all_time' ? 'all time' : board.period.replace('ly', '').replace('dai', 'day');
@@ -215,9 +215,9 @@ export const perksCommand = defineCommand({
 
 /** Redeems a perk for the user; shared by `/claim` and the perk buttons. */
 export async function claimPerk(input: CommandInput<unknown>, deps: BotDeps, perkId: string): Promise<Reply> {
-  return inGroup(input, deps, async ({ client, identity }) => {
+  return inGroup(input, deps, async ({ client, identityKey }) => {
     await reportMemberRoles(input, client, deps);
-    const result = await client.redeemPerk({ perkId, userIdentifier: identity, platform: input.user.platform });
+    const result = await client.redeemPerk({ perkId, userIdentifier: identityKey, platform: input.user.platform });
     const name = result.perk?.name ?? `perk ${perkId}`;
     return {
       text: `You claimed ${name}${result.perk ? ` for ${result.perk.cost} pts` : ''}.${
@@ -248,8 +248,8 @@ export const activityCommand = defineCommand({
   argNames: [],
   args: noArgs,
   run: (input, deps) =>
-    inGroup(input, deps, async ({ client, identity }) => {
-      const { items } = await client.activity(identity, { limit: 10 });
+    inGroup(input, deps, async ({ client, identityKey }) => {
+      const { items } = await client.activity(identityKey, { limit: 10 });
       if (items.length === 0) return { text: 'No activity yet: try /daily.' };
       return {
         title: 'Your activity',
@@ -268,8 +268,8 @@ export const achievementsCommand = defineCommand({
   argNames: [],
   args: noArgs,
   run: (input, deps) =>
-    inGroup(input, deps, async ({ client, identity }) => {
-      const result = await client.achievements(identity);
+    inGroup(input, deps, async ({ client, identityKey }) => {
+      const result = await client.achievements(identityKey);
       if (result.achievements.length === 0) return { text: 'This community has no achievements yet.' };
       return {
         title: `Achievements (${result.unlockedCount} unlocked)`,
@@ -300,9 +300,9 @@ export const linkCommand = defineCommand({
       if (!code) return { text: LINK_IN_GROUP, ephemeral: true };
       return confirmInPrivate(input, deps, code);
     }
-    return inGroup(input, deps, async ({ client, identity }) => {
+    return inGroup(input, deps, async ({ client, identityKey }) => {
       if (!code) {
-        const issued = await client.linkCode(identity);
+        const issued = await client.linkCode(identityKey);
         return {
           text: `Your link code is ${issued.code} (valid until ${issued.expiresAt}). Send /link ${issued.code} from your other account, on the other platform${input.place.platform === 'discord' ? '' : ' (in a private chat with the bot there)'}.`,
           ephemeral: true,
@@ -318,7 +318,7 @@ export const linkCommand = defineCommand({
         );
         return { text: LINK_CODE_IN_PUBLIC, ephemeral: true };
       }
-      await client.linkConfirm(identity, code);
+      await client.linkConfirm(identityKey, code);
       return { text: LINKED, ephemeral: true };
     });
   },
@@ -376,9 +376,9 @@ export const unlinkCommand = defineCommand({
   argNames: [],
   args: noArgs,
   run: (input, deps) =>
-    inGroup(input, deps, async ({ client, identity }) => {
+    inGroup(input, deps, async ({ client, identityKey }) => {
       try {
-        const result = await client.unlink(identity);
+        const result = await client.unlink(identityKey);
         const others = result.identities.map((i) => platformOfIdentity(i.identityKey));
         return {
           text:

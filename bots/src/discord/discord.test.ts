@@ -193,14 +193,14 @@ describe('Discord adapter: the real discord.js client against a local fake Disco
   });
 
   it('answers /daily with the reward and a milestone button, then handles the button claim', async () => {
-    const identity = platformUserEmail('discord', member.id, SERVICE_DOMAIN);
-    core.unclaimed.set(identity, [{ days: 3, bonus: 30 }]);
+    const identityKey = platformUserEmail('discord', member.id, SERVICE_DOMAIN);
+    core.unclaimed.set(identityKey, [{ days: 3, bonus: 30 }]);
     const daily = await interact(
       slashCommandInteraction(APP_ID, member, { guild, channelId: general, permissions: 0n }, 'daily'),
     );
     expect(daily.type).toBe(4);
     expect(embedText(daily.data)).toContain('+10 pts');
-    expect(core.calls.find((c) => c.method === 'checkin')?.args).toEqual([identity, 'discord']);
+    expect(core.calls.find((c) => c.method === 'checkin')?.args).toEqual([identityKey, 'discord']);
     const button = daily.data?.components?.[0]?.components[0];
     expect(button).toMatchObject({ type: 2, custom_id: 'milestone:3', style: 3 });
 
@@ -209,7 +209,7 @@ describe('Discord adapter: the real discord.js client against a local fake Disco
     );
     expect(click.type).toBe(4);
     expect(embedText(click.data)).toMatch(/3-day.*\+30 pts/);
-    expect(core.calls.find((c) => c.method === 'claimMilestone')?.args).toEqual([identity, 3]);
+    expect(core.calls.find((c) => c.method === 'claimMilestone')?.args).toEqual([identityKey, 3]);
 
     // The same button again: core-api refuses the second claim, the user gets a readable answer.
     const again = await interact(

@@ -295,12 +295,12 @@ describe('telegram bot end to end', () => {
   });
 
   it('a link code typed in the group is deleted at once and voided; a refused private attempt burns it (issue 24 §6)', async () => {
-    const issue = async (userIdentifier: string) => {
+    const issue = async (identityKey: string) => {
       // A new second: the same signed body at the same second is answered as a replay of the first.
       platform.clock.advance(1000);
       const issued = await platform.signedPost(
         '/services/link/code',
-        { brandId: brand.brandId, userIdentifier },
+        { brandId: brand.brandId, userIdentifier: identityKey },
         brand.securityKey,
       );
       expect(issued.status).toBe(200);

@@ -172,10 +172,10 @@ export function createPoller(deps: PollerDeps) {
     events: PlannedEvent[],
     result: PollResult,
   ) {
-    const identity = platformUserEmail('x', post.author_id!, deps.serviceDomain);
+    const identityKey = platformUserEmail('x', post.author_id!, deps.serviceDomain);
     let streak = { multiplier: 1, currentStreak: 0 };
     try {
-      const activity = await core.recordStreakActivity(identity, 'x');
+      const activity = await core.recordStreakActivity(identityKey, 'x');
       streak = { multiplier: activity.streak.multiplier, currentStreak: activity.streak.currentStreak };
     } catch (error) {
       if (isTransient(error)) throw new TransientFailure(describe(error));
@@ -186,7 +186,7 @@ export function createPoller(deps: PollerDeps) {
       try {
         answer = await core.manualEvent({
           eventType: event.eventType,
-          userEmail: identity,
+          userEmail: identityKey,
           externalId: event.externalId,
           metadata: {
             platform: 'x',

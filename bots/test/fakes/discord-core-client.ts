@@ -115,9 +115,13 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
       async manualEvent(event) {
         record('manualEvent', [event]);
         const eventType = String(event.eventType);
-        const userEmail = String(event.userEmail ?? '');
+        const identityKey = String(event.userEmail ?? '');
         const channel = (event as { channel_id?: unknown }).channel_id;
-        api.events.push({ eventType, userEmail, ...(typeof channel === 'string' ? { channel_id: channel } : {}) });
+        api.events.push({
+          eventType,
+          userEmail: identityKey,
+          ...(typeof channel === 'string' ? { channel_id: channel } : {}),
+        });
         const group = [...groups.values()][0];
         const config = group?.configMetadata ?? DEFAULT_CHAT_GROUP_CONFIG;
         const amount =
@@ -130,15 +134,15 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
                 : 0;
         return eventResponse(eventType, amount);
       },
-      async checkin(userIdentifier, platform) {
-        record('checkin', [userIdentifier, platform]);
+      async checkin(identityKey, platform) {
+        record('checkin', [identityKey, platform]);
         if (api.checkinDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, api.checkinDelayMs));
         const day = new Date().toISOString().slice(0, 10);
-        const key = `${userIdentifier}|${day}`;
+        const key = `${identityKey}|${day}`;
         const alreadyClaimed = checkins.has(key);
         checkins.add(key);
-        const unclaimed = (api.unclaimed.get(userIdentifier) ?? []).filter(
-          (m) => !claimed.has(`${userIdentifier}|${m.days}`),
+        const unclaimed = (api.unclaimed.get(identityKey) ?? []).filter(
+          (m) => !claimed.has(`${identityKey}|${m.days}`),
         );
         return {
           success: true,
@@ -155,11 +159,11 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
           walletAddress: WALLET,
         };
       },
-      async claimMilestone(userIdentifier, milestoneDays) {
-        record('claimMilestone', [userIdentifier, milestoneDays]);
-        const milestone = (api.unclaimed.get(userIdentifier) ?? []).find((m) => m.days === milestoneDays);
+      async claimMilestone(identityKey, milestoneDays) {
+        record('claimMilestone', [identityKey, milestoneDays]);
+        const milestone = (api.unclaimed.get(identityKey) ?? []).find((m) => m.days === milestoneDays);
         if (!milestone) throw new CoreApiError(400, 'MILESTONE_NOT_REACHED', `Milestone ${milestoneDays} not reached`);
-        const key = `${userIdentifier}|${milestoneDays}`;
+        const key = `${identityKey}|${milestoneDays}`;
         if (claimed.has(key)) throw new CoreApiError(409, 'MILESTONE_ALREADY_CLAIMED', 'Milestone already claimed');
         claimed.add(key);
         return {

@@ -39,8 +39,8 @@ function signedEvent(core: Core, brand: CreatedBrand, body: Record<string, unkno
   }).then(async (res) => ({ status: res.status, headers: res.headers, body: await res.json() }));
 }
 
-const event = (core: Core, brand: CreatedBrand, domain: string, eventType: string, userEmail: string) =>
-  call(core, 'POST', '/pts-api/manual-event', { brandId: brand.brandId, eventType, userEmail, domain });
+const event = (core: Core, brand: CreatedBrand, domain: string, eventType: string, identityKey: string) =>
+  call(core, 'POST', '/pts-api/manual-event', { brandId: brand.brandId, eventType, userEmail: identityKey, domain });
 
 /** The process that holds the minter signer lock: the only one whose process-pending runs. */
 async function findLeaders(among: Core[]): Promise<Core[]> {

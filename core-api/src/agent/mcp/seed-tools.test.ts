@@ -82,12 +82,13 @@ async function refused(name: string, args: Record<string, unknown>, on: Client =
   expect(result.isError, `${name} should fail: ${JSON.stringify(result)}`).toBe(true);
   return json(result).error;
 }
-const balanceOf = async (userEmail: string) => (await call('get_user_balance', { userEmail })).balance as number;
-const eventsOf = (userEmail: string) =>
+const balanceOf = async (identityKey: string) =>
+  (await call('get_user_balance', { userEmail: identityKey })).balance as number;
+const eventsOf = (identityKey: string) =>
   platform.deps.db
     .selectFrom('events')
     .select(['event_type', 'reward_amount', 'metadata'])
-    .where('user_email', '=', userEmail)
+    .where('user_email', '=', identityKey)
     .execute();
 
 beforeAll(async () => {

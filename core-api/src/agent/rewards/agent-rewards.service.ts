@@ -337,7 +337,7 @@ export async function readAgentRewards(
 async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal) {
   const { db, clock } = d;
   const now = clock.now();
-  const identity = agentIdentity(principal.keyId);
+  const identityKey = agentIdentity(principal.keyId);
   const [claims, activity, used, balance] = await Promise.all([
     listAgentRewardClaims(db, principal.keyId),
     readAgentActivity(db, principal.keyId),
@@ -349,7 +349,7 @@ async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal
         rewardToken: d.contracts.rewardToken as Address,
         balanceOf: d.chainReads?.balanceOf,
       },
-      identity,
+      identityKey,
     ),
   ]);
   const claimed = new Set(claims.map((claim) => `${claim.brandId}:${claim.rewardType}`));
@@ -375,7 +375,12 @@ async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal
   const value = {
     keyId: principal.keyId,
     tier: principal.tier,
-    wallet: { identity, address: balance.walletAddress, balance: balance.balance, pending: balance.pending },
+    wallet: {
+      identity: identityKey,
+      address: balance.walletAddress,
+      balance: balance.balance,
+      pending: balance.pending,
+    },
     earnings: {
       total: earned('discovery') + earned('onboarding'),
       discovery: earned('discovery'),
@@ -398,7 +403,7 @@ async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal
     value,
     tokens: [
       agentKeyToken(principal.keyId),
-      memberToken(identity),
+      memberToken(identityKey),
       ...(balance.walletAddress ? [walletToken(balance.walletAddress)] : []),
     ],
     chain: balance.walletAddress !== null,

@@ -47,11 +47,11 @@ const refused = (name: string, raw: { params?: unknown; body?: unknown }, princi
 
 const newUser = () => `agent-user${++userCount}@example.com`;
 
-async function acceptedEvents(userEmail: string, eventType?: string) {
+async function acceptedEvents(identityKey: string, eventType?: string) {
   let query = platform.deps.db
     .selectFrom('events')
     .select(['id', 'metadata', 'reward_amount'])
-    .where('user_email', '=', userEmail)
+    .where('user_email', '=', identityKey)
     .where('status', '=', 'accepted');
   if (eventType) query = query.where('event_type', '=', eventType);
   return query.execute();

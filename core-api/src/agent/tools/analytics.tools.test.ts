@@ -35,21 +35,21 @@ const { call, invoke } = toolCaller(
   () => analyticsTools(platform.services.agent.toolDeps),
 );
 
-async function earn(brand: CreatedBrand, when: Date, eventType: string, userEmail: string) {
+async function earn(brand: CreatedBrand, when: Date, eventType: string, identityKey: string) {
   platform.clock.set(when);
   const res = await platform.signedPost(
     '/pts-api/manual-event',
-    { brandId: brand.brandId, eventType, userEmail, domain: `${brand.name}.example.com`, metadata: {} },
+    { brandId: brand.brandId, eventType, userEmail: identityKey, domain: `${brand.name}.example.com`, metadata: {} },
     brand.securityKey,
   );
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
-async function checkin(when: Date, userIdentifier: string) {
+async function checkin(when: Date, identityKey: string) {
   platform.clock.set(when);
   const res = await platform.signedPost(
     '/services/checkin',
-    { brandId: alpha.brandId, userIdentifier, platform: 'web' },
+    { brandId: alpha.brandId, userIdentifier: identityKey, platform: 'web' },
     alpha.securityKey,
   );
   expect(res.status, JSON.stringify(res.body)).toBe(200);

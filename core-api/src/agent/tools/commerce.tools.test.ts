@@ -43,24 +43,24 @@ const NOAH = 'noah@example.com';
 const principal = testPrincipal;
 let all: AgentPrincipal;
 
-const event = (brand: CreatedBrand, when: Date, eventType: string, userEmail: string) =>
-  sendBrandEvent(platform, brand, when, eventType, userEmail);
+const event = (brand: CreatedBrand, when: Date, eventType: string, identityKey: string) =>
+  sendBrandEvent(platform, brand, when, eventType, identityKey);
 
-async function checkin(when: Date, userIdentifier: string) {
+async function checkin(when: Date, identityKey: string) {
   platform.clock.set(when);
   const res = await platform.signedPost(
     '/services/checkin',
-    { brandId: cafe.brandId, userIdentifier, platform: 'web' },
+    { brandId: cafe.brandId, userIdentifier: identityKey, platform: 'web' },
     cafe.securityKey,
   );
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
-async function redeem(when: Date, brand: CreatedBrand, perkUuid: string, userIdentifier: string) {
+async function redeem(when: Date, brand: CreatedBrand, perkUuid: string, identityKey: string) {
   platform.clock.set(when);
   const res = await platform.signedPost(
     '/services/perks/redeem',
-    { brandId: brand.brandId, perkId: perkUuid, userIdentifier, platform: 'web' },
+    { brandId: brand.brandId, perkId: perkUuid, userIdentifier: identityKey, platform: 'web' },
     brand.securityKey,
   );
   expect(res.status, JSON.stringify(res.body)).toBe(200);

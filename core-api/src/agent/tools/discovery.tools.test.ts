@@ -24,12 +24,18 @@ const { call, invoke } = toolCaller(
 const createPerk = (brand: CreatedBrand, body: Record<string, unknown>) =>
   createPerkViaAdmin(platform, brand.brandId, body);
 
-async function earn(brand: CreatedBrand, userEmail: string, times: number) {
+async function earn(brand: CreatedBrand, identityKey: string, times: number) {
   for (let i = 0; i < times; i++) {
     platform.clock.advance(61_000);
     const res = await platform.signedPost(
       '/pts-api/manual-event',
-      { brandId: brand.brandId, eventType: 'earn', userEmail, domain: 'shop.example.com', metadata: { i } },
+      {
+        brandId: brand.brandId,
+        eventType: 'earn',
+        userEmail: identityKey,
+        domain: 'shop.example.com',
+        metadata: { i },
+      },
       brand.securityKey,
     );
     expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -23,8 +23,8 @@ const { call, invoke } = toolCaller(
   () => growthTools(platform.services.agent.toolDeps),
 );
 
-const earn = (brand: CreatedBrand, when: Date, userEmail: string) =>
-  sendBrandEvent(platform, brand, when, 'earn', userEmail);
+const earn = (brand: CreatedBrand, when: Date, identityKey: string) =>
+  sendBrandEvent(platform, brand, when, 'earn', identityKey);
 const brandOf = (name: string, category: string, reward: number) =>
   createCategorisedBrand(platform, name, category, [{ eventType: 'earn', reward }]);
 

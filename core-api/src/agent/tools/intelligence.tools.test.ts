@@ -47,14 +47,14 @@ function call(name: string, raw: { params?: unknown; query?: unknown }, brandIds
   return invokeAgentTool(tool, raw, context) as Promise<any>;
 }
 
-async function event(at: Date, eventType: string, userEmail: string, b = brand, metadata: object = {}) {
+async function event(at: Date, eventType: string, identityKey: string, b = brand, metadata: object = {}) {
   platform.clock.set(at);
   const res = await platform.signedPost(
     '/pts-api/manual-event',
     {
       brandId: b.brandId,
       eventType,
-      userEmail,
+      userEmail: identityKey,
       domain: b === brand ? 'intel.example.com' : 'aud.example.com',
       metadata: { at: at.toISOString(), ...metadata },
     },
@@ -75,10 +75,10 @@ async function createPerk(name: string, cost: number, maxSupply: number | null, 
 }
 
 /** A member redeems a perk of `b` (by uuid or integer id) through the services API: 200 expected. */
-async function redeem(b: CreatedBrand, perkId: string, userIdentifier: string) {
+async function redeem(b: CreatedBrand, perkId: string, identityKey: string) {
   const res = await platform.signedPost(
     '/services/perks/redeem',
-    { brandId: b.brandId, perkId, userIdentifier },
+    { brandId: b.brandId, perkId, userIdentifier: identityKey },
     b.securityKey,
   );
   expect(res.status, JSON.stringify(res.body)).toBe(200);

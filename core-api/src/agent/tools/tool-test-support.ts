@@ -57,12 +57,12 @@ export async function sendBrandEvent(
   brand: CreatedBrand,
   when: Date,
   eventType: string,
-  userEmail: string,
+  identityKey: string,
 ) {
   platform.clock.set(when);
   const res = await platform.signedPost(
     '/pts-api/manual-event',
-    { brandId: brand.brandId, eventType, userEmail, domain: `${brand.name}.example.com`, metadata: {} },
+    { brandId: brand.brandId, eventType, userEmail: identityKey, domain: `${brand.name}.example.com`, metadata: {} },
     brand.securityKey,
   );
   expect(res.status, JSON.stringify(res.body)).toBe(200);

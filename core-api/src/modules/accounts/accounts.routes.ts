@@ -158,10 +158,10 @@ export function accountRoutes(deps: AccountRoutesDeps): Route[] {
         400: failure('Invalid brandId or userIdentifier'),
         401: badSignature,
       },
-      handle: async ({ params: { brandId, userIdentifier }, req, res }) => {
+      handle: async ({ params: { brandId, userIdentifier: identityKey }, req, res }) => {
         await requireSigned(deps, req, brandId, "A user's linked identities");
         res.setHeader('Cache-Control', 'no-store');
-        return deps.accounts.describe(userIdentifier);
+        return deps.accounts.describe(identityKey);
       },
     }),
   ];

@@ -47,13 +47,13 @@ export interface AccountDeps {
  * The account an identity belongs to: the account key of its link, or the identity itself when unlinked.
  * Links always point at a root (chains are flattened when made), so one lookup suffices.
  */
-export async function resolveAccountKey(db: Kysely<DB>, userKey: string): Promise<string> {
+export async function resolveAccountKey(db: Kysely<DB>, identityKey: string): Promise<string> {
   const row = await db
     .selectFrom('account_links')
     .select('account_key')
-    .where('identity_key', '=', userKey)
+    .where('identity_key', '=', identityKey)
     .executeTakeFirst();
-  return row?.account_key ?? userKey;
+  return row?.account_key ?? identityKey;
 }
 
 /** Batch form of resolveAccountKey: every given key maps to its account (itself when unlinked). */
@@ -73,7 +73,7 @@ export async function resolveAccountKeys(db: Kysely<DB>, userKeys: string[]): Pr
 /** The account key and every identity linked to it (the account first), in one statement. */
 export async function accountIdentities(
   db: Kysely<DB>,
-  userKey: string,
+  identityKey: string,
 ): Promise<{ accountKey: string; identities: LinkedIdentity[] }> {
   const result = await sql<{
     account_key: string;
@@ -82,10 +82,10 @@ export async function accountIdentities(
     linked_at: Date | string | null;
   }>`
     SELECT a.k AS account_key, l.identity_key, l.method, l.linked_at
-      FROM (SELECT coalesce((SELECT account_key FROM account_links WHERE identity_key = ${userKey}), ${userKey}) AS k) a
+      FROM (SELECT coalesce((SELECT account_key FROM account_links WHERE identity_key = ${identityKey}), ${identityKey}) AS k) a
       LEFT JOIN account_links l ON l.account_key = a.k
      ORDER BY l.linked_at, l.identity_key`.execute(db);
-  const accountKey = result.rows[0]?.account_key ?? userKey;
+  const accountKey = result.rows[0]?.account_key ?? identityKey;
   return {
     accountKey,
     identities: [
@@ -387,13 +387,13 @@ async function linkIdentity(
   trx: Kysely<DB>,
   link: { identity: string; accountKey: string; method: AccountLinkMethod; brandId: string; at: Date },
 ): Promise<LinkOutcome> {
-  const { identity, accountKey } = link;
+  const { identity: identityKey, accountKey } = link;
   const current = await trx
     .selectFrom('account_links')
     .select('account_key')
-    .where('identity_key', '=', identity)
+    .where('identity_key', '=', identityKey)
     .executeTakeFirst();
-  const currentAccount = current?.account_key ?? identity;
+  const currentAccount = current?.account_key ?? identityKey;
   const wallet = await ensureAccountWallet(deps, trx, accountKey);
   if (currentAccount === accountKey) {
     return { accountKey, alreadyLinked: true, walletAddress: wallet.address, previousWalletAddress: null };
@@ -401,7 +401,7 @@ async function linkIdentity(
   if (current) {
     throw new AppError(
       'CONFLICT',
-      `${identity} is already linked to another account; it can belong to one account only`,
+      `${identityKey} is already linked to another account; it can belong to one account only`,
       { field: 'userIdentifier', reason: 'linked_elsewhere', accountKey: current.account_key },
     );
   }
@@ -409,27 +409,27 @@ async function linkIdentity(
   const moved = await trx
     .updateTable('account_links')
     .set({ account_key: accountKey })
-    .where('account_key', '=', identity)
+    .where('account_key', '=', identityKey)
     .returning('identity_key')
     .execute();
   await trx
     .insertInto('account_links')
     .values({
-      identity_key: identity,
+      identity_key: identityKey,
       account_key: accountKey,
       method: link.method,
       brand_id: link.brandId,
       linked_at: link.at,
     })
     .execute();
-  const members = [identity, ...moved.map((row) => row.identity_key)];
-  const before = await ensureUsers(trx, [identity]);
+  const members = [identityKey, ...moved.map((row) => row.identity_key)];
+  const before = await ensureUsers(trx, [identityKey]);
   await trx
     .updateTable('users')
     .set({ wallet_address: wallet.address, idp_user_id: wallet.idpUserId })
     .where('email', 'in', members)
     .execute();
-  const previous = before.get(identity)?.walletAddress ?? null;
+  const previous = before.get(identityKey)?.walletAddress ?? null;
   return {
     accountKey,
     alreadyLinked: false,
@@ -459,7 +459,7 @@ async function ensureAccountWallet(
   return { address: row.wallet_address, idpUserId: row.idp_user_id };
 }
 
-async function finishLink(deps: AccountDeps, userIdentifier: string, outcome: LinkOutcome): Promise<LinkResult> {
+async function finishLink(deps: AccountDeps, identityKey: string, outcome: LinkOutcome): Promise<LinkResult> {
   let previousWalletBalance: number | null = null;
   if (outcome.previousWalletAddress && deps.balanceOf) {
     try {
@@ -472,7 +472,7 @@ async function finishLink(deps: AccountDeps, userIdentifier: string, outcome: Li
   return {
     success: true,
     accountKey: outcome.accountKey,
-    userIdentifier,
+    userIdentifier: identityKey,
     alreadyLinked: outcome.alreadyLinked,
     walletAddress: outcome.walletAddress,
     previousWalletAddress: outcome.previousWalletAddress,
@@ -482,12 +482,12 @@ async function finishLink(deps: AccountDeps, userIdentifier: string, outcome: Li
 }
 
 /** `GET /services/link/:brandId/:userIdentifier`: the identity's account, its wallet and all its identities. */
-export async function describeAccount(db: Database, userIdentifier: string) {
-  const { accountKey, identities } = await accountIdentities(db, userIdentifier);
+export async function describeAccount(db: Database, identityKey: string) {
+  const { accountKey, identities } = await accountIdentities(db, identityKey);
   const user = await db.selectFrom('users').select('wallet_address').where('email', '=', accountKey).executeTakeFirst();
   return {
     success: true as const,
-    userIdentifier,
+    userIdentifier: identityKey,
     accountKey,
     walletAddress: user?.wallet_address ?? null,
     identities,
@@ -507,7 +507,7 @@ export interface AccountService {
   linkEmail(input: LinkEmailRequest): Promise<LinkResult>;
   unlinkIdentity(input: UnlinkIdentityRequest): Promise<UnlinkResult>;
   /** The identity's account, its wallet and all its identities. */
-  describe(userIdentifier: string): ReturnType<typeof describeAccount>;
+  describe(identityKey: string): ReturnType<typeof describeAccount>;
 }
 
 export function createAccountService(deps: AccountDeps): AccountService {
@@ -517,6 +517,6 @@ export function createAccountService(deps: AccountDeps): AccountService {
     revokeLinkCode: (input) => revokeLinkCode(deps, input),
     linkEmail: (input) => linkEmail(deps, input),
     unlinkIdentity: (input) => unlinkIdentity(deps, input),
-    describe: (userIdentifier) => describeAccount(deps.db, userIdentifier),
+    describe: (identityKey) => describeAccount(deps.db, identityKey),
   };
 }

@@ -198,10 +198,10 @@ describe('achievements', () => {
 
 describe('streak leaderboard', () => {
   it('ranks live streaks; a lapsed streak drops off', async () => {
-    const activity = (userIdentifier: string) =>
+    const activity = (identityKey: string) =>
       platform.signedPost(
         '/services/streak/record-activity',
-        { brandId: brand.brandId, userIdentifier, platform: 'discord', streakType: 'daily' },
+        { brandId: brand.brandId, userIdentifier: identityKey, platform: 'discord', streakType: 'daily' },
         brand.securityKey,
       );
     // Three days for a, one for b and c.

@@ -44,15 +44,15 @@ export function achievementRoutes(deps: AchievementsRouterDeps): Route[] {
         200: { description: 'Every achievement of the brand', schema: achievementsResponseSchema },
         401: badSignature,
       },
-      handle: async ({ params: { brandId, userIdentifier }, req, res }) => {
+      handle: async ({ params: { brandId, userIdentifier: identityKey }, req, res }) => {
         await requireSigned(deps, req, brandId);
         // Linked identities share the account's achievements (docs/identity-linking.md).
-        const achievements = await deps.achievements.read(brandId, userIdentifier);
+        const achievements = await deps.achievements.read(brandId, identityKey);
         res.setHeader('Cache-Control', 'no-store');
         return {
           success: true,
           brandId,
-          userIdentifier,
+          userIdentifier: identityKey,
           achievements,
           unlockedCount: achievements.filter((a) => a.unlocked).length,
         };

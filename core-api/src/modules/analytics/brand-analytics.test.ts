@@ -15,14 +15,14 @@ const H = 3_600_000;
 const D = 24 * H;
 let database: TestDatabase;
 
-async function event(userEmail: string, at: number, status: 'accepted' | 'rejected' = 'accepted') {
+async function event(identityKey: string, at: number, status: 'accepted' | 'rejected' = 'accepted') {
   await database.db
     .insertInto('events')
     .values({
       id: randomUUID(),
       brand_id: BRAND,
       event_type: 'earn',
-      user_email: userEmail,
+      user_email: identityKey,
       status,
       reason: status === 'rejected' ? 'COOLDOWN_ACTIVE' : null,
       metadata: '{}',

@@ -27,11 +27,11 @@ export function balanceRoutes(deps: BalancesRouterDeps): Route[] {
         400: failure('Malformed brand id or identifier'),
         401: failure('Unsigned or badly signed'),
       },
-      handle: async ({ params: { brandId, userIdentifier }, req, res }) => {
+      handle: async ({ params: { brandId, userIdentifier: identityKey }, req, res }) => {
         await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-        const { walletAddress, balance, pending } = await deps.balances.read(userIdentifier);
+        const { walletAddress, balance, pending } = await deps.balances.read(identityKey);
         res.setHeader('Cache-Control', 'no-store');
-        return { success: true, brandId, userIdentifier, walletAddress, balance, pending };
+        return { success: true, brandId, userIdentifier: identityKey, walletAddress, balance, pending };
       },
     }),
   ];

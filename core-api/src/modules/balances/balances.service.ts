@@ -6,9 +6,9 @@ import { readWalletBalance, type WalletBalance, type WalletBalanceDeps } from '.
  */
 export interface BalanceService {
   /** The live on-chain balance of the member's wallet, the rewards not yet confirmed and the pts reserved. */
-  read(userIdentifier: string): Promise<WalletBalance>;
+  read(identityKey: string): Promise<WalletBalance>;
 }
 
 export function createBalanceService(deps: WalletBalanceDeps): BalanceService {
-  return { read: (userIdentifier) => readWalletBalance(deps, userIdentifier) };
+  return { read: (identityKey) => readWalletBalance(deps, identityKey) };
 }

@@ -133,11 +133,11 @@ describe('events naming a campaign (metadata.campaign_id)', () => {
       startDate: new Date(now - HOUR).toISOString(),
       endDate: new Date(now + HOUR).toISOString(),
     });
-    const event = (userEmail: string, metadata: Record<string, unknown>) => ({
+    const event = (identityKey: string, metadata: Record<string, unknown>) => ({
       brandId: brand.brandId,
       eventType: 'post_hashtag',
-      userEmail,
-      externalId: userEmail,
+      userEmail: identityKey,
+      externalId: identityKey,
       metadata,
     });
     const paid = await platform.signedPost(

@@ -36,12 +36,12 @@ export interface SeedCompatService {
   /** The id of the brand's perk with that uuid, if any. */
   perkIdByUuid(brandId: string, uuid: string): Promise<bigint | undefined>;
   /** The member's wallet, if they have one yet. */
-  walletOf(userIdentifier: string): Promise<string | undefined>;
+  walletOf(identityKey: string): Promise<string | undefined>;
   /** Whether the event would earn now: the event path's own verdict. */
   eventEligibility(input: z.output<typeof seedEventEligibilityRequestSchema>): ReturnType<typeof checkEventEligibility>;
   /** A claim the seed client reports: keeps the display name, never counts or pays. */
   reportStats(input: z.output<typeof seedLeaderboardStatsRequestSchema>): ReturnType<typeof recordReportedStats>;
-  userStats(brandId: string, userIdentifier: string): ReturnType<typeof readUserStats>;
+  userStats(brandId: string, identityKey: string): ReturnType<typeof readUserStats>;
   logActivity(input: z.output<typeof logActivityRequestSchema>): ReturnType<typeof logActivity>;
   calculateReward(input: {
     brandId: string;
@@ -67,11 +67,11 @@ export function createSeedCompatService(deps: {
     eventTypeFor: async (brandId, reference) => eventTypeForReference(await brands.get(brandId.trim()), reference),
     dropBrand: (dropId) => findDropBrand(db, dropId),
     perkIdByUuid: (brandId, uuid) => findBrandPerkIdByUuid(db, brandId, uuid),
-    walletOf: (userIdentifier) => findWalletOf(db, userIdentifier),
+    walletOf: (identityKey) => findWalletOf(db, identityKey),
     eventEligibility: (input) => checkEventEligibility({ ...seed, duplicateWindowSeconds }, input),
     reportStats: (input) => recordReportedStats(seed, input),
-    userStats: (brandId, userIdentifier) =>
-      readUserStats({ ...seed, readBalance: (user) => deps.balances.read(user) }, brandId, userIdentifier),
+    userStats: (brandId, identityKey) =>
+      readUserStats({ ...seed, readBalance: (user) => deps.balances.read(user) }, brandId, identityKey),
     logActivity: (input) => logActivity(seed, input),
     calculateReward: (input) => calculateReward(seed, input),
     processIntegration: (input) => processIntegration({ ...seed, events }, input),

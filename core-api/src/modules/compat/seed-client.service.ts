@@ -34,10 +34,10 @@ export function seedMemberIdentity(
       { field: 'platform', value: platform },
     );
   }
-  const identity = platformUserId.includes('@')
+  const identityKey = platformUserId.includes('@')
     ? platformUserId
     : platformUserEmail(name, platformUserId, serviceDomain);
-  const parsed = emailSchema.safeParse(identity);
+  const parsed = emailSchema.safeParse(identityKey);
   if (!parsed.success) {
     throw new AppError(
       'VALIDATION_ERROR',
@@ -100,13 +100,17 @@ export async function recordReportedStats(
   input: z.output<typeof seedLeaderboardStatsRequestSchema>,
 ) {
   await requireBrand(deps, input.brandId);
-  const userKey = await resolveAccountKey(deps.db, input.userIdentifier);
+  const identityKey = await resolveAccountKey(deps.db, input.userIdentifier);
   const displayName = sanitizeDisplayName(input.displayName);
   let updated = false;
   if (displayName) {
-    const stored = (await findDisplayNames(deps.db, input.brandId, [userKey])).get(userKey);
+    const stored = (await findDisplayNames(deps.db, input.brandId, [identityKey])).get(identityKey);
     if (stored !== displayName) {
-      await saveDisplayNames(deps.db, [{ brandId: input.brandId, userKey, displayName }], deps.clock.now());
+      await saveDisplayNames(
+        deps.db,
+        [{ brandId: input.brandId, userKey: identityKey, displayName }],
+        deps.clock.now(),
+      );
       updated = true;
     }
   }

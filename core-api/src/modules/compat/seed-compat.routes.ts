@@ -88,12 +88,12 @@ export function seedEventCompat(deps: SeedEventCompatDeps): { adapters: Router; 
   const userBalance = async (
     req: Request,
     res: Response,
-    { brandId, userEmail }: z.output<typeof userBalanceRequestSchema>,
+    { brandId, userEmail: identityKey }: z.output<typeof userBalanceRequestSchema>,
   ) => {
     await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-    const { walletAddress, balance, pending } = await deps.balances.read(userEmail);
+    const { walletAddress, balance, pending } = await deps.balances.read(identityKey);
     res.setHeader('Cache-Control', 'no-store');
-    return { success: true, brandId, userEmail, walletAddress, balance, pending };
+    return { success: true, brandId, userEmail: identityKey, walletAddress, balance, pending };
   };
   const balanceResponses = {
     200: { description: '`{success, brandId, userEmail, walletAddress, balance, pending}`' },
@@ -191,7 +191,7 @@ function eligibilityAlias(deps: { seed: SeedCompatService; verifyBrandSignature:
       body.perkId = Number(perkId);
     }
     if (body.userIdentifier !== undefined && body.userAddress === undefined) {
-      const { userIdentifier } = parseInput(
+      const { userIdentifier: identityKey } = parseInput(
         z.object({ userIdentifier: userBalanceRequestSchema.shape.userEmail }),
         body,
       );
@@ -201,9 +201,9 @@ function eligibilityAlias(deps: { seed: SeedCompatService; verifyBrandSignature:
         brandId,
         'Checking eligibility by user identifier (rather than wallet address)',
       );
-      const walletAddress = await deps.seed.walletOf(userIdentifier);
+      const walletAddress = await deps.seed.walletOf(identityKey);
       if (!walletAddress) {
-        throw new AppError('NO_WALLET', `${userIdentifier} has no wallet yet: they earn one with their first reward`, {
+        throw new AppError('NO_WALLET', `${identityKey} has no wallet yet: they earn one with their first reward`, {
           field: 'userIdentifier',
         });
       }

@@ -40,11 +40,11 @@ describe('display names on the leaderboards', () => {
     await platform?.stop();
   });
 
-  const mention = (b: CreatedBrand, userEmail: string, metadata: Record<string, unknown>) => {
+  const mention = (b: CreatedBrand, identityKey: string, metadata: Record<string, unknown>) => {
     platform.clock.advance(61_000);
     return platform.signedPost(
       '/pts-api/manual-event',
-      { brandId: b.brandId, eventType: 'post_mention', userEmail, metadata },
+      { brandId: b.brandId, eventType: 'post_mention', userEmail: identityKey, metadata },
       b.securityKey,
     );
   };

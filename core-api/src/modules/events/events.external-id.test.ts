@@ -27,10 +27,10 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-const event = (eventType: string, userEmail: string, externalId?: string) => ({
+const event = (eventType: string, identityKey: string, externalId?: string) => ({
   brandId: brand.brandId,
   eventType,
-  userEmail,
+  userEmail: identityKey,
   domain: 'posts.example',
   ...(externalId === undefined ? {} : { externalId }),
 });

@@ -60,7 +60,7 @@ export async function lockRuleTotals(
 export async function readJudgeInputs(
   db: Database,
   rule: RuleKey & { event_type: string },
-  userEmail: string,
+  identityKey: string,
 ): Promise<{
   counter: Pick<ClaimCounter, 'claims' | 'last_claim_at' | 'last_event_id'>;
   total: { total: number; max: number | null } | undefined;
@@ -71,7 +71,7 @@ export async function readJudgeInputs(
       .select(['claims', 'last_claim_at', 'last_event_id'])
       .where('brand_id', '=', rule.brand_id)
       .where('event_type', '=', rule.event_type)
-      .where('user_email', '=', userEmail)
+      .where('user_email', '=', identityKey)
       .executeTakeFirst(),
     db
       .selectFrom('event_rules')
@@ -98,7 +98,7 @@ export async function readJudgeInputs(
 export async function readJudgeInputsFor(
   db: Database,
   rules: (RuleKey & { event_type: string })[],
-  userEmail: string,
+  identityKey: string,
 ): Promise<Map<string, Awaited<ReturnType<typeof readJudgeInputs>>>> {
   const inputs = new Map<string, Awaited<ReturnType<typeof readJudgeInputs>>>();
   if (rules.length === 0) return inputs;
@@ -107,7 +107,7 @@ export async function readJudgeInputsFor(
     db
       .selectFrom('claim_counters')
       .select(['brand_id', 'event_type', 'claims', 'last_claim_at', 'last_event_id'])
-      .where('user_email', '=', userEmail)
+      .where('user_email', '=', identityKey)
       .where('brand_id', 'in', brandIds)
       .where('event_type', 'in', [...new Set(rules.map((rule) => rule.event_type))])
       .execute(),

@@ -215,10 +215,10 @@ export interface EarningPreview {
 export async function previewEarnings(
   db: Database,
   rules: (RuleKey & Pick<RuleRecord, 'event_type' | 'cooldown_hours' | 'max_claims_per_user'>)[],
-  userEmail: string,
+  identityKey: string,
   now: Date,
 ): Promise<Map<string, EarningPreview>> {
-  const inputs = await readJudgeInputsFor(db, rules, userEmail);
+  const inputs = await readJudgeInputsFor(db, rules, identityKey);
   const previews = new Map<string, EarningPreview>();
   for (const rule of rules) {
     const key = ruleKeyOf(rule);

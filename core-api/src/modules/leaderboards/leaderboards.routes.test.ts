@@ -24,13 +24,13 @@ beforeAll(async () => {
     domain: 'shop.example.com',
     rules: [{ eventType: 'bench_reward', rewardAmount: 30, cooldownHours: 0, maxClaims: -1 }],
   });
-  const earn = (userEmail: string, metadata?: Record<string, unknown>) =>
+  const earn = (identityKey: string, metadata?: Record<string, unknown>) =>
     platform.signedPost(
       '/pts-api/manual-event',
       {
         brandId: brand.brandId,
         eventType: 'bench_reward',
-        userEmail,
+        userEmail: identityKey,
         domain: 'shop.example.com',
         ...(metadata ? { metadata } : {}),
       },

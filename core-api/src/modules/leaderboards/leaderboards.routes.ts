@@ -74,16 +74,16 @@ export function leaderboardRoutes(deps: LeaderboardsRouterDeps): Route[] {
         400: failure('Bad identifier or paging'),
         401: failure('Unsigned or badly signed'),
       },
-      handle: async ({ params: { brandId, userIdentifier }, query, req, res }) => {
+      handle: async ({ params: { brandId, userIdentifier: identityKey }, query, req, res }) => {
         await requireBrandSignature(deps.verifyBrandSignature, req, brandId, 'Reading a user’s activity');
         const page = await deps.leaderboards.activity({
           brandId,
-          userKey: userIdentifier.toLowerCase(),
+          userKey: identityKey.toLowerCase(),
           limit: query.limit,
           before: query.before,
         });
         res.setHeader('Cache-Control', 'no-store');
-        return { success: true, brandId, userIdentifier: userIdentifier.toLowerCase(), ...page };
+        return { success: true, brandId, userIdentifier: identityKey.toLowerCase(), ...page };
       },
     }),
   ];

@@ -13,13 +13,13 @@ let database: TestDatabase;
 let ref = 0;
 
 const earned = (
-  userKey: string,
+  identityKey: string,
   amount: number,
   at: Date = NOW,
   extra: Partial<ActivityInput> = {},
 ): ActivityInput => ({
   brandId: BRAND,
-  userKey,
+  userKey: identityKey,
   platform: 'web',
   kind: 'earned',
   amount: BigInt(amount),

@@ -15,10 +15,10 @@ export const GOOD_MORNING_EVENT_TYPE = 'good_morning';
  * Where an event happened: `metadata.platform` when the caller said so (bots and the plugin do), else the
  * platform of a synthetic identity (`discord_…@`), else `web`.
  */
-export function eventPlatform(userEmail: string, metadata: Record<string, unknown> | null | undefined): string {
+export function eventPlatform(identityKey: string, metadata: Record<string, unknown> | null | undefined): string {
   const declared = metadata?.platform;
   if (typeof declared === 'string' && PLATFORM_NAME.test(declared.toLowerCase())) return declared.toLowerCase();
-  return parsePlatformIdentity(userEmail)?.platform ?? 'web';
+  return parsePlatformIdentity(identityKey)?.platform ?? 'web';
 }
 
 /**

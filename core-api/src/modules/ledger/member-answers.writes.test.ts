@@ -38,12 +38,12 @@ const stats = () => caller.call('get_user_stats', { params: params() }, key);
 const balance = () => caller.call('get_user_balance', { params: params() }, key);
 const portfolio = () => caller.call('get_user_portfolio', { params: { userId: MEMBER } }, key);
 
-async function purchase(userEmail: string) {
+async function purchase(identityKey: string) {
   // Past the duplicate window of the same event type.
   platform.clock.advance(61_000);
   const res = await platform.signedPost(
     '/pts-api/manual-event',
-    { brandId: brand.brandId, eventType: 'purchase', userEmail, domain: 'cache.example.com' },
+    { brandId: brand.brandId, eventType: 'purchase', userEmail: identityKey, domain: 'cache.example.com' },
     brand.securityKey,
   );
   expect(res.status, JSON.stringify(res.body)).toBe(200);

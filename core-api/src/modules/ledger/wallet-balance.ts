@@ -35,13 +35,13 @@ export interface WalletBalance {
  * the identity is linked and has none), the rewards accepted but not yet confirmed, and the pts held by perk
  * redemptions still pending (`reserved`) — the wallet and both sums in one statement, then the chain.
  */
-export async function readWalletBalance(deps: WalletBalanceDeps, userIdentifier: string): Promise<WalletBalance> {
+export async function readWalletBalance(deps: WalletBalanceDeps, identityKey: string): Promise<WalletBalance> {
   const result = await sql<{ wallet: string | null; pending: string; reserved: string; submitted: unknown }>`
     WITH w AS (
       SELECT coalesce(
-        (SELECT wallet_address FROM users WHERE email = ${userIdentifier}),
+        (SELECT wallet_address FROM users WHERE email = ${identityKey}),
         (SELECT u.wallet_address FROM account_links l JOIN users u ON u.email = l.account_key
-          WHERE l.identity_key = ${userIdentifier} AND l.account_key <> ${userIdentifier})
+          WHERE l.identity_key = ${identityKey} AND l.account_key <> ${identityKey})
       ) AS wallet)
     SELECT w.wallet,
            (SELECT coalesce(sum(amount), 0) FROM reward_mints

@@ -16,11 +16,11 @@ const MEMBER = 'shopper@customer.example';
 const DISCORD_MEMBER = 'discord_424242@pts.example';
 const admin = () => ({ authorization: `Bearer ${platform.deps.adminToken}` });
 
-function signedEvent(brand: { brandId: string; securityKey: string }, userEmail: string) {
+function signedEvent(brand: { brandId: string; securityKey: string }, identityKey: string) {
   platform.clock.advance(61_000); // past the 60 s duplicate window
   return platform.signedPost(
     '/pts-api/manual-event',
-    { brandId: brand.brandId, eventType: 'earn', userEmail },
+    { brandId: brand.brandId, eventType: 'earn', userEmail: identityKey },
     brand.securityKey,
   );
 }
@@ -36,8 +36,8 @@ async function pts(argv: string[]) {
   return { code, stdout, stderr };
 }
 
-const profile = async (userKey: string) =>
-  (await ownerA.request('GET', `/brands/${brandA.brandId}/loyalty-members/${encodeURIComponent(userKey)}`)).body;
+const profile = async (identityKey: string) =>
+  (await ownerA.request('GET', `/brands/${brandA.brandId}/loyalty-members/${encodeURIComponent(identityKey)}`)).body;
 
 beforeAll(async () => {
   platform = await startTestPlatform();

@@ -240,21 +240,26 @@ export async function listCatalogue(
 export function listMemberCatalogue(
   deps: PerkServiceDeps,
   brandId: string,
-  userKey: string,
+  identityKey: string,
   filter: { category?: string | undefined; available?: boolean | undefined } = {},
 ): Promise<{ item: PerkCatalogueItem; memberClaims: bigint }[]> {
-  return catalogueOf(deps, brandId, filter, userKey);
+  return catalogueOf(deps, brandId, filter, identityKey);
 }
 
 async function catalogueOf(
   deps: PerkServiceDeps,
   brandId: string,
   filter: { category?: string | undefined; available?: boolean | undefined },
-  userKey?: string,
+  identityKey?: string,
 ): Promise<{ item: PerkCatalogueItem; memberClaims: bigint }[]> {
   const exists = deps.brands ? await deps.brands.get(brandId) : await findBrandByAddress(deps.db, brandId);
   if (!exists) throw brandNotFound(brandId);
-  const rows = await listPerkRows(deps.db, { brandId, category: filter.category, syncedOnly: true, userKey });
+  const rows = await listPerkRows(deps.db, {
+    brandId,
+    category: filter.category,
+    syncedOnly: true,
+    userKey: identityKey,
+  });
   if (rows.length === 0) return [];
   if (!deps.perkChain) throw chainUnavailable('the perk contracts are not configured in this process');
   let claimed: bigint[];

@@ -165,8 +165,12 @@ describe('portal drops', () => {
 
 describe('portal drop changes', () => {
   const a = () => brandA.brandId;
-  const claim = (id: string, userIdentifier: string) =>
-    platform.signedPost('/services/drops/claim', { brandId: a(), dropId: id, userIdentifier }, brandA.securityKey);
+  const claim = (id: string, identityKey: string) =>
+    platform.signedPost(
+      '/services/drops/claim',
+      { brandId: a(), dropId: id, userIdentifier: identityKey },
+      brandA.securityKey,
+    );
 
   it('changes an unopened drop where safe, audited with what changed and what it was', async () => {
     const created = await ownerA.request('POST', `/brands/${a()}/drops`, {

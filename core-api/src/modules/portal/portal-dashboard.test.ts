@@ -20,11 +20,11 @@ let owner: PortalBrowser;
 const admin = () => ({ authorization: `Bearer ${platform.deps.adminToken}` });
 
 /** A brand-signed event a minute after the previous one (the test clock stands still otherwise). */
-async function earn(brand: CreatedBrand, eventType: string, userEmail: string, status = 200) {
+async function earn(brand: CreatedBrand, eventType: string, identityKey: string, status = 200) {
   platform.clock.set(new Date(platform.clock.now().getTime() + 60_000));
   const res = await platform.signedPost(
     '/pts-api/manual-event',
-    { brandId: brand.brandId, eventType, userEmail, domain: `${brand.name}.example.com`, metadata: {} },
+    { brandId: brand.brandId, eventType, userEmail: identityKey, domain: `${brand.name}.example.com`, metadata: {} },
     brand.securityKey,
   );
   expect(res.status, JSON.stringify(res.body)).toBe(status);

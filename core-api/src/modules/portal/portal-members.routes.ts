@@ -63,10 +63,10 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
       before: signedIn,
       request: { params: memberParamsSchema },
       responses: { 200: { description: 'Member', schema: memberProfileSchema }, 401: signedOut, 404: notFound },
-      handle: async ({ params: { brandId, userKey }, res }) => {
+      handle: async ({ params: { brandId, userKey: identityKey }, res }) => {
         await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
         res.setHeader('Cache-Control', 'no-store');
-        return members.profile(brandId, userKey);
+        return members.profile(brandId, identityKey);
       },
     }),
     defineRoute({
@@ -86,10 +86,10 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         403: failure('Missing CSRF token, or the role cannot make this change'),
         404: notFound,
       },
-      handle: async ({ params: { brandId, userKey }, body, res }) => {
+      handle: async ({ params: { brandId, userKey: identityKey }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        return members.award({ brandId, userKey, ...body, actor: actorOf(user) });
+        return members.award({ brandId, userKey: identityKey, ...body, actor: actorOf(user) });
       },
     }),
   ];

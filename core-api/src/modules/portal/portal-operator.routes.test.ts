@@ -30,10 +30,10 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-const event = (brand: CreatedBrand, userEmail: string) =>
+const event = (brand: CreatedBrand, identityKey: string) =>
   platform.signedPost(
     '/pts-api/manual-event',
-    { brandId: brand.brandId, eventType: RULE.eventType, userEmail },
+    { brandId: brand.brandId, eventType: RULE.eventType, userEmail: identityKey },
     brand.securityKey,
   );
 

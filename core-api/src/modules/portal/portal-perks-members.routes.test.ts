@@ -19,11 +19,11 @@ const MEMBER = 'shopper@customer.example';
 const DISCORD_MEMBER = 'discord_424242@pts.example';
 const OTHER_BRAND_MEMBER = 'only-b@customer.example';
 
-function signedEvent(brand: { brandId: string; securityKey: string }, userEmail: string, eventType = 'earn') {
+function signedEvent(brand: { brandId: string; securityKey: string }, identityKey: string, eventType = 'earn') {
   platform.clock.advance(61_000); // past the 60 s duplicate window
   return platform.signedPost(
     '/pts-api/manual-event',
-    { brandId: brand.brandId, eventType, userEmail },
+    { brandId: brand.brandId, eventType, userEmail: identityKey },
     brand.securityKey,
   );
 }

@@ -295,12 +295,12 @@ export async function recordActivity(deps: StreakDeps, input: RecordActivityRequ
 export async function getStreakStatus(
   deps: StreakDeps,
   brandId: string,
-  userIdentifier: string,
+  identityKey: string,
   streakType: string = DAILY_STREAK,
 ): Promise<StreakStatusResponse> {
   await requireBrand(deps, brandId);
   const { settings } = await loadStreakSettings(deps, brandId);
-  const key = { brandId, userKey: await resolveAccountKey(deps.db, userIdentifier), streakType };
+  const key = { brandId, userKey: await resolveAccountKey(deps.db, identityKey), streakType };
   const now = deps.clock.now();
   const [state, claimed, checkin] = await Promise.all([
     findStreak(deps.db, key),
@@ -313,7 +313,7 @@ export async function getStreakStatus(
   return {
     success: true,
     brandId,
-    userIdentifier,
+    userIdentifier: identityKey,
     currentStreak: summary.currentStreak,
     longestStreak: current.longest,
     multiplier: summary.multiplier,
@@ -618,7 +618,7 @@ export async function claimMilestone(deps: StreakDeps, input: ClaimMilestoneRequ
 /** Streaks, daily check-in and the brand's streak settings (`/services/streak`, `/services/checkin`). */
 export interface StreakService {
   recordActivity(input: RecordActivityRequest): Promise<RecordActivityResponse>;
-  status(brandId: string, userIdentifier: string, streakType?: string): Promise<StreakStatusResponse>;
+  status(brandId: string, identityKey: string, streakType?: string): Promise<StreakStatusResponse>;
   claimMilestone(input: ClaimMilestoneRequest): Promise<ClaimMilestoneResponse>;
   checkIn(input: CheckinRequest): Promise<CheckinResponse>;
   /** The brand's settings and whether it stored its own; BRAND_NOT_FOUND when the brand cache has no such brand. */
@@ -630,7 +630,7 @@ export interface StreakService {
 export function createStreakService(deps: StreakDeps): StreakService {
   return {
     recordActivity: (input) => recordActivity(deps, input),
-    status: (brandId, userIdentifier, streakType) => getStreakStatus(deps, brandId, userIdentifier, streakType),
+    status: (brandId, identityKey, streakType) => getStreakStatus(deps, brandId, identityKey, streakType),
     claimMilestone: (input) => claimMilestone(deps, input),
     checkIn: (input) => checkIn(deps, input),
     settings: async (brandId) => {
