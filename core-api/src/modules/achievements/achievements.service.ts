@@ -219,9 +219,9 @@ export async function advanceAchievements(
   const inserted = await trx
     .insertInto('achievement_unlocks')
     .values(
-      candidates.map(({ brandId, userKey, definition }) => ({
+      candidates.map(({ brandId, userKey: accountKey, definition }) => ({
         brand_id: brandId,
-        user_key: userKey,
+        user_key: accountKey,
         achievement_id: definition.id,
         type: definition.type,
         threshold: BigInt(definition.threshold),
@@ -283,20 +283,20 @@ export interface AchievementView {
  * Every achievement of the brand with the user's progress. An unlock stays unlocked even if the brand
  * later raises the threshold; unlocks of definitions the brand removed are listed after the current ones.
  */
-export async function readAchievements(db: Database, brandId: string, userKey: string): Promise<AchievementView[]> {
+export async function readAchievements(db: Database, brandId: string, accountKey: string): Promise<AchievementView[]> {
   const [definitions, progress, unlocks] = await Promise.all([
     definitionsFor(db, brandId),
     db
       .selectFrom('achievement_progress')
       .select(['type', 'value'])
       .where('brand_id', '=', brandId)
-      .where('user_key', '=', userKey)
+      .where('user_key', '=', accountKey)
       .execute(),
     db
       .selectFrom('achievement_unlocks')
       .select(['achievement_id', 'type', 'threshold', 'name', 'unlocked_at'])
       .where('brand_id', '=', brandId)
-      .where('user_key', '=', userKey)
+      .where('user_key', '=', accountKey)
       .execute(),
   ]);
   const values = new Map(progress.map((row) => [row.type, Number(row.value)]));
@@ -337,7 +337,7 @@ export async function readAchievements(db: Database, brandId: string, userKey: s
 /** Achievements of a brand's members and the brand's definitions (`/services/achievements`, `/admin`). */
 export interface AchievementService {
   /** The member's achievements; linked identities share the account's (docs/identity-linking.md). */
-  read(brandId: string, userIdentifier: string): Promise<AchievementView[]>;
+  read(brandId: string, identityKey: string): Promise<AchievementView[]>;
   /** Records reported progress of the member's account now, after checking the brand exists. */
   reportProgress(input: {
     brandId: string;
@@ -359,12 +359,12 @@ export interface AchievementService {
 export function createAchievementService(deps: { db: Database; clock: Clock }): AchievementService {
   const { db, clock } = deps;
   return {
-    read: async (brandId, userIdentifier) => readAchievements(db, brandId, await resolveAccountKey(db, userIdentifier)),
-    reportProgress: async ({ userIdentifier, ...update }) => {
+    read: async (brandId, identityKey) => readAchievements(db, brandId, await resolveAccountKey(db, identityKey)),
+    reportProgress: async ({ userIdentifier: identityKey, ...update }) => {
       await requireBrandExists(db, update.brandId);
       const now = clock.now();
-      const userKey = await resolveAccountKey(db, userIdentifier);
-      return reportProgress(db, { ...update, userKey }, now);
+      const accountKey = await resolveAccountKey(db, identityKey);
+      return reportProgress(db, { ...update, userKey: accountKey }, now);
     },
     definitions: async (brandId) => {
       await requireBrandExists(db, brandId);

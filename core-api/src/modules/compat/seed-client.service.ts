@@ -100,17 +100,13 @@ export async function recordReportedStats(
   input: z.output<typeof seedLeaderboardStatsRequestSchema>,
 ) {
   await requireBrand(deps, input.brandId);
-  const identityKey = await resolveAccountKey(deps.db, input.userIdentifier);
+  const accountKey = await resolveAccountKey(deps.db, input.userIdentifier);
   const displayName = sanitizeDisplayName(input.displayName);
   let updated = false;
   if (displayName) {
-    const stored = (await findDisplayNames(deps.db, input.brandId, [identityKey])).get(identityKey);
+    const stored = (await findDisplayNames(deps.db, input.brandId, [accountKey])).get(accountKey);
     if (stored !== displayName) {
-      await saveDisplayNames(
-        deps.db,
-        [{ brandId: input.brandId, userKey: identityKey, displayName }],
-        deps.clock.now(),
-      );
+      await saveDisplayNames(deps.db, [{ brandId: input.brandId, userKey: accountKey, displayName }], deps.clock.now());
       updated = true;
     }
   }

@@ -61,7 +61,7 @@ function requireActiveRule(cached: CachedBrand, eventType: string): RuleRecord {
 }
 
 /** What a member can spend, as the balance service answers it (`modules/balances` readBalance). */
-export type ReadBalance = (userIdentifier: string) => Promise<{ balance: number; pending: number }>;
+export type ReadBalance = (identityKey: string) => Promise<{ balance: number; pending: number }>;
 
 /**
  * `GET /services/user-stats/:brandId/:userIdentifier`: earned and redeemed (the member ledger), streaks,
@@ -71,11 +71,11 @@ export type ReadBalance = (userIdentifier: string) => Promise<{ balance: number;
 export async function readUserStats(
   deps: SeedCompatDeps & { readBalance: ReadBalance },
   brandId: string,
-  userIdentifier: string,
+  identityKey: string,
 ) {
   await requireBrand(deps, brandId);
   const now = deps.clock.now();
-  const userKey = await resolveAccountKey(deps.db, userIdentifier);
+  const accountKey = await resolveAccountKey(deps.db, identityKey);
   const board = await readLeaderboard(
     deps.db,
     {
@@ -83,31 +83,31 @@ export async function readUserStats(
       metric: 'pts_earned',
       period: 'all_time',
       limit: 1,
-      user: userIdentifier,
+      user: identityKey,
       revealIdentifiers: true,
       logger: deps.logger,
     },
     now,
   );
-  const identities = (await accountIdentities(deps.db, userKey)).identities.map((i) => i.identityKey);
+  const identities = (await accountIdentities(deps.db, accountKey)).identities.map((i) => i.identityKey);
   const ledger = await readMemberLedger(deps.db, brandId, identities);
   const { settings } = await loadStreakSettings(deps, brandId);
   const types = await deps.db
     .selectFrom('streaks')
     .select('streak_type')
     .where('brand_id', '=', brandId)
-    .where('user_key', '=', userKey)
+    .where('user_key', '=', accountKey)
     .orderBy('streak_type')
     .execute();
   const streaks = await Promise.all(
     types.map(async ({ streak_type: streakType }) => {
-      const state = (await findStreak(deps.db, { brandId, userKey, streakType })) ?? EMPTY_STREAK;
+      const state = (await findStreak(deps.db, { brandId, userKey: accountKey, streakType })) ?? EMPTY_STREAK;
       const view = viewStreak(state, now, settings);
       return { streakType, currentStreak: view.current, longestStreak: state.longest, multiplier: view.multiplier };
     }),
   );
-  const achievements = await readAchievements(deps.db, brandId, userKey);
-  const { balance } = await deps.readBalance(userIdentifier);
+  const achievements = await readAchievements(deps.db, brandId, accountKey);
+  const { balance } = await deps.readBalance(identityKey);
   // The member ledger's figures (docs/ledger.md): `earned` is its `confirmed` (what the pts_earned board ranks,
   // so earned and rank agree), `redeemed` its confirmed redemptions at the brand.
   const earned = Number(ledger.confirmed);
@@ -116,7 +116,7 @@ export async function readUserStats(
   return {
     success: true as const,
     brandId,
-    userIdentifier,
+    userIdentifier: identityKey,
     balance,
     lifetime: { earned, spent, claims: ledger.redemptions },
     streak: { current: daily?.currentStreak ?? 0, longest: daily?.longestStreak ?? 0 },
@@ -141,9 +141,10 @@ export async function calculateReward(
   const eventType = eventTypeForReference(cached, input.eventType);
   const rule = requireActiveRule(cached, eventType);
   const { settings } = await loadStreakSettings(deps, input.brandId);
-  const userKey = await resolveAccountKey(deps.db, input.userIdentifier);
+  const accountKey = await resolveAccountKey(deps.db, input.userIdentifier);
   const state =
-    (await findStreak(deps.db, { brandId: input.brandId, userKey, streakType: DAILY_STREAK })) ?? EMPTY_STREAK;
+    (await findStreak(deps.db, { brandId: input.brandId, userKey: accountKey, streakType: DAILY_STREAK })) ??
+    EMPTY_STREAK;
   const view = viewStreak(state, deps.clock.now(), settings);
   const baseReward = Number(rule.reward_amount);
   return {
@@ -163,16 +164,16 @@ export async function calculateReward(
 export async function logActivity(deps: SeedCompatDeps, input: z.output<typeof logActivityRequestSchema>) {
   await requireBrand(deps, input.brandId);
   const now = deps.clock.now();
-  const userKey = await resolveAccountKey(deps.db, input.userIdentifier);
+  const accountKey = await resolveAccountKey(deps.db, input.userIdentifier);
   const counted = await deps.db.transaction().execute(async (trx) => {
     const displayName = displayNameOf(input.metadata);
-    if (displayName) await saveDisplayNames(trx, [{ brandId: input.brandId, userKey, displayName }], now);
+    if (displayName) await saveDisplayNames(trx, [{ brandId: input.brandId, userKey: accountKey, displayName }], now);
     return recordActivities(
       trx,
       [
         {
           brandId: input.brandId,
-          userKey,
+          userKey: accountKey,
           platform: input.platform,
           kind: input.activityType,
           amount: 0n,

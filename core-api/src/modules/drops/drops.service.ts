@@ -297,7 +297,7 @@ export async function findDropBrand(db: Database, dropId: string): Promise<strin
  * reward, the reservation is released.
  */
 export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promise<ClaimDropResponse> {
-  const identityKey = await resolveAccountKey(deps.db, input.userIdentifier);
+  const accountKey = await resolveAccountKey(deps.db, input.userIdentifier);
   const eventId = randomUUID();
   const eventInput: EventRequest = {
     brandId: input.brandId,
@@ -337,12 +337,12 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
       .selectFrom('drop_claims')
       .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.max('seq').as('last')])
       .where('drop_id', '=', drop.id)
-      .where('user_key', '=', identityKey)
+      .where('user_key', '=', accountKey)
       .executeTakeFirstOrThrow();
     const count = Number(mine.n);
     if (count >= drop.per_user_limit) {
       // A unit reserved by a process that died before recording its reward is paid now, not refused.
-      const orphan = await findOrphanClaim(trx, drop.id, identityKey, now);
+      const orphan = await findOrphanClaim(trx, drop.id, accountKey, now);
       if (orphan) return { drop, remaining: drop.total_supply - drop.claimed, eventId: orphan };
       throw claimFailed(
         `This user already claimed this drop ${count} time(s); the limit is ${drop.per_user_limit}`,
@@ -355,7 +355,7 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
       // After the last seq, not the count: a released claim leaves a gap.
       .values({
         drop_id: drop.id,
-        user_key: identityKey,
+        user_key: accountKey,
         seq: Number(mine.last ?? 0) + 1,
         event_id: eventId,
         claimed_at: now,
@@ -411,14 +411,14 @@ export const DROP_REDRIVE_AFTER_MS = 30_000;
 async function findOrphanClaim(
   trx: Database,
   dropId: string,
-  identityKey: string,
+  accountKey: string,
   now: Date,
 ): Promise<string | undefined> {
   const row = await trx
     .selectFrom('drop_claims')
     .select('drop_claims.event_id')
     .where('drop_claims.drop_id', '=', dropId)
-    .where('drop_claims.user_key', '=', identityKey)
+    .where('drop_claims.user_key', '=', accountKey)
     .where('drop_claims.claimed_at', '<=', new Date(now.getTime() - DROP_REDRIVE_AFTER_MS))
     .where(({ not, exists, selectFrom }) =>
       // events.id is a uuid, drop_claims.event_id its text (always a uuid): cast so the primary key is used.

@@ -13,13 +13,13 @@ let database: TestDatabase;
 let ref = 0;
 
 const earned = (
-  identityKey: string,
+  accountKey: string,
   amount: number,
   at: Date = NOW,
   extra: Partial<ActivityInput> = {},
 ): ActivityInput => ({
   brandId: BRAND,
-  userKey: identityKey,
+  userKey: accountKey,
   platform: 'web',
   kind: 'earned',
   amount: BigInt(amount),

@@ -84,7 +84,7 @@ export async function readLeaderboard(db: Database, input: LeaderboardRequest, n
     ...(mine ? [mine.user_key] : []),
   ]);
   const ranks = competitionRanks(top.map((row) => row.value));
-  const display = (identityKey: string) => (request.revealIdentifiers ? identityKey : publicIdentifier(identityKey));
+  const display = (accountKey: string) => (request.revealIdentifiers ? accountKey : publicIdentifier(accountKey));
   const leaderboard = top.map((row, i) => ({
     userIdentifier: display(row.user_key),
     username: names.get(row.user_key) ?? defaultUsername(row.user_key),
@@ -139,7 +139,7 @@ async function readStreakBoard(db: Database, request: LeaderboardRequest, now: D
     ...top.map((row) => row.user_key),
     ...(mine ? [mine.user_key] : []),
   ]);
-  const display = (identityKey: string) => (request.revealIdentifiers ? identityKey : publicIdentifier(identityKey));
+  const display = (accountKey: string) => (request.revealIdentifiers ? accountKey : publicIdentifier(accountKey));
   const ranks = competitionRanks(top.map((row) => row.current));
   return {
     leaderboard: top.map((row, i) => ({
@@ -162,14 +162,14 @@ async function readStreakBoard(db: Database, request: LeaderboardRequest, now: D
 }
 
 /** Public boards never show an email in full; platform identities are shown as they are. */
-function publicIdentifier(identityKey: string): string {
-  return parsePlatformIdentity(identityKey) ? identityKey : maskEmail(identityKey);
+function publicIdentifier(accountKey: string): string {
+  return parsePlatformIdentity(accountKey) ? accountKey : maskEmail(accountKey);
 }
 
-function defaultUsername(identityKey: string): string {
-  const identity = parsePlatformIdentity(identityKey);
+function defaultUsername(accountKey: string): string {
+  const identity = parsePlatformIdentity(accountKey);
   if (identity) return `${identity.platform} user ${identity.platformUserId.slice(-4)}`;
-  return maskEmail(identityKey).split('@')[0] as string;
+  return maskEmail(accountKey).split('@')[0] as string;
 }
 
 /**

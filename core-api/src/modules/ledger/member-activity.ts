@@ -32,9 +32,9 @@ function ledgerBalances(members: RawBuilder<unknown>, before: Date | undefined) 
  * A member's ledger balance across the network (ledgerBalances): no RPC, and equal to the wallet's spendable
  * balance once their mints and redemptions are confirmed (docs/ledger.md).
  */
-export async function readLedgerBalance(db: Kysely<DB>, identityKey: string): Promise<bigint> {
+export async function readLedgerBalance(db: Kysely<DB>, accountKey: string): Promise<bigint> {
   const result = await sql<{ balance: string }>`
-    SELECT balance::text AS balance FROM (${ledgerBalances(sql`SELECT ${identityKey}::text AS k`, undefined)}) AS b`.execute(
+    SELECT balance::text AS balance FROM (${ledgerBalances(sql`SELECT ${accountKey}::text AS k`, undefined)}) AS b`.execute(
     db,
   );
   return BigInt(result.rows[0]?.balance ?? '0');
@@ -55,7 +55,7 @@ export interface MemberActivity {
 /** One member's accepted events at `brandIds` in the window, plus their last event ever there. */
 export async function readMemberActivity(
   db: Kysely<DB>,
-  identityKey: string,
+  accountKey: string,
   brandIds: string[],
   from: Date,
   to: Date,
@@ -85,7 +85,7 @@ export async function readMemberActivity(
            count(DISTINCT brand_id)::int AS brands,
            max(created_at) AS last
       FROM events
-     WHERE user_email = ${identityKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
+     WHERE user_email = ${accountKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
        AND created_at < ${to}
      GROUP BY GROUPING SETS ((), (brand_id), (event_type))`.execute(db);
   const t = result.rows.find((r) => r.g === 3);
@@ -113,7 +113,7 @@ export async function readMemberActivity(
 /** One member's redemptions (pending or confirmed) at `brandIds`: in the window, and per perk before `to`. */
 export async function readMemberRedemptions(
   db: Kysely<DB>,
-  identityKey: string,
+  accountKey: string,
   brandIds: string[],
   from: Date,
   to: Date,
@@ -123,7 +123,7 @@ export async function readMemberRedemptions(
            count(*) FILTER (WHERE created_at >= ${from})::int AS in_window,
            coalesce(sum(cost) FILTER (WHERE created_at >= ${from}), 0)::text AS spent_window
       FROM perk_redemptions
-     WHERE user_key = ${identityKey} AND status IN ('pending', 'confirmed') AND brand_id IN (${sql.join(brandIds)})
+     WHERE user_key = ${accountKey} AND status IN ('pending', 'confirmed') AND brand_id IN (${sql.join(brandIds)})
        AND created_at < ${to}
      GROUP BY perk_id`.execute(db);
   return {

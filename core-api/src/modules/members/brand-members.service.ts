@@ -149,10 +149,10 @@ export async function resolveMemberKey(deps: BrandMembersDeps, brandId: string, 
   return keys[0]!;
 }
 
-function memberNotFound(identityKey: string): AppError {
-  return new AppError('NOT_FOUND', `No member ${identityKey} at this brand (no event or redemption here)`, {
+function memberNotFound(userKey: string): AppError {
+  return new AppError('NOT_FOUND', `No member ${userKey} at this brand (no event or redemption here)`, {
     field: 'userKey',
-    value: identityKey,
+    value: userKey,
   });
 }
 
@@ -164,12 +164,12 @@ function memberNotFound(identityKey: string): AppError {
 export async function readMemberProfile(
   deps: BrandMembersDeps,
   brandId: string,
-  identityKey: string,
+  userKey: string,
 ): Promise<MemberProfile> {
-  const { accountKey, identities } = await accountIdentities(deps.db, identityKey);
+  const { accountKey, identities } = await accountIdentities(deps.db, userKey);
   const keys = identities.map((identity) => identity.identityKey);
   const ledger = await readMemberLedger(deps.db, brandId, keys);
-  if (!ledger.known) throw memberNotFound(identityKey);
+  if (!ledger.known) throw memberNotFound(userKey);
   const [wallet, events, redemptions, streaks, achievements] = await Promise.all([
     readWalletBalance(deps.wallet, accountKey),
     readMemberEvents(deps.db, brandId, keys),
@@ -180,7 +180,7 @@ export async function readMemberProfile(
   const streak = streaks.get(brandId);
   return {
     success: true,
-    userKey: identityKey,
+    userKey,
     accountKey,
     walletAddress: wallet.walletAddress,
     identities: identities.map((identity) => ({
@@ -303,8 +303,8 @@ export function createBrandMemberService(deps: BrandMembersDeps & { events: Even
   return {
     award: async ({ brandId, member, amount, reason, actor }) => {
       await requireBrandExists(deps.db, brandId);
-      const identityKey = await resolveMemberKey(deps, brandId, member);
-      return awardMember(deps, { brandId, userKey: identityKey, amount, reason, actor });
+      const userKey = await resolveMemberKey(deps, brandId, member);
+      return awardMember(deps, { brandId, userKey, amount, reason, actor });
     },
   };
 }

@@ -36,8 +36,8 @@ async function pts(argv: string[]) {
   return { code, stdout, stderr };
 }
 
-const profile = async (identityKey: string) =>
-  (await ownerA.request('GET', `/brands/${brandA.brandId}/loyalty-members/${encodeURIComponent(identityKey)}`)).body;
+const profile = async (accountKey: string) =>
+  (await ownerA.request('GET', `/brands/${brandA.brandId}/loyalty-members/${encodeURIComponent(accountKey)}`)).body;
 
 beforeAll(async () => {
   platform = await startTestPlatform();

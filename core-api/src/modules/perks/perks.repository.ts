@@ -60,15 +60,15 @@ export function listPerkRows(
   if (filter.brandId) query = query.where('perks.brand_id', '=', filter.brandId);
   if (filter.category) query = query.where('perks.category', '=', filter.category);
   if (filter.syncedOnly) query = query.where('perks.chain_status', '=', 'synced');
-  const { userKey: identityKey } = filter;
-  if (!identityKey) return query.execute();
+  const { userKey: accountKey } = filter;
+  if (!accountKey) return query.execute();
   return query
     .select((eb) =>
       eb
         .selectFrom('perk_redemptions as r')
         .select((inner) => inner.fn.countAll<string>().as('n'))
         .whereRef('r.perk_id', '=', 'perks.id')
-        .where('r.user_key', '=', identityKey)
+        .where('r.user_key', '=', accountKey)
         .where('r.status', 'in', ['pending', 'confirmed'])
         .as('member_claims'),
     )
@@ -156,14 +156,14 @@ export interface MemberPerkClaims {
  */
 export async function readMemberPerkClaims(
   db: Kysely<DB>,
-  identityKey: string,
+  accountKey: string,
   brandIds?: string[],
 ): Promise<Map<string, MemberPerkClaims>> {
   if (brandIds?.length === 0) return new Map();
   let query = db
     .selectFrom('perk_redemptions')
     .select(['perk_id', 'brand_id', (eb) => eb.fn.countAll<string>().as('claims')])
-    .where('user_key', '=', identityKey)
+    .where('user_key', '=', accountKey)
     .where('status', 'in', ['pending', 'confirmed'])
     .groupBy(['perk_id', 'brand_id']);
   if (brandIds) query = query.where('brand_id', 'in', brandIds);

@@ -240,17 +240,17 @@ export async function listCatalogue(
 export function listMemberCatalogue(
   deps: PerkServiceDeps,
   brandId: string,
-  identityKey: string,
+  accountKey: string,
   filter: { category?: string | undefined; available?: boolean | undefined } = {},
 ): Promise<{ item: PerkCatalogueItem; memberClaims: bigint }[]> {
-  return catalogueOf(deps, brandId, filter, identityKey);
+  return catalogueOf(deps, brandId, filter, accountKey);
 }
 
 async function catalogueOf(
   deps: PerkServiceDeps,
   brandId: string,
   filter: { category?: string | undefined; available?: boolean | undefined },
-  identityKey?: string,
+  accountKey?: string,
 ): Promise<{ item: PerkCatalogueItem; memberClaims: bigint }[]> {
   const exists = deps.brands ? await deps.brands.get(brandId) : await findBrandByAddress(deps.db, brandId);
   if (!exists) throw brandNotFound(brandId);
@@ -258,7 +258,7 @@ async function catalogueOf(
     brandId,
     category: filter.category,
     syncedOnly: true,
-    userKey: identityKey,
+    userKey: accountKey,
   });
   if (rows.length === 0) return [];
   if (!deps.perkChain) throw chainUnavailable('the perk contracts are not configured in this process');

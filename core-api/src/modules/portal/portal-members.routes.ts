@@ -63,10 +63,10 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
       before: signedIn,
       request: { params: memberParamsSchema },
       responses: { 200: { description: 'Member', schema: memberProfileSchema }, 401: signedOut, 404: notFound },
-      handle: async ({ params: { brandId, userKey: identityKey }, res }) => {
+      handle: async ({ params: { brandId, userKey: accountKey }, res }) => {
         await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
         res.setHeader('Cache-Control', 'no-store');
-        return members.profile(brandId, identityKey);
+        return members.profile(brandId, accountKey);
       },
     }),
     defineRoute({
@@ -86,10 +86,10 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         403: failure('Missing CSRF token, or the role cannot make this change'),
         404: notFound,
       },
-      handle: async ({ params: { brandId, userKey: identityKey }, body, res }) => {
+      handle: async ({ params: { brandId, userKey: accountKey }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        return members.award({ brandId, userKey: identityKey, ...body, actor: actorOf(user) });
+        return members.award({ brandId, userKey: accountKey, ...body, actor: actorOf(user) });
       },
     }),
   ];

@@ -183,7 +183,7 @@ export interface PortalMemberService {
   /** At most 20 matches by e-mail, platform identity or wallet, most recently seen first. */
   search(brandId: string, text: string): Promise<MemberMatch[]>;
   /** A member's page; 404 when the brand has never seen them. */
-  profile(brandId: string, identityKey: string): Promise<MemberProfile>;
+  profile(brandId: string, accountKey: string): Promise<MemberProfile>;
   /** `amount` pts for `reason` through the event pipeline, audited with `actor`. */
   award(input: Parameters<typeof awardMember>[1]): ReturnType<typeof awardMember>;
 }
@@ -191,7 +191,7 @@ export interface PortalMemberService {
 export function createPortalMemberService(deps: BrandMembersDeps & { events: EventDeps }): PortalMemberService {
   return {
     search: (brandId, text) => searchMembers(deps, brandId, text),
-    profile: (brandId, identityKey) => readMemberProfile(deps, brandId, identityKey),
+    profile: (brandId, accountKey) => readMemberProfile(deps, brandId, accountKey),
     award: (input) => awardMember(deps, input),
   };
 }

@@ -95,7 +95,7 @@ export interface DailyStreakRow {
 export async function readDailyStreakRows(
   db: Kysely<DB>,
   brandIds: string[],
-  identityKey: string,
+  accountKey: string,
   day: string,
 ): Promise<DailyStreakRow[]> {
   if (brandIds.length === 0) return [];
@@ -116,12 +116,12 @@ export async function readDailyStreakRows(
     SELECT b.id AS brand_id, s.settings, st.brand_id IS NOT NULL AS has_streak, st.current, st.longest,
            st.last_activity_at, st.last_counted_day, st.freezes, st.freezes_used, st.last_freeze_used_at,
            array(SELECT m.milestone FROM milestone_claims m
-                  WHERE m.brand_id = b.id AND m.user_key = ${identityKey} ORDER BY m.milestone) AS claimed,
-           EXISTS (SELECT 1 FROM checkins c WHERE c.brand_id = b.id AND c.user_key = ${identityKey} AND c.day = ${day})
+                  WHERE m.brand_id = b.id AND m.user_key = ${accountKey} ORDER BY m.milestone) AS claimed,
+           EXISTS (SELECT 1 FROM checkins c WHERE c.brand_id = b.id AND c.user_key = ${accountKey} AND c.day = ${day})
              AS checked_in
       FROM unnest(${brandIds}::text[]) WITH ORDINALITY AS b(id, n)
       LEFT JOIN brand_streak_settings s ON s.brand_id = b.id
-      LEFT JOIN streaks st ON st.brand_id = b.id AND st.user_key = ${identityKey} AND st.streak_type = ${DAILY_STREAK}
+      LEFT JOIN streaks st ON st.brand_id = b.id AND st.user_key = ${accountKey} AND st.streak_type = ${DAILY_STREAK}
      ORDER BY b.n`.execute(db);
   const date = (value: Date | string | null) => (value === null ? null : new Date(value));
   return result.rows.map((row) => ({
