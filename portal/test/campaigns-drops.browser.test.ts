@@ -216,7 +216,11 @@ describe('campaigns and drops on the Program page in Chromium', () => {
     expect(changed).toMatchObject({ dropId, name: 'Launch (extended)', totalSupply: 20, amount: 25, claimed: 1 });
 
     await page.getByRole('button', { name: 'End now Launch (extended)' }).click();
-    await expect.poll(async () => row.textContent()).toContain('ended');
+    // Wait on the Status cell, not the row: the row's text holds the name, and "Launch (extended)" contains
+    // "ended", so a row-wide match held at once, before the end's refetch had rendered (a race that the
+    // slower round trips of PostgreSQL lost, and PGlite mostly won).
+    const status = row.locator('td').nth(4);
+    await expect.poll(async () => status.textContent()).toBe('ended');
     expect(await page.getByRole('button', { name: 'Edit Launch (extended)' }).count()).toBe(0);
     const claim = await platform.signedPost(
       '/services/drops/claim',
