@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -19,5 +19,14 @@ describe('docs/README.md', () => {
       .filter((page) => page !== 'README.md')
       .filter((page) => !index.includes(`](${page})`));
     expect(unlisted).toEqual([]);
+  });
+});
+
+describe('workspace READMEs', () => {
+  it('gives every workspace (and the WordPress plugin) a README.md a newcomer lands on', () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
+    const missing = [...workspaces, 'cms-plugin'].filter((dir) => !existsSync(join(root, dir, 'README.md')));
+    expect(missing).toEqual([]);
   });
 });
