@@ -8,16 +8,16 @@ import {
   portalBrandParamsSchema,
 } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import type { BrandMemberService } from '../members/brand-members.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import type { PortalMemberService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalMemberRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
-  members: PortalMemberService;
+  members: BrandMemberService;
 }
 
 const session: ['portalSession'] = ['portalSession'];
@@ -89,7 +89,7 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
       handle: async ({ params: { brandId, userKey: identityKey }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        return members.award({ brandId, userKey: identityKey, ...body, actor: actorOf(user) });
+        return members.awardKey({ brandId, userKey: identityKey, ...body, actor: actorOf(user) });
       },
     }),
   ];
