@@ -339,7 +339,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     portalRoutes({
       auth,
       team,
-      brands: portal.brands,
+      brands: services.brandAdmin,
       signInFailures: services.limits.portalSignInFailures,
       publicUrl,
     }),
@@ -347,7 +347,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
   serve(
     api,
     '/portal/api',
-    portalOperatorRoutes({ auth, team, operators: portal.operators, brands: portal.brands, publicUrl }),
+    portalOperatorRoutes({ auth, team, operators: portal.operators, brands: services.brandAdmin, publicUrl }),
   );
   serve(
     api,
@@ -355,25 +355,24 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     portalIntegrationRoutes({
       auth,
       team,
-      brands: portal.brands,
-      chatGroups: portal.chatGroups,
-      webhooks: portal.webhooks,
+      brands: services.brandAdmin,
+      dns: services.dns,
+      community: services.community,
+      webhooks: services.webhooks,
       agentKeys: portal.agentKeys,
       publicUrl,
     }),
   );
-  serve(api, '/portal/api', portalChatGroupRoutes({ auth, team, chatGroups: portal.chatGroups }));
-  serve(api, '/portal/api', portalBillingRoutes({ auth, team, billing: portal.billing, publicUrl }));
+  serve(api, '/portal/api', portalChatGroupRoutes({ auth, team, community: services.community }));
+  const { payments, relayRecords } = services;
+  serve(api, '/portal/api', portalBillingRoutes({ auth, team, payments, relayRecords, publicUrl }));
   serve(api, '/portal/api', portalDashboardRoutes({ auth, team, analytics: portal.analytics }));
   const perkNftAddress = relayContractsOf(deps).perkNft;
-  serve(api, '/portal/api', portalPerkRoutes({ auth, team, perks: portal.perks, perkNftAddress }));
-  serve(api, '/portal/api', portalMemberRoutes({ auth, team, members: portal.members }));
-  serve(api, '/portal/api', portalCampaignRoutes({ auth, team, campaigns: portal.campaigns, drops: portal.drops }));
-  serve(
-    api,
-    '/portal/api',
-    portalEngagementRoutes({ auth, team, streaks: portal.streaks, achievements: portal.achievements }),
-  );
+  const { perks, constraints, members, community, drops, streaks, achievements } = services;
+  serve(api, '/portal/api', portalPerkRoutes({ auth, team, perks, constraints, perkNftAddress }));
+  serve(api, '/portal/api', portalMemberRoutes({ auth, team, members }));
+  serve(api, '/portal/api', portalCampaignRoutes({ auth, team, community, drops }));
+  serve(api, '/portal/api', portalEngagementRoutes({ auth, team, streaks, achievements }));
   serve(adminRouter, '/admin', memberAdminRoutes({ members: services.members, adminToken: deps.adminToken }));
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));

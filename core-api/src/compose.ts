@@ -35,7 +35,6 @@ import type { ChainPublicClient } from './chain/deploy.ts';
 import type { Minter } from './chain/minter.types.ts';
 import type { RelayerSender } from './chain/relayer.types.ts';
 import type { Config } from './config.ts';
-import { webhooksAllowInsecure } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from './deps.ts';
 import type { SignatureClaim } from './http/brand-signature.ts';
@@ -87,19 +86,7 @@ import { SIGN_IN_WINDOW_SECONDS } from './modules/portal/portal.routes.ts';
 import { createPortalAuthService } from './modules/portal/portal-auth.service.ts';
 import { createPortalMailer, type PortalMailer } from './modules/portal/portal-mailer.ts';
 import { createPortalOperatorService } from './modules/portal/portal-operator.service.ts';
-import {
-  createPortalAchievementService,
-  createPortalBillingService,
-  createPortalBrandService,
-  createPortalCampaignService,
-  createPortalChatGroupService,
-  createPortalDropService,
-  createPortalMemberService,
-  createPortalPerkService,
-  createPortalStreakService,
-  createPortalWebhookService,
-  type PortalServices,
-} from './modules/portal/portal-services.ts';
+import type { PortalServices } from './modules/portal/portal-services.ts';
 import { createPortalTeamService } from './modules/portal/portal-team.service.ts';
 import {
   createPregenerationService,
@@ -165,15 +152,15 @@ export interface AppServices {
   relay: RelayService;
   /** The relayer's records: gas paid per brand, contract deployments (any instance, relayer key or not). */
   relayRecords: RelayRecords;
-  /** Brands' webhook endpoints (admin API) and the delivery queue the webhook worker drains. */
+  /** Brands' webhook endpoints (admin API, portal) and the delivery queue the webhook worker drains. */
   webhooks: WebhookService;
-  /** Token purchases over the configured payment provider (spec 4.6, 4.7). */
+  /** Token purchases over the configured payment provider (spec 4.6, 4.7; the portal's Billing page). */
   payments: PaymentService;
   /** Wallet pregeneration for social-login identities and emails (spec 4.8). */
   pregeneration: PregenerationService;
   /** The local identity provider's access tokens for the admin API. */
   userTokens: UserTokenService;
-  /** Domain verification by `_pts.<domain>` TXT record (`POST /pts-api/verify-dns`). */
+  /** Domain verification by `_pts.<domain>` TXT record (`POST /pts-api/verify-dns`, the portal). */
   dns: DnsService;
   /** `reward_mints` rows by status, `/metrics`' fallback when the minter does not answer. */
   rewardStatuses: RewardStatusSampler;
@@ -183,25 +170,25 @@ export interface AppServices {
   achievements: AchievementService;
   /** What a member can spend (`/services/balance`, the seed-compatible balance answers). */
   balances: BalanceService;
-  /** Chat groups and hashtag campaigns (`/services/chat-groups`, `/services/campaigns`, `/admin`). */
+  /** Chat groups and hashtag campaigns (`/services/chat-groups`, `/services/campaigns`, `/admin`, the portal). */
   community: CommunityService;
   /** The seed system's clients' mapping onto pts (docs/compatibility.md). */
   seedCompat: SeedCompatService;
-  /** Drops: the brand-signed create and claim, the admin API's list, change and end. */
+  /** Drops: the brand-signed create and claim, the admin API's and the portal's list, change and end. */
   drops: DropService;
   /** Leaderboards and member activity (`/services/leaderboard`, `/services/activity`). */
   leaderboards: LeaderboardService;
-  /** The admin API's manual award to a brand's member. */
+  /** A brand's members: the admin API's manual award, the portal's Members page. */
   members: BrandMemberService;
   /** Perk eligibility constraints, their cache invalidation and reported chat roles. */
   constraints: ConstraintService;
-  /** The perk catalogue: admin changes and the public catalogue. */
+  /** The perk catalogue: admin and portal changes and the public catalogue. */
   perks: PerkService;
   /** Streaks, daily check-in and streak settings (`/services/streak`, `/services/checkin`). */
   streaks: StreakService;
-  /** Brand and rule administration (`/admin/brands`). */
+  /** Brand and rule administration (`/admin/brands`, the portal's brand pages). */
   brandAdmin: BrandAdminService;
-  /** The brand portal's services: its sessions and team, and the modules' operations its pages call. */
+  /** The brand portal's own services: its sessions, team, operators, dashboard and agent keys. */
   portal: PortalServices;
 }
 
@@ -647,73 +634,16 @@ function composeModuleServices(
 }
 
 /**
- * The brand portal's services (docs/portal.md), each built once over the shared ones: the rewarding paths
- * (members' awards, drops, streaks) go through the one event pipeline, every change tells the brand caches.
+ * The brand portal's own services (docs/portal.md), each built once: its sessions, team, operators, dashboard
+ * and agent keys. Its pages' changes go through the modules' services above (app.ts hands them over).
  */
-function composePortalServices(
-  deps: AppDeps,
-  services: Pick<AppServices, 'changes' | 'events' | 'portalMailer' | 'agent'>,
-): PortalServices {
-  const { config, db, clock, logger, secrets } = deps;
-  const { changes, events } = services;
-  const allowInsecure = webhooksAllowInsecure(config);
+function composePortalServices(deps: AppDeps, services: Pick<AppServices, 'portalMailer' | 'agent'>): PortalServices {
+  const { db, clock, logger, secrets } = deps;
   return {
     auth: createPortalAuthService({ db, clock }),
     team: createPortalTeamService({ db, clock, mailer: services.portalMailer }),
     operators: createPortalOperatorService({ db, clock }),
-    brands: createPortalBrandService({
-      db,
-      secrets,
-      clock,
-      changes,
-      defaultCooldownHours: config.PTS_DEFAULT_COOLDOWN_HOURS,
-      resolveTxt: deps.resolveTxt,
-      logger,
-    }),
     analytics: createBrandAnalyticsService({ db, clock, chain: deps.chain, logger }),
-    members: createPortalMemberService({
-      db,
-      clock,
-      logger,
-      events,
-      wallet: {
-        db,
-        publicClient: deps.publicClient,
-        rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-        balanceOf: deps.chainReads?.balanceOf,
-      },
-    }),
-    perks: createPortalPerkService({
-      db,
-      clock,
-      perkChain: deps.perkChain,
-      logger,
-      changes,
-      defaultTtlSeconds: config.PTS_CONSTRAINT_DEFAULT_TTL_SECONDS,
-      urlPolicy: constraintUrlPolicy(config),
-    }),
-    campaigns: createPortalCampaignService({ db, clock }),
-    drops: createPortalDropService({ db, clock, logger, events, secrets, changes }),
-    chatGroups: createPortalChatGroupService({ db, clock, secrets, changes }),
-    streaks: createPortalStreakService({ db, clock, logger, events }),
-    achievements: createPortalAchievementService({ db, clock }),
-    webhooks: createPortalWebhookService({
-      db,
-      secrets,
-      clock,
-      policy: { allowInsecure, allowLoopback: allowInsecure },
-      timeoutMs: config.PTS_WEBHOOK_TIMEOUT_MS,
-    }),
-    billing: createPortalBillingService({
-      db,
-      clock,
-      logger,
-      minter: deps.minter,
-      provider: deps.payments,
-      explorerUrl: config.PTS_EXPLORER_URL,
-      mintWaitMs: config.PTS_MINT_WAIT_MS,
-      chain: deps.chain,
-    }),
     // A revocation through the portal is forgotten at once by this process's key cache.
     agentKeys: portalAgentKeyService({ db, clock, secrets }, (keyId) => services.agent.keys.forget(keyId)),
   };

@@ -7,6 +7,7 @@ import { hostMatchesDomain } from '../../http/cors.ts';
 import { hashSecret } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
+import { getBrand } from '../brands/brands.service.ts';
 import { addVerifiedDomain, findBrandForDns } from './dns.repository.ts';
 
 /** Resolves TXT records; injectable so tests use a local DNS server. */
@@ -47,15 +48,31 @@ export interface VerifyDnsDeps {
 export interface DnsService {
   /**
    * Looks up `_pts.<domain>` and, when it links the domain to its brand, records the domain as verified
-   * (announced to the brand caches). `actor` names who asked in the audit log (`verify-dns` when absent).
+   * (announced to the brand caches). `actor` names who asked in the audit log (`verify-dns` when absent). With
+   * `brandId` (the brand portal), `domain` must be that brand's website domain or under it: 404 otherwise,
+   * before any lookup.
    */
-  verify(domain: string, options?: { actor?: string | undefined }): Promise<VerifyDnsResult>;
+  verify(
+    domain: string,
+    options?: { actor?: string | undefined; brandId?: string | undefined },
+  ): Promise<VerifyDnsResult>;
 }
 
 export function createDnsService(deps: Omit<VerifyDnsDeps, 'actor'>): DnsService {
   return {
-    verify: (domain, options = {}) =>
-      verifyDns({ ...deps, ...(options.actor === undefined ? {} : { actor: options.actor }) }, { domain }),
+    async verify(domain, options = {}) {
+      if (options.brandId !== undefined) {
+        const brand = await getBrand(deps, options.brandId);
+        if (!hostMatchesDomain(domain, brand.domain)) {
+          throw new AppError(
+            'NOT_FOUND',
+            `${domain} is not ${brand.domain} or one of its subdomains; change the website domain first`,
+            { field: 'domain', value: domain },
+          );
+        }
+      }
+      return verifyDns({ ...deps, ...(options.actor === undefined ? {} : { actor: options.actor }) }, { domain });
+    },
   };
 }
 

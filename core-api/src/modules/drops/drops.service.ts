@@ -448,26 +448,32 @@ async function releaseClaim(db: Database, dropId: string, eventId: string): Prom
 
 /**
  * Drops (docs/compatibility.md): the brand-signed create and claim of `/services/drops`, the admin API's list,
- * change and end (audited as `admin`).
+ * change and end (audited as `admin`), and the brand portal's (audited as the portal user).
  */
 export interface DropService {
-  create(input: CreateDropRequest): Promise<Drop>;
+  /** Also creates the brand's `drop_claim` rule when it has no active one. */
+  create(input: CreateDropRequest, options?: DropActor): Promise<Drop>;
   claim(input: ClaimDropRequest): Promise<ClaimDropResponse>;
-  /** The brand's drops, newest first, or BRAND_NOT_FOUND. */
+  /** The brand's drops, newest first, with what is claimed and left, or BRAND_NOT_FOUND. */
   list(brandId: string): Promise<Drop[]>;
-  update(brandId: string, dropId: string, input: UpdateDropRequest): Promise<Drop>;
-  end(brandId: string, dropId: string): Promise<Drop>;
+  update(brandId: string, dropId: string, input: UpdateDropRequest, options?: DropActor): Promise<Drop>;
+  end(brandId: string, dropId: string, options?: DropActor): Promise<Drop>;
 }
 
+/** Who the audit log names for one change: a portal user (`portal:<email>`); the deps' actor when absent. */
+export type DropActor = { actor?: string | undefined };
+
 export function createDropService(deps: DropDeps): DropService {
+  const as = (options: DropActor = {}): DropDeps =>
+    options.actor === undefined ? deps : { ...deps, actor: options.actor };
   return {
-    create: (input) => createDrop(deps, input),
+    create: (input, options) => createDrop(as(options), input),
     claim: (input) => claimDrop(deps, input),
     list: async (brandId) => {
       await requireBrandExists(deps.db, brandId);
       return listDrops(deps.db, brandId);
     },
-    update: (brandId, dropId, input) => updateDrop(deps, brandId, dropId, input),
-    end: (brandId, dropId) => endDrop(deps, brandId, dropId),
+    update: (brandId, dropId, input, options) => updateDrop(as(options), brandId, dropId, input),
+    end: (brandId, dropId, options) => endDrop(as(options), brandId, dropId),
   };
 }

@@ -284,7 +284,10 @@ export async function awardMember(
   };
 }
 
-/** A brand's members as its team acts on them: the admin API's manual award (`pts member award`). */
+/**
+ * A brand's members as its team acts on them: the admin API's manual award (`pts member award`) and the brand
+ * portal's Members page (search, a member's page, an award to the member shown).
+ */
 export interface BrandMemberService {
   /**
    * Gives `member` (an e-mail, an identity key or `platform:id` the brand has seen) pts by hand, audited as
@@ -297,6 +300,12 @@ export interface BrandMemberService {
     reason: string;
     actor: string;
   }): ReturnType<typeof awardMember>;
+  /** At most 20 matches by e-mail, platform identity or wallet, most recently seen first. */
+  search(brandId: string, text: string): Promise<MemberMatch[]>;
+  /** A member's page; 404 when the brand has never seen them. */
+  profile(brandId: string, identityKey: string): Promise<MemberProfile>;
+  /** `amount` pts for `reason` to the member with exactly this identity key (no lookup), audited as `actor`. */
+  awardKey(input: Parameters<typeof awardMember>[1]): ReturnType<typeof awardMember>;
 }
 
 export function createBrandMemberService(deps: BrandMembersDeps & { events: EventDeps }): BrandMemberService {
@@ -306,5 +315,8 @@ export function createBrandMemberService(deps: BrandMembersDeps & { events: Even
       const userKey = await resolveMemberKey(deps, brandId, member);
       return awardMember(deps, { brandId, userKey, amount, reason, actor });
     },
+    search: (brandId, text) => searchMembers(deps, brandId, text),
+    profile: (brandId, identityKey) => readMemberProfile(deps, brandId, identityKey),
+    awardKey: (input) => awardMember(deps, input),
   };
 }

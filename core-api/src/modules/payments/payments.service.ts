@@ -19,6 +19,7 @@ import { formatCents, parseTokens, parseUsdToCents, tokensForCents } from './pay
 import { type CheckoutSession, type PaymentProvider, withSessionIdPlaceholder } from './payment-provider.ts';
 import {
   findMintProgress,
+  findPayment,
   insertPaymentIfAbsent,
   insertPurchaseMint,
   listPurchaseRows,
@@ -58,8 +59,8 @@ export function paymentDepsFrom(
 }
 
 /**
- * Token purchases (spec 4.6, 4.7; docs/payments.md) for the payment routes and the admin API: one per process
- * (compose.ts), over the configured payment provider.
+ * Token purchases (spec 4.6, 4.7; docs/payments.md) for the payment routes, the admin API and the brand portal:
+ * one per process (compose.ts), over the configured payment provider.
  */
 export interface PaymentService {
   /** The payment provider (the local one also serves its hosted checkout page). */
@@ -69,8 +70,11 @@ export interface PaymentService {
     input: CreateCheckoutInput,
     options?: { actor?: string | undefined },
   ): Promise<{ sessionId: string; checkoutUrl: string }>;
-  /** Mints the tokens of a paid checkout session once (idempotent). */
-  fulfil(sessionId: string): Promise<PaymentMintResponse>;
+  /**
+   * Mints the tokens of a paid checkout session once (idempotent). With `brandId` (the brand portal), another
+   * brand's purchase answers NOT_FOUND, as an unknown one.
+   */
+  fulfil(sessionId: string, options?: { brandId?: string | undefined }): Promise<PaymentMintResponse>;
   /** A provider webhook: verified, deduplicated, then fulfilled like `fulfil`. */
   handleWebhook(rawBody: Buffer, signatureHeader: string | undefined): Promise<PaymentWebhookResponse>;
   /** A brand's purchases with their mints, and totals. */
@@ -83,7 +87,15 @@ export function createPaymentService(deps: PaymentDeps): PaymentService {
   return {
     provider: deps.provider,
     createCheckout: (input, options) => createCheckout(deps, input, options),
-    fulfil: (sessionId) => fulfilPayment(deps, sessionId),
+    async fulfil(sessionId, options = {}) {
+      if (options.brandId !== undefined) {
+        const purchase = await findPayment(deps.db, sessionId);
+        if (purchase?.brand_id !== options.brandId) {
+          throw new AppError('NOT_FOUND', `No purchase ${sessionId} of this brand`, { field: 'sessionId' });
+        }
+      }
+      return fulfilPayment(deps, sessionId);
+    },
     handleWebhook: (rawBody, signatureHeader) => handlePaymentWebhook(deps, rawBody, signatureHeader),
     brandPurchases: (brandId) => listBrandPurchases(deps, brandId),
     markCanceled: (sessionId) => markPaymentCanceled(deps.db, sessionId, deps.clock.now()),

@@ -1,5 +1,6 @@
 import {
   AppError,
+  type BrandRedemption,
   type Clock,
   type CreatePerkInput,
   PERK_DEFAULT_CATEGORY,
@@ -18,6 +19,7 @@ import {
   findPerk,
   findPerkByName,
   insertPerk,
+  listBrandRedemptions,
   listPerkRows,
   type PerkRow,
   type PerkRowPatch,
@@ -221,6 +223,13 @@ export async function getPerk(deps: Pick<PerkServiceDeps, 'db'>, perkId: bigint)
   return toPerk(row);
 }
 
+/** The perk, when it is `brandId`'s; PERK_NOT_FOUND otherwise (another brand's perk is not confirmed to exist). */
+export async function getBrandPerk(deps: Pick<PerkServiceDeps, 'db'>, brandId: string, perkId: bigint): Promise<Perk> {
+  const perk = await getPerk(deps, perkId);
+  if (perk.brandId !== brandId) throw perkNotFound(perkId);
+  return perk;
+}
+
 /**
  * The public catalogue of a brand: synced perks with their live claimed count (PerkNFT.totalClaimed).
  * `available` keeps only (true) or drops (false) perks that are active and not sold out.
@@ -397,12 +406,21 @@ export function toCatalogueItem(row: PerkRow, totalClaimed: bigint, now?: Date):
  * The perk catalogue: the admin API's create, change, list and read (audited as `admin`), and the public
  * catalogue of `/services/perks/:brandId`.
  */
+/**
+ * Who the audit log names for one change (a portal user, `portal:<email>`; the deps' actor when absent) and,
+ * with `brandId` (the brand portal), the brand the perk must belong to: another brand's perk answers
+ * PERK_NOT_FOUND, as an unknown one.
+ */
+export type PerkScope = { actor?: string | undefined; brandId?: string | undefined };
+
 export interface PerkService {
-  create(input: CreatePerkInput): Promise<Perk>;
-  update(perkId: bigint, input: UpdatePerkInput): Promise<Perk>;
+  create(input: CreatePerkInput, options?: Pick<PerkScope, 'actor'>): Promise<Perk>;
+  update(perkId: bigint, input: UpdatePerkInput, options?: PerkScope): Promise<Perk>;
   /** The brand's perks (all when no brand is given), oldest first. */
   list(brandId?: string): Promise<Perk[]>;
-  get(perkId: bigint): Promise<Perk>;
+  get(perkId: bigint, options?: Pick<PerkScope, 'brandId'>): Promise<Perk>;
+  /** The brand's latest redemptions of one perk, newest first. */
+  redemptions(brandId: string, perkId: bigint): Promise<BrandRedemption[]>;
   /** The brand's public catalogue with live remaining supply. */
   catalogue(
     brandId: string,
@@ -411,11 +429,18 @@ export interface PerkService {
 }
 
 export function createPerkService(deps: PerkServiceDeps): PerkService {
+  const as = (options: PerkScope = {}): PerkServiceDeps =>
+    options.actor === undefined ? deps : { ...deps, actor: options.actor };
   return {
-    create: (input) => createPerk(deps, input),
-    update: (perkId, input) => updatePerk(deps, perkId, input),
+    create: (input, options) => createPerk(as(options), input),
+    async update(perkId, input, options = {}) {
+      if (options.brandId !== undefined) await getBrandPerk(deps, options.brandId, perkId);
+      return updatePerk(as(options), perkId, input);
+    },
     list: (brandId) => listPerks(deps, brandId),
-    get: (perkId) => getPerk(deps, perkId),
+    get: (perkId, options = {}) =>
+      options.brandId === undefined ? getPerk(deps, perkId) : getBrandPerk(deps, options.brandId, perkId),
+    redemptions: (brandId, perkId) => listBrandRedemptions(deps.db, brandId, { perkId }),
     catalogue: (brandId, filter) => listCatalogue(deps, brandId, filter),
   };
 }

@@ -10,9 +10,11 @@ import {
 } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { tokensForCents } from '../payments/payment-amounts.ts';
+import type { PaymentService } from '../payments/payments.service.ts';
+import type { RelayRecords } from '../relayer/relay.service.ts';
+import { gasUsageView } from '../relayer/relayer-gas.routes.ts';
 import { actorOf, baseUrlOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import type { PortalBillingService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
@@ -20,7 +22,10 @@ import type { PortalTeamService } from './portal-team.service.ts';
 export interface PortalBillingDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
-  billing: PortalBillingService;
+  /** The purchases (the same service as `/pts-api/create-checkout` and `/pts-api/payment-mint`). */
+  payments: PaymentService;
+  /** The relayer gas charged to the brand. */
+  relayRecords: RelayRecords;
   /** `PTS_PUBLIC_URL`: the base of the Billing page the checkout returns to (the request's host when unset). */
   publicUrl?: string | undefined;
 }
@@ -35,7 +40,7 @@ const notMember = failure('No such brand among yours');
  * API, the purchase history, and the relayer gas charged to the brand. Buying needs admin or owner.
  */
 export function portalBillingRoutes(deps: PortalBillingDeps): Route[] {
-  const { team, billing } = deps;
+  const { team, payments } = deps;
   const signedIn = [requireSession(deps.auth)];
   const billingUrl = (baseUrl: string, brandId: string) => `${baseUrl}/portal/brands/${brandId}/billing`;
 
@@ -51,12 +56,13 @@ export function portalBillingRoutes(deps: PortalBillingDeps): Route[] {
       responses: { 200: { description: 'Billing', schema: portalBillingSchema }, 401: signedOut, 404: notMember },
       handle: async ({ params: { brandId }, res }) => {
         await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
-        const { purchases, totals } = await billing.purchases(brandId);
+        const { purchases, totals } = await payments.brandPurchases(brandId);
+        const [gas] = await deps.relayRecords.gasByBrand(brandId);
         return {
           success: true,
           purchases,
           totals,
-          gas: await billing.gas(brandId),
+          gas: gasUsageView(gas?.gasUsed ?? 0n, gas?.costWei ?? 0n, gas?.transactions ?? 0),
           checkout: {
             minCents: CHECKOUT_MIN_CENTS,
             maxCents: CHECKOUT_MAX_CENTS,
@@ -86,13 +92,17 @@ export function portalBillingRoutes(deps: PortalBillingDeps): Route[] {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
         const page = billingUrl(baseUrlOf(req, deps.publicUrl), brandId);
-        const created = await billing.checkout(actorOf(user), {
-          brandId,
-          amount: body.amount,
-          userEmail: user.email,
-          successUrl: `${page}?session_id={CHECKOUT_SESSION_ID}`,
-          cancelUrl: `${page}?checkout=canceled`,
-        });
+        const created = await payments.createCheckout(
+          {
+            brandId,
+            amount: body.amount,
+            currency: 'usd',
+            userEmail: user.email,
+            successUrl: `${page}?session_id={CHECKOUT_SESSION_ID}`,
+            cancelUrl: `${page}?checkout=canceled`,
+          },
+          { actor: actorOf(user) },
+        );
         return {
           success: true,
           checkoutUrl: new URL(created.checkoutUrl, baseUrlOf(req, deps.publicUrl)).toString(),
@@ -119,7 +129,7 @@ export function portalBillingRoutes(deps: PortalBillingDeps): Route[] {
       },
       handle: async ({ params: { brandId, sessionId }, res }) => {
         await team.requireRole(portalUserOf(res).id, brandId, 'admin');
-        return billing.confirm(brandId, sessionId);
+        return payments.fulfil(sessionId, { brandId });
       },
     }),
   ];

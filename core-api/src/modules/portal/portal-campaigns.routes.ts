@@ -12,17 +12,19 @@ import {
   updateDropRequestSchema,
 } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import type { CommunityService } from '../community/community.service.ts';
+import type { DropService } from '../drops/drops.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import type { PortalCampaignService, PortalDropService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalCampaignRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
-  campaigns: PortalCampaignService;
-  drops: PortalDropService;
+  /** The campaigns (the same service as `/admin/campaigns` and the X bot's `/services/campaigns`). */
+  community: CommunityService;
+  drops: DropService;
 }
 
 const session: ['portalSession'] = ['portalSession'];
@@ -38,7 +40,7 @@ const notMember = failure('No such brand among yours');
  * `drop_claim` rule a first drop creates reaches every replica's rule cache through the change notifier.
  */
 export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
-  const { team, campaigns, drops } = deps;
+  const { team, community, drops } = deps;
   const signedIn = [requireSession(deps.auth)];
   return [
     defineRoute({
@@ -52,7 +54,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       responses: { 200: { description: 'Campaigns', schema: campaignsResponseSchema }, 401: signedOut, 404: notMember },
       handle: async ({ params: { brandId }, res }) => {
         await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, campaigns: await campaigns.list(brandId) };
+        return { success: true, campaigns: await community.listCampaigns(brandId) };
       },
     }),
     defineRoute({
@@ -74,7 +76,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        const campaign = await campaigns.create(actorOf(user), brandId, body);
+        const campaign = await community.createCampaign(brandId, body, { actor: actorOf(user) });
         res.status(201);
         return { success: true, campaign };
       },
@@ -98,7 +100,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       handle: async ({ params: { brandId, campaignId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        const campaign = await campaigns.update(actorOf(user), brandId, campaignId, body);
+        const campaign = await community.updateCampaign(brandId, campaignId, body, { actor: actorOf(user) });
         return { success: true, campaign };
       },
     }),
@@ -136,7 +138,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        const drop = await drops.create(actorOf(user), { ...body, brandId });
+        const drop = await drops.create({ ...body, brandId }, { actor: actorOf(user) });
         res.status(201);
         return { success: true, drop };
       },
@@ -162,7 +164,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       handle: async ({ params: { brandId, dropId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        return { success: true, drop: await drops.update(actorOf(user), brandId, dropId, body) };
+        return { success: true, drop: await drops.update(brandId, dropId, body, { actor: actorOf(user) }) };
       },
     }),
     defineRoute({
@@ -183,7 +185,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       handle: async ({ params: { brandId, dropId }, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        return { success: true, drop: await drops.end(actorOf(user), brandId, dropId) };
+        return { success: true, drop: await drops.end(brandId, dropId, { actor: actorOf(user) }) };
       },
     }),
   ];

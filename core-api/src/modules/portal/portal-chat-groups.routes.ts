@@ -1,15 +1,16 @@
 import { chatGroupResponseSchema, portalChatGroupParamsSchema, updateChatGroupRequestSchema } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import type { CommunityService } from '../community/community.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import type { PortalChatGroupService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalChatGroupRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
-  chatGroups: PortalChatGroupService;
+  /** The chat groups (the same service as the bots' `/services/chat-groups`). */
+  community: CommunityService;
 }
 
 const session: ['portalSession'] = ['portalSession'];
@@ -50,7 +51,7 @@ export function portalChatGroupRoutes(deps: PortalChatGroupRoutesDeps): Route[] 
       responses: { ...responses, 400: failure('Validation failed') },
       handle: async ({ params: { brandId, chatGroupId }, body, res }) => {
         const actor = await adminOf(res, brandId);
-        return { success: true, ...(await deps.chatGroups.update(actor, brandId, chatGroupId, body)) };
+        return { success: true, ...(await deps.community.updateChatGroup(chatGroupId, body, { actor, brandId })) };
       },
     }),
     defineRoute({
@@ -64,7 +65,8 @@ export function portalChatGroupRoutes(deps: PortalChatGroupRoutesDeps): Route[] 
       responses,
       handle: async ({ params: { brandId, chatGroupId }, res }) => {
         const actor = await adminOf(res, brandId);
-        return { success: true, chatGroup: await deps.chatGroups.deactivate(actor, brandId, chatGroupId) };
+        const chatGroup = await deps.community.deactivateChatGroup(chatGroupId, { actor, brandId });
+        return { success: true, chatGroup };
       },
     }),
   ];

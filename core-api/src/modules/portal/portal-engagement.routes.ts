@@ -6,17 +6,18 @@ import {
   updateStreakSettingsRequestSchema,
 } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import type { AchievementService } from '../achievements/achievements.service.ts';
+import type { StreakService } from '../streaks/streaks.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import type { PortalAchievementService, PortalStreakService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalEngagementRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
-  streaks: PortalStreakService;
-  achievements: PortalAchievementService;
+  streaks: StreakService;
+  achievements: AchievementService;
 }
 
 const session: ['portalSession'] = ['portalSession'];
@@ -75,7 +76,7 @@ export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        const settings = await streaks.update(actorOf(user), brandId, body);
+        const settings = await streaks.updateSettings(brandId, body, actorOf(user));
         return { success: true, brandId, settings, custom: true };
       },
     }),
@@ -121,7 +122,7 @@ export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        const definitions = await achievements.setDefinitions(actorOf(user), brandId, body.definitions);
+        const definitions = await achievements.setDefinitions(brandId, body.definitions, actorOf(user));
         return { success: true, brandId, ...definitions };
       },
     }),

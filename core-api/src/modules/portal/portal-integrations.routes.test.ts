@@ -443,8 +443,12 @@ describe('CSRF and brand isolation on every route', () => {
 
     // The attempts cover every route of both tables.
     const tables = [
-      ...portalIntegrationRoutes(platform.services.portal),
-      ...portalBillingRoutes(platform.services.portal),
+      ...portalIntegrationRoutes({
+        ...platform.services,
+        ...platform.services.portal,
+        brands: platform.services.brandAdmin,
+      }),
+      ...portalBillingRoutes({ ...platform.services, ...platform.services.portal }),
     ];
     const covered = new Set(
       attempts.map(

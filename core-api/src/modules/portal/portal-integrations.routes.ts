@@ -18,16 +18,14 @@ import {
 import type { Response } from 'express';
 import { z } from 'zod';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
-import { ptsTxtRecordValue, txtHostFor } from '../dns/dns.service.ts';
+import type { BrandAdminService } from '../brands/brand-admin.service.ts';
+import type { CommunityService } from '../community/community.service.ts';
+import { type DnsService, ptsTxtRecordValue, txtHostFor } from '../dns/dns.service.ts';
 import { sdkScriptUrl, sdkSnippet } from '../sdk/sdk-snippet.ts';
+import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import { actorOf, baseUrlOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import type {
-  PortalAgentKeyService,
-  PortalBrandService,
-  PortalChatGroupService,
-  PortalWebhookService,
-} from './portal-services.ts';
+import type { PortalAgentKeyService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
@@ -35,9 +33,12 @@ import type { PortalTeamService } from './portal-team.service.ts';
 export interface PortalIntegrationDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
-  brands: PortalBrandService;
-  chatGroups: PortalChatGroupService;
-  webhooks: PortalWebhookService;
+  brands: BrandAdminService;
+  /** Domain verification by TXT record (`POST /pts-api/verify-dns`'s). */
+  dns: DnsService;
+  /** The brand's chat groups. */
+  community: CommunityService;
+  webhooks: WebhookService;
   /** The agent API's key service (agent/keys), handed in by the composition root. */
   agentKeys: PortalAgentKeyService;
   /** `PTS_PUBLIC_URL`: the base of the SDK snippet and the WordPress settings (the request's host when unset). */
@@ -108,7 +109,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
             securityKeyHint: 'The security key shown once when the brand was created or its key last rotated',
           },
           xHandle: brand.xHandle,
-          chatGroups: await deps.chatGroups.list(brand.brandId),
+          chatGroups: await deps.community.listChatGroups(brand.brandId),
         };
       },
     }),
@@ -133,7 +134,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       handle: async ({ params: { brandId }, body, res }) => {
         const user = await member(res, brandId, 'owner');
         noStore(res);
-        return { success: true, keys: await brands.rotateKeys(actorOf(user), brandId, body) };
+        return { success: true, keys: await brands.rotateKeys(brandId, body, { actor: actorOf(user) }) };
       },
     }),
     defineRoute({
@@ -165,7 +166,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId, domain }, res }) => {
         const user = await member(res, brandId, 'admin');
-        return brands.verifyDomain(actorOf(user), brandId, domain);
+        return deps.dns.verify(domain, { actor: actorOf(user), brandId });
       },
     }),
     defineRoute({
@@ -185,7 +186,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId, domain }, res }) => {
         const user = await member(res, brandId, 'admin');
-        const brand = await brands.removeDomain(actorOf(user), brandId, domain);
+        const brand = await brands.removeDomain(brandId, domain, { actor: actorOf(user) });
         return { success: true, verifiedDomains: brand.verifiedDomains };
       },
     }),
@@ -206,8 +207,8 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
         await member(res, brandId, 'viewer');
         return {
           success: true,
-          webhook: await webhooks.endpoint(brandId),
-          deliveries: await webhooks.deliveries(brandId, DELIVERIES_SHOWN),
+          webhook: await webhooks.findEndpoint(brandId),
+          deliveries: await webhooks.listDeliveries(brandId, { limit: DELIVERIES_SHOWN }),
         };
       },
     }),
@@ -232,7 +233,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       handle: async ({ params: { brandId }, body, res }) => {
         const user = await member(res, brandId, 'admin');
         noStore(res);
-        return { success: true, webhook: await webhooks.set(actorOf(user), brandId, body) };
+        return { success: true, webhook: await webhooks.setEndpoint(brandId, body, { actor: actorOf(user) }) };
       },
     }),
     defineRoute({
@@ -251,7 +252,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId }, res }) => {
         const user = await member(res, brandId, 'admin');
-        await webhooks.remove(actorOf(user), brandId);
+        await webhooks.deleteEndpoint(brandId, { actor: actorOf(user) });
         return { success: true };
       },
     }),
@@ -271,7 +272,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId }, res }) => {
         const user = await member(res, brandId, 'admin');
-        return { success: true, result: await webhooks.test(actorOf(user), brandId) };
+        return { success: true, result: await webhooks.sendTest(brandId, { actor: actorOf(user) }) };
       },
     }),
     defineRoute({
@@ -294,7 +295,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
         const user = await member(res, brandId, 'admin');
         return {
           success: true,
-          delivery: await webhooks.replay(actorOf(user), brandId, deliveryId),
+          delivery: await webhooks.replayDelivery(deliveryId, { actor: actorOf(user), brandId }),
         };
       },
     }),
@@ -315,7 +316,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       },
       handle: async ({ params: { brandId }, body, res }) => {
         const user = await member(res, brandId, 'admin');
-        const brand = await brands.update(actorOf(user), brandId, { xHandle: body.xHandle });
+        const brand = await brands.update(brandId, { xHandle: body.xHandle }, { actor: actorOf(user) });
         return { success: true, xHandle: brand.xHandle };
       },
     }),

@@ -8,16 +8,16 @@ import {
   portalBrandParamsSchema,
 } from '@pts/shared';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import type { BrandMemberService } from '../members/brand-members.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import type { PortalMemberService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalMemberRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
-  members: PortalMemberService;
+  members: BrandMemberService;
 }
 
 const session: ['portalSession'] = ['portalSession'];
@@ -63,10 +63,10 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
       before: signedIn,
       request: { params: memberParamsSchema },
       responses: { 200: { description: 'Member', schema: memberProfileSchema }, 401: signedOut, 404: notFound },
-      handle: async ({ params: { brandId, userKey: accountKey }, res }) => {
+      handle: async ({ params: { brandId, userKey: identityKey }, res }) => {
         await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
         res.setHeader('Cache-Control', 'no-store');
-        return members.profile(brandId, accountKey);
+        return members.profile(brandId, identityKey);
       },
     }),
     defineRoute({
@@ -86,10 +86,10 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         403: failure('Missing CSRF token, or the role cannot make this change'),
         404: notFound,
       },
-      handle: async ({ params: { brandId, userKey: accountKey }, body, res }) => {
+      handle: async ({ params: { brandId, userKey: identityKey }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        return members.award({ brandId, userKey: accountKey, ...body, actor: actorOf(user) });
+        return members.awardKey({ brandId, userKey: identityKey, ...body, actor: actorOf(user) });
       },
     }),
   ];

@@ -13,10 +13,10 @@ import {
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import type { BrandAdminService } from '../brands/brand-admin.service.ts';
 import { baseUrlOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
 import { operatorActorOf, type PortalOperatorService, requireOperator } from './portal-operator.service.ts';
-import type { PortalBrandService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
@@ -24,7 +24,7 @@ export interface PortalOperatorRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
   operators: PortalOperatorService;
-  brands: PortalBrandService;
+  brands: BrandAdminService;
   publicUrl?: string | undefined;
 }
 
@@ -81,7 +81,7 @@ export function portalOperatorRoutes(deps: PortalOperatorRoutesDeps): Route[] {
       },
       handle: async ({ body, res }) => {
         const user = operator(res);
-        const brand = await deps.brands.create(operatorActorOf(user), body);
+        const brand = await deps.brands.create(body, { actor: operatorActorOf(user) });
         res.setHeader('Cache-Control', 'no-store');
         res.status(201);
         return { success: true, brand };

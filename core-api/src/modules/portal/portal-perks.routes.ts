@@ -12,16 +12,18 @@ import {
 } from '@pts/shared';
 import { z } from 'zod';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import type { ConstraintService } from '../perks/constraints/constraints.service.ts';
+import type { PerkService } from '../perks/perks.service.ts';
 import { actorOf as portalActorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import type { PortalPerkService } from './portal-services.ts';
 import { portalUserOf, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalPerkRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
-  perks: PortalPerkService;
+  perks: PerkService;
+  constraints: ConstraintService;
   /** The PerkNFT contract collections live in (shown on a perk's page); absent when not configured. */
   perkNftAddress: string | undefined;
 }
@@ -37,7 +39,7 @@ const notFound = failure('No such brand among yours, or no such perk in it');
  * and the agent API use. A perk of another brand answers 404, as an unknown one.
  */
 export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
-  const { team, perks } = deps;
+  const { team, perks, constraints } = deps;
   const signedIn = [requireSession(deps.auth)];
 
   return [
@@ -77,7 +79,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       handle: async ({ params: { brandId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        const perk = await perks.create(portalActorOf(user), { ...body, brandId });
+        const perk = await perks.create({ ...body, brandId }, { actor: portalActorOf(user) });
         res.status(201);
         return { success: true, perk };
       },
@@ -93,12 +95,17 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       responses: { 200: { description: 'Perk', schema: portalPerkDetailSchema }, 401: signedOut, 404: notFound },
       handle: async ({ params: { brandId, perkId }, res }) => {
         await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
-        const { perk, constraints, redemptions } = await perks.detail(brandId, perkId);
+        // Another brand's perk answers 404 before anything of it is read.
+        const perk = await perks.get(BigInt(perkId), { brandId });
+        const [perkConstraints, redemptions] = await Promise.all([
+          constraints.list(BigInt(perkId)),
+          perks.redemptions(brandId, BigInt(perkId)),
+        ]);
         return {
           success: true,
           perk,
           collection: { contractAddress: deps.perkNftAddress ?? null, collectionId: perk.perkId },
-          constraints,
+          constraints: perkConstraints,
           redemptions,
         };
       },
@@ -123,7 +130,10 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       handle: async ({ params: { brandId, perkId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        return { success: true, perk: await perks.update(portalActorOf(user), brandId, perkId, body) };
+        return {
+          success: true,
+          perk: await perks.update(BigInt(perkId), body, { actor: portalActorOf(user), brandId }),
+        };
       },
     }),
     defineRoute({
@@ -144,7 +154,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       handle: async ({ params: { brandId, perkId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        const constraint = await perks.addConstraint(portalActorOf(user), brandId, perkId, body);
+        const constraint = await constraints.add(BigInt(perkId), body, { actor: portalActorOf(user), brandId });
         res.status(201);
         return { success: true, constraint };
       },
@@ -166,7 +176,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       handle: async ({ params: { brandId, perkId, constraintId }, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        await perks.removeConstraint(portalActorOf(user), brandId, perkId, constraintId);
+        await constraints.remove(BigInt(perkId), constraintId, { actor: portalActorOf(user), brandId });
         return { success: true };
       },
     }),

@@ -26,8 +26,8 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
+import type { BrandAdminService } from '../brands/brand-admin.service.ts';
 import { PORTAL_SESSION_ABSOLUTE_MS, type PortalAuthService, type PortalUser } from './portal-auth.service.ts';
-import type { PortalBrandService } from './portal-services.ts';
 import {
   clearCookie,
   csrfTokenFor,
@@ -47,7 +47,7 @@ export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 export interface PortalRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
-  brands: PortalBrandService;
+  brands: BrandAdminService;
   /** Failed sign-ins, keyed `account:<email>` and `ip:<address>` (compose.ts builds both over the shared store). */
   signInFailures: { account: RateLimiterAbstract; ip: RateLimiterAbstract };
   publicUrl?: string | undefined;
@@ -256,7 +256,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       },
       handle: async ({ params: { brandId }, res }) => {
         await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, rules: await brands.listRules(brandId) };
+        return { success: true, rules: await brands.rules(brandId) };
       },
     }),
     defineRoute({
@@ -277,7 +277,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       handle: async ({ params: { brandId, eventType }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        return { success: true, rule: await brands.setRule(actorOf(user), brandId, { ...body, eventType }) };
+        return { success: true, rule: await brands.setRule(brandId, { ...body, eventType }, { actor: actorOf(user) }) };
       },
     }),
     defineRoute({

@@ -64,6 +64,8 @@ export interface WebhookService {
   ): Promise<SavedWebhookEndpoint>;
   /** The brand's endpoint (never its secret), or NOT_FOUND. */
   getEndpoint(brandId: string): Promise<WebhookEndpoint>;
+  /** The brand's endpoint (never its secret), or null (the brand portal's Integrations page). */
+  findEndpoint(brandId: string): Promise<WebhookEndpoint | null>;
   /** Removes the brand's endpoint; its queued deliveries end as dead. */
   deleteEndpoint(brandId: string, options?: Actor): Promise<void>;
   /** Sends a `webhook.test` event now and reports what the receiver answered. */
@@ -107,6 +109,10 @@ export function createWebhookService(deps: {
   return {
     setEndpoint: (brandId, input, options) => setWebhookEndpoint(as(options), brandId, input),
     getEndpoint: (brandId) => getWebhookEndpoint(base, brandId),
+    findEndpoint: async (brandId) => {
+      const row = await findWebhookEndpoint(deps.db, brandId);
+      return row ? toWebhookEndpoint(row) : null;
+    },
     deleteEndpoint: (brandId, options) => deleteWebhookEndpoint(as(options), brandId),
     sendTest: (brandId, options) => sendTestWebhook(as(options), brandId),
     listDeliveries: (brandId, input) => listWebhookDeliveries(base, brandId, input),

@@ -5,7 +5,7 @@ import { SsrfError, type SsrfPolicy, vetUrlStatically } from '../../../http/ssrf
 import { hashSecret } from '../../../security/secret-box.ts';
 import { insertAuditEntry } from '../../brands/brands.repository.ts';
 import { findPerk } from '../perks.repository.ts';
-import { perkNotFound } from '../perks.service.ts';
+import { getBrandPerk, type PerkScope, perkNotFound } from '../perks.service.ts';
 import { type ChatRolesSnapshot, saveChatRoles } from './chat-roles.ts';
 import { deleteConstraint, insertConstraint, listConstraintRows, toConstraint } from './constraints.repository.ts';
 
@@ -157,9 +157,11 @@ export async function invalidateExternalApi(
  * constraint-updater's cache invalidation by brand API key, and the bots' chat role reports.
  */
 export interface ConstraintService {
-  add(perkId: bigint, input: AddConstraintInput): Promise<PerkConstraint>;
+  /** With `brandId` (the brand portal), another brand's perk answers PERK_NOT_FOUND, as an unknown one. */
+  add(perkId: bigint, input: AddConstraintInput, options?: PerkScope): Promise<PerkConstraint>;
   list(perkId: bigint): Promise<PerkConstraint[]>;
-  remove(perkId: bigint, constraintId: string): Promise<void>;
+  /** With `brandId`, as `add`. */
+  remove(perkId: bigint, constraintId: string, options?: PerkScope): Promise<void>;
   /** The brand whose API key this is, or undefined. */
   brandForApiKey(apiKey: string): Promise<string | undefined>;
   /** Drops the brand's cached `external_api` answers of `apiUrl`; how many were dropped. */
@@ -180,10 +182,18 @@ export interface ConstraintService {
 }
 
 export function createConstraintService(deps: ConstraintServiceDeps): ConstraintService {
+  const as = (options: PerkScope): ConstraintServiceDeps =>
+    options.actor === undefined ? deps : { ...deps, actor: options.actor };
   return {
-    add: (perkId, input) => addConstraint(deps, perkId, input),
+    async add(perkId, input, options = {}) {
+      if (options.brandId !== undefined) await getBrandPerk(deps, options.brandId, perkId);
+      return addConstraint(as(options), perkId, input);
+    },
     list: (perkId) => listConstraints(deps, perkId),
-    remove: (perkId, constraintId) => removeConstraint(deps, perkId, constraintId),
+    async remove(perkId, constraintId, options = {}) {
+      if (options.brandId !== undefined) await getBrandPerk(deps, options.brandId, perkId);
+      await removeConstraint(as(options), perkId, constraintId);
+    },
     brandForApiKey: (apiKey) => brandForApiKey(deps.db, apiKey),
     invalidateExternalApi: (input) => invalidateExternalApi(deps.db, input),
     saveChatRoles: (input) => saveChatRoles(deps, input),
