@@ -215,6 +215,11 @@ describe('campaigns and drops on the Program page in Chromium', () => {
     const changed = (await platform.get(`/admin/brands/${brand.brandId}/drops`, admin())).body.drops[0];
     expect(changed).toMatchObject({ dropId, name: 'Launch (extended)', totalSupply: 20, amount: 25, claimed: 1 });
 
+    // The server's clock runs an hour ahead of this browser's: the drop it ends now still ends in the browser's
+    // future, and the row must say ended at once all the same (the page shows the server's status; judged by
+    // the browser's clock, it offered Edit and End now on a drop the server had ended, each then a 409).
+    const serverTime = platform.clock.now();
+    platform.clock.set(new Date(Date.now() + 3_600_000));
     await page.getByRole('button', { name: 'End now Launch (extended)' }).click();
     // Wait on the Status cell, not the row: the row's text holds the name, and "Launch (extended)" contains
     // "ended", so a row-wide match held at once, before the end's refetch had rendered (a race that the
@@ -240,6 +245,7 @@ describe('campaigns and drops on the Program page in Chromium', () => {
       'portal:admin@springfield.example.com drop.update',
       'portal:admin@springfield.example.com drop.end',
     ]);
+    platform.clock.set(serverTime);
     expect(await axeViolations(page)).toEqual([]);
     expect(chromium.problems).toEqual([]);
   });

@@ -63,6 +63,7 @@ export {
   utcDay,
   viewStreak,
 } from './rules/streaks.ts';
+export { WINDOW_STATUSES, type WindowStatus, windowStatusAt } from './rules/windows.ts';
 export {
   ACCOUNT_LINK_METHODS,
   type AccountLinkMethod,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WINDOW_STATUSES } from '../rules/windows.ts';
 import { brandIdSchema, cleanString, emailSchema, eventTypeSchema, metadataSchema } from './common.ts';
 
 // Endpoints the seed system's clients call that pts had no equivalent for (docs/compatibility.md). Every one
@@ -33,6 +34,10 @@ export const dropSchema = z
     perUserLimit: z.number().int(),
     startsAt: z.string(),
     endsAt: z.string(),
+    status: z.enum(WINDOW_STATUSES).meta({
+      description:
+        "Where the claim window stands by the server's clock when it answered: scheduled (before startsAt), active, or ended (from endsAt on)",
+    }),
   })
   .meta({ id: 'Drop' });
 export type Drop = z.infer<typeof dropSchema>;

@@ -10,6 +10,7 @@ import {
   isAppError,
   ruleInputSchema,
   type UpdateDropRequest,
+  windowStatusAt,
 } from '@pts/shared';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -51,7 +52,8 @@ interface DropRow {
   ends_at: Date;
 }
 
-function toDrop(row: DropRow): Drop {
+/** A drop as answered at `now` (the server's clock): its status is the one window rule the claims obey. */
+function toDrop(row: DropRow, now: Date): Drop {
   return {
     dropId: row.id,
     brandId: row.brand_id,
@@ -63,7 +65,13 @@ function toDrop(row: DropRow): Drop {
     perUserLimit: row.per_user_limit,
     startsAt: row.starts_at.toISOString(),
     endsAt: row.ends_at.toISOString(),
+    status: dropStatus(row, now),
   };
+}
+
+/** Where the drop's claim window stands at `now`: scheduled, active or ended (shared/src/rules/windows.ts). */
+function dropStatus(row: Pick<DropRow, 'starts_at' | 'ends_at'>, now: Date) {
+  return windowStatusAt({ startsAt: row.starts_at, endsAt: row.ends_at }, now);
 }
 
 function claimFailed(message: string, reason: string, details: Record<string, unknown> = {}): AppError {
@@ -123,7 +131,7 @@ export async function createDrop(deps: DropDeps, input: CreateDropRequest): Prom
     });
     return row;
   });
-  return toDrop(row);
+  return toDrop(row, now);
 }
 
 /** What changing or ending a drop needs: no reward path, only the row, the clock and the audit actor. */
@@ -152,7 +160,7 @@ async function lockDrop(trx: Database, brandId: string, dropId: string): Promise
 
 /** The merged window and amount of an update, or the reason it is not safe (docs/portal.md, "Changing a drop"). */
 function checkDropUpdate(row: DropRow, input: UpdateDropRequest, now: Date) {
-  if (now >= row.ends_at) {
+  if (dropStatus(row, now) === 'ended') {
     throw dropConflict(`The drop ended at ${row.ends_at.toISOString()}: an ended drop cannot be changed`, {
       reason: 'ended',
     });
@@ -165,7 +173,7 @@ function checkDropUpdate(row: DropRow, input: UpdateDropRequest, now: Date) {
     );
   }
   const startsAt = input.startsAt !== undefined ? new Date(input.startsAt) : row.starts_at;
-  if (startsAt.getTime() !== row.starts_at.getTime() && now >= row.starts_at) {
+  if (startsAt.getTime() !== row.starts_at.getTime() && dropStatus(row, now) !== 'scheduled') {
     throw new AppError('CONFLICT', `startsAt cannot change: the drop opened at ${row.starts_at.toISOString()}`, {
       field: 'startsAt',
       reason: 'started',
@@ -218,8 +226,8 @@ export async function updateDrop(
       .where('id', '=', before.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    const previous = toDrop(before);
-    const after = toDrop(row);
+    const previous = toDrop(before, now);
+    const after = toDrop(row, now);
     const fields = ['name', 'amount', 'totalSupply', 'perUserLimit', 'startsAt', 'endsAt'] as const;
     const changed = fields.filter((field) => previous[field] !== after[field]);
     await insertAuditEntry(trx, {
@@ -235,7 +243,7 @@ export async function updateDrop(
     });
     return row;
   });
-  return toDrop(row);
+  return toDrop(row, now);
 }
 
 /**
@@ -247,7 +255,7 @@ export async function endDrop(deps: DropChangeDeps, brandId: string, dropId: str
   const now = deps.clock.now();
   const row = await deps.db.transaction().execute(async (trx) => {
     const before = await lockDrop(trx, brandId, dropId);
-    if (now >= before.ends_at) {
+    if (dropStatus(before, now) === 'ended') {
       throw dropConflict(`The drop already ended at ${before.ends_at.toISOString()}`, { reason: 'ended' });
     }
     // ends_at > starts_at is a table constraint: an unopened drop's window shrinks to the moment before now.
@@ -268,11 +276,11 @@ export async function endDrop(deps: DropChangeDeps, brandId: string, dropId: str
     });
     return row;
   });
-  return toDrop(row);
+  return toDrop(row, now);
 }
 
 /** The brand's drops, newest first (at most `limit`), with what is claimed and left. */
-export async function listDrops(db: Database, brandId: string, limit = 200): Promise<Drop[]> {
+export async function listDrops(db: Database, brandId: string, now: Date, limit = 200): Promise<Drop[]> {
   const rows = await db
     .selectFrom('drops')
     .selectAll()
@@ -281,7 +289,7 @@ export async function listDrops(db: Database, brandId: string, limit = 200): Pro
     .orderBy('id')
     .limit(limit)
     .execute();
-  return rows.map(toDrop);
+  return rows.map((row) => toDrop(row, now));
 }
 
 /** The brand a drop belongs to (a drop id is unique across brands), or undefined for an unknown id. */
@@ -320,12 +328,13 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
       .executeTakeFirst();
     if (!drop)
       throw new AppError('NOT_FOUND', `Drop ${input.dropId} does not exist for this brand`, { field: 'dropId' });
-    if (now < drop.starts_at) {
+    const status = dropStatus(drop, now);
+    if (status === 'scheduled') {
       throw claimFailed(`The drop opens at ${drop.starts_at.toISOString()}`, 'not_started', {
         startsAt: drop.starts_at.toISOString(),
       });
     }
-    if (now >= drop.ends_at) {
+    if (status === 'ended') {
       throw claimFailed(`The drop ended at ${drop.ends_at.toISOString()}`, 'ended', {
         endsAt: drop.ends_at.toISOString(),
       });
@@ -471,7 +480,7 @@ export function createDropService(deps: DropDeps): DropService {
     claim: (input) => claimDrop(deps, input),
     list: async (brandId) => {
       await requireBrandExists(deps.db, brandId);
-      return listDrops(deps.db, brandId);
+      return listDrops(deps.db, brandId, deps.clock.now());
     },
     update: (brandId, dropId, input, options) => updateDrop(as(options), brandId, dropId, input),
     end: (brandId, dropId, options) => endDrop(as(options), brandId, dropId),

@@ -196,4 +196,31 @@ describe('drops (seed /services/drops/*)', () => {
     });
     expect(malformed.status).toBe(400);
   });
+
+  it("answers each drop's status by the server's clock, with the one window rule its claims obey", async () => {
+    const dropId = await createDrop({ amount: 5, totalSupply: 5, startsAt: inHours(1), endsAt: inHours(2) });
+    const admin = { authorization: `Bearer ${platform.deps.adminToken}` };
+    const statusOf = async () => {
+      const res = await platform.get(`/admin/brands/${brand.brandId}/drops`, admin);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.drops.find((drop: { dropId: string }) => drop.dropId === dropId).status;
+    };
+    const claim = (userIdentifier: string) =>
+      signed('/services/drops/claim', { brandId: brand.brandId, dropId, userIdentifier });
+    expect(await statusOf()).toBe('scheduled');
+    const drop = (await platform.get(`/admin/brands/${brand.brandId}/drops`, admin)).body.drops.find(
+      (d: { dropId: string }) => d.dropId === dropId,
+    );
+    platform.clock.set(new Date(drop.startsAt));
+    expect(await statusOf()).toBe('active');
+    expect((await claim('opening@example.com')).status).toBe(200);
+    // At endsAt exactly the drop has ended, in the list as for a claim.
+    platform.clock.set(new Date(new Date(drop.endsAt).getTime() - 1));
+    expect(await statusOf()).toBe('active');
+    platform.clock.set(new Date(drop.endsAt));
+    expect(await statusOf()).toBe('ended');
+    platform.clock.set(new Date(new Date(drop.endsAt).getTime() - 1_000));
+    const last = await claim('closing@example.com');
+    expect(last.body).toMatchObject({ code: 'CLAIM_FAILED', details: { reason: 'ended' } });
+  });
 });

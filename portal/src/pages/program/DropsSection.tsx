@@ -11,7 +11,6 @@ import {
   toLocalInput,
   useFieldErrors,
   when,
-  windowStatus,
 } from './fields.tsx';
 
 type Save = { dropId?: string; body: PortalCreateDropRequest | UpdateDropRequest };
@@ -98,7 +97,8 @@ export function DropsSection() {
               </thead>
               <tbody>
                 {drops.data.drops.map((drop) => {
-                  const status = windowStatus(drop.startsAt, drop.endsAt);
+                  // The server's status, by its clock and the claims' own rule: never this browser's clock.
+                  const { status } = drop;
                   return (
                     <tr key={drop.dropId} data-drop={drop.dropId}>
                       <th scope="row">{drop.name}</th>
@@ -173,7 +173,7 @@ function DropForm(props: {
     setValues((old) => ({ ...old, [name]: e.target.value }));
   const { field, general } = useFieldErrors(props.error, 'drop');
   const claimed = Boolean(drop && drop.claimed > 0);
-  const opened = Boolean(drop && windowStatus(drop.startsAt, drop.endsAt) !== 'scheduled');
+  const opened = Boolean(drop && drop.status !== 'scheduled');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
