@@ -46,6 +46,7 @@ import { CONFIRM_ATTEMPTS_PER_10_MINUTES } from './modules/accounts/accounts.rou
 import { type AccountService, createAccountService } from './modules/accounts/accounts.service.ts';
 import { type AchievementService, createAchievementService } from './modules/achievements/achievements.service.ts';
 import { createBrandAnalyticsService } from './modules/analytics/brand-analytics.ts';
+import { compactBrandRollups } from './modules/analytics/brand-rollups.ts';
 import { type BalanceService, createBalanceService } from './modules/balances/balances.service.ts';
 import { type BrandAdminService, createBrandAdminService } from './modules/brands/brand-admin.service.ts';
 import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
@@ -148,6 +149,8 @@ export interface AppServices {
   memberAnswers: MemberAnswers;
   /** The agent API's tools, key cache and authenticator (REST `/api/v1`, MCP, converse). */
   agent: AgentSurface;
+  /** One compaction pass of the brand rollups (modules/analytics/brand-rollups.ts), for the worker's job. */
+  compactRollups(): ReturnType<typeof compactBrandRollups>;
   /** The gasless relay (`/relayer/relay`, `/relayer/transactions/:id`; spec 4.9). */
   relay: RelayService;
   /** The relayer's records: gas paid per brand, contract deployments (any instance, relayer key or not). */
@@ -458,6 +461,7 @@ export function composeServices(
     agentAnswers,
     memberAnswers,
     portalMailer: createPortalMailer({ smtpUrl: config.PTS_SMTP_URL, from: config.PTS_SMTP_FROM, logger }),
+    compactRollups: () => compactBrandRollups(db),
     ...composeRelayServices(deps, changes),
     ...composeModuleServices(deps, { brands, events, changes }),
   };

@@ -23,7 +23,6 @@ import { type Config, hasRole, mintFinality } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
 import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '../http/rate-limit.ts';
-import { compactBrandRollups } from '../modules/analytics/brand-rollups.ts';
 import { startRollupCompactionJob } from '../modules/analytics/rollup-compaction.job.ts';
 import { createPostgresChangeTransport } from '../modules/brands/brand-changes.postgres.ts';
 import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
@@ -464,7 +463,7 @@ function startJobs({ config, logger, stack }: StartContext, deps: AppDeps, servi
   });
   stack.push(() => webhookWorker.stop());
   const compaction = startRollupCompactionJob({
-    compact: () => compactBrandRollups(deps.db),
+    compact: services.compactRollups,
     intervalSeconds: config.PTS_ROLLUP_COMPACT_SECONDS,
     logger,
   });
