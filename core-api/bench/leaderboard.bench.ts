@@ -211,7 +211,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < 40; i++) {
       const batch: ActivityInput[] = Array.from({ length: 50 }, (_, j) => ({
         brandId: BRAND,
-        userKey: randomUser(),
+        accountKey: randomUser(),
         platform: PLATFORMS[j % 4] as string,
         kind: 'earned',
         amount: 10n,

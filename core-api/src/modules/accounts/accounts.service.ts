@@ -73,7 +73,7 @@ export async function resolveAccountKeys(db: Kysely<DB>, userKeys: string[]): Pr
 /** The account key and every identity linked to it (the account first), in one statement. */
 export async function accountIdentities(
   db: Kysely<DB>,
-  userKey: string,
+  identityKey: string,
 ): Promise<{ accountKey: string; identities: LinkedIdentity[] }> {
   const result = await sql<{
     account_key: string;
@@ -82,10 +82,10 @@ export async function accountIdentities(
     linked_at: Date | string | null;
   }>`
     SELECT a.k AS account_key, l.identity_key, l.method, l.linked_at
-      FROM (SELECT coalesce((SELECT account_key FROM account_links WHERE identity_key = ${userKey}), ${userKey}) AS k) a
+      FROM (SELECT coalesce((SELECT account_key FROM account_links WHERE identity_key = ${identityKey}), ${identityKey}) AS k) a
       LEFT JOIN account_links l ON l.account_key = a.k
      ORDER BY l.linked_at, l.identity_key`.execute(db);
-  const accountKey = result.rows[0]?.account_key ?? userKey;
+  const accountKey = result.rows[0]?.account_key ?? identityKey;
   return {
     accountKey,
     identities: [

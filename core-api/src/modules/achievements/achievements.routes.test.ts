@@ -183,7 +183,7 @@ describe('achievements', () => {
       })
       .execute();
     const now = platform.clock.now();
-    const update = [{ brandId: brand.brandId, userKey: 'hook@example.com', type: 'voice_hours', increment: 2n }];
+    const update = [{ brandId: brand.brandId, accountKey: 'hook@example.com', type: 'voice_hours', increment: 2n }];
     await platform.deps.db.transaction().execute((trx) => advanceAchievements(trx, update, now));
     await platform.deps.db.transaction().execute((trx) => advanceAchievements(trx, update, now));
     const deliveries = await platform.deps.db

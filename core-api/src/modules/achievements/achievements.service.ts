@@ -16,7 +16,7 @@ import { type EnqueueWebhookInput, enqueueWebhooks } from '../webhooks/webhooks.
 /** A step of progress: `increment` adds to a running total, `value` raises a high-water mark. */
 export interface ProgressUpdate {
   brandId: string;
-  userKey: string;
+  accountKey: string;
   type: string;
   increment?: bigint;
   value?: bigint;
@@ -72,7 +72,7 @@ export async function reportProgress(
     .selectFrom('achievement_progress')
     .select('value')
     .where('brand_id', '=', update.brandId)
-    .where('user_key', '=', update.userKey)
+    .where('user_key', '=', update.accountKey)
     .where('type', '=', update.type)
     .executeTakeFirst();
   return { value: row?.value ?? 0n, unlocked };
@@ -165,7 +165,7 @@ export async function advanceAchievements(
     const accumulates = achievementAccumulates(update.type);
     const amount = accumulates ? (update.increment ?? 0n) : (update.value ?? 0n);
     if (accumulates && amount <= 0n) continue;
-    const key = [update.brandId, update.userKey, update.type].join('\u0000');
+    const key = [update.brandId, update.accountKey, update.type].join('\u0000');
     const entry = merged.get(key);
     if (!entry) merged.set(key, { ...update, amount });
     else entry.amount = accumulates ? entry.amount + amount : entry.amount > amount ? entry.amount : amount;
@@ -180,7 +180,7 @@ export async function advanceAchievements(
       .filter((update) => achievementAccumulates(update.type) === accumulates)
       .map((update) => ({
         brand_id: update.brandId,
-        user_key: update.userKey,
+        user_key: update.accountKey,
         type: update.type,
         value: update.amount,
         updated_at: now,
@@ -208,10 +208,10 @@ export async function advanceAchievements(
   }
   const candidates: { brandId: string; userKey: string; definition: AchievementDefinition }[] = [];
   for (const update of ordered) {
-    const value = current.get([update.brandId, update.userKey, update.type].join('\u0000')) ?? 0n;
+    const value = current.get([update.brandId, update.accountKey, update.type].join('\u0000')) ?? 0n;
     for (const definition of definitionsByBrand.get(update.brandId) ?? []) {
       if (definition.type === update.type && BigInt(definition.threshold) <= value) {
-        candidates.push({ brandId: update.brandId, userKey: update.userKey, definition });
+        candidates.push({ brandId: update.brandId, userKey: update.accountKey, definition });
       }
     }
   }
@@ -364,7 +364,7 @@ export function createAchievementService(deps: { db: Database; clock: Clock }): 
       await requireBrandExists(db, update.brandId);
       const now = clock.now();
       const accountKey = await resolveAccountKey(db, identityKey);
-      return reportProgress(db, { ...update, userKey: accountKey }, now);
+      return reportProgress(db, { ...update, accountKey }, now);
     },
     definitions: async (brandId) => {
       await requireBrandExists(db, brandId);

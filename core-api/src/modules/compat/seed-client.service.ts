@@ -106,7 +106,7 @@ export async function recordReportedStats(
   if (displayName) {
     const stored = (await findDisplayNames(deps.db, input.brandId, [accountKey])).get(accountKey);
     if (stored !== displayName) {
-      await saveDisplayNames(deps.db, [{ brandId: input.brandId, userKey: accountKey, displayName }], deps.clock.now());
+      await saveDisplayNames(deps.db, [{ brandId: input.brandId, accountKey, displayName }], deps.clock.now());
       updated = true;
     }
   }

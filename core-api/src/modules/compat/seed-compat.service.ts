@@ -101,7 +101,7 @@ export async function readUserStats(
     .execute();
   const streaks = await Promise.all(
     types.map(async ({ streak_type: streakType }) => {
-      const state = (await findStreak(deps.db, { brandId, userKey: accountKey, streakType })) ?? EMPTY_STREAK;
+      const state = (await findStreak(deps.db, { brandId, accountKey, streakType })) ?? EMPTY_STREAK;
       const view = viewStreak(state, now, settings);
       return { streakType, currentStreak: view.current, longestStreak: state.longest, multiplier: view.multiplier };
     }),
@@ -143,8 +143,7 @@ export async function calculateReward(
   const { settings } = await loadStreakSettings(deps, input.brandId);
   const accountKey = await resolveAccountKey(deps.db, input.userIdentifier);
   const state =
-    (await findStreak(deps.db, { brandId: input.brandId, userKey: accountKey, streakType: DAILY_STREAK })) ??
-    EMPTY_STREAK;
+    (await findStreak(deps.db, { brandId: input.brandId, accountKey, streakType: DAILY_STREAK })) ?? EMPTY_STREAK;
   const view = viewStreak(state, deps.clock.now(), settings);
   const baseReward = Number(rule.reward_amount);
   return {
@@ -167,13 +166,13 @@ export async function logActivity(deps: SeedCompatDeps, input: z.output<typeof l
   const accountKey = await resolveAccountKey(deps.db, input.userIdentifier);
   const counted = await deps.db.transaction().execute(async (trx) => {
     const displayName = displayNameOf(input.metadata);
-    if (displayName) await saveDisplayNames(trx, [{ brandId: input.brandId, userKey: accountKey, displayName }], now);
+    if (displayName) await saveDisplayNames(trx, [{ brandId: input.brandId, accountKey, displayName }], now);
     return recordActivities(
       trx,
       [
         {
           brandId: input.brandId,
-          userKey: accountKey,
+          accountKey,
           platform: input.platform,
           kind: input.activityType,
           amount: 0n,

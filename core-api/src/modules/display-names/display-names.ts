@@ -29,7 +29,7 @@ export function displayNameOf(metadata: Record<string, unknown> | null | undefin
 export interface DisplayNameInput {
   brandId: string;
   /** The account key the boards rank (a linked identity's account). */
-  userKey: string;
+  accountKey: string;
   displayName: string;
 }
 
@@ -40,11 +40,11 @@ export interface DisplayNameInput {
  */
 export async function saveDisplayNames(db: Database, names: DisplayNameInput[], at: Date): Promise<void> {
   const latest = new Map<string, DisplayNameInput>();
-  for (const name of names) latest.set(`${name.brandId}\u0000${name.userKey}`, name);
+  for (const name of names) latest.set(`${name.brandId}\u0000${name.accountKey}`, name);
   if (latest.size === 0) return;
   const rows = [...latest.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, n]) => ({ brand_id: n.brandId, user_key: n.userKey, display_name: n.displayName, updated_at: at }));
+    .map(([, n]) => ({ brand_id: n.brandId, user_key: n.accountKey, display_name: n.displayName, updated_at: at }));
   await db
     .insertInto('user_display_names')
     .values(rows)

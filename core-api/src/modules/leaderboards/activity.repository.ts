@@ -11,7 +11,7 @@ export type ActivityKind = 'earned' | 'claimed' | 'spent' | (string & {});
 export interface ActivityInput {
   brandId: string;
   /** The account: email or `<platform>_<id>@<service domain>`. */
-  userKey: string;
+  accountKey: string;
   platform: string;
   kind: ActivityKind;
   amount: bigint;
@@ -58,7 +58,7 @@ export async function recordActivities(
     .values(
       activities.map((a) => ({
         brand_id: a.brandId,
-        user_key: a.userKey,
+        user_key: a.accountKey,
         platform: a.platform,
         kind: a.kind,
         amount: a.amount,
@@ -87,7 +87,7 @@ export async function recordActivities(
   await sql`
     WITH a AS (
       SELECT * FROM unnest(${counted.map((_, i) => i)}::int[], ${counted.map((c) => c.brandId)}::text[],
-        ${counted.map((c) => c.userKey)}::text[], ${counted.map((c) => c.platform)}::text[],
+        ${counted.map((c) => c.accountKey)}::text[], ${counted.map((c) => c.platform)}::text[],
         ${delta('pts_earned')}::bigint[], ${delta('activity')}::bigint[], ${delta('claims')}::bigint[])
         AS a(idx, brand_id, user_key, platform, pts_earned, activity, claims)
     ), p AS (

@@ -78,7 +78,7 @@ export function leaderboardRoutes(deps: LeaderboardsRouterDeps): Route[] {
         await requireBrandSignature(deps.verifyBrandSignature, req, brandId, 'Reading a user’s activity');
         const page = await deps.leaderboards.activity({
           brandId,
-          userKey: identityKey.toLowerCase(),
+          accountKey: identityKey.toLowerCase(),
           limit: query.limit,
           before: query.before,
         });

@@ -19,7 +19,7 @@ const earned = (
   extra: Partial<ActivityInput> = {},
 ): ActivityInput => ({
   brandId: BRAND,
-  userKey: accountKey,
+  accountKey,
   platform: 'web',
   kind: 'earned',
   amount: BigInt(amount),
@@ -222,12 +222,12 @@ describe('activity log', () => {
       Array.from({ length: 5 }, (_, i) => earned('a@example.com', i + 1, new Date(NOW.getTime() + i * 1000))),
       NOW,
     );
-    const first = await readActivity(database.db, { brandId: BRAND, userKey: 'a@example.com', limit: 3 });
+    const first = await readActivity(database.db, { brandId: BRAND, accountKey: 'a@example.com', limit: 3 });
     expect(first.items.map((item) => item.amount)).toEqual([5, 4, 3]);
     expect(first.nextCursor).not.toBeNull();
     const second = await readActivity(database.db, {
       brandId: BRAND,
-      userKey: 'a@example.com',
+      accountKey: 'a@example.com',
       limit: 3,
       before: Number(first.nextCursor),
     });

@@ -229,7 +229,7 @@ export interface ActivityPage {
  */
 export async function readActivity(
   db: Database,
-  input: { brandId: string; userKey: string; limit: number; before?: number | undefined },
+  input: { brandId: string; accountKey: string; limit: number; before?: number | undefined },
 ): Promise<ActivityPage> {
   let query = db
     .selectFrom('activity_log')
@@ -239,7 +239,7 @@ export async function readActivity(
     .where(
       'user_key',
       'in',
-      (await accountIdentities(db, input.userKey)).identities.map((i) => i.identityKey),
+      (await accountIdentities(db, input.accountKey)).identities.map((i) => i.identityKey),
     );
   if (input.before !== undefined) query = query.where('id', '<', BigInt(input.before));
   const rows = await query
@@ -267,7 +267,7 @@ export interface LeaderboardService {
   /** One page of a member's activity with the brand, newest first. */
   activity(input: {
     brandId: string;
-    userKey: string;
+    accountKey: string;
     limit: number;
     before?: number | undefined;
   }): Promise<ActivityPage>;

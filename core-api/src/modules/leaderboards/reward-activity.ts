@@ -51,11 +51,15 @@ export async function recordRewardActivity(
     if (!event) continue;
     const displayName = displayNameOf(event.metadata);
     if (displayName) {
-      names.push({ brandId: mint.brandId, userKey: accounts.get(event.user_email) ?? event.user_email, displayName });
+      names.push({
+        brandId: mint.brandId,
+        accountKey: accounts.get(event.user_email) ?? event.user_email,
+        displayName,
+      });
     }
     activities.push({
       brandId: mint.brandId,
-      userKey: accounts.get(event.user_email) ?? event.user_email,
+      accountKey: accounts.get(event.user_email) ?? event.user_email,
       platform: eventPlatform(event.user_email, event.metadata),
       kind: 'earned',
       amount: mint.amount,
@@ -71,10 +75,10 @@ export async function recordRewardActivity(
   await advanceAchievements(
     trx,
     counted.flatMap((activity) => [
-      { brandId: activity.brandId, userKey: activity.userKey, type: 'tokens_earned', increment: activity.amount },
-      { brandId: activity.brandId, userKey: activity.userKey, type: 'events_claimed', increment: 1n },
+      { brandId: activity.brandId, accountKey: activity.accountKey, type: 'tokens_earned', increment: activity.amount },
+      { brandId: activity.brandId, accountKey: activity.accountKey, type: 'events_claimed', increment: 1n },
       ...(activity.detail?.eventType === GOOD_MORNING_EVENT_TYPE
-        ? [{ brandId: activity.brandId, userKey: activity.userKey, type: 'good_morning_count', increment: 1n }]
+        ? [{ brandId: activity.brandId, accountKey: activity.accountKey, type: 'good_morning_count', increment: 1n }]
         : []),
     ]),
     confirmation.at,

@@ -164,12 +164,12 @@ function memberNotFound(userKey: string): AppError {
 export async function readMemberProfile(
   deps: BrandMembersDeps,
   brandId: string,
-  userKey: string,
+  identityKey: string,
 ): Promise<MemberProfile> {
-  const { accountKey, identities } = await accountIdentities(deps.db, userKey);
+  const { accountKey, identities } = await accountIdentities(deps.db, identityKey);
   const keys = identities.map((identity) => identity.identityKey);
   const ledger = await readMemberLedger(deps.db, brandId, keys);
-  if (!ledger.known) throw memberNotFound(userKey);
+  if (!ledger.known) throw memberNotFound(identityKey);
   const [wallet, events, redemptions, streaks, achievements] = await Promise.all([
     readWalletBalance(deps.wallet, accountKey),
     readMemberEvents(deps.db, brandId, keys),
@@ -180,7 +180,7 @@ export async function readMemberProfile(
   const streak = streaks.get(brandId);
   return {
     success: true,
-    userKey,
+    userKey: identityKey,
     accountKey,
     walletAddress: wallet.walletAddress,
     identities: identities.map((identity) => ({

@@ -147,7 +147,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
         confirmationCode: row.confirmation_code,
         transactionHash: hash,
       };
-      const common = { brandId: row.brand_id, userKey: row.user_key, platform: row.platform, occurredAt: now };
+      const common = { brandId: row.brand_id, accountKey: row.user_key, platform: row.platform, occurredAt: now };
       await recordActivities(
         trx,
         [
@@ -197,7 +197,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
   const reserve = async (input: {
     perk: PerkRow;
     userId: bigint;
-    userKey: string;
+    accountKey: string;
     platform: string;
     wallet: Address;
     perkNft: Address;
@@ -217,7 +217,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
               .selectFrom('perk_redemptions')
               .selectAll()
               .where('brand_id', '=', perk.brand_id)
-              .where('user_key', '=', input.userKey)
+              .where('user_key', '=', input.accountKey)
               .where('idempotency_key', '=', idempotencyKey)
               .where('status', '<>', 'failed')
               .executeTakeFirst();
@@ -254,7 +254,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
             throw redemptionRefused(decision, facts, {
               perkId: perk.id,
               perkName: perk.name,
-              member: input.userKey,
+              member: input.accountKey,
               reservedByPending: reserved,
               window: { startsAt: perk.starts_at, endsAt: perk.ends_at },
             });
@@ -266,7 +266,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
               id,
               brand_id: perk.brand_id,
               perk_id: perk.id,
-              user_key: input.userKey,
+              user_key: input.accountKey,
               platform: input.platform,
               wallet_address: walletKey,
               confirmation_code: code,
@@ -399,7 +399,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
       const reservation = await reserve({
         perk,
         userId: user.id,
-        userKey: user.email,
+        accountKey: user.email,
         platform,
         wallet,
         perkNft,

@@ -7,7 +7,7 @@ export const DAILY_STREAK = 'daily';
 
 export interface StreakKey {
   brandId: string;
-  userKey: string;
+  accountKey: string;
   /** Each type is its own streak (`engagement`, …); `daily` when absent (check-ins, milestones). */
   streakType?: string | undefined;
 }
@@ -149,7 +149,7 @@ export async function findStreak(db: Kysely<DB>, key: StreakKey): Promise<Streak
     .selectFrom('streaks')
     .select(STREAK_COLUMNS)
     .where('brand_id', '=', key.brandId)
-    .where('user_key', '=', key.userKey)
+    .where('user_key', '=', key.accountKey)
     .where('streak_type', '=', typeOf(key))
     .executeTakeFirst();
   return row ? toState(row) : undefined;
@@ -164,7 +164,7 @@ export async function lockStreak(trx: Kysely<DB>, key: StreakKey, at: Date): Pro
     .insertInto('streaks')
     .values({
       brand_id: key.brandId,
-      user_key: key.userKey,
+      user_key: key.accountKey,
       streak_type: typeOf(key),
       current: 0,
       longest: 0,
@@ -179,7 +179,7 @@ export async function lockStreak(trx: Kysely<DB>, key: StreakKey, at: Date): Pro
     .selectFrom('streaks')
     .select(STREAK_COLUMNS)
     .where('brand_id', '=', key.brandId)
-    .where('user_key', '=', key.userKey)
+    .where('user_key', '=', key.accountKey)
     .where('streak_type', '=', typeOf(key))
     .forUpdate()
     .executeTakeFirstOrThrow();
@@ -208,7 +208,7 @@ export async function saveStreak(
       updated_at: at,
     })
     .where('brand_id', '=', key.brandId)
-    .where('user_key', '=', key.userKey)
+    .where('user_key', '=', key.accountKey)
     .where('streak_type', '=', typeOf(key))
     .execute();
 }
@@ -219,7 +219,7 @@ export async function listClaimedMilestones(db: Kysely<DB>, key: StreakKey): Pro
     .selectFrom('milestone_claims')
     .select('milestone')
     .where('brand_id', '=', key.brandId)
-    .where('user_key', '=', key.userKey)
+    .where('user_key', '=', key.accountKey)
     .orderBy('milestone')
     .execute();
   return rows.map((row) => row.milestone);
@@ -241,7 +241,7 @@ export async function findCheckin(db: Kysely<DB>, key: StreakKey, day: string): 
     .selectFrom('checkins')
     .select(['day', 'event_id', 'platform', 'streak', 'multiplier', 'reward', 'created_at'])
     .where('brand_id', '=', key.brandId)
-    .where('user_key', '=', key.userKey)
+    .where('user_key', '=', key.accountKey)
     .where('day', '=', day)
     .executeTakeFirst();
   if (!row) return undefined;
@@ -266,7 +266,7 @@ export async function findMilestoneClaim(
     .selectFrom('milestone_claims')
     .select(['event_id', 'bonus', 'claimed_at'])
     .where('brand_id', '=', key.brandId)
-    .where('user_key', '=', key.userKey)
+    .where('user_key', '=', key.accountKey)
     .where('milestone', '=', milestone)
     .executeTakeFirst();
   return row ? { eventId: row.event_id, bonus: BigInt(row.bonus), claimedAt: row.claimed_at } : undefined;
@@ -298,7 +298,7 @@ export async function insertCheckin(
     .insertInto('checkins')
     .values({
       brand_id: row.brandId,
-      user_key: row.userKey,
+      user_key: row.accountKey,
       day: row.day,
       platform: row.platform,
       event_id: row.eventId,
@@ -321,7 +321,7 @@ export async function insertMilestoneClaim(
     .insertInto('milestone_claims')
     .values({
       brand_id: row.brandId,
-      user_key: row.userKey,
+      user_key: row.accountKey,
       milestone: row.milestone,
       bonus: row.bonus,
       event_id: row.eventId,

@@ -214,12 +214,12 @@ async function applyActivity(
   if ((key.streakType ?? DAILY_STREAK) === DAILY_STREAK) {
     await advanceAchievements(
       trx,
-      [{ brandId: key.brandId, userKey: key.userKey, type: 'streak_days', value: BigInt(result.state.longest) }],
+      [{ brandId: key.brandId, accountKey: key.accountKey, type: 'streak_days', value: BigInt(result.state.longest) }],
       now,
     );
   }
   if (result.milestonesReached.length > 0) {
-    const userId = (await findUserId(trx, key.userKey)) ?? key.userKey;
+    const userId = (await findUserId(trx, key.accountKey)) ?? key.accountKey;
     for (const milestone of result.milestonesReached) {
       await enqueueWebhook(trx, {
         brandId: key.brandId,
@@ -227,7 +227,7 @@ async function applyActivity(
         data: {
           brandId: key.brandId,
           userId,
-          email: key.userKey,
+          email: key.accountKey,
           streakType: key.streakType ?? DAILY_STREAK,
           streakLength: result.state.current,
           milestone: milestone.days,
@@ -268,7 +268,7 @@ export async function recordActivity(deps: StreakDeps, input: RecordActivityRequ
   // Linked identities share one streak: the account's (docs/identity-linking.md).
   const key = {
     brandId: input.brandId,
-    userKey: await resolveAccountKey(deps.db, input.userIdentifier),
+    accountKey: await resolveAccountKey(deps.db, input.userIdentifier),
     streakType: input.streakType,
   };
   const now = deps.clock.now();
@@ -300,7 +300,7 @@ export async function getStreakStatus(
 ): Promise<StreakStatusResponse> {
   await requireBrand(deps, brandId);
   const { settings } = await loadStreakSettings(deps, brandId);
-  const key = { brandId, userKey: await resolveAccountKey(deps.db, identityKey), streakType };
+  const key = { brandId, accountKey: await resolveAccountKey(deps.db, identityKey), streakType };
   const now = deps.clock.now();
   const [state, claimed, checkin] = await Promise.all([
     findStreak(deps.db, key),
@@ -424,7 +424,7 @@ export async function checkIn(deps: StreakDeps, input: CheckinRequest): Promise<
   const rule = requireRule(cached, CHECKIN_EVENT_TYPE, 'Daily check-in');
   const { settings } = await loadStreakSettings(deps, input.brandId);
   // Linked identities share one streak: the account's (docs/identity-linking.md).
-  const key = { brandId: input.brandId, userKey: await resolveAccountKey(deps.db, input.userIdentifier) };
+  const key = { brandId: input.brandId, accountKey: await resolveAccountKey(deps.db, input.userIdentifier) };
   const now = deps.clock.now();
   const day = utcDay(now);
 
@@ -548,7 +548,7 @@ export async function claimMilestone(deps: StreakDeps, input: ClaimMilestoneRequ
     );
   }
   // Linked identities share one streak: the account's (docs/identity-linking.md).
-  const key = { brandId: input.brandId, userKey: await resolveAccountKey(deps.db, input.userIdentifier) };
+  const key = { brandId: input.brandId, accountKey: await resolveAccountKey(deps.db, input.userIdentifier) };
   const now = deps.clock.now();
   const eventId = randomUUID();
   const bonus = BigInt(milestone.bonus);

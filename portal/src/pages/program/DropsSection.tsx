@@ -4,14 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../../api.ts';
 import { canEdit, useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
-import {
-  FormButtons,
-  fromLocalInput,
-  InputField,
-  toLocalInput,
-  useFieldErrors,
-  when,
-} from './fields.tsx';
+import { FormButtons, fromLocalInput, InputField, toLocalInput, useFieldErrors, when } from './fields.tsx';
 
 type Save = { dropId?: string; body: PortalCreateDropRequest | UpdateDropRequest };
 
