@@ -188,7 +188,7 @@ function eventHandlerRouter({ deps, services, serve }: Parts, eligibility: reado
     '/pts-api',
     eventRoutes(
       {
-        ...services.events,
+        events: services.eventService,
         verifyBrandSignature,
         brandLimit: services.limits.brand,
         bodyLimitBytes: config.PTS_BODY_LIMIT_BYTES,

@@ -125,6 +125,23 @@ describe('core-api layout', () => {
     expect(holding).toEqual([]);
   });
 
+  it('hands routers, agent tools and jobs no type that holds the handle: never EventDeps, the event service instead', () => {
+    // EventDeps is the event pipeline's parts (the handle among them) for the services that reward; the edges
+    // get EventService (modules/events/events.service.ts). Any other imported type holding `db: Database`, in
+    // a field or through a type it names, would hand an edge the handle just the same.
+    expect([...HANDLE_TYPES]).toEqual(expect.arrayContaining(['EventDeps', 'AppDeps', 'AgentServiceDeps']));
+    const naming = files
+      .filter((file) => EDGE_FILE.test(file))
+      .flatMap((file) => {
+        const text = texts.get(file) as string;
+        const imported = importedNames(text);
+        return [...new Set(['EventDeps', ...HANDLE_TYPES])]
+          .filter((name) => imported.has(name) || (name === 'EventDeps' && /\bEventDeps\b/.test(text)))
+          .map((name) => `${file}: ${name}`);
+      });
+    expect(naming).toEqual([]);
+  });
+
   it('lets app.ts only mount: it never names the database handle (compose.ts builds every service over it)', () => {
     const naming = (texts.get('app.ts') as string)
       .split('\n')
@@ -192,3 +209,50 @@ const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|merge
  * `Kysely<DB>` field, a `{ db }` or `db,` pass.
  */
 const DB_HANDLE = /\.db\b|\bdb: Database\b|Kysely<DB>|\{ db[,}]|\bdb,/;
+
+/** The names a file imports (`import { a, type B as C }`: a and C), types and values alike. */
+function importedNames(text: string): Set<string> {
+  return new Set(
+    [...text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from/g)].flatMap((match) =>
+      // The last word of each part: `a`, `type B`, `type B as C`.
+      (match[1] as string).split(',').flatMap((part) => part.match(/(\w+)\s*$/)?.[1] ?? []),
+    ),
+  );
+}
+
+/**
+ * The exported types of core-api that hold the database handle: `Database` itself, and every interface or type
+ * alias with a member or part of such a type (a `db: Database` field, `extends EventDeps`, `events: EventDeps`,
+ * `Pick<AppDeps, …>`). Parameter lists are left out (a method taking a transaction holds no handle), and so
+ * are comments. An interface's body runs to its closing `}` at the start of a line, an alias's to the next
+ * line that starts a declaration.
+ */
+const HANDLE_TYPES: Set<string> = (() => {
+  const declaration = /^export (?:interface|type) (\w+)[^\n]*?(?:\{\n[\s\S]*?\n\}|[^\n]*(?:\n[ \t)\]}|&][^\n]*)*)/gm;
+  const words = new Map<string, Set<string>>();
+  for (const text of texts.values()) {
+    for (const match of text.matchAll(declaration)) {
+      const name = match[1] as string;
+      let body = match[0]
+        .slice(match[0].indexOf(name) + name.length)
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\/\/[^\n]*/g, '');
+      for (let before = ''; before !== body; ) {
+        before = body;
+        body = body.replace(/\([^()]*\)/g, '');
+      }
+      words.set(name, new Set([...(words.get(name) ?? []), ...(body.match(/\w+/g) ?? [])]));
+    }
+  }
+  const holding = new Set(['Database']);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [name, used] of words) {
+      if (!holding.has(name) && [...holding].some((held) => used.has(held))) {
+        holding.add(name);
+        grew = true;
+      }
+    }
+  }
+  return holding;
+})();

@@ -60,7 +60,7 @@ import { createDropService, type DropService } from './modules/drops/drops.servi
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
-import type { EventDeps } from './modules/events/events.service.ts';
+import { createEventService, type EventDeps, type EventService } from './modules/events/events.service.ts';
 import { createUserTokenService, type UserTokenService } from './modules/identity/identity.service.ts';
 import { createLocalIdentityProvider, type IdentityProvider } from './modules/identity/identity-provider.ts';
 import { createLocalTokenIssuer, loadOrCreateTokenKey } from './modules/identity/local-token-issuer.ts';
@@ -123,8 +123,13 @@ export interface AppServices {
   eventConfigCache: EventConfigCache;
   /** CORS over the brands' authorized domains. */
   cors: ReturnType<typeof createCors>;
-  /** The event pipeline: ONE batcher (and so one wallet reserve) for every path that rewards. */
+  /**
+   * The event pipeline's parts: ONE batcher (and so one wallet reserve) for every path that rewards. The
+   * services that reward are built over it; routers and agent tools get `eventService`, never these.
+   */
   events: EventDeps;
+  /** The event pipeline as routers and agent tools use it (`/pts-api` events, process_event, agent rewards). */
+  eventService: EventService;
   /** Brand request signatures, with one key lookup: the brand cache. */
   verifyBrandSignature: BrandSignatureVerifier;
   /** Identical signed requests: the first one's answer, replayed (docs/api/events.md, "Retries"). */
@@ -441,6 +446,7 @@ export function composeServices(
     eventConfigCache,
     cors,
     events,
+    eventService: createEventService(events),
     verifyBrandSignature,
     // A retry waits at most as long as the first request may wait for its mint, and a little more.
     signedReplies: createSignedReplies({ db, logger, waitMs: config.PTS_MINT_WAIT_MS + 5_000 }),
@@ -475,7 +481,7 @@ export function composeServices(
  */
 export function composeAgentToolDeps(
   deps: AppDeps,
-  services: Pick<AppServices, 'events' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers'>,
+  services: Pick<AppServices, 'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers'>,
 ): AgentToolDeps {
   const { config } = deps;
   const ports: AgentToolPorts = {
@@ -488,7 +494,7 @@ export function composeAgentToolDeps(
     publicClient: deps.publicClient,
     chainReads: deps.chainReads,
     perkChain: deps.perkChain,
-    events: services.events,
+    events: services.eventService,
     changes: services.changes,
     redemption: services.redemption,
     agentAnswers: services.agentAnswers,

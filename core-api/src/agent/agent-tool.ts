@@ -10,7 +10,7 @@ import type { ChainPublicClient } from '../chain/deploy.ts';
 import type { Config } from '../config.ts';
 import { parseInput } from '../http/validate.ts';
 import type { ChangeNotifier } from '../modules/brands/brand-changes.ts';
-import type { EventDeps } from '../modules/events/events.service.ts';
+import type { EventService } from '../modules/events/events.service.ts';
 import type { MemberAnswers } from '../modules/ledger/member-answers.ts';
 import type { PerkChain } from '../modules/perks/perk-chain.ts';
 import type { RedemptionService } from '../modules/perks/redemption.service.ts';
@@ -129,7 +129,7 @@ export interface AgentToolPorts {
   chainReads: ChainReads | undefined;
   perkChain: PerkChain | undefined;
   /** The event pipeline shared with /pts-api (its brand cache is `events.brands`). */
-  events: EventDeps;
+  events: EventService;
   changes: ChangeNotifier;
   /** The process's one redemption service, shared with /services/perks/redeem. */
   redemption: RedemptionService;

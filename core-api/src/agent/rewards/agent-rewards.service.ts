@@ -4,7 +4,7 @@ import type { Address } from 'viem';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
-import { awardReward, completeEvent, preparePlatformAward } from '../../modules/events/events.service.ts';
+import { type AcceptedEvent, preparePlatformAward } from '../../modules/events/events.service.ts';
 import {
   agentKeyToken,
   type MemberAnswers,
@@ -278,9 +278,9 @@ export async function claimAgentReward(
     },
     { eventId: reserved.eventId, amount: reserved.amount, at: now },
   );
-  let accepted: Awaited<ReturnType<typeof awardReward>>;
+  let accepted: AcceptedEvent;
   try {
-    accepted = await awardReward(d.events, candidate);
+    accepted = await d.events.awardReward(candidate);
   } catch (error) {
     // A re-driven claim whose original event committed meanwhile: the events key let only one through.
     if (reserved.redrive && isUniqueViolation(error)) {
@@ -290,7 +290,7 @@ export async function claimAgentReward(
     if (!reserved.redrive) await releaseUnpaidClaim(db, reserved.eventId);
     throw error;
   }
-  const completed = await completeEvent(d.events, accepted);
+  const completed = await d.events.completeEvent(accepted);
   const used = await countAgentRewardClaimsSince(db, principal.keyId, startOfUtcDay(now));
   return {
     claim: {

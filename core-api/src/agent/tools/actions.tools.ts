@@ -22,7 +22,7 @@ import {
 import { z } from 'zod';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
 import type { EventCandidate } from '../../modules/events/event-batcher.ts';
-import { bulkEventFailure, prepareEvent, recordEvent, settleBulkEvents } from '../../modules/events/events.service.ts';
+import { bulkEventFailure } from '../../modules/events/events.service.ts';
 import {
   brandPerksToken,
   brandSettingsToken,
@@ -155,7 +155,7 @@ function processEventTool(d: AgentToolDeps): AgentTool {
     async handle({ body }, context) {
       const input = await toEventRequest(d, body, context.principal);
       if (!context.principal) throw new AppError('UNAUTHORIZED', 'Sending events needs an agent key (X-PTS-Agent-Key)');
-      return recordEvent(d.events, input, agentEventContext(context.principal));
+      return d.events.recordEvent(input, agentEventContext(context.principal));
     },
   });
 }
@@ -204,13 +204,13 @@ function processBulkEventsTool(d: AgentToolDeps): AgentTool {
       for (const [index, item] of body.events.entries()) {
         try {
           const input = await toEventRequest(d, item, context.principal);
-          prepared.push(await prepareEvent(events, input, agentEventContext(context.principal)));
+          prepared.push(await events.prepareEvent(input, agentEventContext(context.principal)));
         } catch (error) {
           if (!isAppError(error)) throw error;
           prepared.push(bulkEventFailure(index, error));
         }
       }
-      return settleBulkEvents(events, prepared);
+      return events.settleBulkEvents(prepared);
     },
   });
 }

@@ -21,9 +21,11 @@ import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { describeIssues } from '../../http/validate.ts';
 import type { EventCandidate } from './event-batcher.ts';
 import { toEventConfigItem } from './event-config.ts';
-import { bulkEventFailure, type EventDeps, prepareEvent, recordEvent, settleBulkEvents } from './events.service.ts';
+import { bulkEventFailure, type EventService } from './events.service.ts';
 
-export interface EventRoutesDeps extends EventDeps {
+export interface EventRoutesDeps {
+  /** The event pipeline (its brand cache answers event-config). */
+  events: EventService;
   verifyBrandSignature: BrandSignatureVerifier;
   brandLimit: RateLimit;
   bodyLimitBytes: number;
@@ -118,7 +120,7 @@ export function eventRoutes(deps: EventRoutesDeps, eventConfigCache: EventConfig
         const signature = await authorizeBrand(req, res, input.brandId, 1, false);
         let response: EventResponse;
         try {
-          response = await recordEvent(deps, input, {
+          response = await deps.events.recordEvent(input, {
             signed: signature !== undefined,
             signature,
             origin: req.headers.origin,
@@ -187,13 +189,13 @@ export function eventRoutes(deps: EventRoutesDeps, eventConfigCache: EventConfig
             continue;
           }
           try {
-            prepared.push(await prepareEvent(deps, item.input, { signed, origin: req.headers.origin }));
+            prepared.push(await deps.events.prepareEvent(item.input, { signed, origin: req.headers.origin }));
           } catch (error) {
             if (!isAppError(error)) throw error;
             prepared.push(bulkEventFailure(item.index, error));
           }
         }
-        return settleBulkEvents(deps, prepared);
+        return deps.events.settleBulkEvents(prepared);
       },
     }),
     defineRoute({
@@ -210,7 +212,7 @@ export function eventRoutes(deps: EventRoutesDeps, eventConfigCache: EventConfig
       handle: async ({ query: { brandId }, res }) => {
         let body = eventConfigCache.get(brandId);
         if (!body) {
-          const cached = await deps.brands.get(brandId);
+          const cached = await deps.events.brands.get(brandId);
           if (!cached) {
             throw new AppError('BRAND_NOT_FOUND', `Brand ${brandId} is not registered; check brandId`, {
               field: 'brandId',

@@ -30,6 +30,11 @@ import {
 
 export type { AcceptedEvent } from './event-batcher.ts';
 
+/**
+ * The event pipeline's parts, the database handle among them: what the services that reward are built over
+ * (drops, streaks, members' awards, the seed compatibility). Routers, agent tools and jobs never get these:
+ * they get the EventService below, which closes over them (architecture.test.ts).
+ */
 export interface EventDeps {
   db: Database;
   clock: Clock;
@@ -545,4 +550,36 @@ export async function settleBulkEvents(
   );
   const failed = results.filter((result) => !result.success).length;
   return { success: failed === 0, processed: results.length - failed, failed, results };
+}
+
+/**
+ * The event pipeline as the edges use it — the event API's routes (events.routes.ts), the agent's tools and
+ * services (AgentToolPorts.events): the operations they call, each bound to the pipeline's parts, so none of
+ * them holds the database handle (issue 23 §2). compose.ts builds it once over the one batcher and brand cache.
+ */
+export interface EventService {
+  /** Brands and their rules as the pipeline reads them (the brand cache): one brand, or the whole directory. */
+  readonly brands: Pick<BrandCache, 'get' | 'directory'>;
+  /** manual-event, process_event: every rule of spec 4.1, then the bounded wait for the mint. */
+  recordEvent(input: EventRequest, context: EventContext): Promise<EventResponse>;
+  /** A bulk request's first half, item by item in order: the lock-free checks and the batcher's candidate. */
+  prepareEvent(input: EventRequest, context: EventContext): Promise<EventCandidate>;
+  /** A bulk request's second half: the prepared items queued together, their mints awaited together. */
+  settleBulkEvents(prepared: (EventCandidate | BulkEventFailure)[]): Promise<BulkEventsOutcome>;
+  /** Pays a prepared award (e.g. `preparePlatformAward`'s) through the one batcher. */
+  awardReward(award: EventCandidate): Promise<AcceptedEvent>;
+  /** Waits (bounded) for an accepted event's mint, then builds its answer. */
+  completeEvent(accepted: AcceptedEvent): Promise<EventResponse>;
+}
+
+/** The EventService over the pipeline's parts: the functions above, with `deps` bound. */
+export function createEventService(deps: EventDeps): EventService {
+  return {
+    brands: deps.brands,
+    recordEvent: (input, context) => recordEvent(deps, input, context),
+    prepareEvent: (input, context) => prepareEvent(deps, input, context),
+    settleBulkEvents: (prepared) => settleBulkEvents(deps, prepared),
+    awardReward: (award) => awardReward(deps, award),
+    completeEvent: (accepted) => completeEvent(deps, accepted),
+  };
 }
