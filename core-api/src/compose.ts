@@ -494,6 +494,12 @@ export function composeAgentToolDeps(
     publicClient: deps.publicClient,
     chainReads: deps.chainReads,
     perkChain: deps.perkChain,
+    walletBalances: createBalanceService({
+      db: deps.db,
+      publicClient: deps.publicClient,
+      rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
+      balanceOf: deps.chainReads?.balanceOf,
+    }),
     events: services.eventService,
     changes: services.changes,
     redemption: services.redemption,

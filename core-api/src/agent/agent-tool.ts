@@ -9,6 +9,7 @@ import type { RelayContracts } from '../chain/contract-addresses.ts';
 import type { ChainPublicClient } from '../chain/deploy.ts';
 import type { Config } from '../config.ts';
 import { parseInput } from '../http/validate.ts';
+import type { BalanceService } from '../modules/balances/balances.service.ts';
 import type { ChangeNotifier } from '../modules/brands/brand-changes.ts';
 import type { EventService } from '../modules/events/events.service.ts';
 import type { MemberAnswers } from '../modules/ledger/member-answers.ts';
@@ -128,6 +129,11 @@ export interface AgentToolPorts {
   publicClient: ChainPublicClient;
   chainReads: ChainReads | undefined;
   perkChain: PerkChain | undefined;
+  /**
+   * Members' wallets as of the newest block this process caught up with (modules/balances over chain
+   * reads): for answers that show a balance; a spend checks the chain live in its own service.
+   */
+  walletBalances: BalanceService;
   /** The event pipeline shared with /pts-api (its brand cache is `events.brands`). */
   events: EventService;
   changes: ChangeNotifier;

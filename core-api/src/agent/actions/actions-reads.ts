@@ -1,9 +1,8 @@
 import type { Clock } from '@pts/shared';
-import type { Address } from 'viem';
 import { accountIdentities, resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
 import { readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
-import { readWalletBalance, type WalletBalance } from '../../modules/ledger/wallet-balance.ts';
+import type { WalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { type DailyStreakView, readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
 import { findUsers } from '../../modules/users/users.repository.ts';
 import { type AgentServiceDeps, type BoundToDatabase, bindDatabase } from '../agent-services.ts';
@@ -35,16 +34,7 @@ export function createActionsReads(d: AgentServiceDeps): ActionsReads {
   const { db } = d;
   return {
     ...bindDatabase(db, actionsReadFunctions),
-    readWalletBalance: (userId) =>
-      readWalletBalance(
-        {
-          db,
-          publicClient: d.publicClient,
-          rewardToken: d.contracts.rewardToken as Address,
-          balanceOf: d.chainReads?.balanceOf,
-        },
-        userId,
-      ),
+    readWalletBalance: (userId) => d.walletBalances.read(userId),
     readDailyStreaks: (clock, brandIds, accountKey) =>
       readDailyStreaks({ db, clock, logger: d.logger }, brandIds, accountKey),
   };

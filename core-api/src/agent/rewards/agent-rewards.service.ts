@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@pts/shared';
-import type { Address } from 'viem';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
@@ -12,7 +11,6 @@ import {
   nextUtcDay,
   walletToken,
 } from '../../modules/ledger/member-answers.ts';
-import { readWalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { actsFor } from '../actions/brand-authority.ts';
 import type { AgentServiceDeps } from '../agent-services.ts';
 import type { AgentPrincipal, AgentTier } from '../agent-tool.ts';
@@ -342,15 +340,7 @@ async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal
     listAgentRewardClaims(db, principal.keyId),
     readAgentActivity(db, principal.keyId),
     countAgentRewardClaimsSince(db, principal.keyId, startOfUtcDay(now)),
-    readWalletBalance(
-      {
-        db,
-        publicClient: d.publicClient,
-        rewardToken: d.contracts.rewardToken as Address,
-        balanceOf: d.chainReads?.balanceOf,
-      },
-      identityKey,
-    ),
+    d.walletBalances.read(identityKey),
   ]);
   const claimed = new Set(claims.map((claim) => `${claim.brandId}:${claim.rewardType}`));
   const claimable: { brandId: string; rewardType: AgentRewardType; amount: number }[] = [];
