@@ -366,6 +366,10 @@ describe('minter', () => {
     await expectMintedExactlyOnce(rows);
 
     expect(await minter.processPending()).toMatchObject({ requeued: 0, claimed: 0 });
+    // The send is marked `submitted` in a grouped UPDATE a moment after submit() answers (the submit marker):
+    // the stuck clock starts from that mark, so wait for it before moving the clock (under load the mark came
+    // after the move, the batch was never stuck, and it stayed `submitted`: CI, PostgreSQL, session 16).
+    await expect.poll(async () => (await chainTxsOf(rows.map((row) => row.id)))[0]?.status).toBe('submitted');
     clock.advance(31_000);
     // A tracking pass the receipt poller started before the clock moved may still be running: processPending
     // then joins it (one pass at a time) and sees the batch not stuck yet. The next pass settles it.
