@@ -14,7 +14,7 @@ const DAY_MS = 86_400_000;
 
 /** One member of a brand as the archetype rule sees them, at that brand only. */
 export interface BrandMember {
-  userKey: string;
+  identityKey: string;
   profile: ActivityProfile;
   archetype: Archetype;
   /** Accepted earnings at the brand before now, all time (the affordability funnel's measure). */
@@ -47,7 +47,7 @@ export async function readBrandMembers(
       spent: BigInt(r.spent ?? '0'),
     };
     return {
-      userKey: r.k,
+      identityKey: r.k,
       profile,
       archetype: classifyArchetype(profile, window.days),
       earnedAllTime: BigInt(r.earned_all ?? '0'),

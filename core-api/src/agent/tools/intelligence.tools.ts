@@ -647,11 +647,11 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           reads.readBrandMembers(params.brandId, window),
           reads.readPerkRedeemers(params.brandId, perk.perkId, now),
         ]);
-        const redeemers = members.filter((m) => redeemerKeys.has(m.userKey));
+        const redeemers = members.filter((m) => redeemerKeys.has(m.identityKey));
         const couldAfford = members.filter((m) => m.earnedAllTime >= perk.cost);
         const conversionByArchetype = ARCHETYPES.map((archetype) => {
           const able = couldAfford.filter((m) => m.archetype === archetype);
-          const redeemed = able.filter((m) => redeemerKeys.has(m.userKey)).length;
+          const redeemed = able.filter((m) => redeemerKeys.has(m.identityKey)).length;
           return {
             archetype,
             couldAfford: able.length,
@@ -659,7 +659,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
             conversionPercent: conversionRate(redeemed, able.length),
           };
         });
-        const sample = new Set([...redeemers, ...couldAfford].map((m) => m.userKey)).size;
+        const sample = new Set([...redeemers, ...couldAfford].map((m) => m.identityKey)).size;
         let note: string | undefined;
         if (sample === 0) note = 'Nobody redeemed this perk and no member has earned its cost at the brand';
         else if (redeemers.length === 0) note = 'Nobody redeemed this perk yet';

@@ -24,7 +24,7 @@ export interface ProgressUpdate {
 
 export interface UnlockedAchievement {
   brandId: string;
-  userKey: string;
+  accountKey: string;
   id: string;
   name: string;
   threshold: number;
@@ -206,12 +206,12 @@ export async function advanceAchievements(
   for (const brandId of new Set(ordered.map((u) => u.brandId))) {
     definitionsByBrand.set(brandId, await definitionsFor(trx, brandId));
   }
-  const candidates: { brandId: string; userKey: string; definition: AchievementDefinition }[] = [];
+  const candidates: { brandId: string; accountKey: string; definition: AchievementDefinition }[] = [];
   for (const update of ordered) {
     const value = current.get([update.brandId, update.accountKey, update.type].join('\u0000')) ?? 0n;
     for (const definition of definitionsByBrand.get(update.brandId) ?? []) {
       if (definition.type === update.type && BigInt(definition.threshold) <= value) {
-        candidates.push({ brandId: update.brandId, userKey: update.accountKey, definition });
+        candidates.push({ brandId: update.brandId, accountKey: update.accountKey, definition });
       }
     }
   }
@@ -219,7 +219,7 @@ export async function advanceAchievements(
   const inserted = await trx
     .insertInto('achievement_unlocks')
     .values(
-      candidates.map(({ brandId, userKey: accountKey, definition }) => ({
+      candidates.map(({ brandId, accountKey, definition }) => ({
         brand_id: brandId,
         user_key: accountKey,
         achievement_id: definition.id,
@@ -260,7 +260,7 @@ export async function advanceAchievements(
   await enqueueWebhooks(trx, notices);
   return inserted.map((row) => ({
     brandId: row.brand_id,
-    userKey: row.user_key,
+    accountKey: row.user_key,
     id: row.achievement_id,
     name: row.name,
     threshold: Number(row.threshold),
