@@ -1,3 +1,4 @@
+import { tokenHash } from '../src/modules/portal/portal-auth.service.ts';
 import type { TestPlatform } from './platform.ts';
 
 /** What a signed-in person's browser does against `/portal/api`: keeps the cookies and the CSRF token. */
@@ -52,13 +53,7 @@ export async function portalMember(
     { authorization: `Bearer ${platform.deps.adminToken}` },
   );
   if (invite.status !== 201) throw new Error(`invite failed: ${invite.status} ${JSON.stringify(invite.body)}`);
-  const token = new URL(invite.body.inviteUrl).hash.replace('#token=', '');
-  const browser = new PortalBrowser(platform);
-  await browser.session();
-  const accepted = await browser.request('POST', '/invites/accept', { token, password });
-  if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status}`);
-  await browser.session();
-  return browser;
+  return acceptInviteUrl(platform, invite.body.inviteUrl, password);
 }
 
 /** A platform operator: invited with the admin token (`pts portal invite --operator`), password set, signed in. */
@@ -86,7 +81,27 @@ export async function acceptInviteUrl(
   const browser = new PortalBrowser(platform);
   await browser.session();
   const accepted = await browser.request('POST', '/invites/accept', { token, password });
-  if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  if (accepted.status === 409) {
+    // The e-mail already has an account: its owner signs in with their own password, then joins.
+    const email = await emailOfInvite(platform, token);
+    const signedIn = await browser.request('POST', '/sign-in', { email, password });
+    if (signedIn.status !== 200) throw new Error(`sign-in before joining failed: ${signedIn.status}`);
+    await browser.session();
+    const joined = await browser.request('POST', '/invites/join', { token });
+    if (joined.status !== 200) throw new Error(`join failed: ${joined.status} ${JSON.stringify(joined.body)}`);
+  } else if (accepted.status !== 200) {
+    throw new Error(`accept failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  }
   await browser.session();
   return browser;
+}
+
+/** The e-mail an invite link is for, read from the database (the test knows who it invited). */
+async function emailOfInvite(platform: TestPlatform, token: string): Promise<string> {
+  const row = await platform.deps.db
+    .selectFrom('portal_links')
+    .select('email')
+    .where('token_hash', '=', tokenHash(token))
+    .executeTakeFirstOrThrow();
+  return row.email;
 }

@@ -25,6 +25,21 @@ export const portalAcceptInviteRequestSchema = z
   .object({ token: portalLinkTokenSchema, password: portalPasswordSchema })
   .meta({ id: 'PortalAcceptInviteRequest' });
 
+/** `POST /portal/api/invites/join`: the signed-in person (an existing account) accepts an invite to their e-mail. */
+export const portalJoinInviteRequestSchema = z
+  .object({ token: portalLinkTokenSchema })
+  .meta({ id: 'PortalJoinInviteRequest' });
+export const portalJoinedSchema = z
+  .object({
+    success: z.literal(true),
+    /** The brand joined, or null for an operator invite. */
+    brandId: z.string().nullable(),
+    role: portalRoleSchema.nullable(),
+    operator: z.boolean(),
+  })
+  .meta({ id: 'PortalJoined' });
+export type PortalJoined = z.infer<typeof portalJoinedSchema>;
+
 export const portalResetRequestSchema = z.object({ email: emailSchema }).meta({ id: 'PortalResetRequest' });
 export const portalResetCompleteSchema = z
   .object({ token: portalLinkTokenSchema, password: portalPasswordSchema })

@@ -179,59 +179,120 @@ export async function consumeLink(trx: Kysely<DB>, kind: 'invite' | 'reset', tok
   return row;
 }
 
+const accountExists = () =>
+  new AppError(
+    'CONFLICT',
+    'This e-mail already has a pts portal account: sign in with its own password, then accept the invite (the link still works)',
+    { field: 'token', reason: 'account_exists' },
+  );
+
+type ConsumedInvite = Awaited<ReturnType<typeof consumeLink>>;
+
+/** Grants what an invite grants to `user` (the membership, or the operator flag) and writes the join to the audit log. */
+async function grantInvite(
+  trx: Kysely<DB>,
+  link: ConsumedInvite,
+  user: PortalUser,
+  how: { existingAccount: boolean; now: Date },
+): Promise<PortalUser> {
+  if (link.grants_operator) {
+    const flagged = await trx
+      .updateTable('portal_users')
+      .set({ operator: true })
+      .where('id', '=', user.id)
+      .returning(['id', 'email', 'operator'])
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('audit_log')
+      .values({
+        actor: `operator:${user.email}`,
+        action: 'portal.operator_invite_accepted',
+        subject: user.email,
+        brand_id: null,
+        details: JSON.stringify({ email: user.email, existingAccount: how.existingAccount }),
+        created_at: how.now,
+      })
+      .execute();
+    return flagged;
+  }
+  if (!link.brand_id || !link.role) throw linkRefused();
+  await trx
+    .insertInto('portal_memberships')
+    .values({ user_id: user.id, brand_id: link.brand_id, role: link.role, created_at: how.now })
+    .onConflict((conflict) => conflict.columns(['user_id', 'brand_id']).doUpdateSet({ role: link.role! }))
+    .execute();
+  await trx
+    .insertInto('audit_log')
+    .values({
+      actor: `portal:${user.email}`,
+      action: 'portal.invite_accepted',
+      subject: link.brand_id,
+      brand_id: link.brand_id,
+      details: JSON.stringify({ email: user.email, role: link.role, existingAccount: how.existingAccount }),
+      created_at: how.now,
+    })
+    .execute();
+  return user;
+}
+
 /**
- * Accepts an invite: creates the user (or finds them by e-mail), sets the password, adds the membership (or,
- * for an operator invite, the operator flag) and returns the user. The link works once, even under concurrent
- * uses (the UPDATE … WHERE used_at IS NULL).
+ * Accepts an invite for a new person: creates the account with this password, then grants the membership (or,
+ * for an operator invite, the operator flag). An e-mail that already has an account is refused with 409 and the
+ * link stays unused: the link's holder may be the inviter (it is shown to them when no mail server is set), so it
+ * must never set an existing account's password, end its sessions or change its flags (docs/portal.md, "Invites
+ * and resets: who can do what"). That person signs in with their own password and joins (`joinWithInvite`). The
+ * link works once, even under concurrent uses (the UPDATE … WHERE used_at IS NULL).
  */
 export async function acceptInvite(deps: PortalAuthDeps, token: string, password: string): Promise<PortalUser> {
   const passwordHash = await hashPassword(password);
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (trx) => {
     const link = await consumeLink(trx, 'invite', token, now);
-    const grantsOperator = link.grants_operator;
-    if (!grantsOperator && (!link.brand_id || !link.role)) throw linkRefused();
-    const passwordSet = { password_hash: passwordHash, password_changed_at: now };
     const user = await trx
       .insertInto('portal_users')
-      .values({ id: randomUUID(), email: link.email, ...passwordSet, operator: grantsOperator })
-      .onConflict((conflict) =>
-        conflict.column('email').doUpdateSet(grantsOperator ? { ...passwordSet, operator: true } : passwordSet),
-      )
-      .returning(['id', 'email', 'operator'])
-      .executeTakeFirstOrThrow();
-    await revokeAllSessions(trx, user.id, now);
-    if (!link.brand_id || !link.role) {
-      await trx
-        .insertInto('audit_log')
-        .values({
-          actor: `operator:${user.email}`,
-          action: 'portal.operator_invite_accepted',
-          subject: user.email,
-          brand_id: null,
-          details: JSON.stringify({ email: user.email }),
-          created_at: now,
-        })
-        .execute();
-      return user;
-    }
-    await trx
-      .insertInto('portal_memberships')
-      .values({ user_id: user.id, brand_id: link.brand_id, role: link.role, created_at: now })
-      .onConflict((conflict) => conflict.columns(['user_id', 'brand_id']).doUpdateSet({ role: link.role! }))
-      .execute();
-    await trx
-      .insertInto('audit_log')
       .values({
-        actor: `portal:${user.email}`,
-        action: 'portal.invite_accepted',
-        subject: link.brand_id,
-        brand_id: link.brand_id,
-        details: JSON.stringify({ email: user.email, role: link.role }),
-        created_at: now,
+        id: randomUUID(),
+        email: link.email,
+        password_hash: passwordHash,
+        password_changed_at: now,
+        operator: false,
       })
-      .execute();
-    return user;
+      .onConflict((conflict) => conflict.column('email').doNothing())
+      .returning(['id', 'email', 'operator'])
+      .executeTakeFirst();
+    // Throwing rolls the transaction back: the link stays unused for its rightful holder.
+    if (!user) throw accountExists();
+    return grantInvite(trx, link, user, { existingAccount: false, now });
+  });
+}
+
+/**
+ * Accepts an invite as the signed-in person (an existing account): they proved who they are with their own
+ * password, so only the membership (or operator flag) is granted; the password, sessions and e-mail stay as they
+ * are. An invite for another e-mail is refused with 403 and stays unused.
+ */
+export async function joinWithInvite(deps: PortalAuthDeps, token: string, user: PortalUser) {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const live = await trx
+      .selectFrom('portal_links')
+      .select('email')
+      .where('token_hash', '=', tokenHash(token))
+      .where('kind', '=', 'invite')
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    if (!live) throw linkRefused();
+    if (live.email !== user.email) {
+      throw new AppError(
+        'FORBIDDEN',
+        `This invite is for another e-mail address than ${user.email}: sign out, then sign in as the invited person`,
+        { field: 'token', reason: 'other_email' },
+      );
+    }
+    const link = await consumeLink(trx, 'invite', token, now);
+    const joined = await grantInvite(trx, link, user, { existingAccount: true, now });
+    return { user: joined, brandId: link.brand_id, role: link.role };
   });
 }
 
@@ -273,8 +334,13 @@ export interface PortalAuthService {
   setPassword(userId: string, password: string): Promise<void>;
   /** The brands the user belongs to, with the role in each, by brand name. */
   membershipsOf(userId: string): Promise<PortalMembership[]>;
-  /** Accepts an invite (the link works once): sets the password and grants the membership or the operator flag. */
+  /** Accepts an invite for a new account (409 when the e-mail has one): its password, then the grant. */
   acceptInvite(token: string, password: string): Promise<PortalUser>;
+  /** Accepts an invite as the signed-in person (their e-mail must be the invite's): only the grant. */
+  joinWithInvite(
+    token: string,
+    user: PortalUser,
+  ): Promise<{ user: PortalUser; brandId: string | null; role: PortalRole | null }>;
   /** Completes a password reset: sets the password and ends every session. */
   completeReset(token: string, password: string): Promise<PortalUser>;
 }
@@ -288,6 +354,7 @@ export function createPortalAuthService(deps: PortalAuthDeps): PortalAuthService
     setPassword: (userId, password) => setPassword(deps, userId, password),
     membershipsOf: (userId) => membershipsOf(deps, userId),
     acceptInvite: (token, password) => acceptInvite(deps, token, password),
+    joinWithInvite: (token, user) => joinWithInvite(deps, token, user),
     completeReset: (token, password) => completeReset(deps, token, password),
   };
 }

@@ -10,6 +10,8 @@ import {
   portalInviteRequestSchema,
   portalInviteSchema,
   portalInviteSentSchema,
+  portalJoinedSchema,
+  portalJoinInviteRequestSchema,
   portalMemberParamsSchema,
   portalMemberRoleRequestSchema,
   portalResetCompleteSchema,
@@ -151,18 +153,42 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
     defineRoute({
       method: 'post',
       path: '/invites/accept',
-      summary: 'Accept an invite: set the password and sign in (the link works once)',
+      summary: 'Accept an invite as a new person: set the password and sign in (the link works once)',
+      description:
+        'Only for an e-mail with no account yet. An existing account is never changed by a link: 409, the link stays unused, and the person signs in with their own password and calls `POST /invites/join`.',
       tags: ['portal'],
       request: { body: portalAcceptInviteRequestSchema },
       responses: {
         200: { description: 'Signed in', schema: ok },
         400: failure('Password too short, or the link is invalid, expired or used'),
         403: failure('Missing CSRF token'),
+        409: failure('The e-mail already has an account: sign in, then accept with `POST /invites/join`'),
       },
       handle: async ({ body, req, res }) => {
         const user = await auth.acceptInvite(body.token, body.password);
         await startSession(req, res, user);
         return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/invites/join',
+      summary: "Accept an invite as the signed-in person (an existing account): the brand's membership, nothing else",
+      description:
+        "The invite must be for the signed-in person's e-mail (403 otherwise, the link stays unused). The password, sessions and e-mail stay as they are; the join is in the brand's audit log.",
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { body: portalJoinInviteRequestSchema },
+      responses: {
+        200: { description: 'Joined', schema: portalJoinedSchema },
+        400: failure('The link is invalid, expired or used'),
+        401: signedOut,
+        403: failure('Missing CSRF token, or the invite is for another e-mail'),
+      },
+      handle: async ({ body, res }) => {
+        const joined = await auth.joinWithInvite(body.token, portalUserOf(res));
+        return { success: true, brandId: joined.brandId, role: joined.role, operator: joined.user.operator };
       },
     }),
     defineRoute({
