@@ -48,4 +48,22 @@ describe('signing in again from the form', () => {
     await goTo(page, 'Team');
     expect(chromium.problems).toEqual([]);
   });
+
+  it("demo@localhost (the README's first user) signs in again after signing out", async () => {
+    const page = await chromium.newPage();
+    await signInByInvite(platform, page, { brandId: brand.brandId, email: 'demo@localhost', role: 'owner' }, PASSWORD);
+    await signOut(page);
+    await signIn(page, platform.url, 'demo@localhost', PASSWORD);
+    expect(page.url()).toBe(`${platform.url}/portal/brands/${brand.brandId}/dashboard`);
+    await expect(page.getByRole('link', { name: 'demo@localhost' }).isVisible()).resolves.toBe(true);
+
+    // The forgotten-password form takes the address as well (no mail server: the answer is the same for all).
+    await signOut(page);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('E-mail').fill('demo@localhost');
+    await page.getByRole('button', { name: /send/i }).click();
+    await page.getByRole('status').or(page.getByRole('alert')).first().waitFor();
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
+    expect(chromium.problems).toEqual([]);
+  });
 });
