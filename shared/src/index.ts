@@ -211,6 +211,7 @@ export {
   domainSchema,
   type ErrorEnvelope,
   EVENT_TYPE_PATTERN,
+  emailAddressSchema,
   emailSchema,
   errorEnvelopeSchema,
   eventTypeSchema,
@@ -313,6 +314,7 @@ export {
   reportChatRolesRequestSchema,
   reportChatRolesResponseSchema,
 } from './schemas/constraints.ts';
+export { EMAIL_MAX_LENGTH, EMAIL_PATTERN, EMAIL_RULE_MESSAGE, isEmailAddress } from './schemas/email.ts';
 export { eventRefusalText } from './schemas/event-refusals.ts';
 export {
   BULK_EVENTS_MAX,
