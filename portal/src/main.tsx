@@ -1,3 +1,5 @@
+// First: zod must be jitless before any shared schema module builds a schema (no CSP violation).
+import './zod-jitless.ts';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
