@@ -25,6 +25,14 @@ export {
   platformUserEmail,
 } from './identity.ts';
 export {
+  type AccountKey,
+  AGENT_IDENTITY_PREFIXES,
+  type IdentityKey,
+  identityKeyOf,
+  isAgentKey,
+  type Member,
+} from './member.ts';
+export {
   type AchievementDefinition,
   type AchievementType,
   achievementAccumulates,
