@@ -15,13 +15,7 @@ import { accountIdentities, resolveAccountKeys } from '../accounts/accounts.serv
 import { readAchievements } from '../achievements/achievements.service.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
-import {
-  awardReward,
-  completeEvent,
-  type EventDeps,
-  MANUAL_AWARD_EVENT_TYPE,
-  prepareManualAward,
-} from '../events/events.service.ts';
+import { type EventService, MANUAL_AWARD_EVENT_TYPE } from '../events/events.service.ts';
 import { readMemberLedger } from '../ledger/member-ledger.ts';
 import { readWalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 import { listBrandRedemptions } from '../perks/perks.repository.ts';
@@ -249,7 +243,7 @@ async function readMemberEvents(db: Database, brandId: string, keys: string[]): 
  * batcher, the member's wallet, the mint), then written to the audit log naming `actor`.
  */
 export async function awardMember(
-  deps: BrandMembersDeps & { events: EventDeps },
+  deps: BrandMembersDeps & { events: EventService },
   input: { brandId: string; userKey: string; amount: number; reason: string; actor: string },
 ) {
   const { accountKey, identities } = await accountIdentities(deps.db, input.userKey);
@@ -259,14 +253,14 @@ export async function awardMember(
     identities.map((identity) => identity.identityKey),
   );
   if (!ledger.known) throw memberNotFound(input.userKey);
-  const candidate = await prepareManualAward(deps.events, {
+  const accepted = await deps.events.award({
+    kind: 'manual',
     brandId: input.brandId,
     userEmail: accountKey,
     amount: BigInt(input.amount),
     reason: input.reason,
     awardedBy: input.actor,
   });
-  const accepted = await awardReward(deps.events, candidate);
   await insertAuditEntry(deps.db, {
     actor: input.actor,
     action: 'member.award',
@@ -274,7 +268,7 @@ export async function awardMember(
     details: { userKey: accountKey, amount: input.amount, reason: input.reason, eventId: accepted.eventId },
     at: deps.clock.now(),
   });
-  const response = await completeEvent(deps.events, accepted);
+  const response = await deps.events.completeEvent(accepted);
   return {
     success: true as const,
     eventId: response.eventId,
@@ -308,7 +302,7 @@ export interface BrandMemberService {
   awardKey(input: Parameters<typeof awardMember>[1]): ReturnType<typeof awardMember>;
 }
 
-export function createBrandMemberService(deps: BrandMembersDeps & { events: EventDeps }): BrandMemberService {
+export function createBrandMemberService(deps: BrandMembersDeps & { events: EventService }): BrandMemberService {
   return {
     award: async ({ brandId, member, amount, reason, actor }) => {
       await requireBrandExists(deps.db, brandId);
