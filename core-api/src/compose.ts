@@ -60,7 +60,7 @@ import { createDropService, type DropService } from './modules/drops/drops.servi
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
-import { createEventService, type EventDeps, type EventService } from './modules/events/events.service.ts';
+import { createEventService, type EventService } from './modules/events/events.service.ts';
 import { createUserTokenService, type UserTokenService } from './modules/identity/identity.service.ts';
 import { createLocalIdentityProvider, type IdentityProvider } from './modules/identity/identity-provider.ts';
 import { createLocalTokenIssuer, loadOrCreateTokenKey } from './modules/identity/local-token-issuer.ts';
@@ -124,11 +124,9 @@ export interface AppServices {
   /** CORS over the brands' authorized domains. */
   cors: ReturnType<typeof createCors>;
   /**
-   * The event pipeline's parts: ONE batcher (and so one wallet reserve) for every path that rewards. The
-   * services that reward are built over it; routers and agent tools get `eventService`, never these.
+   * The event pipeline, over ONE batcher (and so one wallet reserve): its `award` is the one entry through
+   * which every reward is made. Routers, agent tools and the modules that reward get this, never its parts.
    */
-  events: EventDeps;
-  /** The event pipeline as routers and agent tools use it (`/pts-api` events, process_event, agent rewards). */
   eventService: EventService;
   /** Brand request signatures, with one key lookup: the brand cache. */
   verifyBrandSignature: BrandSignatureVerifier;
@@ -418,7 +416,7 @@ export function composeServices(
     agentAnswers.clear();
     memberAnswers.clear();
   });
-  const events: EventDeps = {
+  const eventService = createEventService({
     db,
     clock,
     logger,
@@ -430,7 +428,7 @@ export function composeServices(
       config,
     ),
     settings: { mintWaitMs: config.PTS_MINT_WAIT_MS },
-  };
+  });
   const verifyBrandSignature = createBrandSignatureVerifier({
     db,
     clock,
@@ -445,8 +443,7 @@ export function composeServices(
     brands,
     eventConfigCache,
     cors,
-    events,
-    eventService: createEventService(events),
+    eventService,
     verifyBrandSignature,
     // A retry waits at most as long as the first request may wait for its mint, and a little more.
     signedReplies: createSignedReplies({ db, logger, waitMs: config.PTS_MINT_WAIT_MS + 5_000 }),
@@ -469,7 +466,7 @@ export function composeServices(
     portalMailer: createPortalMailer({ smtpUrl: config.PTS_SMTP_URL, from: config.PTS_SMTP_FROM, logger }),
     compactRollups: () => compactBrandRollups(db),
     ...composeRelayServices(deps, changes),
-    ...composeModuleServices(deps, { brands, events, changes }),
+    ...composeModuleServices(deps, { brands, eventService, changes }),
   };
   const agent = composeAgent(deps, shared);
   return { ...shared, agent, portal: composePortalServices(deps, { ...shared, agent }) };
@@ -588,7 +585,7 @@ function composeRelayServices(
 /** The feature modules' services for their routers (accounts, achievements, … streaks), each built once. */
 function composeModuleServices(
   deps: AppDeps,
-  shared: Pick<AppServices, 'brands' | 'events' | 'changes'>,
+  shared: Pick<AppServices, 'brands' | 'eventService' | 'changes'>,
 ): Pick<
   AppServices,
   | 'accounts'
@@ -605,7 +602,7 @@ function composeModuleServices(
   | 'brandAdmin'
 > {
   const { config, db, clock, logger, secrets } = deps;
-  const { brands, events, changes } = shared;
+  const { brands, eventService: events, changes } = shared;
   const rewardToken = deps.chain.contracts.rewardToken as `0x${string}`;
   const balances = createBalanceService({ db, publicClient: deps.publicClient, rewardToken });
   return {
