@@ -344,6 +344,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
       team,
       brands: services.brandAdmin,
       signInFailures: services.limits.portalSignInFailures,
+      resetRequests: services.limits.portalResetRequests,
       publicUrl,
     }),
   );

@@ -83,7 +83,12 @@ import { type ConstraintService, createConstraintService } from './modules/perks
 import type { PerkChain } from './modules/perks/perk-chain.ts';
 import { createPerkService, type PerkService } from './modules/perks/perks.service.ts';
 import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
-import { SIGN_IN_WINDOW_SECONDS } from './modules/portal/portal.routes.ts';
+import {
+  RESET_REQUESTS_PER_ACCOUNT,
+  RESET_REQUESTS_PER_IP,
+  RESET_WINDOW_SECONDS,
+  SIGN_IN_WINDOW_SECONDS,
+} from './modules/portal/portal.routes.ts';
 import { createPortalAuthService } from './modules/portal/portal-auth.service.ts';
 import { createPortalMailer, type PortalMailer } from './modules/portal/portal-mailer.ts';
 import { createPortalOperatorService } from './modules/portal/portal-operator.service.ts';
@@ -246,6 +251,8 @@ export interface AppLimits {
   agentKey(ratePerMinute: number): RateLimit;
   /** Failed brand portal sign-ins per account and per IP (docs/portal.md, "Sign-in"). */
   portalSignInFailures: { account: RateLimiterAbstract; ip: RateLimiterAbstract };
+  /** Password reset requests per e-mail and per IP (docs/portal.md, "Security"). */
+  portalResetRequests: { account: RateLimiterAbstract; ip: RateLimiterAbstract };
 }
 
 /** Builds every limit once, over `store`; each has its own key prefix so none shares another's counters. */
@@ -295,6 +302,18 @@ export function composeLimits(deps: Pick<AppDeps, 'config' | 'clock'>, store: Ra
         durationSeconds: SIGN_IN_WINDOW_SECONDS,
       }),
       ip: store.limiter({ keyPrefix: 'portal-sign-in-ip', points: 1_000_000, durationSeconds: SIGN_IN_WINDOW_SECONDS }),
+    },
+    portalResetRequests: {
+      account: store.limiter({
+        keyPrefix: 'portal-reset-account',
+        points: RESET_REQUESTS_PER_ACCOUNT,
+        durationSeconds: RESET_WINDOW_SECONDS,
+      }),
+      ip: store.limiter({
+        keyPrefix: 'portal-reset-ip',
+        points: RESET_REQUESTS_PER_IP,
+        durationSeconds: RESET_WINDOW_SECONDS,
+      }),
     },
     chatSetupFailures: store.limiter({
       keyPrefix: 'chat-setup-failures',
@@ -654,7 +673,7 @@ function composePortalServices(deps: AppDeps, services: Pick<AppServices, 'porta
   const { db, clock, logger, secrets } = deps;
   return {
     auth: createPortalAuthService({ db, clock }),
-    team: createPortalTeamService({ db, clock, mailer: services.portalMailer }),
+    team: createPortalTeamService({ db, clock, mailer: services.portalMailer, logger }),
     operators: createPortalOperatorService({ db, clock }),
     analytics: createBrandAnalyticsService({ db, clock, chain: deps.chain, logger }),
     // A revocation through the portal is forgotten at once by this process's key cache.

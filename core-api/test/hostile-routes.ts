@@ -286,12 +286,14 @@ export function problemOf(answer: Answer): string | undefined {
   // exception is chat group /setup's guard against guessing security keys (5 wrong keys per group and per
   // address in 10 minutes, not configurable): hostile input there is wrong keys, and how many of them came
   // before depends on the fuzzer's draws — its 429 is the route's own answer to that input. The portal's
-  // sign-in lock (5 wrong passwords per account, 30 per IP) is the same kind of guard.
+  // sign-in lock (5 wrong passwords per account, 30 per IP) is the same kind of guard, and so is its reset
+  // request limit (3 per e-mail, 10 per IP an hour).
   if (
     answer.status === 429 &&
     answer.text.includes('RATE_LIMIT_EXCEEDED') &&
     !answer.text.includes('"setup_failures"') &&
-    !answer.text.includes('"sign_in_failures"')
+    !answer.text.includes('"sign_in_failures"') &&
+    !answer.text.includes('"reset_requests"')
   )
     return `rate limited, so never read: ${excerpt}`;
   // The checkout pages are for browsers: their errors are HTML pages that say what went wrong.

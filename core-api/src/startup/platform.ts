@@ -127,6 +127,8 @@ export async function startPlatform(config: Config, options: StartPlatformOption
     });
     const { changes, rateLimits, memberChanges } = await startChangeSharing(start, database);
     const services = composeServices(deps, changes, rateLimits, memberChanges);
+    // Reset e-mails run after their answer: let the ones under way finish before the database closes.
+    stack.push(() => services.portal.team.settle());
     const app = createApp(deps, services);
     if (hasRole(config, 'worker')) startJobs(start, deps, services);
     const { server, url } = options.listen === false ? { server: undefined, url: '' } : await listen(start, app);

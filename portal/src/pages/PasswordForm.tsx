@@ -4,8 +4,19 @@ import { useNavigate } from 'react-router';
 import { api, fieldErrors, linkToken, loadSession } from '../api.ts';
 import { refreshSession } from '../session.ts';
 
-/** Sets a password with the link's token (invite or reset), then lands in the portal signed in. */
-export function PasswordForm({ path, button }: { path: string; button: string }) {
+/**
+ * Sets a password with the link's token (invite or reset), then lands in the portal signed in. `onRefused` hears
+ * a refusal first (the invite page turns "this e-mail already has an account" into its sign-in step).
+ */
+export function PasswordForm({
+  path,
+  button,
+  onRefused,
+}: {
+  path: string;
+  button: string;
+  onRefused?: (error: Error) => void;
+}) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [password, setPassword] = useState('');
@@ -21,6 +32,7 @@ export function PasswordForm({ path, button }: { path: string; button: string })
       await refreshSession(queryClient);
       navigate('/');
     },
+    onError: (error) => onRefused?.(error),
   });
   const errors = fieldErrors(setIt.error);
   const submit = (event: FormEvent) => {

@@ -28,7 +28,9 @@ export function ResetPage() {
   return (
     <AuthFrame title="Reset your password">
       {ask.isSuccess ? (
-        <p role="status">If {email} has an account, a reset link is on its way. It works once, for one hour.</p>
+        <p role="status">
+          If {email} has an account, a reset link is on its way. It works once, for one hour; a newer link replaces it.
+        </p>
       ) : (
         <form onSubmit={submit} className="stack">
           <label>

@@ -7,10 +7,11 @@ import {
   type PortalTeam,
 } from '@pts/shared';
 import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.ts';
 import { findBrandByAddress, insertAuditEntry } from '../brands/brands.repository.ts';
 import { getBrand } from '../brands/brands.service.ts';
-import { createLink, findUserByEmail, PORTAL_INVITE_TTL_MS, PORTAL_RESET_TTL_MS } from './portal-auth.service.ts';
+import { createLink, PORTAL_INVITE_TTL_MS, PORTAL_RESET_TTL_MS } from './portal-auth.service.ts';
 import type { PortalMailer } from './portal-mailer.ts';
 
 export interface PortalTeamDeps {
@@ -19,6 +20,8 @@ export interface PortalTeamDeps {
   mailer: PortalMailer;
   /** How long an invite link works; 72 h by default. */
   inviteTtlMs?: number | undefined;
+  /** Hears the failures of work done off the response path (reset e-mails). */
+  logger?: Pick<Logger, 'error'> | undefined;
 }
 
 /** What each role may do (docs/portal.md, "Roles"). */
@@ -182,23 +185,47 @@ export async function removeOperator(
   });
 }
 
-/** Sends a reset link when the e-mail belongs to a user; says nothing either way (no enumeration). */
+/**
+ * Sends a reset link when the e-mail belongs to a user, and voids every older reset link of that user, so only
+ * the newest works. The user's row is locked while the link is made, so two requests at once leave one live link.
+ * Called off the response path (`startPasswordReset`): the answer never waits for this lookup or the mail.
+ */
 export async function requestPasswordReset(deps: PortalTeamDeps, email: string, baseUrl: string): Promise<void> {
-  const user = await findUserByEmail(deps, email);
-  if (!user) return;
-  const { token } = await createLink(deps, {
-    kind: 'reset',
-    email: user.email,
-    brandId: null,
-    role: null,
-    createdBy: `portal:${user.email}`,
-    ttlMs: PORTAL_RESET_TTL_MS,
+  const now = deps.clock.now();
+  const made = await deps.db.transaction().execute(async (trx) => {
+    const user = await trx
+      .selectFrom('portal_users')
+      .select(['id', 'email'])
+      .where('email', '=', email)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!user) return undefined;
+    await trx
+      .updateTable('portal_links')
+      .set({ used_at: now })
+      .where('kind', '=', 'reset')
+      .where('email', '=', user.email)
+      .where('used_at', 'is', null)
+      .execute();
+    const { token } = await createLink(
+      { db: trx, clock: deps.clock },
+      {
+        kind: 'reset',
+        email: user.email,
+        brandId: null,
+        role: null,
+        createdBy: `portal:${user.email}`,
+        ttlMs: PORTAL_RESET_TTL_MS,
+      },
+    );
+    return { email: user.email, token };
   });
-  const link = portalLinkUrl(baseUrl, 'reset', token);
+  if (!made) return;
+  const link = portalLinkUrl(baseUrl, 'reset', made.token);
   await deps.mailer.send({
-    to: user.email,
+    to: made.email,
     subject: 'Reset your pts portal password',
-    text: `Set a new password: ${link}\n\nThe link works once, for one hour. If you did not ask for it, ignore this message.`,
+    text: `Set a new password: ${link}\n\nThe link works once, for one hour, and only until a newer one is sent. If you did not ask for it, ignore this message.`,
     link,
   });
 }
@@ -505,8 +532,13 @@ export interface PortalTeamService {
   inviteMember(input: Parameters<typeof inviteMember>[1]): ReturnType<typeof inviteMember>;
   inviteOperator(input: Parameters<typeof inviteOperator>[1]): Promise<PortalOperatorInvite>;
   removeOperator(input: Parameters<typeof removeOperator>[1]): Promise<PortalOperatorRemoval>;
-  /** Sends a reset link when the e-mail belongs to a user; says nothing either way. */
-  requestPasswordReset(email: string, baseUrl: string): Promise<void>;
+  /**
+   * Starts a password reset off the response path and returns at once, whether or not the e-mail has an account:
+   * the lookup, the link and the mail happen after the answer (no enumeration by timing).
+   */
+  startPasswordReset(email: string, baseUrl: string): void;
+  /** Resolves when every reset started so far is done (tests; the platform's stop). */
+  settle(): Promise<void>;
   listTeam(brandId: string): Promise<PortalTeam>;
   /** Changes a member's role; a brand always keeps at least one owner; their pending invites are voided. */
   changeRole(input: Parameters<typeof changeRole>[1]): ReturnType<typeof changeRole>;
@@ -519,13 +551,23 @@ export interface PortalTeamService {
 }
 
 export function createPortalTeamService(deps: PortalTeamDeps): PortalTeamService {
+  const running = new Set<Promise<void>>();
   return {
     mailKind: deps.mailer.kind,
     requireRole: (userId, brandId, needed) => requireRole(deps.db, userId, brandId, needed),
     inviteMember: (input) => inviteMember(deps, input),
     inviteOperator: (input) => inviteOperator(deps, input),
     removeOperator: (input) => removeOperator(deps, input),
-    requestPasswordReset: (email, baseUrl) => requestPasswordReset(deps, email, baseUrl),
+    startPasswordReset: (email, baseUrl) => {
+      const work = requestPasswordReset(deps, email, baseUrl)
+        // Never the link or the token: only that a reset failed and why.
+        .catch((error: unknown) => deps.logger?.error({ err: error }, 'portal password reset e-mail failed'))
+        .finally(() => running.delete(work));
+      running.add(work);
+    },
+    settle: async () => {
+      await Promise.all([...running]);
+    },
     listTeam: (brandId) => listTeam(deps, brandId),
     changeRole: (input) => changeRole(deps, input),
     removeMember: (input) => removeMember(deps, input),

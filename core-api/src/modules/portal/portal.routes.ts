@@ -28,7 +28,7 @@ import {
   setRuleRequestSchema,
 } from '@pts/shared';
 import type { Request, Response } from 'express';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
@@ -49,13 +49,67 @@ import type { PortalTeamService } from './portal-team.service.ts';
 export const SIGN_IN_FAILURES_PER_ACCOUNT = 5;
 export const SIGN_IN_FAILURES_PER_IP = 30;
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+/** Password reset requests allowed per e-mail and per IP in RESET_WINDOW_SECONDS before 429. */
+export const RESET_REQUESTS_PER_ACCOUNT = 3;
+export const RESET_REQUESTS_PER_IP = 10;
+export const RESET_WINDOW_SECONDS = 3600;
+
+/** One attempt taken from a limit: `allowed` attempts pass in the limit's window. */
+interface Attempt {
+  limiter: RateLimiterAbstract;
+  key: string;
+  allowed: number;
+}
+
+/**
+ * Takes one attempt from each limit before the work they guard (hashing a password, sending a mail), so
+ * parallel requests cannot all pass a check made before any of them counted (issue 33 §6): each consume is one
+ * atomic increment in the store. Throws `refuse(retryAfterSeconds)` when any limit is spent.
+ */
+async function spendAttempts(attempts: Attempt[], refuse: (retryAfter: number) => AppError): Promise<void> {
+  let waitMs = 0;
+  for (const { limiter, key, allowed } of attempts) {
+    const state = await limiter.consume(key, 1).catch((rejected: unknown) => {
+      if (rejected instanceof RateLimiterRes) return rejected;
+      throw rejected;
+    });
+    if (state.consumedPoints > allowed) waitMs = Math.max(waitMs, state.msBeforeNext, 1);
+  }
+  if (waitMs > 0) throw refuse(Math.max(1, Math.ceil(waitMs / 1000)));
+}
+
+/** Gives back the attempts of a request that succeeded: only failures count against the limits. */
+async function refundAttempts(attempts: Attempt[]): Promise<void> {
+  for (const { limiter, key } of attempts) await limiter.reward(key, 1);
+}
+
+/** A password check's attempts: per account (first) and per IP. */
+function signInAttempts(failures: PortalRoutesDeps['signInFailures'], email: string, req: Request): Attempt[] {
+  return [
+    { limiter: failures.account, key: `account:${email}`, allowed: SIGN_IN_FAILURES_PER_ACCOUNT },
+    { limiter: failures.ip, key: `ip:${req.ip ?? 'unknown'}`, allowed: SIGN_IN_FAILURES_PER_IP },
+  ];
+}
+
+const signInRefused = (retryAfter: number, what = 'failed sign-ins') =>
+  new AppError(
+    'RATE_LIMIT_EXCEEDED',
+    `Too many ${what}: try again in ${retryAfter} s or reset your password`,
+    { reason: 'sign_in_failures' },
+    { retryAfter },
+  );
 
 export interface PortalRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
   brands: BrandAdminService;
-  /** Failed sign-ins, keyed `account:<email>` and `ip:<address>` (compose.ts builds both over the shared store). */
+  /**
+   * Password checks, keyed `account:<email>` and `ip:<address>` (compose.ts builds both over the shared store):
+   * each check takes an attempt first, a success gives it back.
+   */
   signInFailures: { account: RateLimiterAbstract; ip: RateLimiterAbstract };
+  /** Password reset requests, keyed `account:<email>` and `ip:<address>`. */
+  resetRequests: { account: RateLimiterAbstract; ip: RateLimiterAbstract };
   publicUrl?: string | undefined;
 }
 
@@ -65,8 +119,17 @@ const signedOut = failure('Not signed in (no session, or it ended)');
 const csrfOrRole = failure('Missing CSRF token, or the role cannot make this change');
 const notMember = failure('No such brand among yours');
 
+/**
+ * The base of every link the portal hands out (invite and reset links, snippets, checkout returns):
+ * `PTS_PUBLIC_URL`, else the address this connection reached the server on (the listening socket's own address
+ * and port, e.g. `http://127.0.0.1:3000`). Never the `Host` or `X-Forwarded-*` headers: whoever sends the request
+ * writes those, and a reset link built from them carries its token to their site (issue 33 §5). Behind a proxy,
+ * set `PTS_PUBLIC_URL`.
+ */
 export function baseUrlOf(req: Request, publicUrl: string | undefined): string {
-  return publicUrl ?? `${req.protocol}://${req.get('host')}`;
+  if (publicUrl) return publicUrl;
+  const address = (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
 }
 
 /** Who the audit log names for a portal user's change. */
@@ -113,30 +176,14 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         400: failure('Validation failed'),
         401: failure('Wrong e-mail or password (the same answer for an unknown e-mail)'),
         403: failure('Missing CSRF token'),
-        429: failure('Too many failed attempts for this account or IP'),
+        429: failure('Too many attempts for this account or IP'),
       },
       handle: async ({ body, req, res }) => {
-        const keys = [`account:${body.email}`, `ip:${req.ip ?? 'unknown'}`];
-        const limiters = [deps.signInFailures.account, deps.signInFailures.ip];
-        const allowed = [SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_IP];
-        for (const [index, limiter] of limiters.entries()) {
-          const state = await limiter.get(keys[index]!);
-          if (state && state.consumedPoints >= allowed[index]!) {
-            const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-            throw new AppError(
-              'RATE_LIMIT_EXCEEDED',
-              `Too many failed sign-ins: try again in ${retryAfter} s or reset your password`,
-              { reason: 'sign_in_failures' },
-              { retryAfter },
-            );
-          }
-        }
+        const attempts = signInAttempts(deps.signInFailures, body.email, req);
+        await spendAttempts(attempts, (retryAfter) => signInRefused(retryAfter));
         const user = await auth.checkPassword(body.email, body.password);
-        if (!user) {
-          for (const [index, limiter] of limiters.entries()) await limiter.penalty(keys[index]!, 1);
-          throw new AppError('UNAUTHORIZED', 'Wrong e-mail or password');
-        }
-        await deps.signInFailures.account.delete(keys[0]!);
+        if (!user) throw new AppError('UNAUTHORIZED', 'Wrong e-mail or password');
+        await refundAttempts(attempts);
         await startSession(req, res, user);
         return { success: true };
       },
@@ -205,9 +252,27 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         202: { description: 'If the e-mail has an account, a link is on its way', schema: ok },
         400: failure('Validation failed'),
         403: failure('Missing CSRF token'),
+        429: failure(
+          `More than ${RESET_REQUESTS_PER_ACCOUNT} requests for the e-mail or ${RESET_REQUESTS_PER_IP} from the IP in an hour`,
+        ),
       },
       handle: async ({ body, req, res }) => {
-        await team.requestPasswordReset(body.email, baseUrlOf(req, deps.publicUrl));
+        // The limits count every e-mail alike (known or not) and the lookup runs after the answer: the answer and
+        // its timing say nothing about the account.
+        await spendAttempts(
+          [
+            { limiter: deps.resetRequests.account, key: `account:${body.email}`, allowed: RESET_REQUESTS_PER_ACCOUNT },
+            { limiter: deps.resetRequests.ip, key: `ip:${req.ip ?? 'unknown'}`, allowed: RESET_REQUESTS_PER_IP },
+          ],
+          (retryAfter) =>
+            new AppError(
+              'RATE_LIMIT_EXCEEDED',
+              `Too many password reset requests for this e-mail or from this address: try again in ${retryAfter} s (a link already sent still works until a newer one is sent)`,
+              { reason: 'reset_requests' },
+              { retryAfter },
+            ),
+        );
+        team.startPasswordReset(body.email, baseUrlOf(req, deps.publicUrl));
         res.status(202);
         return { success: true };
       },
@@ -242,12 +307,17 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         400: failure('Validation failed, or the current password is wrong'),
         401: signedOut,
         403: failure('Missing CSRF token'),
+        429: failure(`More than ${SIGN_IN_FAILURES_PER_ACCOUNT} wrong passwords for the account in 15 minutes`),
       },
       handle: async ({ body, req, res }) => {
         const user = portalUserOf(res);
+        // The current password is guessed like a sign-in: the same per-account limit, taken before hashing.
+        const attempts = signInAttempts(deps.signInFailures, user.email, req).slice(0, 1);
+        await spendAttempts(attempts, (retryAfter) => signInRefused(retryAfter, 'wrong current passwords'));
         if (!(await auth.checkPassword(user.email, body.currentPassword))) {
           throw new AppError('VALIDATION_ERROR', 'The current password is wrong', { field: 'currentPassword' });
         }
+        await refundAttempts(attempts);
         await auth.setPassword(user.id, body.newPassword);
         await startSession(req, res, user);
         return { success: true };
