@@ -14,7 +14,7 @@ let brand: { brandId: string };
 beforeAll(async () => {
   platform = await startTestPlatform();
   brand = await platform.createBrand({ name: 'Returning Co', domain: 'returning.example.com' });
-  chromium = await startChromium({ expectedErrors: /favicon/ });
+  chromium = await startChromium();
 });
 
 afterAll(async () => {
