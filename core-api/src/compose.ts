@@ -497,7 +497,10 @@ export function composeServices(
  */
 export function composeAgentToolDeps(
   deps: AppDeps,
-  services: Pick<AppServices, 'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers'>,
+  services: Pick<
+    AppServices,
+    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances'
+  >,
 ): AgentToolDeps {
   const { config } = deps;
   const ports: AgentToolPorts = {
@@ -510,12 +513,8 @@ export function composeAgentToolDeps(
     publicClient: deps.publicClient,
     chainReads: deps.chainReads,
     perkChain: deps.perkChain,
-    walletBalances: createBalanceService({
-      db: deps.db,
-      publicClient: deps.publicClient,
-      rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-      balanceOf: deps.chainReads?.balanceOf,
-    }),
+    // The process's one wallet read (composeModuleServices), shared with /services/balance.
+    walletBalances: services.balances,
     events: services.eventService,
     changes: services.changes,
     redemption: services.redemption,
@@ -623,7 +622,13 @@ function composeModuleServices(
   const { config, db, clock, logger, secrets } = deps;
   const { brands, eventService: events, changes } = shared;
   const rewardToken = deps.chain.contracts.rewardToken as `0x${string}`;
-  const balances = createBalanceService({ db, publicClient: deps.publicClient, rewardToken });
+  // Built once: /services/balance, the compat answers and the agent's member tools read the same wallet figures.
+  const balances = createBalanceService({
+    db,
+    publicClient: deps.publicClient,
+    rewardToken,
+    balanceOf: deps.chainReads?.balanceOf,
+  });
   return {
     accounts: createAccountService({ db, clock, logger, wallets: deps.wallets, balanceOf: deps.perkChain?.balanceOf }),
     achievements: createAchievementService({ db, clock }),

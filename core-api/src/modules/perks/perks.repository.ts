@@ -1,6 +1,7 @@
 import type { BrandRedemption, Member, Perk } from '@pts/shared';
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { DB, PerksTable } from '../../db/schema.ts';
+import { isMemberKey } from '../accounts/member-keys.ts';
 
 export type PerkRow = Selectable<PerksTable>;
 export type NewPerkRow = Insertable<PerksTable>;
@@ -249,7 +250,7 @@ export async function readOfferedPerks(
         .where('r.status', 'in', ['pending', 'confirmed'])
         .where('r.created_at', '>=', window.from)
         .where('r.created_at', '<', window.to)
-        .where(sql<boolean>`(r.user_key NOT LIKE 'agent:%' AND r.user_key NOT LIKE 'agent\\_%')`)
+        .where(isMemberKey(sql.ref('r.user_key')))
         .as('redemptions'),
     )
     .where('perks.active', '=', true)
