@@ -180,6 +180,16 @@ describe('core-api layout', () => {
     expect(before.find((line) => /^(export )?(async )?function /.test(line))).toMatch(/function award\(/);
   });
 
+  it('lets startup/platform.ts build nothing: it opens, starts, listens and stops what compose.ts builds', () => {
+    // Issue 34 §3: the minter, the reconciler, the relayer, the chain reads, the change notifier and the updates
+    // that run when a mint confirms are built in compose.ts; platform.ts calls no builder of a part.
+    const text = texts.get('startup/platform.ts') as string;
+    const building = [...text.matchAll(/\b(create\w+|follow\w+|notify\w+|record\w+)\(/g)]
+      .map((match) => match[1] as string)
+      .filter((name) => !PLATFORM_MAY_CREATE.includes(name));
+    expect([...new Set(building)]).toEqual([]);
+  });
+
   it('lets app.ts only mount: it never names the database handle (compose.ts builds every service over it)', () => {
     const naming = (texts.get('app.ts') as string)
       .split('\n')
@@ -229,6 +239,12 @@ describe('core-api layout', () => {
     expect(offending).toEqual([]);
   });
 });
+
+/**
+ * What startup/platform.ts may create itself: its own stop stack, the process's logger and metrics (needed
+ * before anything is built), and the app over the composed services.
+ */
+const PLATFORM_MAY_CREATE = ['createApp', 'createLogger', 'createMetrics', 'createStopStack'];
 
 /** What the event service exports besides its types that makes no reward: names, pure helpers and previews. */
 const EVENT_SERVICE_PURE_EXPORTS = [
