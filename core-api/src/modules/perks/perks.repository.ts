@@ -53,6 +53,8 @@ export function listPerkRows(
     brandId?: string | undefined;
     category?: string | undefined;
     syncedOnly?: boolean;
+    /** Leave archived perks out (every catalogue does; the brand's own lists show them). */
+    hideArchived?: boolean;
     userKey?: string | undefined;
   } = {},
 ): Promise<(PerkRow & { member_claims?: string | number | null })[]> {
@@ -60,6 +62,7 @@ export function listPerkRows(
   if (filter.brandId) query = query.where('perks.brand_id', '=', filter.brandId);
   if (filter.category) query = query.where('perks.category', '=', filter.category);
   if (filter.syncedOnly) query = query.where('perks.chain_status', '=', 'synced');
+  if (filter.hideArchived) query = query.where('perks.archived_at', 'is', null);
   const { userKey: accountKey } = filter;
   if (!accountKey) return query.execute();
   return query
@@ -109,6 +112,7 @@ export async function readPerkClaimFacts(
     ])
     .where('perks.brand_id', 'in', filter.brandIds)
     .where('perks.chain_status', '=', 'synced')
+    .where('perks.archived_at', 'is', null)
     .orderBy('perks.id');
   if (filter.maxCost !== undefined) query = query.where('perks.cost', '<=', filter.maxCost);
   const rows = await query.execute();
@@ -140,6 +144,7 @@ export function toPerk(row: PerkRow): Perk {
     chainTxHash: row.chain_tx_hash,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
+    ...(row.archived_at ? { archivedAt: new Date(row.archived_at).toISOString() } : {}),
   };
 }
 

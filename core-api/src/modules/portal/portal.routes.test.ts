@@ -340,6 +340,12 @@ describe('roles, CSRF and brand isolation', () => {
       ['PATCH', `/brands/${b}/members/${bobId}`, { role: 'viewer' }],
       ['GET', `/brands/${b}/audit`],
       ['GET', `/brands/${b}/dashboard`],
+      ['POST', `/brands/${b}/rules/account_creation/archive`],
+      ['POST', `/brands/${b}/rules/account_creation/restore`],
+      ['DELETE', `/brands/${b}/members/${bobId}`],
+      ['POST', `/brands/${b}/members/${bobId}/sessions/end`],
+      ['POST', `/brands/${b}/leave`],
+      ['DELETE', `/brands/${b}/invites/${encodeURIComponent('mole@a.example.com')}`],
     ];
     for (const [method, path, body] of attempts) {
       const answer = await ownerA.request(method, path, body);
@@ -358,7 +364,11 @@ describe('roles, CSRF and brand isolation', () => {
     expect(documented.length).toBe(
       new Set(
         attempts.map(([, path]) =>
-          path.replace(b, '{brandId}').replace(bobId, '{userId}').replace('account_creation', '{eventType}'),
+          path
+            .replace(b, '{brandId}')
+            .replace(bobId, '{userId}')
+            .replace('account_creation', '{eventType}')
+            .replace(encodeURIComponent('mole@a.example.com'), '{email}'),
         ),
       ).size,
     );
