@@ -665,6 +665,7 @@ function composeModuleServices(
       clock,
       logger,
       events,
+      changes,
       wallet: { db, publicClient: deps.publicClient, rewardToken, balanceOf: deps.chainReads?.balanceOf },
     }),
     constraints: createConstraintService({

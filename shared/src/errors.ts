@@ -18,6 +18,10 @@ export const errorStatus = {
   DOMAIN_NOT_AUTHORIZED: 403,
   AUTOMATION_DISABLED: 403,
   CHANNEL_NOT_ALLOWED: 403,
+  /** The member is blocked by the brand (the portal's member page): their events are refused until unblocked. */
+  MEMBER_BLOCKED: 403,
+  /** The event type's rule was archived by the brand: it earns nothing until restored. */
+  RULE_ARCHIVED: 403,
   VALIDATION_FAILED: 403,
   CONTRACT_NOT_WHITELISTED: 403,
   /** A perk constraint the user does not meet (details list the failing constraints). */

@@ -121,6 +121,27 @@ describe('command core against core-api', () => {
     );
   });
 
+  it('an archived perk leaves /perks and /claim refuses it with the reason; restored (and activated) it is back', async () => {
+    const mistake = await createPerk(1);
+    const names = async () => ((await run(member, 'perks'))?.fields ?? []).map((f) => f.name);
+    expect(await names()).toContain(`#${mistake.perkId} ${mistake.name}`);
+    const admin = { authorization: `Bearer ${platform.deps.adminToken}` };
+    const archived = await platform.post(`/admin/perks/${mistake.perkId}/archive`, {}, admin);
+    expect(archived.status, JSON.stringify(archived.body)).toBe(200);
+    expect(await names()).not.toContain(`#${mistake.perkId} ${mistake.name}`);
+    expect((await run(member, 'claim', String(mistake.perkId)))?.text).toBe(
+      'The brand has withdrawn that perk; see /perks for the list.',
+    );
+    expect((await platform.post(`/admin/perks/${mistake.perkId}/restore`, {}, admin)).status).toBe(200);
+    const activated = await fetch(`${platform.url}/admin/perks/${mistake.perkId}`, {
+      method: 'PATCH',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ active: true }),
+    });
+    expect(activated.status).toBe(200);
+    expect(await names()).toContain(`#${mistake.perkId} ${mistake.name}`);
+  });
+
   it('a chat_role perk: the member’s roles travel with /perks and /claim, so only a member with the role gets it', async () => {
     const vipRole = '700000000000000001';
     const perk = await createPerk(5);

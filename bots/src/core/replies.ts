@@ -115,6 +115,10 @@ export function replyForCoreError(error: unknown): Reply | undefined {
     case 'NOT_ELIGIBLE':
       return { text: 'You are not eligible for this perk.' };
     case 'PERK_UNAVAILABLE':
+      if (error.details?.reason === 'archived') {
+        return { text: 'The brand has withdrawn that perk; see /perks for the list.' };
+      }
+      return { text: 'That perk does not exist or is not available; see /perks for the list.' };
     case 'PERK_NOT_FOUND':
     case 'NOT_FOUND':
       return { text: 'That perk does not exist or is not available; see /perks for the list.' };

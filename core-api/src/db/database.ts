@@ -46,6 +46,7 @@ import * as memberChangeNotices from './migrations/2026_12_04_h01_member_change_
 import * as brandRollups from './migrations/2026_12_05_a01_brand_rollups.ts';
 import * as agentKeyChangeNotices from './migrations/2026_12_05_r01_agent_key_change_notices.ts';
 import * as leaderboardChangeNotices from './migrations/2026_12_05_s01_leaderboard_change_notices.ts';
+import * as archiveAndBlock from './migrations/2026_12_07_t01_archive_and_block.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -117,6 +118,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_05_a01_brand_rollups': brandRollups,
   '2026_12_05_r01_agent_key_change_notices': agentKeyChangeNotices,
   '2026_12_05_s01_leaderboard_change_notices': leaderboardChangeNotices,
+  '2026_12_07_t01_archive_and_block': archiveAndBlock,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -63,6 +63,8 @@ export interface EventRulesTable {
   active: boolean;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Archived (undone by the brand): its events are refused with RULE_ARCHIVED until it is restored. */
+  archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface UsersTable {
@@ -390,6 +392,18 @@ export interface PerksTable {
   public_id: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Archived: out of every catalogue, refused to redeem (reason `archived`) until restored. */
+  archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** A member a brand blocked (docs/portal.md, "Members"): one row per identity key of their account. */
+export interface BrandMemberBlocksTable {
+  brand_id: string;
+  identity_key: string;
+  account_key: string;
+  reason: string;
+  blocked_by: string;
+  blocked_at: Timestamp;
 }
 
 /** `pending`: reserved (and maybe sent); `confirmed`: the claim is mined; `failed`: nothing was spent. */
@@ -769,6 +783,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   oauth_identities: OAuthIdentitiesTable;
   perks: PerksTable;
+  brand_member_blocks: BrandMemberBlocksTable;
   perk_redemptions: PerkRedemptionsTable;
   perk_constraints: PerkConstraintsTable;
   constraint_cache: ConstraintCacheTable;

@@ -139,9 +139,37 @@ export const memberProfileSchema = z
       lastActivityAt: z.string().nullable(),
     }),
     achievements: z.array(achievementSchema),
+    /** The brand blocked the member (their events are refused with MEMBER_BLOCKED); null when not. */
+    blocked: memberBlockSchemaOf().nullable().optional(),
   })
   .meta({ id: 'MemberProfile' });
 export type MemberProfile = z.infer<typeof memberProfileSchema>;
+
+/** A member's block at a brand: why, when and by whom (docs/portal.md, "Members"). */
+function memberBlockSchemaOf() {
+  return z.object({ reason: z.string(), blockedAt: z.string(), blockedBy: z.string() });
+}
+export const memberBlockSchema = memberBlockSchemaOf().meta({ id: 'MemberBlock' });
+export type MemberBlockState = z.infer<typeof memberBlockSchema>;
+
+/** `POST …/loyalty-members/:userKey/block`: blocking a member, always with the reason why. */
+export const memberBlockRequestSchema = z
+  .strictObject({
+    reason: cleanString(
+      z
+        .string({ message: 'is required: say why the member is blocked' })
+        .min(3, 'is required: say why the member is blocked (at least 3 characters)')
+        .max(500, 'must be at most 500 characters'),
+    ),
+  })
+  .meta({ id: 'MemberBlockRequest' });
+export type MemberBlockRequest = z.input<typeof memberBlockRequestSchema>;
+
+/** What blocking or unblocking answers: the member's block now (null once unblocked). */
+export const memberBlockResponseSchema = z
+  .object({ success: z.literal(true), userKey: z.string(), blocked: memberBlockSchemaOf().nullable() })
+  .meta({ id: 'MemberBlockResponse' });
+export type MemberBlockResponse = z.infer<typeof memberBlockResponseSchema>;
 
 /** Most pts one manual award may give. */
 export const MANUAL_AWARD_MAX = 1_000_000;

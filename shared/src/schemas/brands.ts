@@ -169,6 +169,8 @@ export const ruleSchema = z
     detectionConfig: detectionConfigSchema,
     isCustom: z.boolean(),
     active: z.boolean(),
+    /** When the brand archived the rule (present only then): its events are refused with RULE_ARCHIVED. */
+    archivedAt: z.string().optional(),
   })
   .meta({ id: 'Rule' });
 export type Rule = z.infer<typeof ruleSchema>;

@@ -14,6 +14,8 @@ const EVENT_REFUSAL_TEXT: Record<string, string> = {
   INVALID_SIGNATURE: 'unsigned, while the brand accepts only signed events',
   VALIDATION_ERROR: 'the event was invalid (e.g. a campaign that was not running)',
   CLAIM_FAILED: 'a streak milestone that was not reached or already claimed',
+  MEMBER_BLOCKED: 'the brand had blocked the member',
+  RULE_ARCHIVED: 'the rule for this event type was archived',
 };
 
 /** The reason of a refused event in words (the code itself when it has none). */

@@ -106,6 +106,8 @@ export const perkSchema = z.object({
   chainTxHash: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** When the brand archived the perk (present only then): out of every catalogue, refused to redeem. */
+  archivedAt: z.string().optional(),
 });
 export type Perk = z.infer<typeof perkSchema>;
 

@@ -14,6 +14,7 @@ import type {
 import { listAuditEntries } from './audit-log.ts';
 import { endPreviousBrandKey, getBrandKeyStatus, rotateBrandKeys } from './brand-keys.service.ts';
 import {
+  archiveRule,
   type BrandServiceDeps,
   createBrand,
   getBrand,
@@ -41,6 +42,8 @@ export interface BrandAdminService {
   /** Takes a domain out of the brand's verified domains. */
   removeDomain(brandId: string, domain: string, options?: BrandActor): Promise<Brand>;
   setRule(brandId: string, input: RuleSettings, options?: BrandActor): Promise<Rule>;
+  /** Archives (true) or restores (false) a rule: archived, it is paused and its events refused (RULE_ARCHIVED). */
+  archiveRule(brandId: string, eventType: string, archived: boolean, options?: BrandActor): Promise<Rule>;
   /** The brand's rules, active or not. */
   rules(brandId: string): Promise<Rule[]>;
   /** The brand's security and API key status (never the keys). */
@@ -67,6 +70,7 @@ export function createBrandAdminService(deps: BrandServiceDeps): BrandAdminServi
     update: (brandId, input, options) => updateBrand(as(options), brandId, input),
     removeDomain: (brandId, domain, options) => removeBrandDomain(as(options), brandId, domain),
     setRule: (brandId, input, options) => setRule(as(options), brandId, input),
+    archiveRule: (brandId, eventType, archived, options) => archiveRule(as(options), brandId, eventType, archived),
     rules: (brandId) => listRules(deps, brandId),
     keyStatus: (brandId) => getBrandKeyStatus(deps, brandId),
     rotateKeys: (brandId, options, by) => rotateBrandKeys(as(by), brandId, options),

@@ -77,7 +77,7 @@ export function findRuleByEventType(db: Kysely<DB>, brandId: string, eventType: 
 /** The brand's rules ordered by event type; `activeOnly` leaves out deactivated ones. */
 export function listRules(db: Kysely<DB>, brandId: string, options: { activeOnly: boolean }): Promise<RuleRow[]> {
   let query = db.selectFrom('event_rules').selectAll().where('brand_id', '=', brandId.toLowerCase());
-  if (options.activeOnly) query = query.where('active', '=', true);
+  if (options.activeOnly) query = query.where('active', '=', true).where('archived_at', 'is', null);
   return query.orderBy('event_type').execute();
 }
 
@@ -210,6 +210,7 @@ export function toRule(row: RuleRow): Rule {
     detectionConfig: row.detection_config,
     isCustom: row.is_custom,
     active: row.active,
+    ...(row.archived_at ? { archivedAt: new Date(row.archived_at).toISOString() } : {}),
   };
 }
 

@@ -278,6 +278,63 @@ export async function setRule(deps: BrandServiceDeps, brandId: string, input: Ru
   return toRule(row);
 }
 
+/**
+ * Archives (`archived` true) or restores the brand's rule for `eventType` (docs/portal.md, "Undo"). An archived
+ * rule is paused and marked: its events are refused with RULE_ARCHIVED, and every list of active rules leaves
+ * it out. A restored rule comes back paused, so it earns again only when someone resumes it. Audited as
+ * `rule.archive` or `rule.restore`; RULE_NOT_FOUND for a rule the brand does not have, CONFLICT when it is
+ * already in the asked state.
+ */
+export async function archiveRule(
+  deps: BrandServiceDeps,
+  brandId: string,
+  eventType: string,
+  archived: boolean,
+): Promise<Rule> {
+  const now = deps.clock.now();
+  const row = await inTransaction(deps.db, async (trx) => {
+    const brand = await findBrandByAddress(trx, brandId);
+    if (!brand) throw brandNotFound(brandId);
+    const current = await trx
+      .selectFrom('event_rules')
+      .selectAll()
+      .where('brand_id', '=', brand.address)
+      .where('event_type', '=', eventType)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) {
+      throw new AppError('RULE_NOT_FOUND', `This brand has no ${eventType} rule`, {
+        field: 'eventType',
+        value: eventType,
+      });
+    }
+    if (archived === (current.archived_at !== null)) {
+      throw new AppError(
+        'CONFLICT',
+        archived ? `The ${eventType} rule is already archived` : `The ${eventType} rule is not archived`,
+        { field: 'eventType', value: eventType },
+      );
+    }
+    const row = await trx
+      .updateTable('event_rules')
+      .set(archived ? { archived_at: now, active: false, updated_at: now } : { archived_at: null, updated_at: now })
+      .where('brand_id', '=', brand.address)
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await insertAuditEntry(trx, {
+      actor: actorOf(deps),
+      action: archived ? 'rule.archive' : 'rule.restore',
+      subject: brand.address,
+      details: { eventId: row.id, eventType, wasActive: current.active },
+      at: now,
+    });
+    return row;
+  });
+  deps.changes?.emit({ kind: 'rules', brandId: row.brand_id });
+  return toRule(row);
+}
+
 /** The brand's rules ordered by event type, or BRAND_NOT_FOUND. */
 export async function listRules(
   deps: BrandReadDeps,

@@ -3,6 +3,7 @@ import { createKeyedCache } from '../../caching/keyed-cache.ts';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { BrandSecurityKeys } from '../brands/brand-keys.service.ts';
+import { type MemberBlock, readBrandBlocks } from '../members/member-blocks.repository.ts';
 import { type BrandRecord, loadBrandDirectory, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
 
 export interface CachedBrand {
@@ -13,6 +14,8 @@ export interface CachedBrand {
    * the last rotation replaced while its grace lasts (`securityKeysValidAt` decides at each check).
    */
   securityKeys: BrandSecurityKeys;
+  /** The members the brand blocked, by identity key: the judge refuses their events (MEMBER_BLOCKED). */
+  blockedMembers: Map<string, MemberBlock>;
 }
 
 export interface BrandDirectory {
@@ -42,9 +45,13 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock
   // while the load ran) does not store what it read: the keyed cache drops loads begun before a forget.
   const cache = createKeyedCache<CachedBrand>({ clock: deps.clock, ttlMs: deps.ttlMs });
   const load = async (brandId: string): Promise<CachedBrand | undefined> => {
-    const loaded = await loadBrandWithRules(deps.db, brandId);
+    const [loaded, blockedMembers] = await Promise.all([
+      loadBrandWithRules(deps.db, brandId),
+      readBrandBlocks(deps.db, brandId),
+    ]);
     if (!loaded) return undefined;
     return {
+      blockedMembers,
       brand: loaded.brand,
       rulesByType: new Map(loaded.rules.map((rule) => [rule.event_type, rule])),
       securityKeys: {

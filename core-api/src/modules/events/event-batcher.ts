@@ -46,6 +46,8 @@ export interface EventCandidate {
   skipDuplicateWindow?: boolean | undefined;
   /** A hashtag campaign this event claims (post_hashtag): its per-user limit is judged here too. */
   campaign?: CampaignLimit | undefined;
+  /** The brand blocked this member (judgeEvent refuses with MEMBER_BLOCKED). */
+  memberBlocked?: { reason: string; blockedAt: Date } | undefined;
 }
 
 /** A hashtag campaign's per-user limit, counted in its own claim counter (see campaignCounterKeyOf). */

@@ -26,9 +26,11 @@ export interface JudgedCandidate {
   source: string | undefined;
   skipCooldown: boolean;
   skipDuplicateWindow?: boolean | undefined;
+  /** The brand blocked this member (brand cache): refused before anything else, whatever the source. */
+  memberBlocked?: { reason: string; blockedAt: Date } | undefined;
 }
 
-/** Spec 4.1 rules 4–7 against the locked counter, in the spec's order. */
+/** A blocked member (the brand's own block), then spec 4.1 rules 4–7 against the locked counter, in the spec's order. */
 export function judgeEvent(
   c: JudgedCandidate,
   counter: Pick<ClaimCounter, 'claims' | 'last_claim_at' | 'last_event_id'>,
@@ -37,6 +39,13 @@ export function judgeEvent(
   settings: JudgeSettings,
 ): AppError | undefined {
   const { input, rule, source } = c;
+  if (c.memberBlocked) {
+    return new AppError(
+      'MEMBER_BLOCKED',
+      `This member is blocked by the brand since ${c.memberBlocked.blockedAt.toISOString()}: their events earn nothing until the brand unblocks them`,
+      { reason: 'member_blocked', blockedAt: c.memberBlocked.blockedAt.toISOString() },
+    );
+  }
   const sinceLast = counter.last_claim_at ? (now.getTime() - counter.last_claim_at.getTime()) / 1000 : Infinity;
   // An externalId names the event exactly (its repeats are caught by the key): the window, which guesses
   // from brand, type and user, would refuse two distinct orders or posts made within a minute.

@@ -123,8 +123,18 @@ function checkAccess(cached: CachedBrand | undefined, input: EventRequest, conte
     });
   }
   const rule = cached.rulesByType.get(input.eventType);
+  if (rule?.archived_at) {
+    throw new AppError('RULE_ARCHIVED', `The brand archived its ${input.eventType} rule: it earns nothing now`, {
+      reason: 'rule_archived',
+      field: 'eventType',
+      value: input.eventType,
+      archivedAt: new Date(rule.archived_at).toISOString(),
+    });
+  }
   if (!rule?.active) {
-    const available = [...cached.rulesByType.values()].filter((r) => r.active).map((r) => r.event_type);
+    const available = [...cached.rulesByType.values()]
+      .filter((r) => r.active && !r.archived_at)
+      .map((r) => r.event_type);
     throw new AppError(
       'UNKNOWN_EVENT_TYPE',
       `Event type ${input.eventType} is not configured (or not active) for this brand`,
@@ -161,6 +171,7 @@ async function prepareEvent(deps: EventDeps, input: EventRequest, context: Event
       ...(campaign ? { campaign: campaign.limit } : {}),
       source,
       skipCooldown: source !== undefined || (context.signed && input.metadata?.skip_cooldown === true),
+      memberBlocked: cached?.blockedMembers.get(input.userEmail),
       domain: resolveEventDomain(input, context.origin),
       signature: context.signature,
       sentBy: context.agentKeyId ? `agent:${context.agentKeyId}` : context.signed ? 'brand' : undefined,
@@ -396,6 +407,7 @@ function unlimitedRule(
     active: true,
     created_at: award.at,
     updated_at: award.at,
+    archived_at: null,
   };
 }
 
@@ -612,8 +624,11 @@ async function award(deps: EventDeps, request: AwardRequest): Promise<AcceptedEv
  * and brand cache.
  */
 export interface EventService {
-  /** Brands and their rules as the pipeline reads them (the brand cache): one brand, or the whole directory. */
-  readonly brands: Pick<BrandCache, 'get' | 'directory'>;
+  /**
+   * Brands and their rules as the pipeline reads them (the brand cache): one brand, or the whole directory;
+   * `invalidate` after a write this process made that the judge must see at once (a member's block).
+   */
+  readonly brands: Pick<BrandCache, 'get' | 'directory' | 'invalidate'>;
   /** The one entry through which every reward is made (see AwardRequest). */
   award(request: AwardRequest): Promise<AcceptedEvent>;
   /**

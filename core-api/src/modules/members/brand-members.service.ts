@@ -3,6 +3,7 @@ import {
   type Clock,
   IDENTITY_PLATFORMS,
   isAppError,
+  type MemberBlockState,
   type MemberEvent,
   type MemberMatch,
   type MemberProfile,
@@ -12,8 +13,10 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { getAddress, isAddress } from 'viem';
 import type { Database } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { accountIdentities, resolveAccountKeys } from '../accounts/accounts.service.ts';
 import { readAchievements } from '../achievements/achievements.service.ts';
+import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
 import { type EventService, MANUAL_AWARD_EVENT_TYPE } from '../events/events.service.ts';
@@ -21,6 +24,7 @@ import { readMemberLedger } from '../ledger/member-ledger.ts';
 import { readWalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 import { listBrandRedemptions } from '../perks/perks.repository.ts';
 import { readDailyStreaks } from '../streaks/streaks.service.ts';
+import { findMemberBlock, type MemberBlock } from './member-blocks.repository.ts';
 
 // A brand's loyalty members as its team looks them up (the portal's Members page, docs/portal.md): found by
 // e-mail, platform identity or wallet, among the people the brand has seen (an event, accepted or refused, or
@@ -37,6 +41,8 @@ export interface BrandMembersDeps {
   clock: Clock;
   logger: Logger;
   wallet: WalletBalanceDeps;
+  /** Told when a block changes, so every process's brand cache (the event path's) reads it again. */
+  changes?: ChangeNotifier | undefined;
 }
 
 /** `%`, `_` and `\` match themselves in a LIKE pattern. */
@@ -165,12 +171,13 @@ export async function readMemberProfile(
   const keys = identities.map((identity) => identity.identityKey);
   const ledger = await readMemberLedger(deps.db, brandId, keys);
   if (!ledger.known) throw memberNotFound(identityKey);
-  const [wallet, events, redemptions, streaks, achievements] = await Promise.all([
+  const [wallet, events, redemptions, streaks, achievements, block] = await Promise.all([
     readWalletBalance(deps.wallet, accountKey),
     readMemberEvents(deps.db, brandId, keys),
     listBrandRedemptions(deps.db, brandId, { userKeys: keys, limit: MEMBER_HISTORY_LIMIT }),
     readDailyStreaks({ db: deps.db, clock: deps.clock, logger: deps.logger }, [brandId], accountKey),
     readAchievements(deps.db, brandId, accountKey),
+    findMemberBlock(deps.db, brandId, keys),
   ]);
   const streak = streaks.get(brandId);
   return {
@@ -202,7 +209,80 @@ export async function readMemberProfile(
       lastActivityAt: streak?.lastActivityAt ?? null,
     },
     achievements,
+    blocked: blockStateOf(block),
   };
+}
+
+const blockStateOf = (block: MemberBlock | undefined): MemberBlockState | null =>
+  block ? { reason: block.reason, blockedAt: block.blockedAt.toISOString(), blockedBy: block.blockedBy } : null;
+
+/**
+ * Blocks (`reason` given) or unblocks (`reason` null) a member the brand has seen (docs/portal.md, "Members"):
+ * every identity of their account is blocked, so events for any of them are refused with MEMBER_BLOCKED by the
+ * event path's judge (an identity linked later is not; block again to include it). Audited as `member.block`
+ * or `member.unblock`; CONFLICT when already in the asked state, 404 for a member the brand never saw.
+ */
+export async function setMemberBlock(
+  deps: BrandMembersDeps & { events: Pick<EventService, 'brands'> },
+  input: { brandId: string; userKey: string; reason: string | null; actor: string },
+): Promise<{ success: true; userKey: string; blocked: MemberBlockState | null }> {
+  const { accountKey, identities } = await accountIdentities(deps.db, input.userKey);
+  const keys = identities.map((identity) => identity.identityKey);
+  const ledger = await readMemberLedger(deps.db, input.brandId, keys);
+  if (!ledger.known) throw memberNotFound(input.userKey);
+  const now = deps.clock.now();
+  const alreadyBlocked = (since: string) =>
+    new AppError('CONFLICT', `${input.userKey} is already blocked (${since})`, {
+      field: 'userKey',
+      value: input.userKey,
+    });
+  const block = await deps.db.transaction().execute(async (trx) => {
+    const existing = await findMemberBlock(trx, input.brandId, keys);
+    if (input.reason === null) {
+      if (!existing) throw new AppError('CONFLICT', `${input.userKey} is not blocked at this brand`);
+      await trx
+        .deleteFrom('brand_member_blocks')
+        .where('brand_id', '=', input.brandId)
+        .where('identity_key', 'in', keys)
+        .execute();
+    } else {
+      if (existing) throw alreadyBlocked(`since ${existing.blockedAt.toISOString()}: ${existing.reason}`);
+      // A concurrent block of the same member waits on the key and then fails here: one block, one audit entry.
+      await trx
+        .insertInto('brand_member_blocks')
+        .values(
+          keys.map((identityKey) => ({
+            brand_id: input.brandId,
+            identity_key: identityKey,
+            account_key: accountKey,
+            reason: input.reason!,
+            blocked_by: input.actor,
+            blocked_at: now,
+          })),
+        )
+        .execute()
+        .catch((error: unknown) => {
+          throw isUniqueViolation(error) ? alreadyBlocked('by a change made a moment ago') : error;
+        });
+    }
+    await insertAuditEntry(trx, {
+      actor: input.actor,
+      action: input.reason === null ? 'member.unblock' : 'member.block',
+      subject: input.brandId,
+      brandId: input.brandId,
+      details: {
+        userKey: input.userKey,
+        accountKey,
+        identityKeys: keys,
+        ...(input.reason === null ? { wasBlockedFor: existing?.reason } : { reason: input.reason }),
+      },
+      at: now,
+    });
+    return input.reason === null ? undefined : { reason: input.reason, blockedAt: now, blockedBy: input.actor };
+  });
+  deps.events.brands.invalidate(input.brandId);
+  deps.changes?.emit({ kind: 'brand', brandId: input.brandId });
+  return { success: true, userKey: input.userKey, blocked: blockStateOf(block) };
 }
 
 /** The member's events at the brand, accepted and refused, newest first. */
@@ -331,6 +411,8 @@ export interface BrandMemberService {
   profile(brandId: string, identityKey: string): Promise<MemberProfile>;
   /** `amount` pts for `reason` to the member with exactly this identity key (no lookup), audited as `actor`. */
   awardKey(input: Parameters<typeof awardMember>[1]): ReturnType<typeof awardMember>;
+  /** Blocks (a reason given) or unblocks (null) the member with this identity key, audited as `actor`. */
+  setBlock(input: Parameters<typeof setMemberBlock>[1]): ReturnType<typeof setMemberBlock>;
 }
 
 export function createBrandMemberService(deps: BrandMembersDeps & { events: EventService }): BrandMemberService {
@@ -343,5 +425,6 @@ export function createBrandMemberService(deps: BrandMembersDeps & { events: Even
     search: (brandId, text) => searchMembers(deps, brandId, text),
     profile: (brandId, identityKey) => readMemberProfile(deps, brandId, identityKey),
     awardKey: (input) => awardMember(deps, input),
+    setBlock: (input) => setMemberBlock(deps, input),
   };
 }

@@ -56,12 +56,15 @@ export function listPerkRows(
     category?: string | undefined;
     syncedOnly?: boolean;
     member?: Member | undefined;
+    /** Leave archived perks out (every catalogue does; the brand's own lists show them). */
+    hideArchived?: boolean;
   } = {},
 ): Promise<(PerkRow & { member_claims?: string | number | null })[]> {
   let query = db.selectFrom('perks').selectAll('perks').orderBy('perks.id');
   if (filter.brandId) query = query.where('perks.brand_id', '=', filter.brandId);
   if (filter.category) query = query.where('perks.category', '=', filter.category);
   if (filter.syncedOnly) query = query.where('perks.chain_status', '=', 'synced');
+  if (filter.hideArchived) query = query.where('perks.archived_at', 'is', null);
   const { member } = filter;
   if (!member) return query.execute();
   return query
@@ -111,6 +114,7 @@ export async function readPerkClaimFacts(
     ])
     .where('perks.brand_id', 'in', filter.brandIds)
     .where('perks.chain_status', '=', 'synced')
+    .where('perks.archived_at', 'is', null)
     .orderBy('perks.id');
   if (filter.maxCost !== undefined) query = query.where('perks.cost', '<=', filter.maxCost);
   const rows = await query.execute();
@@ -142,6 +146,7 @@ export function toPerk(row: PerkRow): Perk {
     chainTxHash: row.chain_tx_hash,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
+    ...(row.archived_at ? { archivedAt: new Date(row.archived_at).toISOString() } : {}),
   };
 }
 

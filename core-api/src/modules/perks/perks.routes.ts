@@ -101,6 +101,32 @@ export function perkAdminRoutes(deps: PerksAdminRouterDeps): Route[] {
       },
       handle: async ({ params: { id }, body }) => ({ success: true, perk: await deps.perks.update(BigInt(id), body) }),
     }),
+    ...(['archive', 'restore'] as const).map((change) =>
+      defineRoute({
+        method: 'post',
+        path: `/perks/:id/${change}`,
+        summary:
+          change === 'archive'
+            ? 'Archive a perk: out of every catalogue; redemptions refused (reason archived)'
+            : 'Restore an archived perk: it comes back inactive',
+        tags: ['perks'],
+        security: adminOnly,
+        before,
+        request: { params: perkIdParamsSchema },
+        responses: {
+          200: { description: change === 'archive' ? 'Archived' : 'Restored', schema: perkResponseSchema },
+          400: failure('Validation failed'),
+          401: unauthorized,
+          404: failure('Unknown perk'),
+          409: failure(change === 'archive' ? 'Already archived' : 'Not archived'),
+          503: failure('Chain unavailable while switching the perk off; repeat to finish'),
+        },
+        handle: async ({ params: { id } }) => ({
+          success: true as const,
+          perk: await deps.perks.archive(BigInt(id), change === 'archive'),
+        }),
+      }),
+    ),
   ];
 }
 

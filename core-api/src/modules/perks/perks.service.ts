@@ -198,6 +198,42 @@ export async function updatePerk(deps: PerkServiceDeps, perkId: bigint, input: U
   });
 }
 
+/**
+ * Archives (`archived` true) or restores a perk (docs/portal.md, "Undo"): archived, it leaves the public
+ * catalogue, the bots' /perks and the agent's tools, and a redemption is refused with reason `archived`. An
+ * active perk is also switched off (on chain too, through updatePerk), so no path that reads the collection
+ * can sell it; a restored perk comes back inactive, offered again only when someone activates it. Its
+ * redemptions stay. Audited as `perk.archive` or `perk.restore`; CONFLICT when already in the asked state.
+ */
+export async function archivePerk(deps: PerkServiceDeps, perkId: bigint, archived: boolean): Promise<Perk> {
+  const now = deps.clock.now();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('perks').selectAll().where('id', '=', perkId).forUpdate().executeTakeFirst();
+    if (!current) throw perkNotFound(perkId);
+    if (archived === (current.archived_at !== null)) {
+      throw new AppError(
+        'CONFLICT',
+        archived ? `"${current.name}" is already archived` : `"${current.name}" is not archived`,
+        {
+          field: 'perkId',
+          value: perkId.toString(),
+        },
+      );
+    }
+    const row = await updatePerkRow(trx, perkId, { archived_at: archived ? now : null, updated_at: now });
+    await insertAuditEntry(trx, {
+      actor: deps.actor ?? 'admin',
+      action: archived ? 'perk.archive' : 'perk.restore',
+      subject: perkId.toString(),
+      details: { name: current.name, wasActive: current.active },
+      at: now,
+    });
+    return row!;
+  });
+  if (archived && row.active) return updatePerk(deps, perkId, { active: false });
+  return toPerk(row);
+}
+
 const momentOf = (value: string | null | undefined): Date | null => (value ? new Date(value) : null);
 
 /** A window must end after it starts. */
@@ -269,6 +305,7 @@ async function catalogueOf(
     category: filter.category,
     syncedOnly: true,
     member,
+    hideArchived: true,
   });
   if (rows.length === 0) return [];
   if (!deps.perkChain) throw chainUnavailable('the perk contracts are not configured in this process');
@@ -417,6 +454,8 @@ export type PerkScope = { actor?: string | undefined; brandId?: string | undefin
 export interface PerkService {
   create(input: CreatePerkInput, options?: Pick<PerkScope, 'actor'>): Promise<Perk>;
   update(perkId: bigint, input: UpdatePerkInput, options?: PerkScope): Promise<Perk>;
+  /** Archives (true) or restores (false) a perk: archived, it is in no catalogue and cannot be redeemed. */
+  archive(perkId: bigint, archived: boolean, options?: PerkScope): Promise<Perk>;
   /** The brand's perks (all when no brand is given), oldest first. */
   list(brandId?: string): Promise<Perk[]>;
   get(perkId: bigint, options?: Pick<PerkScope, 'brandId'>): Promise<Perk>;
@@ -437,6 +476,10 @@ export function createPerkService(deps: PerkServiceDeps): PerkService {
     async update(perkId, input, options = {}) {
       if (options.brandId !== undefined) await getBrandPerk(deps, options.brandId, perkId);
       return updatePerk(as(options), perkId, input);
+    },
+    async archive(perkId, archived, options = {}) {
+      if (options.brandId !== undefined) await getBrandPerk(deps, options.brandId, perkId);
+      return archivePerk(as(options), perkId, archived);
     },
     list: (brandId) => listPerks(deps, brandId),
     get: (perkId, options = {}) =>

@@ -10,6 +10,7 @@ import type { PerkRow } from './perks.repository.ts';
 
 /** Why a redemption is refused, in the order the rule checks them (the first one is the answer). */
 export const REDEMPTION_REFUSALS = [
+  'archived',
   'not_on_chain',
   'inactive',
   'outside_window',
@@ -24,6 +25,8 @@ export type RedemptionRefusal = (typeof REDEMPTION_REFUSALS)[number];
 export interface RedemptionFacts {
   perk: {
     cost: bigint;
+    /** The brand archived the perk (docs/portal.md, "Undo"): never redeemable while archived. */
+    archived?: boolean | undefined;
     /** The perk's own switch. */
     active: boolean;
     /** Inside its redemption window now (startsAt ≤ now < endsAt); absent = no window to judge. */
@@ -57,6 +60,7 @@ export type RedemptionDecision =
 export function judgeRedemption(facts: RedemptionFacts): RedemptionDecision {
   const { perk } = facts;
   const refusals: RedemptionRefusal[] = [];
+  if (perk.archived) refusals.push('archived');
   if (!perk.onChain) refusals.push('not_on_chain');
   if (!perk.active) refusals.push('inactive');
   if (perk.inWindow === false) refusals.push('outside_window');
@@ -80,11 +84,13 @@ export function withinWindow(row: Pick<PerkRow, 'starts_at' | 'ends_at'>, now: D
 
 /** A perk row's terms as the rule reads them, at `now`. */
 export function redemptionTermsOf(
-  row: Pick<PerkRow, 'cost' | 'active' | 'chain_status' | 'max_supply' | 'max_per_user' | 'starts_at' | 'ends_at'>,
+  row: Pick<PerkRow, 'cost' | 'active' | 'chain_status' | 'max_supply' | 'max_per_user' | 'starts_at' | 'ends_at'> &
+    Partial<Pick<PerkRow, 'archived_at'>>,
   now: Date,
 ): RedemptionFacts['perk'] {
   return {
     cost: row.cost,
+    archived: row.archived_at != null,
     active: row.active,
     inWindow: withinWindow(row, now),
     onChain: row.chain_status === 'synced',
@@ -122,6 +128,7 @@ export function redeemableWithEnoughPts(decision: RedemptionDecision): boolean {
 
 /** What a refusal is called where the answer names it for a person (notes of the agent tools). */
 export const REFUSAL_TEXT: Record<RedemptionRefusal, string> = {
+  archived: 'archived by the brand',
   not_on_chain: 'not on chain yet',
   inactive: 'not active',
   outside_window: 'outside its redemption window',
@@ -151,6 +158,11 @@ export function redemptionRefused(
       return new AppError('PERK_UNAVAILABLE', `${name} is not on chain yet; try again shortly`, {
         perkId,
         reason: 'not_on_chain',
+      });
+    case 'archived':
+      return new AppError('PERK_UNAVAILABLE', `${name} was archived by the brand and can no longer be redeemed`, {
+        perkId,
+        reason: 'archived',
       });
     case 'inactive':
       return new AppError('PERK_UNAVAILABLE', `${name} is not active`, { perkId, reason: 'inactive' });

@@ -1,6 +1,8 @@
 import {
   manualAwardRequestSchema,
   manualAwardResponseSchema,
+  memberBlockRequestSchema,
+  memberBlockResponseSchema,
   memberParamsSchema,
   memberProfileSchema,
   memberSearchQuerySchema,
@@ -94,6 +96,53 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         await team.requireRole(user.id, brandId, 'admin');
         const idempotencyKey = idempotencyKeyOf(req, body.idempotencyKey);
         return members.awardKey({ brandId, userKey: identityKey, ...body, idempotencyKey, actor: actorOf(user) });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/loyalty-members/:userKey/block',
+      summary: 'Block a member with the reason why (admin or owner): their events are refused; audited',
+      description:
+        'Every identity of the member’s account is blocked; their events are refused with `MEMBER_BLOCKED` (the member page shows it) until unblocked. Audited as `member.block`.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: memberParamsSchema, body: memberBlockRequestSchema },
+      responses: {
+        200: { description: 'Blocked', schema: memberBlockResponseSchema },
+        400: failure('Validation failed (the reason is required)'),
+        401: signedOut,
+        403: failure('Missing CSRF token, or the role cannot make this change'),
+        404: notFound,
+        409: failure('Already blocked'),
+      },
+      handle: async ({ params: { brandId, userKey }, body, res }) => {
+        const user = portalUserOf(res);
+        await team.requireRole(user.id, brandId, 'admin');
+        return members.setBlock({ brandId, userKey, reason: body.reason, actor: actorOf(user) });
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/brands/:brandId/loyalty-members/:userKey/block',
+      summary: 'Unblock a member (admin or owner): their events earn again; audited',
+      description: 'Audited as `member.unblock`.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: memberParamsSchema },
+      responses: {
+        200: { description: 'Unblocked', schema: memberBlockResponseSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: failure('Missing CSRF token, or the role cannot make this change'),
+        404: notFound,
+        409: failure('Not blocked'),
+      },
+      handle: async ({ params: { brandId, userKey }, res }) => {
+        const user = portalUserOf(res);
+        await team.requireRole(user.id, brandId, 'admin');
+        return members.setBlock({ brandId, userKey, reason: null, actor: actorOf(user) });
       },
     }),
   ];

@@ -304,6 +304,10 @@ describe('roles, CSRF and brand isolation', () => {
       ['GET', `/brands/${a}/loyalty-members?q=shopper`],
       ['GET', `/brands/${a}/loyalty-members/${member}`],
       ['POST', `/brands/${a}/loyalty-members/${member}/awards`, { amount: 1, reason: 'mole' }],
+      ['POST', `/brands/${a}/perks/${perkId}/archive`],
+      ['POST', `/brands/${a}/perks/${perkId}/restore`],
+      ['POST', `/brands/${a}/loyalty-members/${member}/block`, { reason: 'mole' }],
+      ['DELETE', `/brands/${a}/loyalty-members/${member}/block`],
       // Brand A's ids under brand B's own path.
       ['GET', `/brands/${b}/perks/${perkId}`],
       ['PATCH', `/brands/${b}/perks/${perkId}`, { cost: 1 }],
@@ -311,6 +315,8 @@ describe('roles, CSRF and brand isolation', () => {
       ['DELETE', `/brands/${b}/perks/${perkId}/constraints/${constraint}`],
       ['GET', `/brands/${b}/loyalty-members/${member}`],
       ['POST', `/brands/${b}/loyalty-members/${member}/awards`, { amount: 1, reason: 'mole' }],
+      ['POST', `/brands/${b}/perks/${perkId}/archive`],
+      ['POST', `/brands/${b}/loyalty-members/${member}/block`, { reason: 'mole' }],
     ];
     for (const [method, path, body] of attempts) {
       const answer = await ownerB.request(method, path, body);

@@ -136,6 +136,38 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
         };
       },
     }),
+    ...(['archive', 'restore'] as const).map((change) =>
+      defineRoute({
+        method: 'post',
+        path: `/brands/:brandId/perks/:perkId/${change}`,
+        summary:
+          change === 'archive'
+            ? 'Archive a perk (admin or owner): out of every catalogue, the bots and the agent; redemptions refused'
+            : 'Restore an archived perk (admin or owner): it comes back inactive; activate it to offer it again',
+        description: `Audited as \`perk.${change}\`.`,
+        tags: ['portal'],
+        security: session,
+        before: signedIn,
+        request: { params: portalPerkParamsSchema },
+        responses: {
+          200: { description: change === 'archive' ? 'Archived' : 'Restored', schema: perkResponseSchema },
+          400: failure('Validation failed'),
+          401: signedOut,
+          403: csrfOrRole,
+          404: notFound,
+          409: failure(change === 'archive' ? 'Already archived' : 'Not archived'),
+          503: failure('The chain did not answer while switching the perk off; repeat to finish'),
+        },
+        handle: async ({ params: { brandId, perkId }, res }) => {
+          const user = portalUserOf(res);
+          await team.requireRole(user.id, brandId, 'admin');
+          return {
+            success: true as const,
+            perk: await perks.archive(BigInt(perkId), change === 'archive', { actor: portalActorOf(user), brandId }),
+          };
+        },
+      }),
+    ),
     defineRoute({
       method: 'post',
       path: '/brands/:brandId/perks/:perkId/constraints',

@@ -340,10 +340,12 @@ describe('roles, CSRF and brand isolation', () => {
       ['PATCH', `/brands/${b}/members/${bobId}`, { role: 'viewer' }],
       ['GET', `/brands/${b}/audit`],
       ['GET', `/brands/${b}/dashboard`],
+      ['POST', `/brands/${b}/rules/account_creation/archive`],
+      ['POST', `/brands/${b}/rules/account_creation/restore`],
       ['DELETE', `/brands/${b}/members/${bobId}`],
-      ['POST', `/brands/${b}/leave`],
       ['POST', `/brands/${b}/members/${bobId}/sessions/end`],
-      ['DELETE', `/brands/${b}/invites/mole@a.example.com`],
+      ['POST', `/brands/${b}/leave`],
+      ['DELETE', `/brands/${b}/invites/${encodeURIComponent('mole@a.example.com')}`],
     ];
     for (const [method, path, body] of attempts) {
       const answer = await ownerA.request(method, path, body);
@@ -366,7 +368,7 @@ describe('roles, CSRF and brand isolation', () => {
             .replace(b, '{brandId}')
             .replace(bobId, '{userId}')
             .replace('account_creation', '{eventType}')
-            .replace('mole@a.example.com', '{email}'),
+            .replace(encodeURIComponent('mole@a.example.com'), '{email}'),
         ),
       ).size,
     );

@@ -380,6 +380,40 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         return { success: true, rule: await brands.setRule(brandId, { ...body, eventType }, { actor: actorOf(user) }) };
       },
     }),
+    ...(['archive', 'restore'] as const).map((change) =>
+      defineRoute({
+        method: 'post',
+        path: `/brands/:brandId/rules/:eventType/${change}`,
+        summary:
+          change === 'archive'
+            ? 'Archive a rule (admin or owner): its events are refused with RULE_ARCHIVED'
+            : 'Restore an archived rule (admin or owner): it comes back paused; resume it to earn again',
+        description: `Audited as \`rule.${change}\`.`,
+        tags: ['portal'],
+        security: session,
+        before: signedIn,
+        request: { params: ruleParamsSchema },
+        responses: {
+          200: {
+            description: change === 'archive' ? 'Archived' : 'Restored',
+            schema: z.object({ success: z.literal(true), rule: ruleSchema }),
+          },
+          400: failure('Validation failed'),
+          401: signedOut,
+          403: csrfOrRole,
+          404: failure('No such brand among yours, or no such rule in it'),
+          409: failure(change === 'archive' ? 'Already archived' : 'Not archived'),
+        },
+        handle: async ({ params: { brandId, eventType }, res }) => {
+          const user = portalUserOf(res);
+          await team.requireRole(user.id, brandId, 'admin');
+          return {
+            success: true as const,
+            rule: await brands.archiveRule(brandId, eventType, change === 'archive', { actor: actorOf(user) }),
+          };
+        },
+      }),
+    ),
     defineRoute({
       method: 'get',
       path: '/brands/:brandId/team',
