@@ -3,7 +3,7 @@ import { createKeyedCache } from '../../caching/keyed-cache.ts';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { BrandSecurityKeys } from '../brands/brand-keys.service.ts';
-import { type MemberBlock, readBrandBlocks } from '../members/member-blocks.repository.ts';
+import { type MemberBlock, readBrandBlocks } from './member-blocks.repository.ts';
 import { type BrandRecord, loadBrandDirectory, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
 
 export interface CachedBrand {
