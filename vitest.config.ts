@@ -3,7 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'shared', root: './shared', include: ['src/**/*.test.ts'] } },
+      // Property tests (fast-check) run a hundred cases each: on a loaded 2-core machine one took over vitest's
+      // default 5 s, so the pure workspace gets the same minute as the others.
+      { test: { name: 'shared', root: './shared', include: ['src/**/*.test.ts'], testTimeout: 60_000 } },
       {
         test: {
           name: 'sdk',

@@ -12,7 +12,7 @@ import type { AppDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './http/errors.ts';
 import { jsonBody } from './http/json-body.ts';
 import { documentRoutes, type Route, routerFrom } from './http/route-table.ts';
-import { securityHeaders } from './http/security-headers.ts';
+import { noStore, securityHeaders, skipUnder } from './http/security-headers.ts';
 import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { achievementAdminRoutes, achievementRoutes } from './modules/achievements/achievements.routes.ts';
 import { balanceRoutes } from './modules/balances/balances.routes.ts';
@@ -97,7 +97,9 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
 
   app.use(createHttpMetricsMiddleware({ metrics: deps.metrics, logger }));
   app.use(securityHeaders);
-  app.use(services.cors);
+  // The portal is same-origin only: its cookie session must never answer a brand website's script, so CORS
+  // (brand origins are allowed on the brand-facing APIs) is skipped under /portal (issue 33 §7).
+  app.use(skipUnder('/portal', services.cors));
   app.use(services.signedReplies.capture);
 
   const docs = createApiDocs();
@@ -332,6 +334,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
   const router = Router();
   router.use(portalSecurityHeaders);
   const api = Router();
+  api.use(noStore);
   api.use(requireCsrf);
   serve(
     api,

@@ -142,6 +142,54 @@ describe('core-api layout', () => {
     expect(naming).toEqual([]);
   });
 
+  it("makes every reward through the event service's one entry: no other module holds the pipeline's parts", () => {
+    // Issue 34 §3: drops, streaks, members' manual awards, compat and agent rewards depend on EventService and
+    // call its `award`; EventDeps (the handle, the batcher) is built over in compose.ts alone, and only the
+    // event service's `award` hands the batcher a candidate.
+    const outside = files.filter((file) => !file.startsWith('modules/events/'));
+    const parts = /\b(EventDeps|EventBatcher|EventBatcherDeps|createEventBatcher|createConfiguredEventBatcher)\b/;
+    const holdingParts = outside
+      .filter((file) => file !== 'compose.ts' && parts.test(texts.get(file) as string))
+      .map((file) => `${file}: ${(texts.get(file) as string).match(parts)?.[1]}`);
+    expect(holdingParts).toEqual([]);
+    // From the event service a module imports types, names and pure helpers: never a verb that makes a reward.
+    const values = outside.flatMap((file) =>
+      [...(texts.get(file) as string).matchAll(/import\s+\{([^}]*)\}\s*from\s+'[^']*events\/events\.service\.ts'/g)]
+        .flatMap((match) => (match[1] as string).split(','))
+        .map((part) => part.trim())
+        .filter((part) => part !== '' && !part.startsWith('type '))
+        .filter(
+          (name) =>
+            !EVENT_SERVICE_PURE_EXPORTS.includes(name) && !(file === 'compose.ts' && name === 'createEventService'),
+        )
+        .map((name) => `${file}: ${name}`),
+    );
+    expect(values).toEqual([]);
+    const enqueuing = files.flatMap((file) =>
+      (texts.get(file) as string)
+        .split('\n')
+        .map((line, index) => [line, index + 1] as const)
+        .filter(([line]) => /batcher\.enqueue\(/.test(line))
+        .map(([, number]) => `${file}:${number}`),
+    );
+    expect(enqueuing).toHaveLength(1);
+    expect(enqueuing[0]).toMatch(/^modules\/events\/events\.service\.ts:/);
+    const service = texts.get('modules/events/events.service.ts') as string;
+    const enqueueLine = Number((enqueuing[0] as string).split(':')[1]);
+    const before = service.split('\n').slice(0, enqueueLine).reverse();
+    expect(before.find((line) => /^(export )?(async )?function /.test(line))).toMatch(/function award\(/);
+  });
+
+  it('lets startup/platform.ts build nothing: it opens, starts, listens and stops what compose.ts builds', () => {
+    // Issue 34 §3: the minter, the reconciler, the relayer, the chain reads, the change notifier and the updates
+    // that run when a mint confirms are built in compose.ts; platform.ts calls no builder of a part.
+    const text = texts.get('startup/platform.ts') as string;
+    const building = [...text.matchAll(/\b(create\w+|follow\w+|notify\w+|record\w+)\(/g)]
+      .map((match) => match[1] as string)
+      .filter((name) => !PLATFORM_MAY_CREATE.includes(name));
+    expect([...new Set(building)]).toEqual([]);
+  });
+
   it('lets app.ts only mount: it never names the database handle (compose.ts builds every service over it)', () => {
     const naming = (texts.get('app.ts') as string)
       .split('\n')
@@ -191,6 +239,23 @@ describe('core-api layout', () => {
     expect(offending).toEqual([]);
   });
 });
+
+/**
+ * What startup/platform.ts may create itself: its own stop stack, the process's logger and metrics (needed
+ * before anything is built), and the app over the composed services.
+ */
+const PLATFORM_MAY_CREATE = ['createApp', 'createLogger', 'createMetrics', 'createStopStack'];
+
+/** What the event service exports besides its types that makes no reward: names, pure helpers and previews. */
+const EVENT_SERVICE_PURE_EXPORTS = [
+  'MANUAL_AWARD_EVENT_TYPE',
+  'PLATFORM_LEDGER_ID',
+  'bulkEventFailure',
+  'judgeEventEligibility',
+  'previewEarnings',
+  'resolveEventDomain',
+  'restateAward',
+];
 
 /**
  * agent/ files that may name those tables, each with its reason. None today: add one only with a reason a

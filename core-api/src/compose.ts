@@ -3,6 +3,7 @@ import type { Clock } from '@pts/shared';
 import type { Request } from 'express';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { createActionsReads } from './agent/actions/actions-reads.ts';
 import { type AgentAuthenticator, createAgentAuthenticator, recordAgentSignature } from './agent/agent-auth.ts';
 import type { AgentServiceDeps } from './agent/agent-services.ts';
@@ -29,18 +30,29 @@ import { createAgentProgramService } from './agent/program/program.service.ts';
 import { createAgentRewardsService } from './agent/rewards/agent-rewards.service.ts';
 import { type AnswerCache, createAnswerCache } from './caching/answer-cache.ts';
 import { createKeyedCache, type KeyedCache } from './caching/keyed-cache.ts';
-import type { ChainReads } from './chain/chain-reads.ts';
+import { ANVIL_DEPLOYER_PRIVATE_KEY, ANVIL_MINTER_PRIVATE_KEY, ANVIL_RELAYER_PRIVATE_KEY } from './chain/anvil.ts';
+import { type ChainReads, createChainReads, followReceipts } from './chain/chain-reads.ts';
 import { relayContractsOf } from './chain/contract-addresses.ts';
-import type { ChainPublicClient } from './chain/deploy.ts';
+import { type ChainPublicClient, createChainClients } from './chain/deploy.ts';
+import { acquireSignerLock, createMinter } from './chain/minter.ts';
 import type { Minter } from './chain/minter.types.ts';
+import { createElectedMinter, type ElectedMinter } from './chain/minter-election.ts';
+import { type ChainReconciler, createChainReconciler } from './chain/reconciler.ts';
 import type { RelayerSender } from './chain/relayer.types.ts';
-import type { Config } from './config.ts';
+import { createRelayerSender, createUnavailableRelayer } from './chain/relayer-sender.ts';
+import { type Config, hasRole, mintFinality } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from './deps.ts';
 import type { SignatureClaim } from './http/brand-signature.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
 import { createCors } from './http/cors.ts';
-import { createMemoryRateLimitStore, createRateLimit, type RateLimit, type RateLimitStore } from './http/rate-limit.ts';
+import {
+  createMemoryRateLimitStore,
+  createPostgresRateLimitStore,
+  createRateLimit,
+  type RateLimit,
+  type RateLimitStore,
+} from './http/rate-limit.ts';
 import { createSignedReplies, type SignedReplies } from './http/signed-replies.ts';
 import { CONFIRM_ATTEMPTS_PER_10_MINUTES } from './modules/accounts/accounts.routes.ts';
 import { type AccountService, createAccountService } from './modules/accounts/accounts.service.ts';
@@ -49,7 +61,8 @@ import { createBrandAnalyticsService } from './modules/analytics/brand-analytics
 import { compactBrandRollups } from './modules/analytics/brand-rollups.ts';
 import { type BalanceService, createBalanceService } from './modules/balances/balances.service.ts';
 import { type BrandAdminService, createBrandAdminService } from './modules/brands/brand-admin.service.ts';
-import type { ChangeNotifier } from './modules/brands/brand-changes.ts';
+import { createPostgresChangeTransport } from './modules/brands/brand-changes.postgres.ts';
+import { type ChangeNotifier, createChangeNotifier } from './modules/brands/brand-changes.ts';
 import { securityKeysValidAt, verifySecurityKey } from './modules/brands/brand-keys.service.ts';
 import { listAllBrandDomains } from './modules/brands/brands.repository.ts';
 import { SETUP_FAILURE_WINDOW_SECONDS, SETUP_FAILURES_ALLOWED } from './modules/community/community.routes.ts';
@@ -60,11 +73,12 @@ import { createDropService, type DropService } from './modules/drops/drops.servi
 import { type BrandCache, createBrandCache } from './modules/events/brand-cache.ts';
 import { createConfiguredEventBatcher } from './modules/events/event-batcher.ts';
 import { createEventConfigCache, type EventConfigCache } from './modules/events/events.routes.ts';
-import { createEventService, type EventDeps, type EventService } from './modules/events/events.service.ts';
+import { createEventService, type EventService } from './modules/events/events.service.ts';
 import { createUserTokenService, type UserTokenService } from './modules/identity/identity.service.ts';
 import { createLocalIdentityProvider, type IdentityProvider } from './modules/identity/identity-provider.ts';
 import { createLocalTokenIssuer, loadOrCreateTokenKey } from './modules/identity/local-token-issuer.ts';
 import { createLeaderboardService, type LeaderboardService } from './modules/leaderboards/leaderboards.service.ts';
+import { recordRewardActivity } from './modules/leaderboards/reward-activity.ts';
 import {
   createMemberAnswers,
   createMemberChangeFeed,
@@ -80,7 +94,7 @@ import {
   createConstraintChecker,
 } from './modules/perks/constraints/constraint-checker.ts';
 import { type ConstraintService, createConstraintService } from './modules/perks/constraints/constraints.service.ts';
-import type { PerkChain } from './modules/perks/perk-chain.ts';
+import { createPerkChain, type PerkChain } from './modules/perks/perk-chain.ts';
 import { createPerkService, type PerkService } from './modules/perks/perks.service.ts';
 import { createRedemptionService, custodialKeyOf, type RedemptionService } from './modules/perks/redemption.service.ts';
 import {
@@ -109,6 +123,7 @@ import {
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
 import { createLocalWalletProvider } from './modules/wallets/wallet-provider.ts';
+import { notifyRewardsDistributed } from './modules/webhooks/reward-distributed.ts';
 import { createWebhookService, type WebhookService } from './modules/webhooks/webhooks.service.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { createRewardStatusSampler, type RewardStatusSampler } from './observability/reward-status.ts';
@@ -129,11 +144,9 @@ export interface AppServices {
   /** CORS over the brands' authorized domains. */
   cors: ReturnType<typeof createCors>;
   /**
-   * The event pipeline's parts: ONE batcher (and so one wallet reserve) for every path that rewards. The
-   * services that reward are built over it; routers and agent tools get `eventService`, never these.
+   * The event pipeline, over ONE batcher (and so one wallet reserve): its `award` is the one entry through
+   * which every reward is made. Routers, agent tools and the modules that reward get this, never its parts.
    */
-  events: EventDeps;
-  /** The event pipeline as routers and agent tools use it (`/pts-api` events, process_event, agent rewards). */
   eventService: EventService;
   /** Brand request signatures, with one key lookup: the brand cache. */
   verifyBrandSignature: BrandSignatureVerifier;
@@ -437,7 +450,7 @@ export function composeServices(
     agentAnswers.clear();
     memberAnswers.clear();
   });
-  const events: EventDeps = {
+  const eventService = createEventService({
     db,
     clock,
     logger,
@@ -449,7 +462,7 @@ export function composeServices(
       config,
     ),
     settings: { mintWaitMs: config.PTS_MINT_WAIT_MS },
-  };
+  });
   const verifyBrandSignature = createBrandSignatureVerifier({
     db,
     clock,
@@ -464,8 +477,7 @@ export function composeServices(
     brands,
     eventConfigCache,
     cors,
-    events,
-    eventService: createEventService(events),
+    eventService,
     verifyBrandSignature,
     // A retry waits at most as long as the first request may wait for its mint, and a little more.
     signedReplies: createSignedReplies({ db, logger, waitMs: config.PTS_MINT_WAIT_MS + 5_000 }),
@@ -488,7 +500,7 @@ export function composeServices(
     portalMailer: createPortalMailer({ smtpUrl: config.PTS_SMTP_URL, from: config.PTS_SMTP_FROM, logger }),
     compactRollups: () => compactBrandRollups(db),
     ...composeRelayServices(deps, changes),
-    ...composeModuleServices(deps, { brands, events, changes }),
+    ...composeModuleServices(deps, { brands, eventService, changes }),
   };
   const agent = composeAgent(deps, shared);
   return { ...shared, agent, portal: composePortalServices(deps, { ...shared, agent }) };
@@ -500,7 +512,10 @@ export function composeServices(
  */
 export function composeAgentToolDeps(
   deps: AppDeps,
-  services: Pick<AppServices, 'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers'>,
+  services: Pick<
+    AppServices,
+    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances'
+  >,
 ): AgentToolDeps {
   const { config } = deps;
   const ports: AgentToolPorts = {
@@ -513,12 +528,8 @@ export function composeAgentToolDeps(
     publicClient: deps.publicClient,
     chainReads: deps.chainReads,
     perkChain: deps.perkChain,
-    walletBalances: createBalanceService({
-      db: deps.db,
-      publicClient: deps.publicClient,
-      rewardToken: deps.chain.contracts.rewardToken as `0x${string}`,
-      balanceOf: deps.chainReads?.balanceOf,
-    }),
+    // The process's one wallet read (composeModuleServices), shared with /services/balance.
+    walletBalances: services.balances,
     events: services.eventService,
     changes: services.changes,
     redemption: services.redemption,
@@ -607,7 +618,7 @@ function composeRelayServices(
 /** The feature modules' services for their routers (accounts, achievements, … streaks), each built once. */
 function composeModuleServices(
   deps: AppDeps,
-  shared: Pick<AppServices, 'brands' | 'events' | 'changes'>,
+  shared: Pick<AppServices, 'brands' | 'eventService' | 'changes'>,
 ): Pick<
   AppServices,
   | 'accounts'
@@ -624,9 +635,15 @@ function composeModuleServices(
   | 'brandAdmin'
 > {
   const { config, db, clock, logger, secrets } = deps;
-  const { brands, events, changes } = shared;
+  const { brands, eventService: events, changes } = shared;
   const rewardToken = deps.chain.contracts.rewardToken as `0x${string}`;
-  const balances = createBalanceService({ db, publicClient: deps.publicClient, rewardToken });
+  // Built once: /services/balance, the compat answers and the agent's member tools read the same wallet figures.
+  const balances = createBalanceService({
+    db,
+    publicClient: deps.publicClient,
+    rewardToken,
+    balanceOf: deps.chainReads?.balanceOf,
+  });
   return {
     accounts: createAccountService({ db, clock, logger, wallets: deps.wallets, balanceOf: deps.perkChain?.balanceOf }),
     achievements: createAchievementService({ db, clock }),
@@ -682,4 +699,220 @@ function composePortalServices(deps: AppDeps, services: Pick<AppServices, 'porta
     // A revocation through the portal is forgotten at once by this process's key cache.
     agentKeys: portalAgentKeyService({ db, clock, secrets }, (keyId) => services.agent.keys.forget(keyId)),
   };
+}
+
+// The chain's parts and the change sharing (issue 34 §3): built here, each once; startup/platform.ts opens the
+// database and the RPC, deploys, then starts what these build (elects the minter, starts the reconciler, the
+// relayer and the notifier) and stops them.
+
+/** The minter's and the relayer's keys: configured, or anvil's well-known ones on a local chain. */
+export interface ChainSigners {
+  minter: PrivateKeyAccount;
+  relayer: PrivateKeyAccount | undefined;
+}
+
+export function composeChainSigners(config: Config, logger: Logger): ChainSigners {
+  const local = config.PTS_CHAIN === 'local';
+  const minterKey = config.PTS_MINTER_PRIVATE_KEY ?? (local ? ANVIL_MINTER_PRIVATE_KEY : undefined);
+  if (!minterKey) throw new Error('PTS_MINTER_PRIVATE_KEY is required when PTS_CHAIN=rpc');
+  const relayerKey = config.PTS_RELAYER_PRIVATE_KEY ?? (local ? ANVIL_RELAYER_PRIVATE_KEY : undefined);
+  const relayer = relayerKey ? privateKeyToAccount(relayerKey as `0x${string}`) : undefined;
+  // Asking for the relayer role by name without its key is a mistake worth stopping for; the default `all`
+  // runs without a relayer (its endpoints answer 503 saying why) so a minting-only deployment still starts.
+  if (!relayer && config.PTS_ROLES.includes('relayer')) {
+    throw new Error('PTS_RELAYER_PRIVATE_KEY is required for the relayer role when PTS_CHAIN=rpc');
+  }
+  if (!relayer && hasRole(config, 'relayer')) {
+    logger.warn('PTS_RELAYER_PRIVATE_KEY is not set: the relayer endpoints answer 503 until it is');
+  }
+  return { minter: privateKeyToAccount(minterKey as `0x${string}`), relayer };
+}
+
+/** The deployer key (also the perk collection admin): configured, or anvil's on a local chain. */
+export function deployerKeyOf(config: Config): string | undefined {
+  return config.PTS_DEPLOYER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_DEPLOYER_PRIVATE_KEY : undefined);
+}
+
+/** The chain's clients over the RPC the process opened. */
+export function composeChainClients(config: Config, rpcUrl: string): ReturnType<typeof createChainClients> {
+  return createChainClients(rpcUrl, config.PTS_CHAIN_ID);
+}
+
+/** Everything of the chain a process holds, built and not started: startup/platform.ts starts and stops it. */
+export interface ChainParts {
+  info: ChainInfo;
+  minter: ElectedMinter & { elect(): Promise<boolean> };
+  reconciler: ChainReconciler;
+  relayer: RelayerSender;
+  chainReads: ChainReads;
+  perkChain: PerkChain;
+}
+
+/** What the chain's parts are built over: the opened database and RPC, the signers, the deployed contracts. */
+export interface ChainPartsInput {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  database: DatabaseHandle;
+  rpcUrl: string;
+  clients: ReturnType<typeof createChainClients>;
+  signers: ChainSigners;
+  tokenAddress: `0x${string}`;
+  contractAddresses: Record<string, `0x${string}`>;
+}
+
+export function composeChain(input: ChainPartsInput): ChainParts {
+  const { config, clients, rpcUrl, tokenAddress, contractAddresses } = input;
+  const { minter, reconciler } = composeMinting(input);
+  const perkNftAddress = contractAddresses.perkNft ?? (config.PTS_PERK_NFT_ADDRESS as `0x${string}` | undefined);
+  const { chainReads, perkChain } = composeChainReads(input, perkNftAddress);
+  const info: ChainInfo = {
+    chainId: config.PTS_CHAIN_ID,
+    rpcUrl: config.PTS_CHAIN === 'local' ? rpcUrl : new URL(rpcUrl).origin,
+    contracts: { ...contractAddresses, rewardToken: tokenAddress },
+    minterAddress: input.signers.minter.address,
+    explorerUrl: config.PTS_EXPLORER_URL,
+    ping: () => clients.publicClient.getBlockNumber({ cacheTime: 0 }),
+    ledger: () => reconciler.report(),
+    minting: () => minter.mintingState(),
+  };
+  return { info, minter, reconciler, relayer: composeRelayer(input), chainReads, perkChain };
+}
+
+/**
+ * The elected minter and the chain reconciler, with the updates that run when a mint confirms. Whoever may
+ * sign (the worker role, or an event handler minting its own requests' rewards) stands for election; the
+ * winner signs, the others hand their committed reward rows over.
+ */
+function composeMinting(input: ChainPartsInput): Pick<ChainParts, 'minter' | 'reconciler'> {
+  const { config, clock, logger, metrics, database, clients, tokenAddress } = input;
+  const account = input.signers.minter;
+  const localMinter = createMinter({
+    db: database.db,
+    chainId: config.PTS_CHAIN_ID,
+    publicClient: clients.publicClient,
+    account,
+    tokenAddress,
+    config,
+    clock,
+    logger,
+    metrics,
+    // Both run in the transaction that marks the rewards confirmed: the brand's notice and the boards (the
+    // leaderboard's and the achievements' progress).
+    onMintsConfirmed: async (trx, mints, confirmation) => {
+      await notifyRewardsDistributed(trx, mints, confirmation);
+      await recordRewardActivity(trx, mints, confirmation);
+    },
+    finality: mintFinality(config),
+    wedgedAfterSeconds: config.PTS_CHAIN_WEDGED_SECONDS,
+    // The chain went back: the ledger report stops saying `ok` and the reconciler checks everything at once.
+    onRollback: (reason) => reconciler.rollbackSeen(reason),
+  });
+  // Confirmed mints the chain lost go back to the outbox: at election (before the tracker runs) and periodically.
+  const reconciler = createChainReconciler({
+    db: database.db,
+    chainId: config.PTS_CHAIN_ID,
+    publicClient: clients.publicClient,
+    signer: account.address,
+    tokenAddress,
+    clock,
+    logger,
+    metrics,
+    mayRepair: () => minter.isLeader(),
+    intervalSeconds: config.PTS_RECONCILE_INTERVAL_SECONDS,
+  });
+  const minter = createElectedMinter({
+    minter: localMinter,
+    beforeSigning: async () => {
+      await reconciler.reconcile();
+    },
+    acquireLock: () =>
+      acquireSignerLock({
+        db: database.db,
+        kind: database.kind,
+        chainId: config.PTS_CHAIN_ID,
+        signer: account.address,
+      }),
+    logger,
+    retryMs: config.PTS_MINTER_ELECTION_SECONDS * 1000,
+  });
+  return { minter, reconciler };
+}
+
+/** The relayer signs with its own key (never the minter's: creation refuses that) and owns its nonces. */
+function composeRelayer(input: ChainPartsInput): RelayerSender {
+  const { config, clock, logger, metrics, database, clients, signers } = input;
+  const account = signers.relayer;
+  if (!account) return createUnavailableRelayer('PTS_RELAYER_PRIVATE_KEY is not set on this instance');
+  return createRelayerSender({
+    db: database.db,
+    chainId: config.PTS_CHAIN_ID,
+    publicClient: clients.publicClient,
+    account,
+    config,
+    clock,
+    logger,
+    metrics,
+    minterAddress: signers.minter.address,
+    acquireLock: () =>
+      acquireSignerLock({
+        db: database.db,
+        kind: database.kind,
+        chainId: config.PTS_CHAIN_ID,
+        signer: account.address,
+      }),
+  });
+}
+
+/** Balances and perks as of the newest block this process follows, and the perk collections' admin. */
+function composeChainReads(input: ChainPartsInput, perkNftAddress: `0x${string}` | undefined) {
+  const { config, logger, clients, rpcUrl, tokenAddress } = input;
+  const chainReads = createChainReads({
+    publicClient: clients.publicClient,
+    chain: clients.chain,
+    webSocketUrl: config.PTS_CHAIN === 'local' ? rpcUrl.replace(/^http/, 'ws') : config.PTS_RPC_WS_URL,
+    tokenAddress,
+    perkNftAddress,
+    logger,
+  });
+  // Receipts this process receives (its mints, relays, collections) move the reads past their block at once.
+  followReceipts(clients.publicClient, chainReads);
+  // Perk collections are created by the collection admin (COLLECTION_ADMIN_ROLE): the deployer key.
+  const collectionAdminKey = deployerKeyOf(config);
+  const perkChain = createPerkChain({
+    publicClient: clients.publicClient,
+    tokenAddress,
+    perkNftAddress,
+    reads: chainReads,
+    adminWallet: collectionAdminKey
+      ? clients.walletClientFor(privateKeyToAccount(collectionAdminKey as `0x${string}`))
+      : undefined,
+  });
+  return { chainReads, perkChain };
+}
+
+/**
+ * Several processes on one PostgreSQL database share their rate-limit counters and hear each other's brand
+ * changes (docs/operations.md, "Several processes"); PGlite is one process, so memory suffices. Built here;
+ * startup/platform.ts starts the notifier and listens for the member notices.
+ */
+export function composeChangeSharing(database: DatabaseHandle, logger: Logger) {
+  const { pool, connectionString } = database;
+  // Member answers are dropped by the database's own notices (modules/ledger/member-answers.ts), heard on the
+  // brand changes' connection (PostgreSQL) or by the embedded instance itself (PGlite).
+  const memberChanges = createMemberChangeFeed();
+  const changes = createChangeNotifier({
+    onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),
+    ...(pool && connectionString
+      ? { transport: createPostgresChangeTransport({ connectionString, pool, logger, channels: [memberChanges] }) }
+      : {}),
+  });
+  const rateLimits = pool
+    ? createPostgresRateLimitStore(pool, {
+        onStoreError: (error) =>
+          logger.warn({ err: error }, 'rate-limit store failed: limits count in this process until it answers'),
+      })
+    : createMemoryRateLimitStore();
+  return { changes, rateLimits, memberChanges };
 }

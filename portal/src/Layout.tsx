@@ -1,10 +1,12 @@
+import type { PortalMembership } from '@pts/shared/schemas/portal';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
+import { Link, NavLink, Outlet, useLocation, useMatches, useNavigate, useParams } from 'react-router';
 import { api } from './api.ts';
+import { pageTitle } from './page-title.ts';
 import { useMembership, useSession } from './session.ts';
 
-/** The signed-in frame: brand switcher, the pages that work, the account menu. */
+/** The signed-in frame: brand switcher, the pages that work, the account menu; the document's title. */
 export function Layout() {
   const session = useSession();
   const navigate = useNavigate();
@@ -12,6 +14,12 @@ export function Layout() {
   const queryClient = useQueryClient();
   const { brandId } = useParams();
   const current = useMembership(brandId);
+  const matches = useMatches();
+  const page = [...matches].reverse().find((match) => (match.handle as { title?: string } | undefined)?.title);
+  const title = pageTitle((page?.handle as { title: string } | undefined)?.title, current?.brandName);
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
   const signOut = useMutation({
     mutationFn: () => api('POST', '/sign-out'),
     onSuccess: async () => {
@@ -60,12 +68,37 @@ export function Layout() {
       </header>
       <main id="main" tabIndex={-1}>
         {current ? (
-          <p className="brand-line">
+          <div className="brand-line">
             <span className="brand-name">{current.brandName}</span> <span className="role">{current.role}</span>
-          </p>
+            <BrandSwitcher current={current.brandId} brands={session.data.brands} />
+          </div>
         ) : null}
         <Outlet />
       </main>
     </div>
+  );
+}
+
+/**
+ * For a person in several brands: the same page in another brand (a brand's own page such as one member or
+ * one perk goes to that brand's dashboard instead). Nothing for a person in one brand.
+ */
+function BrandSwitcher({ current, brands }: { current: string; brands: PortalMembership[] }) {
+  const navigate = useNavigate();
+  const location = useLocation();
+  if (brands.length < 2) return null;
+  const section = /^\/brands\/[^/]+\/([a-z-]+)$/.exec(location.pathname)?.[1] ?? 'dashboard';
+  return (
+    <label className="brand-switcher">
+      Switch brand{' '}
+      <select value={current} onChange={(event) => navigate(`/brands/${event.target.value}/${section}`)}>
+        {brands.some((brand) => brand.brandId === current) ? null : <option value={current}>(operator view)</option>}
+        {brands.map((brand) => (
+          <option key={brand.brandId} value={brand.brandId}>
+            {brand.brandName} ({brand.role})
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

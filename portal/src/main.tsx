@@ -1,3 +1,5 @@
+// First: zod must be jitless before any shared schema module builds a schema (no CSP violation).
+import './zod-jitless.ts';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -33,19 +35,20 @@ const router = createBrowserRouter(
     {
       element: <Layout />,
       children: [
-        { index: true, element: <HomePage /> },
-        { path: 'account', element: <AccountPage /> },
-        { path: 'operator', element: <OperatorPage /> },
-        { path: 'brands/:brandId/dashboard', element: <DashboardPage /> },
-        { path: 'brands/:brandId/program', element: <ProgramPage /> },
-        { path: 'brands/:brandId/team', element: <TeamPage /> },
-        { path: 'brands/:brandId/perks', element: <PerksPage /> },
-        { path: 'brands/:brandId/perks/:perkId', element: <PerkPage /> },
-        { path: 'brands/:brandId/members', element: <MembersPage /> },
-        { path: 'brands/:brandId/members/:userKey', element: <MemberPage /> },
-        { path: 'brands/:brandId/integrations', element: <IntegrationsPage /> },
-        { path: 'brands/:brandId/billing', element: <BillingPage /> },
-        { path: 'brands/:brandId/audit', element: <AuditPage /> },
+        // `handle.title`: the page's name in the document title (Layout: "Program · Acme · pts portal").
+        { index: true, element: <HomePage />, handle: { title: 'Your brands' } },
+        { path: 'account', element: <AccountPage />, handle: { title: 'Your account' } },
+        { path: 'operator', element: <OperatorPage />, handle: { title: 'Operator' } },
+        { path: 'brands/:brandId/dashboard', element: <DashboardPage />, handle: { title: 'Dashboard' } },
+        { path: 'brands/:brandId/program', element: <ProgramPage />, handle: { title: 'Program' } },
+        { path: 'brands/:brandId/team', element: <TeamPage />, handle: { title: 'Team' } },
+        { path: 'brands/:brandId/perks', element: <PerksPage />, handle: { title: 'Perks' } },
+        { path: 'brands/:brandId/perks/:perkId', element: <PerkPage />, handle: { title: 'Perk' } },
+        { path: 'brands/:brandId/members', element: <MembersPage />, handle: { title: 'Members' } },
+        { path: 'brands/:brandId/members/:userKey', element: <MemberPage />, handle: { title: 'Member' } },
+        { path: 'brands/:brandId/integrations', element: <IntegrationsPage />, handle: { title: 'Integrations' } },
+        { path: 'brands/:brandId/billing', element: <BillingPage />, handle: { title: 'Billing' } },
+        { path: 'brands/:brandId/audit', element: <AuditPage />, handle: { title: 'Audit log' } },
       ],
     },
   ],

@@ -1,11 +1,22 @@
 import type { Brand } from '@pts/shared/schemas/brands';
 import type { PortalMembership } from '@pts/shared/schemas/portal';
-import { useQuery } from '@tanstack/react-query';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import { api, loadSession } from './api.ts';
 
+const SESSION_KEY = ['session'] as const;
+
 export function useSession() {
-  return useQuery({ queryKey: ['session'], queryFn: loadSession, staleTime: 30_000 });
+  return useQuery({ queryKey: SESSION_KEY, queryFn: loadSession, staleTime: 30_000 });
+}
+
+/**
+ * After a sign-in (or a password set by a link): the session is read again and cached before the portal
+ * navigates. Invalidating alone is not enough: with no page watching the session (the sign-in page does not),
+ * the signed-out answer stayed cached and the frame sent the person straight back to the sign-in form.
+ */
+export async function refreshSession(queryClient: QueryClient): Promise<void> {
+  queryClient.setQueryData(SESSION_KEY, await loadSession());
 }
 
 /**

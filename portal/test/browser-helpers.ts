@@ -89,24 +89,73 @@ export async function signInByInvite(
   await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
 }
 
-/** `page` signs in on the sign-in page with an existing account and lands on the dashboard. */
-export async function signIn(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
-  await page.goto(`${baseUrl}/portal/sign-in`);
+/**
+ * `page` opens the portal and signs in through the form, as a returning person does: from the portal's
+ * address (which sends a signed-out visitor to the sign-in page), never by opening a page after the fact.
+ * It waits for the page the portal lands on (`lands`: the dashboard's heading by default).
+ */
+export async function signIn(
+  page: Page,
+  baseUrl: string,
+  email: string,
+  password: string,
+  lands = 'Dashboard',
+): Promise<void> {
+  await page.goto(`${baseUrl}/portal/`);
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+  await page.getByRole('heading', { name: lands, exact: true }).waitFor({ timeout: 10_000 });
+}
+
+/** Signs out with the frame's button and waits for the sign-in form. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+}
+
+/**
+ * Goes to one of the brand's pages by its link in the navigation (`Program`, `Team`, `Audit log`, …) and
+ * waits for its heading (`heading`, the link's name unless told).
+ */
+export async function goTo(page: Page, link: string, heading = link): Promise<void> {
+  await page.getByRole('navigation', { name: 'Brand pages' }).getByRole('link', { name: link, exact: true }).click();
+  await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
+}
+
+/**
+ * What every page must hold, checked where a journey stands: no serious or critical axe-core finding, nothing
+ * reaching sideways at 375 px (the viewport is put back afterwards), and no console error so far.
+ */
+export async function expectPageSound(page: Page, problems: string[]): Promise<void> {
+  const where = page.url();
+  const violations = await axeViolations(page);
+  if (violations.length > 0) throw new Error(`axe on ${where}: ${violations.join('; ')}`);
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: 375, height: 800 });
+  try {
+    const overflow = await sidewaysOverflow(page);
+    if (overflow > 0)
+      throw new Error(`${where} scrolls ${overflow}px sideways at 375 px: ${await elementsPastTheEdge(page)}`);
+  } finally {
+    if (viewport) await page.setViewportSize(viewport);
+  }
+  const errors = problems.filter((problem) => problem.startsWith('console error') || problem.startsWith('page error'));
+  if (errors.length > 0) throw new Error(`console errors up to ${where}: ${errors.join('; ')}`);
 }
 
 /** Whether a hostile string ran on the page (the tests' payloads set `window.__pwned`). */
 export const pwned = (page: Page) => page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned);
 
 /**
- * One Chromium for a test file. Its pages record Content-Security-Policy violations and every dialog in
- * `problems` (a dialog is dismissed: an injected `alert` would open one), except the confirmations `confirms`
- * matches, which are accepted (the portal asks before ending a drop or unlinking a group).
+ * One Chromium for a test file. Its pages record Content-Security-Policy violations, console errors, uncaught
+ * page errors and every dialog in `problems` (a dialog is dismissed: an injected `alert` would open one),
+ * except the confirmations `confirms` matches, which are accepted (the portal asks before ending a drop or
+ * unlinking a group), and the console errors `expectedErrors` matches (a refusal a journey provokes on
+ * purpose, which Chromium logs as a failed resource).
  */
-export async function startChromium(options: { confirms?: RegExp } = {}) {
+export async function startChromium(options: { confirms?: RegExp; expectedErrors?: RegExp } = {}) {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
@@ -118,7 +167,12 @@ export async function startChromium(options: { confirms?: RegExp } = {}) {
       const page = await context.newPage();
       page.on('console', (message) => {
         if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
+        else if (message.type() === 'error') {
+          const error = `console error on ${page.url()}: ${message.text()} (${message.location().url})`;
+          if (!options.expectedErrors?.test(error)) problems.push(error);
+        }
       });
+      page.on('pageerror', (error) => problems.push(`page error on ${page.url()}: ${error.message}`));
       page.on('dialog', (dialog) => {
         if (dialog.type() === 'confirm' && options.confirms?.test(dialog.message())) return void dialog.accept();
         problems.push(`dialog opened: ${dialog.message()}`);

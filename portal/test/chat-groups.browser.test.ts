@@ -6,6 +6,8 @@ import { startTestPlatform, type TestPlatform } from '../../core-api/test/platfo
 import {
   axeViolations,
   elementsPastTheEdge,
+  expectPageSound,
+  goTo,
   pwned,
   SCREENSHOTS,
   sidewaysOverflow,
@@ -17,7 +19,8 @@ import {
 // Chat groups on the Integrations page in Chromium against a real core-api (PGlite + anvil): a group the
 // bots set up with /setup is listed; an admin changes its rewards (inline messages from the shared schema)
 // and the bots read the change at once; then unlinks it. A hostile group name stays text; a viewer sees no
-// control; axe-core, the keyboard and 375 px.
+// control; axe-core, the keyboard and 375 px. The group's rewards are brand-wide rules: the form says so and
+// shows them, and saving a reward leaves the rule's cooldown and claim limit as the brand set them (issue 33 §4).
 
 const PASSWORD = 'portal password 1';
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
@@ -39,7 +42,7 @@ const bot = () =>
 async function onIntegrations(email: string, role: 'admin' | 'viewer', viewport?: { width: number; height: number }) {
   const page = await chromium.newPage(viewport);
   await signInByInvite(platform, page, { brandId: brand.brandId, email, role }, PASSWORD);
-  await page.getByRole('navigation', { name: 'Brand pages' }).getByRole('link', { name: 'Integrations' }).click();
+  await goTo(page, 'Integrations');
   await page.getByRole('heading', { name: 'Chat groups' }).waitFor();
   return page;
 }
@@ -48,6 +51,12 @@ const row = (page: Page) => page.locator(`tr[data-chat-group="${GROUP}"]`);
 beforeAll(async () => {
   platform = await startTestPlatform();
   brand = await platform.createBrand({ name: 'Chatty Shop', domain: 'chatty.example.com' });
+  await platform.setRule(brand.brandId, {
+    eventType: 'daily_checkin',
+    rewardAmount: 10,
+    cooldownHours: 20,
+    maxClaims: 1,
+  });
   await bot().chatGroupSetup({
     securityKey: brand.securityKey,
     platform: 'discord',
@@ -55,7 +64,11 @@ beforeAll(async () => {
     groupName: NAME,
     setupBy: 'mod#1',
   });
-  chromium = await startChromium({ confirms: /^Unlink .+\? The bots stop rewarding in it\.$/ });
+  chromium = await startChromium({
+    confirms: /^Unlink .+\? The bots stop rewarding in it\.$/,
+    // The refused -5 reward, provoked on purpose: Chromium logs the 400 the form then explains.
+    expectedErrors: /status of 400 \(Bad Request\) \(.*\/chat-groups\//,
+  });
 });
 
 afterAll(async () => {
@@ -84,6 +97,10 @@ describe('chat groups on the Integrations page in Chromium', () => {
     expect(await page.locator('#chat-dailyReward-error').textContent()).toBe('must be at least 0');
     expect(await form.getByLabel('Daily check-in reward (pts)').getAttribute('aria-invalid')).toBe('true');
     expect(await axeViolations(page)).toEqual([]);
+    // Brand-wide, and the rule it changes as it stands now.
+    const brandWide = form.getByRole('note', { name: 'Brand-wide rules' });
+    await expect.poll(() => brandWide.textContent()).toContain('daily_checkin: 10 pts, 20 h cooldown, at most 1 claim');
+    expect(await brandWide.textContent()).toContain('Brand-wide');
 
     await form.getByLabel('Daily check-in reward (pts)').fill('35');
     await form.getByLabel('Reward good-morning and good-night messages').uncheck();
@@ -96,6 +113,15 @@ describe('chat groups on the Integrations page in Chromium', () => {
     expect(seen.configMetadata).toMatchObject({ dailyReward: 35, naturalParticipation: { enabled: false } });
     expect(seen.groupName).toBe(NAME);
     expect(await pwned(page)).toBeUndefined();
+
+    // The Program page shows the rule: the new reward, the brand's 20 h cooldown and one claim kept.
+    await goTo(page, 'Program');
+    const checkin = page.locator('tr[data-event-type="daily_checkin"]');
+    await expect.poll(() => checkin.textContent()).toContain('daily_checkin35 pts20 h1manual');
+    await expectPageSound(page, chromium.problems);
+    await goTo(page, 'Integrations');
+    await row(page).waitFor();
+    await expectPageSound(page, chromium.problems);
   });
 
   it('a viewer at 375 px sees the group without any control', async () => {

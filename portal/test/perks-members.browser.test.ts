@@ -218,6 +218,37 @@ describe('the Perks and Members pages in Chromium', () => {
     await owner.screenshot({ path: join(SCREENSHOTS, 'member.png'), fullPage: true });
   });
 
+  it('a retried award (its answer lost) pays once: the form sends one idempotency key per intended award', async () => {
+    const award = owner.getByRole('form', { name: 'Manual award' });
+    const sent: string[] = [];
+    const awards = /\/loyalty-members\/[^/]+\/awards$/;
+    // The first request reaches the server and is paid, but its answer never reaches the page.
+    let lose = true;
+    await owner.route(awards, async (route) => {
+      sent.push(JSON.parse(route.request().postData() ?? '{}').idempotencyKey);
+      if (!lose) return route.continue();
+      lose = false;
+      await route.fetch();
+      await route.abort('failed');
+    });
+    await award.getByLabel('Pts to give').fill('7');
+    await award.getByLabel('Reason (required; kept in the audit log)').fill('Parcel lost');
+    await award.getByRole('button', { name: 'Give pts' }).click();
+    await award.getByRole('alert').waitFor();
+    await award.getByRole('button', { name: 'Give pts' }).click();
+    await owner.getByText('Awarded 7 pts.').waitFor();
+    await expect.poll(() => owner.getByTestId('earned').textContent()).toContain('352 pts');
+    // A new award after that one is a new intention: a new key, paid again.
+    await award.getByLabel('Reason (required; kept in the audit log)').fill('Parcel lost again');
+    await award.getByRole('button', { name: 'Give pts' }).click();
+    await expect.poll(() => owner.getByTestId('earned').textContent()).toContain('359 pts');
+    await owner.unroute(awards);
+    expect(sent).toHaveLength(3);
+    expect(sent[0]).toMatch(/^award-[0-9a-f]{32}$/);
+    expect(sent[1]).toBe(sent[0]);
+    expect(sent[2]).not.toBe(sent[0]);
+  });
+
   it('searches and opens a member by keyboard alone', async () => {
     await owner.getByRole('navigation', { name: 'Brand pages' }).getByRole('link', { name: 'Members' }).click();
     const input = owner.getByLabel('E-mail, platform id (discord:123) or wallet');

@@ -100,8 +100,9 @@ describe('the Integrations and Billing pages in Chromium', () => {
     await owner.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
     expect(await axeViolations(owner)).toEqual([]);
 
-    await owner.getByLabel(/^Grace period in minutes/).fill('5');
     await owner.getByRole('button', { name: 'Rotate key' }).click();
+    await owner.getByLabel(/^Grace period in minutes/).fill('5');
+    await owner.getByRole('button', { name: 'Rotate now' }).click();
     const shown = owner.getByTestId('new-security-key');
     await shown.waitFor();
     const newKey = (await shown.textContent()) ?? '';

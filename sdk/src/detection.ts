@@ -1,3 +1,4 @@
+import { isEmailAddress } from '../../shared/src/schemas/email.ts';
 import type { PtsEventConfig } from '../sdk.d.ts';
 import type { JsonStore } from './storage.ts';
 import { matchesAnyUrlPattern } from './url-match.ts';
@@ -187,14 +188,10 @@ function observe(check: () => void): () => void {
   return () => observer.disconnect();
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 /** The email a form carries: its `type=email` field, else a field named like `email`. */
 function emailIn(form: HTMLFormElement): string | undefined {
   const fields = [
     ...form.querySelectorAll<HTMLInputElement>('input[type=email], input[name*=email i], input[id*=email i]'),
   ];
-  return fields.map((field) => field.value.trim()).find((value) => EMAIL.test(value));
+  return fields.map((field) => field.value.trim()).find(isEmailAddress);
 }
-
-export { EMAIL };

@@ -1,6 +1,7 @@
+import { isEmailAddress } from '../../shared/src/schemas/email.ts';
 import type { PtsApi, PtsCommand, PtsEventConfig, PtsEventMap, PtsTrackOptions, PtsTrackResult } from '../sdk.d.ts';
 import { createDelivery, type EventBody } from './delivery.ts';
-import { type Detected, EMAIL, pageOf, startDetection } from './detection.ts';
+import { type Detected, pageOf, startDetection } from './detection.ts';
 import { createJsonStore } from './storage.ts';
 
 declare const __PTS_SDK_VERSION__: string;
@@ -60,7 +61,7 @@ function boot(): void {
   });
   const user = () => {
     const email = local.read<string | undefined>(USER_KEY, undefined);
-    return typeof email === 'string' && EMAIL.test(email) ? email : undefined;
+    return typeof email === 'string' && isEmailAddress(email) ? email : undefined;
   };
 
   const send = (
@@ -162,7 +163,7 @@ function boot(): void {
           return Promise.resolve(refused(eventType, 'eventType must be 1-50 letters, digits or underscores'));
         }
         const email = options.email?.trim() || user();
-        if (options.email && !EMAIL.test(options.email.trim())) {
+        if (options.email && !isEmailAddress(options.email.trim())) {
           return Promise.resolve(refused(eventType, `"${options.email}" is not an email address`));
         }
         return send(eventType, 'manual', `manual:${options.id ?? ''}`, email, options.metadata).catch((error) => {
@@ -177,7 +178,7 @@ function boot(): void {
     identify: (email) => {
       try {
         const value = String(email ?? '').trim();
-        if (!EMAIL.test(value)) return warn(`identify: "${value}" is not an email address`);
+        if (!isEmailAddress(value)) return warn(`identify: "${value}" is not an email address`);
         local.write(USER_KEY, value);
         delivery.identify(value);
       } catch (error) {

@@ -25,6 +25,14 @@ export {
   platformUserEmail,
 } from './identity.ts';
 export {
+  type AccountKey,
+  AGENT_IDENTITY_PREFIXES,
+  type IdentityKey,
+  identityKeyOf,
+  isAgentKey,
+  type Member,
+} from './member.ts';
+export {
   type AchievementDefinition,
   type AchievementType,
   achievementAccumulates,
@@ -182,6 +190,9 @@ export {
   type CreatedBrand,
   createBrandRequestSchema,
   createdBrandSchema,
+  DEFAULT_PORTAL_KEY_GRACE_MINUTES,
+  type EndedPreviousBrandKey,
+  endedPreviousBrandKeySchema,
   MAX_KEY_GRACE_MINUTES,
   type RotateBrandKeysRequest,
   type RotatedBrandKeys,
@@ -211,6 +222,7 @@ export {
   domainSchema,
   type ErrorEnvelope,
   EVENT_TYPE_PATTERN,
+  emailAddressSchema,
   emailSchema,
   errorEnvelopeSchema,
   eventTypeSchema,
@@ -313,6 +325,7 @@ export {
   reportChatRolesRequestSchema,
   reportChatRolesResponseSchema,
 } from './schemas/constraints.ts';
+export { EMAIL_MAX_LENGTH, EMAIL_PATTERN, EMAIL_RULE_MESSAGE, isEmailAddress } from './schemas/email.ts';
 export { eventRefusalText } from './schemas/event-refusals.ts';
 export {
   BULK_EVENTS_MAX,
@@ -469,18 +482,23 @@ export {
   type PortalAuditEntry,
   type PortalInvite,
   type PortalInviteRequest,
+  type PortalInviteRevocation,
   type PortalJoined,
   type PortalMembership,
   type PortalRole,
   type PortalSession,
+  type PortalSessionsEnded,
   type PortalSignInRequest,
   type PortalTeam,
+  type PortalTeamRemoval,
   portalAcceptInviteRequestSchema,
   portalAdminInviteRequestSchema,
   portalAuditEntrySchema,
   portalBrandParamsSchema,
   portalChangePasswordSchema,
+  portalInviteParamsSchema,
   portalInviteRequestSchema,
+  portalInviteRevocationSchema,
   portalInviteSchema,
   portalInviteSentSchema,
   portalJoinedSchema,
@@ -494,7 +512,9 @@ export {
   portalResetRequestSchema,
   portalRoleSchema,
   portalSessionSchema,
+  portalSessionsEndedSchema,
   portalSignInRequestSchema,
+  portalTeamRemovalSchema,
   portalTeamSchema,
 } from './schemas/portal.ts';
 export {

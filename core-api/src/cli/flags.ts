@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { EMAIL_RULE_MESSAGE, isEmailAddress } from '@pts/shared';
 import { UsageError } from './cli-context.ts';
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
@@ -44,6 +45,13 @@ export function parseFlags<T extends OptionsConfig>(args: string[], options: T) 
 export function requireFlag(value: string | undefined, flag: string): string {
   if (value === undefined || value.trim() === '') throw new UsageError(`--${flag} is required`);
   return value.trim();
+}
+
+/** An e-mail flag, checked by the one rule every reader shares (so `demo@localhost` passes) before any request. */
+export function requireEmailFlag(value: string | undefined, flag: string): string {
+  const email = requireFlag(value, flag);
+  if (!isEmailAddress(email)) throw new UsageError(`--${flag} ${EMAIL_RULE_MESSAGE} (got "${email}")`);
+  return email;
 }
 
 /** A whole number ≥ 0 written in decimal digits. */

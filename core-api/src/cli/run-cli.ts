@@ -5,6 +5,7 @@ import { type CliCommand, CliError, type CliIo, type CommandContext, UsageError 
 import { createAgentKeyCommand, listAgentKeysCommand, revokeAgentKeyCommand } from './commands/agent-key.ts';
 import {
   createBrandCommand,
+  endOldBrandKeyCommand,
   listBrandsCommand,
   removeBrandDomainCommand,
   rotateBrandKeyCommand,
@@ -37,6 +38,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
     set: setBrandCommand,
     list: listBrandsCommand,
     'rotate-key': rotateBrandKeyCommand,
+    'end-old-key': endOldBrandKeyCommand,
     'remove-domain': removeBrandDomainCommand,
   },
   'agent-key': { create: createAgentKeyCommand, list: listAgentKeysCommand, revoke: revokeAgentKeyCommand },

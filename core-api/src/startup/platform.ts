@@ -2,41 +2,37 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { type Clock, systemClock } from '@pts/shared';
 import type { Logger } from 'pino';
-import { type Account, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { type Account, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../app.ts';
-import {
-  ANVIL_DEPLOYER_PRIVATE_KEY,
-  ANVIL_MINTER_PRIVATE_KEY,
-  ANVIL_RELAYER_PRIVATE_KEY,
-  type AnvilInstance,
-} from '../chain/anvil.ts';
-import { type ChainReads, createChainReads, followReceipts } from '../chain/chain-reads.ts';
-import { createChainClients, ensureContracts } from '../chain/deploy.ts';
+import type { AnvilInstance } from '../chain/anvil.ts';
+import { ensureContracts } from '../chain/deploy.ts';
 import { startLocalChain } from '../chain/local-chain.ts';
-import { acquireSignerLock, createMinter } from '../chain/minter.ts';
-import { createElectedMinter } from '../chain/minter-election.ts';
-import { createChainReconciler } from '../chain/reconciler.ts';
-import type { RelayerSender } from '../chain/relayer.types.ts';
-import { createRelayerSender, createUnavailableRelayer } from '../chain/relayer-sender.ts';
-import { type AppServices, composeDeps, composeServices } from '../compose.ts';
-import { type Config, hasRole, mintFinality } from '../config.ts';
+import {
+  type AppServices,
+  type ChainParts,
+  type ChainSigners,
+  composeChain,
+  composeChainClients,
+  composeChainSigners,
+  composeChangeSharing,
+  composeDeps,
+  composeServices,
+  deployerKeyOf,
+} from '../compose.ts';
+import { type Config, hasRole } from '../config.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.ts';
-import type { AppDeps, ChainInfo, TxtResolver } from '../deps.ts';
-import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '../http/rate-limit.ts';
+import type { AppDeps, TxtResolver } from '../deps.ts';
 import { startRollupCompactionJob } from '../modules/analytics/rollup-compaction.job.ts';
-import { createPostgresChangeTransport } from '../modules/brands/brand-changes.postgres.ts';
-import { createChangeNotifier } from '../modules/brands/brand-changes.ts';
+import type { ChangeNotifier } from '../modules/brands/brand-changes.ts';
 import { privyAdaptersFromConfig } from '../modules/identity/privy-identity-provider.ts';
-import { recordRewardActivity } from '../modules/leaderboards/reward-activity.ts';
-import { createMemberChangeFeed } from '../modules/ledger/member-answers.ts';
-import { createPerkChain, type PerkChain } from '../modules/perks/perk-chain.ts';
 import { startRewardProcessorJob } from '../modules/reward-processor/reward-processor.job.ts';
-import { notifyRewardsDistributed } from '../modules/webhooks/reward-distributed.ts';
 import { startWebhookWorker } from '../modules/webhooks/webhooks.worker.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { loadLocalSecrets } from './data-dir.ts';
 import { withStartupLock } from './startup-lock.ts';
+
+// Opens, starts, listens and stops (issue 34 §3): every part it starts is built in compose.ts.
 
 export interface StartPlatformOptions {
   /** Use this database instead of opening one from config (tests). */
@@ -54,7 +50,7 @@ export interface Platform {
   server: Server | undefined;
   /** `http://host:port` the server listens on. */
   url: string;
-  changes: ReturnType<typeof createChangeNotifier>;
+  changes: ChangeNotifier;
   /** The process's shared services, each built once (compose.ts). */
   services: AppServices;
   anvil: AnvilInstance | undefined;
@@ -125,7 +121,8 @@ export async function startPlatform(config: Config, options: StartPlatformOption
       resolveTxt: options.resolveTxt,
       onStop: (stop) => stack.push(stop),
     });
-    const { changes, rateLimits, memberChanges } = await startChangeSharing(start, database);
+    const { changes, rateLimits, memberChanges } = composeChangeSharing(database, logger);
+    await startChangeSharing(start, database, { changes, memberChanges });
     const services = composeServices(deps, changes, rateLimits, memberChanges);
     // Reset e-mails run after their answer: let the ones under way finish before the database closes.
     stack.push(() => services.portal.team.settle());
@@ -164,38 +161,22 @@ async function startDatabase({ config, logger, stack }: StartContext, given?: Da
   return database;
 }
 
-/** Everything of the chain a process holds: its clients, signers, minter, relayer and block-following reads. */
-interface StartedChain {
+/** The chain's parts this process started, and the local anvil when it runs one. */
+interface StartedChain extends ChainParts {
   anvil: AnvilInstance | undefined;
-  clients: ReturnType<typeof createChainClients>;
-  info: ChainInfo;
-  minter: ReturnType<typeof createElectedMinter>;
-  relayer: RelayerSender;
-  chainReads: ChainReads;
-  perkChain: PerkChain;
+  clients: ReturnType<typeof composeChainClients>;
 }
 
+/** Opens the RPC, deploys (or finds) the contracts, then starts the chain's parts compose.ts builds. */
 async function startChain(start: StartContext, database: DatabaseHandle): Promise<StartedChain> {
-  const { config } = start;
+  const { config, logger } = start;
   const { anvil, rpcUrl } = await startRpc(start);
-  const clients = createChainClients(rpcUrl, config.PTS_CHAIN_ID);
-  const signers = signerAccounts(start);
+  const clients = composeChainClients(config, rpcUrl);
+  const signers = composeChainSigners(config, logger);
   const { tokenAddress, contractAddresses } = await deployedContracts(start, database, clients, signers);
-  const { minter, reconciler } = await startMinting(start, database, clients, signers.minter, tokenAddress);
-  const relayer = startRelayer(start, database, clients, signers);
-  const info: ChainInfo = {
-    chainId: config.PTS_CHAIN_ID,
-    rpcUrl: config.PTS_CHAIN === 'local' ? rpcUrl : new URL(rpcUrl).origin,
-    contracts: { ...contractAddresses, rewardToken: tokenAddress },
-    minterAddress: signers.minter.address,
-    explorerUrl: config.PTS_EXPLORER_URL,
-    ping: () => clients.publicClient.getBlockNumber({ cacheTime: 0 }),
-    ledger: () => reconciler.report(),
-    minting: () => minter.mintingState(),
-  };
-  const perkNftAddress = contractAddresses.perkNft ?? (config.PTS_PERK_NFT_ADDRESS as `0x${string}` | undefined);
-  const { chainReads, perkChain } = startChainReads(start, clients, rpcUrl, tokenAddress, perkNftAddress);
-  return { anvil, clients, info, minter, relayer, chainReads, perkChain };
+  const parts = composeChain({ ...start, database, rpcUrl, clients, signers, tokenAddress, contractAddresses });
+  await startChainParts(start, parts);
+  return { anvil, clients, ...parts };
 }
 
 /** PTS_CHAIN=local: the local anvil (started, or adopted from a previous run); rpc: the configured URL. */
@@ -217,34 +198,6 @@ async function startRpc({ config, logger, stack }: StartContext) {
   return { anvil, rpcUrl: anvil.rpcUrl };
 }
 
-interface Signers {
-  minter: PrivateKeyAccount;
-  relayer: PrivateKeyAccount | undefined;
-}
-
-/** The minter's and the relayer's keys: configured, or anvil's well-known ones on a local chain. */
-function signerAccounts({ config, logger }: StartContext): Signers {
-  const local = config.PTS_CHAIN === 'local';
-  const minterKey = config.PTS_MINTER_PRIVATE_KEY ?? (local ? ANVIL_MINTER_PRIVATE_KEY : undefined);
-  if (!minterKey) throw new Error('PTS_MINTER_PRIVATE_KEY is required when PTS_CHAIN=rpc');
-  const relayerKey = config.PTS_RELAYER_PRIVATE_KEY ?? (local ? ANVIL_RELAYER_PRIVATE_KEY : undefined);
-  const relayer = relayerKey ? privateKeyToAccount(relayerKey as `0x${string}`) : undefined;
-  // Asking for the relayer role by name without its key is a mistake worth stopping for; the default `all`
-  // runs without a relayer (its endpoints answer 503 saying why) so a minting-only deployment still starts.
-  if (!relayer && config.PTS_ROLES.includes('relayer')) {
-    throw new Error('PTS_RELAYER_PRIVATE_KEY is required for the relayer role when PTS_CHAIN=rpc');
-  }
-  if (!relayer && hasRole(config, 'relayer')) {
-    logger.warn('PTS_RELAYER_PRIVATE_KEY is not set: the relayer endpoints answer 503 until it is');
-  }
-  return { minter: privateKeyToAccount(minterKey as `0x${string}`), relayer };
-}
-
-/** The deployer key (also the perk collection admin): configured, or anvil's on a local chain. */
-function deployerKeyOf(config: Config): string | undefined {
-  return config.PTS_DEPLOYER_PRIVATE_KEY ?? (config.PTS_CHAIN === 'local' ? ANVIL_DEPLOYER_PRIVATE_KEY : undefined);
-}
-
 /**
  * Addresses of the contracts this process knows: all of them when it deploys, the token alone when the
  * token address is configured (the perk contracts' addresses come with the relayer's config).
@@ -252,8 +205,8 @@ function deployerKeyOf(config: Config): string | undefined {
 async function deployedContracts(
   { config, clock, logger }: StartContext,
   database: DatabaseHandle,
-  clients: ReturnType<typeof createChainClients>,
-  signers: Signers,
+  clients: ReturnType<typeof composeChainClients>,
+  signers: ChainSigners,
 ): Promise<{ tokenAddress: `0x${string}`; contractAddresses: Record<string, `0x${string}`> }> {
   const configured = config.PTS_REWARD_TOKEN_ADDRESS as `0x${string}` | undefined;
   if (configured) return { tokenAddress: configured, contractAddresses: {} };
@@ -279,156 +232,34 @@ async function deployedContracts(
 }
 
 /**
- * The elected minter and the chain reconciler. Whoever may sign (the worker role, or an event handler minting
- * its own requests' rewards) stands for election; the winner signs, the others hand their committed reward
- * rows over.
+ * Starts what this process's roles run: the minter stands for election and the reconciler runs where rewards
+ * are signed (worker, event handler), the relayer on the relayer role. Every part is stopped with the process.
  */
-async function startMinting(
-  { config, clock, logger, metrics, stack }: StartContext,
-  database: DatabaseHandle,
-  clients: ReturnType<typeof createChainClients>,
-  account: PrivateKeyAccount,
-  tokenAddress: `0x${string}`,
-) {
-  const localMinter = createMinter({
-    db: database.db,
-    chainId: config.PTS_CHAIN_ID,
-    publicClient: clients.publicClient,
-    account,
-    tokenAddress,
-    config,
-    clock,
-    logger,
-    metrics,
-    // Both run in the transaction that marks the rewards confirmed: the brand's notice and the boards.
-    onMintsConfirmed: async (trx, mints, confirmation) => {
-      await notifyRewardsDistributed(trx, mints, confirmation);
-      await recordRewardActivity(trx, mints, confirmation);
-    },
-    finality: mintFinality(config),
-    wedgedAfterSeconds: config.PTS_CHAIN_WEDGED_SECONDS,
-    // The chain went back: the ledger report stops saying `ok` and the reconciler checks everything at once.
-    onRollback: (reason) => reconciler.rollbackSeen(reason),
-  });
-  // Confirmed mints the chain lost go back to the outbox: at election (before the tracker runs) and periodically.
-  const reconciler = createChainReconciler({
-    db: database.db,
-    chainId: config.PTS_CHAIN_ID,
-    publicClient: clients.publicClient,
-    signer: account.address,
-    tokenAddress,
-    clock,
-    logger,
-    metrics,
-    mayRepair: () => minter.isLeader(),
-    intervalSeconds: config.PTS_RECONCILE_INTERVAL_SECONDS,
-  });
-  const minter = createElectedMinter({
-    minter: localMinter,
-    beforeSigning: async () => {
-      await reconciler.reconcile();
-    },
-    acquireLock: () =>
-      acquireSignerLock({
-        db: database.db,
-        kind: database.kind,
-        chainId: config.PTS_CHAIN_ID,
-        signer: account.address,
-      }),
-    logger,
-    retryMs: config.PTS_MINTER_ELECTION_SECONDS * 1000,
-  });
+async function startChainParts({ config, stack }: StartContext, parts: ChainParts): Promise<void> {
+  const { minter, reconciler, relayer, chainReads } = parts;
+  // Registered before anything starts (the chain reads follow blocks from their building): a failed election
+  // still stops them. Stopped newest first: the reads, the relayer, the reconciler, then the minter.
+  stack.push(() => minter.stop());
+  stack.push(() => reconciler.stop());
+  stack.push(() => relayer.stop());
+  stack.push(() => chainReads.stop());
   if (hasRole(config, 'worker') || hasRole(config, 'event-handler')) {
     await minter.elect();
     minter.start();
     reconciler.start();
   }
-  stack.push(() => minter.stop());
-  stack.push(() => reconciler.stop());
-  return { minter, reconciler };
-}
-
-/** The relayer signs with its own key (never the minter's: creation refuses that) and owns its nonces. */
-function startRelayer(
-  { config, clock, logger, metrics, stack }: StartContext,
-  database: DatabaseHandle,
-  clients: ReturnType<typeof createChainClients>,
-  signers: Signers,
-): RelayerSender {
-  const account = signers.relayer;
-  const relayer = account
-    ? createRelayerSender({
-        db: database.db,
-        chainId: config.PTS_CHAIN_ID,
-        publicClient: clients.publicClient,
-        account,
-        config,
-        clock,
-        logger,
-        metrics,
-        minterAddress: signers.minter.address,
-        acquireLock: () =>
-          acquireSignerLock({
-            db: database.db,
-            kind: database.kind,
-            chainId: config.PTS_CHAIN_ID,
-            signer: account.address,
-          }),
-      })
-    : createUnavailableRelayer('PTS_RELAYER_PRIVATE_KEY is not set on this instance');
   if (hasRole(config, 'relayer')) relayer.start();
-  stack.push(() => relayer.stop());
-  return relayer;
-}
-
-/** Balances and perks as of the newest block this process follows, and the perk collections' admin. */
-function startChainReads(
-  { config, logger, stack }: StartContext,
-  clients: ReturnType<typeof createChainClients>,
-  rpcUrl: string,
-  tokenAddress: `0x${string}`,
-  perkNftAddress: `0x${string}` | undefined,
-) {
-  const chainReads = createChainReads({
-    publicClient: clients.publicClient,
-    chain: clients.chain,
-    webSocketUrl: config.PTS_CHAIN === 'local' ? rpcUrl.replace(/^http/, 'ws') : config.PTS_RPC_WS_URL,
-    tokenAddress,
-    perkNftAddress,
-    logger,
-  });
-  // Receipts this process receives (its mints, relays, collections) move the reads past their block at once.
-  followReceipts(clients.publicClient, chainReads);
-  stack.push(() => chainReads.stop());
-  // Perk collections are created by the collection admin (COLLECTION_ADMIN_ROLE): the deployer key.
-  const collectionAdminKey = deployerKeyOf(config);
-  const perkChain = createPerkChain({
-    publicClient: clients.publicClient,
-    tokenAddress,
-    perkNftAddress,
-    reads: chainReads,
-    adminWallet: collectionAdminKey
-      ? clients.walletClientFor(privateKeyToAccount(collectionAdminKey as `0x${string}`))
-      : undefined,
-  });
-  return { chainReads, perkChain };
 }
 
 /**
- * Several processes on one PostgreSQL database share their rate-limit counters and hear each other's brand
- * changes (docs/operations.md, "Several processes"); PGlite is one process, so memory suffices.
+ * Starts the brand change notifier (compose.ts builds it, over PostgreSQL's notices when several processes
+ * share the database) and, on PGlite, listens for the member notices of the embedded instance itself.
  */
-async function startChangeSharing({ logger, stack }: StartContext, database: DatabaseHandle) {
-  const { pool, connectionString } = database;
-  // Member answers are dropped by the database's own notices (modules/ledger/member-answers.ts), heard on the
-  // brand changes' connection (PostgreSQL) or by the embedded instance itself (PGlite).
-  const memberChanges = createMemberChangeFeed();
-  const changes = createChangeNotifier({
-    onListenerError: (error) => logger.error({ err: error }, 'brand change listener failed'),
-    ...(pool && connectionString
-      ? { transport: createPostgresChangeTransport({ connectionString, pool, logger, channels: [memberChanges] }) }
-      : {}),
-  });
+async function startChangeSharing(
+  { stack }: StartContext,
+  database: DatabaseHandle,
+  { changes, memberChanges }: Pick<ReturnType<typeof composeChangeSharing>, 'changes' | 'memberChanges'>,
+): Promise<void> {
   await changes.start();
   stack.push(() => changes.stop());
   if (database.pglite) {
@@ -439,13 +270,6 @@ async function startChangeSharing({ logger, stack }: StartContext, database: Dat
       await unlisten();
     });
   }
-  const rateLimits = pool
-    ? createPostgresRateLimitStore(pool, {
-        onStoreError: (error) =>
-          logger.warn({ err: error }, 'rate-limit store failed: limits count in this process until it answers'),
-      })
-    : createMemoryRateLimitStore();
-  return { changes, rateLimits, memberChanges };
 }
 
 /** The worker role's jobs: the reward processor's schedule, the webhook deliveries, the rollups' compaction. */

@@ -1,5 +1,5 @@
 import type { AgentKey } from '@pts/shared/schemas/agent-keys';
-import type { RotatedBrandKeys } from '@pts/shared/schemas/brands';
+import { DEFAULT_PORTAL_KEY_GRACE_MINUTES, type RotatedBrandKeys } from '@pts/shared/schemas/brands';
 import type { PortalAgentKeys, PortalIntegrations, PortalWebhook } from '@pts/shared/schemas/portal-integrations';
 import type { SavedWebhookEndpoint, WebhookTestResult } from '@pts/shared/schemas/webhooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -93,23 +93,12 @@ export function IntegrationsPage() {
 }
 
 function SecurityKey({ data, owner }: { data: PortalIntegrations; owner: boolean }) {
-  const { brandId } = useBrand();
-  const queryClient = useQueryClient();
-  const [grace, setGrace] = useState('0');
-  const rotate = useMutation({
-    mutationFn: () =>
-      api<{ keys: RotatedBrandKeys }>('POST', `/brands/${brandId}/keys/rotate`, { graceMinutes: Number(grace) }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] }),
-  });
-  const errors = fieldErrors(rotate.error);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    rotate.mutate();
-  };
   const keys = data.keys;
   return (
     <section aria-labelledby="key-heading" className="panel">
-      <h2 id="key-heading">Security key</h2>
+      <h2 id="key-heading" tabIndex={-1}>
+        Security key
+      </h2>
       <p>
         Signs your back-end's events and the WordPress plugin's calls. The API key goes in your domains' TXT records.
       </p>
@@ -124,9 +113,65 @@ function SecurityKey({ data, owner }: { data: PortalIntegrations; owner: boolean
         </dd>
       </dl>
       {owner ? (
-        <form onSubmit={submit} className="stack narrow" aria-label="Rotate the security key">
+        <>
+          <RotateKey />
+          {keys.previousKeyValidUntil ? <EndOldKey validUntil={keys.previousKeyValidUntil} /> : null}
+        </>
+      ) : (
+        <p className="note">Only owners rotate the key.</p>
+      )}
+    </section>
+  );
+}
+
+/** What signs with the security key, so what stops working once the old key is refused. */
+function WhatBreaks() {
+  return (
+    <ul>
+      <li>your back end, which signs its events with the security key;</li>
+      <li>the WordPress plugin, whose settings hold the security key;</li>
+      <li>the Discord and Telegram bots set up with the key, and anything else signing with it.</li>
+    </ul>
+  );
+}
+
+/**
+ * "Rotate key" asks first: it says what breaks once the old key is refused, and keeps the old key working for a
+ * grace period (a day unless changed) so each integration can move to the new key.
+ */
+function RotateKey() {
+  const { brandId } = useBrand();
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const [grace, setGrace] = useState(String(DEFAULT_PORTAL_KEY_GRACE_MINUTES));
+  const rotate = useMutation({
+    mutationFn: () =>
+      api<{ keys: RotatedBrandKeys }>('POST', `/brands/${brandId}/keys/rotate`, { graceMinutes: Number(grace) }),
+    onSuccess: () => {
+      setConfirming(false);
+      return queryClient.invalidateQueries({ queryKey: ['integrations', brandId] });
+    },
+  });
+  const errors = fieldErrors(rotate.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    rotate.mutate();
+  };
+  const focusOnShow = (element: HTMLElement | null) => element?.focus();
+  return (
+    <>
+      {confirming ? (
+        <form onSubmit={submit} className="stack narrow confirm" aria-label="Rotate the security key">
+          <h3 tabIndex={-1} ref={focusOnShow}>
+            Rotate the keys?
+          </h3>
+          <p>
+            You get a new security key and a new API key. The API key changes at once. The old security key keeps
+            working for the grace period below; after it, these are refused until they use the new key:
+          </p>
+          <WhatBreaks />
           <label>
-            Grace period in minutes (the old key keeps verifying; 0 refuses it at once)
+            Grace period in minutes (1440 is a day; 0 refuses the old key at once)
             <input
               name="graceMinutes"
               type="number"
@@ -149,12 +194,19 @@ function SecurityKey({ data, owner }: { data: PortalIntegrations; owner: boolean
               {rotate.error.message}
             </p>
           ) : null}
-          <button type="submit" disabled={rotate.isPending}>
-            Rotate key
-          </button>
+          <div className="row">
+            <button type="submit" disabled={rotate.isPending}>
+              Rotate now
+            </button>
+            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
         </form>
       ) : (
-        <p className="note">Only owners rotate the key.</p>
+        <button type="button" onClick={() => setConfirming(true)}>
+          Rotate key
+        </button>
       )}
       {rotate.isSuccess ? (
         <ShownOnce title="New keys">
@@ -165,9 +217,64 @@ function SecurityKey({ data, owner }: { data: PortalIntegrations; owner: boolean
             testId="new-security-key"
           />
           <Secret label="API key" copyLabel="Copy the API key" value={rotate.data.keys.apiKey} testId="new-api-key" />
+          <p>
+            {rotate.data.keys.previousKeyValidUntil
+              ? `The old security key keeps working until ${when(rotate.data.keys.previousKeyValidUntil)}. Once your back end, WordPress plugin and bots use the new one, end it below.`
+              : 'The old security key is refused from now on.'}
+          </p>
         </ShownOnce>
       ) : null}
-    </section>
+    </>
+  );
+}
+
+/** "End the old key now": its own action, confirmed, for when every integration runs on the new key (or it leaked). */
+function EndOldKey({ validUntil }: { validUntil: string }) {
+  const { brandId } = useBrand();
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const end = useMutation({
+    mutationFn: () => api('POST', `/brands/${brandId}/keys/end-previous`),
+    onSuccess: async () => {
+      setConfirming(false);
+      await queryClient.invalidateQueries({ queryKey: ['integrations', brandId] });
+      // This control is gone with the old key: focus goes back to the section, whose facts now say "no longer".
+      document.getElementById('key-heading')?.focus();
+    },
+  });
+  const focusOnShow = (element: HTMLElement | null) => element?.focus();
+  return (
+    <div className="stack narrow">
+      {confirming ? (
+        <section className="confirm" aria-labelledby="end-old-key-heading">
+          <h3 id="end-old-key-heading" tabIndex={-1} ref={focusOnShow}>
+            End the old key now?
+          </h3>
+          <p>
+            It would keep working until {when(validUntil)}. From this moment on, anything still signing with it is
+            refused:
+          </p>
+          <WhatBreaks />
+          {end.isError ? (
+            <p role="alert" className="error">
+              {end.error.message}
+            </p>
+          ) : null}
+          <div className="row">
+            <button type="button" className="danger" disabled={end.isPending} onClick={() => end.mutate()}>
+              End the old key
+            </button>
+            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      ) : (
+        <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+          End the old key now
+        </button>
+      )}
+    </div>
   );
 }
 

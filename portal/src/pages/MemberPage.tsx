@@ -130,22 +130,39 @@ export function MemberPage() {
   );
 }
 
+/**
+ * A fresh idempotency key for one intended award (issue 33 §7). From getRandomValues, not randomUUID: the
+ * portal may be served over plain http on a LAN address, where randomUUID does not exist.
+ */
+function newAwardKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `award-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
 function AwardForm(props: { brandId: string; userKey: string; queryKey: string[] }) {
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState('50');
   const [reason, setReason] = useState('');
+  // One key per intended award: kept while the same award is retried (a lost answer, a second click), renewed
+  // when the award changes or once it was given, so a repeat never pays twice and a new award always pays.
+  const [awardKey, setAwardKey] = useState(newAwardKey);
   const award = useMutation({
     mutationFn: () =>
       api<{ rewardAmount: number }>(
         'POST',
         `/brands/${props.brandId}/loyalty-members/${encodeURIComponent(props.userKey)}/awards`,
-        { amount: Number(amount), reason },
+        { amount: Number(amount), reason, idempotencyKey: awardKey },
       ),
     onSuccess: async () => {
       setReason('');
+      setAwardKey(newAwardKey());
       await queryClient.invalidateQueries({ queryKey: props.queryKey });
     },
   });
+  const edit = (set: (value: string) => void) => (value: string) => {
+    set(value);
+    setAwardKey(newAwardKey());
+  };
   const errors = fieldErrors(award.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -164,7 +181,7 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: string[]
           min={1}
           required
           value={amount}
-          onChange={(e) => setAmount(e.target.value)}
+          onChange={(e) => edit(setAmount)(e.target.value)}
           {...described('amount')}
         />
         {errors.amount ? (
@@ -180,7 +197,7 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: string[]
           rows={2}
           maxLength={500}
           value={reason}
-          onChange={(e) => setReason(e.target.value)}
+          onChange={(e) => edit(setReason)(e.target.value)}
           {...described('reason')}
         />
         {errors.reason ? (

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, fieldErrors, linkToken, loadSession } from '../api.ts';
+import { refreshSession } from '../session.ts';
 
 /**
  * Sets a password with the link's token (invite or reset), then lands in the portal signed in. `onRefused` hears
@@ -28,7 +29,7 @@ export function PasswordForm({
     },
     onSuccess: async () => {
       window.history.replaceState(null, '', window.location.pathname);
-      await queryClient.invalidateQueries({ queryKey: ['session'] });
+      await refreshSession(queryClient);
       navigate('/');
     },
     onError: (error) => onRefused?.(error),

@@ -1,11 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { api, loadSession } from '../api.ts';
+import { refreshSession } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
 
 export function SignInPage() {
   const navigate = useNavigate();
+  const location = useLocation();
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -15,8 +17,8 @@ export function SignInPage() {
       await api('POST', '/sign-in', { email, password });
     },
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['session'] });
-      navigate('/');
+      await refreshSession(queryClient);
+      navigate(returnPath(location.state));
     },
   });
   const submit = (event: FormEvent) => {
@@ -60,4 +62,10 @@ export function SignInPage() {
       </p>
     </AuthFrame>
   );
+}
+
+/** Where the frame sent the person from (a page of the portal), or the portal's home. */
+function returnPath(state: unknown): string {
+  const from = (state as { from?: unknown } | null)?.from;
+  return typeof from === 'string' && from.startsWith('/') && !from.startsWith('//') && from !== '/sign-in' ? from : '/';
 }

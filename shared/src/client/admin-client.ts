@@ -19,6 +19,8 @@ import {
   type CreateBrandInput,
   type CreatedBrand,
   createdBrandSchema,
+  type EndedPreviousBrandKey,
+  endedPreviousBrandKeySchema,
   type RotateBrandKeysRequest,
   type RotatedBrandKeys,
   type Rule,
@@ -132,6 +134,8 @@ export interface AdminClient {
   invitePortalOperator(input: { email: string }): Promise<PortalOperatorInvite>;
   /** New security key and API key (shown this once); the old security key verifies for `graceMinutes`. */
   rotateBrandKeys(brandId: string, input: RotateBrandKeysRequest): Promise<RotatedBrandKeys>;
+  /** Ends the grace of the security key the last rotation replaced (409 when none is still verifying). */
+  endPreviousBrandKey(brandId: string): Promise<EndedPreviousBrandKey>;
   /** Creates or replaces the brand's rule for an event type. */
   setRule(brandId: string, eventType: string, settings: SetRuleRequest): Promise<Rule>;
   listRules(brandId: string): Promise<Rule[]>;
@@ -175,6 +179,7 @@ export interface AdminClient {
 const brandEnvelope = z.object({ success: z.literal(true), brand: brandSchema });
 const createdBrandEnvelope = z.object({ success: z.literal(true), brand: createdBrandSchema });
 const rotatedKeysEnvelope = z.object({ success: z.literal(true), keys: rotatedBrandKeysSchema });
+const endedKeyEnvelope = z.object({ success: z.literal(true), keys: endedPreviousBrandKeySchema });
 const brandsEnvelope = z.object({ success: z.literal(true), brands: z.array(brandSchema) });
 const ruleEnvelope = z.object({ success: z.literal(true), rule: ruleSchema });
 const rulesEnvelope = z.object({ success: z.literal(true), rules: z.array(ruleSchema) });
@@ -275,6 +280,8 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
       (await call('DELETE', `${brandPath(brandId)}/domains/${encodeURIComponent(domain)}`, brandEnvelope)).brand,
     rotateBrandKeys: async (brandId, input) =>
       (await call('POST', `${brandPath(brandId)}/keys/rotate`, rotatedKeysEnvelope, input)).keys,
+    endPreviousBrandKey: async (brandId) =>
+      (await call('POST', `${brandPath(brandId)}/keys/end-previous`, endedKeyEnvelope)).keys,
     setRule: async (brandId, eventType, settings) =>
       (await call('PUT', `${brandPath(brandId)}/rules/${encodeURIComponent(eventType)}`, ruleEnvelope, settings)).rule,
     listRules: async (brandId) => (await call('GET', `${brandPath(brandId)}/rules`, rulesEnvelope)).rules,

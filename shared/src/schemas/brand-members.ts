@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { achievementSchema } from './achievements.ts';
 import { cleanString } from './common.ts';
 import { perkConstraintSchema } from './constraints.ts';
-import { createPerkRequestSchema, perkSchema } from './perks.ts';
+import { createPerkRequestSchema, idempotencyKeySchema, perkSchema } from './perks.ts';
 import { portalBrandParamsSchema } from './portal.ts';
 
 // A brand's perks and loyalty members as the portal's Perks and Members pages read and change them
@@ -160,6 +160,10 @@ export const manualAwardRequestSchema = z
         .min(3, 'is required: say why the member gets these pts (at least 3 characters)')
         .max(500, 'must be at most 500 characters'),
     ),
+    idempotencyKey: idempotencyKeySchema.optional().meta({
+      description:
+        'Idempotency key (1 to 128 printable ASCII characters, e.g. a uuid), one per intended award. A repeat with the same key by the same person for the same member and amount answers the first award (replayed: true) and pays nothing; the key with another member, amount or person is 409.',
+    }),
   })
   .meta({ id: 'ManualAwardRequest' });
 export type ManualAwardRequest = z.input<typeof manualAwardRequestSchema>;
@@ -188,6 +192,8 @@ export const manualAwardResponseSchema = z
     rewardAmount: z.number().int(),
     walletAddress: z.string(),
     mintStatus: z.string(),
+    /** A repeat of an idempotency key: the first award as it stands; nothing new was paid. */
+    replayed: z.literal(true).optional(),
   })
   .meta({ id: 'ManualAwardResponse' });
 export type ManualAwardResponse = z.infer<typeof manualAwardResponseSchema>;

@@ -84,6 +84,12 @@ export type CreatedBrand = z.infer<typeof createdBrandSchema>;
 /** The longest grace period of a rotated security key: a week to redeploy every integration, no more. */
 export const MAX_KEY_GRACE_MINUTES = 7 * 24 * 60;
 
+/**
+ * The grace the portal's "Rotate key" offers first: a day for the brand's back end, WordPress plugin and bots to
+ * move to the new key before the old one is refused ("End the old key now" ends it sooner).
+ */
+export const DEFAULT_PORTAL_KEY_GRACE_MINUTES = 24 * 60;
+
 /** Body of `POST /admin/brands/:brandId/keys/rotate`. */
 export const rotateBrandKeysRequestSchema = z.strictObject({
   /** Minutes the replaced security key still verifies signatures; 0 (the default) refuses it at once. */
@@ -105,6 +111,12 @@ export const brandKeyStatusSchema = z
   })
   .meta({ id: 'BrandKeyStatus' });
 export type BrandKeyStatus = z.infer<typeof brandKeyStatusSchema>;
+
+/** The answer of ending the replaced key's grace early: the keys' state, and until when the old key had verified. */
+export const endedPreviousBrandKeySchema = brandKeyStatusSchema
+  .extend({ endedKeyWasValidUntil: z.string() })
+  .meta({ id: 'EndedPreviousBrandKey' });
+export type EndedPreviousBrandKey = z.infer<typeof endedPreviousBrandKeySchema>;
 
 /** A rotation's answer: the new keys, shown this once. */
 export const rotatedBrandKeysSchema = brandKeyStatusSchema

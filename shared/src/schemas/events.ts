@@ -10,6 +10,7 @@ import {
   metadataSchema,
   TX_HASH_PATTERN,
 } from './common.ts';
+import { isEmailAddress } from './email.ts';
 
 /** Sources that bypass cooldown and per-user max claims when the request is brand-signed (spec 4.1 rule 8). */
 export const PRIVILEGED_SOURCES = ['chat_manual_reward', 'voice_claim', 'gateway_event'] as const;
@@ -26,7 +27,12 @@ export const eventRequestSchema = z
     domain: domainSchema.optional(),
     sourceUrl: httpUrlSchema.optional(),
     userIdentifier: cleanString(
-      z.union([z.email(), z.string().regex(ADDRESS_PATTERN)], 'must be an email or a 0x address').optional(),
+      z
+        .union(
+          [z.string().refine(isEmailAddress), z.string().regex(ADDRESS_PATTERN)],
+          'must be an email or a 0x address',
+        )
+        .optional(),
     ),
     metadata: metadataSchema.optional(),
     channel_id: cleanString(z.string().min(1).max(100)).optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { brandIdSchema, cleanString, httpUrlSchema } from './common.ts';
+import { brandIdSchema, cleanString, emailAddressSchema, httpUrlSchema } from './common.ts';
 
 /** Whole reward tokens (0 decimals); kept within JSON's safe integers. */
 const tokenAmount = z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(Number.MAX_SAFE_INTEGER);
@@ -189,9 +189,7 @@ export const perkRedemptionRequestSchema = z
     brandId: brandIdSchema,
     perkId: perkRefSchema,
     /** An email, or a platform user's synthetic email `<platform>_<id>@<service domain>`. */
-    userIdentifier: cleanString(z.email('must be an email or a synthetic email <platform>_<id>@<domain>')).transform(
-      (value) => value.toLowerCase(),
-    ),
+    userIdentifier: cleanString(emailAddressSchema('must be an email or a synthetic email <platform>_<id>@<domain>')),
     /** Where the redemption happened (activity log); default: the synthetic email's platform, else `web`. */
     platform: cleanString(
       z

@@ -105,6 +105,31 @@ export const portalMemberRoleRequestSchema = z.object({ role: portalRoleSchema }
 
 export const portalBrandParamsSchema = z.object({ brandId: brandIdSchema });
 export const portalMemberParamsSchema = portalBrandParamsSchema.extend({ userId: z.uuid('is not a user id') });
+/** `DELETE /portal/api/brands/:brandId/invites/:email`: the e-mail whose pending invites are voided. */
+export const portalInviteParamsSchema = portalBrandParamsSchema.extend({ email: emailSchema });
+
+/** A person taken out of a brand's team (removed by an owner, or left): their pending invites are voided. */
+export const portalTeamRemovalSchema = z
+  .object({
+    success: z.literal(true),
+    userId: z.string(),
+    email: z.string(),
+    role: portalRoleSchema,
+    /** Pending invites into the brand voided with them: those addressed to them and those they sent. */
+    invitesRevoked: z.number().int(),
+  })
+  .meta({ id: 'PortalTeamRemoval' });
+export type PortalTeamRemoval = z.infer<typeof portalTeamRemovalSchema>;
+
+export const portalInviteRevocationSchema = z
+  .object({ success: z.literal(true), email: z.string(), invitesRevoked: z.number().int() })
+  .meta({ id: 'PortalInviteRevocation' });
+export type PortalInviteRevocation = z.infer<typeof portalInviteRevocationSchema>;
+
+export const portalSessionsEndedSchema = z
+  .object({ success: z.literal(true), userId: z.string(), sessionsEnded: z.number().int() })
+  .meta({ id: 'PortalSessionsEnded' });
+export type PortalSessionsEnded = z.infer<typeof portalSessionsEndedSchema>;
 
 export const portalAuditEntrySchema = z.object({
   id: z.string(),

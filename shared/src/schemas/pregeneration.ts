@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ADDRESS_PATTERN, cleanString, metadataSchema } from './common.ts';
+import { ADDRESS_PATTERN, cleanString, emailSchema, metadataSchema } from './common.ts';
 
 /** Spec 4.8: the eight social-login providers, in the spec's order. */
 export const OAUTH_PROVIDERS = [
@@ -104,13 +104,7 @@ export const pregenerateEmailRequestSchema = z
     brand_id: cleanString(z.string().regex(ADDRESS_PATTERN, 'must be 0x followed by 40 hex characters')).transform(
       (value) => value.toLowerCase(),
     ),
-    email: cleanString(
-      z
-        .string()
-        .max(254, 'must be at most 254 characters')
-        .pipe(z.email('must be a valid email address'))
-        .transform((value) => value.toLowerCase()),
-    ),
+    email: emailSchema,
     metadata: metadataSchema.optional(),
   })
   .meta({ id: 'PregenerateEmailRequest' });

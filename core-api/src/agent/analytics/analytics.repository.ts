@@ -3,9 +3,6 @@ import type { DB } from '../../db/schema.ts';
 import { readRulesOfBrands } from '../../modules/events/rule-reads.ts';
 import { ruleCapOut } from '../agent-limits.ts';
 
-/** Agent identities are left out of analytics by the module that owns them. */
-export { notAgent } from '../../modules/analytics/analytics.repository.ts';
-
 /** A brand's event rules as configured now. */
 export interface BrandRule {
   eventId: string;

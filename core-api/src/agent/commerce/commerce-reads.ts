@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database.ts';
-import { resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
+import { resolveAccountKey, resolveMember } from '../../modules/accounts/accounts.service.ts';
 import { previewEarnings } from '../../modules/events/events.service.ts';
-import { readLedgerBalance, readMemberActivity } from '../../modules/ledger/member-activity.ts';
+import { readMemberActivity } from '../../modules/ledger/member-activity.ts';
 import { readMemberPerkClaims, readOfferedPerks } from '../../modules/perks/perks.repository.ts';
 import { listMemberCatalogue } from '../../modules/perks/perks.service.ts';
 import { type BoundIntoDeps, type BoundToDatabase, bindDatabase, bindDatabaseIntoDeps } from '../agent-services.ts';
@@ -9,7 +9,7 @@ import { readAcceptedByType } from './commerce.repository.ts';
 
 const commerceReadFunctions = {
   resolveAccountKey,
-  readLedgerBalance,
+  resolveMember,
   readMemberActivity,
   readMemberPerkClaims,
   readOfferedPerks,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { notAgent } from '../analytics/analytics.repository.ts';
+import { isMemberKey } from '../../modules/accounts/member-keys.ts';
 import type { TimeWindow } from '../analytics/formulas.ts';
 
 /**
@@ -25,7 +25,7 @@ export async function readAcceptedByType(
   const result = await sql<{ brand_id: string; event_type: string; n: number }>`
     SELECT brand_id, event_type, count(*)::int AS n
       FROM events
-     WHERE status = 'accepted' AND brand_id IN (${sql.join(brandIds)}) AND ${notAgent(sql.ref('user_email'))}
+     WHERE status = 'accepted' AND brand_id IN (${sql.join(brandIds)}) AND ${isMemberKey(sql.ref('user_email'))}
        AND created_at >= ${window.from} AND created_at < ${window.to}
      GROUP BY brand_id, event_type`.execute(db);
   return new Map(result.rows.map((r) => [`${r.brand_id} ${r.event_type}`, r.n]));

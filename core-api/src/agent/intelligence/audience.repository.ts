@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { isMemberKey } from '../../modules/accounts/member-keys.ts';
 import { eventPlatform } from '../../modules/leaderboards/reward-activity.ts';
 import { readBrandMemberFigures } from '../../modules/ledger/member-activity.ts';
 import { type ActivityProfile, type Archetype, classifyArchetype } from './formulas.ts';
@@ -77,7 +78,7 @@ export async function readPlatformSplit(
   const result = await sql<{ declared: string | null; k: string; n: number }>`
     SELECT metadata ->> 'platform' AS declared, user_email AS k, count(*)::int AS n FROM events
      WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at >= ${from} AND created_at < ${to}
-       AND user_email NOT LIKE 'agent:%'
+       AND ${isMemberKey(sql.ref('user_email'))}
      GROUP BY 1, 2`.execute(db);
   const byPlatform = new Map<string, { events: number; members: Set<string> }>();
   for (const row of result.rows) {

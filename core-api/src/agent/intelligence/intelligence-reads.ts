@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.ts';
+import { resolveMember } from '../../modules/accounts/accounts.service.ts';
 import {
   readCategoryPerformance,
   readPerkActivities,
@@ -10,7 +11,6 @@ import {
   readAffordCounts,
   readBalanceQuartiles,
   readEarningsTotals,
-  readLedgerBalance,
   readMemberActivity,
   readMemberRedemptions,
 } from '../../modules/ledger/member-activity.ts';
@@ -27,7 +27,7 @@ const intelligenceReadFunctions = {
   readAffordCounts,
   readBalanceQuartiles,
   readEarningsTotals,
-  readLedgerBalance,
+  resolveMember,
   readMemberActivity,
   readMemberRedemptions,
   findBrandPerk,

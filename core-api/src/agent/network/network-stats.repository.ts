@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { isMemberKey } from '../../modules/accounts/member-keys.ts';
 import { readNetworkIssuedPts } from '../../modules/ledger/reward-mints.ts';
 import { type BoundToDatabase, bindDatabase } from '../agent-services.ts';
 
@@ -23,7 +24,7 @@ export async function readNetworkCounts(db: Database): Promise<NetworkCounts> {
     }>`
       SELECT
         (SELECT count(*) FROM brands) AS brands,
-        (SELECT count(*) FROM users WHERE email NOT LIKE 'agent\\_%') AS users,
+        (SELECT count(*) FROM users WHERE ${isMemberKey(sql.ref('email'))}) AS users,
         (SELECT count(*) FROM events WHERE status = 'accepted') AS accepted_events`.execute(db),
     readNetworkIssuedPts(db),
   ]);

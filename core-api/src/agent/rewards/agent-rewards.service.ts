@@ -3,7 +3,7 @@ import { AppError } from '@pts/shared';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
-import { type AcceptedEvent, preparePlatformAward } from '../../modules/events/events.service.ts';
+import type { AcceptedEvent, PlatformAward } from '../../modules/events/events.service.ts';
 import {
   agentKeyToken,
   type MemberAnswers,
@@ -267,18 +267,18 @@ export async function claimAgentReward(
       throw claim ? alreadyClaimed(claim) : error;
     });
 
-  const candidate = preparePlatformAward(
-    {
-      eventType: agentRewardEventType(input.rewardType),
-      userEmail: agentIdentity(principal.keyId),
-      // Not `agentKeyId`: that marks the events a key brought to a brand (the discovery evidence).
-      metadata: { rewardedKeyId: principal.keyId, rewardType: input.rewardType, rewardBrandId: brand.brandId },
-    },
-    { eventId: reserved.eventId, amount: reserved.amount, at: now },
-  );
+  const candidate: PlatformAward = {
+    kind: 'platform',
+    eventType: agentRewardEventType(input.rewardType),
+    userEmail: agentIdentity(principal.keyId),
+    // Not `agentKeyId`: that marks the events a key brought to a brand (the discovery evidence).
+    metadata: { rewardedKeyId: principal.keyId, rewardType: input.rewardType, rewardBrandId: brand.brandId },
+    eventId: reserved.eventId,
+    amount: reserved.amount,
+  };
   let accepted: AcceptedEvent;
   try {
-    accepted = await d.events.awardReward(candidate);
+    accepted = await d.events.award(candidate);
   } catch (error) {
     // A re-driven claim whose original event committed meanwhile: the events key let only one through.
     if (reserved.redrive && isUniqueViolation(error)) {

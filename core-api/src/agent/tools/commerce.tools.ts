@@ -13,6 +13,7 @@ import type { MemberPerkClaims } from '../../modules/perks/perks.repository.ts';
 import { judgeCatalogueItem, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
 import { cachedBrandRules, cachedRouteBrands } from '../actions/cached-brands.ts';
+import { type MemberSpendable, readMemberSpendable } from '../actions/member-spendable.ts';
 import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../actions/windowed-answers.ts';
 import { agentPerkLimits } from '../agent-limits.ts';
 import { type AgentTool, type AgentToolContext, defineAgentTool } from '../agent-tool.ts';
@@ -90,8 +91,6 @@ function basisOf(window: { from: Date; to: Date }, sampleSize: number, note?: st
   };
 }
 
-const nonNegative = (value: bigint) => (value > 0n ? value : 0n);
-
 const streakSchema = z.object({
   current: z.number().int(),
   multiplier: z.number(),
@@ -136,19 +135,23 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
     asked: { userId: string; brands: string[] } | undefined,
   ) {
     const { current } = periodWindows(now, COMMERCE_PERIOD);
-    let member: { balance: bigint; claims: Map<string, MemberPerkClaims>; scope: Set<string> } | undefined;
+    let member:
+      | { balance: bigint; claims: Map<string, MemberPerkClaims>; scope: Set<string>; wallet: MemberSpendable }
+      | undefined;
     if (asked) {
       const { userId, brands } = asked;
       const scope = new Set(brands);
+      const resolved = await reads.resolveMember(userId);
       // The member's claims of every perk of the network (deals span brands; the per-member limit holds
       // wherever the perk is), read once for all candidates.
       const [activity, claims] = await Promise.all([
-        reads.readMemberActivity(userId, brands, new Date(0), now),
-        reads.readMemberPerkClaims(userId),
+        reads.readMemberActivity(resolved, brands, new Date(0), now),
+        reads.readMemberPerkClaims(resolved),
       ]);
       const redeemedHere = [...claims.values()].some((c) => scope.has(c.brandId));
       if (activity.brands === 0 && !redeemedHere) throw memberNotFound(userId);
-      member = { balance: nonNegative(await reads.readLedgerBalance(userId)), claims, scope };
+      const wallet = await readMemberSpendable(d, resolved);
+      member = { balance: wallet.spendable, claims, scope, wallet };
     }
     const terms = intentTerms(query.intent);
     // Unsigned, the catalogue and its redemption counts are public and shared by every caller: remembered like
@@ -232,7 +235,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       candidates: candidates.length,
       basis: basisOf(current, sample, note),
     };
-    return { answer, changesAt };
+    return { answer, changesAt, wallet: member?.wallet };
   }
 
   /**
@@ -333,7 +336,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       summary:
         'Available perks across the network, ranked by real redemptions (and for a member, by what they can afford)',
       description:
-        "Active, on-chain perks with supply left, of brands of `category` (retail, gaming, dining, travel), costing at most `budget` pts, matching `intent` (words of 3+ letters found in the perk's name, description or category or the brand's name or category; perks matching more words first). Unsigned: score = 100 × popularity, popularity = the perk's redemptions in the last 30 days ÷ the most redeemed candidate's. Signed with `userId` (a member of the key's brands, else 404): only perks the member may redeem (never one they already hold the per-member maximum of — the rule redeem_perk applies); score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity + 20 × novelty (never redeemed at the key's brands) — the recommendations formula — with `affordable` and `missingPts`. `userId` without a signature is 401. Highest score first, then cheaper; `limit` 1–50 (default 10). Empty list with a note when nothing matches." +
+        "Active, on-chain perks with supply left, of brands of `category` (retail, gaming, dining, travel), costing at most `budget` pts, matching `intent` (words of 3+ letters found in the perk's name, description or category or the brand's name or category; perks matching more words first). Unsigned: score = 100 × popularity, popularity = the perk's redemptions in the last 30 days ÷ the most redeemed candidate's. Signed with `userId` (a member of the key's brands, else 404): only perks the member may redeem (never one they already hold the per-member maximum of — the rule redeem_perk applies); score = 50 × affordability (spendable balance ÷ cost, capped at 1) + 30 × popularity + 20 × novelty (never redeemed at the key's brands) — the recommendations formula — with `affordable` and `missingPts`. `userId` without a signature is 401. Highest score first, then cheaper; `limit` 1–50 (default 10). Empty list with a note when nothing matches." +
         WINDOWED_ANSWER_NOTE,
       access: 'optional',
       request: {
@@ -370,7 +373,11 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
         ),
         personalised: z.boolean(),
         userId: z.string().nullable(),
-        balance: amount.nullable().describe("The member's ledger balance (earned − redeemed), when personalised"),
+        balance: amount
+          .nullable()
+          .describe(
+            'What the member may spend now (their wallet on chain less pending redemptions, every identity of their account: what redeem_perk judges with), when personalised',
+          ),
         intentTerms: z.array(z.string()),
         candidates: z.number().int(),
         basis,
@@ -383,13 +390,14 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
         const userId = query.userId;
         const args = JSON.stringify([query.intent ?? null, query.category ?? null, query.budget ?? null, query.limit]);
         return keptWindowedAnswer(d, context, ['find_deals', brands.join(','), userId, args], async (now) => {
-          const { answer, changesAt } = await dealsAt(query, now, { userId, brands });
+          const { answer, changesAt, wallet } = await dealsAt(query, now, { userId, brands });
           return {
             value: answer,
-            // The member's events and redemptions (balance, claims), and every brand's perks: deals span the
-            // network. Supply is the chain's (kept while its head has not moved).
-            tokens: [memberToken(userId), ANY_PERKS_TOKEN],
+            // The member's events, redemptions and wallet (every identity), and every brand's perks: deals span
+            // the network. Supply and the balance are the chain's (kept while its head has not moved).
+            tokens: [memberToken(userId), ...(wallet?.tokens ?? []), ANY_PERKS_TOKEN],
             chain: true,
+            keep: wallet?.keep ?? true,
             validUntil: changesAt,
           };
         });
@@ -465,7 +473,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
       path: '/commerce/stack',
       summary: 'Everything one purchase at a brand earns a member, and which perks it unlocks',
       description:
-        "For member `userId` buying for `purchaseAmount` USD at `brandId` (a brand this key acts for, else 403): the brand's best active purchase rule (reward in pts, USD at 1000 pts = 1 USD, cashback %) and whether it still pays this member (per-member claim limit, cooldown); the member's daily streak and today's open check-in reward (daily rule × streak multiplier — the multiplier applies to check-ins, not purchases); `earn.totalPts` = purchase + check-in; the member's ledger balance (earned − redeemed, all brands: pts are one token) now and after; and the brand's available perks the member may still redeem (never one they hold the per-member maximum of — the rule redeem_perk applies) split into affordable now, unlocked by this purchase, and the next one out of reach with the pts missing. A member new to the brand is answered with zeros. Without a purchase rule the purchase earns 0 and a note says so." +
+        "For member `userId` buying for `purchaseAmount` USD at `brandId` (a brand this key acts for, else 403): the brand's best active purchase rule (reward in pts, USD at 1000 pts = 1 USD, cashback %) and whether it still pays this member (per-member claim limit, cooldown); the member's daily streak and today's open check-in reward (daily rule × streak multiplier — the multiplier applies to check-ins, not purchases); `earn.totalPts` = purchase + check-in; the member's spendable balance (their wallet on chain less pending redemptions, every identity of their account: pts are one token) now and after; and the brand's available perks the member may still redeem (never one they hold the per-member maximum of — the rule redeem_perk applies) split into affordable now, unlocked by this purchase, and the next one out of reach with the pts missing. A member new to the brand is answered with zeros. Without a purchase rule the purchase earns 0 and a note says so." +
         WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: {
@@ -510,9 +518,10 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           const { current } = periodWindows(now, COMMERCE_PERIOD);
           const rules = (await cachedBrandRules(d, [query.brandId])).get(query.brandId) ?? [];
           const rule = bestPurchaseRule(rules);
-          const [earnings, ledger, catalogue, accountKey] = await Promise.all([
+          const member = await reads.resolveMember(query.userId);
+          const [earnings, wallet, catalogue] = await Promise.all([
             memberEarnings(d, context, { brandId: query.brandId, userId: query.userId, purchaseRule: rule, rules }),
-            reads.readLedgerBalance(query.userId),
+            readMemberSpendable(d, member),
             reads.listMemberCatalogue(
               {
                 clock: context.clock,
@@ -521,12 +530,11 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
                 brands: d.events.brands,
               },
               query.brandId,
-              query.userId,
+              member,
             ),
-            reads.resolveAccountKey(query.userId),
           ]);
           const perks = catalogue.filter(({ item }) => item.available);
-          const balance = nonNegative(ledger);
+          const balance = wallet.spendable;
           const after = balance + earnings.totalPts;
           // judgeRedemption with the balance now and after the purchase: a perk the member cannot redeem
           // whatever their balance (held at its per-member limit) is in none of the lists.
@@ -576,9 +584,9 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
           };
           return {
             value: answer,
-            // The member's claims, balance and redemptions (their identity) and streak (their account); the
-            // brand's perks (terms, anyone's redemption); supply is the chain's.
-            tokens: [memberToken(query.userId), memberToken(accountKey), brandPerksToken(query.brandId)],
+            // The member's claims, wallet and redemptions (every identity) and streak (their account); the
+            // brand's perks (terms, anyone's redemption); supply and the balance are the chain's.
+            tokens: [memberToken(query.userId), ...wallet.tokens, brandPerksToken(query.brandId)],
             chain: true,
             validUntil: earliestAfter(now, [
               nextUtcDay(now),
@@ -586,7 +594,7 @@ export function commerceTools(d: AgentToolDeps): AgentTool[] {
               ...catalogue.flatMap(({ item }) => [item.startsAt, item.endsAt]),
             ]),
             // A purchase rule with a global limit pays or not by every member's claims: not kept.
-            keep: !earnings.capped,
+            keep: !earnings.capped && wallet.keep,
           };
         });
       },

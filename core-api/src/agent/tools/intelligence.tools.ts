@@ -6,6 +6,7 @@ import { countBelow } from '../../modules/ledger/member-activity.ts';
 import { brandPerksToken, memberToken } from '../../modules/ledger/member-answers.ts';
 import { judgeRedemption, REFUSAL_TEXT, redeemableWithEnoughPts } from '../../modules/perks/redemption-rule.ts';
 import { requireKnownBrand } from '../actions/brand-authority.ts';
+import { readMemberSpendable } from '../actions/member-spendable.ts';
 import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../actions/windowed-answers.ts';
 import { limitTextOut, limitTextSchema } from '../agent-limits.ts';
 import { type AgentTool, defineAgentTool } from '../agent-tool.ts';
@@ -273,15 +274,19 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
     );
   }
 
-  /** The member's activity at the key's brands; 404 when they have none there. */
+  /**
+   * The member `userId` names (every identity of their account, resolved once) and their activity at the key's
+   * brands; 404 when they have none there.
+   */
   async function loadMember(userId: string, brands: string[], now: Date) {
     const window = windowOf(now, WINDOW_DAYS);
+    const member = await reads.resolveMember(userId);
     const [activity, redemptions] = await Promise.all([
-      reads.readMemberActivity(userId, brands, window.from, window.to),
-      reads.readMemberRedemptions(userId, brands, window.from, window.to),
+      reads.readMemberActivity(member, brands, window.from, window.to),
+      reads.readMemberRedemptions(member, brands, window.from, window.to),
     ]);
     if (activity.brands === 0 && redemptions.perkIds.length === 0) throw memberNotFound(userId);
-    return { window, activity, redemptions };
+    return { member, window, activity, redemptions, tokens: member.identityKeys.map(memberToken) };
   }
 
   const perksOf = async (brands: string[], now: Date) => {
@@ -309,7 +314,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
 
   /** get_user_persona's answer at `now` (404 when the member has no activity at `brands`). */
   async function personaOf(userId: string, brands: string[], now: Date) {
-    const { window, activity, redemptions } = await loadMember(userId, brands, now);
+    const { window, activity, redemptions, tokens } = await loadMember(userId, brands, now);
     const daysSinceLastEvent = activity.lastEventAt
       ? Math.floor((now.getTime() - activity.lastEventAt.getTime()) / DAY_MS)
       : null;
@@ -325,7 +330,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
     const totals = await earningsTotals(brands, window);
     const rank = { below: countBelow(totals, activity.earned), population: totals.length };
     const totalEvents = activity.perBrand.reduce((s, b) => s + b.events, 0);
-    return {
+    const persona = {
       userId: userId,
       archetype: classifyArchetype(profile, WINDOW_DAYS),
       behaviour: {
@@ -358,6 +363,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           : undefined,
       ),
     };
+    return { persona, tokens };
   }
 
   return [
@@ -375,11 +381,11 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       example: (f) => ({ params: { userId: f.userId } }),
       async handle({ params }, context) {
         const brands = memberScope(context);
-        return keptWindowedAnswer(d, context, ['get_user_persona', brands.join(','), params.userId], async (now) => ({
-          value: await personaOf(params.userId, brands, now),
+        return keptWindowedAnswer(d, context, ['get_user_persona', brands.join(','), params.userId], async (now) => {
+          const { persona, tokens } = await personaOf(params.userId, brands, now);
           // The member's events and redemptions; the population they are ranked in is a remembered aggregate.
-          tokens: [memberToken(params.userId)],
-        }));
+          return { value: persona, tokens };
+        });
       },
     }),
 
@@ -389,7 +395,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/intelligence/users/:userId/recommendations',
       summary: "Perks at the key's brands ranked for one member",
       description:
-        "Active perks (with supply left) of the brands this key acts for, ranked for one member by score = 50 × affordability (ledger balance ÷ cost, capped at 1) + 30 × popularity (the perk's 30-day redemptions ÷ the brand's most redeemed perk's) + 20 × novelty (1 when the member never redeemed it). Score 0–100, highest first; `limit` 1–20 (default 5). Empty list with a note when the brands have no such perk. 404 when the member has no activity at the key's brands." +
+        "Active perks (with supply left) of the brands this key acts for, ranked for one member by score = 50 × affordability (spendable balance ÷ cost, capped at 1; `balance` is what the member may spend now: their wallet's pts on chain less pending redemptions, every identity of their account — what redeem_perk judges with) + 30 × popularity (the perk's 30-day redemptions ÷ the brand's most redeemed perk's) + 20 × novelty (1 when the member never redeemed it). Score 0–100, highest first; `limit` 1–20 (default 5). Empty list with a note when the brands have no such perk. 404 when the member has no activity at the key's brands." +
         WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: {
@@ -405,12 +411,9 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           context,
           ['get_user_recommendations', brands.join(','), params.userId, String(query.limit)],
           async (now) => {
-            const { window, redemptions } = await loadMember(params.userId, brands, now);
-            const [balance, perBrand] = await Promise.all([
-              reads.readLedgerBalance(params.userId),
-              perksOf(brands, now),
-            ]);
-            const spendable = nonNegative(balance);
+            const { member, window, redemptions, tokens } = await loadMember(params.userId, brands, now);
+            const [wallet, perBrand] = await Promise.all([readMemberSpendable(d, member), perksOf(brands, now)]);
+            const { spendable } = wallet;
             const redeemed = new Set(redemptions.perkIds);
             let atLimit = 0;
             const scored = perBrand.flatMap(({ brandId, perks }) => {
@@ -449,7 +452,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
             );
             const answer = {
               userId: params.userId,
-              balance: balance.toString(),
+              balance: spendable.toString(),
               recommendations: scored.slice(0, query.limit),
               basis: basisOf(
                 window,
@@ -461,7 +464,12 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
                     : 'The brands this key acts for have no active perk with supply left',
               ),
             };
-            return { value: answer, tokens: [memberToken(params.userId), ...brands.map(brandPerksToken)] };
+            return {
+              value: answer,
+              tokens: [...tokens, ...wallet.tokens, ...brands.map(brandPerksToken)],
+              chain: wallet.chain,
+              keep: wallet.keep,
+            };
           },
         );
       },
@@ -534,7 +542,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/users/:userId/goals',
       summary: "A member's progress toward perks at the key's brands",
       description:
-        "Progress of one member toward the active perks of the brands this key acts for (or one `brandId` of the key, or one `targetPerkId`): cost, pts missing (cost − ledger balance, ≥ 0), progress % and estimated days at the member's own rate (pts earned at those brands in the last 30 days ÷ 30); estimatedDays is null when the member earned nothing in 30 days and 0 when already affordable. Balance = accepted rewards − redemptions not failed (network-wide, integer pts as a string). Fewest pts missing first. 403 for a brand the key does not act for, 404 for an unknown member or perk." +
+        "Progress of one member toward the active perks of the brands this key acts for (or one `brandId` of the key, or one `targetPerkId`): cost, pts missing (cost − spendable balance, ≥ 0), progress % and estimated days at the member's own rate (pts earned at those brands in the last 30 days ÷ 30); estimatedDays is null when the member earned nothing in 30 days and 0 when already affordable. `balance` = what the member may spend now: their wallet's pts on chain less pending redemptions (every identity of their account; integer pts as a string), the balance redeem_perk judges with. Fewest pts missing first. 403 for a brand the key does not act for, 404 for an unknown member or perk." +
         WINDOWED_ANSWER_NOTE,
       access: 'key',
       request: {
@@ -556,11 +564,9 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
           context,
           ['get_user_goals', brands.join(','), params.userId, query.targetPerkId ?? ''],
           async (now) => {
-            const { window, activity, redemptions } = await loadMember(params.userId, brands, now);
-            const [balance, perBrand] = await Promise.all([
-              reads.readLedgerBalance(params.userId),
-              perksOf(brands, now),
-            ]);
+            const { member, window, activity, redemptions, tokens } = await loadMember(params.userId, brands, now);
+            const [wallet, perBrand] = await Promise.all([readMemberSpendable(d, member), perksOf(brands, now)]);
+            const balance = wallet.spendable;
             const candidates = perBrand.flatMap(({ brandId, perks }) =>
               perks
                 .filter((p) => (query.targetPerkId ? p.perkId === query.targetPerkId : p.active))
@@ -583,7 +589,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
                 : undefined;
             const goals = reachable
               .map(({ brandId, perk }) => {
-                const g = goalEstimate(perk.cost, nonNegative(balance), activity.earned, WINDOW_DAYS);
+                const g = goalEstimate(perk.cost, balance, activity.earned, WINDOW_DAYS);
                 return {
                   perkId: perk.perkId,
                   brandId,
@@ -613,7 +619,12 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
                   .join('; ') || undefined,
               ),
             };
-            return { value: answer, tokens: [memberToken(params.userId), ...brands.map(brandPerksToken)] };
+            return {
+              value: answer,
+              tokens: [...tokens, ...wallet.tokens, ...brands.map(brandPerksToken)],
+              chain: wallet.chain,
+              keep: wallet.keep,
+            };
           },
         );
       },
@@ -823,7 +834,7 @@ export function intelligenceTools(d: AgentToolDeps): AgentTool[] {
       path: '/brands/:brandId/suggestions/perks',
       summary: "Perk prices from this brand's members' balances and categories that redeem well",
       description:
-        "Suggested perk configurations for the create_perk body (category, priceInPoints; maxSupply -1 = unlimited). Price points: the 25th, 50th and 75th percentiles (entry, core, premium; an actual member's balance) of the ledger balances (accepted rewards network-wide − redemptions not failed, ≥ 0) of the brand's members (an accepted event there), with how many members can afford each now. Categories: every category of the network's active perks with perks, brands, redemptions in the last 30 days, redemptions per perk and lower median cost, best redeeming first. Suggestions: up to 3 categories the brand has no active perk in that were redeemed in the window, priced at the core price point (or the category's median cost when the brand has no member). Empty data answers empty lists with a note.",
+        "Suggested perk configurations for the create_perk body (category, priceInPoints; maxSupply -1 = unlimited). Price points: the 25th, 50th and 75th percentiles (entry, core, premium; an actual member's balance) of the earned-minus-spent figures (accepted rewards network-wide − redemptions not failed, ≥ 0) of the brand's members (an accepted event there), with how many members can afford each now. Categories: every category of the network's active perks with perks, brands, redemptions in the last 30 days, redemptions per perk and lower median cost, best redeeming first. Suggestions: up to 3 categories the brand has no active perk in that were redeemed in the window, priced at the core price point (or the category's median cost when the brand has no member). Empty data answers empty lists with a note.",
       access: 'public',
       cached: true,
       request: { params: brandParams },

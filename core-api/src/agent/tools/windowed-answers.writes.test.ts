@@ -96,13 +96,22 @@ function rawEvent(user: string, brandId: string, reward: number, agentKeyId?: st
   );
 }
 
-/** A confirmed redemption of `perkId` by `user`, written in SQL. */
-function rawRedemption(user: string, brandId: string, perkId: number, cost: number) {
+/**
+ * A redemption of `perkId` by `user`, written in SQL: confirmed, or pending (its cost reserved in the wallet,
+ * so the spendable balance the member answers judge with drops by it).
+ */
+function rawRedemption(
+  user: string,
+  brandId: string,
+  perkId: number,
+  cost: number,
+  status: 'confirmed' | 'pending' = 'confirmed',
+) {
   return rawWrite(
     `INSERT INTO perk_redemptions (id, brand_id, perk_id, user_key, platform, wallet_address, confirmation_code,
                                    status, cost, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'web', $5, $6, 'confirmed', $7, $8, $8)`,
-    [randomUUID(), brandId, perkId, user, wallet, randomUUID(), cost, justBefore()],
+     VALUES ($1, $2, $3, $4, 'web', $5, $6, $9, $7, $8, $8)`,
+    [randomUUID(), brandId, perkId, user, wallet, randomUUID(), cost, justBefore(), status],
   );
 }
 
@@ -259,36 +268,30 @@ describe('windowed member answers: kept, and dropped by every write they depend 
 
   it("find_deals for a member: a redemption drops it, and so does another brand's perk window", async () => {
     const raw = { query: { userId: MEMBER, limit: 10 } };
-    await keptUntilAnnounced(
-      'find_deals',
-      raw,
-      () => silently('perk_redemptions', () => rawRedemption(MEMBER, elsewhere.brandId, perks.far as number, 20)),
-      () => rawRedemption(MEMBER, elsewhere.brandId, perks.far as number, 20),
-    );
+    // Pending: the balance find_deals judges with is the wallet's less what pending redemptions reserve.
+    const reserve = () => rawRedemption(MEMBER, elsewhere.brandId, perks.far as number, 1, 'pending');
+    await keptUntilAnnounced('find_deals', raw, () => silently('perk_redemptions', reserve), reserve);
     // A brand the key does not act for: its perks are deals too, and its window closing drops the answer.
     const { before, after } = await keptUntilAnnounced(
       'find_deals',
       raw,
-      () => silently('events', () => rawEvent(MEMBER, brand.brandId, 3)),
+      () => silently('perk_redemptions', reserve),
       () => rawWrite('UPDATE perks SET ends_at = $1 WHERE id = $2', [justBefore(), perks.far]),
     );
     expect(before.deals.map((deal: { id: number }) => deal.id)).toContain(perks.far);
     expect(after.deals.map((deal: { id: number }) => deal.id)).not.toContain(perks.far);
   });
 
-  it("stack_commerce: a member event drops it, and so does the brand's perk limit", async () => {
-    // The member holds 2 mugs, at the limit of 2 set above: the mug is in none of the lists yet.
+  it("stack_commerce: a member's redemption drops it, and so does the brand's perk limit", async () => {
+    // The member holds 2 mugs, at the limit of 2 set above: the mug is in none of the lists yet. The balance
+    // stack_commerce judges with is the wallet's less pending redemptions (an event with no mint moves nothing).
     const raw = { query: { brandId: brand.brandId, purchaseAmount: '10', userId: MEMBER } };
-    await keptUntilAnnounced(
-      'stack_commerce',
-      raw,
-      () => silently('events', () => rawEvent(MEMBER, brand.brandId, 11)),
-      () => rawEvent(MEMBER, brand.brandId, 11),
-    );
+    const reserve = () => rawRedemption(MEMBER, elsewhere.brandId, perks.far as number, 1, 'pending');
+    await keptUntilAnnounced('stack_commerce', raw, () => silently('perk_redemptions', reserve), reserve);
     const { after } = await keptUntilAnnounced(
       'stack_commerce',
       raw,
-      () => silently('events', () => rawEvent(MEMBER, brand.brandId, 11)),
+      () => silently('perk_redemptions', reserve),
       () => rawWrite('UPDATE perks SET max_per_user = 3 WHERE id = $1', [perks.mug]),
     );
     const shown = [...after.perks.affordableNow, ...after.perks.unlockedByThisPurchase].map(

@@ -85,7 +85,7 @@ export const setBrandCommand: CliCommand = {
 export const rotateBrandKeyCommand: CliCommand = {
   usage: 'pts brand rotate-key --brand ID [--grace-minutes N] [--json]',
   summary:
-    "rotate a brand's security key and API key; prints the new keys once (the old security key verifies for --grace-minutes, default 0)",
+    "rotate a brand's security key and API key; prints the new keys once (the old security key verifies for --grace-minutes, default 0; end it sooner with end-old-key)",
   async run(args, context) {
     const flags = parseFlags(args, { brand: { type: 'string' }, 'grace-minutes': { type: 'string' }, ...jsonOption });
     const brandId = requireFlag(flags.brand, 'brand').trim();
@@ -111,6 +111,23 @@ export const rotateBrandKeyCommand: CliCommand = {
         : 'The old keys are refused now.',
     );
     context.print('Store both keys now: they are shown only once.');
+  },
+};
+
+/** `pts brand end-old-key`: the security key the last rotation replaced stops verifying now, not at its grace's end. */
+export const endOldBrandKeyCommand: CliCommand = {
+  usage: 'pts brand end-old-key --brand ID [--json]',
+  summary:
+    'end the grace of the security key the last rotate-key replaced: only the new key verifies from now on (audited)',
+  async run(args, context) {
+    const flags = parseFlags(args, { brand: { type: 'string' }, ...jsonOption });
+    const brandId = requireFlag(flags.brand, 'brand').trim();
+    const keys = await context.client().endPreviousBrandKey(brandId);
+    if (flags.json) return context.printJson(keys);
+    context.print(
+      `Ended the old security key of brand ${keys.brandId}: it would have verified until ${keys.endedKeyWasValidUntil} ` +
+        'and is refused from now on. Only the current key verifies.',
+    );
   },
 };
 

@@ -1,18 +1,21 @@
-import { MANUAL_AWARD_MAX } from '@pts/shared';
+import { randomUUID } from 'node:crypto';
+import { idempotencyKeySchema, MANUAL_AWARD_MAX } from '@pts/shared';
 import { type CliCommand, UsageError } from '../cli-context.ts';
 import { jsonOption, parseFlags, requireFlag } from '../flags.ts';
 
 /** `pts member award`: the portal's manual award (Members page) from the CLI, audited as the admin token. */
 export const awardMemberCommand: CliCommand = {
-  usage: 'pts member award --brand ID --member EMAIL|IDENTITY --amount N --reason TEXT [--json]',
+  usage:
+    'pts member award --brand ID --member EMAIL|IDENTITY --amount N --reason TEXT [--idempotency-key KEY] [--json]',
   summary:
-    'give a member pts by hand with the reason why (a manual_award event, minted like every reward; the member is an e-mail, discord:123 or an identity key)',
+    'give a member pts by hand with the reason why (a manual_award event, minted like every reward; the member is an e-mail, discord:123 or an identity key). One award per --idempotency-key (default: a new uuid per run): run again with the same key and nothing more is paid',
   async run(args, context) {
     const flags = parseFlags(args, {
       brand: { type: 'string' },
       member: { type: 'string' },
       amount: { type: 'string' },
       reason: { type: 'string' },
+      'idempotency-key': { type: 'string' },
       ...jsonOption,
     });
     const brandId = requireFlag(flags.brand, 'brand');
@@ -23,9 +26,15 @@ export const awardMemberCommand: CliCommand = {
     if (!Number.isSafeInteger(amount) || amount < 1 || amount > MANUAL_AWARD_MAX) {
       throw new UsageError(`--amount must be a whole number of pts from 1 to ${MANUAL_AWARD_MAX}, got "${amountText}"`);
     }
-    const award = await context.client().awardMember(brandId, { member, amount, reason });
+    const key = idempotencyKeySchema.safeParse(flags['idempotency-key'] ?? randomUUID());
+    if (!key.success) throw new UsageError(`--idempotency-key ${key.error.issues[0]?.message ?? 'is invalid'}`);
+    const award = await context.client().awardMember(brandId, { member, amount, reason, idempotencyKey: key.data });
     if (flags.json) return context.printJson(award);
-    context.print(`Awarded ${award.rewardAmount} pts to ${member} (${award.walletAddress})`);
+    context.print(
+      award.replayed
+        ? `Already awarded with this idempotency key: ${award.rewardAmount} pts to ${member} (${award.walletAddress}); nothing new was paid`
+        : `Awarded ${award.rewardAmount} pts to ${member} (${award.walletAddress})`,
+    );
     context.print(`  event  ${award.eventId}`);
     context.print(`  mint   ${award.mintStatus}`);
   },

@@ -1,6 +1,6 @@
 import { PORTAL_ROLES, type PortalRole } from '@pts/shared';
 import { type CliCommand, UsageError } from '../cli-context.ts';
-import { jsonOption, parseFlags, requireFlag } from '../flags.ts';
+import { jsonOption, parseFlags, requireEmailFlag, requireFlag } from '../flags.ts';
 
 /**
  * `pts portal invite`: a single-use link that sets a person's password and signs them into a brand's portal,
@@ -22,7 +22,7 @@ export const portalInviteCommand: CliCommand = {
       if (flags.brand !== undefined || flags.role !== undefined) {
         throw new UsageError('--operator invites an operator of every brand: leave out --brand and --role');
       }
-      const email = requireFlag(flags.email, 'email');
+      const email = requireEmailFlag(flags.email, 'email');
       const invite = await context.client().invitePortalOperator({ email });
       if (flags.json) return context.printJson(invite);
       context.print(`Invited ${invite.email} as a platform operator`);
@@ -31,7 +31,7 @@ export const portalInviteCommand: CliCommand = {
       return;
     }
     const brandId = requireFlag(flags.brand, 'brand');
-    const email = requireFlag(flags.email, 'email');
+    const email = requireEmailFlag(flags.email, 'email');
     const role = requireFlag(flags.role, 'role');
     if (!(PORTAL_ROLES as readonly string[]).includes(role)) {
       throw new UsageError(`--role must be one of ${PORTAL_ROLES.join(', ')} (got "${role}")`);
@@ -51,7 +51,7 @@ export const portalRemoveOperatorCommand: CliCommand = {
     "take a person's platform operator flag (their next portal request lacks it; brand memberships stay) and revoke their pending operator invites",
   async run(args, context) {
     const flags = parseFlags(args, { email: { type: 'string' }, ...jsonOption });
-    const email = requireFlag(flags.email, 'email');
+    const email = requireEmailFlag(flags.email, 'email');
     const removed = await context.client().removePortalOperator({ email });
     if (flags.json) return context.printJson(removed);
     context.print(

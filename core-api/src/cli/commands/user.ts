@@ -1,5 +1,5 @@
-import { type CliCommand, UsageError } from '../cli-context.ts';
-import { jsonOption, parseFlags, requireFlag } from '../flags.ts';
+import type { CliCommand } from '../cli-context.ts';
+import { jsonOption, parseFlags, requireEmailFlag } from '../flags.ts';
 
 /** `pts user token`: an access token for a user (created with its wallet when absent). */
 export const userTokenCommand: CliCommand = {
@@ -7,8 +7,7 @@ export const userTokenCommand: CliCommand = {
   summary: 'issue an access token for the user with this email (creates the user and wallet if absent)',
   async run(args, context) {
     const flags = parseFlags(args, { email: { type: 'string' }, ...jsonOption });
-    const email = requireFlag(flags.email, 'email');
-    if (!email.includes('@')) throw new UsageError(`--email must be an email address, got "${email}"`);
+    const email = requireEmailFlag(flags.email, 'email');
     const issued = await context.client().issueUserToken(email);
     if (flags.json) return context.printJson(issued);
     context.print(`Access token for ${email.toLowerCase()}`);

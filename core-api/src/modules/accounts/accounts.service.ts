@@ -1,9 +1,11 @@
 import { createHash, randomInt } from 'node:crypto';
 import {
+  type AccountKey,
   type AccountLinkMethod,
   AppError,
   type Clock,
   type ConfirmLinkCodeRequest,
+  type IdentityKey,
   type IssueLinkCodeRequest,
   type IssueLinkCodeResponse,
   LINK_CODE_ALPHABET,
@@ -11,6 +13,7 @@ import {
   type LinkEmailRequest,
   type LinkedIdentity,
   type LinkResult,
+  type Member,
   parsePlatformIdentity,
   type RevokeLinkCodeRequest,
   type UnlinkIdentityRequest,
@@ -45,28 +48,29 @@ export interface AccountDeps {
 
 /**
  * The account an identity belongs to: the account key of its link, or the identity itself when unlinked.
- * Links always point at a root (chains are flattened when made), so one lookup suffices.
+ * Links always point at a root (chains are flattened when made), so one lookup suffices. With accountIdentities
+ * and resolveMember, the only maker of an `AccountKey`.
  */
-export async function resolveAccountKey(db: Kysely<DB>, userKey: string): Promise<string> {
+export async function resolveAccountKey(db: Kysely<DB>, userKey: string): Promise<AccountKey> {
   const row = await db
     .selectFrom('account_links')
     .select('account_key')
     .where('identity_key', '=', userKey)
     .executeTakeFirst();
-  return row?.account_key ?? userKey;
+  return (row?.account_key ?? userKey) as AccountKey;
 }
 
 /** Batch form of resolveAccountKey: every given key maps to its account (itself when unlinked). */
-export async function resolveAccountKeys(db: Kysely<DB>, userKeys: string[]): Promise<Map<string, string>> {
+export async function resolveAccountKeys(db: Kysely<DB>, userKeys: string[]): Promise<Map<string, AccountKey>> {
   const keys = [...new Set(userKeys)];
-  const resolved = new Map(keys.map((key) => [key, key]));
+  const resolved = new Map(keys.map((key) => [key, key as AccountKey]));
   if (keys.length === 0) return resolved;
   const rows = await db
     .selectFrom('account_links')
     .select(['identity_key', 'account_key'])
     .where('identity_key', 'in', keys)
     .execute();
-  for (const row of rows) resolved.set(row.identity_key, row.account_key);
+  for (const row of rows) resolved.set(row.identity_key, row.account_key as AccountKey);
   return resolved;
 }
 
@@ -74,7 +78,7 @@ export async function resolveAccountKeys(db: Kysely<DB>, userKeys: string[]): Pr
 export async function accountIdentities(
   db: Kysely<DB>,
   identityKey: string,
-): Promise<{ accountKey: string; identities: LinkedIdentity[] }> {
+): Promise<{ accountKey: AccountKey; identities: LinkedIdentity[] }> {
   const result = await sql<{
     account_key: string;
     identity_key: string | null;
@@ -85,7 +89,7 @@ export async function accountIdentities(
       FROM (SELECT coalesce((SELECT account_key FROM account_links WHERE identity_key = ${identityKey}), ${identityKey}) AS k) a
       LEFT JOIN account_links l ON l.account_key = a.k
      ORDER BY l.linked_at, l.identity_key`.execute(db);
-  const accountKey = result.rows[0]?.account_key ?? identityKey;
+  const accountKey = (result.rows[0]?.account_key ?? identityKey) as AccountKey;
   return {
     accountKey,
     identities: [
@@ -105,6 +109,16 @@ export async function accountIdentities(
       ),
     ],
   };
+}
+
+/**
+ * The member an identity belongs to (docs/identity-linking.md, "Members"): its account and every identity
+ * linked to it, in one statement. Each edge (a route, a tool) resolves its caller once with this and hands the
+ * `Member` to the ledger reads, which take nothing else.
+ */
+export async function resolveMember(db: Kysely<DB>, identityKey: IdentityKey | string): Promise<Member> {
+  const { accountKey, identities } = await accountIdentities(db, identityKey);
+  return { accountKey, identityKeys: identities.map((identity) => identity.identityKey as IdentityKey) };
 }
 
 function platformOf(key: string): string {

@@ -1,20 +1,18 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { isMemberKey } from '../accounts/member-keys.ts';
 import type { TimeWindow } from './periods.ts';
 
 /**
  * The brand analytics read model's SQL (docs/ledger.md, "Brand analytics"): what the agent's analytics,
  * comparison and trend tools and the brand portal read (docs/agent-api/analytics.md). Each function is
- * a fixed number of grouped queries whatever the population. Agent identities (user ids starting `agent:` or
- * `agent_`) are left out of every member count, as in the intelligence and network tools. Counts come back
+ * a fixed number of grouped queries whatever the population. Agent identities are left out of every member
+ * count by the one predicate (modules/accounts isMemberKey), as in the intelligence and network tools. Counts come back
  * as int, sums as text → bigint.
  */
 
-/** Leaves out agent identities (user ids starting `agent:` or `agent_`). */
-export const notAgent = (column: RawBuilder<unknown>) =>
-  sql`(${column} NOT LIKE 'agent:%' AND ${column} NOT LIKE 'agent\\_%')`;
-const eventMember = notAgent(sql.ref('user_email'));
-const redemptionMember = notAgent(sql.ref('user_key'));
+const eventMember = isMemberKey(sql.ref('user_email'));
+const redemptionMember = isMemberKey(sql.ref('user_key'));
 /** Redemptions that spent pts (a failed one spent nothing). */
 const spent = sql`status IN ('pending', 'confirmed')`;
 
@@ -374,13 +372,13 @@ export async function readCategoryActivity(
       LEFT JOIN (SELECT brand_id, count(DISTINCT user_email) AS members, count(*) AS events,
                         sum(reward_amount) AS issued
                    FROM events
-                  WHERE status = 'accepted' AND ${notAgent(sql.ref('user_email'))}
+                  WHERE status = 'accepted' AND ${isMemberKey(sql.ref('user_email'))}
                     AND created_at >= ${from} AND created_at < ${to}
                   GROUP BY brand_id) e ON e.brand_id = b.address
       LEFT JOIN (SELECT brand_id, count(DISTINCT user_key) FILTER (WHERE active) AS redeemers, sum(cost) AS redeemed
                    FROM (SELECT r.brand_id, r.user_key, r.cost, ${memberOfBrand(to, from)} AS active
                            FROM perk_redemptions r
-                          WHERE r.status IN ('pending', 'confirmed') AND ${notAgent(sql.ref('r.user_key'))}
+                          WHERE r.status IN ('pending', 'confirmed') AND ${isMemberKey(sql.ref('r.user_key'))}
                             AND r.created_at >= ${from} AND r.created_at < ${to}) x
                   GROUP BY brand_id) r ON r.brand_id = b.address
      WHERE b.category = ${category}

@@ -10,11 +10,12 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { readGasByBrand } from '../../chain/relayer-sender.ts';
 import type { Database } from '../../db/database.ts';
+import { isMemberKey } from '../accounts/member-keys.ts';
 import { readLeaderboard } from '../leaderboards/leaderboards.service.ts';
 import { formatCents } from '../payments/payment-amounts.ts';
 import { readFulfilledPurchaseTotals } from '../payments/payments.repository.ts';
 import { gasUsageView } from '../relayer/relayer-gas.routes.ts';
-import { notAgent, readEventTypeActivity, readRedemptionTotals } from './analytics.repository.ts';
+import { readEventTypeActivity, readRedemptionTotals } from './analytics.repository.ts';
 import {
   type BrandEventActivity,
   type BrandMemberCounts,
@@ -57,7 +58,7 @@ export function analyticsWindowOf(
   return { from, to, endsNow: query.to === undefined };
 }
 
-const eventMember = notAgent(sql.ref('user_email'));
+const eventMember = isMemberKey(sql.ref('user_email'));
 
 /**
  * A brand's analytics over a window (docs/ledger.md, "Brand analytics"): members (all, new, active in the
@@ -328,7 +329,7 @@ async function readRedemptionSeries(db: Database, brandId: string, window: TimeW
     SELECT ${unit}::text AS unit, ${unitStart(unit)} AS start, count(*)::int AS redemptions,
            coalesce(sum(cost), 0)::text AS spent
       FROM perk_redemptions
-     WHERE ${inWindow} AND ${notAgent(sql.ref('user_key'))} AND status IN ('pending', 'confirmed')
+     WHERE ${inWindow} AND ${isMemberKey(sql.ref('user_key'))} AND status IN ('pending', 'confirmed')
      GROUP BY 2`;
   const result = await sql<{ unit: 'day' | 'week'; start: string; redemptions: number; spent: string }>`
     ${redemptionsBy('day')} UNION ALL ${redemptionsBy('week')}`.execute(db);
@@ -390,7 +391,7 @@ async function readTopPerks(db: Database, brandId: string, window: TimeWindow) {
            count(DISTINCT r.user_key)::int AS redeemers, coalesce(sum(r.cost), 0)::text AS spent
       FROM perk_redemptions r JOIN perks p ON p.id = r.perk_id
      WHERE r.brand_id = ${brandId} AND r.created_at >= ${window.from} AND r.created_at < ${window.to}
-       AND r.status IN ('pending', 'confirmed') AND ${notAgent(sql.ref('r.user_key'))}
+       AND r.status IN ('pending', 'confirmed') AND ${isMemberKey(sql.ref('r.user_key'))}
      GROUP BY p.public_id, p.name
      ORDER BY redemptions DESC, spent DESC, p.public_id
      LIMIT ${BRAND_ANALYTICS_TOP}`.execute(db);

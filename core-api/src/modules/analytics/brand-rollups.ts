@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { notAgent } from './analytics.repository.ts';
+import { isMemberKey } from '../accounts/member-keys.ts';
 import { DAY_MS, type TimeWindow } from './periods.ts';
 
 /**
@@ -40,7 +40,7 @@ export interface BucketEvents {
   issued: bigint;
 }
 
-const eventMember = notAgent(sql.ref('user_email'));
+const eventMember = isMemberKey(sql.ref('user_email'));
 const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 const dayStart = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 /** The Monday (UTC) of the week holding `day` (1970-01-01 was a Thursday). */

@@ -1,12 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { isMemberKey } from '../accounts/member-keys.ts';
 import { memberOfBrand } from './analytics.repository.ts';
 
 /**
  * Perk activity, the brand analytics read model's per-perk and per-category figures over `perk_redemptions`
  * (docs/ledger.md, "Brand analytics"): what the agent's perk intelligence, perk audience, brand perks and
  * perk suggestion tools read. Each function is one grouped statement whatever the population. Redemptions
- * count when pending or confirmed (a failed one spent nothing); agent identities (`agent:%`) are left out.
+ * count when pending or confirmed (a failed one spent nothing); agent identities are left out (isMemberKey).
  */
 
 const DAY_MS = 86_400_000;
@@ -81,7 +82,7 @@ export async function readPerkActivities(
                             ELSE FALSE END AS member
                   FROM perk_redemptions r
                  WHERE r.brand_id IN (${sql.join(brandIds)}) AND r.status IN ('pending', 'confirmed')
-                   AND r.user_key NOT LIKE 'agent:%') AS x
+                   AND ${isMemberKey(sql.ref('r.user_key'))}) AS x
          GROUP BY perk_id) r ON r.perk_id = p.id
      WHERE p.brand_id IN (${sql.join(brandIds)})
      ORDER BY p.id`.execute(db);
@@ -114,7 +115,7 @@ export async function readPerkRedeemers(
   const result = await sql<{ k: string }>`
     SELECT DISTINCT user_key AS k FROM perk_redemptions
      WHERE brand_id = ${brandId} AND perk_id = ${perkId}::bigint AND status IN ('pending', 'confirmed')
-       AND created_at < ${now} AND user_key NOT LIKE 'agent:%'`.execute(db);
+       AND created_at < ${now} AND ${isMemberKey(sql.ref('user_key'))}`.execute(db);
   return new Set(result.rows.map((r) => r.k));
 }
 
@@ -153,7 +154,7 @@ export async function readCategoryPerformance(
       LEFT JOIN (
         SELECT perk_id, count(*) AS n FROM perk_redemptions
          WHERE status IN ('pending', 'confirmed') AND created_at >= ${from} AND created_at < ${to}
-           AND user_key NOT LIKE 'agent:%'
+           AND ${isMemberKey(sql.ref('user_key'))}
          GROUP BY perk_id) r ON r.perk_id = p.id
      WHERE p.active
      GROUP BY p.category`.execute(db);

@@ -5,13 +5,14 @@ import type {
   BrandKeyStatus,
   CreateBrandInput,
   CreatedBrand,
+  EndedPreviousBrandKey,
   RotatedBrandKeys,
   Rule,
   RuleSettings,
   UpdateBrandInput,
 } from '@pts/shared';
 import { listAuditEntries } from './audit-log.ts';
-import { getBrandKeyStatus, rotateBrandKeys } from './brand-keys.service.ts';
+import { endPreviousBrandKey, getBrandKeyStatus, rotateBrandKeys } from './brand-keys.service.ts';
 import {
   type BrandServiceDeps,
   createBrand,
@@ -50,6 +51,8 @@ export interface BrandAdminService {
     options: { graceMinutes?: number | undefined },
     by?: BrandActor,
   ): Promise<RotatedBrandKeys>;
+  /** Ends the grace of the security key the last rotation replaced (409 when none is still verifying). */
+  endPreviousKey(brandId: string, by?: BrandActor): Promise<EndedPreviousBrandKey>;
   /** The brand's audit log, newest first, filtered and paged. */
   audit(brandId: string, query: AuditQuery): Promise<AuditPage>;
 }
@@ -67,6 +70,7 @@ export function createBrandAdminService(deps: BrandServiceDeps): BrandAdminServi
     rules: (brandId) => listRules(deps, brandId),
     keyStatus: (brandId) => getBrandKeyStatus(deps, brandId),
     rotateKeys: (brandId, options, by) => rotateBrandKeys(as(by), brandId, options),
+    endPreviousKey: (brandId, by) => endPreviousBrandKey(as(by), brandId),
     audit: (brandId, query) => listAuditEntries(deps.db, brandId, query),
   };
 }

@@ -1,5 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError, type BrandKeyStatus, type Clock, MAX_KEY_GRACE_MINUTES, type RotatedBrandKeys } from '@pts/shared';
+import {
+  AppError,
+  type BrandKeyStatus,
+  type Clock,
+  type EndedPreviousBrandKey,
+  MAX_KEY_GRACE_MINUTES,
+  type RotatedBrandKeys,
+} from '@pts/shared';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { generateSecret, hashSecret } from '../../security/secret-box.ts';
@@ -88,6 +95,55 @@ export async function rotateBrandKeys(
   // The brand cache of every process holds the decrypted keys the signature check uses.
   deps.changes?.emit({ kind: 'brand', brandId: row.address });
   return { ...toKeyStatus(row, now), securityKey, apiKey };
+}
+
+/**
+ * Ends the grace of the security key the last rotation replaced: from now on only the current key verifies
+ * (once every integration runs on the new key, or when the old one leaked). Its expiry is set to now rather
+ * than cleared, so what reads the grace's end (the onboarding evidence) sees when the old key really stopped.
+ * 409 when no replaced key is still in its grace.
+ */
+export async function endPreviousBrandKey(deps: BrandServiceDeps, brandId: string): Promise<EndedPreviousBrandKey> {
+  const now = deps.clock.now();
+  const { row, validUntil } = await inTransaction(deps.db, async (trx) => {
+    const current = await trx
+      .selectFrom('brands')
+      .select(['address', 'previous_security_key_hash', 'previous_security_key_expires_at'])
+      .where('address', '=', brandId.toLowerCase())
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) throw brandNotFound(brandId);
+    const validUntil = current.previous_security_key_expires_at;
+    if (current.previous_security_key_hash === null || validUntil === null || validUntil.getTime() <= now.getTime()) {
+      throw new AppError(
+        'CONFLICT',
+        'No replaced key is still verifying: the old key already ended (or the keys were never rotated with a grace), so there is nothing to end',
+        { brandId: current.address },
+      );
+    }
+    const row = await trx
+      .updateTable('brands')
+      .set({
+        previous_security_key_hash: null,
+        previous_security_key_encrypted: null,
+        previous_security_key_expires_at: now,
+        updated_at: now,
+      })
+      .where('address', '=', current.address)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await insertAuditEntry(trx, {
+      actor: deps.actor ?? 'admin',
+      action: 'brand.keys_end_previous',
+      subject: row.address,
+      details: { wasValidUntil: validUntil.toISOString() },
+      at: now,
+    });
+    return { row, validUntil };
+  });
+  // Every process's brand cache holds the old key until told.
+  deps.changes?.emit({ kind: 'brand', brandId: row.address });
+  return { ...toKeyStatus(row, now), endedKeyWasValidUntil: validUntil.toISOString() };
 }
 
 /**

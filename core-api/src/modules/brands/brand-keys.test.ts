@@ -155,6 +155,71 @@ describe('pts brand rotate-key', () => {
   });
 });
 
+describe('pts brand end-old-key (issue 33 §9)', () => {
+  it('ends the grace at once: the old key is refused by events and /setup, the new one works, audited', async () => {
+    const brand = await platform.createBrand({ name: 'Ending', domain: 'ending.example.com', rules: [EARN_RULE] });
+    const rotated = await rotateKey(platform, brand.brandId, 24 * 60);
+    expect((await signedEvent(platform, brand.brandId, brand.securityKey)).status).toBe(200);
+
+    const run = await pts(platform, ['brand', 'end-old-key', '--brand', brand.brandId]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`would have verified until ${rotated.previousKeyValidUntil}`);
+    expect(run.stdout).toContain('refused from now on');
+
+    expect((await signedEvent(platform, brand.brandId, brand.securityKey)).status).toBe(401);
+    expect((await setup(brand, brand.securityKey, '900000000000000101')).status).toBe(401);
+    expect((await signedEvent(platform, brand.brandId, rotated.securityKey)).status).toBe(200);
+    const status = await platform.get(`/admin/brands/${brand.brandId}`, {
+      authorization: `Bearer ${platform.deps.adminToken}`,
+    });
+    expect(status.status).toBe(200);
+
+    const audit = await platform.deps.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action', 'details'])
+      .where('subject', '=', brand.brandId)
+      .where('action', '=', 'brand.keys_end_previous')
+      .execute();
+    expect(audit).toEqual([
+      { actor: 'admin', action: 'brand.keys_end_previous', details: { wasValidUntil: rotated.previousKeyValidUntil } },
+    ]);
+
+    // Nothing left to end: a 409 that says so, from the CLI and the admin route alike.
+    const again = await pts(platform, ['brand', 'end-old-key', '--brand', brand.brandId, '--json']);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('nothing to end');
+    const direct = await platform.post(
+      `/admin/brands/${brand.brandId}/keys/end-previous`,
+      {},
+      { authorization: `Bearer ${platform.deps.adminToken}` },
+    );
+    expect(direct.status).toBe(409);
+    expect(direct.body.code).toBe('CONFLICT');
+    expect(direct.body.error).toContain('nothing to end');
+  });
+
+  it('answers --json with the state, 404 for an unknown brand, 401 without the admin token', async () => {
+    const brand = await platform.createBrand({ name: 'Ending json', domain: 'ending-json.example.com' });
+    await rotateKey(platform, brand.brandId, 60);
+    const run = await pts(platform, ['brand', 'end-old-key', '--brand', brand.brandId, '--json']);
+    expect(run.code).toBe(0);
+    const answer = JSON.parse(run.stdout);
+    expect(answer).toMatchObject({ brandId: brand.brandId, active: true, previousKeyValidUntil: null });
+    expect(Date.parse(answer.endedKeyWasValidUntil) - platform.clock.now().getTime()).toBeGreaterThan(59 * 60_000);
+    const unknown = await platform.post(
+      '/admin/brands/0x00000000000000000000000000000000000000aa/keys/end-previous',
+      {},
+      { authorization: `Bearer ${platform.deps.adminToken}` },
+    );
+    expect(unknown.status).toBe(404);
+    const anonymous = await platform.post(`/admin/brands/${brand.brandId}/keys/end-previous`, {});
+    expect(anonymous.status).toBe(401);
+    const openapi = await platform.get('/openapi.json');
+    expect(openapi.body.paths['/admin/brands/{brandId}/keys/end-previous']?.post).toBeDefined();
+  });
+});
+
 describe('manage_brand_keys', () => {
   it('calls the same rotation: graceMinutes keeps the old key for the grace', async () => {
     const brand = await platform.createBrand({

@@ -4,6 +4,7 @@ import {
   brandSchema,
   createBrandRequestSchema,
   createdBrandSchema,
+  endedPreviousBrandKeySchema,
   rotateBrandKeysRequestSchema,
   rotatedBrandKeysSchema,
   ruleParamsSchema,
@@ -177,6 +178,29 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
         success: true,
         keys: await deps.brands.rotateKeys(brandId, { graceMinutes: body.graceMinutes }),
       }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/keys/end-previous',
+      summary: 'End the grace of the security key the last rotation replaced: only the current key verifies now',
+      description:
+        'For when every integration runs on the new key, or the old one leaked. Audited as `brand.keys_end_previous`. ' +
+        'The same action as `pts brand end-old-key` and the portal\'s "End the old key now".',
+      tags: ['admin'],
+      security: adminOnly,
+      before,
+      request: { params: brandIdParamsSchema },
+      responses: {
+        200: {
+          description: 'The old key is refused from now on',
+          schema: z.object({ success: z.literal(true), keys: endedPreviousBrandKeySchema }),
+        },
+        400: failure('Malformed brand id'),
+        401: unauthorized,
+        404: failure('Unknown brand'),
+        409: failure('No replaced key is still verifying'),
+      },
+      handle: async ({ params: { brandId } }) => ({ success: true, keys: await deps.brands.endPreviousKey(brandId) }),
     }),
   ];
 }

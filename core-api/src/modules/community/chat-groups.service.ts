@@ -265,7 +265,13 @@ export async function updateChatGroup(
   return { chatGroup: toChatGroup(row), rulesUpdated };
 }
 
-/** Writes the reward and cooldown of each chat rule whose values differ between `before` and `after`. */
+/**
+ * Writes to the brand's rule only what the group's edit changed: a changed reward becomes the rule's reward,
+ * a changed cooldown (good morning / good night have their own) its cooldown. Everything else the rule
+ * holds stays as the brand set it — its cooldown, claim limits, channels, detection (issue 33 §4: a group's
+ * daily reward once reset the brand's 20 h `daily_checkin` cooldown to 0 and its claims to unlimited). A rule
+ * the brand does not have yet is created with the group's defaults. The audit log names who made the change.
+ */
 async function syncChangedRules(
   deps: ChatGroupDeps,
   brandId: string,
@@ -276,17 +282,19 @@ async function syncChangedRules(
   const updated: string[] = [];
   for (const wanted of chatRulesFor(after)) {
     const old = previous.get(wanted.eventType);
-    if (old && old.rewardAmount === wanted.rewardAmount && old.cooldownHours === wanted.cooldownHours) continue;
+    const rewardChanged = !old || old.rewardAmount !== wanted.rewardAmount;
+    const cooldownChanged = !old || old.cooldownHours !== wanted.cooldownHours;
+    if (!rewardChanged && !cooldownChanged) continue;
     const current = await findRuleByEventType(deps.db, brandId, wanted.eventType);
     const settings: RuleSettings = current
       ? {
           ...ruleSettingsOf(toRule(current)),
-          rewardAmount: wanted.rewardAmount,
-          cooldownHours: wanted.cooldownHours,
+          ...(rewardChanged ? { rewardAmount: wanted.rewardAmount } : {}),
+          ...(cooldownChanged ? { cooldownHours: wanted.cooldownHours } : {}),
         }
       : wanted;
     await setRule(
-      { db: deps.db, secrets: deps.secrets, clock: deps.clock, actor: 'chat-group-config' },
+      { db: deps.db, secrets: deps.secrets, clock: deps.clock, actor: deps.actor ?? 'chat-group-config' },
       brandId,
       settings,
     );

@@ -11,7 +11,7 @@ import type { Database } from '../../db/database.ts';
 import type { BalanceService } from '../balances/balances.service.ts';
 import { findDropBrand } from '../drops/drops.service.ts';
 import type { BrandCache } from '../events/brand-cache.ts';
-import type { EventDeps } from '../events/events.service.ts';
+import type { EventService } from '../events/events.service.ts';
 import { findBrandPerkIdByUuid } from '../perks/perks.repository.ts';
 import { findWalletOf } from '../users/users.repository.ts';
 import { checkEventEligibility, recordReportedStats } from './seed-client.service.ts';
@@ -56,7 +56,7 @@ export function createSeedCompatService(deps: {
   clock: Clock;
   logger: Logger;
   brands: BrandCache;
-  events: EventDeps;
+  events: EventService;
   balances: BalanceService;
   /** The event judge's duplicate window (PTS_DUPLICATE_WINDOW_SECONDS), for the event eligibility verdict. */
   duplicateWindowSeconds: number;

@@ -17,7 +17,7 @@ import { brandNotFound } from '../brands/brands.service.ts';
 import { displayNameOf, saveDisplayNames } from '../display-names/display-names.ts';
 import type { BrandCache, CachedBrand } from '../events/brand-cache.ts';
 import type { RuleRecord } from '../events/events.repository.ts';
-import { type EventDeps, recordEvent } from '../events/events.service.ts';
+import type { EventService } from '../events/events.service.ts';
 import { recordActivities } from '../leaderboards/activity.repository.ts';
 import { readLeaderboard } from '../leaderboards/leaderboards.service.ts';
 import { readMemberLedger } from '../ledger/member-ledger.ts';
@@ -200,7 +200,7 @@ export async function logActivity(deps: SeedCompatDeps, input: z.output<typeof l
  * The request's brand signature was verified and recorded by the caller.
  */
 export async function processIntegration(
-  deps: SeedCompatDeps & { events: EventDeps },
+  deps: SeedCompatDeps & { events: EventService },
   input: z.output<typeof processIntegrationRequestSchema>,
 ): Promise<EventResponse & { integration: string; integrationEvent: string }> {
   const cached = await requireBrand(deps, input.brandId);
@@ -216,8 +216,7 @@ export async function processIntegration(
       { field: 'eventType', tried },
     );
   }
-  const response = await recordEvent(
-    deps.events,
+  const response = await deps.events.recordEvent(
     {
       brandId: input.brandId,
       eventType,

@@ -21,7 +21,7 @@ import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { brandNotFound, requireBrandExists, setRule } from '../brands/brands.service.ts';
-import { awardReward, completeEvent, type EventDeps, prepareAward, restateAward } from '../events/events.service.ts';
+import { type EventService, restateAward, type ServerAward } from '../events/events.service.ts';
 
 /** The event type drop claims are recorded and minted as; its amount is ignored (the drop's applies). */
 export const DROP_CLAIM_EVENT_TYPE = 'drop_claim';
@@ -30,7 +30,7 @@ export interface DropDeps {
   db: Database;
   clock: Clock;
   logger: Logger;
-  events: EventDeps;
+  events: EventService;
   secrets: SecretBox;
   changes: ChangeNotifier;
   /**
@@ -315,7 +315,8 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
   };
   // The pipeline's lock-free checks (brand, automation, rule) before anything is reserved; the amount is
   // the drop's, known once the drop row is read.
-  const award = await prepareAward(deps.events, eventInput, { eventId, amount: 0n });
+  const award: ServerAward = { kind: 'server', input: eventInput, eventId, amount: 0n };
+  await deps.events.checkAward(award);
   const now = deps.clock.now();
 
   const reserved = await deps.db.transaction().execute(async (trx) => {
@@ -378,10 +379,9 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
     return { drop, remaining: drop.total_supply - drop.claimed - 1, eventId };
   });
 
-  let paid: Awaited<ReturnType<EventDeps['batcher']['enqueue']>>;
+  let paid: Awaited<ReturnType<EventService['award']>>;
   try {
-    paid = await awardReward(
-      deps.events,
+    paid = await deps.events.award(
       restateAward(award, { eventId: reserved.eventId, amount: BigInt(reserved.drop.amount) }),
     );
   } catch (error) {
@@ -395,7 +395,7 @@ export async function claimDrop(deps: DropDeps, input: ClaimDropRequest): Promis
     if (isAppError(error)) deps.logger.info({ dropId: reserved.drop.id, code: error.code }, 'drop reward refused');
     throw error;
   }
-  const completed = await completeEvent(deps.events, paid);
+  const completed = await deps.events.completeEvent(paid);
   return {
     success: true,
     dropId: reserved.drop.id,

@@ -31,9 +31,9 @@ import {
 export type { AcceptedEvent } from './event-batcher.ts';
 
 /**
- * The event pipeline's parts, the database handle among them: what the services that reward are built over
- * (drops, streaks, members' awards, the seed compatibility). Routers, agent tools and jobs never get these:
- * they get the EventService below, which closes over them (architecture.test.ts).
+ * The event pipeline's parts, the database handle among them: only the EventService below is built over them
+ * (compose.ts). Every module that makes a reward, and every edge, gets that service, never these
+ * (architecture.test.ts).
  */
 export interface EventDeps {
   db: Database;
@@ -146,11 +146,7 @@ function checkAccess(cached: CachedBrand | undefined, input: EventRequest, conte
  * Checks what needs no lock (spec 4.1 rules 2–3) and builds the candidate the batcher judges against the
  * user's locked claim counter (rules 4–7). Rejections here are recorded as rejected events.
  */
-export async function prepareEvent(
-  deps: EventDeps,
-  input: EventRequest,
-  context: EventContext,
-): Promise<EventCandidate> {
+async function prepareEvent(deps: EventDeps, input: EventRequest, context: EventContext): Promise<EventCandidate> {
   const cached = await deps.brands.get(input.brandId);
   const source = privilegedSource(input, context.signed);
   const eventId = randomUUID();
@@ -288,22 +284,16 @@ async function campaignReward(
 
 /**
  * A reward the server decides rather than a rule's amount — a check-in × streak multiplier, a milestone
- * bonus, a drop unit — prepared through the same lock-free checks as any event (brand, automation, rule),
- * before the caller records what it pays for. The caller deduplicates itself (one check-in per UTC day, one
- * claim per milestone or unit, under its own row lock), so the rule's duplicate window and cooldown do not
- * apply; the rule's per-user and total limits still do. Paid with `awardReward`; `restateAward` changes what
- * a prepared award pays without touching the pipeline's fields.
+ * bonus, a drop unit — through the same lock-free checks as any event (brand, automation, rule). The caller
+ * deduplicates itself (one check-in per UTC day, one claim per milestone or unit, under its own row lock), so
+ * the rule's duplicate window and cooldown do not apply; the rule's per-user and total limits still do.
  */
-export async function prepareAward(
-  deps: EventDeps,
-  input: EventRequest,
-  award: { eventId: string; amount: bigint },
-): Promise<EventCandidate> {
-  const candidate = await prepareEvent(deps, input, { signed: true });
+async function prepareServerAward(deps: EventDeps, request: ServerAward): Promise<EventCandidate> {
+  const candidate = await prepareEvent(deps, request.input, { signed: true });
   return {
     ...candidate,
-    eventId: award.eventId,
-    rewardAmount: award.amount,
+    eventId: request.eventId,
+    rewardAmount: request.amount,
     skipCooldown: true,
     skipDuplicateWindow: true,
   };
@@ -321,15 +311,15 @@ export const PLATFORM_LEDGER_ID: string = zeroAddress;
  * A platform-funded award: no brand rule is looked up or needed (the rule below exists only in this
  * candidate, unlimited and without cooldown), because the caller owns the whole entitlement (agent rewards:
  * evidence, one claim per key, brand and type, a period cap, under its own row lock). It still goes through
- * the batcher (one ledger, one wallet path, one mint) with `awardReward`. Brand rules are untouched: this
+ * the batcher (one ledger, one wallet path, one mint). Brand rules are untouched: this
  * never writes under a brand's id.
  */
-export function preparePlatformAward(
-  input: { eventType: string; userEmail: string; metadata: Record<string, unknown> },
-  award: { eventId: string; amount: bigint; at: Date },
-): EventCandidate {
+function preparePlatformAward(request: PlatformAward, at: Date): EventCandidate {
+  const { eventType, userEmail, metadata } = request;
+  const input = { eventType, userEmail, metadata };
+  const award = { amount: request.amount, at };
   return {
-    eventId: award.eventId,
+    eventId: request.eventId,
     input: { brandId: PLATFORM_LEDGER_ID, ...input },
     rule: unlimitedRule(`platform_${input.eventType}`, PLATFORM_LEDGER_ID, input.eventType, award, 'platform'),
     rewardAmount: award.amount,
@@ -348,11 +338,12 @@ export const MANUAL_AWARD_EVENT_TYPE = 'manual_award';
  * A brand team's manual award to one member (the portal's Members page, `POST /admin/brands/:id/awards`):
  * pts the brand decides, with the reason in the event's metadata and the person who gave them as its
  * sender. Like a platform award it needs no rule of the brand (an unlimited one exists only in this
- * candidate), and it is paid through the batcher with `awardReward`: one ledger, one wallet path, one mint.
+ * candidate), and it is paid through the batcher: one ledger, one wallet path, one mint. Its idempotency key
+ * is the event's externalId, so the batcher's key claim makes repeats (parallel ones too) pay once.
  */
-export async function prepareManualAward(
+async function prepareManualAward(
   deps: Pick<EventDeps, 'brands' | 'clock'>,
-  input: { brandId: string; userEmail: string; amount: bigint; reason: string; awardedBy: string },
+  input: Omit<ManualAward, 'kind'>,
 ): Promise<EventCandidate> {
   if (!(await deps.brands.get(input.brandId))) {
     throw new AppError('BRAND_NOT_FOUND', `Brand ${input.brandId} is not registered; check brandId`, {
@@ -368,6 +359,8 @@ export async function prepareManualAward(
       eventType: MANUAL_AWARD_EVENT_TYPE,
       userEmail: input.userEmail,
       metadata: { reason: input.reason, awardedBy: input.awardedBy },
+      // The idempotency key: a repeat by the same person for the same member answers with the first award.
+      ...(input.idempotencyKey === undefined ? {} : { externalId: input.idempotencyKey }),
     },
     rule: unlimitedRule(`manual_${input.brandId}`, input.brandId, MANUAL_AWARD_EVENT_TYPE, award, 'manual'),
     rewardAmount: input.amount,
@@ -406,29 +399,6 @@ function unlimitedRule(
   };
 }
 
-/** The same award with another event id (a re-drive of a recorded one), amount or metadata. */
-export function restateAward(
-  candidate: EventCandidate,
-  change: { eventId?: string; amount?: bigint; metadata?: Record<string, unknown> },
-): EventCandidate {
-  return {
-    ...candidate,
-    ...(change.eventId === undefined ? {} : { eventId: change.eventId }),
-    ...(change.amount === undefined ? {} : { rewardAmount: change.amount }),
-    ...(change.metadata === undefined ? {} : { input: { ...candidate.input, metadata: change.metadata } }),
-  };
-}
-
-/** Pays a prepared award through the event pipeline: one batcher, one ledger, one mint path for every reward. */
-export function awardReward(deps: EventDeps, award: EventCandidate): Promise<AcceptedEvent> {
-  return deps.batcher.enqueue(award);
-}
-
-/** Every rule of spec 4.1; resolves once the event, its claim and its reward row are committed. */
-export async function acceptEvent(deps: EventDeps, input: EventRequest, context: EventContext): Promise<AcceptedEvent> {
-  return deps.batcher.enqueue(await prepareEvent(deps, input, context));
-}
-
 /** Keeps the audit trail of rejected events (spec data model); never fails the request it describes. */
 async function recordRejection(
   deps: EventDeps,
@@ -461,7 +431,7 @@ async function recordRejection(
 }
 
 /** Waits (bounded) for the minter to send the transaction carrying this reward, then builds the response. */
-export async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): Promise<EventResponse> {
+async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): Promise<EventResponse> {
   let mintStatus: EventResponse['mintStatus'] = 'none';
   let transactionHash: `0x${string}` | undefined;
   if (accepted.knownMint) {
@@ -501,11 +471,6 @@ export async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): P
   };
 }
 
-/** manual-event: accept, then wait for the mint. */
-export async function recordEvent(deps: EventDeps, input: EventRequest, context: EventContext): Promise<EventResponse> {
-  return completeEvent(deps, await acceptEvent(deps, input, context));
-}
-
 /** One failed item of a bulk request: its index and the error it would have had alone. */
 export function bulkEventFailure(index: number, error: AppError): BulkEventFailure {
   return {
@@ -530,7 +495,7 @@ export interface BulkEventsOutcome {
  * The second half of a bulk request, once each item is prepared in order (or failed alone): queued together
  * (one batch where possible), their mints awaited together; an item refused in the batch fails alone.
  */
-export async function settleBulkEvents(
+async function settleBulkEvents(
   deps: EventDeps,
   prepared: (EventCandidate | BulkEventFailure)[],
 ): Promise<BulkEventsOutcome> {
@@ -538,7 +503,7 @@ export async function settleBulkEvents(
     prepared.map(async (entry, index): Promise<AcceptedEvent | BulkEventFailure> => {
       if (!('eventId' in entry)) return entry;
       try {
-        return await deps.batcher.enqueue(entry);
+        return await award(deps, { kind: 'prepared', candidate: entry });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         return bulkEventFailure(index, error);
@@ -552,22 +517,116 @@ export async function settleBulkEvents(
   return { success: failed === 0, processed: results.length - failed, failed, results };
 }
 
+/** A rule event (manual-event, process_event, the integrations' compat): every rule of spec 4.1. */
+export interface RuleEventAward {
+  kind: 'event';
+  input: EventRequest;
+  context: EventContext;
+}
+
+/** A bulk request's item, prepared in order by `prepareEvent` (its lock-free checks already passed). */
+export interface PreparedAward {
+  kind: 'prepared';
+  candidate: EventCandidate;
+}
+
 /**
- * The event pipeline as the edges use it — the event API's routes (events.routes.ts), the agent's tools and
- * services (AgentToolPorts.events): the operations they call, each bound to the pipeline's parts, so none of
- * them holds the database handle (issue 23 §2). compose.ts builds it once over the one batcher and brand cache.
+ * A reward the server decides under a brand rule (streak check-in × multiplier, milestone bonus, drop unit):
+ * the rule's per-user and total limits apply, its cooldown and duplicate window do not (the caller
+ * deduplicates under its own row lock). A re-drive of a recorded one repeats its `eventId`.
+ */
+export interface ServerAward {
+  kind: 'server';
+  input: EventRequest;
+  eventId: string;
+  amount: bigint;
+}
+
+/** The same server award with another event id (a re-drive of a recorded one), amount or metadata. */
+export function restateAward(
+  request: ServerAward,
+  change: { eventId?: string; amount?: bigint; metadata?: Record<string, unknown> },
+): ServerAward {
+  return {
+    ...request,
+    ...(change.eventId === undefined ? {} : { eventId: change.eventId }),
+    ...(change.amount === undefined ? {} : { amount: change.amount }),
+    ...(change.metadata === undefined ? {} : { input: { ...request.input, metadata: change.metadata } }),
+  };
+}
+
+/** A brand team's manual award (portal, admin API, CLI); `idempotencyKey` becomes the event's externalId. */
+export interface ManualAward {
+  kind: 'manual';
+  brandId: string;
+  userEmail: string;
+  amount: bigint;
+  reason: string;
+  /** Who gave it (`portal:<email>`, `admin`): the event's sender, and the only one whose repeat sees the first. */
+  awardedBy: string;
+  idempotencyKey?: string | undefined;
+}
+
+/** A platform-funded award (agent rewards), recorded under PLATFORM_LEDGER_ID: no brand rule applies. */
+export interface PlatformAward {
+  kind: 'platform';
+  eventType: string;
+  userEmail: string;
+  metadata: Record<string, unknown>;
+  eventId: string;
+  amount: bigint;
+}
+
+/** Every way a reward is made; each goes through `award`, the one entry, to the one batcher. */
+export type AwardRequest = RuleEventAward | PreparedAward | ServerAward | ManualAward | PlatformAward;
+
+/** The candidate a request makes: its checks (lock-free: brand, domain, automation, rule) done. */
+function candidateOf(deps: EventDeps, request: AwardRequest): Promise<EventCandidate> | EventCandidate {
+  switch (request.kind) {
+    case 'event':
+      return prepareEvent(deps, request.input, request.context);
+    case 'prepared':
+      return request.candidate;
+    case 'server':
+      return prepareServerAward(deps, request);
+    case 'manual':
+      return prepareManualAward(deps, request);
+    case 'platform':
+      return preparePlatformAward(request, deps.clock.now());
+  }
+}
+
+/**
+ * The one award entry: every reward (events, drops, streak bonuses, manual awards, compat, agent rewards) is
+ * judged, written and its mint signed here, by the one batcher. Resolves once the event, its claim and its
+ * reward row are committed; rejects with the rule's AppError.
+ */
+async function award(deps: EventDeps, request: AwardRequest): Promise<AcceptedEvent> {
+  return deps.batcher.enqueue(await candidateOf(deps, request));
+}
+
+/**
+ * The event pipeline as every module and edge uses it — the event API's routes, the agent's tools and
+ * services, and the modules that make rewards (drops, streaks, members, compat): none of them holds the
+ * database handle or the batcher (issue 23 §2, issue 34 §3). compose.ts builds it once over the one batcher
+ * and brand cache.
  */
 export interface EventService {
   /** Brands and their rules as the pipeline reads them (the brand cache): one brand, or the whole directory. */
   readonly brands: Pick<BrandCache, 'get' | 'directory'>;
-  /** manual-event, process_event: every rule of spec 4.1, then the bounded wait for the mint. */
+  /** The one entry through which every reward is made (see AwardRequest). */
+  award(request: AwardRequest): Promise<AcceptedEvent>;
+  /**
+   * A server award's lock-free checks (brand, automation, rule) without making it: a caller that records what
+   * it pays for (a check-in, a milestone claim, a drop unit) first learns whether the brand would pay at all.
+   */
+  checkAward(request: ServerAward): Promise<void>;
+  /** manual-event, process_event: `award` of a rule event, then the bounded wait for the mint. */
   recordEvent(input: EventRequest, context: EventContext): Promise<EventResponse>;
   /** A bulk request's first half, item by item in order: the lock-free checks and the batcher's candidate. */
   prepareEvent(input: EventRequest, context: EventContext): Promise<EventCandidate>;
-  /** A bulk request's second half: the prepared items queued together, their mints awaited together. */
+  /** A bulk request's second half: the prepared items awarded together, their mints awaited together. */
   settleBulkEvents(prepared: (EventCandidate | BulkEventFailure)[]): Promise<BulkEventsOutcome>;
-  /** Pays a prepared award (e.g. `preparePlatformAward`'s) through the one batcher. */
-  awardReward(award: EventCandidate): Promise<AcceptedEvent>;
   /** Waits (bounded) for an accepted event's mint, then builds its answer. */
   completeEvent(accepted: AcceptedEvent): Promise<EventResponse>;
 }
@@ -576,10 +635,13 @@ export interface EventService {
 export function createEventService(deps: EventDeps): EventService {
   return {
     brands: deps.brands,
-    recordEvent: (input, context) => recordEvent(deps, input, context),
+    award: (request) => award(deps, request),
+    checkAward: async (request) => {
+      await prepareServerAward(deps, request);
+    },
+    recordEvent: async (input, context) => completeEvent(deps, await award(deps, { kind: 'event', input, context })),
     prepareEvent: (input, context) => prepareEvent(deps, input, context),
     settleBulkEvents: (prepared) => settleBulkEvents(deps, prepared),
-    awardReward: (award) => awardReward(deps, award),
     completeEvent: (accepted) => completeEvent(deps, accepted),
   };
 }

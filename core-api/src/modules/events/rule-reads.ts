@@ -1,6 +1,7 @@
 import { UNLIMITED, UNLIMITED_CLAIMS } from '@pts/shared';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { isMemberKey } from '../accounts/member-keys.ts';
 import type { RuleRecord } from './events.repository.ts';
 
 /**
@@ -61,7 +62,7 @@ export interface RuleEngagement {
 
 /**
  * Every active event rule of the network with its accepted events and distinct members over [from, to)
- * (agent identities `agent:…` left out): what the agent's event suggestions compare.
+ * (agent identities left out: isMemberKey): what the agent's event suggestions compare.
  */
 export async function readRuleEngagement(db: Kysely<DB>, from: Date, to: Date): Promise<RuleEngagement[]> {
   const result = await sql<{
@@ -79,7 +80,7 @@ export async function readRuleEngagement(db: Kysely<DB>, from: Date, to: Date): 
       FROM event_rules r
       LEFT JOIN (
         SELECT brand_id, event_type, count(*) AS events, count(DISTINCT user_email) AS members FROM events
-         WHERE status = 'accepted' AND created_at >= ${from} AND created_at < ${to} AND user_email NOT LIKE 'agent:%'
+         WHERE status = 'accepted' AND created_at >= ${from} AND created_at < ${to} AND ${isMemberKey(sql.ref('user_email'))}
          GROUP BY brand_id, event_type) e ON e.brand_id = r.brand_id AND e.event_type = r.event_type
      WHERE r.active
      ORDER BY r.brand_id, r.event_type`.execute(db);

@@ -1,21 +1,27 @@
+import type { Member } from '@pts/shared';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { isMemberKey } from '../accounts/member-keys.ts';
 
 /**
  * The member ledger over many members and over windows (docs/ledger.md, "Member activity and ledger
  * balances"): what the agent's intelligence, commerce and audience tools read about members' earnings,
  * spending and balances. The figures are the member ledger's own — `earned` is the rewards of accepted events,
  * `spent` the cost of redemptions pending or confirmed — each read here and nowhere else. Each function is one
- * or two grouped queries whatever the population. Agent identities (`agent:%`) are left out of populations.
+ * or two grouped queries whatever the population. Agent identities are left out of populations (isMemberKey).
+ * One member's reads take a `Member` (modules/accounts resolveMember): every identity of the account, so a
+ * member who linked two platforms is read whole.
  * Counts come back as int, sums as text → bigint.
  */
 
 /**
- * Every member of `members` (a statement selecting identity keys as `k`) with their **ledger balance**: the
- * rewards of their accepted events at every brand − the cost of their redemptions pending or confirmed, both
- * before `before` when given. The one definition read by readLedgerBalance and readBalanceQuartiles.
+ * Every member of `members` (a statement selecting identity keys as `k`) with their **earned minus spent**:
+ * the rewards of their accepted events at every brand − the cost of their redemptions pending or confirmed,
+ * both before `before` when given. Not what a member can spend (bought pts, failed mints and other identities
+ * of the account are not in it): a population figure for readBalanceQuartiles. What a member may spend is the
+ * wallet's spendable balance (wallet-balance.ts), which every judgeRedemption caller reads.
  */
-function ledgerBalances(members: RawBuilder<unknown>, before: Date | undefined) {
+function earnedMinusSpent(members: RawBuilder<unknown>, before: Date | undefined) {
   const until = before === undefined ? sql`` : sql`AND created_at < ${before}`;
   return sql`
     SELECT m.k, coalesce(earned.s, 0) - coalesce(spent.s, 0) AS balance
@@ -26,18 +32,6 @@ function ledgerBalances(members: RawBuilder<unknown>, before: Date | undefined) 
       LEFT JOIN (SELECT user_key AS k, sum(cost) AS s FROM perk_redemptions
                   WHERE status IN ('pending', 'confirmed') ${until} AND user_key IN (SELECT k FROM (${members}) AS mm)
                   GROUP BY user_key) AS spent ON spent.k = m.k`;
-}
-
-/**
- * A member's ledger balance across the network (ledgerBalances): no RPC, and equal to the wallet's spendable
- * balance once their mints and redemptions are confirmed (docs/ledger.md).
- */
-export async function readLedgerBalance(db: Kysely<DB>, accountKey: string): Promise<bigint> {
-  const result = await sql<{ balance: string }>`
-    SELECT balance::text AS balance FROM (${ledgerBalances(sql`SELECT ${accountKey}::text AS k`, undefined)}) AS b`.execute(
-    db,
-  );
-  return BigInt(result.rows[0]?.balance ?? '0');
 }
 
 /** Member activity over [from, to) at the given brands. */
@@ -52,10 +46,10 @@ export interface MemberActivity {
   perBrand: { brandId: string; events: number; earned: bigint }[];
 }
 
-/** One member's accepted events at `brandIds` in the window, plus their last event ever there. */
+/** One member's accepted events (every identity's) at `brandIds` in the window, plus their last event ever there. */
 export async function readMemberActivity(
   db: Kysely<DB>,
-  accountKey: string,
+  member: Member,
   brandIds: string[],
   from: Date,
   to: Date,
@@ -85,7 +79,7 @@ export async function readMemberActivity(
            count(DISTINCT brand_id)::int AS brands,
            max(created_at) AS last
       FROM events
-     WHERE user_email = ${accountKey} AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
+     WHERE user_email IN (${sql.join(member.identityKeys)}) AND status = 'accepted' AND brand_id IN (${sql.join(brandIds)})
        AND created_at < ${to}
      GROUP BY GROUPING SETS ((), (brand_id), (event_type))`.execute(db);
   const t = result.rows.find((r) => r.g === 3);
@@ -110,10 +104,13 @@ export async function readMemberActivity(
   };
 }
 
-/** One member's redemptions (pending or confirmed) at `brandIds`: in the window, and per perk before `to`. */
+/**
+ * One member's redemptions (pending or confirmed) at `brandIds`: in the window, and per perk before `to`.
+ * Redemptions are recorded under the account, or under an identity redeemed before it was linked: both count.
+ */
 export async function readMemberRedemptions(
   db: Kysely<DB>,
-  accountKey: string,
+  member: Member,
   brandIds: string[],
   from: Date,
   to: Date,
@@ -123,7 +120,7 @@ export async function readMemberRedemptions(
            count(*) FILTER (WHERE created_at >= ${from})::int AS in_window,
            coalesce(sum(cost) FILTER (WHERE created_at >= ${from}), 0)::text AS spent_window
       FROM perk_redemptions
-     WHERE user_key = ${accountKey} AND status IN ('pending', 'confirmed') AND brand_id IN (${sql.join(brandIds)})
+     WHERE user_key IN (${sql.join(member.identityKeys)}) AND status IN ('pending', 'confirmed') AND brand_id IN (${sql.join(brandIds)})
        AND created_at < ${to}
      GROUP BY perk_id`.execute(db);
   return {
@@ -143,7 +140,7 @@ export async function readEarningsTotals(db: Kysely<DB>, brandIds: string[], fro
   const result = await sql<{ total: string }>`
     SELECT sum(reward_amount)::text AS total FROM events
      WHERE brand_id IN (${sql.join(brandIds)}) AND status = 'accepted'
-       AND created_at >= ${from} AND created_at < ${to} AND user_email NOT LIKE 'agent:%'
+       AND created_at >= ${from} AND created_at < ${to} AND ${isMemberKey(sql.ref('user_email'))}
      GROUP BY user_email
      ORDER BY sum(reward_amount)`.execute(db);
   return result.rows.map((row) => BigInt(row.total));
@@ -178,7 +175,7 @@ export async function readAffordCounts(
     SELECT width_bucket(total, ${sql.val(bounds)}::numeric[])::int AS bucket, count(*)::int AS n
       FROM (SELECT user_email, sum(reward_amount)::numeric AS total FROM events
              WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at < ${now}
-               AND user_email NOT LIKE 'agent:%'
+               AND ${isMemberKey(sql.ref('user_email'))}
              GROUP BY user_email) AS totals
      GROUP BY bucket`.execute(db);
   const perBucket = new Map(result.rows.map((r) => [r.bucket, r.n]));
@@ -193,7 +190,7 @@ export async function readAffordCounts(
   return { members, afford };
 }
 
-/** Quartiles of the brand's members' ledger balances and how many members hold at least each. */
+/** Quartiles of the brand's members' earned-minus-spent figures (earnedMinusSpent) and how many members hold at least each. */
 export interface BalanceQuartiles {
   members: number;
   quartiles: { quantile: 0.25 | 0.5 | 0.75; balance: bigint; atLeast: number }[];
@@ -201,16 +198,16 @@ export interface BalanceQuartiles {
 
 /**
  * Members of the brand (an accepted event there) and the 25th, 50th and 75th percentiles (`percentile_disc`:
- * an actual member's balance) of their ledger balances (accepted rewards network-wide − redemptions not
+ * an actual member's balance) of their earned minus spent (accepted rewards network-wide − redemptions not
  * failed, floored at 0), with the number of members whose balance reaches each.
  */
 export async function readBalanceQuartiles(db: Kysely<DB>, brandId: string, now: Date): Promise<BalanceQuartiles> {
   const members = sql`
     SELECT DISTINCT user_email AS k FROM events
-     WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at < ${now} AND user_email NOT LIKE 'agent:%'`;
+     WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at < ${now} AND ${isMemberKey(sql.ref('user_email'))}`;
   const result = await sql<{ n: number; p25: string; p50: string; p75: string; a25: number; a50: number; a75: number }>`
     WITH b AS (
-      SELECT greatest(0, balance) AS bal FROM (${ledgerBalances(members, now)}) AS l),
+      SELECT greatest(0, balance) AS bal FROM (${earnedMinusSpent(members, now)}) AS l),
     q AS (
       SELECT percentile_disc(0.25) WITHIN GROUP (ORDER BY bal) AS p25,
              percentile_disc(0.5) WITHIN GROUP (ORDER BY bal) AS p50,
@@ -270,7 +267,7 @@ export async function readBrandMemberFigures(
              sum(reward_amount)::text AS earned_all,
              min(created_at) AS first_at, max(created_at) AS last_at
         FROM events
-       WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at < ${to} AND user_email NOT LIKE 'agent:%'
+       WHERE brand_id = ${brandId} AND status = 'accepted' AND created_at < ${to} AND ${isMemberKey(sql.ref('user_email'))}
        GROUP BY user_email),
     rd AS (
       SELECT user_key AS k,
@@ -278,7 +275,7 @@ export async function readBrandMemberFigures(
              coalesce(sum(cost) FILTER (WHERE created_at >= ${from}), 0)::text AS spent
         FROM perk_redemptions
        WHERE brand_id = ${brandId} AND status IN ('pending', 'confirmed') AND created_at < ${to}
-         AND user_key NOT LIKE 'agent:%'
+         AND ${isMemberKey(sql.ref('user_key'))}
        GROUP BY user_key)
     SELECT coalesce(ev.k, rd.k) AS k, ev.events, ev.types, ev.days, ev.earned, ev.earned_all, ev.first_at, ev.last_at,
            rd.redemptions, rd.spent

@@ -31,6 +31,16 @@ export interface WalletBalance {
 }
 
 /**
+ * What the member may spend now: the wallet's balance on chain less the pts reserved by their redemptions
+ * still pending, never below 0 — what redeem_perk judges with, so what every judgeRedemption caller reads
+ * (bought pts included, failed mints not: the chain holds the one and not the other).
+ */
+export function spendableBalance(wallet: Pick<WalletBalance, 'balance' | 'reserved'>): bigint {
+  const spendable = BigInt(wallet.balance) - wallet.reserved;
+  return spendable > 0n ? spendable : 0n;
+}
+
+/**
  * What a user can spend: the live on-chain balance of their wallet (their own row's, or their account's when
  * the identity is linked and has none), the rewards accepted but not yet confirmed, and the pts held by perk
  * redemptions still pending (`reserved`) — the wallet and both sums in one statement, then the chain.

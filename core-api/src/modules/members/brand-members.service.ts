@@ -2,6 +2,7 @@ import {
   AppError,
   type Clock,
   IDENTITY_PLATFORMS,
+  isAppError,
   type MemberEvent,
   type MemberMatch,
   type MemberProfile,
@@ -15,13 +16,7 @@ import { accountIdentities, resolveAccountKeys } from '../accounts/accounts.serv
 import { readAchievements } from '../achievements/achievements.service.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
-import {
-  awardReward,
-  completeEvent,
-  type EventDeps,
-  MANUAL_AWARD_EVENT_TYPE,
-  prepareManualAward,
-} from '../events/events.service.ts';
+import { type EventService, MANUAL_AWARD_EVENT_TYPE } from '../events/events.service.ts';
 import { readMemberLedger } from '../ledger/member-ledger.ts';
 import { readWalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 import { listBrandRedemptions } from '../perks/perks.repository.ts';
@@ -245,12 +240,22 @@ async function readMemberEvents(db: Database, brandId: string, keys: string[]): 
 }
 
 /**
- * A manual award: `amount` pts to a member the brand knows, for `reason`, through the event pipeline (the
- * batcher, the member's wallet, the mint), then written to the audit log naming `actor`.
+ * A manual award: `amount` pts to a member the brand knows, for `reason`, through the event service's one
+ * award entry (the batcher, the member's wallet, the mint), then written to the audit log naming `actor`.
+ * `idempotencyKey` is the award's event externalId: a repeat by the same actor for the same member and amount
+ * (parallel ones too) answers the first award with `replayed: true` and pays nothing; the key used for
+ * another member, amount or by another person is 409.
  */
 export async function awardMember(
-  deps: BrandMembersDeps & { events: EventDeps },
-  input: { brandId: string; userKey: string; amount: number; reason: string; actor: string },
+  deps: BrandMembersDeps & { events: EventService },
+  input: {
+    brandId: string;
+    userKey: string;
+    amount: number;
+    reason: string;
+    actor: string;
+    idempotencyKey?: string | undefined;
+  },
 ) {
   const { accountKey, identities } = await accountIdentities(deps.db, input.userKey);
   const ledger = await readMemberLedger(
@@ -259,29 +264,48 @@ export async function awardMember(
     identities.map((identity) => identity.identityKey),
   );
   if (!ledger.known) throw memberNotFound(input.userKey);
-  const candidate = await prepareManualAward(deps.events, {
-    brandId: input.brandId,
-    userEmail: accountKey,
-    amount: BigInt(input.amount),
-    reason: input.reason,
-    awardedBy: input.actor,
-  });
-  const accepted = await awardReward(deps.events, candidate);
-  await insertAuditEntry(deps.db, {
-    actor: input.actor,
-    action: 'member.award',
-    subject: input.brandId,
-    details: { userKey: accountKey, amount: input.amount, reason: input.reason, eventId: accepted.eventId },
-    at: deps.clock.now(),
-  });
-  const response = await completeEvent(deps.events, accepted);
+  const accepted = await deps.events
+    .award({
+      kind: 'manual',
+      brandId: input.brandId,
+      userEmail: accountKey,
+      amount: BigInt(input.amount),
+      reason: input.reason,
+      awardedBy: input.actor,
+      idempotencyKey: input.idempotencyKey,
+    })
+    .catch((error: unknown) => {
+      if (isAppError(error) && error.code === 'DUPLICATE_EVENT') throw awardKeyReused(input.idempotencyKey);
+      throw error;
+    });
+  if (accepted.duplicate && accepted.rewardAmount !== input.amount) throw awardKeyReused(input.idempotencyKey);
+  if (!accepted.duplicate) {
+    await insertAuditEntry(deps.db, {
+      actor: input.actor,
+      action: 'member.award',
+      subject: input.brandId,
+      details: { userKey: accountKey, amount: input.amount, reason: input.reason, eventId: accepted.eventId },
+      at: deps.clock.now(),
+    });
+  }
+  const response = await deps.events.completeEvent(accepted);
   return {
     success: true as const,
     eventId: response.eventId,
     rewardAmount: response.rewardAmount,
     walletAddress: response.walletAddress,
     mintStatus: response.mintStatus,
+    ...(accepted.duplicate ? { replayed: true as const } : {}),
   };
+}
+
+/** 409: this award's idempotency key already paid another award (another member, amount or person). */
+function awardKeyReused(idempotencyKey: string | undefined): AppError {
+  return new AppError(
+    'CONFLICT',
+    `Idempotency key "${idempotencyKey}" was already used for another award at this brand (another member, amount or person): send a new key for a new award, or the same request to get the first answer again`,
+    { field: 'idempotencyKey', reason: 'idempotency_key_reused' },
+  );
 }
 
 /**
@@ -299,6 +323,7 @@ export interface BrandMemberService {
     amount: number;
     reason: string;
     actor: string;
+    idempotencyKey?: string | undefined;
   }): ReturnType<typeof awardMember>;
   /** At most 20 matches by e-mail, platform identity or wallet, most recently seen first. */
   search(brandId: string, text: string): Promise<MemberMatch[]>;
@@ -308,12 +333,12 @@ export interface BrandMemberService {
   awardKey(input: Parameters<typeof awardMember>[1]): ReturnType<typeof awardMember>;
 }
 
-export function createBrandMemberService(deps: BrandMembersDeps & { events: EventDeps }): BrandMemberService {
+export function createBrandMemberService(deps: BrandMembersDeps & { events: EventService }): BrandMemberService {
   return {
-    award: async ({ brandId, member, amount, reason, actor }) => {
+    award: async ({ brandId, member, ...award }) => {
       await requireBrandExists(deps.db, brandId);
       const userKey = await resolveMemberKey(deps, brandId, member);
-      return awardMember(deps, { brandId, userKey, amount, reason, actor });
+      return awardMember(deps, { brandId, userKey, ...award });
     },
     search: (brandId, text) => searchMembers(deps, brandId, text),
     profile: (brandId, identityKey) => readMemberProfile(deps, brandId, identityKey),

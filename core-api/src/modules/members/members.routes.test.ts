@@ -117,7 +117,104 @@ describe('the manual award from the admin API', () => {
   });
 });
 
+describe("the manual award's idempotency key (issue 33 §7)", () => {
+  const path = () => `/admin/brands/${brandA.brandId}/awards`;
+  const auditOf = async (eventId: string) =>
+    (await ownerA.request('GET', `/brands/${brandA.brandId}/audit?action=member.award`)).body.entries.filter(
+      (entry: { details: { eventId?: string } }) => entry.details.eventId === eventId,
+    );
+
+  it('12 identical parallel requests with one key give one award, audited once; repeats answer it replayed', async () => {
+    platform.clock.advance(1_000);
+    const earned = (await profile(MEMBER)).ledger.earned;
+    const body = { member: MEMBER, amount: 9, reason: 'Parcel lost', idempotencyKey: 'award-parallel-1' };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => platform.post(path(), body, admin())));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));
+    const eventIds = new Set(answers.map((answer) => answer.body.eventId));
+    expect(eventIds.size).toBe(1);
+    expect(answers.filter((answer) => answer.body.replayed === true)).toHaveLength(11);
+    expect(answers.every((answer) => answer.body.rewardAmount === 9)).toBe(true);
+    const [eventId] = [...eventIds] as [string];
+    const page = await profile(MEMBER);
+    expect(page.ledger.earned).toBe(earned + 9);
+    expect(
+      page.events.filter((event: { eventId: string; status: string }) => event.status === 'accepted'),
+    ).toContainEqual(expect.objectContaining({ eventId, eventType: 'manual_award', rewardAmount: 9 }));
+    expect(await auditOf(eventId)).toHaveLength(1);
+
+    // The same key in the Idempotency-Key header is the same award.
+    const { idempotencyKey: _key, ...bare } = body;
+    const viaHeader = await platform.post(path(), bare, { ...admin(), 'idempotency-key': 'award-parallel-1' });
+    expect(viaHeader.status, JSON.stringify(viaHeader.body)).toBe(200);
+    expect(viaHeader.body).toMatchObject({ eventId, replayed: true, rewardAmount: 9 });
+    await waitForMintsSettled(platform);
+    expect((await profile(MEMBER)).ledger.earned).toBe(earned + 9);
+  });
+
+  it('the key with another amount, another member or from another person is 409; a bad key is 400', async () => {
+    platform.clock.advance(1_000);
+    const body = { member: MEMBER, amount: 4, reason: 'Sorry', idempotencyKey: 'award-once-2' };
+    const first = await platform.post(path(), body, admin());
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    for (const changed of [{ amount: 5 }, { member: 'discord:424242' }]) {
+      const reused = await platform.post(path(), { ...body, ...changed }, admin());
+      expect(reused.status, JSON.stringify(reused.body)).toBe(409);
+      expect(reused.body.error).toMatch(/Idempotency key "award-once-2" was already used for another award/);
+    }
+    const byOwner = await ownerA.request(
+      'POST',
+      `/brands/${brandA.brandId}/loyalty-members/${encodeURIComponent(MEMBER)}/awards`,
+      { amount: 4, reason: 'Sorry', idempotencyKey: 'award-once-2' },
+    );
+    expect(byOwner.status, JSON.stringify(byOwner.body)).toBe(409);
+    const spaced = await platform.post(path(), { ...body, idempotencyKey: 'has space' }, admin());
+    expect(spaced.status).toBe(400);
+    expect(JSON.stringify(spaced.body)).toMatch(/idempotencyKey.*printable ASCII/);
+    const clash = await platform.post(path(), body, { ...admin(), 'idempotency-key': 'another-key' });
+    expect(clash.status).toBe(400);
+    expect(JSON.stringify(clash.body)).toMatch(/Idempotency-Key header and the body's idempotencyKey differ/);
+  });
+
+  it('12 identical parallel awards from the portal with one key give one award', async () => {
+    platform.clock.advance(1_000);
+    const earned = (await profile(DISCORD_MEMBER)).ledger.earned;
+    const awardPath = `/brands/${brandA.brandId}/loyalty-members/${encodeURIComponent(DISCORD_MEMBER)}/awards`;
+    const body = { amount: 6, reason: 'Moderated the launch', idempotencyKey: 'portal-award-3' };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => ownerA.request('POST', awardPath, body)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));
+    expect(new Set(answers.map((answer) => answer.body.eventId)).size).toBe(1);
+    expect((await profile(DISCORD_MEMBER)).ledger.earned).toBe(earned + 6);
+    expect(await auditOf(answers[0]!.body.eventId)).toHaveLength(1);
+  });
+});
+
 describe('pts member award', () => {
+  it('one award per --idempotency-key: a second run with the key pays nothing', async () => {
+    platform.clock.advance(1_000);
+    const earned = (await profile(MEMBER)).ledger.earned;
+    const argv = [
+      'member',
+      'award',
+      '--brand',
+      brandA.brandId,
+      '--member',
+      MEMBER,
+      '--amount',
+      '3',
+      '--reason',
+      'Retry',
+    ];
+    const keyed = [...argv, '--idempotency-key', 'cli-award-4', '--json'];
+    const first = await pts(keyed);
+    expect(first.stderr).toBe('');
+    const again = await pts(keyed);
+    expect(JSON.parse(again.stdout)).toMatchObject({ eventId: JSON.parse(first.stdout).eventId, replayed: true });
+    expect((await profile(MEMBER)).ledger.earned).toBe(earned + 3);
+    const bad = await pts([...argv, '--idempotency-key', 'a b']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--idempotency-key must be printable ASCII/);
+  });
+
   it('--json prints the award the portal answers; bad flags are usage errors', async () => {
     platform.clock.advance(1_000);
     const run = await pts([

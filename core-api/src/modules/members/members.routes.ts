@@ -1,5 +1,6 @@
 import { adminManualAwardRequestSchema, brandIdParamsSchema, manualAwardResponseSchema } from '@pts/shared';
 import { requireAdminToken } from '../../http/admin-auth.ts';
+import { idempotencyKeyOf } from '../../http/idempotency-key.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { BrandMemberService } from './brand-members.service.ts';
 
@@ -15,7 +16,9 @@ export function memberAdminRoutes(deps: { members: BrandMemberService; adminToke
       summary: "Give a member pts by hand with the reason why (the portal's manual award); audited as admin",
       description:
         'Recorded as a `manual_award` event (the reason in its metadata) and minted like every reward. `member` is an ' +
-        'e-mail, an identity key (`discord_123@…`) or a platform identity (`discord:123`) the brand has seen.',
+        'e-mail, an identity key (`discord_123@…`) or a platform identity (`discord:123`) the brand has seen. ' +
+        '`idempotencyKey` (or the `Idempotency-Key` header), one per intended award: a repeat answers the first ' +
+        'award (`replayed: true`) and pays nothing.',
       tags: ['admin'],
       security: ['adminToken'],
       before: [requireAdminToken(deps.adminToken)],
@@ -25,11 +28,14 @@ export function memberAdminRoutes(deps: { members: BrandMemberService; adminToke
         400: failure('Validation failed (the reason is required)'),
         401: failure('Missing or wrong admin token'),
         404: failure('Unknown brand, or the brand has never seen this member'),
-        409: failure('The platform identity names several members: give the identity key'),
+        409: failure(
+          'The platform identity names several members: give the identity key; or the idempotency key was used for another award',
+        ),
       },
-      handle: async ({ params: { brandId }, body }) => {
+      handle: async ({ params: { brandId }, body, req }) => {
         const { member, amount, reason } = body;
-        return deps.members.award({ brandId, member, amount, reason, actor: 'admin' });
+        const idempotencyKey = idempotencyKeyOf(req, body.idempotencyKey);
+        return deps.members.award({ brandId, member, amount, reason, idempotencyKey, actor: 'admin' });
       },
     }),
   ];

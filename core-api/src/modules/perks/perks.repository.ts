@@ -1,6 +1,7 @@
-import type { BrandRedemption, Perk } from '@pts/shared';
+import type { BrandRedemption, Member, Perk } from '@pts/shared';
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { DB, PerksTable } from '../../db/schema.ts';
+import { isMemberKey } from '../accounts/member-keys.ts';
 
 export type PerkRow = Selectable<PerksTable>;
 export type NewPerkRow = Insertable<PerksTable>;
@@ -45,7 +46,8 @@ export function updatePerkRow(db: Kysely<DB>, id: bigint, patch: PerkRowPatch): 
 
 /**
  * Perks in id order; one brand's when `brandId` is given. `syncedOnly` hides perks not yet on chain. With
- * `userKey`, each row carries `member_claims`: that member's pending or confirmed redemptions of the perk.
+ * `member`, each row carries `member_claims`: that member's pending or confirmed redemptions of the perk
+ * (under any identity of their account).
  */
 export function listPerkRows(
   db: Kysely<DB>,
@@ -53,22 +55,22 @@ export function listPerkRows(
     brandId?: string | undefined;
     category?: string | undefined;
     syncedOnly?: boolean;
-    userKey?: string | undefined;
+    member?: Member | undefined;
   } = {},
 ): Promise<(PerkRow & { member_claims?: string | number | null })[]> {
   let query = db.selectFrom('perks').selectAll('perks').orderBy('perks.id');
   if (filter.brandId) query = query.where('perks.brand_id', '=', filter.brandId);
   if (filter.category) query = query.where('perks.category', '=', filter.category);
   if (filter.syncedOnly) query = query.where('perks.chain_status', '=', 'synced');
-  const { userKey: accountKey } = filter;
-  if (!accountKey) return query.execute();
+  const { member } = filter;
+  if (!member) return query.execute();
   return query
     .select((eb) =>
       eb
         .selectFrom('perk_redemptions as r')
         .select((inner) => inner.fn.countAll<string>().as('n'))
         .whereRef('r.perk_id', '=', 'perks.id')
-        .where('r.user_key', '=', accountKey)
+        .where('r.user_key', 'in', member.identityKeys)
         .where('r.status', 'in', ['pending', 'confirmed'])
         .as('member_claims'),
     )
@@ -156,14 +158,14 @@ export interface MemberPerkClaims {
  */
 export async function readMemberPerkClaims(
   db: Kysely<DB>,
-  accountKey: string,
+  member: Member,
   brandIds?: string[],
 ): Promise<Map<string, MemberPerkClaims>> {
   if (brandIds?.length === 0) return new Map();
   let query = db
     .selectFrom('perk_redemptions')
     .select(['perk_id', 'brand_id', (eb) => eb.fn.countAll<string>().as('claims')])
-    .where('user_key', '=', accountKey)
+    .where('user_key', 'in', member.identityKeys)
     .where('status', 'in', ['pending', 'confirmed'])
     .groupBy(['perk_id', 'brand_id']);
   if (brandIds) query = query.where('brand_id', 'in', brandIds);
@@ -248,7 +250,7 @@ export async function readOfferedPerks(
         .where('r.status', 'in', ['pending', 'confirmed'])
         .where('r.created_at', '>=', window.from)
         .where('r.created_at', '<', window.to)
-        .where(sql<boolean>`(r.user_key NOT LIKE 'agent:%' AND r.user_key NOT LIKE 'agent\\_%')`)
+        .where(isMemberKey(sql.ref('r.user_key')))
         .as('redemptions'),
     )
     .where('perks.active', '=', true)

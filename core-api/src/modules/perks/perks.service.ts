@@ -3,6 +3,7 @@ import {
   type BrandRedemption,
   type Clock,
   type CreatePerkInput,
+  type Member,
   PERK_DEFAULT_CATEGORY,
   type Perk,
   type PerkCatalogueItem,
@@ -249,17 +250,17 @@ export async function listCatalogue(
 export function listMemberCatalogue(
   deps: PerkServiceDeps,
   brandId: string,
-  accountKey: string,
+  member: Member,
   filter: { category?: string | undefined; available?: boolean | undefined } = {},
 ): Promise<{ item: PerkCatalogueItem; memberClaims: bigint }[]> {
-  return catalogueOf(deps, brandId, filter, accountKey);
+  return catalogueOf(deps, brandId, filter, member);
 }
 
 async function catalogueOf(
   deps: PerkServiceDeps,
   brandId: string,
   filter: { category?: string | undefined; available?: boolean | undefined },
-  accountKey?: string,
+  member?: Member,
 ): Promise<{ item: PerkCatalogueItem; memberClaims: bigint }[]> {
   const exists = deps.brands ? await deps.brands.get(brandId) : await findBrandByAddress(deps.db, brandId);
   if (!exists) throw brandNotFound(brandId);
@@ -267,7 +268,7 @@ async function catalogueOf(
     brandId,
     category: filter.category,
     syncedOnly: true,
-    userKey: accountKey,
+    member,
   });
   if (rows.length === 0) return [];
   if (!deps.perkChain) throw chainUnavailable('the perk contracts are not configured in this process');

@@ -1,11 +1,11 @@
-import { AppError, idempotencyKeySchema, perkRedemptionRequestSchema, perkRedemptionResponseSchema } from '@pts/shared';
-import type { Request } from 'express';
+import { perkRedemptionRequestSchema, perkRedemptionResponseSchema } from '@pts/shared';
 import {
   type BrandSignatureVerifier,
   hasBrandSignature,
   requireBrandSignature,
   signatureRequired,
 } from '../../http/brand-signature.ts';
+import { idempotencyKeyOf } from '../../http/idempotency-key.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { RedemptionService } from './redemption.service.ts';
@@ -63,31 +63,4 @@ export function redemptionRoutes(deps: RedemptionRouterDeps): Route[] {
       },
     }),
   ];
-}
-
-/**
- * The idempotency key of a redeem request: the body's `idempotencyKey` (signed with the body) or the
- * `Idempotency-Key` header; both present and different is a 400.
- */
-function idempotencyKeyOf(req: Request, fromBody: string | undefined): string | undefined {
-  const header = req.get('idempotency-key');
-  if (header === undefined) return fromBody;
-  const parsed = idempotencyKeySchema.safeParse(header);
-  if (!parsed.success) {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      `Idempotency-Key header ${parsed.error.issues[0]?.message ?? 'is invalid'}`,
-      {
-        field: 'Idempotency-Key',
-      },
-    );
-  }
-  if (fromBody !== undefined && fromBody !== parsed.data) {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      "The Idempotency-Key header and the body's idempotencyKey differ: send one of them, or the same value in both",
-      { field: 'idempotencyKey' },
-    );
-  }
-  return parsed.data;
 }

@@ -153,4 +153,51 @@ describe('portal chat groups', () => {
     );
     expect(new Set(documented)).toEqual(tried);
   });
+
+  it("a group's reward changes only the rule's reward: the brand's 20 h daily_checkin cooldown and claim limit stay", async () => {
+    await platform.setRule(brandA.brandId, {
+      eventType: 'daily_checkin',
+      rewardAmount: 10,
+      cooldownHours: 20,
+      maxClaims: 3,
+    });
+    await platform.setRule(brandA.brandId, {
+      eventType: 'good_morning',
+      rewardAmount: 5,
+      cooldownHours: 12,
+      maxClaims: 7,
+    });
+    await botClient(brandA).chatGroupSetup({
+      securityKey: brandA.securityKey,
+      platform: 'discord',
+      chatGroupId: '777',
+      groupName: 'A regulars',
+      setupBy: 'mod#3',
+    });
+    const ruleOf = async (eventType: string) =>
+      ((await ownerA.request('GET', `/brands/${brandA.brandId}/rules`)).body.rules as Record<string, unknown>[]).find(
+        (rule) => rule.eventType === eventType,
+      );
+    const checkinBefore = await ruleOf('daily_checkin');
+
+    platform.clock.advance(1_000);
+    const changed = await adminA.request('PATCH', path(brandA, 'discord:777'), { configMetadata: { dailyReward: 15 } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.rulesUpdated).toEqual(['daily_checkin']);
+    expect(await ruleOf('daily_checkin')).toEqual({ ...checkinBefore, rewardAmount: 15 });
+
+    // A good-morning cooldown edit changes that rule's cooldown and nothing else (its reward and claims stay).
+    const gm = await adminA.request('PATCH', path(brandA, 'discord:777'), {
+      configMetadata: { naturalParticipation: { gmCooldownHours: 6 } },
+    });
+    expect(gm.status, JSON.stringify(gm.body)).toBe(200);
+    expect(gm.body.rulesUpdated).toEqual(['good_morning']);
+    expect(await ruleOf('good_morning')).toMatchObject({ rewardAmount: 5, cooldownHours: 6, maxClaims: 7 });
+    expect(await ruleOf('daily_checkin')).toMatchObject({ rewardAmount: 15, cooldownHours: 20, maxClaims: 3 });
+
+    // The rule changes are the admin's in the audit log, not an anonymous `chat-group-config`.
+    const audit = await ownerA.request('GET', `/brands/${brandA.brandId}/audit?action=rule.set`);
+    const actors = audit.body.entries.slice(0, 2).map((e: { actor: string }) => e.actor);
+    expect(actors).toEqual(['portal:admin@a.example.com', 'portal:admin@a.example.com']);
+  });
 });

@@ -19,7 +19,7 @@ const notFound = failure('No such brand among yours, or no such chat group linke
 /**
  * The Integrations page's chat groups (docs/portal.md, "Integrations"): admins and owners change what the bots'
  * brand-signed `PATCH|DELETE /services/chat-groups/:chatGroupId` change — the group's name and its
- * configuration (rewards, cooldowns, switches; a changed reward or cooldown is written to the brand's rule) —
+ * configuration (rewards, cooldowns, switches; a changed reward or cooldown, and only it, is written to the brand's rule) —
  * and unlink it from the brand (deactivate; a later `/setup` in the group links it again). The same chat group
  * service, audited with the portal user. A group linked to another brand answers 404, like an unknown one.
  */
@@ -43,7 +43,7 @@ export function portalChatGroupRoutes(deps: PortalChatGroupRoutesDeps): Route[] 
       path: '/brands/:brandId/chat-groups/:chatGroupId',
       summary: "Change a chat group's name or configuration (admin or owner): the bots' `PATCH /services/chat-groups`",
       description:
-        'Deep-merges configMetadata; a changed reward or cooldown is also written to the brand rule that pays it.',
+        'Deep-merges configMetadata; a changed reward or cooldown is also written to the brand rule that pays it (only that value: the rule keeps its other settings).',
       tags: ['portal'],
       security: session,
       before: signedIn,

@@ -87,6 +87,8 @@ async function auditOf(browser: PortalBrowser, brandId = brandA.brandId) {
 
 describe('the security key', () => {
   let rotatedKey = '';
+  /** The key the last rotation replaced, while its grace lasts. */
+  let previousKey = '';
 
   it('only an owner rotates it: admin and viewer get 403 and the key still works', async () => {
     for (const browser of [adminA, viewerA]) {
@@ -131,6 +133,59 @@ describe('the security key', () => {
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/graceMinutes/);
     expect((await manualEvent(rotatedKey)).status).toBe(200);
+  });
+
+  it('a rotation that names no grace keeps the old key a day (the portal default), so nothing breaks at once', async () => {
+    const rotated = await ownerA.request('POST', `${a()}/keys/rotate`, {});
+    expect(rotated.status).toBe(200);
+    const keys = rotated.body.keys;
+    secrets.push(keys.securityKey, keys.apiKey);
+    expect(new Date(keys.previousKeyValidUntil).getTime() - platform.clock.now().getTime()).toBe(24 * 3600_000);
+    expect((await manualEvent(rotatedKey)).status).toBe(200);
+    expect((await manualEvent(keys.securityKey)).status).toBe(200);
+    expect((await auditOf(viewerA))[0]).toMatchObject({ action: 'brand.keys_rotate', details: { graceMinutes: 1440 } });
+    const status = await viewerA.request('GET', `${a()}/integrations`);
+    expect(status.body.keys.previousKeyValidUntil).toBe(keys.previousKeyValidUntil);
+    previousKey = rotatedKey;
+    rotatedKey = keys.securityKey;
+    brandA = { ...brandA, apiKey: keys.apiKey };
+  });
+
+  it('"end the old key now" is its own owner-only action: the old key is refused at once, audited, once', async () => {
+    const oldKey = (await ownerA.request('GET', `${a()}/integrations`)).body.keys;
+    expect(oldKey.previousKeyValidUntil).not.toBeNull();
+    const previous = previousKey;
+    expect((await manualEvent(previous)).status).toBe(200);
+    for (const browser of [adminA, viewerA]) {
+      const refused = await browser.request('POST', `${a()}/keys/end-previous`);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatch(/needs owner/);
+    }
+    expect((await ownerB.request('POST', `${a()}/keys/end-previous`)).status).toBe(404);
+    expect((await ownerA.request('POST', `${a()}/keys/end-previous`, undefined, { csrf: false })).status).toBe(403);
+    expect((await manualEvent(previous)).status).toBe(200);
+
+    // Five clicks at once (two tabs, a double click): one ends the key, the others are told there is nothing left.
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => ownerA.request('POST', `${a()}/keys/end-previous`)),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409]);
+    const ended = answers.find((answer) => answer.status === 200)!;
+    expect(ended.body.keys).toMatchObject({ active: true, previousKeyValidUntil: null });
+    expect(ended.body.keys.endedKeyWasValidUntil).toBe(oldKey.previousKeyValidUntil);
+    expect(answers.find((answer) => answer.status === 409)!.body.error).toMatch(/nothing to end/);
+
+    expect((await manualEvent(previous)).status).toBe(401);
+    expect((await manualEvent(rotatedKey)).status).toBe(200);
+    const audit = (await auditOf(viewerA)).filter((entry) => entry.action === 'brand.keys_end_previous');
+    expect(audit).toEqual([
+      expect.objectContaining({
+        actor: 'portal:alice@a.example.com',
+        details: { wasValidUntil: oldKey.previousKeyValidUntil },
+      }),
+    ]);
+    const status = await viewerA.request('GET', `${a()}/integrations`);
+    expect(status.body.keys.previousKeyValidUntil).toBeNull();
   });
 });
 
@@ -378,6 +433,7 @@ describe('CSRF and brand isolation on every route', () => {
     const billingBefore = await viewerA.request('GET', `${a()}/billing`);
     const attempts: [string, string, unknown?][] = [
       ['POST', `${a()}/keys/rotate`, { graceMinutes: 0 }],
+      ['POST', `${a()}/keys/end-previous`],
       ['PUT', `${a()}/webhook`, { url: `${receiverUrl}?csrf` }],
       ['DELETE', `${a()}/webhook`],
       ['POST', `${a()}/agent-keys`, { name: 'sneaky' }],
@@ -410,6 +466,7 @@ describe('CSRF and brand isolation on every route', () => {
     const attempts: [string, string, unknown?][] = [
       ['GET', `${b}/integrations`],
       ['POST', `${b}/keys/rotate`, { graceMinutes: 0 }],
+      ['POST', `${b}/keys/end-previous`],
       ['POST', `${b}/domains/b.example.com/verify`],
       ['DELETE', `${b}/domains/b.example.com`],
       ['GET', `${b}/webhook`],

@@ -1,4 +1,6 @@
 import {
+  DEFAULT_PORTAL_KEY_GRACE_MINUTES,
+  endedPreviousBrandKeySchema,
   portalAgentKeyParamsSchema,
   portalAgentKeysSchema,
   portalBrandParamsSchema,
@@ -118,8 +120,9 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       path: '/brands/:brandId/keys/rotate',
       summary: 'Rotate the security key and API key (owner); the new keys are in this answer only',
       description:
-        'The same rotation as `pts brand rotate-key` and the agent tool `manage_brand_keys`. With `graceMinutes` ' +
-        'the replaced security key still verifies signatures until then.',
+        'The same rotation as `pts brand rotate-key` and the agent tool `manage_brand_keys`. The replaced security ' +
+        `key still verifies signatures for \`graceMinutes\` (${DEFAULT_PORTAL_KEY_GRACE_MINUTES} when omitted: a day for ` +
+        "the brand's back end, WordPress plugin and bots to move; 0 refuses it at once). The API key is replaced at once.",
       tags: ['portal'],
       security: session,
       before: signedIn,
@@ -134,7 +137,34 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       handle: async ({ params: { brandId }, body, res }) => {
         const user = await member(res, brandId, 'owner');
         noStore(res);
-        return { success: true, keys: await brands.rotateKeys(brandId, body, { actor: actorOf(user) }) };
+        const graceMinutes = body.graceMinutes ?? DEFAULT_PORTAL_KEY_GRACE_MINUTES;
+        return { success: true, keys: await brands.rotateKeys(brandId, { graceMinutes }, { actor: actorOf(user) }) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/keys/end-previous',
+      summary: 'End the old key now (owner): the security key the last rotation replaced stops verifying',
+      description:
+        'Its own action, apart from the rotation: once every integration runs on the new key, or when the old ' +
+        'one leaked. Audited as `brand.keys_end_previous`; the same action as `pts brand end-old-key`.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: {
+        200: {
+          description: 'The old key is refused from now on',
+          schema: success({ keys: endedPreviousBrandKeySchema }),
+        },
+        401: signedOut,
+        403: csrfOrRole,
+        404: notMember,
+        409: failure('No replaced key is still verifying'),
+      },
+      handle: async ({ params: { brandId }, res }) => {
+        const user = await member(res, brandId, 'owner');
+        return { success: true, keys: await brands.endPreviousKey(brandId, { actor: actorOf(user) }) };
       },
     }),
     defineRoute({

@@ -7,6 +7,7 @@ import {
   memberSearchResponseSchema,
   portalBrandParamsSchema,
 } from '@pts/shared';
+import { idempotencyKeyOf } from '../../http/idempotency-key.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { BrandMemberService } from '../members/brand-members.service.ts';
 import { actorOf } from './portal.routes.ts';
@@ -74,7 +75,8 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
       path: '/brands/:brandId/loyalty-members/:userKey/awards',
       summary: 'Give a member pts by hand with the reason why (admin or owner); audited',
       description:
-        'Recorded as a `manual_award` event (the reason in its metadata) and minted like every reward; the audit log names the portal user.',
+        'Recorded as a `manual_award` event (the reason in its metadata) and minted like every reward; the audit log names the portal user. ' +
+        '`idempotencyKey` (or the `Idempotency-Key` header), one per intended award: a repeat answers the first award (`replayed: true`) and pays nothing.',
       tags: ['portal'],
       security: session,
       before: signedIn,
@@ -85,11 +87,13 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         401: signedOut,
         403: failure('Missing CSRF token, or the role cannot make this change'),
         404: notFound,
+        409: failure('The idempotency key was used for another award (another member, amount or person)'),
       },
-      handle: async ({ params: { brandId, userKey: identityKey }, body, res }) => {
+      handle: async ({ params: { brandId, userKey: identityKey }, body, req, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'admin');
-        return members.awardKey({ brandId, userKey: identityKey, ...body, actor: actorOf(user) });
+        const idempotencyKey = idempotencyKeyOf(req, body.idempotencyKey);
+        return members.awardKey({ brandId, userKey: identityKey, ...body, idempotencyKey, actor: actorOf(user) });
       },
     }),
   ];

@@ -257,23 +257,82 @@ export async function listTeam(deps: Pick<PortalTeamDeps, 'db' | 'clock'>, brand
   };
 }
 
-/** Changes a member's role; a brand always keeps at least one owner. */
+/** One row of a brand's team, locked for the change being made. */
+interface LockedMember {
+  user_id: string;
+  role: PortalRole;
+  email: string;
+}
+
+/**
+ * The brand's team, every membership row locked (FOR UPDATE): two owners changing each other at once are
+ * ordered, and the second sees the first's change. `actorUserId`, when given, must still be an owner in what
+ * was locked, so a person removed or demoted a moment ago cannot finish a change they began as owner.
+ */
+async function lockTeam(trx: Kysely<DB>, brandId: string, actorUserId?: string): Promise<LockedMember[]> {
+  const members = await trx
+    .selectFrom('portal_memberships as m')
+    .innerJoin('portal_users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'm.role', 'u.email'])
+    .where('m.brand_id', '=', brandId)
+    .orderBy('m.user_id')
+    .forUpdate()
+    .execute();
+  if (actorUserId !== undefined) {
+    const actor = members.find((m) => m.user_id === actorUserId);
+    if (!actor) throw new AppError('BRAND_NOT_FOUND', `Brand not found: ${brandId}`);
+    if (actor.role !== 'owner') {
+      throw new AppError('FORBIDDEN', `Your role in this brand (${actor.role}) cannot do this; it needs owner`);
+    }
+  }
+  return members;
+}
+
+const LAST_OWNER = 'A brand needs at least one owner: make someone else owner first';
+
+/**
+ * Voids the invites into the brand still pending for `member`: those addressed to them (a role they were
+ * given must not come back through an older link), and, when they are no longer an owner, those they sent
+ * (only owners invite; a link a demoted or departed owner sent, perhaps to themselves, must not outlive
+ * their role). Returns how many were voided.
+ */
+async function voidInvitesOf(
+  trx: Kysely<DB>,
+  input: { brandId: string; email: string; stillOwner: boolean },
+  now: Date,
+): Promise<number> {
+  const voided = await trx
+    .updateTable('portal_links')
+    .set({ used_at: now })
+    .where('brand_id', '=', input.brandId)
+    .where('kind', '=', 'invite')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where((eb) =>
+      input.stillOwner
+        ? eb('email', '=', input.email)
+        : eb.or([eb('email', '=', input.email), eb('created_by', '=', `portal:${input.email}`)]),
+    )
+    .executeTakeFirst();
+  return Number(voided.numUpdatedRows);
+}
+
+/**
+ * Changes a member's role; a brand always keeps at least one owner. The member's pending invites into the
+ * brand are voided (and those they sent, when they stop being owner).
+ */
 export async function changeRole(
   deps: Pick<PortalTeamDeps, 'db' | 'clock'>,
-  input: { brandId: string; userId: string; role: PortalRole; changedBy: string },
+  input: { brandId: string; userId: string; role: PortalRole; changedBy: string; actorUserId?: string | undefined },
 ) {
   return deps.db.transaction().execute(async (trx) => {
-    const members = await trx
-      .selectFrom('portal_memberships')
-      .select(['user_id', 'role'])
-      .where('brand_id', '=', input.brandId)
-      .forUpdate()
-      .execute();
+    const now = deps.clock.now();
+    const members = await lockTeam(trx, input.brandId, input.actorUserId);
     const member = members.find((m) => m.user_id === input.userId);
     if (!member) throw new AppError('NOT_FOUND', `No member ${input.userId} in this brand`);
     const owners = members.filter((m) => m.role === 'owner').length;
     if (member.role === 'owner' && input.role !== 'owner' && owners <= 1) {
-      throw new AppError('CONFLICT', 'A brand needs at least one owner: make someone else owner first');
+      throw new AppError('CONFLICT', LAST_OWNER);
     }
     await trx
       .updateTable('portal_memberships')
@@ -281,14 +340,144 @@ export async function changeRole(
       .where('brand_id', '=', input.brandId)
       .where('user_id', '=', input.userId)
       .execute();
+    const invitesRevoked = await voidInvitesOf(
+      trx,
+      { brandId: input.brandId, email: member.email, stillOwner: input.role === 'owner' },
+      now,
+    );
     await insertAuditEntry(trx, {
       actor: input.changedBy,
       action: 'portal.role_change',
       subject: input.brandId,
-      details: { userId: input.userId, from: member.role, to: input.role },
-      at: deps.clock.now(),
+      details: { userId: input.userId, email: member.email, from: member.role, to: input.role, invitesRevoked },
+      at: now,
     });
     return { userId: input.userId, role: input.role };
+  });
+}
+
+/** What removing a person from a brand's team did. */
+export interface TeamRemoval {
+  userId: string;
+  email: string;
+  role: PortalRole;
+  invitesRevoked: number;
+}
+
+/**
+ * Takes `userId` out of the brand's team (an owner removing a teammate, or a person leaving): their next
+ * request to the brand answers 404. The last owner stays (409). Their pending invites into the brand, and
+ * those they sent, are voided. Audited as `portal.member_remove` or `portal.leave`.
+ */
+export async function removeMember(
+  deps: Pick<PortalTeamDeps, 'db' | 'clock'>,
+  input: { brandId: string; userId: string; actor: string; actorUserId: string },
+): Promise<TeamRemoval> {
+  const leaving = input.actorUserId === input.userId;
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const members = await lockTeam(trx, input.brandId, leaving ? undefined : input.actorUserId);
+    const member = members.find((m) => m.user_id === input.userId);
+    if (!member) {
+      if (leaving) throw new AppError('BRAND_NOT_FOUND', `Brand not found: ${input.brandId}`);
+      throw new AppError('NOT_FOUND', `No member ${input.userId} in this brand`);
+    }
+    const owners = members.filter((m) => m.role === 'owner').length;
+    if (member.role === 'owner' && owners <= 1) {
+      throw new AppError(
+        'CONFLICT',
+        leaving ? 'You are the last owner of this brand: make someone else owner before you leave' : LAST_OWNER,
+      );
+    }
+    await trx
+      .deleteFrom('portal_memberships')
+      .where('brand_id', '=', input.brandId)
+      .where('user_id', '=', input.userId)
+      .execute();
+    const invitesRevoked = await voidInvitesOf(
+      trx,
+      { brandId: input.brandId, email: member.email, stillOwner: false },
+      now,
+    );
+    await insertAuditEntry(trx, {
+      actor: input.actor,
+      action: leaving ? 'portal.leave' : 'portal.member_remove',
+      subject: input.brandId,
+      details: { userId: member.user_id, email: member.email, role: member.role, invitesRevoked },
+      at: now,
+    });
+    return { userId: member.user_id, email: member.email, role: member.role, invitesRevoked };
+  });
+}
+
+/**
+ * Voids the brand's pending invites to `email` (an owner changed their mind, or the link went astray).
+ * 404 when there is none. Audited as `portal.invite_revoke`.
+ */
+export async function revokeInvite(
+  deps: Pick<PortalTeamDeps, 'db' | 'clock'>,
+  input: { brandId: string; email: string; revokedBy: string },
+): Promise<{ email: string; invitesRevoked: number }> {
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const voided = await trx
+      .updateTable('portal_links')
+      .set({ used_at: now })
+      .where('brand_id', '=', input.brandId)
+      .where('kind', '=', 'invite')
+      .where('email', '=', input.email)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    const invitesRevoked = Number(voided.numUpdatedRows);
+    if (invitesRevoked === 0) {
+      throw new AppError('NOT_FOUND', `No pending invite for ${input.email} in this brand`, { field: 'email' });
+    }
+    await insertAuditEntry(trx, {
+      actor: input.revokedBy,
+      action: 'portal.invite_revoke',
+      subject: input.brandId,
+      details: { email: input.email, invitesRevoked },
+      at: now,
+    });
+    return { email: input.email, invitesRevoked };
+  });
+}
+
+/**
+ * Ends every session of a teammate (a lost laptop, a shared browser): their next request answers 401 and
+ * they sign in again. Only a member of this brand (404 otherwise). Audited as `portal.sessions_end`.
+ */
+export async function endSessions(
+  deps: Pick<PortalTeamDeps, 'db' | 'clock'>,
+  input: { brandId: string; userId: string; endedBy: string },
+): Promise<{ userId: string; sessionsEnded: number }> {
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const member = await trx
+      .selectFrom('portal_memberships as m')
+      .innerJoin('portal_users as u', 'u.id', 'm.user_id')
+      .select(['u.email'])
+      .where('m.brand_id', '=', input.brandId)
+      .where('m.user_id', '=', input.userId)
+      .executeTakeFirst();
+    if (!member) throw new AppError('NOT_FOUND', `No member ${input.userId} in this brand`);
+    const ended = await trx
+      .updateTable('portal_sessions')
+      .set({ revoked_at: now })
+      .where('user_id', '=', input.userId)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    const sessionsEnded = Number(ended.numUpdatedRows);
+    await insertAuditEntry(trx, {
+      actor: input.endedBy,
+      action: 'portal.sessions_end',
+      subject: input.brandId,
+      details: { userId: input.userId, email: member.email, sessionsEnded },
+      at: now,
+    });
+    return { userId: input.userId, sessionsEnded };
   });
 }
 
@@ -351,8 +540,14 @@ export interface PortalTeamService {
   /** Resolves when every reset started so far is done (tests; the platform's stop). */
   settle(): Promise<void>;
   listTeam(brandId: string): Promise<PortalTeam>;
-  /** Changes a member's role; a brand always keeps at least one owner. */
+  /** Changes a member's role; a brand always keeps at least one owner; their pending invites are voided. */
   changeRole(input: Parameters<typeof changeRole>[1]): ReturnType<typeof changeRole>;
+  /** Takes a person out of the team (or lets them leave); the last owner stays. */
+  removeMember(input: Parameters<typeof removeMember>[1]): Promise<TeamRemoval>;
+  /** Voids the brand's pending invites to an e-mail. */
+  revokeInvite(input: Parameters<typeof revokeInvite>[1]): ReturnType<typeof revokeInvite>;
+  /** Ends every session of a teammate. */
+  endSessions(input: Parameters<typeof endSessions>[1]): ReturnType<typeof endSessions>;
 }
 
 export function createPortalTeamService(deps: PortalTeamDeps): PortalTeamService {
@@ -375,5 +570,8 @@ export function createPortalTeamService(deps: PortalTeamDeps): PortalTeamService
     },
     listTeam: (brandId) => listTeam(deps, brandId),
     changeRole: (input) => changeRole(deps, input),
+    removeMember: (input) => removeMember(deps, input),
+    revokeInvite: (input) => revokeInvite(deps, input),
+    endSessions: (input) => endSessions(deps, input),
   };
 }

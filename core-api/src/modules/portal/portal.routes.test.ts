@@ -340,6 +340,10 @@ describe('roles, CSRF and brand isolation', () => {
       ['PATCH', `/brands/${b}/members/${bobId}`, { role: 'viewer' }],
       ['GET', `/brands/${b}/audit`],
       ['GET', `/brands/${b}/dashboard`],
+      ['DELETE', `/brands/${b}/members/${bobId}`],
+      ['POST', `/brands/${b}/leave`],
+      ['POST', `/brands/${b}/members/${bobId}/sessions/end`],
+      ['DELETE', `/brands/${b}/invites/mole@a.example.com`],
     ];
     for (const [method, path, body] of attempts) {
       const answer = await ownerA.request(method, path, body);
@@ -358,7 +362,11 @@ describe('roles, CSRF and brand isolation', () => {
     expect(documented.length).toBe(
       new Set(
         attempts.map(([, path]) =>
-          path.replace(b, '{brandId}').replace(bobId, '{userId}').replace('account_creation', '{eventType}'),
+          path
+            .replace(b, '{brandId}')
+            .replace(bobId, '{userId}')
+            .replace('account_creation', '{eventType}')
+            .replace('mole@a.example.com', '{email}'),
         ),
       ).size,
     );

@@ -7,7 +7,9 @@ import {
   portalAdminInviteRequestSchema,
   portalBrandParamsSchema,
   portalChangePasswordSchema,
+  portalInviteParamsSchema,
   portalInviteRequestSchema,
+  portalInviteRevocationSchema,
   portalInviteSchema,
   portalInviteSentSchema,
   portalJoinedSchema,
@@ -17,7 +19,9 @@ import {
   portalResetCompleteSchema,
   portalResetRequestSchema,
   portalSessionSchema,
+  portalSessionsEndedSchema,
   portalSignInRequestSchema,
+  portalTeamRemovalSchema,
   portalTeamSchema,
   ruleParamsSchema,
   ruleSchema,
@@ -446,7 +450,107 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       handle: async ({ params: { brandId, userId }, body, res }) => {
         const user = portalUserOf(res);
         await team.requireRole(user.id, brandId, 'owner');
-        return team.changeRole({ brandId, userId, role: body.role, changedBy: actorOf(user) });
+        return team.changeRole({
+          brandId,
+          userId,
+          role: body.role,
+          changedBy: actorOf(user),
+          actorUserId: user.id,
+        });
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/brands/:brandId/members/:userId',
+      summary: 'Remove a teammate (owner): their access to the brand ends at once; the last owner stays',
+      description:
+        'Their pending invites into the brand, and those they sent, are voided. Audited as `portal.member_remove`.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalMemberParamsSchema },
+      responses: {
+        200: { description: 'Removed', schema: portalTeamRemovalSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, or no such member'),
+        409: failure('The last owner cannot be removed'),
+      },
+      handle: async ({ params: { brandId, userId }, res }) => {
+        const user = portalUserOf(res);
+        await team.requireRole(user.id, brandId, 'owner');
+        const removed = await team.removeMember({ brandId, userId, actor: actorOf(user), actorUserId: user.id });
+        return { success: true as const, ...removed };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/leave',
+      summary: 'Leave the brand (any role); the last owner cannot leave',
+      description: 'Your pending invites into the brand, and those you sent, are voided. Audited as `portal.leave`.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalBrandParamsSchema },
+      responses: {
+        200: { description: 'Left', schema: portalTeamRemovalSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: failure('Missing CSRF token'),
+        404: notMember,
+        409: failure('You are the last owner: make someone else owner first'),
+      },
+      handle: async ({ params: { brandId }, res }) => {
+        const user = portalUserOf(res);
+        const left = await team.removeMember({ brandId, userId: user.id, actor: actorOf(user), actorUserId: user.id });
+        return { success: true as const, ...left };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/members/:userId/sessions/end',
+      summary: 'End every session of a teammate (owner): they sign in again',
+      description: 'Audited as `portal.sessions_end`.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalMemberParamsSchema },
+      responses: {
+        200: { description: 'Ended', schema: portalSessionsEndedSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, or no such member'),
+      },
+      handle: async ({ params: { brandId, userId }, res }) => {
+        const user = portalUserOf(res);
+        await team.requireRole(user.id, brandId, 'owner');
+        const ended = await team.endSessions({ brandId, userId, endedBy: actorOf(user) });
+        return { success: true as const, ...ended };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/brands/:brandId/invites/:email',
+      summary: 'Revoke the pending invites to an e-mail (owner): their links stop working',
+      description: 'Audited as `portal.invite_revoke`.',
+      tags: ['portal'],
+      security: session,
+      before: signedIn,
+      request: { params: portalInviteParamsSchema },
+      responses: {
+        200: { description: 'Revoked', schema: portalInviteRevocationSchema },
+        400: failure('Validation failed'),
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, or no pending invite for this e-mail'),
+      },
+      handle: async ({ params: { brandId, email }, res }) => {
+        const user = portalUserOf(res);
+        await team.requireRole(user.id, brandId, 'owner');
+        const revoked = await team.revokeInvite({ brandId, email, revokedBy: actorOf(user) });
+        return { success: true as const, ...revoked };
       },
     }),
     defineRoute({

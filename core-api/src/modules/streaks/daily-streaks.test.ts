@@ -13,7 +13,7 @@ const deps = () => ({
   db: platform.deps.db,
   clock: platform.clock,
   logger: platform.deps.logger,
-  events: platform.services.events,
+  events: platform.services.eventService,
 });
 
 beforeAll(async () => {

@@ -39,16 +39,8 @@ import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { brandNotFound } from '../brands/brands.service.ts';
 import { displayNameOf, saveDisplayNames } from '../display-names/display-names.ts';
 import type { CachedBrand } from '../events/brand-cache.ts';
-import type { EventCandidate } from '../events/event-batcher.ts';
 import type { RuleRecord } from '../events/events.repository.ts';
-import {
-  type AcceptedEvent,
-  awardReward,
-  completeEvent,
-  type EventDeps,
-  prepareAward,
-  restateAward,
-} from '../events/events.service.ts';
+import { type AcceptedEvent, type EventService, restateAward, type ServerAward } from '../events/events.service.ts';
 import { enqueueWebhook } from '../webhooks/webhooks.outbox.ts';
 import {
   DAILY_STREAK,
@@ -80,7 +72,7 @@ export interface StreakDeps {
   db: Database;
   clock: Clock;
   logger: Logger;
-  events: EventDeps;
+  events: EventService;
   /** Who the audit log names for settings changes (default `admin`: the admin token, the CLI). */
   actor?: string;
 }
@@ -358,16 +350,18 @@ async function prepareStreakReward(
   input: EventRequest,
   eventId: string,
   amount: bigint,
-): Promise<EventCandidate> {
+): Promise<ServerAward> {
   // The streak tables deduplicate (one check-in per UTC day, one claim per milestone) and the day boundary
   // replaces the rule's cooldown; per-user and total claim limits of the rule still apply.
-  return prepareAward(deps.events, input, { eventId, amount });
+  const request: ServerAward = { kind: 'server', input, eventId, amount };
+  await deps.events.checkAward(request);
+  return request;
 }
 
 /** Queues the reward through the event pipeline; an AppError means a rule of the brand refused it. */
-async function payReward(deps: StreakDeps, candidate: EventCandidate): Promise<AcceptedEvent | AppError> {
+async function payReward(deps: StreakDeps, candidate: ServerAward): Promise<AcceptedEvent | AppError> {
   try {
-    return await awardReward(deps.events, candidate);
+    return await deps.events.award(candidate);
   } catch (error) {
     if (isAppError(error)) return error;
     throw error;
@@ -383,7 +377,7 @@ async function payReward(deps: StreakDeps, candidate: EventCandidate): Promise<A
 export const REDRIVE_AFTER_MS = 30_000;
 
 /** Pays a recorded reward that has no event yet (see REDRIVE_AFTER_MS); a no-op otherwise. */
-async function redriveReward(deps: StreakDeps, candidate: EventCandidate, recordedAt: Date, now: Date): Promise<void> {
+async function redriveReward(deps: StreakDeps, candidate: ServerAward, recordedAt: Date, now: Date): Promise<void> {
   if (now.getTime() - recordedAt.getTime() < REDRIVE_AFTER_MS) return;
   if (await eventExists(deps.db, candidate.eventId)) return;
   let paid: AcceptedEvent | AppError;
@@ -399,7 +393,7 @@ async function redriveReward(deps: StreakDeps, candidate: EventCandidate, record
       ? `re-driven streak reward refused: ${paid.code}`
       : 're-drove a streak reward left without its event',
   );
-  if (!isAppError(paid)) await completeEvent(deps.events, paid);
+  if (!isAppError(paid)) await deps.events.completeEvent(paid);
 }
 
 function checkinMetadata(input: CheckinRequest, day: string, streak: number, multiplier: number, baseReward: number) {
@@ -511,7 +505,7 @@ export async function checkIn(deps: StreakDeps, input: CheckinRequest): Promise<
       rewardRefused: { code: paid.code, message: paid.message },
     };
   }
-  const completed = await completeEvent(deps.events, paid);
+  const completed = await deps.events.completeEvent(paid);
   return {
     success: true,
     streak,
@@ -603,7 +597,7 @@ export async function claimMilestone(deps: StreakDeps, input: ClaimMilestoneRequ
       ...(paid.details ? { rewardDetails: paid.details } : {}),
     });
   }
-  const completed = await completeEvent(deps.events, paid);
+  const completed = await deps.events.completeEvent(paid);
   return {
     success: true,
     bonusPts: paid.rewardAmount,

@@ -1,5 +1,6 @@
+import type { Rule } from '@pts/shared/schemas/brands';
 import type { ChatGroup, UpdateChatGroupRequest } from '@pts/shared/schemas/community';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../../api.ts';
 import { useBrand } from '../../session.ts';
@@ -13,8 +14,9 @@ import { fieldMessage, messagesByPath, numberOf } from '../program/validation.ts
 /**
  * The chat groups the bots set up with `/setup` (docs/portal.md, "Integrations"). Admins and owners change
  * what the bots' brand-signed `PATCH /services/chat-groups/:id` changes (name, rewards, cooldowns, switches;
- * a changed reward or cooldown is written to the brand's rule) and unlink a group (the bots stop rewarding in
- * it until someone runs `/setup` there again).
+ * a changed reward or cooldown is written to the brand's rule, and nothing else of that rule) and unlink a
+ * group (the bots stop rewarding in it until someone runs `/setup` there again). The form says which fields
+ * are brand-wide and shows the rule each one changes, as it is now.
  */
 export function ChatGroupsSection({ groups, editable }: { groups: ChatGroup[]; editable: boolean }) {
   const { brandId } = useBrand();
@@ -27,10 +29,16 @@ export function ChatGroupsSection({ groups, editable }: { groups: ChatGroup[]; e
       api('PATCH', path(group), body),
     onSuccess: async () => {
       setEditing(undefined);
-      await refresh();
+      await Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: ['rules', brandId] })]);
     },
   });
   const unlink = useMutation({ mutationFn: (group: ChatGroup) => api('DELETE', path(group)), onSuccess: refresh });
+  // The rules a group's rewards write to: the same query (and key) as the Program page's.
+  const rules = useQuery({
+    queryKey: ['rules', brandId],
+    queryFn: () => api<{ rules: Rule[] }>('GET', `/brands/${brandId}/rules`),
+    enabled: editing !== undefined,
+  });
 
   return (
     <section aria-labelledby="chat-heading" className="panel">
@@ -107,6 +115,7 @@ export function ChatGroupsSection({ groups, editable }: { groups: ChatGroup[]; e
         <ChatGroupForm
           key={editing.id}
           group={editing}
+          rules={rules.data?.rules}
           saving={save.isPending}
           error={save.error}
           onCancel={() => setEditing(undefined)}
@@ -123,8 +132,31 @@ const rewardsText = ({ configMetadata: c }: ChatGroup) =>
     ? `, good morning ${c.naturalParticipation.gmReward}, good night ${c.naturalParticipation.gnReward}`
     : ', good morning/night off');
 
+/** The brand rule each reward and cooldown field of the form writes to (the fields are brand-wide). */
+const RULE_OF_FIELD = {
+  dailyReward: 'daily_checkin',
+  welcomeBonus: 'welcome_bonus',
+  gmReward: 'good_morning',
+  gmCooldownHours: 'good_morning',
+  gnReward: 'good_night',
+  gnCooldownHours: 'good_night',
+} as const;
+
+const UNLIMITED_CLAIMS = [-1, 999999];
+
+/** A rule as a person reads it: `daily_checkin: 10 pts, 20 h cooldown, at most 3 claims`. */
+export function ruleSummary(eventType: string, rule: Rule | undefined): string {
+  if (!rule) return `${eventType}: not set yet (saving creates it)`;
+  const cooldown = rule.cooldownHours === 0 ? 'no cooldown' : `${rule.cooldownHours} h cooldown`;
+  const claims = UNLIMITED_CLAIMS.includes(rule.maxClaims)
+    ? 'unlimited claims'
+    : `at most ${rule.maxClaims} claim${rule.maxClaims === 1 ? '' : 's'}`;
+  return `${eventType}: ${rule.rewardAmount} pts, ${cooldown}, ${claims}${rule.active ? '' : ' (inactive)'}`;
+}
+
 function ChatGroupForm(props: {
   group: ChatGroup;
+  rules: Rule[] | undefined;
   saving: boolean;
   error: Error | null;
   onCancel(): void;
@@ -148,10 +180,12 @@ function ChatGroupForm(props: {
     gnResponseEnabled: np.gnResponseEnabled,
   });
   const messages = messagesByPath(props.error);
+  const ruleOf = (eventType: string) => props.rules?.find((rule) => rule.eventType === eventType);
   const input = (name: keyof typeof text, label: string, path: string, number = true) => (
     <InputField
       label={label}
       name={name}
+      {...(name in RULE_OF_FIELD ? { 'aria-describedby': 'chat-brand-wide' } : {})}
       {...(number ? { type: 'number', inputMode: 'numeric' as const, min: 0 } : { maxLength: 200 })}
       value={text[name]}
       onChange={(e) => setText((old) => ({ ...old, [name]: e.target.value }))}
@@ -208,9 +242,18 @@ function ChatGroupForm(props: {
         {toggle('gmResponseEnabled', 'The bot answers good morning')}
         {toggle('gnResponseEnabled', 'The bot answers good night')}
       </fieldset>
-      <p className="note">
-        Rewards and cooldowns are the brand's rules: every group of the brand pays the last values saved.
-      </p>
+      <div id="chat-brand-wide" className="note" role="note" aria-label="Brand-wide rules">
+        <p>
+          <strong>Brand-wide:</strong> rewards and cooldowns are the brand's rules, shared by every group of the brand.
+          Saving writes only the values you change here to these rules; their other settings (cooldowns, claim limits)
+          stay as they are:
+        </p>
+        <ul>
+          {[...new Set(Object.values(RULE_OF_FIELD))].map((eventType) => (
+            <li key={eventType}>{props.rules ? ruleSummary(eventType, ruleOf(eventType)) : `${eventType}: …`}</li>
+          ))}
+        </ul>
+      </div>
       {props.error && known.length === 0 ? (
         <p role="alert" className="error">
           {messages[''] ?? props.error.message}
