@@ -70,7 +70,8 @@ async function main(): Promise<void> {
         '',
         'Brand portal: open this link to set the password of demo@localhost (owner of the demo brand):',
         `  ${invite.inviteUrl}`,
-        `  (works once, until ${invite.expiresAt}; later: npm run -s pts -- portal invite --brand ${demo.brandId} --email E --role owner)`,
+        `  (works once, until ${invite.expiresAt}; if demo@localhost already has an account, sign in on that page and accept;`,
+        `  later: npm run -s pts -- portal invite --brand ${demo.brandId} --email E --role owner)`,
       );
     }
   }

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiError, api, linkToken, loadSession } from '../api.ts';
-import { useSession } from '../session.ts';
+import { refreshSession, useSession } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
 import { PasswordForm } from './PasswordForm.tsx';
 
@@ -68,7 +68,7 @@ function SignInToAccept() {
       await loadSession();
       await api('POST', '/sign-in', { email, password });
     },
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
+    onSuccess: () => refreshSession(queryClient),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -113,13 +113,13 @@ function AcceptAsSignedIn({ email }: { email: string }) {
     },
     onSuccess: async (joined) => {
       window.history.replaceState(null, '', window.location.pathname);
-      await queryClient.invalidateQueries({ queryKey: ['session'] });
+      await refreshSession(queryClient);
       navigate(joined.brandId ? `/brands/${joined.brandId}/dashboard` : '/operator');
     },
   });
   const signOut = useMutation({
     mutationFn: () => api('POST', '/sign-out'),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
+    onSuccess: () => refreshSession(queryClient),
   });
   return (
     <AuthFrame title="Accept your invite">

@@ -97,17 +97,30 @@ async function revokeAllSessions(db: Kysely<DB>, userId: string, at: Date): Prom
     .execute();
 }
 
-/** Sets the password, ending every session the user had. */
+/** Voids the user's reset links still unused: a password set another way makes them stale. */
+async function voidResetLinks(db: Kysely<DB>, email: string, at: Date): Promise<void> {
+  await db
+    .updateTable('portal_links')
+    .set({ used_at: at })
+    .where('kind', '=', 'reset')
+    .where('email', '=', email)
+    .where('used_at', 'is', null)
+    .execute();
+}
+
+/** Sets the password, ending every session the user had and voiding their pending reset links. */
 export async function setPassword(deps: PortalAuthDeps, userId: string, password: string): Promise<void> {
   const passwordHash = await hashPassword(password);
   const now = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
-    await trx
+    const user = await trx
       .updateTable('portal_users')
       .set({ password_hash: passwordHash, password_changed_at: now })
       .where('id', '=', userId)
-      .execute();
+      .returning('email')
+      .executeTakeFirst();
     await revokeAllSessions(trx, userId, now);
+    if (user) await voidResetLinks(trx, user.email, now);
   });
 }
 
@@ -310,6 +323,7 @@ export async function completeReset(deps: PortalAuthDeps, token: string, passwor
       .executeTakeFirst();
     if (!user) throw linkRefused();
     await revokeAllSessions(trx, user.id, now);
+    await voidResetLinks(trx, user.email, now);
     return user;
   });
 }

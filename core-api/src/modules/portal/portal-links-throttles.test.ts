@@ -282,4 +282,22 @@ describe('password resets', () => {
     });
     expect(newAnswer.status).toBe(200);
   });
+
+  it('a password changed on the account page voids the reset links still pending', async () => {
+    const person = await portalMember(platform, brand.brandId, 'changed@links.example.com', 'viewer');
+    const browser = await visitor('10.12.0.1');
+    expect((await browser.request('POST', '/password-reset', { email: 'changed@links.example.com' })).status).toBe(202);
+    await platform.services.portal.team.settle();
+    const [pending] = sentLinks('changed@links.example.com');
+    const changed = await person.request('POST', '/password', {
+      currentPassword: PASSWORD,
+      newPassword: 'the changed password',
+    });
+    expect(changed.status).toBe(200);
+    const late = await browser.request('POST', '/password-reset/complete', {
+      token: tokenOf(pending!.link),
+      password: 'from a stale link',
+    });
+    expect(late.status).toBe(400);
+  });
 });
