@@ -14,6 +14,7 @@ const SOURCES = [
   join(ROOT, 'src'),
   join(ROOT, 'index.html'),
   join(ROOT, 'vite.config.ts'),
+  join(ROOT, 'precompress.ts'),
   join(ROOT, 'package.json'),
   join(ROOT, '../shared/src/schemas'),
 ];

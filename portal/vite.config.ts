@@ -1,10 +1,27 @@
+import { join, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { precompressAssets } from './precompress.ts';
+
+/** After the bundle is written: `.br` and `.gz` beside each asset (core-api serves them as they are). */
+function precompress(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'pts-precompress',
+    apply: 'build',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    closeBundle() {
+      precompressAssets(join(outDir, 'assets'));
+    },
+  };
+}
 
 // Served by core-api under /portal (docs/portal.md); hashed file names under /portal/assets are cached for a year.
 export default defineConfig({
   base: '/portal/',
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -7,6 +7,7 @@
  *   npm run bench -- leaderboard [flags]  # 1,000,000 users / 10,000,000 activity rows on PostgreSQL
  *   npm run bench -- agent-read [flags]  # agent API reads, 100k members on PostgreSQL, p95 at 16 clients
  *   npm run bench -- portal-dashboard [flags]  # the portal dashboard's data, 100k members / 1M events, p95 at 8 clients
+ *   npm run bench -- portal-first-visit [--json]  # the JavaScript of a first portal visit over the wire (Chromium)
  *   npm run bench -- chain-soak [flags]  # the embedded chain's memory, CPU and disk under long load, then idle
  *   npm run bench -- replicas [flags]  # ten core-api processes on one default PostgreSQL under load
  *   npm run bench -- chain-realistic [flags]  # confirmed rewards/s and time to finality with 2 s blocks
@@ -28,6 +29,7 @@ const BENCHES: Record<string, string> = {
   leaderboard: 'leaderboard.bench.ts',
   'agent-read': 'agent-read.bench.ts',
   'portal-dashboard': 'portal-dashboard.bench.ts',
+  'portal-first-visit': 'portal-first-visit.bench.ts',
   'chain-soak': 'chain-soak.bench.ts',
   replicas: 'replicas.bench.ts',
   'chain-realistic': 'chain-realistic.bench.ts',

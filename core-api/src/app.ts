@@ -9,6 +9,7 @@ import { relayContractsOf } from './chain/contract-addresses.ts';
 import type { AppServices } from './compose.ts';
 import { hasRole, type Role } from './config.ts';
 import type { AppDeps } from './deps.ts';
+import { compressResponses } from './http/compression.ts';
 import { createErrorHandler, notFoundHandler } from './http/errors.ts';
 import { jsonBody } from './http/json-body.ts';
 import { documentRoutes, type Route, routerFrom } from './http/route-table.ts';
@@ -97,6 +98,8 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
 
   app.use(createHttpMetricsMiddleware({ metrics: deps.metrics, logger }));
   app.use(securityHeaders);
+  // Before every router: each answer is compressed as it is sent (issue 33 §8).
+  app.use(compressResponses());
   // The portal is same-origin only: its cookie session must never answer a brand website's script, so CORS
   // (brand origins are allowed on the brand-facing APIs) is skipped under /portal (issue 33 §7).
   app.use(skipUnder('/portal', services.cors));

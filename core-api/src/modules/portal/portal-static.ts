@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
+import { PRECOMPRESSED_ENCODINGS } from '@pts/portal/precompress';
 import express, { type RequestHandler, Router } from 'express';
 
 /**
@@ -38,6 +39,7 @@ export function portalStaticRouter(distDir: string): Router {
   const router = Router();
   router.use(
     '/assets',
+    servePrecompressed(join(distDir, 'assets')),
     express.static(join(distDir, 'assets'), {
       immutable: true,
       maxAge: '365d',
@@ -64,4 +66,41 @@ export function portalStaticRouter(distDir: string): Router {
     res.type('html').send(indexHtml);
   });
   return router;
+}
+
+/** A hashed asset's name as Vite writes it: one path segment, no dot-dot, no slash. */
+const ASSET_NAME = /^\/[\w-]+(\.[\w-]+)+$/;
+
+/** The content codings the request accepts (those not refused with `q=0`), lower-cased. */
+export function acceptedEncodings(header: string | undefined): Set<string> {
+  const accepted = new Set<string>();
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((param) => param.trim()).find((param) => param.startsWith('q='));
+    if (name && !(q && Number(q.slice(2)) === 0)) accepted.add(name.trim());
+  }
+  return accepted;
+}
+
+/**
+ * Serves the build's `.br` or `.gz` twin of an asset when the browser accepts it (brotli first: smaller), with
+ * the asset's own Content-Type and `Vary: Accept-Encoding`; express.static then sends that file with its ETag
+ * and the year-long immutable caching. The compression middleware leaves an answer that has a
+ * Content-Encoding alone, so nothing is compressed twice.
+ */
+function servePrecompressed(assetsDir: string): RequestHandler {
+  return (req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !ASSET_NAME.test(req.path)) return next();
+    const file = join(assetsDir, req.path);
+    const twins = PRECOMPRESSED_ENCODINGS.filter(({ suffix }) => existsSync(`${file}${suffix}`));
+    if (twins.length === 0 || !existsSync(file)) return next();
+    res.vary('Accept-Encoding');
+    const accepted = acceptedEncodings(req.headers['accept-encoding']);
+    const twin = twins.find(({ encoding }) => accepted.has(encoding));
+    if (!twin) return next();
+    res.type(extname(req.path));
+    res.setHeader('Content-Encoding', twin.encoding);
+    req.url = `${req.path}${twin.suffix}`;
+    next();
+  };
 }
