@@ -1,5 +1,5 @@
 import type { Clock } from '@pts/shared';
-import { accountIdentities, resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
+import { accountIdentities, resolveAccountKey, resolveMember } from '../../modules/accounts/accounts.service.ts';
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
 import { readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
 import type { WalletBalance } from '../../modules/ledger/wallet-balance.ts';
@@ -10,6 +10,7 @@ import { bestAffordablePerks } from './affordable-perks.ts';
 
 const actionsReadFunctions = {
   resolveAccountKey,
+  resolveMember,
   accountIdentities,
   findUsers,
   readMemberLedger,

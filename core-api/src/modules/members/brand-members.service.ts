@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { getAddress, isAddress } from 'viem';
 import type { Database } from '../../db/database.ts';
-import { accountIdentities, resolveAccountKeys } from '../accounts/accounts.service.ts';
+import { accountIdentities, memberOf, resolveAccountKeys } from '../accounts/accounts.service.ts';
 import { readAchievements } from '../achievements/achievements.service.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
@@ -167,8 +167,9 @@ export async function readMemberProfile(
   identityKey: string,
 ): Promise<MemberProfile> {
   const { accountKey, identities } = await accountIdentities(deps.db, identityKey);
-  const keys = identities.map((identity) => identity.identityKey);
-  const ledger = await readMemberLedger(deps.db, brandId, keys);
+  const member = memberOf(accountKey, identities);
+  const keys = [...member.identityKeys];
+  const ledger = await readMemberLedger(deps.db, brandId, member);
   if (!ledger.known) throw memberNotFound(identityKey);
   const [wallet, events, redemptions, streaks, achievements] = await Promise.all([
     readWalletBalance(deps.wallet, accountKey),
@@ -253,11 +254,7 @@ export async function awardMember(
   input: { brandId: string; userKey: string; amount: number; reason: string; actor: string },
 ) {
   const { accountKey, identities } = await accountIdentities(deps.db, input.userKey);
-  const ledger = await readMemberLedger(
-    deps.db,
-    input.brandId,
-    identities.map((identity) => identity.identityKey),
-  );
+  const ledger = await readMemberLedger(deps.db, input.brandId, memberOf(accountKey, identities));
   if (!ledger.known) throw memberNotFound(input.userKey);
   const candidate = await prepareManualAward(deps.events, {
     brandId: input.brandId,
