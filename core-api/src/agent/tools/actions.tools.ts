@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AccountKey,
   AppError,
   achievementSchema,
   BULK_EVENTS_MAX,
@@ -295,7 +296,7 @@ async function requireMember(
   principal: AgentPrincipal | undefined,
   params: { userId: string; brandId: string },
   action: string,
-): Promise<{ accountKey: string; identityKeys: string[]; ledger: MemberLedger }> {
+): Promise<{ accountKey: AccountKey; identityKeys: string[]; ledger: MemberLedger }> {
   requireBrandAuthority(principal, params.brandId, action);
   await requireKnownBrand(d, params.brandId);
   const member = await d.actionsReads.resolveMember(params.userId);
@@ -414,7 +415,7 @@ export async function streakViews(
   d: AgentToolDeps,
   context: { clock: AgentToolDeps['clock'] },
   brandIds: string[],
-  accountKey: string,
+  accountKey: AccountKey,
 ): Promise<Map<string, AgentStreakView>> {
   const views = await d.actionsReads.readDailyStreaks(context.clock, brandIds, accountKey);
   const shown = new Map<string, AgentStreakView>();
