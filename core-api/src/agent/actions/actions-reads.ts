@@ -1,5 +1,5 @@
-import type { Clock } from '@pts/shared';
-import { accountIdentities, resolveAccountKey } from '../../modules/accounts/accounts.service.ts';
+import type { AccountKey, Clock } from '@pts/shared';
+import { accountIdentities, resolveAccountKey, resolveMember } from '../../modules/accounts/accounts.service.ts';
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
 import { readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
 import type { WalletBalance } from '../../modules/ledger/wallet-balance.ts';
@@ -10,6 +10,7 @@ import { bestAffordablePerks } from './affordable-perks.ts';
 
 const actionsReadFunctions = {
   resolveAccountKey,
+  resolveMember,
   accountIdentities,
   findUsers,
   readMemberLedger,
@@ -27,7 +28,7 @@ export type ActionsReads = BoundToDatabase<typeof actionsReadFunctions> & {
   /** The wallet balance of a user (modules/ledger): pts are one token, so it is the same at every brand. */
   readWalletBalance(userId: string): Promise<WalletBalance>;
   /** A member's daily streak at each of `brandIds` (modules/streaks), as of `clock`. */
-  readDailyStreaks(clock: Clock, brandIds: string[], accountKey: string): Promise<Map<string, DailyStreakView>>;
+  readDailyStreaks(clock: Clock, brandIds: string[], accountKey: AccountKey): Promise<Map<string, DailyStreakView>>;
 };
 
 export function createActionsReads(d: AgentServiceDeps): ActionsReads {

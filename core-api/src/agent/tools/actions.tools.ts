@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AccountKey,
   AppError,
   achievementSchema,
   BULK_EVENTS_MAX,
@@ -295,13 +296,12 @@ async function requireMember(
   principal: AgentPrincipal | undefined,
   params: { userId: string; brandId: string },
   action: string,
-): Promise<{ accountKey: string; identityKeys: string[]; ledger: MemberLedger }> {
+): Promise<{ accountKey: AccountKey; identityKeys: string[]; ledger: MemberLedger }> {
   requireBrandAuthority(principal, params.brandId, action);
   await requireKnownBrand(d, params.brandId);
-  const { accountKey, identities } = await d.actionsReads.accountIdentities(params.userId);
-  const identityKeys = identities.map((identity) => identity.identityKey);
-  const ledger = await d.actionsReads.readMemberLedger(params.brandId, identityKeys);
-  return { accountKey, identityKeys, ledger };
+  const member = await d.actionsReads.resolveMember(params.userId);
+  const ledger = await d.actionsReads.readMemberLedger(params.brandId, member);
+  return { accountKey: member.accountKey, identityKeys: [...member.identityKeys], ledger };
 }
 
 /**
@@ -415,7 +415,7 @@ export async function streakViews(
   d: AgentToolDeps,
   context: { clock: AgentToolDeps['clock'] },
   brandIds: string[],
-  accountKey: string,
+  accountKey: AccountKey,
 ): Promise<Map<string, AgentStreakView>> {
   const views = await d.actionsReads.readDailyStreaks(context.clock, brandIds, accountKey);
   const shown = new Map<string, AgentStreakView>();
@@ -605,13 +605,14 @@ async function portfolioOf(
   userId: string,
 ) {
   const now = context.clock.now();
-  const { accountKey, identities } = await d.actionsReads.accountIdentities(userId);
-  const keys = identities.map((identity) => identity.identityKey);
+  const member = await d.actionsReads.resolveMember(userId);
+  const { accountKey } = member;
+  const keys = [...member.identityKeys];
   // The member's ledger and streak at every brand of the key, one statement each, beside the wallet; only
   // the brands that know them are shown.
   const [wallet, ledgers, streaks] = await Promise.all([
     walletBalance(d, userId),
-    d.actionsReads.readMemberLedgers(brandIds, keys),
+    d.actionsReads.readMemberLedgers(brandIds, member),
     streakViews(d, context, brandIds, accountKey),
   ]);
   const tokens = [

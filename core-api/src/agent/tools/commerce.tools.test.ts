@@ -22,7 +22,7 @@ import {
 //  −40d noah earn@games   −10d, −9d noah purchase@cafe   −5d zoe order@diner
 //  −3d mia purchase@cafe + check-in (10)   −2d mia check-in (10)   −1d mia check-in (streak 3 × 1.25 = 12)
 //  −2h noah earn@games   T0 mia redeems Cookie, noah redeems Cookie and Skin (sold out)
-// Ledger balances: mia 200 + 10 + 10 + 12 − 100 = 132; noah 300 + 200 + 200 + 300 − 100 − 300 = 600.
+// Spendable balances (the wallets, every mint confirmed): mia 200 + 10 + 10 + 12 − 100 = 132; noah 300 + 200 + 200 + 300 − 100 − 300 = 600.
 
 const DAY = 86_400_000;
 const T0 = new Date(Math.floor(Date.now() / DAY) * DAY + DAY / 2);
@@ -161,7 +161,7 @@ describe('find_deals', () => {
     expect(none.basis).toMatchObject({ sampleSize: 0, note: 'No available perk matches these filters' });
   });
 
-  it('signed with userId: 50 × affordability + 30 × popularity + 20 × novelty on the ledger balance (132)', async () => {
+  it('signed with userId: 50 × affordability + 30 × popularity + 20 × novelty on the spendable balance (132)', async () => {
     const r = await call('find_deals', { query: { userId: MIA } }, all);
     expect(r).toMatchObject({ personalised: true, userId: MIA, balance: '132' });
     // Cookie is left out: mia holds 1 of 1 (its per-member limit). Mug 50 × 0.44 + 0 + 20; Hoodie 50 × 0.066 + 0 + 20.

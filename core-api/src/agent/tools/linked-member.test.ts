@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type CreatedBrand, signRequest } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
@@ -24,6 +25,7 @@ let platform: TestPlatform;
 let brand: CreatedBrand;
 let owner: PortalBrowser;
 let seq = 0;
+let buyerWallet = '';
 const perks: Record<string, { perkId: number; uuid: string }> = {};
 const tools = toolCaller(
   () => platform,
@@ -137,7 +139,7 @@ beforeAll(async () => {
   await earn(DISCORD);
   await earn(TELEGRAM);
   // The buyer earns 100 pts, and buys 500 more: minted to the wallet with no event.
-  const buyerWallet = await earn(BUYER);
+  buyerWallet = await earn(BUYER);
   await waitForMintsSettled(platform);
   await fundUser(platform, buyerWallet as `0x${string}`, 500n);
   platform.clock.set(T0);
@@ -200,5 +202,62 @@ describe('a member whose wallet holds bought pts', () => {
       principal(),
     );
     expect(redeemed).toMatchObject({ success: true });
+  });
+});
+
+describe('a member with a reward whose mint failed', () => {
+  it('is not offered what redeem_perk refuses: the failed reward is in no balance either judges with', async () => {
+    // An accepted 1000-pts reward whose mint failed for good: earned, never on the wallet.
+    const eventId = randomUUID();
+    const at = platform.clock.now();
+    await platform.deps.db
+      .insertInto('events')
+      .values({
+        id: eventId,
+        brand_id: brand.brandId,
+        event_type: 'earn',
+        user_email: BUYER,
+        status: 'accepted',
+        metadata: JSON.stringify({}),
+        reward_amount: 1000,
+        created_at: at,
+        sent_by: 'brand',
+      })
+      .execute();
+    await platform.deps.db
+      .insertInto('reward_mints')
+      .values({
+        id: randomUUID(),
+        event_id: eventId,
+        brand_id: brand.brandId,
+        wallet_address: buyerWallet,
+        amount: 1000,
+        status: 'failed',
+        chain_tx_id: null,
+        attempts: 5,
+        last_error: 'reverted',
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    // 600 on the wallet − the Mug (300) = 300 spendable; the Trip costs 900.
+    const trip = String(perks.trip?.perkId);
+    const recommendations = await tools.call(
+      'get_user_recommendations',
+      { params: { userId: BUYER }, query: { limit: 20 } },
+      principal(),
+    );
+    expect(recommendations.balance).toBe('300');
+    expect(recommendations.recommendations.find((p: { perkId: string }) => p.perkId === trip)).toMatchObject({
+      affordable: false,
+      reason: expect.stringContaining('600 pts missing'),
+    });
+    await expect(
+      tools.invoke(
+        'redeem_perk',
+        { body: { perkId: perks.trip?.uuid, userId: BUYER, brandId: brand.brandId } },
+        principal(),
+      ),
+    ).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: expect.objectContaining({ missing: 600 }) });
   });
 });

@@ -118,6 +118,11 @@ export async function accountIdentities(
  */
 export async function resolveMember(db: Kysely<DB>, identityKey: IdentityKey | string): Promise<Member> {
   const { accountKey, identities } = await accountIdentities(db, identityKey);
+  return memberOf(accountKey, identities);
+}
+
+/** The `Member` of an accountIdentities answer, for a caller that shows the identities too. */
+export function memberOf(accountKey: AccountKey, identities: readonly Pick<LinkedIdentity, 'identityKey'>[]): Member {
   return { accountKey, identityKeys: identities.map((identity) => identity.identityKey as IdentityKey) };
 }
 

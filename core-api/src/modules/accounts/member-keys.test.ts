@@ -17,6 +17,7 @@ import { agentIdentity } from '../../agent/rewards/agent-rewards.service.ts';
 import type { DB } from '../../db/schema.ts';
 import { readActivityByBrand } from '../analytics/analytics.repository.ts';
 import { readAffordCounts, readEarningsTotals, readMemberActivity } from '../ledger/member-activity.ts';
+import { readMemberLedger } from '../ledger/member-ledger.ts';
 import { readMemberPerkClaims } from '../perks/perks.repository.ts';
 import { resolveMember } from './accounts.service.ts';
 
@@ -40,6 +41,8 @@ export function refusedByTheCompiler(db: Kysely<DB>, identity: IdentityKey, acco
   void readMemberActivity(db, 'discord_1@pts.example', [], new Date(), new Date());
   // @ts-expect-error nor an account key alone: the member's other identities would be left out
   void readMemberPerkClaims(db, account);
+  // @ts-expect-error the ledger of a brand takes the resolved member, not a list of keys
+  void readMemberLedger(db, 'brand', [identity]);
   const accepted: string = account; // an account key is still a string where any key will do
   return [fromIdentity, fromString, accepted, readMemberActivity(db, member, [], new Date(), new Date())];
 }

@@ -1,4 +1,5 @@
 import {
+  type AccountKey,
   type AchievementDefinition,
   type AchievementType,
   achievementAccumulates,
@@ -283,7 +284,11 @@ export interface AchievementView {
  * Every achievement of the brand with the user's progress. An unlock stays unlocked even if the brand
  * later raises the threshold; unlocks of definitions the brand removed are listed after the current ones.
  */
-export async function readAchievements(db: Database, brandId: string, accountKey: string): Promise<AchievementView[]> {
+export async function readAchievements(
+  db: Database,
+  brandId: string,
+  accountKey: AccountKey,
+): Promise<AchievementView[]> {
   const [definitions, progress, unlocks] = await Promise.all([
     definitionsFor(db, brandId),
     db

@@ -11,7 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Database } from '../../db/database.ts';
-import { accountIdentities, resolveAccountKey } from '../accounts/accounts.service.ts';
+import { resolveAccountKey, resolveMember } from '../accounts/accounts.service.ts';
 import { readAchievements } from '../achievements/achievements.service.ts';
 import { brandNotFound } from '../brands/brands.service.ts';
 import { displayNameOf, saveDisplayNames } from '../display-names/display-names.ts';
@@ -89,8 +89,7 @@ export async function readUserStats(
     },
     now,
   );
-  const identities = (await accountIdentities(deps.db, accountKey)).identities.map((i) => i.identityKey);
-  const ledger = await readMemberLedger(deps.db, brandId, identities);
+  const ledger = await readMemberLedger(deps.db, brandId, await resolveMember(deps.db, accountKey));
   const { settings } = await loadStreakSettings(deps, brandId);
   const types = await deps.db
     .selectFrom('streaks')

@@ -4,8 +4,8 @@ import type { DB } from '../../db/schema.ts';
 import { isMemberKey } from '../accounts/member-keys.ts';
 
 /**
- * The member ledger over many members and over windows (docs/ledger.md, "Member activity and ledger
- * balances"): what the agent's intelligence, commerce and audience tools read about members' earnings,
+ * The member ledger over many members and over windows (docs/ledger.md, "Member activity and
+ * populations"): what the agent's intelligence, commerce and audience tools read about members' earnings,
  * spending and balances. The figures are the member ledger's own — `earned` is the rewards of accepted events,
  * `spent` the cost of redemptions pending or confirmed — each read here and nowhere else. Each function is one
  * or two grouped queries whatever the population. Agent identities are left out of populations (isMemberKey).

@@ -1,3 +1,4 @@
+import type { Member } from '@pts/shared';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 
@@ -32,9 +33,9 @@ export interface MemberLedger {
   redeeming: bigint;
 }
 
-/** The ledger of `identityKeys` (an account's identities) at `brandId`. */
-export async function readMemberLedger(db: Database, brandId: string, identityKeys: string[]): Promise<MemberLedger> {
-  return (await readMemberLedgers(db, [brandId], identityKeys)).get(brandId) as MemberLedger;
+/** The ledger of `member` (every identity of their account: modules/accounts resolveMember) at `brandId`. */
+export async function readMemberLedger(db: Database, brandId: string, member: Member): Promise<MemberLedger> {
+  return (await readMemberLedgers(db, [brandId], member)).get(brandId) as MemberLedger;
 }
 
 type LedgerRow = {
@@ -55,8 +56,9 @@ type LedgerRow = {
 export async function readMemberLedgers(
   db: Database,
   brandIds: string[],
-  identityKeys: string[],
+  member: Member,
 ): Promise<Map<string, MemberLedger>> {
+  const { identityKeys } = member;
   const ledgers = new Map<string, MemberLedger>();
   if (brandIds.length === 0) return ledgers;
   const rows = identityKeys.length === 0 ? [] : (await ledgerStatement(brandIds, identityKeys).execute(db)).rows;
@@ -114,7 +116,7 @@ export async function readMemberLedgers(
  * per brand and status; the member's unconfirmed reward mints per brand and status (an event's mint is
  * created with it, for its reward, so these amounts are parts of `earned`).
  */
-function ledgerStatement(brandIds: string[], identityKeys: string[]) {
+function ledgerStatement(brandIds: string[], identityKeys: readonly string[]) {
   const keys = sql.join(identityKeys);
   const brands = sql.join(brandIds);
   return sql<LedgerRow>`

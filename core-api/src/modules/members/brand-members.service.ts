@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { getAddress, isAddress } from 'viem';
 import type { Database } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { accountIdentities, resolveAccountKeys } from '../accounts/accounts.service.ts';
+import { accountIdentities, memberOf, resolveAccountKeys } from '../accounts/accounts.service.ts';
 import { readAchievements } from '../achievements/achievements.service.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
@@ -168,8 +168,9 @@ export async function readMemberProfile(
   identityKey: string,
 ): Promise<MemberProfile> {
   const { accountKey, identities } = await accountIdentities(deps.db, identityKey);
-  const keys = identities.map((identity) => identity.identityKey);
-  const ledger = await readMemberLedger(deps.db, brandId, keys);
+  const member = memberOf(accountKey, identities);
+  const keys = [...member.identityKeys];
+  const ledger = await readMemberLedger(deps.db, brandId, member);
   if (!ledger.known) throw memberNotFound(identityKey);
   const [wallet, events, redemptions, streaks, achievements, block] = await Promise.all([
     readWalletBalance(deps.wallet, accountKey),
@@ -227,8 +228,9 @@ export async function setMemberBlock(
   input: { brandId: string; userKey: string; reason: string | null; actor: string },
 ): Promise<{ success: true; userKey: string; blocked: MemberBlockState | null }> {
   const { accountKey, identities } = await accountIdentities(deps.db, input.userKey);
-  const keys = identities.map((identity) => identity.identityKey);
-  const ledger = await readMemberLedger(deps.db, input.brandId, keys);
+  const member = memberOf(accountKey, identities);
+  const keys = [...member.identityKeys];
+  const ledger = await readMemberLedger(deps.db, input.brandId, member);
   if (!ledger.known) throw memberNotFound(input.userKey);
   const now = deps.clock.now();
   const alreadyBlocked = (since: string) =>
@@ -338,11 +340,7 @@ export async function awardMember(
   },
 ) {
   const { accountKey, identities } = await accountIdentities(deps.db, input.userKey);
-  const ledger = await readMemberLedger(
-    deps.db,
-    input.brandId,
-    identities.map((identity) => identity.identityKey),
-  );
+  const ledger = await readMemberLedger(deps.db, input.brandId, memberOf(accountKey, identities));
   if (!ledger.known) throw memberNotFound(input.userKey);
   const accepted = await deps.events
     .award({

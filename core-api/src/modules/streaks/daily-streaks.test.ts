@@ -1,6 +1,7 @@
 import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { getStreakStatus, readDailyStreaks, recordActivity, updateStreakSettings } from './streaks.service.ts';
 
 // readDailyStreaks (one statement for many brands, used by the agent member tools) must show exactly what
@@ -36,7 +37,7 @@ afterAll(async () => {
 
 async function compare(user: string) {
   const ids = brands.map((b) => b.brandId);
-  const batched = await readDailyStreaks(deps(), ids, user);
+  const batched = await readDailyStreaks(deps(), ids, await resolveAccountKey(platform.deps.db, user));
   expect([...batched.keys()]).toEqual(ids);
   for (const brandId of ids) {
     const one = await getStreakStatus(deps(), brandId, user);
@@ -83,6 +84,8 @@ describe('readDailyStreaks', () => {
   });
 
   it('answers an empty map for no brands', async () => {
-    expect((await readDailyStreaks(deps(), [], 'nobody@example.com')).size).toBe(0);
+    expect(
+      (await readDailyStreaks(deps(), [], await resolveAccountKey(platform.deps.db, 'nobody@example.com'))).size,
+    ).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AccountKey,
   AppError,
   type CheckinRequest,
   type CheckinResponse,
@@ -116,7 +117,7 @@ export interface DailyStreakView {
 export async function readDailyStreaks(
   deps: Pick<StreakDeps, 'db' | 'clock' | 'logger'>,
   brandIds: string[],
-  accountKey: string,
+  accountKey: AccountKey,
 ): Promise<Map<string, DailyStreakView>> {
   const now = deps.clock.now();
   const rows = await readDailyStreakRows(deps.db, brandIds, accountKey, utcDay(now));
