@@ -110,7 +110,7 @@ export function TeamPage() {
                         <button
                           type="button"
                           className="secondary"
-                          aria-label={`End the sessions of ${member.email}`}
+                          aria-label={`End sessions of ${member.email}`}
                           disabled={teamChange.isPending}
                           onClick={() =>
                             act(`Sign ${member.email} out everywhere? They can sign in again.`, {
