@@ -15,7 +15,13 @@ import { createCampaignCommand, listCampaignsCommand } from './commands/campaign
 import { endDropCommand, listDropsCommand, updateDropCommand } from './commands/drop.ts';
 import { listLeadsCommand } from './commands/lead.ts';
 import { awardMemberCommand } from './commands/member.ts';
-import { createPerkCommand, listPerksCommand, perkConstraintCommand, updatePerkCommand } from './commands/perk.ts';
+import {
+  archivePerkCommandOf,
+  createPerkCommand,
+  listPerksCommand,
+  perkConstraintCommand,
+  updatePerkCommand,
+} from './commands/perk.ts';
 import { portalInviteCommand, portalRemoveOperatorCommand } from './commands/portal.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
@@ -47,6 +53,8 @@ const commands: Record<string, Record<string, CliCommand>> = {
   perk: {
     create: createPerkCommand,
     update: updatePerkCommand,
+    archive: archivePerkCommandOf(true),
+    restore: archivePerkCommandOf(false),
     list: listPerksCommand,
     constraint: perkConstraintCommand,
   },

@@ -26,6 +26,12 @@ export function MemberPage() {
         <Link to={`/brands/${brandId}/members`}>← Find another member</Link>
       </p>
       <h1 className="member-name">{member.userKey}</h1>
+      {member.blocked ? (
+        <p className="error" data-testid="member-blocked">
+          Blocked since {new Date(member.blocked.blockedAt).toLocaleString()} by {member.blocked.blockedBy}:{' '}
+          {member.blocked.reason}. Their events are refused until unblocked.
+        </p>
+      ) : null}
       <dl className="facts">
         <dt>Wallet</dt>
         <dd>
@@ -50,6 +56,9 @@ export function MemberPage() {
         </dd>
       </dl>
       {canEdit(membership) ? <AwardForm brandId={brandId} userKey={userKey} queryKey={key} /> : null}
+      {canEdit(membership) ? (
+        <BlockForm brandId={brandId} userKey={userKey} queryKey={key} blocked={member.blocked ?? null} />
+      ) : null}
 
       <h2>Linked accounts</h2>
       <ul className="cards">
@@ -215,6 +224,61 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: string[]
       <div className="row">
         <button type="submit" disabled={award.isPending}>
           Give pts
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Block (with the reason, kept in the audit log) or unblock: a blocked member's events are refused. */
+function BlockForm(props: { brandId: string; userKey: string; queryKey: string[]; blocked: MemberProfile['blocked'] }) {
+  const queryClient = useQueryClient();
+  const [reason, setReason] = useState('');
+  const path = `/brands/${props.brandId}/loyalty-members/${encodeURIComponent(props.userKey)}/block`;
+  const change = useMutation({
+    mutationFn: (block: boolean) => (block ? api('POST', path, { reason }) : api('DELETE', path)),
+    onSuccess: async () => {
+      setReason('');
+      await queryClient.invalidateQueries({ queryKey: props.queryKey });
+    },
+  });
+  const errors = fieldErrors(change.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    change.mutate(!props.blocked);
+  };
+  return (
+    <form className="rule-form stack narrow" onSubmit={submit} aria-label="Block or unblock">
+      <h2>{props.blocked ? 'Unblock' : 'Block this member'}</h2>
+      {props.blocked ? (
+        <p>Their events earn again from now on; what was refused stays refused.</p>
+      ) : (
+        <label>
+          Reason (required; kept in the audit log)
+          <textarea
+            name="block-reason"
+            rows={2}
+            maxLength={500}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            {...(errors.reason ? { 'aria-invalid': true, 'aria-describedby': 'block-reason-error' } : {})}
+          />
+          {errors.reason ? (
+            <span className="error" id="block-reason-error">
+              {errors.reason}
+            </span>
+          ) : null}
+        </label>
+      )}
+      {change.error && Object.keys(errors).length === 0 ? (
+        <p role="alert" className="error">
+          {change.error.message}
+        </p>
+      ) : null}
+      {change.isSuccess ? <p role="status">{props.blocked ? 'Blocked.' : 'Unblocked.'}</p> : null}
+      <div className="row">
+        <button type="submit" className={props.blocked ? undefined : 'danger'} disabled={change.isPending}>
+          {props.blocked ? 'Unblock member' : 'Block member'}
         </button>
       </div>
     </form>

@@ -29,6 +29,12 @@ export function PerkPage() {
       await refresh();
     },
   });
+  // Archive undoes a perk made by mistake: out of every catalogue, redemptions refused; restore brings it
+  // back inactive, offered again once someone activates it.
+  const archive = useMutation({
+    mutationFn: (change: 'archive' | 'restore') => api('POST', `/brands/${brandId}/perks/${perkId}/${change}`),
+    onSuccess: refresh,
+  });
   const removeConstraint = useMutation({
     mutationFn: (constraintId: string) =>
       api('DELETE', `/brands/${brandId}/perks/${perkId}/constraints/${constraintId}`),
@@ -65,7 +71,15 @@ export function PerkPage() {
           )}
         </dd>
         <dt>Status</dt>
-        <dd>{perk.chainStatus === 'pending' ? 'not on chain yet' : perk.active ? 'active' : 'inactive'}</dd>
+        <dd>
+          {perk.archivedAt
+            ? `archived ${new Date(perk.archivedAt).toLocaleString()}: in no catalogue, redemptions refused`
+            : perk.chainStatus === 'pending'
+              ? 'not on chain yet'
+              : perk.active
+                ? 'active'
+                : 'inactive'}
+        </dd>
         <dt>Collection on chain</dt>
         <dd>
           <code className="link" data-testid="collection-address">
@@ -75,9 +89,41 @@ export function PerkPage() {
         </dd>
       </dl>
       {editable && !editing ? (
-        <button type="button" onClick={() => setEditing(true)}>
-          Edit perk
-        </button>
+        <p className="row">
+          {perk.archivedAt ? null : (
+            <button type="button" onClick={() => setEditing(true)}>
+              Edit perk
+            </button>
+          )}
+          {perk.archivedAt ? (
+            <button type="button" disabled={archive.isPending} onClick={() => archive.mutate('restore')}>
+              Restore perk
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="danger"
+              disabled={archive.isPending}
+              onClick={() => {
+                if (window.confirm(`Archive ${perk.name}? It leaves the catalogue and cannot be redeemed.`)) {
+                  archive.mutate('archive');
+                }
+              }}
+            >
+              Archive perk
+            </button>
+          )}
+        </p>
+      ) : null}
+      {archive.isError ? (
+        <p role="alert" className="error">
+          {archive.error.message}
+        </p>
+      ) : null}
+      {archive.isSuccess ? (
+        <p role="status">
+          {perk.archivedAt ? 'Archived: members no longer see it.' : 'Restored, inactive: edit it to offer it again.'}
+        </p>
       ) : null}
       {editing ? (
         <PerkForm

@@ -58,6 +58,14 @@ export function ProgramPage() {
     },
   });
 
+  // Archive undoes a rule made by mistake (its events are refused, it leaves every active list); restore
+  // brings it back paused, so it earns again only when someone resumes it.
+  const archive = useMutation({
+    mutationFn: ({ eventType, change }: { eventType: string; change: 'archive' | 'restore' }) =>
+      api<{ rule: Rule }>('POST', `/brands/${brandId}/rules/${encodeURIComponent(eventType)}/${change}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['rules', brandId] }),
+  });
+
   if (rules.isPending) return <p className="loading">Loading the program…</p>;
   if (rules.isError) return <p role="alert">{rules.error.message}</p>;
   return (
@@ -97,6 +105,18 @@ export function ProgramPage() {
             onSave={(eventType, settings) => save.mutate({ eventType, settings })}
           />
         ) : null}
+        {archive.isError ? (
+          <p role="alert" className="error">
+            {archive.error.message}
+          </p>
+        ) : null}
+        {archive.isSuccess ? (
+          <p role="status">
+            {archive.data.rule.archivedAt
+              ? `${archive.data.rule.eventType} is archived: its events earn nothing now.`
+              : `${archive.data.rule.eventType} is restored, paused: resume it to earn again.`}
+          </p>
+        ) : null}
         <TableWrap label="Event rules">
           <table>
             <caption className="visually-hidden">Event rules</caption>
@@ -113,14 +133,30 @@ export function ProgramPage() {
             </thead>
             <tbody>
               {rules.data.rules.map((rule) => (
-                <tr key={rule.eventId} data-event-type={rule.eventType}>
+                <tr
+                  key={rule.eventId}
+                  data-event-type={rule.eventType}
+                  className={rule.archivedAt ? 'archived' : undefined}
+                >
                   <th scope="row">{rule.eventType}</th>
                   <td>{rule.rewardAmount} pts</td>
                   <td>{rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}</td>
                   <td>{rule.maxClaims === UNLIMITED || rule.maxClaims === 999999 ? 'unlimited' : rule.maxClaims}</td>
                   <td>{rule.detectionMethod}</td>
-                  <td>{rule.active ? 'active' : 'paused'}</td>
-                  {editable ? (
+                  <td>{rule.archivedAt ? 'archived' : rule.active ? 'active' : 'paused'}</td>
+                  {editable && rule.archivedAt ? (
+                    <td className="actions">
+                      <button
+                        type="button"
+                        aria-label={`Restore ${rule.eventType}`}
+                        disabled={archive.isPending}
+                        onClick={() => archive.mutate({ eventType: rule.eventType, change: 'restore' })}
+                      >
+                        Restore
+                      </button>
+                    </td>
+                  ) : null}
+                  {editable && !rule.archivedAt ? (
                     <td className="actions">
                       <button type="button" onClick={() => setEditing(rule)} aria-label={`Edit ${rule.eventType}`}>
                         Edit
@@ -136,6 +172,21 @@ export function ProgramPage() {
                         }
                       >
                         {rule.active ? 'Pause' : 'Resume'}
+                      </button>
+                      <button
+                        type="button"
+                        className="danger"
+                        aria-label={`Archive ${rule.eventType}`}
+                        disabled={archive.isPending}
+                        onClick={() => {
+                          if (
+                            window.confirm(`Archive ${rule.eventType}? Its events will earn nothing until restored.`)
+                          ) {
+                            archive.mutate({ eventType: rule.eventType, change: 'archive' });
+                          }
+                        }}
+                      >
+                        Archive
                       </button>
                     </td>
                   ) : null}

@@ -1,6 +1,7 @@
 import { PORTAL_ROLES, type PortalRole, type PortalTeam } from '@pts/shared/schemas/portal';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { useNavigate } from 'react-router';
 import { api, fieldErrors } from '../api.ts';
 import { isOwner, useBrand, useSession } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
@@ -25,6 +26,27 @@ export function TeamPage() {
       api('PATCH', `/brands/${brandId}/members/${input.userId}`, { role: input.role }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['team', brandId] }),
   });
+  // Removing, revoking, ending sessions and leaving: each asks first, then says what it did.
+  const [done, setDone] = useState('');
+  const teamChange = useMutation({
+    mutationFn: (change: { method: string; path: string; done: string }) =>
+      api(change.method, change.path).then(() => change.done),
+    onSuccess: (message) => {
+      setDone(message);
+      return queryClient.invalidateQueries({ queryKey: ['team', brandId] });
+    },
+  });
+  const act = (question: string, change: { method: string; path: string; done: string }) => {
+    if (window.confirm(question)) teamChange.mutate(change);
+  };
+  const navigate = useNavigate();
+  const leave = useMutation({
+    mutationFn: () => api('POST', `/brands/${brandId}/leave`),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['session'] });
+      navigate('/');
+    },
+  });
   const errors = fieldErrors(invite.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -42,6 +64,12 @@ export function TeamPage() {
           {changeRole.error.message}
         </p>
       ) : null}
+      {teamChange.isError ? (
+        <p role="alert" className="error">
+          {teamChange.error.message}
+        </p>
+      ) : null}
+      {done && !teamChange.isError ? <p role="status">{done}</p> : null}
       <TableWrap label="Members">
         <table>
           <caption className="visually-hidden">Members</caption>
@@ -50,6 +78,7 @@ export function TeamPage() {
               <th scope="col">E-mail</th>
               <th scope="col">Role</th>
               <th scope="col">Since</th>
+              {owner ? <th scope="col">Access</th> : null}
             </tr>
           </thead>
           <tbody>
@@ -74,6 +103,46 @@ export function TeamPage() {
                   )}
                 </td>
                 <td>{new Date(member.since).toLocaleDateString()}</td>
+                {owner ? (
+                  <td>
+                    {member.userId !== session.data?.user?.id ? (
+                      <span className="actions">
+                        <button
+                          type="button"
+                          className="secondary"
+                          aria-label={`End sessions of ${member.email}`}
+                          disabled={teamChange.isPending}
+                          onClick={() =>
+                            act(`Sign ${member.email} out everywhere? They can sign in again.`, {
+                              method: 'POST',
+                              path: `/brands/${brandId}/members/${member.userId}/sessions/end`,
+                              done: `${member.email} is signed out everywhere.`,
+                            })
+                          }
+                        >
+                          End sessions
+                        </button>{' '}
+                        <button
+                          type="button"
+                          className="danger"
+                          aria-label={`Remove ${member.email}`}
+                          disabled={teamChange.isPending}
+                          onClick={() =>
+                            act(`Remove ${member.email} from the team? Their access ends at once.`, {
+                              method: 'DELETE',
+                              path: `/brands/${brandId}/members/${member.userId}`,
+                              done: `${member.email} was removed from the team; their pending invites are void.`,
+                            })
+                          }
+                        >
+                          Remove
+                        </button>
+                      </span>
+                    ) : (
+                      'you'
+                    )}
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>
@@ -85,7 +154,24 @@ export function TeamPage() {
           <ul>
             {team.data.pendingInvites.map((pending) => (
               <li key={`${pending.email}-${pending.expiresAt}`}>
-                {pending.email} as {pending.role}, until {new Date(pending.expiresAt).toLocaleString()}
+                {pending.email} as {pending.role}, until {new Date(pending.expiresAt).toLocaleString()}{' '}
+                {owner ? (
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-label={`Revoke the invite to ${pending.email}`}
+                    disabled={teamChange.isPending}
+                    onClick={() =>
+                      act(`Revoke the invite to ${pending.email}? The link stops working.`, {
+                        method: 'DELETE',
+                        path: `/brands/${brandId}/invites/${encodeURIComponent(pending.email)}`,
+                        done: `The invite to ${pending.email} was revoked.`,
+                      })
+                    }
+                  >
+                    Revoke
+                  </button>
+                ) : null}
               </li>
             ))}
           </ul>
@@ -132,6 +218,23 @@ export function TeamPage() {
           </button>
         </form>
       ) : null}
+      <h2>Leave this brand</h2>
+      <p>You lose access at once; an owner can invite you again. The last owner cannot leave.</p>
+      {leave.isError ? (
+        <p role="alert" className="error">
+          {leave.error.message}
+        </p>
+      ) : null}
+      <button
+        type="button"
+        className="danger"
+        disabled={leave.isPending}
+        onClick={() => {
+          if (window.confirm('Leave this brand? You lose access at once.')) leave.mutate();
+        }}
+      >
+        Leave brand
+      </button>
     </section>
   );
 }

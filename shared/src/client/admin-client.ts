@@ -155,6 +155,8 @@ export interface AdminClient {
   /** Creates a perk and its PerkNFT collection (waits for the receipt); repeating a half-done create finishes it. */
   createPerk(input: CreatePerkRequest): Promise<Perk>;
   updatePerk(perkId: number, input: UpdatePerkRequest): Promise<Perk>;
+  /** Archives (true) or restores (false) a perk: archived, it is in no catalogue and cannot be redeemed. */
+  archivePerk(perkId: number, archived: boolean): Promise<Perk>;
   /** Perks, one brand's when `brandId` is given. */
   listPerks(brandId?: string): Promise<Perk[]>;
   addPerkConstraint(perkId: number, input: AddConstraintRequest): Promise<PerkConstraint>;
@@ -311,6 +313,8 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     },
     createPerk: async (input) => (await call('POST', '/perks', perkResponseSchema, input)).perk,
     updatePerk: async (perkId, input) => (await call('PATCH', `/perks/${perkId}`, perkResponseSchema, input)).perk,
+    archivePerk: async (perkId, archived) =>
+      (await call('POST', `/perks/${perkId}/${archived ? 'archive' : 'restore'}`, perkResponseSchema, {})).perk,
     listPerks: async (brandId) =>
       (await call('GET', `/perks${brandId ? `?brand=${encodeURIComponent(brandId)}` : ''}`, perksResponseSchema)).perks,
     addPerkConstraint: async (perkId, input) =>

@@ -80,6 +80,25 @@ export const updatePerkCommand: CliCommand = {
   },
 };
 
+/** `pts perk archive` and `pts perk restore`: undo a perk made by mistake (docs/portal.md, "Undo"). */
+export function archivePerkCommandOf(archived: boolean): CliCommand {
+  const verb = archived ? 'archive' : 'restore';
+  return {
+    usage: `pts perk ${verb} --id ID [--json]`,
+    summary: archived
+      ? 'archive a perk: out of every catalogue, redemptions refused (restore undoes it)'
+      : 'restore an archived perk (it comes back inactive: --active on with pts perk update offers it again)',
+    async run(args, context) {
+      const flags = parseFlags(args, { id: { type: 'string' }, ...jsonOption });
+      const perkId = parsePerkId(requireFlag(flags.id, 'id'), 'id');
+      const perk = await context.client().archivePerk(perkId, archived);
+      if (flags.json) return context.printJson(perk);
+      context.print(`${archived ? 'Archived' : 'Restored'} perk ${perk.name} (id ${perk.perkId})`);
+      printPerk(context, perk);
+    },
+  };
+}
+
 /** `pts perk list`. */
 export const listPerksCommand: CliCommand = {
   usage: 'pts perk list [--brand ID] [--json]',

@@ -337,6 +337,19 @@ describe('perk catalogue on the platform (anvil)', () => {
     const table = await pts(['perk', 'list', '--brand', brand.brandId]);
     expect(table.stdout).toMatch(/CLI Hoodie\s+merch\s+800\s+25\s+unlimited\s+off\s+synced/);
 
+    const archived = await pts(['perk', 'archive', '--id', String(perk.perkId), '--json']);
+    expect(archived.code, archived.stderr).toBe(0);
+    expect(JSON.parse(archived.stdout).archivedAt).toEqual(expect.any(String));
+    expect(
+      (await platform.get(`/services/perks/${brand.brandId}`)).body.perks.map((p: { name: string }) => p.name),
+    ).not.toContain('CLI Hoodie');
+    const again = await pts(['perk', 'archive', '--id', String(perk.perkId)]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/already archived/);
+    const restored = await pts(['perk', 'restore', '--id', String(perk.perkId)]);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toMatch(/Restored perk CLI Hoodie/);
+
     const usage = await pts(['perk', 'create', '--brand', brand.brandId, '--name', 'No Cost']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--cost is required/);
