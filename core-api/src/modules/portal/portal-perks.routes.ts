@@ -16,7 +16,7 @@ import type { ConstraintService } from '../perks/constraints/constraints.service
 import type { PerkService } from '../perks/perks.service.ts';
 import { actorOf as portalActorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import { portalUserOf, requireSession } from './portal-session.ts';
+import { portalUserOf, requireBrandRole, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalPerkRoutesDeps {
@@ -41,6 +41,8 @@ const notFound = failure('No such brand among yours, or no such perk in it');
 export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
   const { team, perks, constraints } = deps;
   const signedIn = [requireSession(deps.auth)];
+  /** A change by an admin or owner: a viewer is refused before the body is read. */
+  const asAdmin = [...signedIn, requireBrandRole(team, 'admin')];
 
   return [
     defineRoute({
@@ -65,7 +67,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
         'Waits for the PerkNFT collection to be created on chain. maxSupply null = unlimited; maxPerUser 0 = unlimited.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema, body: portalCreatePerkRequestSchema },
       responses: {
         201: { description: 'Created', schema: perkResponseSchema },
@@ -116,7 +118,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       summary: 'Change a perk (admin or owner): the same service as `PATCH /admin/perks/:id`',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalPerkParamsSchema, body: updatePerkRequestSchema },
       responses: {
         200: { description: 'Changed', schema: perkResponseSchema },
@@ -142,7 +144,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       summary: 'Add an eligibility constraint to a perk (admin or owner)',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalPerkParamsSchema, body: addConstraintRequestSchema },
       responses: {
         201: { description: 'Added', schema: perkConstraintResponseSchema },
@@ -165,7 +167,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       summary: 'Remove an eligibility constraint (admin or owner)',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalPerkConstraintParamsSchema },
       responses: {
         200: { description: 'Removed', schema: z.object({ success: z.literal(true) }) },
