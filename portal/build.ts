@@ -16,6 +16,7 @@ const SOURCES = [
   join(ROOT, 'vite.config.ts'),
   join(ROOT, 'package.json'),
   join(ROOT, '../shared/src/schemas'),
+  join(ROOT, '../shared/src/rules'),
 ];
 
 function files(path: string): string[] {

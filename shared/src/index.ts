@@ -45,6 +45,7 @@ export {
   periodKey,
   periodStart,
 } from './rules/periods.ts';
+export { PERK_STATUS_TEXT, PERK_STATUSES, type PerkStatus, perkStatusAt } from './rules/perk-status.ts';
 export {
   checkinReward,
   DEFAULT_STREAK_SETTINGS,
@@ -449,6 +450,7 @@ export {
   type PerkRedemptionInput,
   type PerkRedemptionRequest,
   type PerkRedemptionResponse,
+  type PortalPerk,
   perkCatalogueItemSchema,
   perkCatalogueParamsSchema,
   perkCatalogueQuerySchema,
@@ -461,6 +463,8 @@ export {
   perkResponseSchema,
   perkSchema,
   perksResponseSchema,
+  portalPerkSchema,
+  portalPerksResponseSchema,
   redeemedPerkSchema,
   type UpdatePerkInput,
   type UpdatePerkRequest,

@@ -1,3 +1,4 @@
+import { PERK_STATUS_TEXT } from '@pts/shared/rules/perk-status';
 import type { PortalPerkDetail } from '@pts/shared/schemas/brand-members';
 import type { AddConstraintRequest } from '@pts/shared/schemas/constraints';
 import type { UpdatePerkRequest } from '@pts/shared/schemas/perks';
@@ -65,7 +66,7 @@ export function PerkPage() {
           )}
         </dd>
         <dt>Status</dt>
-        <dd>{perk.chainStatus === 'pending' ? 'not on chain yet' : perk.active ? 'active' : 'inactive'}</dd>
+        <dd data-status={perk.status}>{PERK_STATUS_TEXT[perk.status]}</dd>
         <dt>Collection on chain</dt>
         <dd>
           <code className="link" data-testid="collection-address">
