@@ -17,6 +17,7 @@ const SOURCES = [
   join(ROOT, 'precompress.ts'),
   join(ROOT, 'package.json'),
   join(ROOT, '../shared/src/schemas'),
+  join(ROOT, '../shared/src/rules'),
 ];
 
 function files(path: string): string[] {

@@ -59,10 +59,17 @@ const PERIODS = [
 ] as const;
 
 const args = process.argv.slice(2);
-const flag = (name: string, fallback: number): number => {
+/**
+ * A number flag, or `fallback` when absent. `zero: true` for a flag whose 0 means something (`--refresh-ms 0`:
+ * a closed loop, its default): the check used to refuse 0 for every flag, so the bench refused its own default.
+ */
+const flag = (name: string, fallback: number, options: { zero?: boolean } = {}): number => {
   const index = args.indexOf(`--${name}`);
   const value = index >= 0 ? Number(args[index + 1]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} takes a positive number`);
+  const low = options.zero ? value < 0 : value <= 0;
+  if (!Number.isFinite(value) || low) {
+    throw new Error(`--${name} takes a ${options.zero ? 'number ≥ 0' : 'positive number'} (got ${args[index + 1]})`);
+  }
   return value;
 };
 const text = (name: string): string | undefined => {
@@ -131,7 +138,7 @@ async function main(): Promise<void> {
   const EVENTS = Math.floor(flag('events', 1_000_000));
   const CLIENTS = Math.floor(flag('clients', 8));
   /** 0: each client asks again as soon as answered (saturation); else once per this many ms (the page's refresh). */
-  const REFRESH_MS = Math.floor(flag('refresh-ms', 0));
+  const REFRESH_MS = Math.floor(flag('refresh-ms', 0, { zero: true }));
   const DURATION_S = flag('duration', 30);
   const keep = text('keep');
 

@@ -376,7 +376,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
   serve(api, '/portal/api', portalDashboardRoutes({ auth, team, analytics: portal.analytics }));
   const perkNftAddress = relayContractsOf(deps).perkNft;
   const { perks, constraints, members, community, drops, streaks, achievements } = services;
-  serve(api, '/portal/api', portalPerkRoutes({ auth, team, perks, constraints, perkNftAddress }));
+  serve(api, '/portal/api', portalPerkRoutes({ auth, team, perks, constraints, perkNftAddress, clock: deps.clock }));
   serve(api, '/portal/api', portalMemberRoutes({ auth, team, members }));
   serve(api, '/portal/api', portalCampaignRoutes({ auth, team, community, drops }));
   serve(api, '/portal/api', portalEngagementRoutes({ auth, team, streaks, achievements }));

@@ -6,6 +6,7 @@ import {
   axeViolations,
   CHROMIUM_FLAGS,
   elementsPastTheEdge,
+  goTo,
   SCREENSHOTS,
   sidewaysOverflow,
   tabTo,
@@ -117,7 +118,7 @@ describe('the Operator page in Chromium', () => {
     await operator.getByRole('link', { name: '<b>Existing</b> & Co' }).click();
     await operator.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
     expect(await operator.locator('.brand-line .role').textContent()).toBe('viewer');
-    await operator.getByRole('link', { name: 'Program' }).click();
+    await goTo(operator, 'Program');
     await operator.getByText(/Your role \(viewer\) reads the program/).waitFor();
     expect(await axeViolations(operator)).toEqual([]);
     expect(existing.brandId).toMatch(/^0x/);

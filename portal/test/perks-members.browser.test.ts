@@ -201,6 +201,8 @@ describe('the Perks and Members pages in Chromium', () => {
     await award.getByLabel('Reason (required; kept in the audit log)').fill(`Late delivery ${HOSTILE}`);
     await award.getByRole('button', { name: 'Give pts' }).click();
     await owner.getByText('Awarded 40 pts.').waitFor();
+    // The focus stays on the button (a disabled button used to drop it to the page's start).
+    expect(await owner.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Give pts');
     await expect.poll(() => owner.getByTestId('earned').textContent()).toContain('345 pts');
     await expect.poll(total).toBe(305 - 150 + 40);
     const awarded = owner.locator('tr[data-status="accepted"]').first();

@@ -53,6 +53,7 @@ export {
   periodKey,
   periodStart,
 } from './rules/periods.ts';
+export { PERK_STATUS_TEXT, PERK_STATUSES, type PerkStatus, perkStatusAt } from './rules/perk-status.ts';
 export {
   checkinReward,
   DEFAULT_STREAK_SETTINGS,
@@ -466,6 +467,7 @@ export {
   type PerkRedemptionInput,
   type PerkRedemptionRequest,
   type PerkRedemptionResponse,
+  type PortalPerk,
   perkCatalogueItemSchema,
   perkCatalogueParamsSchema,
   perkCatalogueQuerySchema,
@@ -478,6 +480,8 @@ export {
   perkResponseSchema,
   perkSchema,
   perksResponseSchema,
+  portalPerkSchema,
+  portalPerksResponseSchema,
   redeemedPerkSchema,
   type UpdatePerkInput,
   type UpdatePerkRequest,

@@ -175,7 +175,7 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: string[]
   const errors = fieldErrors(award.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    award.mutate();
+    if (!award.isPending) award.mutate();
   };
   const described = (field: string) =>
     errors[field] ? { 'aria-invalid': true, 'aria-describedby': `award-${field}-error` } : {};
@@ -222,7 +222,9 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: string[]
       ) : null}
       {award.isSuccess ? <p role="status">Awarded {award.data.rewardAmount} pts.</p> : null}
       <div className="row">
-        <button type="submit" disabled={award.isPending}>
+        {/* aria-disabled, not disabled: a disabled button drops the keyboard focus to the page's start, so a
+            person giving several awards had to find the form again after each (issue 33 §14). */}
+        <button type="submit" aria-disabled={award.isPending}>
           Give pts
         </button>
       </div>

@@ -1,3 +1,4 @@
+import { PERK_STATUS_TEXT } from '@pts/shared/rules/perk-status';
 import type { PortalPerkDetail } from '@pts/shared/schemas/brand-members';
 import type { AddConstraintRequest } from '@pts/shared/schemas/constraints';
 import type { UpdatePerkRequest } from '@pts/shared/schemas/perks';
@@ -71,14 +72,10 @@ export function PerkPage() {
           )}
         </dd>
         <dt>Status</dt>
-        <dd>
+        <dd data-status={perk.status}>
           {perk.archivedAt
             ? `archived ${new Date(perk.archivedAt).toLocaleString()}: in no catalogue, redemptions refused`
-            : perk.chainStatus === 'pending'
-              ? 'not on chain yet'
-              : perk.active
-                ? 'active'
-                : 'inactive'}
+            : PERK_STATUS_TEXT[perk.status]}
         </dd>
         <dt>Collection on chain</dt>
         <dd>

@@ -1,4 +1,5 @@
-import type { Perk, UpdatePerkRequest } from '@pts/shared/schemas/perks';
+import { PERK_STATUS_TEXT } from '@pts/shared/rules/perk-status';
+import type { Perk, PortalPerk, UpdatePerkRequest } from '@pts/shared/schemas/perks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -16,7 +17,7 @@ export function PerksPage() {
   const [creating, setCreating] = useState(false);
   const perks = useQuery({
     queryKey: ['perks', brandId],
-    queryFn: () => api<{ perks: Perk[] }>('GET', `/brands/${brandId}/perks`),
+    queryFn: () => api<{ perks: PortalPerk[] }>('GET', `/brands/${brandId}/perks`),
   });
   const create = useMutation({
     mutationFn: (settings: UpdatePerkRequest) => api<{ perk: Perk }>('POST', `/brands/${brandId}/perks`, settings),
@@ -75,7 +76,7 @@ export function PerksPage() {
                   <td>{limitText(perk.maxSupply, null)}</td>
                   <td>{limitText(perk.maxPerUser, 0)}</td>
                   <td>{windowText(perk)}</td>
-                  <td>{perk.chainStatus === 'pending' ? 'not on chain yet' : perk.active ? 'active' : 'inactive'}</td>
+                  <td data-status={perk.status}>{PERK_STATUS_TEXT[perk.status]}</td>
                 </tr>
               ))}
             </tbody>

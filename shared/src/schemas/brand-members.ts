@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { achievementSchema } from './achievements.ts';
 import { cleanString } from './common.ts';
 import { perkConstraintSchema } from './constraints.ts';
-import { createPerkRequestSchema, idempotencyKeySchema, perkSchema } from './perks.ts';
+import { createPerkRequestSchema, idempotencyKeySchema, portalPerkSchema } from './perks.ts';
 import { portalBrandParamsSchema } from './portal.ts';
 
 // A brand's perks and loyalty members as the portal's Perks and Members pages read and change them
@@ -44,7 +44,7 @@ export type BrandRedemption = z.infer<typeof brandRedemptionSchema>;
 export const portalPerkDetailSchema = z
   .object({
     success: z.literal(true),
-    perk: perkSchema,
+    perk: portalPerkSchema,
     /** The PerkNFT contract and the collection id (= perkId) the perk is minted in. */
     collection: z.object({ contractAddress: z.string().nullable(), collectionId: z.number().int() }),
     constraints: z.array(perkConstraintSchema),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERK_STATUSES } from '../rules/perk-status.ts';
 import { brandIdSchema, cleanString, emailAddressSchema, httpUrlSchema } from './common.ts';
 
 /** Whole reward tokens (0 decimals); kept within JSON's safe integers. */
@@ -112,6 +113,16 @@ export const perkSchema = z.object({
 export type Perk = z.infer<typeof perkSchema>;
 
 export const perkResponseSchema = z.object({ success: z.literal(true), perk: perkSchema });
+
+/**
+ * A perk as the portal shows it: with `status` by the shared rule (shared/src/rules/perk-status.ts, at the
+ * server's clock) and `totalClaimed` from PerkNFT (null when not on chain yet, or the chain did not answer).
+ */
+export const portalPerkSchema = perkSchema
+  .extend({ status: z.enum(PERK_STATUSES), totalClaimed: z.number().int().nullable() })
+  .meta({ id: 'PortalPerk' });
+export type PortalPerk = z.infer<typeof portalPerkSchema>;
+export const portalPerksResponseSchema = z.object({ success: z.literal(true), perks: z.array(portalPerkSchema) });
 export const perksResponseSchema = z.object({ success: z.literal(true), perks: z.array(perkSchema) });
 
 /** `GET /services/perks/:brandId` query. */

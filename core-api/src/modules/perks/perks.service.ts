@@ -7,6 +7,7 @@ import {
   PERK_DEFAULT_CATEGORY,
   type Perk,
   type PerkCatalogueItem,
+  perkStatusAt,
   type UpdatePerkInput,
 } from '@pts/shared';
 import type { Logger } from 'pino';
@@ -27,7 +28,6 @@ import {
   toPerk,
   updatePerkRow,
 } from './perks.repository.ts';
-import { withinWindow } from './redemption-rule.ts';
 
 /** What the perk catalogue works with. `perkChain` is absent when this process has no chain access for perks. */
 export interface PerkServiceDeps {
@@ -417,7 +417,7 @@ function toPerkDetails(row: PerkRow): Record<string, unknown> {
  * A perk as the catalogue shows it, with its supply from the chain (`totalClaimed`, from PerkNFT). With
  * `now`, a perk outside its redemption window is not `available`.
  */
-export function toCatalogueItem(row: PerkRow, totalClaimed: bigint, now?: Date): PerkCatalogueItem {
+export function toCatalogueItem(row: PerkRow, totalClaimed: bigint, now: Date): PerkCatalogueItem {
   const remaining = row.max_supply === null ? null : row.max_supply > totalClaimed ? row.max_supply - totalClaimed : 0n;
   return {
     id: Number(row.id),
@@ -436,7 +436,13 @@ export function toCatalogueItem(row: PerkRow, totalClaimed: bigint, now?: Date):
     active: row.active,
     startsAt: row.starts_at ? new Date(row.starts_at).toISOString() : null,
     endsAt: row.ends_at ? new Date(row.ends_at).toISOString() : null,
-    available: row.active && (now === undefined || withinWindow(row, now)) && (remaining === null || remaining > 0n),
+    // The one rule every surface names a perk's status by (the catalogue lists synced perks only).
+    available:
+      perkStatusAt(
+        { active: row.active, onChain: true, startsAt: row.starts_at, endsAt: row.ends_at, maxSupply: row.max_supply },
+        totalClaimed,
+        now,
+      ) === 'active',
   };
 }
 

@@ -16,7 +16,7 @@ import type { CommunityService } from '../community/community.service.ts';
 import type { DropService } from '../drops/drops.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import { portalUserOf, requireSession } from './portal-session.ts';
+import { portalUserOf, requireBrandRole, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalCampaignRoutesDeps {
@@ -42,6 +42,8 @@ const notMember = failure('No such brand among yours');
 export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
   const { team, community, drops } = deps;
   const signedIn = [requireSession(deps.auth)];
+  /** A change by an admin or owner: a viewer is refused before the body is read. */
+  const asAdmin = [...signedIn, requireBrandRole(team, 'admin')];
   return [
     defineRoute({
       method: 'get',
@@ -64,7 +66,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       description: 'Exactly one of reward and rewardMultiplier; endDate after startDate.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema, body: createCampaignRequestSchema },
       responses: {
         201: { description: 'Created', schema: campaignResponseSchema },
@@ -88,7 +90,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       description: 'End a campaign early by setting endDate to now.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: campaignParamsSchema, body: updateCampaignRequestSchema },
       responses: {
         200: { description: 'Changed', schema: campaignResponseSchema },
@@ -126,7 +128,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
         "Also creates the brand's `drop_claim` rule (reward 0, no cooldown, unlimited) when it has no active one.",
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema, body: portalCreateDropRequestSchema },
       responses: {
         201: { description: 'Created', schema: createDropResponseSchema },
@@ -151,7 +153,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
         'Only where safe: nothing once ended; amount only before the first claim; startsAt only before it opens; totalSupply not below what is claimed.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: dropParamsSchema, body: updateDropRequestSchema },
       responses: {
         200: { description: 'Changed', schema: createDropResponseSchema },
@@ -173,7 +175,7 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       summary: 'End a drop now (admin or owner): claims from now on are refused; what was claimed stays paid',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: dropParamsSchema },
       responses: {
         200: { description: 'Ended', schema: createDropResponseSchema },

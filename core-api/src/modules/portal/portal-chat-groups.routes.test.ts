@@ -130,6 +130,33 @@ describe('portal chat groups', () => {
     expect(await groupsOf(ownerA, brandA)).toEqual(before);
   });
 
+  it("a viewer's malformed change is answered 403 before any 400: the role is checked before the body is read", async () => {
+    const brand = brandA.brandId;
+    const malformed: [string, string, unknown][] = [
+      ['PATCH', path(brandA, GROUP_A), { configMetadata: { dailyReward: -1 } }],
+      ['PATCH', path(brandA, GROUP_A), { unknownField: true }],
+      ['POST', `/brands/${brand}/perks`, { cost: 'lots' }],
+      ['PATCH', `/brands/${brand}/perks/not-a-number`, []],
+      ['POST', `/brands/${brand}/perks/1/constraints`, { kind: 42 }],
+      ['DELETE', `/brands/${brand}/perks/x/constraints/y`, undefined],
+      ['POST', `/brands/${brand}/campaigns`, { hashtag: '' }],
+      ['PATCH', `/brands/${brand}/campaigns/zzz`, { endsAt: 'never' }],
+      ['POST', `/brands/${brand}/drops`, {}],
+      ['PATCH', `/brands/${brand}/drops/zzz`, { supply: -1 }],
+      ['POST', `/brands/${brand}/drops/zzz/end`, { at: 'x' }],
+      ['PUT', `/brands/${brand}/streak-settings`, { milestones: 'x' }],
+      ['PUT', `/brands/${brand}/achievements`, 'not json'],
+    ];
+    for (const [method, route, body] of malformed) {
+      const answer = await viewerA.request(method, route, body);
+      expect(answer.status, `${method} ${route}: ${JSON.stringify(answer.body)}`).toBe(403);
+      expect(answer.body.error).toMatch(/Your role in this brand \(viewer\) cannot do this/);
+    }
+    // An admin sending the same malformed change still learns what to fix.
+    const admin = await adminA.request('PATCH', path(brandA, GROUP_A), { configMetadata: { dailyReward: -1 } });
+    expect(admin.status).toBe(400);
+  });
+
   it("brand B's owner cannot touch brand A's group through either brand's path (every route tried)", async () => {
     const before = await groupsOf(ownerA, brandA);
     const attempts: [string, string, unknown?][] = [

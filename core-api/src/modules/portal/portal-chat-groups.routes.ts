@@ -3,7 +3,7 @@ import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { CommunityService } from '../community/community.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import { portalUserOf, requireSession } from './portal-session.ts';
+import { portalUserOf, requireBrandRole, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalChatGroupRoutesDeps {
@@ -25,6 +25,8 @@ const notFound = failure('No such brand among yours, or no such chat group linke
  */
 export function portalChatGroupRoutes(deps: PortalChatGroupRoutesDeps): Route[] {
   const signedIn = [requireSession(deps.auth)];
+  /** A change by an admin or owner: a viewer is refused before the body is read. */
+  const asAdmin = [...signedIn, requireBrandRole(deps.team, 'admin')];
   /** The admin (or owner) changing one of the brand's groups: the audit log's actor. */
   const adminOf = async (res: Parameters<typeof portalUserOf>[0], brandId: string) => {
     const user = portalUserOf(res);
@@ -46,7 +48,7 @@ export function portalChatGroupRoutes(deps: PortalChatGroupRoutesDeps): Route[] 
         'Deep-merges configMetadata; a changed reward or cooldown is also written to the brand rule that pays it (only that value: the rule keeps its other settings).',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalChatGroupParamsSchema, body: updateChatGroupRequestSchema },
       responses: { ...responses, 400: failure('Validation failed') },
       handle: async ({ params: { brandId, chatGroupId }, body, res }) => {
@@ -60,7 +62,7 @@ export function portalChatGroupRoutes(deps: PortalChatGroupRoutesDeps): Route[] 
       summary: 'Unlink a chat group from the brand (admin or owner): the bots stop rewarding in it until a new /setup',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalChatGroupParamsSchema },
       responses,
       handle: async ({ params: { brandId, chatGroupId }, res }) => {

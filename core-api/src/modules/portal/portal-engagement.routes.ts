@@ -10,7 +10,7 @@ import type { AchievementService } from '../achievements/achievements.service.ts
 import type { StreakService } from '../streaks/streaks.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import { portalUserOf, requireSession } from './portal-session.ts';
+import { portalUserOf, requireBrandRole, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalEngagementRoutesDeps {
@@ -37,6 +37,8 @@ const DEFINITIONS_BODY_LIMIT_BYTES = 160 * 1024;
 export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[] {
   const { team, streaks, achievements } = deps;
   const signedIn = [requireSession(deps.auth)];
+  /** A change by an admin or owner: a viewer is refused before the body is read. */
+  const asAdmin = [...signedIn, requireBrandRole(team, 'admin')];
   return [
     defineRoute({
       method: 'get',
@@ -64,7 +66,7 @@ export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[
       description: 'Fields left out keep their value; the result must be valid as a whole (milestones ascending…).',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema, body: updateStreakSettingsRequestSchema },
       responses: {
         200: { description: 'Saved', schema: streakSettingsResponseSchema },
@@ -106,7 +108,7 @@ export function portalEngagementRoutes(deps: PortalEngagementRoutesDeps): Route[
         'the service of `PUT /admin/brands/:brandId/achievements`',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: {
         params: portalBrandParamsSchema,
         body: setAchievementDefinitionsRequestSchema,

@@ -1,13 +1,17 @@
 import {
   addConstraintRequestSchema,
+  type Clock,
+  type Perk,
+  type PortalPerk,
   perkConstraintResponseSchema,
   perkResponseSchema,
-  perksResponseSchema,
+  perkStatusAt,
   portalBrandParamsSchema,
   portalCreatePerkRequestSchema,
   portalPerkConstraintParamsSchema,
   portalPerkDetailSchema,
   portalPerkParamsSchema,
+  portalPerksResponseSchema,
   updatePerkRequestSchema,
 } from '@pts/shared';
 import { z } from 'zod';
@@ -16,7 +20,7 @@ import type { ConstraintService } from '../perks/constraints/constraints.service
 import type { PerkService } from '../perks/perks.service.ts';
 import { actorOf as portalActorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import { portalUserOf, requireSession } from './portal-session.ts';
+import { portalUserOf, requireBrandRole, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalPerkRoutesDeps {
@@ -26,6 +30,30 @@ export interface PortalPerkRoutesDeps {
   constraints: ConstraintService;
   /** The PerkNFT contract collections live in (shown on a perk's page); absent when not configured. */
   perkNftAddress: string | undefined;
+  /** The server's clock: a perk's status (scheduled, ended) is the server's, not the browser's. */
+  clock: Clock;
+}
+
+/**
+ * The perks with their status by the shared rule at the server's clock, claimed counts read once for the
+ * brand from PerkNFT (the public catalogue's read). When the chain does not answer, the counts are unknown
+ * (`totalClaimed` null) and supply is left out of the status rather than failing the page.
+ */
+async function withStatus(deps: PortalPerkRoutesDeps, brandId: string, list: Perk[]): Promise<PortalPerk[]> {
+  let claimed = new Map<number, number>();
+  if (list.some((perk) => perk.chainStatus === 'synced')) {
+    claimed = await deps.perks.catalogue(brandId).then(
+      (items) => new Map(items.map((item) => [item.id, item.totalClaimed])),
+      () => new Map(),
+    );
+  }
+  const now = deps.clock.now();
+  return list.map((perk) => {
+    const totalClaimed = claimed.get(perk.perkId) ?? null;
+    const terms = { ...perk, onChain: perk.chainStatus === 'synced' };
+    const status = perkStatusAt(totalClaimed === null ? { ...terms, maxSupply: null } : terms, totalClaimed ?? 0, now);
+    return { ...perk, status, totalClaimed };
+  });
 }
 
 const session: ['portalSession'] = ['portalSession'];
@@ -41,6 +69,8 @@ const notFound = failure('No such brand among yours, or no such perk in it');
 export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
   const { team, perks, constraints } = deps;
   const signedIn = [requireSession(deps.auth)];
+  /** A change by an admin or owner: a viewer is refused before the body is read. */
+  const asAdmin = [...signedIn, requireBrandRole(team, 'admin')];
 
   return [
     defineRoute({
@@ -51,10 +81,10 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       security: session,
       before: signedIn,
       request: { params: portalBrandParamsSchema },
-      responses: { 200: { description: 'Perks', schema: perksResponseSchema }, 401: signedOut, 404: notFound },
+      responses: { 200: { description: 'Perks', schema: portalPerksResponseSchema }, 401: signedOut, 404: notFound },
       handle: async ({ params: { brandId }, res }) => {
         await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
-        return { success: true, perks: await perks.list(brandId) };
+        return { success: true, perks: await withStatus(deps, brandId, await perks.list(brandId)) };
       },
     }),
     defineRoute({
@@ -65,7 +95,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
         'Waits for the PerkNFT collection to be created on chain. maxSupply null = unlimited; maxPerUser 0 = unlimited.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema, body: portalCreatePerkRequestSchema },
       responses: {
         201: { description: 'Created', schema: perkResponseSchema },
@@ -101,9 +131,10 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
           constraints.list(BigInt(perkId)),
           perks.redemptions(brandId, BigInt(perkId)),
         ]);
+        const [shown] = await withStatus(deps, brandId, [perk]);
         return {
           success: true,
-          perk,
+          perk: shown,
           collection: { contractAddress: deps.perkNftAddress ?? null, collectionId: perk.perkId },
           constraints: perkConstraints,
           redemptions,
@@ -116,7 +147,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       summary: 'Change a perk (admin or owner): the same service as `PATCH /admin/perks/:id`',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalPerkParamsSchema, body: updatePerkRequestSchema },
       responses: {
         200: { description: 'Changed', schema: perkResponseSchema },
@@ -174,7 +205,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       summary: 'Add an eligibility constraint to a perk (admin or owner)',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalPerkParamsSchema, body: addConstraintRequestSchema },
       responses: {
         201: { description: 'Added', schema: perkConstraintResponseSchema },
@@ -197,7 +228,7 @@ export function portalPerkRoutes(deps: PortalPerkRoutesDeps): Route[] {
       summary: 'Remove an eligibility constraint (admin or owner)',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalPerkConstraintParamsSchema },
       responses: {
         200: { description: 'Removed', schema: z.object({ success: z.literal(true) }) },

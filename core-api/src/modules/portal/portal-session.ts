@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { AppError } from '@pts/shared';
+import { ADDRESS_PATTERN, AppError, type PortalRole } from '@pts/shared';
 import type { Request, RequestHandler, Response } from 'express';
 import type { PortalAuthService, PortalUser } from './portal-auth.service.ts';
 
@@ -68,6 +68,26 @@ export function requireSession(auth: Pick<PortalAuthService, 'userOfSession'>): 
       if (!user)
         throw new AppError('UNAUTHORIZED', 'Sign in to the portal first (the session is missing or has ended)');
       res.locals.portalUser = user;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/**
+ * Before the body is read: the signed-in user's role in the path's brand must reach `needed`, so a viewer's
+ * change is answered 403 whatever its body holds, never a 400 that reads it first (issue 33 §14). A path
+ * whose brand id is malformed is left to the validation (400); the handler keeps its own check.
+ */
+export function requireBrandRole(
+  team: { requireRole(userId: string, brandId: string, needed: PortalRole): Promise<unknown> },
+  needed: PortalRole,
+): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const brandId = String(req.params.brandId ?? '');
+      if (ADDRESS_PATTERN.test(brandId)) await team.requireRole(portalUserOf(res).id, brandId.toLowerCase(), needed);
       next();
     } catch (error) {
       next(error);
