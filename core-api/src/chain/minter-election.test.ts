@@ -17,10 +17,14 @@ function recordingMinter() {
       calls.push(`submit:${id}`);
       return { status: 'submitted', transactionHash: `0x${'ab'.repeat(32)}` };
     },
-    mintInline: async (work) => {
-      calls.push('mintInline');
-      const value = await work({ sign: async () => ({ chainTxId: 1n, transactionHash: `0x${'cd'.repeat(32)}` }) });
-      return { value, sent: Promise.resolve({ status: 'submitted', transactionHash: `0x${'cd'.repeat(32)}` }) };
+    beginInline: async () => {
+      calls.push('beginInline');
+      return {
+        signer: { sign: async () => ({ chainTxId: 1n, transactionHash: `0x${'cd'.repeat(32)}` }) },
+        committed: () => Promise.resolve({ status: 'submitted', transactionHash: `0x${'cd'.repeat(32)}` }),
+        rolledBack: () => {},
+        released: async () => {},
+      };
     },
     processPending: async () => {
       calls.push('processPending');
@@ -56,8 +60,7 @@ describe('minter election', () => {
     expect(elected.isLeader()).toBe(false);
     expect(await elected.submit('m1')).toEqual({ status: 'pending' });
     // A follower's accept path gets no signer: its rows go in pending, for the leader's sweep.
-    const followerInline = await elected.mintInline(async (signer) => signer);
-    expect(followerInline).toEqual({ value: undefined, sent: undefined });
+    expect(await elected.beginInline()).toBeUndefined();
     await expect(elected.processPending()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(calls).toEqual([]);
 
@@ -67,9 +70,9 @@ describe('minter election', () => {
     expect(calls).toContain('start');
     expect((await elected.submit('m2')).status).toBe('submitted');
     expect(calls).toContain('submit:m2');
-    const leaderInline = await elected.mintInline(async (signer) => signer !== undefined);
-    expect(leaderInline.value).toBe(true);
-    expect((await leaderInline.sent)?.status).toBe('submitted');
+    const leaderInline = await elected.beginInline();
+    expect(leaderInline?.signer).toBeDefined();
+    expect((await leaderInline?.committed())?.status).toBe('submitted');
     await elected.stop();
     expect(released).toBe(1);
   });

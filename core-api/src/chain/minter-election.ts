@@ -59,9 +59,9 @@ export function createElectedMinter(options: {
       if (!lock) return { status: 'pending' };
       return minter.submit(mintId, submitOptions);
     },
-    async mintInline(work, inlineOptions) {
-      if (!lock) return { value: await work(undefined), sent: undefined };
-      return minter.mintInline(work, inlineOptions);
+    async beginInline() {
+      if (!lock) return undefined;
+      return minter.beginInline();
     },
     async processPending() {
       if (!lock) {

@@ -536,15 +536,20 @@ describe('acquireSignerLock', () => {
     await lock!.release();
   });
 
-  describe('inline signing (mintInline, the accept path)', () => {
-    /** Inserts reward rows the way the event batcher does: inside `work`'s transaction, signed there. */
+  describe('inline signing (beginInline, the accept path)', () => {
+    /**
+     * Inserts reward rows the way the event batcher does: begins an inline signing, signs in its own
+     * transaction, then tells the minter how the transaction ended.
+     */
     async function acceptInline(
       minter: Minter,
       rewards: { wallet: Address; amount: bigint }[],
       options: { failAfterSigning?: boolean } = {},
     ) {
       const rows = rewards.map((reward) => ({ id: crypto.randomUUID(), ...reward }));
-      const result = await minter.mintInline((signer) =>
+      const inline = await minter.beginInline();
+      const signer = inline?.signer;
+      const write = () =>
         database.db.transaction().execute(async (trx) => {
           const signed = await signer?.sign(
             trx,
@@ -569,9 +574,15 @@ describe('acquireSignerLock', () => {
             .execute();
           if (options.failAfterSigning) throw new Error('the accept transaction failed after signing');
           return signed;
-        }),
-      );
-      return { rows, ...result };
+        });
+      let value: Awaited<ReturnType<typeof write>>;
+      try {
+        value = await write();
+      } catch (error) {
+        inline?.rolledBack(error);
+        throw error;
+      }
+      return { rows, value, sent: inline?.committed() };
     }
 
     it('commits rows already submitted with their signed batch, sends it after the commit, confirms once', async () => {

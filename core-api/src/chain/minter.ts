@@ -5,7 +5,7 @@ import { countOpenTxs } from './chain-txs.repository.ts';
 import { createBatcher } from './mint/batcher.ts';
 import { enqueueBroadcast, submissionAfterSend } from './mint/broadcast.ts';
 import { createMinterContext, type MinterContext, type MinterDeps } from './mint/context.ts';
-import { mintInline } from './mint/inline.ts';
+import { beginInline } from './mint/inline.ts';
 import { ensureResentBeforeSigning } from './mint/resend.ts';
 import { claimAndSign, type SignedBatch } from './mint/sign.ts';
 import { createTracker } from './mint/track.ts';
@@ -110,7 +110,7 @@ export function createMinter(deps: MinterDeps): Minter {
 
   return {
     submit: (mintId, options) => batcher.submit(mintId, options?.waitMs ?? defaultWaitMs),
-    mintInline: (work, options) => mintInline(ctx, work, options?.waitMs ?? defaultWaitMs),
+    beginInline: () => beginInline(ctx, defaultWaitMs),
 
     async processPending() {
       const tracked = await tracker.track();

@@ -41,7 +41,7 @@ export interface InlineMintRow {
   walletAddress: string;
 }
 
-/** Given to `mintInline`'s work: signs one `mintBatch` inside the caller's transaction. */
+/** An inline signing's signer (`beginInline`): signs one `mintBatch` inside the caller's transaction. */
 export interface InlineMintSigner {
   /**
    * Signs one `mintBatch` for these rows (amounts included) and inserts its `chain_txs` row in `trx`; the
@@ -54,6 +54,24 @@ export interface InlineMintSigner {
   ): Promise<{ chainTxId: bigint; transactionHash: `0x${string}` } | undefined>;
 }
 
+/**
+ * One inline signing begun by `Minter.beginInline`: the signing lock and a nonce, held until the caller's
+ * transaction ended. Exactly one of `committed` and `rolledBack` must be called, after the transaction.
+ */
+export interface InlineMinting {
+  /** Signs the batch inside the caller's transaction (at most one batch). */
+  signer: InlineMintSigner;
+  /**
+   * The transaction committed: the signed batch (if any) is sent in nonce order and the lock released.
+   * Resolves once it was sent, or with `pending` after `waitMs`; `undefined` when nothing was signed.
+   */
+  committed(options?: { waitMs?: number }): Promise<MintSubmission> | undefined;
+  /** The transaction rolled back: the nonce is given back (forgotten on a unique-key refusal), the lock released. */
+  rolledBack(error: unknown): void;
+  /** Resolves once the signing lock is free again (after `committed` or `rolledBack`). */
+  released(): Promise<void>;
+}
+
 export interface Minter {
   /**
    * Hands an accepted reward row (already committed as `pending`) to the batcher. Resolves once the
@@ -61,16 +79,13 @@ export interface Minter {
    */
   submit(mintId: string, options?: { waitMs?: number }): Promise<MintSubmission>;
   /**
-   * Runs `work` — which opens, fills and commits one database transaction — holding this minter's signing
-   * lock, so a batch signed there takes the next nonce and is broadcast (in nonce order) right after the
-   * commit. `signer` is `undefined` when this process may not sign (a follower replica, a stopped minter):
-   * the rows then go in `pending` as usual. `sent` resolves once the signed batch was sent, or with `pending`
-   * after `waitMs`; it is `undefined` when nothing was signed. A throw from `work` gives the nonce back.
+   * Begins an inline signing for the caller's next transaction: takes this minter's signing lock and the next
+   * nonce, so a batch signed in that transaction is broadcast (in nonce order) right after its commit.
+   * `undefined` when this process may not sign now (a follower replica, a stopped minter, an unreachable
+   * chain): the rows then go in `pending` as usual. The caller drives every step (issue 34 §3): it signs with
+   * `signer` in its transaction, then calls `committed` or `rolledBack`.
    */
-  mintInline<T>(
-    work: (signer: InlineMintSigner | undefined) => Promise<T>,
-    options?: { waitMs?: number },
-  ): Promise<{ value: T; sent: Promise<MintSubmission> | undefined }>;
+  beginInline(): Promise<InlineMinting | undefined>;
   /** Re-drives everything pending, tracks receipts and replaces stuck transactions (reward processor). */
   processPending(): Promise<ProcessPendingResult>;
   queueStatus(): Promise<QueueStatus>;

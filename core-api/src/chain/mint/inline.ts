@@ -1,16 +1,16 @@
 import { isAddress } from 'viem';
 import type { Database } from '../../db/database.ts';
-import type { InlineMintRow, InlineMintSigner, MintSubmission } from '../minter.types.ts';
+import type { InlineMinting, InlineMintRow, InlineMintSigner, MintSubmission } from '../minter.types.ts';
 import { type Fees, shortError } from '../tx-sender.ts';
 import { enqueueBroadcast, submissionAfterSend } from './broadcast.ts';
 import type { MinterContext } from './context.ts';
 import { ensureResentBeforeSigning } from './resend.ts';
 import { noteSigned, type SignedBatch, signMintBatch } from './sign.ts';
 
-// Inline minting: a request signs its batch inside its own database transaction, under the signing lock, and
-// the batch is sent (in nonce order) right after the commit. See Minter.mintInline.
-
-type InlineWork<T> = (signer: InlineMintSigner | undefined) => Promise<T>;
+// Inline minting: the event batcher begins an inline signing (the signing lock, the next nonce, the fees),
+// signs its batch inside its own database transaction, and after the commit tells the minter, which sends the
+// batch (in nonce order) and releases the lock. The batcher drives these steps itself: nothing here calls
+// back into it (issue 34 §3). See Minter.beginInline.
 
 /** An InlineMintSigner for one nonce: signs at most one batch into the caller's transaction. */
 function inlineSigner(
@@ -20,7 +20,7 @@ function inlineSigner(
 ): InlineMintSigner {
   return {
     async sign(trx: Database, rows: (InlineMintRow & { amount: bigint })[]) {
-      if (signed.batch) throw new Error('mintInline signs one batch per transaction');
+      if (signed.batch) throw new Error('an inline signing signs one batch per transaction');
       if (rows.length === 0 || rows.length > ctx.config.PTS_MINT_BATCH_MAX) return undefined;
       if (rows.some((row) => !isAddress(row.walletAddress, { strict: false }))) return undefined;
       const recorded = await signMintBatch(ctx, trx, {
@@ -53,40 +53,64 @@ function sendInline(ctx: MinterContext, batch: SignedBatch, waitMs: number): Pro
   });
 }
 
-export function mintInline<T>(
-  ctx: MinterContext,
-  work: InlineWork<T>,
-  waitMs: number,
-): Promise<{ value: T; sent: Promise<MintSubmission> | undefined }> {
+/**
+ * Takes the signing lock, the next nonce and the fees for one inline batch; `undefined` (lock released at
+ * once) when this minter is stopped or the chain cannot be read: the caller's rows then go in `pending`. The
+ * lock is held until the caller says how its transaction ended (`committed` or `rolledBack`).
+ */
+export function beginInline(ctx: MinterContext, defaultWaitMs: number): Promise<InlineMinting | undefined> {
   const { sender } = ctx;
-  return sender.withSigningLock(async () => {
-    if (ctx.stopped) return { value: await work(undefined), sent: undefined };
-    let nonce: bigint;
-    let fees: Fees;
-    try {
-      nonce = await sender.nextNonce();
-      fees = await sender.fees();
-    } catch (error) {
-      // The chain is unreachable: the rows go in `pending` and the minter's own path sends them later.
-      ctx.log.warn(
-        { error: shortError(error) },
-        'cannot sign inline (nonce or fees unavailable); rewards stay pending',
-      );
-      return { value: await work(undefined), sent: undefined };
-    }
-    await ensureResentBeforeSigning(ctx);
-    const signed: { batch?: SignedBatch } = {};
-    let value: T;
-    try {
-      value = await work(inlineSigner(ctx, { nonce, fees }, signed));
-    } catch (error) {
-      // Rolled back: the nonce was never used. A unique-key refusal means another signer took it.
-      if ((error as { code?: string }).code === '23505') sender.forgetNonce();
-      throw error;
-    }
-    const batch = signed.batch;
-    if (!batch) return { value, sent: undefined };
-    noteSigned(ctx, batch, 'mintBatch signed inline');
-    return { value, sent: sendInline(ctx, batch, waitMs) };
+  let released: Promise<void> = Promise.resolve();
+  return new Promise<InlineMinting | undefined>((begun, failed) => {
+    released = sender
+      .withSigningLock(async () => {
+        if (ctx.stopped) return begun(undefined);
+        let nonce: bigint;
+        let fees: Fees;
+        try {
+          nonce = await sender.nextNonce();
+          fees = await sender.fees();
+        } catch (error) {
+          // The chain is unreachable: the rows go in `pending` and the minter's own path sends them later.
+          ctx.log.warn(
+            { error: shortError(error) },
+            'cannot sign inline (nonce or fees unavailable); rewards stay pending',
+          );
+          return begun(undefined);
+        }
+        await ensureResentBeforeSigning(ctx);
+        const signed: { batch?: SignedBatch } = {};
+        // Held until the caller's transaction ended: the next signer waits for this nonce's fate.
+        await new Promise<void>((ended) => {
+          let open = true;
+          const end = () => {
+            open = false;
+            ended();
+          };
+          begun({
+            signer: inlineSigner(ctx, { nonce, fees }, signed),
+            released: () => released,
+            committed(options) {
+              if (!open) throw new Error('this inline signing already ended');
+              const batch = signed.batch;
+              // Sent while the lock is still held, so sends stay in nonce order.
+              let sent: Promise<MintSubmission> | undefined;
+              if (batch) {
+                noteSigned(ctx, batch, 'mintBatch signed inline');
+                sent = sendInline(ctx, batch, options?.waitMs ?? defaultWaitMs);
+              }
+              end();
+              return sent;
+            },
+            rolledBack(error) {
+              if (!open) return;
+              // Rolled back: the nonce was never used. A unique-key refusal means another signer took it.
+              if ((error as { code?: string } | undefined)?.code === '23505') sender.forgetNonce();
+              end();
+            },
+          });
+        });
+      })
+      .catch(failed);
   });
 }

@@ -74,7 +74,7 @@ export interface AcceptedEvent {
   walletCreated: boolean;
   mintId: string | undefined;
   /**
-   * When the accept transaction signed the reward's `mintBatch` itself (minter.mintInline): resolves once
+   * When the accept transaction signed the reward's `mintBatch` itself (minter.beginInline): resolves once
    * that transaction was sent (or `pending` after the mint wait). Absent: ask `minter.submit`.
    */
   mintSubmission?: Promise<MintSubmission> | undefined;
@@ -99,7 +99,7 @@ export interface EventBatcherDeps {
   /** New users' wallets made ahead (local HD wallets only); without it they are derived on demand. */
   walletReserve?: WalletReserve | undefined;
   /** Signs each batch's `mintBatch` inside its accept transaction; without it rows go in `pending`. */
-  minter?: Pick<Minter, 'mintInline'> | undefined;
+  minter?: Pick<Minter, 'beginInline'> | undefined;
   settings: { duplicateWindowSeconds: number; maxBatch?: number; mintWaitMs?: number };
 }
 
@@ -465,9 +465,19 @@ export function createEventBatcher(deps: EventBatcherDeps) {
         });
         return inline !== undefined;
       });
-    const { value: signedInline, sent } = deps.minter
-      ? await deps.minter.mintInline(write, { waitMs: deps.settings.mintWaitMs })
-      : { value: await write(undefined), sent: undefined };
+    // Signed inside the batch's own transaction, broadcast after its commit: the batcher drives each step
+    // of the minter's inline signing (chain/mint/inline.ts), which never calls back into it.
+    const inline = deps.minter ? await deps.minter.beginInline() : undefined;
+    let signedInline: boolean;
+    try {
+      signedInline = await write(inline?.signer);
+    } catch (error) {
+      inline?.rolledBack(error);
+      await inline?.released();
+      throw error;
+    }
+    const sent = inline?.committed({ waitMs: deps.settings.mintWaitMs });
+    await inline?.released();
     if (signedInline && sent) {
       for (const outcome of outcomes) {
         if (outcome && !(outcome instanceof AppError) && outcome.mintId) outcome.mintSubmission = sent;
