@@ -3,8 +3,8 @@ import { createKeyedCache } from '../../caching/keyed-cache.ts';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { BrandSecurityKeys } from '../brands/brand-keys.service.ts';
-import { type MemberBlock, readBrandBlocks } from './member-blocks.repository.ts';
 import { type BrandRecord, loadBrandDirectory, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
+import { type MemberBlock, readBrandBlocks } from './member-blocks.repository.ts';
 
 export interface CachedBrand {
   brand: BrandRecord;

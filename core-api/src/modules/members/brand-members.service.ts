@@ -20,11 +20,11 @@ import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
 import { type EventService, MANUAL_AWARD_EVENT_TYPE } from '../events/events.service.ts';
+import { findMemberBlock, type MemberBlock } from '../events/member-blocks.repository.ts';
 import { readMemberLedger } from '../ledger/member-ledger.ts';
 import { readWalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 import { listBrandRedemptions } from '../perks/perks.repository.ts';
 import { readDailyStreaks } from '../streaks/streaks.service.ts';
-import { findMemberBlock, type MemberBlock } from '../events/member-blocks.repository.ts';
 
 // A brand's loyalty members as its team looks them up (the portal's Members page, docs/portal.md): found by
 // e-mail, platform identity or wallet, among the people the brand has seen (an event, accepted or refused, or
