@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +50,48 @@ function submit(url: string, fields: Record<string, string>, redirect: 'manual' 
   return fetch(url, { method: 'POST', body: new URLSearchParams(fields), redirect });
 }
 
+/** POSTs JSON with headers fetch will not send (a hostile `Host`). */
+function postWithHost(path: string, body: unknown, headers: Record<string, string>) {
+  const url = new URL(path, platform.url);
+  const data = JSON.stringify(body);
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
 describe('local checkout (embedded provider, no account)', () => {
+  it('builds the checkout link from the listening address, never from a hostile Host header', async () => {
+    const answer = await postWithHost(
+      '/pts-api/create-checkout',
+      {
+        brandId: brand.brandId,
+        amount: 1000,
+        userEmail: 'buyer@acme.example',
+        successUrl: `${shopUrl}/thanks`,
+        cancelUrl: `${shopUrl}/cart`,
+      },
+      { host: 'evil.example', 'x-forwarded-host': 'evil-proxy.example', 'x-forwarded-proto': 'https' },
+    );
+    expect(answer.status).toBe(200);
+    const { checkoutUrl, sessionId } = JSON.parse(answer.body) as { checkoutUrl: string; sessionId: string };
+    expect(checkoutUrl).toBe(`${platform.url}/pts-api/checkout/${sessionId}`);
+  });
+
   it('serves a hosted page, Pay redirects to successUrl with the session id, and the tokens are minted', async () => {
     const checkout = await createCheckout(1000);
     expect(checkout.sessionId).toMatch(/^cs_local_[0-9a-f]{32}$/);

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { requireAdminToken } from '../../http/admin-auth.ts';
 import { errorBody, toClientError } from '../../http/errors.ts';
+import { publicBaseUrl } from '../../http/public-url.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import { CHECKOUT_PAGE_HEADERS, fillSessionId, renderCheckoutMessage, renderCheckoutPage } from './checkout-page.ts';
 import { isLocalPaymentProvider } from './local-provider.ts';
@@ -55,10 +56,10 @@ export function createPaymentErrorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** Absolute checkout URL: the local provider answers a path on this service. */
+/** Absolute checkout URL: the local provider answers a path on this service, reached at its configured address. */
 function absoluteUrl(url: string, req: Request, publicUrl: string | undefined): string {
   try {
-    return new URL(url, publicUrl ?? `${req.protocol}://${req.get('host')}`).toString();
+    return new URL(url, publicBaseUrl(req, publicUrl)).toString();
   } catch {
     return url;
   }
