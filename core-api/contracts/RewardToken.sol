@@ -7,13 +7,26 @@ import {ERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20P
 
 /// @title PTS reward token
 /// @notice Whole-point loyalty rewards: 0 decimals, gasless approvals (EIP-2612), minted only by the minter role.
+/// Rewards a brand reverses (a refunded order, a correction) are taken back by the reverser role: points are the
+/// brand's liability, as at every loyalty program, and the platform that issued them may cancel them. A reversal
+/// takes at most what the wallet holds, so a balance never goes below zero; the rest is the platform's to record
+/// as the member's debt (docs/shop-program.md).
 contract RewardToken is ERC20, ERC20Permit, AccessControl {
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
+    bytes32 public constant REVERSER_ROLE = keccak256("REVERSER_ROLE");
+
+    /// @notice `taken` of the `requested` points of reversal `reversalId` were taken back from `from` and burned;
+    /// `taken < requested` when the wallet held less (the member had spent them).
+    event RewardReversed(address indexed from, bytes32 indexed reversalId, uint256 requested, uint256 taken);
 
     /// @notice `to` and `amounts` of a batch differ in length.
     error MintBatchLengthMismatch(uint256 recipients, uint256 amounts);
     /// @notice A batch with no recipients: almost certainly a caller bug, so it is refused rather than wasting gas.
     error MintBatchEmpty();
+    /// @notice `from`, `amounts` and `reversalIds` of a reversal batch differ in length.
+    error ReverseBatchLengthMismatch(uint256 wallets, uint256 amounts, uint256 reversalIds);
+    /// @notice A reversal batch with no wallets.
+    error ReverseBatchEmpty();
 
     constructor(string memory name_, string memory symbol_, address admin)
         ERC20(name_, symbol_)
@@ -38,6 +51,27 @@ contract RewardToken is ERC20, ERC20Permit, AccessControl {
         if (length == 0) revert MintBatchEmpty();
         for (uint256 i = 0; i < length; ++i) {
             _mint(to[i], amounts[i]);
+        }
+    }
+
+    /// @notice Takes back up to `amounts[i]` points from `from[i]` for reversal `reversalIds[i]`: the smaller of the
+    /// amount and the wallet's balance is burned, and `RewardReversed` names both. Never reverts for a balance, so a
+    /// redemption that spent the points first leaves the rest for the platform to record as debt, and a redemption
+    /// after it finds the points gone: the same points are never spent twice.
+    function reverseBatch(address[] calldata from, uint256[] calldata amounts, bytes32[] calldata reversalIds)
+        external
+        onlyRole(REVERSER_ROLE)
+    {
+        uint256 length = from.length;
+        if (length != amounts.length || length != reversalIds.length) {
+            revert ReverseBatchLengthMismatch(length, amounts.length, reversalIds.length);
+        }
+        if (length == 0) revert ReverseBatchEmpty();
+        for (uint256 i = 0; i < length; ++i) {
+            uint256 held = balanceOf(from[i]);
+            uint256 taken = amounts[i] < held ? amounts[i] : held;
+            if (taken > 0) _burn(from[i], taken);
+            emit RewardReversed(from[i], reversalIds[i], amounts[i], taken);
         }
     }
 }

@@ -1,10 +1,12 @@
 import { createManualClock } from '@pts/shared';
-import { privateKeyToAccount } from 'viem/accounts';
+import fc from 'fast-check';
+import { type Address, decodeEventLog, type Hex, keccak256, parseEther, toHex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/database.ts';
 import { ANVIL_DEPLOYER_PRIVATE_KEY, ANVIL_MINTER_PRIVATE_KEY, type AnvilInstance, startAnvil } from './anvil.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
-import { createChainClients, ensureContracts, MINTER_ROLE } from './deploy.ts';
+import { createChainClients, ensureContracts, MINTER_ROLE, REVERSER_ROLE } from './deploy.ts';
 import { silentLogger, TEST_CLOCK_START } from './test-chain.ts';
 
 const deployer = privateKeyToAccount(ANVIL_DEPLOYER_PRIVATE_KEY);
@@ -78,8 +80,8 @@ describe('ensureContracts', () => {
     const code = await redeployed.clients.publicClient.getCode({ address: redeployed.contracts.rewardToken });
     expect(code && code.length > 2).toBe(true);
     // Same deployer nonce on a fresh chain gives the same address and hash; the deployer's nonce proves the redeploy
-    // (token, MINTER_ROLE grant, BusinessEscrow, PerkNFT, PointsSale, SALE_ROLE grant).
-    expect(await redeployed.clients.publicClient.getTransactionCount({ address: deployer.address })).toBe(6);
+    // (token, MINTER_ROLE and REVERSER_ROLE grants, BusinessEscrow, PerkNFT, PointsSale, SALE_ROLE grant).
+    expect(await redeployed.clients.publicClient.getTransactionCount({ address: deployer.address })).toBe(7);
     expect(
       await redeployed.clients.publicClient.readContract({
         address: redeployed.contracts.rewardToken,
@@ -194,5 +196,129 @@ describe('RewardToken', () => {
         args: [[], []],
       }),
     ).rejects.toThrow(/MintBatchEmpty/);
+  });
+
+  it('reverseBatch takes back at most what a wallet holds, names each reversal, and only for the reverser role', async () => {
+    const anvil = await startAnvil({ port: 0 });
+    anvils.push(anvil);
+    const { clients, contracts } = await ensureOn(anvil);
+    const { publicClient } = clients;
+    const token = { address: contracts.rewardToken, abi: rewardTokenAbi } as const;
+    expect(
+      await publicClient.readContract({ ...token, functionName: 'hasRole', args: [REVERSER_ROLE, minter.address] }),
+    ).toBe(true);
+    const member = privateKeyToAccount(generatePrivateKey());
+    const shop = privateKeyToAccount(generatePrivateKey()).address;
+    const send = async (hash: Hex) => {
+      const receipt = await publicClient.waitForTransactionReceipt({ hash });
+      expect(receipt.status).toBe('success');
+      return receipt;
+    };
+    await send(await clients.walletClientFor(deployer).sendTransaction({ to: member.address, value: parseEther('1') }));
+    const asMinter = clients.walletClientFor(minter);
+    const balance = () => publicClient.readContract({ ...token, functionName: 'balanceOf', args: [member.address] });
+    const reverse = async (amounts: bigint[], ids: Hex[]) => {
+      const receipt = await send(
+        await asMinter.writeContract({
+          ...token,
+          functionName: 'reverseBatch',
+          args: [amounts.map(() => member.address), amounts, ids],
+        }),
+      );
+      return receipt.logs
+        .filter((log) => log.address.toLowerCase() === contracts.rewardToken.toLowerCase())
+        .map((log) => decodeEventLog({ abi: rewardTokenAbi, data: log.data, topics: log.topics }))
+        .filter((event) => event.eventName === 'RewardReversed')
+        .map((event) => event.args as { from: Address; reversalId: Hex; requested: bigint; taken: bigint });
+    };
+
+    await send(await asMinter.writeContract({ ...token, functionName: 'mint', args: [member.address, 10n] }));
+    const refundA = keccak256(toHex('order-1/refund-1'));
+    expect(await reverse([4n], [refundA])).toEqual([
+      { from: member.address, reversalId: refundA, requested: 4n, taken: 4n },
+    ]);
+    expect(await balance()).toBe(6n);
+
+    // The member spends 5 of the 6 before the next refund arrives: 1 can be taken back, 2 are left as debt.
+    await send(
+      await clients.walletClientFor(member).writeContract({ ...token, functionName: 'transfer', args: [shop, 5n] }),
+    );
+    const refundB = keccak256(toHex('order-1/refund-2'));
+    const refundC = keccak256(toHex('order-2/refund-1'));
+    expect(await reverse([3n, 2n], [refundB, refundC])).toEqual([
+      { from: member.address, reversalId: refundB, requested: 3n, taken: 1n },
+      { from: member.address, reversalId: refundC, requested: 2n, taken: 0n },
+    ]);
+    expect(await balance()).toBe(0n);
+
+    const call = (account: typeof minter, args: readonly [Address[], bigint[], Hex[]]) =>
+      publicClient.simulateContract({ account, ...token, functionName: 'reverseBatch', args: [...args] });
+    await expect(call(deployer, [[member.address], [1n], [refundA]])).rejects.toThrow(
+      /AccessControlUnauthorizedAccount/,
+    );
+    await expect(call(minter, [[member.address], [1n, 2n], [refundA]])).rejects.toThrow(/ReverseBatchLengthMismatch/);
+    await expect(call(minter, [[], [], []])).rejects.toThrow(/ReverseBatchEmpty/);
+  });
+
+  it('a wallet never goes below zero and never loses more than was asked, whatever mints, spends and reversals interleave', async () => {
+    const anvil = await startAnvil({ port: 0 });
+    anvils.push(anvil);
+    const { clients, contracts } = await ensureOn(anvil);
+    const { publicClient } = clients;
+    const token = { address: contracts.rewardToken, abi: rewardTokenAbi } as const;
+    const asMinter = clients.walletClientFor(minter);
+    const sink = privateKeyToAccount(generatePrivateKey()).address;
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('mint' as const), amount: fc.bigInt({ min: 1n, max: 50n }) }),
+      fc.record({ kind: fc.constant('spend' as const), amount: fc.bigInt({ min: 0n, max: 60n }) }),
+      fc.record({ kind: fc.constant('reverse' as const), amount: fc.bigInt({ min: 0n, max: 60n }) }),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
+        const member = privateKeyToAccount(generatePrivateKey());
+        await publicClient.waitForTransactionReceipt({
+          hash: await clients.walletClientFor(deployer).sendTransaction({ to: member.address, value: parseEther('1') }),
+        });
+        let held = 0n;
+        for (const [index, { kind, amount }] of steps.entries()) {
+          if (kind === 'mint') {
+            const hash = await asMinter.writeContract({
+              ...token,
+              functionName: 'mint',
+              args: [member.address, amount],
+            });
+            await publicClient.waitForTransactionReceipt({ hash });
+            held += amount;
+          } else if (kind === 'spend') {
+            const spend = amount > held ? held : amount;
+            const hash = await clients
+              .walletClientFor(member)
+              .writeContract({ ...token, functionName: 'transfer', args: [sink, spend] });
+            await publicClient.waitForTransactionReceipt({ hash });
+            held -= spend;
+          } else {
+            const id = keccak256(toHex(`run-${run}-step-${index}`));
+            const hash = await asMinter.writeContract({
+              ...token,
+              functionName: 'reverseBatch',
+              args: [[member.address], [amount], [id]],
+            });
+            const receipt = await publicClient.waitForTransactionReceipt({ hash });
+            expect(receipt.status).toBe('success');
+            held -= amount < held ? amount : held;
+          }
+          const balance = await publicClient.readContract({
+            ...token,
+            functionName: 'balanceOf',
+            args: [member.address],
+          });
+          expect(balance).toBe(held);
+          expect(balance >= 0n).toBe(true);
+        }
+        run += 1;
+      }),
+      { numRuns: 12 },
+    );
   });
 });

@@ -35,6 +35,8 @@ export const REWARD_TOKEN_NAME = 'PTS Reward';
 export const REWARD_TOKEN_SYMBOL = 'PTS';
 /** keccak256("MINTER_ROLE"), as in RewardToken.sol. */
 export const MINTER_ROLE = '0x9f2df0fed2c77648de5860a4cc508cd0818c85b8b8a1ab4ceeef8d981c8956a6' as const;
+/** keccak256("REVERSER_ROLE"), as in RewardToken.sol: takes reversed rewards back (held by the minter's signer). */
+export const REVERSER_ROLE = '0x2262b7d66097ba67f6d915683eb65bcf88759c62029085423eeb4a9a767491d3' as const;
 
 export type ChainPublicClient = PublicClient<Transport, Chain>;
 export type ChainWalletClient = WalletClient<Transport, Chain, Account>;
@@ -252,7 +254,7 @@ async function readAddress(
 /**
  * Ensures the reward token, the business escrow, the perk NFT and the points sale exist (reusing the ones
  * recorded in `chain_deployments` while their code exists and they are wired to each other), and that the
- * roles are in place: MINTER_ROLE on the token for the minter, SALE_ROLE on PerkNFT for PointsSale and, when a
+ * roles are in place: MINTER_ROLE and REVERSER_ROLE on the token for the minter, SALE_ROLE on PerkNFT for PointsSale and, when a
  * relayer is given, RELAYER_ROLE on PointsSale and OPERATOR_ROLE on PerkNFT for it. Roles are only ever
  * granted, never revoked (a former relayer keeps its roles until an admin revokes them).
  */
@@ -268,6 +270,7 @@ export async function ensureContracts(deps: EnsureContractsDeps): Promise<Deploy
     guardsLedger: true,
   });
   await ensureRole(deps, rewardToken, 'MINTER_ROLE', MINTER_ROLE, minterAddress);
+  await ensureRole(deps, rewardToken, 'REVERSER_ROLE', REVERSER_ROLE, minterAddress);
 
   const businessEscrow = await ensureDeployed(deps, {
     name: BUSINESS_ESCROW,
