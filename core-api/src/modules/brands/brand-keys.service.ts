@@ -7,7 +7,8 @@ import {
   MAX_KEY_GRACE_MINUTES,
   type RotatedBrandKeys,
 } from '@pts/shared';
-import type { Kysely } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
+import { inTransaction } from '../../db/in-transaction.ts';
 import type { DB } from '../../db/schema.ts';
 import { generateSecret, hashSecret } from '../../security/secret-box.ts';
 import { type BrandRow, findBrandByAddress, insertAuditEntry } from './brands.repository.ts';
@@ -66,30 +67,19 @@ export async function rotateBrandKeys(
     if (!current) throw brandNotFound(brandId);
     // A revoked brand's keys are ones nobody knows: there is nothing to keep valid.
     const keepPrevious = graceMinutes > 0 && current.keys_revoked_at === null;
-    const row = await trx
-      .updateTable('brands')
-      .set({
-        security_key_hash: hashSecret(securityKey),
-        security_key_encrypted: deps.secrets.encrypt(securityKey),
-        api_key_hash: hashSecret(apiKey),
-        previous_security_key_hash: keepPrevious ? current.security_key_hash : null,
-        previous_security_key_encrypted: keepPrevious ? current.security_key_encrypted : null,
-        previous_security_key_expires_at: keepPrevious ? new Date(now.getTime() + graceMinutes * 60_000) : null,
-        keys_rotated_at: now,
-        keys_rotated_by: deps.actor ?? 'admin',
-        keys_revoked_at: null,
-        updated_at: now,
-      })
-      .where('address', '=', current.address)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await insertAuditEntry(trx, {
-      actor: deps.actor ?? 'admin',
-      action: 'brand.keys_rotate',
-      subject: row.address,
-      details: { graceMinutes },
-      at: now,
-    });
+    const changes = {
+      security_key_hash: hashSecret(securityKey),
+      security_key_encrypted: deps.secrets.encrypt(securityKey),
+      api_key_hash: hashSecret(apiKey),
+      previous_security_key_hash: keepPrevious ? current.security_key_hash : null,
+      previous_security_key_encrypted: keepPrevious ? current.security_key_encrypted : null,
+      previous_security_key_expires_at: keepPrevious ? new Date(now.getTime() + graceMinutes * 60_000) : null,
+      keys_rotated_at: now,
+      keys_rotated_by: deps.actor ?? 'admin',
+      keys_revoked_at: null,
+    };
+    const row = await writeKeys(trx, deps, current.address, changes, 'brand.keys_rotate', { graceMinutes }, now);
+    if (!row) throw brandNotFound(brandId);
     return row;
   });
   // The brand cache of every process holds the decrypted keys the signature check uses.
@@ -121,24 +111,14 @@ export async function endPreviousBrandKey(deps: BrandServiceDeps, brandId: strin
         { brandId: current.address },
       );
     }
-    const row = await trx
-      .updateTable('brands')
-      .set({
-        previous_security_key_hash: null,
-        previous_security_key_encrypted: null,
-        previous_security_key_expires_at: now,
-        updated_at: now,
-      })
-      .where('address', '=', current.address)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await insertAuditEntry(trx, {
-      actor: deps.actor ?? 'admin',
-      action: 'brand.keys_end_previous',
-      subject: row.address,
-      details: { wasValidUntil: validUntil.toISOString() },
-      at: now,
-    });
+    const changes = {
+      previous_security_key_hash: null,
+      previous_security_key_encrypted: null,
+      previous_security_key_expires_at: now,
+    };
+    const details = { wasValidUntil: validUntil.toISOString() };
+    const row = await writeKeys(trx, deps, current.address, changes, 'brand.keys_end_previous', details, now);
+    if (!row) throw brandNotFound(brandId);
     return { row, validUntil };
   });
   // Every process's brand cache holds the old key until told.
@@ -153,29 +133,17 @@ export async function endPreviousBrandKey(deps: BrandServiceDeps, brandId: strin
 export async function revokeBrandKeys(deps: BrandServiceDeps, brandId: string): Promise<BrandKeyStatus> {
   const now = deps.clock.now();
   const row = await inTransaction(deps.db, async (trx) => {
-    const row = await trx
-      .updateTable('brands')
-      .set({
-        security_key_hash: hashSecret(generateSecret(SECURITY_KEY_PREFIX)),
-        security_key_encrypted: deps.secrets.encrypt(generateSecret(SECURITY_KEY_PREFIX)),
-        api_key_hash: hashSecret(generateSecret(API_KEY_PREFIX)),
-        previous_security_key_hash: null,
-        previous_security_key_encrypted: null,
-        previous_security_key_expires_at: null,
-        keys_revoked_at: now,
-        updated_at: now,
-      })
-      .where('address', '=', brandId.toLowerCase())
-      .returningAll()
-      .executeTakeFirst();
+    const changes = {
+      security_key_hash: hashSecret(generateSecret(SECURITY_KEY_PREFIX)),
+      security_key_encrypted: deps.secrets.encrypt(generateSecret(SECURITY_KEY_PREFIX)),
+      api_key_hash: hashSecret(generateSecret(API_KEY_PREFIX)),
+      previous_security_key_hash: null,
+      previous_security_key_encrypted: null,
+      previous_security_key_expires_at: null,
+      keys_revoked_at: now,
+    };
+    const row = await writeKeys(trx, deps, brandId.toLowerCase(), changes, 'brand.keys_revoke', {}, now);
     if (!row) throw brandNotFound(brandId);
-    await insertAuditEntry(trx, {
-      actor: deps.actor ?? 'admin',
-      action: 'brand.keys_revoke',
-      subject: row.address,
-      details: {},
-      at: now,
-    });
     return row;
   });
   deps.changes?.emit({ kind: 'brand', brandId: row.address });
@@ -229,6 +197,23 @@ function toKeyStatus(row: BrandRow, now: Date): BrandKeyStatus {
   };
 }
 
-function inTransaction<T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
+/** Writes a change of the brand's keys and its audit entry, in the caller's transaction; undefined for no brand. */
+async function writeKeys(
+  trx: Kysely<DB>,
+  deps: BrandServiceDeps,
+  address: string,
+  changes: Updateable<DB['brands']>,
+  action: string,
+  details: Record<string, unknown>,
+  now: Date,
+): Promise<BrandRow | undefined> {
+  const row = await trx
+    .updateTable('brands')
+    .set({ ...changes, updated_at: now })
+    .where('address', '=', address)
+    .returningAll()
+    .executeTakeFirst();
+  if (row)
+    await insertAuditEntry(trx, { actor: deps.actor ?? 'admin', action, subject: row.address, details, at: now });
+  return row;
 }

@@ -13,6 +13,7 @@ import type { Kysely } from 'kysely';
 import { zeroAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 import type { DB, DetectionConfig } from '../../db/schema.ts';
 import { generateSecret, hashSecret, type SecretBox } from '../../security/secret-box.ts';
 import type { ChangeNotifier } from './brand-changes.ts';
@@ -400,15 +401,6 @@ function newRuleRow(deps: BrandServiceDeps, brandId: string, input: RuleSettings
     created_at: now,
     updated_at: now,
   };
-}
-
-/**
- * Runs `work` in a transaction, or directly when `db` already is one, so a caller holding a transaction
- * (a seed, a test) can compose these functions. Listeners are told after this returns: inside a caller's
- * transaction that is before its commit.
- */
-function inTransaction<T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
 }
 
 function actorOf(deps: BrandServiceDeps): string {
