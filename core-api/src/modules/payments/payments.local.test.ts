@@ -1,9 +1,10 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { postWithHeaders } from '../../../test/raw-post.ts';
 
 let platform: TestPlatform;
 let brand: CreatedBrand;
@@ -50,33 +51,10 @@ function submit(url: string, fields: Record<string, string>, redirect: 'manual' 
   return fetch(url, { method: 'POST', body: new URLSearchParams(fields), redirect });
 }
 
-/** POSTs JSON with headers fetch will not send (a hostile `Host`). */
-function postWithHost(path: string, body: unknown, headers: Record<string, string>) {
-  const url = new URL(path, platform.url);
-  const data = JSON.stringify(body);
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
-
 describe('local checkout (embedded provider, no account)', () => {
   it('builds the checkout link from the listening address, never from a hostile Host header', async () => {
-    const answer = await postWithHost(
+    const answer = await postWithHeaders(
+      platform.url,
       '/pts-api/create-checkout',
       {
         brandId: brand.brandId,

@@ -1,8 +1,8 @@
-import { request as httpRequest } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import { PortalBrowser, portalMember } from '../../../test/portal-browser.ts';
+import { postWithHeaders } from '../../../test/raw-post.ts';
 import {
   RESET_REQUESTS_PER_ACCOUNT,
   RESET_REQUESTS_PER_IP,
@@ -32,30 +32,6 @@ const sentLinks = (to: string, page: 'reset' | 'invite' = 'reset'): SentLink[] =
     .filter((entry) => entry.link?.includes(`/portal/${page}#token=`))
     .map((entry) => ({ to: entry.to!, link: entry.link! }));
 const tokenOf = (url: string) => new URL(url).hash.replace('#token=', '');
-
-/** A POST whose Host and X-Forwarded-* headers the sender chose (fetch will not send another Host). */
-function postWithHeaders(path: string, body: unknown, headers: Record<string, string>) {
-  const url = new URL(`${platform.url}${path}`);
-  const data = JSON.stringify(body);
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
 
 const hostile = {
   host: 'evil.example',
@@ -88,6 +64,7 @@ describe('links come from configuration, never from request headers', () => {
     await portalMember(platform, brand.brandId, 'victim@links.example.com', 'viewer');
     const browser = await visitor('10.5.0.1');
     const answer = await postWithHeaders(
+      platform.url,
       '/portal/api/password-reset',
       { email: 'victim@links.example.com' },
       {
@@ -107,6 +84,7 @@ describe('links come from configuration, never from request headers', () => {
   it("an owner's invite sent with a hostile Host header links to the listening address", async () => {
     const cookie = [...owner.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const answer = await postWithHeaders(
+      platform.url,
       `/portal/api/brands/${brand.brandId}/invites`,
       { email: 'invitee@links.example.com', role: 'viewer' },
       { ...hostile, 'x-forwarded-for': owner.ip, cookie, 'x-csrf-token': owner.csrf },
