@@ -55,6 +55,13 @@ export {
 } from './rules/periods.ts';
 export { PERK_STATUS_TEXT, PERK_STATUSES, type PerkStatus, perkStatusAt } from './rules/perk-status.ts';
 export {
+  payDebtFirst,
+  type ReversalShare,
+  type ReversibleEvent,
+  reversalShare,
+  splitReversal,
+} from './rules/reversals.ts';
+export {
   checkinReward,
   DEFAULT_STREAK_SETTINGS,
   EMPTY_STREAK,
