@@ -204,6 +204,7 @@ describe('the Perks and Members pages in Chromium', () => {
     await award.getByLabel('Reason (required; kept in the audit log)').fill('Parcel lost');
     await award.getByRole('button', { name: 'Give pts' }).click();
     await award.getByRole('alert').waitFor();
+    await award.screenshot({ path: join(SCREENSHOTS, 'member-award-retry.png') });
     await award.getByRole('button', { name: 'Give pts' }).click();
     await owner.getByText('Awarded 7 pts.').waitFor();
     await expect.poll(() => owner.getByTestId('earned').textContent()).toContain('352 pts');
