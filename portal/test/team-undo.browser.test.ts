@@ -165,6 +165,7 @@ describe('the team itself, in Chromium', () => {
       .getByRole('alert')
       .getByText(/last owner .* make someone else owner before you leave/)
       .waitFor();
+    await owner.screenshot({ path: join(SCREENSHOTS, 'team-last-owner.png') });
   });
 
   it('archives and restores a rule and a perk, and blocks and unblocks a member', async () => {
@@ -175,6 +176,8 @@ describe('the team itself, in Chromium', () => {
     const refused = await signedEvent('test_rule');
     expect(refused.body.code).toBe('RULE_ARCHIVED');
     await checkPage(owner);
+    await owner.locator('tr[data-event-type="test_rule"]').scrollIntoViewIfNeeded();
+    await owner.screenshot({ path: join(SCREENSHOTS, 'program-rule-archived.png') });
     await owner.getByRole('button', { name: 'Restore test_rule' }).click();
     await owner.getByText('test_rule is restored, paused: resume it to earn again.').waitFor();
     expect(await owner.locator('tr[data-event-type="test_rule"]').textContent()).toContain('paused');
