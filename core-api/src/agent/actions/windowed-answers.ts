@@ -19,7 +19,7 @@ export const WINDOWED_ANSWER_NOTE =
  * fully (tool, the key's brands, member, arguments); the caller checks the key's authority before this.
  */
 export function keptWindowedAnswer<T>(
-  d: AgentToolDeps,
+  d: Pick<AgentToolDeps, 'memberAnswers' | 'settings'>,
   context: { clock: Clock },
   key: string[],
   compute: (now: Date) => Promise<MemberAnswer<T>>,

@@ -310,7 +310,7 @@ async function requireMember(
  * is checked by the caller on every call, before this.
  */
 export async function keptMemberAnswer<T>(
-  d: AgentToolDeps,
+  d: Pick<AgentToolDeps, 'memberAnswers'>,
   key: string[],
   compute: () => Promise<MemberAnswer<{ data: T } | { missing: AppError }>>,
 ): Promise<T> {
