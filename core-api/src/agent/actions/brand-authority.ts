@@ -30,6 +30,6 @@ export function actsFor(principal: AgentPrincipal, brandId: string): boolean {
  * 404 unless the brand exists, read through the event path's brand cache (brands are never deleted): a brand
  * the process has seen lately costs no query; an unknown id always asks the database.
  */
-export async function requireKnownBrand(d: AgentToolPorts, brandId: string): Promise<void> {
+export async function requireKnownBrand(d: Pick<AgentToolPorts, 'events'>, brandId: string): Promise<void> {
   if (!(await d.events.brands.get(brandId))) throw brandNotFound(brandId);
 }

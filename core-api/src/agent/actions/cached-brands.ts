@@ -9,7 +9,10 @@ import type { RouteBrand } from '../commerce/commerce.repository.ts';
  * (kept PTS_RULE_CACHE_SECONDS, dropped at once on a brand or rule change announced by any process), so a
  * member read costs no query for facts only an admin changes. Aggregates keep reading the database.
  */
-export async function cachedBrands(d: AgentToolPorts, brandIds: readonly string[]): Promise<CachedBrand[]> {
+export async function cachedBrands(
+  d: Pick<AgentToolPorts, 'events'>,
+  brandIds: readonly string[],
+): Promise<CachedBrand[]> {
   const found = await Promise.all(brandIds.map((id) => d.events.brands.get(id)));
   return found.filter((brand): brand is CachedBrand => brand !== undefined);
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '@pts/shared';
 import { type MemberAnswer, windowKeptUntil } from '../../modules/ledger/member-answers.ts';
 import type { AgentToolDeps } from '../agent-tool-deps.ts';
-import { keptMemberAnswer } from '../tools/actions.tools.ts';
+import { keptMemberAnswer } from '../tools/actions/member-views.ts';
 
 /** What the windowed member tools' descriptions say of it. */
 export const WINDOWED_ANSWER_NOTE =
@@ -19,7 +19,7 @@ export const WINDOWED_ANSWER_NOTE =
  * fully (tool, the key's brands, member, arguments); the caller checks the key's authority before this.
  */
 export function keptWindowedAnswer<T>(
-  d: AgentToolDeps,
+  d: Pick<AgentToolDeps, 'memberAnswers' | 'settings'>,
   context: { clock: Clock },
   key: string[],
   compute: (now: Date) => Promise<MemberAnswer<T>>,

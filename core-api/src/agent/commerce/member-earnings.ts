@@ -5,7 +5,7 @@ import { CHECKIN_EVENT_TYPE } from '../../modules/streaks/streaks.service.ts';
 import type { AgentToolContext } from '../agent-tool.ts';
 import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import type { BrandRule } from '../analytics/analytics.repository.ts';
-import { streakViews } from '../tools/actions.tools.ts';
+import { streakViews } from '../tools/actions/streak-views.ts';
 
 /**
  * What one member would earn at one brand around a purchase (docs/agent-api/commerce.md, "Member earnings"):
