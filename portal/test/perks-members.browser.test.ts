@@ -204,6 +204,10 @@ describe('the Perks and Members pages in Chromium', () => {
     await award.getByLabel('Reason (required; kept in the audit log)').fill('Parcel lost');
     await award.getByRole('button', { name: 'Give pts' }).click();
     await award.getByRole('alert').waitFor();
+    // A lost answer is told as such, with what to do (the browser's own "Failed to fetch" said neither).
+    expect(await award.getByRole('alert').textContent()).toBe(
+      'No answer came back (the connection failed), so this award may or may not have been given. Give pts again: the same award is paid once.',
+    );
     await award.screenshot({ path: join(SCREENSHOTS, 'member-award-retry.png') });
     await award.getByRole('button', { name: 'Give pts' }).click();
     await owner.getByText('Awarded 7 pts.').waitFor();

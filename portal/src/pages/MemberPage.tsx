@@ -3,7 +3,7 @@ import { eventRefusalText } from '@pts/shared/schemas/event-refusals';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, fieldErrors } from '../api.ts';
+import { ApiError, api, fieldErrors } from '../api.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 
@@ -217,7 +217,11 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: string[]
       </label>
       {award.error && Object.keys(errors).length === 0 ? (
         <p role="alert" className="error">
-          {award.error.message}
+          {award.error instanceof ApiError
+            ? award.error.message
+            : // No answer at all (the browser says only "Failed to fetch"): the award may have been paid; the
+              // retry sends the same idempotency key, so it is paid once either way.
+              'No answer came back (the connection failed), so this award may or may not have been given. Give pts again: the same award is paid once.'}
         </p>
       ) : null}
       {award.isSuccess ? <p role="status">Awarded {award.data.rewardAmount} pts.</p> : null}
