@@ -338,7 +338,7 @@ function getBrandPerksTool(d: AgentToolDeps): AgentTool {
 }
 
 /** Perk rows as catalogue items, their supply read live from the PerkNFT contract (503 without it). */
-export async function catalogueItemsOf<R extends PerkRow>(d: AgentToolDeps, rows: R[]) {
+export async function catalogueItemsOf<R extends PerkRow>(d: Pick<AgentToolDeps, 'perkChain' | 'clock'>, rows: R[]) {
   if (rows.length === 0) return [];
   if (!d.perkChain) {
     throw new AppError('SERVICE_UNAVAILABLE', 'Perk supply cannot be read: the perk contracts are not configured');
