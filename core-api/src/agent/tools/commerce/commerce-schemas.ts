@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AgentToolContext } from '../../agent-tool.ts';
 import type { Period } from '../../analytics/formulas.ts';
 import type { memberEarnings } from '../../commerce/member-earnings.ts';
-import { BRAND_CATEGORIES } from '../discovery.tools.ts';
+import { BRAND_CATEGORIES } from '../discovery/discovery-schemas.ts';
 
 // Commerce (spec 4.1): deals, where to buy, and what one purchase stacks up to (docs/agent-api/commerce.md).
 

@@ -8,7 +8,7 @@ import { agentPerkLimits } from '../../agent-limits.ts';
 import { periodWindows } from '../../analytics/formulas.ts';
 import { perkRecommendationScore } from '../../intelligence/formulas.ts';
 import { memberNotFound } from '../../intelligence/member-scope.ts';
-import { catalogueItemsOf } from '../discovery.tools.ts';
+import { catalogueItemsOf } from '../discovery/catalogue-items.ts';
 import { basisOf, COMMERCE_PERIOD, intentTerms, matchCount } from './commerce-schemas.ts';
 import type { DealsToolDeps } from './commerce-tool-deps.ts';
 
