@@ -34,7 +34,7 @@ const byEventType = (a: RuleRecord, b: RuleRecord) =>
 
 /** The rules of `brandIds` (inactive ones included), by brand then event type; an unknown brand has none. */
 export async function cachedBrandRules(
-  d: AgentToolPorts,
+  d: Pick<AgentToolPorts, 'events'>,
   brandIds: readonly string[],
 ): Promise<Map<string, BrandRule[]>> {
   const found = await Promise.all(brandIds.map((id) => d.events.brands.get(id)));
@@ -51,7 +51,7 @@ export async function cachedBrandRules(
  * per cache period for the whole network, dropped on any change notice), not one load per brand.
  */
 export async function cachedRouteBrands(
-  d: AgentToolPorts,
+  d: Pick<AgentToolPorts, 'events'>,
   category: string | undefined,
 ): Promise<{ brands: RouteBrand[]; rules: Map<string, BrandRule[]> }> {
   const directory = await d.events.brands.directory();

@@ -7,6 +7,9 @@ import type { AgentToolDeps } from '../agent-tool-deps.ts';
 import type { BrandRule } from '../analytics/analytics.repository.ts';
 import { streakViews } from '../tools/actions/streak-views.ts';
 
+/** What a member's earnings at brands read: the commerce and member reads and the brand cache. */
+export type MemberEarningsDeps = Pick<AgentToolDeps, 'commerceReads' | 'actionsReads' | 'events'>;
+
 /**
  * What one member would earn at one brand around a purchase (docs/agent-api/commerce.md, "Member earnings"):
  * whether the purchase rule still pays them (the event judge's own rule: per-member claim limit, cooldown,
@@ -15,7 +18,7 @@ import { streakViews } from '../tools/actions/streak-views.ts';
  * service's rule): a purchase pays the rule's flat amount.
  */
 export async function memberEarnings(
-  d: AgentToolDeps,
+  d: MemberEarningsDeps,
   context: Pick<AgentToolContext, 'clock'>,
   input: { brandId: string; userId: string; purchaseRule: BrandRule | undefined; rules: BrandRule[] },
 ) {
@@ -30,7 +33,7 @@ export type MemberEarnings = ReturnType<typeof earningsAt>;
  * brands (the account key, then the streaks and the claim counters side by side).
  */
 export async function membersEarnings(
-  d: AgentToolDeps,
+  d: MemberEarningsDeps,
   context: Pick<AgentToolContext, 'clock'>,
   input: { userId: string; brands: { brandId: string; purchaseRule: BrandRule | undefined; rules: BrandRule[] }[] },
 ): Promise<Map<string, MemberEarnings>> {

@@ -42,7 +42,7 @@ export const converseResultSchema = z.object({
  * replaces the PTS_LLM_* model (tests).
  */
 export function converseTools(
-  d: AgentToolDeps,
+  d: Pick<AgentToolDeps, 'chatModel' | 'converseReads'>,
   listTools: () => AgentTool[],
   options: { model?: ChatModel } = {},
 ): AgentTool[] {

@@ -104,7 +104,7 @@ const roiResult = z.object({
 });
 
 /** The growth tools (spec 4.1): `estimate_roi` and `request_growth_info`, both public. */
-export function growthTools(d: AgentToolDeps): AgentTool[] {
+export function growthTools(d: Pick<AgentToolDeps, 'growth'>): AgentTool[] {
   const { growth } = d;
   return [
     defineAgentTool({

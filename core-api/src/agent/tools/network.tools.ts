@@ -42,7 +42,7 @@ const networkStatsSchema = z.object({
 });
 
 /** The network area (spec 4.1): what chain pts runs on, and how big the network is. Both public. */
-export function networkTools(d: AgentToolDeps): AgentTool[] {
+export function networkTools(d: Pick<AgentToolDeps, 'chain' | 'settings' | 'networkReads'>): AgentTool[] {
   const deps = d;
   return [
     defineAgentTool({

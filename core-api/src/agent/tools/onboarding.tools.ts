@@ -55,7 +55,7 @@ export const onboardBody = z.object({
   description: text(2000),
 });
 
-function onboardBrandTool(d: AgentToolDeps): AgentTool {
+function onboardBrandTool(d: Pick<AgentToolDeps, 'onboarding'>): AgentTool {
   return defineAgentTool({
     name: 'onboard_brand',
     method: 'post',
@@ -103,7 +103,7 @@ function onboardBrandTool(d: AgentToolDeps): AgentTool {
   });
 }
 
-function manageBrandKeysTool(d: AgentToolDeps): AgentTool {
+function manageBrandKeysTool(d: Pick<AgentToolDeps, 'onboarding'>): AgentTool {
   return defineAgentTool({
     name: 'manage_brand_keys',
     method: 'post',
@@ -144,6 +144,6 @@ function manageBrandKeysTool(d: AgentToolDeps): AgentTool {
 }
 
 /** The onboarding tools of the agent API (spec 4.1): new brands and their keys. */
-export function onboardingTools(d: AgentToolDeps): AgentTool[] {
+export function onboardingTools(d: Pick<AgentToolDeps, 'onboarding'>): AgentTool[] {
   return [onboardBrandTool(d), manageBrandKeysTool(d)];
 }

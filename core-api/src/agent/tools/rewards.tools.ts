@@ -34,7 +34,7 @@ const caps = Object.entries(AGENT_REWARD_DAILY_CLAIMS)
   .map(([tier, n]) => `${tier} ${n}`)
   .join(', ');
 
-function getAgentRewardsTool(d: AgentToolDeps): AgentTool {
+function getAgentRewardsTool(d: Pick<AgentToolDeps, 'memberAnswers' | 'rewards'>): AgentTool {
   return defineAgentTool({
     name: 'get_agent_rewards',
     method: 'get',
@@ -79,7 +79,7 @@ function getAgentRewardsTool(d: AgentToolDeps): AgentTool {
   });
 }
 
-function claimAgentRewardTool(d: AgentToolDeps): AgentTool {
+function claimAgentRewardTool(d: Pick<AgentToolDeps, 'memberAnswers' | 'rewards'>): AgentTool {
   return defineAgentTool({
     name: 'claim_agent_reward',
     method: 'post',
@@ -115,6 +115,6 @@ function claimAgentRewardTool(d: AgentToolDeps): AgentTool {
 }
 
 /** The agent reward tools (spec 4.1): read the key's rewards, claim one. */
-export function rewardsTools(d: AgentToolDeps): AgentTool[] {
+export function rewardsTools(d: Pick<AgentToolDeps, 'memberAnswers' | 'rewards'>): AgentTool[] {
   return [getAgentRewardsTool(d), claimAgentRewardTool(d)];
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { WindowTotals } from '../../../modules/analytics/analytics.repository.ts';
 import { parseUsdToCents } from '../../../modules/payments/payment-amounts.ts';
 import { growthPercent, PERIODS, type Period, percentOf, ratio, type TimeWindow } from '../../analytics/formulas.ts';
-import { BRAND_CATEGORIES } from '../discovery.tools.ts';
+import { BRAND_CATEGORIES } from '../discovery/discovery-schemas.ts';
 
 /** A brand's dashboard through the agent API is kept at most this long (served stale up to 3× while recomputed). */
 export const BRAND_DASHBOARD_MAX_AGE_SECONDS = 10;

@@ -3,7 +3,7 @@ import { rememberRead } from '../../../caching/answer-cache.ts';
 import type { EventTypeActivity, WindowTotals } from '../../../modules/analytics/analytics.repository.ts';
 import type { TimeWindow } from '../../analytics/formulas.ts';
 import type { DirectoryBrand } from '../../discovery/brand-directory.repository.ts';
-import { BRANDS_LIST_MAX } from '../discovery.tools.ts';
+import { BRANDS_LIST_MAX } from '../discovery/discovery-schemas.ts';
 import type { WindowReadDeps } from './analytics-tool-deps.ts';
 
 /** Every brand of a category from the directory, paging through it (the directory's own filter). */

@@ -7,7 +7,7 @@ import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../../actions/windowed
 import { type AgentTool, defineAgentTool } from '../../agent-tool.ts';
 import { perkRecommendationScore } from '../../intelligence/formulas.ts';
 import { memberScope } from '../../intelligence/member-scope.ts';
-import { boundedInt } from '../discovery.tools.ts';
+import { boundedInt } from '../discovery/discovery-schemas.ts';
 import { amount, basis, basisOf, perkRecommendation, userParams } from './intelligence-schemas.ts';
 import type { MemberToolDeps } from './intelligence-tool-deps.ts';
 import { judge, loadMember, perksOf } from './member-reads.ts';
