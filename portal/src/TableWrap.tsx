@@ -5,7 +5,7 @@ import { type ReactNode, useEffect, useRef } from 'react';
  * takes keyboard focus so a keyboard user can scroll it too (WCAG 2.1.1; axe's scrollable-region-focusable);
  * when the table fits it is no tab stop. Named for screen readers.
  */
-export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+export function TableWrap({ label, children, wide = false }: { label: string; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => {
     const region = ref.current;
@@ -21,7 +21,7 @@ export function TableWrap({ label, children }: { label: string; children: ReactN
     return () => observer.disconnect();
   }, []);
   return (
-    <section ref={ref} className="table-wrap" aria-label={label}>
+    <section ref={ref} className={wide ? 'table-wrap wide' : 'table-wrap'} aria-label={label}>
       {children}
     </section>
   );

@@ -325,6 +325,35 @@ describe('pts rule', () => {
   });
 });
 
+describe('pts rule archive and restore', () => {
+  it('archives a rule (the list says so), restores it paused, and exits 1 with the reason on a repeat', async () => {
+    const { brandId } = await createBrand();
+    const archived = await ptsJson(['rule', 'archive', '--brand', brandId, '--event-type', 'account_creation']);
+    expect(archived).toMatchObject({ eventType: 'account_creation', active: false, archivedAt: expect.any(String) });
+    const table = await pts(['rule', 'list', '--brand', brandId]);
+    expect(table.stdout).toMatch(/account_creation\s.*\sarchived\s/);
+    const again = await pts(['rule', 'archive', '--brand', brandId, '--event-type', 'account_creation']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already archived \[CONFLICT\]/);
+    const restored = await pts(['rule', 'restore', '--brand', brandId, '--event-type', 'account_creation']);
+    expect(restored, restored.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(restored.stdout).toMatch(/Restored rule account_creation for 0x[0-9a-f]{40}: it is paused until set active/);
+    const { rules } = await ptsJson(['rule', 'list', '--brand', brandId]);
+    expect(rules.find((r: { eventType: string }) => r.eventType === 'account_creation')).not.toHaveProperty(
+      'archivedAt',
+    );
+  });
+
+  it('exits 2 naming a missing flag, without calling the server', async () => {
+    const before = requests;
+    const run = await pts(['rule', 'archive', '--brand', '0x0000000000000000000000000000000000000001']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--event-type is required');
+    expect(run.stderr).toContain('usage: pts rule archive --brand ID --event-type TYPE');
+    expect(requests).toBe(before);
+  });
+});
+
 describe('pts failures', () => {
   it('exits 1 with the server message on one line when the server refuses', async () => {
     const unknown = `0x${randomBytes(20).toString('hex')}`;

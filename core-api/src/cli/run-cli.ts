@@ -25,7 +25,7 @@ import {
 import { portalInviteCommand, portalRemoveOperatorCommand } from './commands/portal.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
-import { listRulesCommand, setRuleCommand } from './commands/rule.ts';
+import { archiveRuleCommandOf, listRulesCommand, setRuleCommand } from './commands/rule.ts';
 import { userTokenCommand } from './commands/user.ts';
 import {
   listWebhookDeliveriesCommand,
@@ -48,7 +48,12 @@ const commands: Record<string, Record<string, CliCommand>> = {
     'remove-domain': removeBrandDomainCommand,
   },
   'agent-key': { create: createAgentKeyCommand, list: listAgentKeysCommand, revoke: revokeAgentKeyCommand },
-  rule: { set: setRuleCommand, list: listRulesCommand },
+  rule: {
+    set: setRuleCommand,
+    list: listRulesCommand,
+    archive: archiveRuleCommandOf(true),
+    restore: archiveRuleCommandOf(false),
+  },
   purchase: { list: listPurchasesCommand },
   perk: {
     create: createPerkCommand,

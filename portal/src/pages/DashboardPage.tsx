@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { api } from '../api.ts';
 import { type ChartSeries, TimeChart } from '../charts/TimeChart.tsx';
+import { formatCount, formatDecimal, formatEth, formatPts } from '../format/numbers.ts';
 import { useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 
@@ -17,19 +18,17 @@ const PERIODS = [
 /** How often the open dashboard asks again, so a new event shows within seconds. */
 const REFRESH_MS = 3_000;
 
-const number = new Intl.NumberFormat('en-US');
-/** Whole pts (decimal strings, exact) with thousands separators. */
-const pts = (value: string) => value.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-
 const ACTIVITY: ChartSeries[] = [
   { key: 'acceptedEvents', label: 'Events accepted', color: '#0b57d0' },
   { key: 'refusedEvents', label: 'Events refused', color: '#b3261e', dash: true },
   { key: 'activeMembers', label: 'Active members', color: '#146c2e' },
 ];
-const POINTS: ChartSeries[] = [
-  { key: 'ptsIssued', label: 'pts issued', color: '#0b57d0' },
-  { key: 'ptsSpent', label: 'pts spent', color: '#8e4a00', dash: true },
-  { key: 'redemptions', label: 'Perks redeemed', color: '#6b3fa0' },
+/** pts issued alone: at real volume it is orders of magnitude above what is spent (issue 33 §13). */
+const ISSUED: ChartSeries[] = [{ key: 'ptsIssued', label: 'pts issued', color: '#0b57d0' }];
+/** What members spend, each on its own axis: pts (left) and redemptions, a count (right). */
+const SPENT: ChartSeries[] = [
+  { key: 'ptsSpent', label: 'pts spent (left axis)', color: '#8e4a00' },
+  { key: 'redemptions', label: 'Perks redeemed (right axis)', color: '#6b3fa0', dash: true, axis: 'right' },
 ];
 
 /** The brand's dashboard (docs/portal.md, "Dashboard"): the analytics read model, refreshed every few seconds. */
@@ -91,32 +90,32 @@ function DashboardBody({ data, unit }: { data: BrandAnalytics; unit: 'day' | 'we
       <dl className="stats" aria-label="Key figures">
         <Stat
           label="Members"
-          value={number.format(data.members.total)}
-          hint={`${data.members.new} new in the period`}
+          value={formatCount(data.members.total)}
+          hint={`${formatCount(data.members.new)} new in the period`}
         />
         <Stat
           label="Active members"
-          value={number.format(data.members.active.day)}
-          hint={`today · ${data.members.active.week} this week · ${data.members.active.month} this month`}
+          value={formatCount(data.members.active.day)}
+          hint={`today · ${formatCount(data.members.active.week)} this week · ${formatCount(data.members.active.month)} this month`}
         />
-        <Stat label="Events accepted" value={number.format(data.events.accepted)} />
-        <Stat label="Events refused" value={number.format(data.events.refused)} />
-        <Stat label="pts issued" value={pts(data.ptsIssued)} />
+        <Stat label="Events accepted" value={formatCount(data.events.accepted)} />
+        <Stat label="Events refused" value={formatCount(data.events.refused)} />
+        <Stat label="pts issued" value={formatPts(data.ptsIssued)} />
         <Stat
           label="Perks redeemed"
-          value={number.format(data.redemptions.count)}
-          hint={`${data.redemptions.redeemers} members redeemed`}
+          value={formatCount(data.redemptions.count)}
+          hint={`${formatCount(data.redemptions.redeemers)} members redeemed`}
         />
-        <Stat label="pts spent" value={pts(data.redemptions.ptsSpent)} />
+        <Stat label="pts spent" value={formatPts(data.redemptions.ptsSpent)} />
         <Stat
           label="Token purchases"
-          value={number.format(data.tokenPurchases.count)}
-          hint={`${data.tokenPurchases.usdAmount} USD · ${pts(data.tokenPurchases.pts)} pts`}
+          value={formatCount(data.tokenPurchases.count)}
+          hint={`${formatDecimal(data.tokenPurchases.usdAmount)} USD · ${formatPts(data.tokenPurchases.pts)} pts`}
         />
         <Stat
           label="Relayer gas"
-          value={`${data.relayerGas.costEth} ETH`}
-          hint={`${data.relayerGas.transactions} transactions`}
+          value={formatEth(data.relayerGas.costEth)}
+          hint={`${formatCount(data.relayerGas.transactions)} transactions`}
         />
       </dl>
 
@@ -125,13 +124,19 @@ function DashboardBody({ data, unit }: { data: BrandAnalytics; unit: 'day' | 'we
           title={`Activity by ${unit}`}
           buckets={buckets}
           series={ACTIVITY}
-          format={(b, key) => number.format(Number(b[key]))}
+          format={(b, key) => formatCount(Number(b[key]))}
         />
         <ChartWithTable
-          title={`pts and perks by ${unit}`}
+          title={`pts issued by ${unit}`}
           buckets={buckets}
-          series={POINTS}
-          format={(b, key) => (key === 'redemptions' ? number.format(b.redemptions) : pts(String(b[key])))}
+          series={ISSUED}
+          format={(b) => formatPts(String(b.ptsIssued))}
+        />
+        <ChartWithTable
+          title={`pts spent and perks redeemed by ${unit}`}
+          buckets={buckets}
+          series={SPENT}
+          format={(b, key) => (key === 'redemptions' ? formatCount(b.redemptions) : formatPts(String(b[key])))}
         />
       </div>
 
@@ -139,18 +144,19 @@ function DashboardBody({ data, unit }: { data: BrandAnalytics; unit: 'day' | 'we
         <Table
           caption="Refused events by reason"
           head={['Reason', 'Events']}
-          rows={data.events.refusedByReason.map((r) => [r.reason, number.format(r.count)])}
+          rows={data.events.refusedByReason.map((r) => [r.reason, formatCount(r.count)])}
           empty="No refused event in the period."
         />
         <Table
+          wide
           caption="Top event types"
           head={['Event type', 'Accepted', 'Refused', 'Members', 'pts issued']}
           rows={data.topEventTypes.map((t) => [
             t.eventType,
-            number.format(t.accepted),
-            number.format(t.refused),
-            number.format(t.members),
-            pts(t.ptsIssued),
+            formatCount(t.accepted),
+            formatCount(t.refused),
+            formatCount(t.members),
+            formatPts(t.ptsIssued),
           ])}
           empty="No event in the period."
         />
@@ -159,20 +165,16 @@ function DashboardBody({ data, unit }: { data: BrandAnalytics; unit: 'day' | 'we
           head={['Perk', 'Redemptions', 'Redeemers', 'pts spent']}
           rows={data.topPerks.map((p) => [
             p.name,
-            number.format(p.redemptions),
-            number.format(p.redeemers),
-            pts(p.ptsSpent),
+            formatCount(p.redemptions),
+            formatCount(p.redeemers),
+            formatPts(p.ptsSpent),
           ])}
           empty="No perk redeemed in the period."
         />
         <Table
-          caption={`Leaderboard: top 10 of ${number.format(data.leaderboard.total)} (pts earned, all time)`}
+          caption={`Leaderboard: top 10 of ${formatCount(data.leaderboard.total)} (pts earned, all time)`}
           head={['Rank', 'Member', 'pts']}
-          rows={data.leaderboard.top.map((e) => [
-            String(e.rank),
-            e.username || e.userIdentifier,
-            number.format(e.value),
-          ])}
+          rows={data.leaderboard.top.map((e) => [String(e.rank), e.username || e.userIdentifier, formatCount(e.value)])}
           empty="Nobody on the leaderboard yet."
         />
       </div>
@@ -245,9 +247,22 @@ const paint = (color: string) => (element: HTMLElement | null) => {
   if (element) element.style.borderColor = color;
 };
 
-function Table({ caption, head, rows, empty }: { caption: string; head: string[]; rows: string[][]; empty: string }) {
+function Table({
+  caption,
+  head,
+  rows,
+  empty,
+  wide = false,
+}: {
+  caption: string;
+  head: string[];
+  rows: string[][];
+  empty: string;
+  /** Spans the whole row of the grid: a table of many columns (all on screen at 1280 px). */
+  wide?: boolean;
+}) {
   return (
-    <TableWrap label={caption}>
+    <TableWrap label={caption} wide={wide}>
       <table>
         <caption>{caption}</caption>
         <thead>

@@ -139,6 +139,8 @@ export interface AdminClient {
   /** Creates or replaces the brand's rule for an event type. */
   setRule(brandId: string, eventType: string, settings: SetRuleRequest): Promise<Rule>;
   listRules(brandId: string): Promise<Rule[]>;
+  /** Archives (true) or restores (false) a rule: archived, its events are refused (RULE_ARCHIVED); restored, it is paused. */
+  archiveRule(brandId: string, eventType: string, archived: boolean): Promise<Rule>;
   /** Sets the brand's webhook URL; `secret` is in the answer only when one was issued (new or rotated). */
   setWebhook(brandId: string, input: SetWebhookRequest): Promise<SavedWebhookEndpoint>;
   getWebhook(brandId: string): Promise<WebhookEndpoint>;
@@ -287,6 +289,15 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     setRule: async (brandId, eventType, settings) =>
       (await call('PUT', `${brandPath(brandId)}/rules/${encodeURIComponent(eventType)}`, ruleEnvelope, settings)).rule,
     listRules: async (brandId) => (await call('GET', `${brandPath(brandId)}/rules`, rulesEnvelope)).rules,
+    archiveRule: async (brandId, eventType, archived) =>
+      (
+        await call(
+          'POST',
+          `${brandPath(brandId)}/rules/${encodeURIComponent(eventType)}/${archived ? 'archive' : 'restore'}`,
+          ruleEnvelope,
+          {},
+        )
+      ).rule,
     setWebhook: async (brandId, input) =>
       (await call('PUT', `${brandPath(brandId)}/webhook`, savedWebhookEnvelope, input)).webhook,
     getWebhook: async (brandId) => (await call('GET', `${brandPath(brandId)}/webhook`, webhookEnvelope)).webhook,

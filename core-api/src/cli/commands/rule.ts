@@ -91,13 +91,36 @@ export const listRulesCommand: CliCommand = {
           rule.maxTotal === null ? '-' : String(rule.maxTotal),
           rule.totalClaims === null ? '-' : String(rule.totalClaims),
           rule.detectionMethod,
-          rule.active ? 'yes' : 'no',
+          rule.archivedAt ? 'archived' : rule.active ? 'yes' : 'no',
           rule.eventId,
         ]),
       ),
     );
   },
 };
+
+/** `pts rule archive|restore`: the admin API's rule archive (the portal's Rules page does the same). */
+export function archiveRuleCommandOf(archived: boolean): CliCommand {
+  const verb = archived ? 'archive' : 'restore';
+  return {
+    usage: `pts rule ${verb} --brand ID --event-type TYPE [--json]`,
+    summary: archived
+      ? 'archive a rule: its events are refused (RULE_ARCHIVED) until it is restored'
+      : 'restore an archived rule (it comes back paused: pts rule set ... to make it earn again)',
+    async run(args, context) {
+      const flags = parseFlags(args, { brand: { type: 'string' }, 'event-type': { type: 'string' }, ...jsonOption });
+      const brandId = requireFlag(flags.brand, 'brand');
+      const eventType = requireFlag(flags['event-type'], 'event-type');
+      const rule = await context.client().archiveRule(brandId, eventType, archived);
+      if (flags.json) return context.printJson(rule);
+      context.print(
+        archived
+          ? `Archived rule ${rule.eventType} for ${rule.brandId}: its events are refused (RULE_ARCHIVED)`
+          : `Restored rule ${rule.eventType} for ${rule.brandId}: it is paused until set active`,
+      );
+    },
+  };
+}
 
 function parseDetection(value: string): DetectionMethod {
   const method = DETECTION_METHODS.find((candidate) => candidate === value.trim());

@@ -385,6 +385,58 @@ describe('PUT /admin/brands/:brandId/rules/:eventType', () => {
   });
 });
 
+describe('POST /admin/brands/:brandId/rules/:eventType/archive and /restore', () => {
+  it('archives a rule (paused, archivedAt set), restores it paused, audits both as admin, and refuses a repeat', async () => {
+    const brand = await createTestBrand();
+    const path = `/brands/${brand.brandId}/rules/account_creation`;
+    const archived = await request('POST', `${path}/archive`);
+    expect(archived.status, JSON.stringify(archived.body)).toBe(200);
+    expect(ruleSchema.parse(archived.body.rule)).toMatchObject({ eventType: 'account_creation', active: false });
+    expect(archived.body.rule.archivedAt).toEqual(expect.any(String));
+    const listed = await request('GET', `/brands/${brand.brandId}/rules`);
+    expect(listed.body.rules.find((r: { eventType: string }) => r.eventType === 'account_creation').archivedAt).toBe(
+      archived.body.rule.archivedAt,
+    );
+    const again = await request('POST', `${path}/archive`);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatch(/already archived/);
+
+    const restored = await request('POST', `${path}/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.body.rule).toMatchObject({ eventType: 'account_creation', active: false });
+    expect(restored.body.rule.archivedAt).toBeUndefined();
+    expect((await request('POST', `${path}/restore`)).status).toBe(409);
+
+    const audit = await database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('subject', '=', brand.brandId)
+      .where('action', 'like', 'rule.%')
+      .orderBy('id')
+      .execute();
+    expect(audit.map((entry) => `${entry.actor} ${entry.action}`)).toEqual([
+      'admin rule.archive',
+      'admin rule.restore',
+    ]);
+  });
+
+  it('answers 404 for a missing rule or brand, 400 for a malformed event type, 401 without the token', async () => {
+    const brand = await createTestBrand();
+    const missing = await request('POST', `/brands/${brand.brandId}/rules/no_such_rule/archive`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatch(/no no_such_rule rule/);
+    expect((await request('POST', `/brands/${randomAddress()}/rules/purchase/archive`)).status).toBe(404);
+    const malformed = await request('POST', `/brands/${brand.brandId}/rules/bad-type/archive`);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatch(/eventType|event type/i);
+    expect((await request('POST', `/brands/${brand.brandId}/rules/purchase/archive`, undefined, null)).status).toBe(
+      401,
+    );
+    const rules = await request('GET', `/brands/${brand.brandId}/rules`);
+    expect(rules.body.rules.every((r: { archivedAt?: string }) => r.archivedAt === undefined)).toBe(true);
+  });
+});
+
 describe('brands service', () => {
   it('seedDefaultRules creates only the missing defaults and leaves configured rules alone', async () => {
     const brand = await createBrand(deps, { name: 'Bare', domain: 'bare.example' });

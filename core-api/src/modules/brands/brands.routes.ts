@@ -140,6 +140,35 @@ export function brandAdminRoutes(deps: AdminRouterDeps): Route[] {
         rule: await deps.brands.setRule(brandId, { ...body, eventType }),
       }),
     }),
+    ...(['archive', 'restore'] as const).map((change) =>
+      defineRoute({
+        method: 'post',
+        path: `/brands/:brandId/rules/:eventType/${change}`,
+        summary:
+          change === 'archive'
+            ? 'Archive a rule (`pts rule archive`): its events are refused with RULE_ARCHIVED'
+            : 'Restore an archived rule (`pts rule restore`): it comes back paused; set it active to earn again',
+        description: `The same service as the portal's Rules page; audited as \`rule.${change}\` by \`admin\`.`,
+        tags: ['admin'],
+        security: adminOnly,
+        before,
+        request: { params: ruleParamsSchema },
+        responses: {
+          200: {
+            description: change === 'archive' ? 'Archived' : 'Restored',
+            schema: z.object({ success: z.literal(true), rule: ruleSchema }),
+          },
+          400: failure('Malformed brand id or event type'),
+          401: unauthorized,
+          404: failure('Unknown brand, or the brand has no rule for this event type'),
+          409: failure(change === 'archive' ? 'Already archived' : 'Not archived'),
+        },
+        handle: async ({ params: { brandId, eventType } }) => ({
+          success: true as const,
+          rule: await deps.brands.archiveRule(brandId, eventType, change === 'archive'),
+        }),
+      }),
+    ),
     defineRoute({
       method: 'get',
       path: '/brands/:brandId/rules',

@@ -28,7 +28,7 @@ import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import { actorOf, baseUrlOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
 import type { PortalAgentKeyService } from './portal-services.ts';
-import { portalUserOf, requireSession } from './portal-session.ts';
+import { portalUserOf, requireBrandRole, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 /** What the Integrations page's routes use: the same services as the admin API, the CLI and the agent. */
@@ -70,6 +70,9 @@ function noStore(res: Response): void {
 export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
   const { brands, webhooks } = deps;
   const signedIn = [requireSession(deps.auth)];
+  /** Changes by an admin or owner, or by an owner: a viewer is refused before the body is read (403 before 400). */
+  const asAdmin = [...signedIn, requireBrandRole(deps.team, 'admin')];
+  const asOwner = [...signedIn, requireBrandRole(deps.team, 'owner')];
   /** The signed-in user, when their role in the brand is at least `role`. */
   const member = async (res: Response, brandId: string, role: 'viewer' | 'admin' | 'owner') => {
     const user = portalUserOf(res);
@@ -125,7 +128,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
         "the brand's back end, WordPress plugin and bots to move; 0 refuses it at once). The API key is replaced at once.",
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asOwner,
       request: { params: portalBrandParamsSchema, body: rotateBrandKeysRequestSchema },
       responses: {
         200: { description: 'New keys (shown once)', schema: success({ keys: rotatedBrandKeysSchema }) },
@@ -150,7 +153,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
         'one leaked. Audited as `brand.keys_end_previous`; the same action as `pts brand end-old-key`.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asOwner,
       request: { params: portalBrandParamsSchema },
       responses: {
         200: {
@@ -176,7 +179,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
         '`POST /pts-api/verify-dns`.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalDomainParamsSchema },
       responses: {
         200: {
@@ -205,7 +208,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       summary: "Take a domain out of the brand's verified domains (admin); the same as `pts brand remove-domain`",
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalDomainParamsSchema },
       responses: {
         200: { description: 'The domains now', schema: success({ verifiedDomains: z.array(z.string()) }) },
@@ -248,7 +251,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       summary: 'Set the webhook URL (admin); a new endpoint or rotateSecret issues a signing secret, shown once',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema, body: setWebhookRequestSchema },
       responses: {
         200: {
@@ -272,7 +275,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       summary: 'Remove the webhook endpoint (admin)',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema },
       responses: {
         200: { description: 'Removed', schema: success({}) },
@@ -292,7 +295,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       summary: 'Send a signed webhook.test event now and report what the receiver answered (admin)',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema },
       responses: {
         200: { description: 'Result', schema: success({ result: webhookTestResultSchema }) },
@@ -311,7 +314,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       summary: 'Queue a delivery of the brand again (admin); the event id stays the same',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalDeliveryParamsSchema },
       responses: {
         200: { description: 'Queued', schema: success({ delivery: webhookDeliverySchema }) },
@@ -335,7 +338,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       summary: "Set or clear the brand's X handle (admin); the X bot's rules are created when first set",
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema, body: portalXHandleRequestSchema },
       responses: {
         200: { description: 'Saved', schema: success({ xHandle: z.string().nullable() }) },
@@ -374,7 +377,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       summary: 'Create an agent key for this brand only (admin); the secret is in this answer only',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalBrandParamsSchema, body: portalCreateAgentKeyRequestSchema },
       responses: {
         201: { description: 'The key id and its secret', schema: success({ keyId: z.string(), secret: z.string() }) },
@@ -401,7 +404,7 @@ export function portalIntegrationRoutes(deps: PortalIntegrationDeps): Route[] {
       summary: 'Revoke an agent key of this brand (admin); its signatures are refused from now on',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: portalAgentKeyParamsSchema },
       responses: {
         200: { description: 'Revoked', schema: success({ keyId: z.string(), revoked: z.boolean() }) },

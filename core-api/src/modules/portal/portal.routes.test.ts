@@ -7,6 +7,7 @@ import { runCli } from '../../cli/run-cli.ts';
 import { type PortalRoutesDeps, portalRoutes } from './portal.routes.ts';
 import { PORTAL_SESSION_IDLE_MS } from './portal-auth.service.ts';
 import { type PortalDashboardDeps, portalDashboardRoutes } from './portal-dashboard.routes.ts';
+import { type PortalIntegrationDeps, portalIntegrationRoutes } from './portal-integrations.routes.ts';
 import { createPortalMailer } from './portal-mailer.ts';
 import { inviteMember } from './portal-team.service.ts';
 
@@ -304,6 +305,28 @@ describe('roles, CSRF and brand isolation', () => {
     ).toBe(403);
     const rules = await viewerA.request('GET', `/brands/${brandA.brandId}/rules`);
     expect(rules.body.rules.find((r: { eventType: string }) => r.eventType === 'portal_rule').rewardAmount).toBe(40);
+  });
+
+  it("a viewer's malformed change is answered 403 before any 400, on every write route of the team and integrations tables", async () => {
+    // Walked from the route tables themselves, so a write route added later is covered without editing this list.
+    const writes = [
+      ...portalRoutes({} as PortalRoutesDeps),
+      ...portalIntegrationRoutes({} as PortalIntegrationDeps),
+    ].filter((r) => r.method !== 'get' && r.path.startsWith('/brands/:brandId/'));
+    // Leaving is the one change a viewer may make (it has neither body nor other params to malform).
+    const anyRole = new Set(['/brands/:brandId/leave']);
+    const walked = writes.filter((r) => !anyRole.has(r.path));
+    expect(walked.length).toBeGreaterThanOrEqual(18);
+    for (const route of walked) {
+      // Every other path parameter malformed, and a body that no schema of these routes accepts.
+      const path = route.path.replace(':brandId', brandA.brandId).replace(/:\w+/g, encodeURIComponent('not valid!'));
+      const answer = await viewerA.request(route.method.toUpperCase(), path, 'not json');
+      expect(answer.status, `${route.method} ${route.path}: ${JSON.stringify(answer.body)}`).toBe(403);
+      expect(answer.body.error).toMatch(/Your role in this brand \(viewer\) cannot do this/);
+    }
+    // The owner sending a malformed change still learns what to fix.
+    const bad = await ownerA.request('PUT', `/brands/${brandA.brandId}/webhook`, { url: 'not a url' });
+    expect(bad.status).toBe(400);
   });
 
   it('a request without the CSRF token (or with a wrong one) changes nothing', async () => {

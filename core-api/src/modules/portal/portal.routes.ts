@@ -39,6 +39,7 @@ import {
   csrfTokenFor,
   portalUserOf,
   readCookie,
+  requireBrandRole,
   requireSession,
   SESSION_COOKIE,
   setCookie,
@@ -143,6 +144,9 @@ export const actorOf = (user: PortalUser) => `portal:${user.email}`;
 export function portalRoutes(deps: PortalRoutesDeps): Route[] {
   const { auth, team, brands } = deps;
   const signedIn = [requireSession(auth)];
+  /** Changes by an admin or owner, or by an owner: a viewer is refused before the body is read (403 before 400). */
+  const asAdmin = [...signedIn, requireBrandRole(team, 'admin')];
+  const asOwner = [...signedIn, requireBrandRole(team, 'owner')];
   const startSession = async (req: Request, res: Response, user: PortalUser) => {
     const token = await auth.openSession(user.id);
     setCookie(req, res, SESSION_COOKIE, token, PORTAL_SESSION_ABSOLUTE_MS / 1000);
@@ -365,7 +369,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       summary: 'Create, change, pause or resume a rule (admin or owner); the same service as `pts rule set`',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: ruleParamsSchema, body: setRuleRequestSchema },
       responses: {
         200: { description: 'Rule', schema: z.object({ success: z.literal(true), rule: ruleSchema }) },
@@ -391,7 +395,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         description: `Audited as \`rule.${change}\`.`,
         tags: ['portal'],
         security: session,
-        before: signedIn,
+        before: asAdmin,
         request: { params: ruleParamsSchema },
         responses: {
           200: {
@@ -434,7 +438,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       summary: 'Invite a teammate (owner); the link is e-mailed, or logged when no mail server is set',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asOwner,
       request: { params: portalBrandParamsSchema, body: portalInviteRequestSchema },
       responses: {
         201: {
@@ -471,7 +475,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       summary: "Change a member's role (owner); a brand keeps at least one owner",
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asOwner,
       request: { params: portalMemberParamsSchema, body: portalMemberRoleRequestSchema },
       responses: {
         200: { description: 'Changed', schema: z.object({ userId: z.string(), role: z.string() }) },
@@ -501,7 +505,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
         'Their pending invites into the brand, and those they sent, are voided. Audited as `portal.member_remove`.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asOwner,
       request: { params: portalMemberParamsSchema },
       responses: {
         200: { description: 'Removed', schema: portalTeamRemovalSchema },
@@ -548,7 +552,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       description: 'Audited as `portal.sessions_end`.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asOwner,
       request: { params: portalMemberParamsSchema },
       responses: {
         200: { description: 'Ended', schema: portalSessionsEndedSchema },
@@ -571,7 +575,7 @@ export function portalRoutes(deps: PortalRoutesDeps): Route[] {
       description: 'Audited as `portal.invite_revoke`.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asOwner,
       request: { params: portalInviteParamsSchema },
       responses: {
         200: { description: 'Revoked', schema: portalInviteRevocationSchema },

@@ -1,0 +1,46 @@
+/**
+ * Every figure the portal shows goes through these formatters (issue 33 §13): thousands separators
+ * everywhere, exact for the decimal strings money arrives as, compact only on chart axes.
+ */
+
+const whole = new Intl.NumberFormat('en-US');
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+const sixSignificant = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 6 });
+
+/** A count: `1234567` → `1,234,567`. */
+export function formatCount(value: number): string {
+  return whole.format(value);
+}
+
+/**
+ * A decimal string, exactly (pts and USD arrive as strings so nothing is rounded): `"600000"` → `"600,000"`,
+ * `"1250.50"` → `"1,250.50"`. Anything that is not a plain decimal is shown as it came.
+ */
+export function formatDecimal(value: string): string {
+  const match = /^(-?)(\d+)(\.\d+)?$/.exec(value.trim());
+  if (!match) return value;
+  const [, sign, integer, fraction = ''] = match;
+  return `${sign}${whole.format(BigInt(integer as string))}${fraction}`;
+}
+
+/** Whole pts, exact: `"600000"` → `"600,000"`. */
+export const formatPts = formatDecimal;
+
+/**
+ * An amount of ETH (a decimal string with up to 18 decimals) to at most six significant digits:
+ * `"0.000123456789012345678"` → `"0.000123457 ETH"`, `"1234.5"` → `"1,234.5 ETH"`. Gas costs are read
+ * at a glance; the exact wei stay in the API's answer.
+ */
+export function formatEth(value: string): string {
+  const amount = Number(value);
+  if (!Number.isFinite(amount)) return `${value} ETH`;
+  return `${sixSignificant.format(amount)} ETH`;
+}
+
+/**
+ * A chart axis label: whole below 10,000 (`"9,500"`), compact above (`"600K"`, `"1.2M"`), so a label is at
+ * most a handful of characters at any magnitude.
+ */
+export function formatAxisValue(value: number): string {
+  return Math.abs(value) < 10_000 ? whole.format(value) : compact.format(value);
+}
