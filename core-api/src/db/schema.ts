@@ -397,6 +397,17 @@ export interface PerksTable {
 }
 
 /** A member a brand blocked (docs/portal.md, "Members"): one row per identity key of their account. */
+/** The Members list's read model per brand and member account (migration 2026_12_07_v01_member_totals). */
+export interface BrandMemberTotalsTable {
+  brand_id: string;
+  member: string;
+  earned: string;
+  spent: string;
+  balance: string;
+  first_at: Date;
+  last_at: Date;
+}
+
 export interface BrandMemberBlocksTable {
   brand_id: string;
   identity_key: string;
@@ -784,6 +795,7 @@ export interface DB {
   oauth_identities: OAuthIdentitiesTable;
   perks: PerksTable;
   brand_member_blocks: BrandMemberBlocksTable;
+  brand_member_totals: BrandMemberTotalsTable;
   perk_redemptions: PerkRedemptionsTable;
   perk_constraints: PerkConstraintsTable;
   constraint_cache: ConstraintCacheTable;

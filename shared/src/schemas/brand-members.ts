@@ -76,6 +76,82 @@ export const memberSearchResponseSchema = z
   .object({ success: z.literal(true), members: z.array(memberMatchSchema) })
   .meta({ id: 'MemberSearchResponse' });
 
+/** What the Members list sorts by (docs/portal.md, "Members"): the member ledger's figures and two dates. */
+export const MEMBER_LIST_SORTS = ['balance', 'earned', 'lastActivity', 'joined'] as const;
+export type MemberListSort = (typeof MEMBER_LIST_SORTS)[number];
+/** Members one page of the list holds at most. */
+export const MEMBER_LIST_MAX_LIMIT = 100;
+
+const memberListFilter = {
+  sort: z
+    .enum(MEMBER_LIST_SORTS, { message: `sort must be one of ${MEMBER_LIST_SORTS.join(', ')}` })
+    .default('lastActivity'),
+  order: z.enum(['asc', 'desc'], { message: 'order must be asc or desc' }).default('desc'),
+  q: cleanString(
+    z
+      .string()
+      .min(2, 'type at least 2 characters of an e-mail, a platform id or a wallet')
+      .max(254, 'is too long')
+      .optional(),
+  ).describe('Found anywhere in an e-mail, an identity or a wallet; `%` and `_` are literal'),
+};
+
+/** `GET /portal/api/brands/:brandId/member-list`: one page of the brand's members, sorted, maybe searched. */
+export const memberListQuerySchema = z.object({
+  ...memberListFilter,
+  cursor: z
+    .string()
+    .max(1000, 'cursor is too long')
+    .optional()
+    .describe("The previous page's `nextCursor`, with the same sort, order and search"),
+  limit: z.coerce
+    .number({ message: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(MEMBER_LIST_MAX_LIMIT, `limit must be at most ${MEMBER_LIST_MAX_LIMIT}`)
+    .default(50),
+});
+export type MemberListQuery = z.infer<typeof memberListQuerySchema>;
+
+/** `GET /portal/api/brands/:brandId/member-list.csv`: the whole list with the same sort and search. */
+export const memberExportQuerySchema = z.object(memberListFilter);
+export type MemberExportQuery = z.infer<typeof memberExportQuerySchema>;
+
+/** `GET /portal/api/brands/:brandId/events.csv`: the brand's events in [from, to). */
+export const eventExportQuerySchema = z.object({
+  from: z.iso.datetime({ offset: true, message: 'from must be an ISO 8601 date-time (2026-12-01T00:00:00Z)' }),
+  to: z.iso.datetime({ offset: true, message: 'to must be an ISO 8601 date-time (2026-12-08T00:00:00Z)' }),
+});
+
+/** One member (an account with its identities) in the list, with the member ledger's figures at the brand. */
+export const memberListEntrySchema = z.object({
+  accountKey: z.string(),
+  /** Every identity linked to the account, the account's own key first. */
+  identityKeys: z.array(z.string()),
+  walletAddress: z.string().nullable(),
+  /** `earned − spent`: the brand's part of the member's pts (the wallet may hold more, bought or from other brands). */
+  balance: z.number().int(),
+  /** Rewards of accepted events at the brand. */
+  earned: z.number().int(),
+  /** Cost of redemptions pending or confirmed at the brand. */
+  spent: z.number().int(),
+  /** First event (accepted or refused) or redemption at the brand. */
+  joinedAt: z.string(),
+  /** Last event or redemption at the brand. */
+  lastActivityAt: z.string(),
+});
+export type MemberListEntry = z.infer<typeof memberListEntrySchema>;
+
+export const memberListResponseSchema = z
+  .object({
+    success: z.literal(true),
+    members: z.array(memberListEntrySchema),
+    /** Pass as `cursor` for the next page; null on the last page. */
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: 'MemberListResponse' });
+export type MemberListResponse = z.infer<typeof memberListResponseSchema>;
+
 export const memberParamsSchema = portalBrandParamsSchema.extend({
   userKey: cleanString(
     z

@@ -5,6 +5,9 @@ import {
   isAppError,
   type MemberBlockState,
   type MemberEvent,
+  type MemberExportQuery,
+  type MemberListEntry,
+  type MemberListQuery,
   type MemberMatch,
   type MemberProfile,
   parsePlatformIdentity,
@@ -19,12 +22,14 @@ import { readAchievements } from '../achievements/achievements.service.ts';
 import type { ChangeNotifier } from '../brands/brand-changes.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
+import { type ExportedEvent, readBrandEvents } from '../events/event-export.ts';
 import { type EventService, MANUAL_AWARD_EVENT_TYPE } from '../events/events.service.ts';
 import { findMemberBlock, type MemberBlock } from '../events/member-blocks.repository.ts';
 import { readMemberLedger } from '../ledger/member-ledger.ts';
 import { readWalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 import { listBrandRedemptions } from '../perks/perks.repository.ts';
 import { readDailyStreaks } from '../streaks/streaks.service.ts';
+import { escapeLike, listMembers, readAllMembers } from './member-list.ts';
 
 // A brand's loyalty members as its team looks them up (the portal's Members page, docs/portal.md): found by
 // e-mail, platform identity or wallet, among the people the brand has seen (an event, accepted or refused, or
@@ -45,10 +50,7 @@ export interface BrandMembersDeps {
   changes?: ChangeNotifier | undefined;
 }
 
-/** `%`, `_` and `\` match themselves in a LIKE pattern. */
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
-
-/** The LIKE patterns a search text stands for: an e-mail's start, `platform:id`, or a platform id alone. */
+/** The LIKE patterns a search text stands for: the text anywhere in an identity, or `platform:id`. */
 function patternsOf(text: string): string[] {
   const q = text.trim().toLowerCase();
   const platformId = /^([a-z]+):(.+)$/.exec(q);
@@ -56,14 +58,13 @@ function patternsOf(text: string): string[] {
     const platforms = platformId[1] === 'x' ? ['x', 'twitter'] : [platformId[1]!];
     return platforms.map((platform) => `${platform}\\_${escapeLike(platformId[2]!)}@%`);
   }
-  const patterns = [`${escapeLike(q)}%`];
-  if (!q.includes('@')) patterns.push(`%\\_${escapeLike(q)}@%`);
-  return patterns;
+  return [`%${escapeLike(q)}%`];
 }
 
 /**
- * Members of the brand matching `text`: a wallet address (exactly), or identities whose key starts with the
- * text (an e-mail) or whose platform id is the text (`discord:123` or `123`). Most recently seen first.
+ * Members of the brand matching `text`: a wallet address (exactly), or identities whose key holds the text
+ * anywhere (`shopper` finds `a.shopper@x.com`; `%` and `_` are literal) or whose platform id is the text
+ * (`discord:123`). Most recently seen first.
  */
 export async function searchMembers(deps: BrandMembersDeps, brandId: string, text: string): Promise<MemberMatch[]> {
   const q = text.trim();
@@ -405,6 +406,12 @@ export interface BrandMemberService {
   }): ReturnType<typeof awardMember>;
   /** At most 20 matches by e-mail, platform identity or wallet, most recently seen first. */
   search(brandId: string, text: string): Promise<MemberMatch[]>;
+  /** One page of the brand's members, sorted (docs/portal.md, "Members"), maybe searched. */
+  list(brandId: string, query: MemberListQuery): ReturnType<typeof listMembers>;
+  /** Every member in the asked order, a batch at a time (the CSV export). */
+  readAll(brandId: string, filter: MemberExportQuery): AsyncGenerator<MemberListEntry[]>;
+  /** The brand's events in [from, to), oldest first, a batch at a time (the CSV export). */
+  readEvents(brandId: string, window: { from: Date; to: Date }): AsyncGenerator<ExportedEvent[]>;
   /** A member's page; 404 when the brand has never seen them. */
   profile(brandId: string, identityKey: string): Promise<MemberProfile>;
   /** `amount` pts for `reason` to the member with exactly this identity key (no lookup), audited as `actor`. */
@@ -421,6 +428,9 @@ export function createBrandMemberService(deps: BrandMembersDeps & { events: Even
       return awardMember(deps, { brandId, userKey, ...award });
     },
     search: (brandId, text) => searchMembers(deps, brandId, text),
+    list: (brandId, query) => listMembers(deps.db, brandId, query),
+    readAll: (brandId, filter) => readAllMembers(deps.db, brandId, filter),
+    readEvents: (brandId, window) => readBrandEvents(deps.db, brandId, window),
     profile: (brandId, identityKey) => readMemberProfile(deps, brandId, identityKey),
     awardKey: (input) => awardMember(deps, input),
     setBlock: (input) => setMemberBlock(deps, input),

@@ -1,20 +1,27 @@
 import {
+  AppError,
+  eventExportQuerySchema,
+  type MemberListEntry,
   manualAwardRequestSchema,
   manualAwardResponseSchema,
   memberBlockRequestSchema,
   memberBlockResponseSchema,
+  memberExportQuerySchema,
+  memberListQuerySchema,
+  memberListResponseSchema,
   memberParamsSchema,
   memberProfileSchema,
   memberSearchQuerySchema,
   memberSearchResponseSchema,
   portalBrandParamsSchema,
 } from '@pts/shared';
+import { type CsvCell, sendCsv } from '../../http/csv.ts';
 import { idempotencyKeyOf } from '../../http/idempotency-key.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { BrandMemberService } from '../members/brand-members.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
-import { portalUserOf, requireSession } from './portal-session.ts';
+import { portalUserOf, requireBrandRole, requireSession } from './portal-session.ts';
 import type { PortalTeamService } from './portal-team.service.ts';
 
 export interface PortalMemberRoutesDeps {
@@ -26,6 +33,32 @@ export interface PortalMemberRoutesDeps {
 const session: ['portalSession'] = ['portalSession'];
 const signedOut = failure('Not signed in (no session, or it ended)');
 const notFound = failure('No such brand among yours, or the brand has never seen this member');
+const exportRole = failure('Exports hold personal data: admins and owners only');
+
+const MEMBER_CSV_HEADER = [
+  'account',
+  'identities',
+  'wallet',
+  'balance',
+  'earned',
+  'spent',
+  'joined_at',
+  'last_activity_at',
+];
+const memberCsvRow = (member: MemberListEntry): CsvCell[] => [
+  member.accountKey,
+  member.identityKeys.join(' '),
+  member.walletAddress,
+  member.balance,
+  member.earned,
+  member.spent,
+  member.joinedAt,
+  member.lastActivityAt,
+];
+const EVENT_CSV_HEADER = ['event_id', 'created_at', 'event_type', 'member', 'status', 'reason', 'reward', 'sent_by'];
+
+/** A file name's date part: `2026-12-07`. */
+const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
 /**
  * The portal's Members page (docs/portal.md): search the brand's loyalty members, read one member's page,
@@ -35,7 +68,102 @@ const notFound = failure('No such brand among yours, or the brand has never seen
 export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
   const { team, members } = deps;
   const signedIn = [requireSession(deps.auth)];
+  // The role is checked before the query or body is read: a viewer's malformed change is 403, another brand's
+  // team member's malformed request 404, never a 400 that read it first (issue 33 §14).
+  const asViewer = [...signedIn, requireBrandRole(team, 'viewer')];
+  const asAdmin = [...signedIn, requireBrandRole(team, 'admin')];
   return [
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/member-list',
+      summary: "The brand's members, sorted by balance, earned, last activity or join date, a page at a time",
+      description:
+        'A member is an account with its identities. `balance` is earned − spent at the brand (the member ledger). ' +
+        'Keyset pages: pass `nextCursor` back as `cursor` with the same sort, order and search. `q` is found ' +
+        'anywhere in an e-mail, an identity or a wallet.',
+      tags: ['portal'],
+      security: session,
+      before: asViewer,
+      request: { params: portalBrandParamsSchema, query: memberListQuerySchema },
+      responses: {
+        200: { description: 'One page', schema: memberListResponseSchema },
+        400: failure('Bad sort, order, limit, search or cursor'),
+        401: signedOut,
+        404: notFound,
+      },
+      handle: async ({ params: { brandId }, query, res }) => {
+        await team.requireRole(portalUserOf(res).id, brandId, 'viewer');
+        res.setHeader('Cache-Control', 'no-store');
+        return { success: true, ...(await members.list(brandId, query)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/member-list.csv',
+      summary: 'The member list as CSV, with the same sort and search (admin or owner), streamed',
+      description:
+        "Every member, written as read (1,000 per statement); text cells that could start a formula get a leading `'`.",
+      tags: ['portal'],
+      security: session,
+      before: asAdmin,
+      request: { params: portalBrandParamsSchema, query: memberExportQuerySchema },
+      responses: {
+        200: { description: 'CSV (text/csv)' },
+        400: failure('Bad sort, order or search'),
+        401: signedOut,
+        403: exportRole,
+        404: notFound,
+      },
+      handle: async ({ params: { brandId }, query, res }) => {
+        await team.requireRole(portalUserOf(res).id, brandId, 'admin');
+        const rows = (async function* () {
+          for await (const batch of members.readAll(brandId, query)) yield batch.map(memberCsvRow);
+        })();
+        await sendCsv(res, `members-${brandId.slice(0, 10)}-${query.sort}-${query.order}.csv`, MEMBER_CSV_HEADER, rows);
+        return undefined;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/brands/:brandId/events.csv',
+      summary: "A period's events as CSV, accepted and refused, oldest first (admin or owner), streamed",
+      description: '`from` (inclusive) and `to` (exclusive) are ISO 8601 date-times.',
+      tags: ['portal'],
+      security: session,
+      before: asAdmin,
+      request: { params: portalBrandParamsSchema, query: eventExportQuerySchema },
+      responses: {
+        200: { description: 'CSV (text/csv)' },
+        400: failure('from or to missing or not a date-time, or from not before to'),
+        401: signedOut,
+        403: exportRole,
+        404: notFound,
+      },
+      handle: async ({ params: { brandId }, query, res }) => {
+        await team.requireRole(portalUserOf(res).id, brandId, 'admin');
+        const window = { from: new Date(query.from), to: new Date(query.to) };
+        if (window.from >= window.to) {
+          throw new AppError('VALIDATION_ERROR', 'from must be before to', { field: 'from' });
+        }
+        const rows = (async function* () {
+          for await (const batch of members.readEvents(brandId, window)) {
+            yield batch.map((event): CsvCell[] => [
+              event.eventId,
+              event.createdAt,
+              event.eventType,
+              event.userKey,
+              event.status,
+              event.reason,
+              BigInt(event.rewardAmount),
+              event.sentBy,
+            ]);
+          }
+        })();
+        const filename = `events-${brandId.slice(0, 10)}-${dayOf(window.from)}-to-${dayOf(window.to)}.csv`;
+        await sendCsv(res, filename, EVENT_CSV_HEADER, rows);
+        return undefined;
+      },
+    }),
     defineRoute({
       method: 'get',
       path: '/brands/:brandId/loyalty-members',
@@ -44,7 +172,7 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         'At most 20 matches, most recently seen first. Members are the people with an event or a redemption at the brand.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asViewer,
       request: { params: portalBrandParamsSchema, query: memberSearchQuerySchema },
       responses: {
         200: { description: 'Matches', schema: memberSearchResponseSchema },
@@ -63,7 +191,7 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
       summary: "A member's page: balance, events (refused ones with their reason), redemptions, streak, achievements",
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asViewer,
       request: { params: memberParamsSchema },
       responses: { 200: { description: 'Member', schema: memberProfileSchema }, 401: signedOut, 404: notFound },
       handle: async ({ params: { brandId, userKey: identityKey }, res }) => {
@@ -81,7 +209,7 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         '`idempotencyKey` (or the `Idempotency-Key` header), one per intended award: a repeat answers the first award (`replayed: true`) and pays nothing.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: memberParamsSchema, body: manualAwardRequestSchema },
       responses: {
         200: { description: 'Awarded', schema: manualAwardResponseSchema },
@@ -106,7 +234,7 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         'Every identity of the member’s account is blocked; their events are refused with `MEMBER_BLOCKED` (the member page shows it) until unblocked. Audited as `member.block`.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: memberParamsSchema, body: memberBlockRequestSchema },
       responses: {
         200: { description: 'Blocked', schema: memberBlockResponseSchema },
@@ -129,7 +257,7 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
       description: 'Audited as `member.unblock`.',
       tags: ['portal'],
       security: session,
-      before: signedIn,
+      before: asAdmin,
       request: { params: memberParamsSchema },
       responses: {
         200: { description: 'Unblocked', schema: memberBlockResponseSchema },

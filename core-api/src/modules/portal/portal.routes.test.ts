@@ -9,6 +9,7 @@ import { PORTAL_SESSION_IDLE_MS } from './portal-auth.service.ts';
 import { type PortalDashboardDeps, portalDashboardRoutes } from './portal-dashboard.routes.ts';
 import { type PortalIntegrationDeps, portalIntegrationRoutes } from './portal-integrations.routes.ts';
 import { createPortalMailer } from './portal-mailer.ts';
+import { type PortalMemberRoutesDeps, portalMemberRoutes } from './portal-members.routes.ts';
 import { inviteMember } from './portal-team.service.ts';
 
 // The portal's JSON API against the real platform: sessions, CSRF, roles, cross-brand isolation, throttling,
@@ -369,6 +370,19 @@ describe('roles, CSRF and brand isolation', () => {
       ['POST', `/brands/${b}/members/${bobId}/sessions/end`],
       ['POST', `/brands/${b}/leave`],
       ['DELETE', `/brands/${b}/invites/${encodeURIComponent('mole@a.example.com')}`],
+      // The Members page's routes (issue 33 §12): the list, its search and both CSV exports included.
+      ['GET', `/brands/${b}/member-list?sort=earned&order=desc`],
+      ['GET', `/brands/${b}/member-list.csv?sort=balance`],
+      ['GET', `/brands/${b}/events.csv?from=2020-01-01T00:00:00Z&to=2040-01-01T00:00:00Z`],
+      ['GET', `/brands/${b}/loyalty-members?q=customer`],
+      ['GET', `/brands/${b}/loyalty-members/${encodeURIComponent('mole@b.example.com')}`],
+      [
+        'POST',
+        `/brands/${b}/loyalty-members/${encodeURIComponent('mole@b.example.com')}/awards`,
+        { amount: 1, reason: 'mole' },
+      ],
+      ['POST', `/brands/${b}/loyalty-members/${encodeURIComponent('mole@b.example.com')}/block`, { reason: 'mole' }],
+      ['DELETE', `/brands/${b}/loyalty-members/${encodeURIComponent('mole@b.example.com')}/block`],
     ];
     for (const [method, path, body] of attempts) {
       const answer = await ownerA.request(method, path, body);
@@ -377,9 +391,11 @@ describe('roles, CSRF and brand isolation', () => {
     // The routes cover every brand route of this table in the OpenAPI document (the other pages' tables
     // have their own isolation tests).
     const table = new Set(
-      [...portalRoutes({} as PortalRoutesDeps), ...portalDashboardRoutes({} as PortalDashboardDeps)].map(
-        (r) => `/portal/api${r.path.replace(/:(\w+)/g, '{$1}')}`,
-      ),
+      [
+        ...portalRoutes({} as PortalRoutesDeps),
+        ...portalDashboardRoutes({} as PortalDashboardDeps),
+        ...portalMemberRoutes({} as PortalMemberRoutesDeps),
+      ].map((r) => `/portal/api${r.path.replace(/:(\w+)/g, '{$1}')}`),
     );
     const documented = Object.keys((await platform.get('/openapi.json')).body.paths).filter(
       (p) => p.startsWith('/portal/api/brands/') && table.has(p),
@@ -391,7 +407,9 @@ describe('roles, CSRF and brand isolation', () => {
             .replace(b, '{brandId}')
             .replace(bobId, '{userId}')
             .replace('account_creation', '{eventType}')
-            .replace(encodeURIComponent('mole@a.example.com'), '{email}'),
+            .replace(encodeURIComponent('mole@a.example.com'), '{email}')
+            .replace(encodeURIComponent('mole@b.example.com'), '{userKey}')
+            .replace(/\?.*$/, ''),
         ),
       ).size,
     );
