@@ -30,3 +30,27 @@ describe('workspace READMEs', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('docs/architecture.md', () => {
+  const root = join(import.meta.dirname, '..', '..');
+  const page = readFileSync(join(docsDir, 'architecture.md'), 'utf8');
+  const foldersIn = (dir: string) =>
+    readdirSync(join(root, dir)).filter((name) => statSync(join(root, dir, name)).isDirectory());
+
+  it('names every module folder, every chain and agent folder, and every workspace, as they are on disk', () => {
+    const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
+    const expected = [
+      ...foldersIn('core-api/src/modules').map((name) => `modules/${name}`),
+      ...foldersIn('core-api/src/chain').map((name) => `chain/${name}`),
+      ...foldersIn('core-api/src/agent').map((name) => `agent/${name}`),
+      ...workspaces.map((name) => `${name}/`),
+      'cms-plugin/',
+    ];
+    // A whole name: `modules/perks` does not count for `modules/perks-x`, nor `chain/mint` inside `x/chain/mint`.
+    const named = (path: string) =>
+      new RegExp(`(^|[^\\w/-])${path.replace(/[-/]/g, '\\$&')}${path.endsWith('/') ? '' : '(?![\\w-])'}`, 'm').test(
+        page,
+      );
+    expect(expected.filter((path) => !named(path))).toEqual([]);
+  });
+});

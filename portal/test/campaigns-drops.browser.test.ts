@@ -254,15 +254,46 @@ describe('campaigns and drops on the Program page in Chromium', () => {
     expect(chromium.problems).toEqual([]);
   });
 
-  it('an admin at 375 px ends the campaign early; the X bot no longer sees it', async () => {
+  it("a campaign's status is the server's, whatever this browser's clock says", async () => {
+    // The server ended this campaign an hour ago; this browser's clock runs 90 minutes behind, inside the
+    // window. Judged by the browser's clock the row said "active" and offered End now (then a 409).
+    const serverNow = platform.clock.now().getTime();
+    const created = await platform.post(
+      `/admin/brands/${brand.brandId}/campaigns`,
+      {
+        hashtag: '#lasthour',
+        reward: 5,
+        startDate: new Date(serverNow - 2 * 3600_000).toISOString(),
+        endDate: new Date(serverNow - 3600_000).toISOString(),
+      },
+      admin(),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const behind = await chromium.newPage();
+    await behind.clock.install({ time: new Date(serverNow - 90 * 60_000) });
+    await signInByInvite(
+      platform,
+      behind,
+      { brandId: brand.brandId, email: 'late@springfield.example.com', role: 'admin' },
+      PASSWORD,
+    );
+    await goTo(behind, 'Program');
+    const row = behind.locator('tr[data-campaign="#lasthour"]');
+    await row.waitFor();
+    expect(await row.locator('td').nth(3).textContent()).toBe('ended');
+    expect(await behind.getByRole('button', { name: 'End now #lasthour' }).count()).toBe(0);
+    expect(await behind.evaluate(() => Date.now())).toBeLessThan(serverNow - 3600_000);
+  });
+
+  it("an admin at 375 px ends the campaign early at the server's now; the X bot no longer sees it", async () => {
     const narrow = await onProgram('admin2@springfield.example.com', 'admin', { width: 375, height: 812 });
     await narrow.locator('tr[data-campaign="#springfest"]').waitFor();
     expect(await sidewaysOverflow(narrow), await elementsPastTheEdge(narrow)).toBeLessThanOrEqual(0);
-    // The browser's now is the real time; the platform's clock is a manual one: move it past the new end.
+    // The page sends no time: the server ends it at its own clock's now, and says ended at once.
     await narrow.getByRole('button', { name: 'End now #springfest' }).click();
     await expect.poll(async () => narrow.locator('tr[data-campaign="#springfest"]').textContent()).toContain('ended');
-    platform.clock.set(new Date(Date.now() + 60_000));
     const active = await platform.get(`/services/campaigns/${brand.brandId}/active`);
     expect(active.body.campaigns).toEqual([]);
+    expect(chromium.problems).toEqual([]);
   });
 });

@@ -79,7 +79,13 @@ export {
   utcDay,
   viewStreak,
 } from './rules/streaks.ts';
-export { WINDOW_STATUSES, type WindowStatus, windowStatusAt } from './rules/windows.ts';
+export {
+  isWithinWindow,
+  type TimeWindow,
+  WINDOW_STATUSES,
+  type WindowStatus,
+  windowStatusAt,
+} from './rules/windows.ts';
 export {
   ACCOUNT_LINK_METHODS,
   type AccountLinkMethod,

@@ -4,6 +4,7 @@ import {
   CoreApiError,
   type CoreClient,
   type EventResponse,
+  isWithinWindow,
   platformUserEmail,
 } from '@pts/shared';
 import type { Logger } from 'pino';
@@ -147,8 +148,8 @@ export function createPoller(deps: PollerDeps) {
     const campaign = context.campaigns.find(
       (c) =>
         tags.has(c.hashtag.replace(/^#/, '').toLowerCase()) &&
-        postedAt >= Date.parse(c.startDate) &&
-        postedAt <= Date.parse(c.endDate) &&
+        Number.isFinite(postedAt) &&
+        isWithinWindow({ startsAt: c.startDate, endsAt: c.endDate }, new Date(postedAt)) &&
         // "Brand posts" excluded: replies to and quotes of the brand's posts, which earn their own event.
         !(
           c.excludeBrandPosts &&

@@ -283,7 +283,7 @@ describe('X bot end to end', () => {
     expect(await quoteRefusals()).toEqual(['COOLDOWN_ACTIVE']);
   });
 
-  it('pays hashtag posts made inside the campaign window (both ends), once per user, never the brand', async () => {
+  it('pays hashtag posts made inside the campaign window (start included, end excluded), once per user, never the brand', async () => {
     const start = new Date(platform.clock.now().getTime() + HOUR);
     const end = new Date(start.getTime() + 2 * HOUR);
     const created = await cli(
@@ -329,8 +329,11 @@ describe('X bot end to end', () => {
     const daveSecond = post(dave, 'me again #PtsDrop');
     const byBrand = post(BRAND_X, 'join #PtsDrop');
     const double = post(eve, 'twice the fun #PtsDouble');
-    platform.clock.set(end);
+    platform.clock.set(new Date(end.getTime() - 1));
     const atEnd = post(bob, 'just in time #PtsDrop');
+    // The one window rule of drops and perks: at the end moment exactly the campaign has ended.
+    platform.clock.set(end);
+    const atEndExactly = post(carol, 'on the stroke #PtsDrop');
     platform.clock.set(new Date(end.getTime() + 1000));
     const late = post(alice, 'too late #PtsDrop');
     const poll = await trigger();
@@ -344,6 +347,7 @@ describe('X bot end to end', () => {
     expect(await hashtag(daveSecond)).toEqual([]);
     expect(await hashtag(byBrand)).toEqual([]);
     expect(await hashtag(atEnd)).toEqual([40]);
+    expect(await hashtag(atEndExactly)).toEqual([]);
     expect(await hashtag(late)).toEqual([]);
     // A multiplier campaign pays the rule's base (50) times 2.
     expect(await hashtag(double)).toEqual([100]);

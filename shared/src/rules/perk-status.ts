@@ -1,3 +1,5 @@
+import { windowStatusAt } from './windows.ts';
+
 /**
  * Where a perk stands for a member who would redeem it now, as every surface names it (issue 33 §14: the
  * portal listed a sold-out perk as "active"). The first that holds, in this order:
@@ -5,7 +7,8 @@
  * - `not_on_chain`: its PerkNFT collection is not confirmed yet;
  * - `inactive`: switched off by the brand;
  * - `scheduled`: its redemption window opens later (`startsAt` included);
- * - `ended`: its window closed (`endsAt` excluded: at `endsAt` exactly it has ended);
+ * - `ended`: its window closed (`endsAt` excluded: at `endsAt` exactly it has ended), the one window rule
+ *   of drops and campaigns (`windows.ts`);
  * - `sold_out`: as many claimed as its supply (null supply: unlimited);
  * - `active`: redeemable (the catalogue's `available`).
  */
@@ -30,15 +33,13 @@ export interface PerkStatusInput {
   archivedAt?: Date | string | null | undefined;
 }
 
-const timeOf = (value: Date | string) => (typeof value === 'string' ? Date.parse(value) : value.getTime());
-
 /** The perk's status at `now`, with `claimed` perks claimed so far (PerkNFT.totalClaimed). */
 export function perkStatusAt(perk: PerkStatusInput, claimed: number | bigint, now: Date): PerkStatus {
   if (perk.archivedAt) return 'archived';
   if (!perk.onChain) return 'not_on_chain';
   if (!perk.active) return 'inactive';
-  if (perk.startsAt !== null && now.getTime() < timeOf(perk.startsAt)) return 'scheduled';
-  if (perk.endsAt !== null && now.getTime() >= timeOf(perk.endsAt)) return 'ended';
+  const window = windowStatusAt(perk, now);
+  if (window !== 'active') return window;
   if (perk.maxSupply !== null && BigInt(claimed) >= BigInt(perk.maxSupply)) return 'sold_out';
   return 'active';
 }

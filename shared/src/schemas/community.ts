@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WINDOW_STATUSES } from '../rules/windows.ts';
 import { brandIdSchema, cleanString } from './common.ts';
 
 /** Largest reward a chat group configuration may set. */
@@ -206,6 +207,10 @@ export const campaignSchema = z
     rewardMultiplier: z.number().nullable(),
     startDate: z.iso.datetime(),
     endDate: z.iso.datetime(),
+    status: z.enum(WINDOW_STATUSES).meta({
+      description:
+        "Where the posting window stands by the server's clock when it answered: scheduled (before startDate), active, or ended (from endDate on)",
+    }),
     maxClaimsPerUser: z.number().int(),
     excludeBrandPosts: z.boolean(),
     createdAt: z.iso.datetime(),

@@ -5,6 +5,7 @@ import {
   type Clock,
   type CreateCampaignRequest,
   type UpdateCampaignRequest,
+  windowStatusAt,
 } from '@pts/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, HashtagCampaignsTable } from '../../db/schema.ts';
@@ -48,7 +49,7 @@ export async function createCampaign(
     .returningAll()
     .executeTakeFirstOrThrow();
   await auditCampaign(deps, brandId, 'campaign.create', row.id, { ...input });
-  return toCampaign(row);
+  return toCampaign(row, deps.clock.now());
 }
 
 /** A campaign change in the brand's audit log. */
@@ -79,12 +80,13 @@ export async function listCampaigns(deps: CampaignDeps, brandId: string): Promis
     .orderBy('start_date', 'desc')
     .orderBy('id')
     .execute();
-  return rows.map(toCampaign);
+  const now = deps.clock.now();
+  return rows.map((row) => toCampaign(row, now));
 }
 
 /** One campaign of the brand, or 404. */
 export async function getCampaign(deps: CampaignDeps, brandId: string, campaignId: string): Promise<Campaign> {
-  return toCampaign(await findCampaign(deps.db, brandId, campaignId));
+  return toCampaign(await findCampaign(deps.db, brandId, campaignId), deps.clock.now());
 }
 
 /**
@@ -141,12 +143,43 @@ export async function updateCampaign(
       .executeTakeFirstOrThrow();
   });
   await auditCampaign(deps, brandId, 'campaign.update', row.id, { ...input });
-  return toCampaign(row);
+  return toCampaign(row, deps.clock.now());
+}
+
+/**
+ * Ends a campaign now by the server's clock (the portal's _End now_, `POST …/campaigns/:campaignId/end`):
+ * posts from this moment earn nothing. A campaign that has not started yet ends unstarted. 409 for a campaign
+ * that already ended. Audited as `campaign.end` with the end it had.
+ */
+export async function endCampaign(deps: CampaignDeps, brandId: string, campaignId: string): Promise<Campaign> {
+  const now = deps.clock.now();
+  const { row, previous } = await deps.db.transaction().execute(async (trx) => {
+    const existing = await findCampaign(trx, brandId, campaignId, true);
+    if (windowStatusAt({ startsAt: existing.start_date, endsAt: existing.end_date }, now) === 'ended') {
+      throw new AppError('CONFLICT', `The campaign already ended at ${existing.end_date.toISOString()}`, {
+        reason: 'ended',
+      });
+    }
+    // The end stays after the start: an unstarted campaign's window shrinks to the moment before now.
+    const start = existing.start_date < now ? existing.start_date : new Date(now.getTime() - 1);
+    const row = await trx
+      .updateTable('hashtag_campaigns')
+      .set({ start_date: start, end_date: now, updated_at: now })
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { row, previous: existing.end_date };
+  });
+  await auditCampaign(deps, brandId, 'campaign.end', row.id, {
+    endDate: now.toISOString(),
+    previous: { endDate: previous.toISOString() },
+  });
+  return toCampaign(row, now);
 }
 
 /**
  * Campaigns active at `at` (spec 3): a campaign becomes active when time reaches `start_date` and inactive
- * once time passes `end_date`, so both ends are inclusive.
+ * when time reaches `end_date`: the one window rule of drops and perks (`shared/src/rules/windows.ts`).
  */
 export async function activeCampaigns(deps: CampaignDeps, brandId: string, at: Date): Promise<Campaign[]> {
   await requireBrandExists(deps.db, brandId);
@@ -155,14 +188,15 @@ export async function activeCampaigns(deps: CampaignDeps, brandId: string, at: D
     .selectAll()
     .where('brand_id', '=', brandId)
     .where('start_date', '<=', at)
-    .where('end_date', '>=', at)
+    .where('end_date', '>', at)
     .orderBy('start_date')
     .orderBy('id')
     .execute();
-  return rows.map(toCampaign);
+  const now = deps.clock.now();
+  return rows.map((row) => toCampaign(row, now));
 }
 
-/** Campaigns whose window overlaps [from, to] (both ends inclusive), oldest start first. */
+/** Campaigns whose window [start, end) overlaps [from, to], oldest start first. */
 export async function campaignsOverlapping(
   deps: CampaignDeps,
   brandId: string,
@@ -175,11 +209,12 @@ export async function campaignsOverlapping(
     .selectAll()
     .where('brand_id', '=', brandId)
     .where('start_date', '<=', to)
-    .where('end_date', '>=', from)
+    .where('end_date', '>', from)
     .orderBy('start_date')
     .orderBy('id')
     .execute();
-  return rows.map(toCampaign);
+  const now = deps.clock.now();
+  return rows.map((row) => toCampaign(row, now));
 }
 
 /** One campaign of the brand, or undefined (the event path's campaign reward). */
@@ -187,6 +222,7 @@ export async function findBrandCampaign(
   db: Kysely<DB>,
   brandId: string,
   campaignId: string,
+  now: Date,
 ): Promise<Campaign | undefined> {
   const row = await db
     .selectFrom('hashtag_campaigns')
@@ -194,7 +230,7 @@ export async function findBrandCampaign(
     .where('brand_id', '=', brandId)
     .where('id', '=', campaignId)
     .executeTakeFirst();
-  return row ? toCampaign(row) : undefined;
+  return row ? toCampaign(row, now) : undefined;
 }
 
 async function findCampaign(db: Kysely<DB>, brandId: string, campaignId: string, lock = false): Promise<CampaignRow> {
@@ -215,7 +251,8 @@ async function findCampaign(db: Kysely<DB>, brandId: string, campaignId: string,
   return row;
 }
 
-function toCampaign(row: CampaignRow): Campaign {
+/** A campaign as answered, with its status by the server's clock at `now`. */
+function toCampaign(row: CampaignRow, now: Date): Campaign {
   return {
     id: row.id,
     brandId: row.brand_id,
@@ -224,6 +261,7 @@ function toCampaign(row: CampaignRow): Campaign {
     rewardMultiplier: row.reward_multiplier === null ? null : Number(row.reward_multiplier),
     startDate: row.start_date.toISOString(),
     endDate: row.end_date.toISOString(),
+    status: windowStatusAt({ startsAt: row.start_date, endsAt: row.end_date }, now),
     maxClaimsPerUser: row.max_claims_per_user,
     excludeBrandPosts: row.exclude_brand_posts,
     createdAt: row.created_at.toISOString(),

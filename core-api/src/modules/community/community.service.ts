@@ -16,6 +16,7 @@ import {
   activeCampaigns,
   campaignsOverlapping,
   createCampaign,
+  endCampaign,
   getCampaign,
   listCampaigns,
   updateCampaign,
@@ -80,6 +81,8 @@ export interface CommunityService {
     input: UpdateCampaignRequest,
     options?: Pick<CommunityScope, 'actor'>,
   ): Promise<Campaign>;
+  /** Ends the campaign now by the server's clock; 409 once it has ended. */
+  endCampaign(brandId: string, campaignId: string, options?: Pick<CommunityScope, 'actor'>): Promise<Campaign>;
 }
 
 export function createCommunityService(deps: {
@@ -124,5 +127,6 @@ export function createCommunityService(deps: {
     listCampaigns: (brandId) => listCampaigns(deps, brandId),
     getCampaign: (brandId, campaignId) => getCampaign(deps, brandId, campaignId),
     updateCampaign: (brandId, campaignId, input, options) => updateCampaign(as(options), brandId, campaignId, input),
+    endCampaign: (brandId, campaignId, options) => endCampaign(as(options), brandId, campaignId),
   };
 }

@@ -343,7 +343,7 @@ describe('hashtag campaigns', () => {
     }
   });
 
-  it('is active from start_date to end_date inclusive, by the clock or ?at=', async () => {
+  it('is active from start_date (included) to end_date (excluded), by the clock or ?at=', async () => {
     const created = await send(
       'POST',
       `/admin/brands/${other.brandId}/campaigns`,
@@ -361,10 +361,13 @@ describe('hashtag campaigns', () => {
     expect(await activeIds()).not.toContain(id);
     platform.clock.set('2026-04-01T00:00:00.000Z');
     expect(await activeIds()).toContain(id);
-    platform.clock.set('2026-04-02T00:00:00.000Z');
+    platform.clock.set('2026-04-01T23:59:59.999Z');
     expect(await activeIds()).toContain(id);
-    platform.clock.set('2026-04-02T00:00:00.001Z');
+    // The one window rule of drops and perks: at its end exactly the campaign has ended.
+    platform.clock.set('2026-04-02T00:00:00.000Z');
     expect(await activeIds()).not.toContain(id);
+    const listed = await send('GET', `/admin/brands/${other.brandId}/campaigns`, undefined, { headers: admin() });
+    expect(listed.body.campaigns.find((c: { id: string }) => c.id === id).status).toBe('ended');
     expect(await activeIds('2026-04-01T12:00:00Z')).toContain(id);
     platform.clock.set('2026-03-01T10:00:00Z');
     expect((await send('GET', `/services/campaigns/${other.brandId}/active?at=nope`)).status).toBe(400);

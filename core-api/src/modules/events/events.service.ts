@@ -5,6 +5,7 @@ import {
   type Clock,
   type EventRequest,
   type EventResponse,
+  isWithinWindow,
   PRIVILEGED_SOURCES,
   type PrivilegedSource,
 } from '@pts/shared';
@@ -280,12 +281,12 @@ async function campaignReward(
       reason: 'campaign_not_active',
     });
   if (typeof campaignId !== 'string' || !UUID_PATTERN.test(campaignId)) throw notActive('must be a campaign id (uuid)');
-  const campaign = await findBrandCampaign(deps.db, input.brandId, campaignId);
+  const campaign = await findBrandCampaign(deps.db, input.brandId, campaignId, deps.clock.now());
   if (!campaign) throw notActive('no such campaign for this brand');
   const postedAt = input.metadata?.posted_at;
   const at =
     typeof postedAt === 'string' && !Number.isNaN(Date.parse(postedAt)) ? new Date(postedAt) : deps.clock.now();
-  if (at.getTime() < Date.parse(campaign.startDate) || at.getTime() > Date.parse(campaign.endDate)) {
+  if (!isWithinWindow({ startsAt: campaign.startDate, endsAt: campaign.endDate }, at)) {
     throw notActive(`${at.toISOString()} is outside the campaign (${campaign.startDate} to ${campaign.endDate})`);
   }
   const limit = { id: campaign.id, maxClaimsPerUser: campaign.maxClaimsPerUser };

@@ -1,4 +1,4 @@
-import { AppError, type PerkCatalogueItem } from '@pts/shared';
+import { AppError, isWithinWindow, type PerkCatalogueItem } from '@pts/shared';
 import type { PerkRow } from './perks.repository.ts';
 
 /**
@@ -74,12 +74,9 @@ export function judgeRedemption(facts: RedemptionFacts): RedemptionDecision {
   return { allowed: false, refusal, refusals, missing };
 }
 
-/** Whether `now` is inside the perk's redemption window (docs/perks.md). */
+/** Whether `now` is inside the perk's redemption window (docs/perks.md): the one window rule of `shared/`. */
 export function withinWindow(row: Pick<PerkRow, 'starts_at' | 'ends_at'>, now: Date): boolean {
-  const time = now.getTime();
-  if (row.starts_at && time < new Date(row.starts_at).getTime()) return false;
-  if (row.ends_at && time >= new Date(row.ends_at).getTime()) return false;
-  return true;
+  return isWithinWindow({ startsAt: row.starts_at, endsAt: row.ends_at }, now);
 }
 
 /** A perk row's terms as the rule reads them, at `now`. */

@@ -300,6 +300,7 @@ describe('portal campaigns and drops: roles, CSRF, brands', () => {
     const changes: [string, string, unknown][] = [
       ['POST', `/brands/${a}/campaigns`, { hashtag: '#viewer', reward: 1, startDate: inHours(0), endDate: inHours(1) }],
       ['PATCH', `/brands/${a}/campaigns/${campaignId}`, { reward: 999 }],
+      ['POST', `/brands/${a}/campaigns/${campaignId}/end`, undefined],
       ['POST', `/brands/${a}/drops`, { amount: 1, totalSupply: 1, endsAt: inHours(1) }],
       ['PATCH', `/brands/${a}/drops/${openDropId}`, { name: 'viewer' }],
       ['POST', `/brands/${a}/drops/${openDropId}/end`, undefined],
@@ -322,6 +323,7 @@ describe('portal campaigns and drops: roles, CSRF, brands', () => {
     const attempts: [string, string, unknown][] = [
       ['POST', `/brands/${a}/campaigns`, { hashtag: '#forged', reward: 1, startDate: inHours(0), endDate: inHours(1) }],
       ['PATCH', `/brands/${a}/campaigns/${campaignId}`, { reward: 999 }],
+      ['POST', `/brands/${a}/campaigns/${campaignId}/end`, undefined],
       ['POST', `/brands/${a}/drops`, { amount: 1, totalSupply: 1, endsAt: inHours(1) }],
       ['PATCH', `/brands/${a}/drops/${openDropId}`, { name: 'forged' }],
       ['POST', `/brands/${a}/drops/${openDropId}/end`, undefined],
@@ -344,12 +346,14 @@ describe('portal campaigns and drops: roles, CSRF, brands', () => {
       ['GET', `/brands/${a}/campaigns`],
       ['POST', `/brands/${a}/campaigns`, { hashtag: '#mole', reward: 1, startDate: inHours(0), endDate: inHours(1) }],
       ['PATCH', `/brands/${a}/campaigns/${campaignId}`, { reward: 999 }],
+      ['POST', `/brands/${a}/campaigns/${campaignId}/end`],
       ['GET', `/brands/${a}/drops`],
       ['POST', `/brands/${a}/drops`, { amount: 1, totalSupply: 1, endsAt: inHours(1) }],
       ['PATCH', `/brands/${a}/drops/${openDropId}`, { name: 'mole' }],
       ['POST', `/brands/${a}/drops/${openDropId}/end`],
       // Brand A's campaign and drop under brand B's own path.
       ['PATCH', `/brands/${b}/campaigns/${campaignId}`, { reward: 999 }],
+      ['POST', `/brands/${b}/campaigns/${campaignId}/end`],
       ['PATCH', `/brands/${b}/drops/${openDropId}`, { name: 'mole' }],
       ['POST', `/brands/${b}/drops/${openDropId}/end`],
     ];
@@ -376,5 +380,23 @@ describe('portal campaigns and drops: roles, CSRF, brands', () => {
       ),
     );
     expect(new Set(documented)).toEqual(tried);
+  });
+});
+
+describe('a campaign ends by the server clock', () => {
+  it("answers the server's status, ends at the server's now (the page sends no time), then 409", async () => {
+    const a = brandA.brandId;
+    const before = await ownerA.request('GET', `/brands/${a}/campaigns`);
+    expect(before.body.campaigns.find((c: { id: string }) => c.id === campaignId).status).toBe('active');
+    const serverNow = platform.clock.now().toISOString();
+    const ended = await ownerA.request('POST', `/brands/${a}/campaigns/${campaignId}/end`);
+    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+    expect(ended.body.campaign).toMatchObject({ id: campaignId, endDate: serverNow, status: 'ended' });
+    expect((await platform.get(`/services/campaigns/${a}/active`)).body.campaigns).toEqual([]);
+    const again = await ownerA.request('POST', `/brands/${a}/campaigns/${campaignId}/end`);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatch(/already ended/);
+    const audit = (await auditRows('campaign.end')).filter((row) => row.subject === campaignId);
+    expect(audit.map((row) => row.actor)).toEqual(['portal:owner@a.example.com']);
   });
 });

@@ -107,6 +107,29 @@ export function portalCampaignRoutes(deps: PortalCampaignRoutesDeps): Route[] {
       },
     }),
     defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/campaigns/:campaignId/end',
+      summary: "End a hashtag campaign now by the server's clock (admin or owner): posts from then on earn nothing",
+      description: 'The page sends no time: the end is the moment the server answers. 409 once it has ended.',
+      tags: ['portal'],
+      security: session,
+      before: asAdmin,
+      request: { params: campaignParamsSchema },
+      responses: {
+        200: { description: 'Ended', schema: campaignResponseSchema },
+        401: signedOut,
+        403: csrfOrRole,
+        404: failure('No such brand among yours, or no such campaign in it'),
+        409: failure('The campaign already ended'),
+      },
+      handle: async ({ params: { brandId, campaignId }, res }) => {
+        const user = portalUserOf(res);
+        await team.requireRole(user.id, brandId, 'admin');
+        const campaign = await community.endCampaign(brandId, campaignId, { actor: actorOf(user) });
+        return { success: true, campaign };
+      },
+    }),
+    defineRoute({
       method: 'get',
       path: '/brands/:brandId/drops',
       summary: "The brand's drops, newest first, with what is claimed and left",

@@ -4,17 +4,11 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../../api.ts';
 import { canEdit, useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
-import {
-  FormButtons,
-  fromLocalInput,
-  InputField,
-  toLocalInput,
-  useFieldErrors,
-  when,
-  windowStatus,
-} from './fields.tsx';
+import { FormButtons, fromLocalInput, InputField, toLocalInput, useFieldErrors, when } from './fields.tsx';
 
 type Save = { campaignId?: string; body: CreateCampaignRequest | UpdateCampaignRequest };
+/** `end`: the server ends it at its own now (the page sends no time). */
+type Change = Save | { campaignId: string; end: true };
 
 /**
  * The brand's hashtag campaigns: posts on X with the hashtag inside the window earn the reward (a fixed
@@ -32,10 +26,12 @@ export function CampaignsSection() {
     queryFn: () => api<{ campaigns: Campaign[] }>('GET', `/brands/${brandId}/campaigns`),
   });
   const save = useMutation({
-    mutationFn: ({ campaignId, body }: Save) =>
-      campaignId
-        ? api('PATCH', `/brands/${brandId}/campaigns/${campaignId}`, body)
-        : api('POST', `/brands/${brandId}/campaigns`, body),
+    mutationFn: (change: Change) =>
+      'end' in change
+        ? api('POST', `/brands/${brandId}/campaigns/${change.campaignId}/end`)
+        : change.campaignId
+          ? api('PATCH', `/brands/${brandId}/campaigns/${change.campaignId}`, change.body)
+          : api('POST', `/brands/${brandId}/campaigns`, change.body),
     onSuccess: async () => {
       setEditing(undefined);
       await queryClient.invalidateQueries({ queryKey: key });
@@ -93,7 +89,8 @@ export function CampaignsSection() {
               </thead>
               <tbody>
                 {campaigns.data.campaigns.map((campaign) => {
-                  const status = windowStatus(campaign.startDate, campaign.endDate);
+                  // The server's status, by its clock and the one window rule: never this browser's clock.
+                  const { status } = campaign;
                   return (
                     <tr key={campaign.id} data-campaign={campaign.hashtag}>
                       <th scope="row">{campaign.hashtag}</th>
@@ -122,9 +119,7 @@ export function CampaignsSection() {
                             <button
                               type="button"
                               aria-label={`End now ${campaign.hashtag}`}
-                              onClick={() =>
-                                save.mutate({ campaignId: campaign.id, body: { endDate: new Date().toISOString() } })
-                              }
+                              onClick={() => save.mutate({ campaignId: campaign.id, end: true })}
                             >
                               End now
                             </button>

@@ -13,12 +13,6 @@ export const fromLocalInput = (value: string) => (value ? new Date(value).toISOS
 export const when = (iso: string) =>
   new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-/** Whether a window is scheduled, running or over now. */
-export function windowStatus(start: string, end: string, now = Date.now()): 'scheduled' | 'active' | 'ended' {
-  if (now < Date.parse(start)) return 'scheduled';
-  return now > Date.parse(end) ? 'ended' : 'active';
-}
-
 /**
  * The server's message for each field of a refused save (from the shared schema or the service), with the
  * attributes that tie a field to its message; `prefix` keeps ids unique when two forms are on the page.
