@@ -23,6 +23,8 @@ export const errorStatus = {
   /** The event type's rule was archived by the brand: it earns nothing until restored. */
   RULE_ARCHIVED: 403,
   VALIDATION_FAILED: 403,
+  /** A rate rule's event worth less than the rule's minValue: it earns nothing (recorded, no claim used). */
+  VALUE_BELOW_MINIMUM: 403,
   CONTRACT_NOT_WHITELISTED: 403,
   /** A perk constraint the user does not meet (details list the failing constraints). */
   NOT_ELIGIBLE: 403,

@@ -430,6 +430,28 @@ export {
 } from './schemas/leaderboards.ts';
 export { limitSchema, UNLIMITED } from './schemas/limits.ts';
 export {
+  amountProblem,
+  CURRENCY_CODES,
+  CURRENCY_EXPONENTS,
+  type CurrencyCode,
+  currencySchema,
+  DEFAULT_BRAND_CURRENCY,
+  decimalAmountSchema,
+  describeRate,
+  formatMinorUnits,
+  MAX_MINOR_UNITS,
+  type Rate,
+  type RateTerms,
+  rateFieldsOf,
+  rateReward,
+  rateSchema,
+  rateTermsOf,
+  type StoredRateTerms,
+  toMinorUnits,
+  type Value,
+  valueSchema,
+} from './schemas/money.ts';
+export {
   type BrandPurchases,
   brandPurchasesResponseSchema,
   CHECKOUT_CURRENCIES,

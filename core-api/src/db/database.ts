@@ -47,6 +47,7 @@ import * as brandRollups from './migrations/2026_12_05_a01_brand_rollups.ts';
 import * as agentKeyChangeNotices from './migrations/2026_12_05_r01_agent_key_change_notices.ts';
 import * as leaderboardChangeNotices from './migrations/2026_12_05_s01_leaderboard_change_notices.ts';
 import * as archiveAndBlock from './migrations/2026_12_07_t01_archive_and_block.ts';
+import * as rateRules from './migrations/2026_12_07_u01_rate_rules.ts';
 import * as memberTotals from './migrations/2026_12_07_v01_member_totals.ts';
 import type { DB } from './schema.ts';
 
@@ -120,6 +121,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_05_r01_agent_key_change_notices': agentKeyChangeNotices,
   '2026_12_05_s01_leaderboard_change_notices': leaderboardChangeNotices,
   '2026_12_07_t01_archive_and_block': archiveAndBlock,
+  '2026_12_07_u01_rate_rules': rateRules,
   '2026_12_07_v01_member_totals': memberTotals,
 };
 

@@ -1,3 +1,4 @@
+import type { StoredRateTerms } from '@pts/shared';
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 
 /** Timestamps are written as Date and read back as Date on both drivers. */
@@ -32,6 +33,8 @@ export interface BrandsTable {
   updated_at: Timestamp;
   /** retail, gaming, dining, travel (agent onboarding; discovery filters on it); null when never set. */
   category: ColumnType<string | null, string | null | undefined, string | null>;
+  /** ISO 4217: its events' values and rate rules are in it ('USD' until set). */
+  currency: ColumnType<string, string | undefined, string>;
   /** When the brand's API and security keys were last rotated through the agent API (manage_brand_keys). */
   keys_rotated_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** When they were revoked through the agent API; null while the current keys are valid. */
@@ -45,6 +48,9 @@ export interface BrandsTable {
   /** Who made the last rotation (`admin`, `agent:<keyId>`, …): an onboarding key's rotation keeps it the key. */
   keys_rotated_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
+
+/** A rate rule's terms as stored (amounts as decimal strings of `currency`). */
+export type StoredRate = StoredRateTerms;
 
 export interface EventRulesTable {
   /** eventId, unique per brand: `custom_…` for custom events (then equal to event_type), a uuid otherwise. */
@@ -65,6 +71,8 @@ export interface EventRulesTable {
   updated_at: Timestamp;
   /** Archived (undone by the brand): its events are refused with RULE_ARCHIVED until it is restored. */
   archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A rate rule's terms (reward_amount is then 0); null for a fixed reward. */
+  rate: ColumnType<StoredRate | null, string | null | undefined, string | null>;
 }
 
 export interface UsersTable {
@@ -93,6 +101,9 @@ export interface EventsTable {
   created_at: Timestamp;
   /** `brand` (brand-signed), `agent:<keyId>` (agent API) or null (unsigned, or a platform award). */
   sent_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The value the event carried, in integer minor units of value_currency (both null when it had none). */
+  value_minor: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  value_currency: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An event's idempotency key: held by the accepted event that used it (spec issue 12 §1). */

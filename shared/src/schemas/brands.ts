@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addressSchema, brandIdSchema, cleanString, domainSchema, eventTypeSchema } from './common.ts';
 import { DETECTION_METHODS, detectionConfigSchema } from './events.ts';
+import { amountProblem, currencySchema, decimalAmountSchema, rateSchema } from './money.ts';
 
 /** The largest value an `integer` column holds (claim limits are stored as such). */
 const INT32_MAX = 2_147_483_647;
@@ -49,6 +50,8 @@ export const updateBrandRequestSchema = z
     unsignedEvents: z.boolean().optional(),
     /** The brand's X handle (with or without @); null or "" clears it. */
     xHandle: xHandleInputSchema.optional(),
+    /** The currency its events' values must be in (docs/shop-program.md); USD until set. */
+    currency: currencySchema.optional(),
   })
   .meta({ id: 'UpdateBrandRequest' });
 export type UpdateBrandRequest = z.input<typeof updateBrandRequestSchema>;
@@ -65,6 +68,8 @@ export const brandSchema = z
     unsignedEvents: z.boolean(),
     /** The brand's X handle (without @), or null. */
     xHandle: z.string().nullable(),
+    /** ISO 4217: the currency of its events' values and its rate rules (docs/shop-program.md). */
+    currency: z.string(),
     tier: z.string(),
     createdAt: z.string(),
   })
@@ -124,34 +129,75 @@ export const rotatedBrandKeysSchema = brandKeyStatusSchema
   .meta({ id: 'RotatedBrandKeys' });
 export type RotatedBrandKeys = z.infer<typeof rotatedBrandKeysSchema>;
 
-export const ruleInputSchema = z
-  .object({
-    eventType: eventTypeSchema,
-    rewardAmount: z.number().int().min(0).max(1_000_000_000),
-    cooldownHours: z.number().int().min(0).max(87_600).optional(),
-    maxClaims: z
-      .number()
-      .int()
-      .min(-1)
-      .max(INT32_MAX)
-      .refine((value) => value !== 0, 'must be positive, or -1 / 999999 for unlimited')
-      .optional(),
-    maxTotal: z.number().int().min(0).max(INT32_MAX).nullable().optional(),
-    channels: z
-      .array(cleanString(z.string().min(1).max(100)))
-      .max(100)
-      .optional(),
-    detectionMethod: z.enum(DETECTION_METHODS).optional(),
-    detectionConfig: detectionConfigSchema.optional(),
-    active: z.boolean().optional(),
-  })
-  .meta({ id: 'RuleInput' });
+const ruleFields = z.object({
+  eventType: eventTypeSchema,
+  /** A fixed reward per event; a rate rule sends `rate` instead. */
+  rewardAmount: z.number().int().min(0).max(1_000_000_000).optional(),
+  /** A reward by value: `pts` per `per` of the event's value (docs/shop-program.md). */
+  rate: rateSchema.optional(),
+  /** With a rate: events worth less than this earn nothing (refused with VALUE_BELOW_MINIMUM). */
+  minValue: decimalAmountSchema.optional(),
+  /** With a rate: the most one event pays. */
+  maxReward: z.number().int().min(1).max(1_000_000_000).optional(),
+  cooldownHours: z.number().int().min(0).max(87_600).optional(),
+  maxClaims: z
+    .number()
+    .int()
+    .min(-1)
+    .max(INT32_MAX)
+    .refine((value) => value !== 0, 'must be positive, or -1 / 999999 for unlimited')
+    .optional(),
+  maxTotal: z.number().int().min(0).max(INT32_MAX).nullable().optional(),
+  channels: z
+    .array(cleanString(z.string().min(1).max(100)))
+    .max(100)
+    .optional(),
+  detectionMethod: z.enum(DETECTION_METHODS).optional(),
+  detectionConfig: detectionConfigSchema.optional(),
+  active: z.boolean().optional(),
+});
+
+/** A rule pays a fixed `rewardAmount` or a `rate`, never both; minValue and maxReward belong to a rate. */
+function checkRewardKind(
+  rule: {
+    rewardAmount?: number | undefined;
+    rate?: { currency: string } | undefined;
+    minValue?: string | undefined;
+    maxReward?: number | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (rule.rewardAmount === undefined && rule.rate === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['rewardAmount'],
+      message: 'send rewardAmount (fixed points) or rate (points per unit of value)',
+    });
+  }
+  if (rule.rewardAmount !== undefined && rule.rate !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['rate'], message: 'send either rewardAmount or rate, not both' });
+  }
+  if (rule.rate === undefined) {
+    for (const field of ['minValue', 'maxReward'] as const) {
+      if (rule[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `${field} applies only to a rate rule: send rate too` });
+    }
+  } else if (rule.minValue !== undefined) {
+    const problem = amountProblem(rule.minValue, rule.rate.currency as Parameters<typeof amountProblem>[1]);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['minValue'], message: problem });
+  }
+}
+
+export const ruleInputSchema = ruleFields.superRefine(checkRewardKind).meta({ id: 'RuleInput' });
 export type RuleInput = z.input<typeof ruleInputSchema>;
 /** A rule input after parsing: what `setRule` receives, and what a typed caller may send. */
 export type RuleSettings = z.output<typeof ruleInputSchema>;
 
 /** Body of `PUT /admin/brands/:brandId/rules/:eventType`: the event type comes from the path. */
-export const setRuleRequestSchema = ruleInputSchema.omit({ eventType: true }).meta({ id: 'SetRuleRequest' });
+export const setRuleRequestSchema = ruleFields
+  .omit({ eventType: true })
+  .superRefine(checkRewardKind)
+  .meta({ id: 'SetRuleRequest' });
 export type SetRuleRequest = z.output<typeof setRuleRequestSchema>;
 
 export const ruleSchema = z
@@ -159,7 +205,12 @@ export const ruleSchema = z
     eventId: z.string(),
     brandId: z.string(),
     eventType: z.string(),
+    /** The fixed reward; 0 for a rate rule (its reward depends on each event's value). */
     rewardAmount: z.number().int(),
+    /** Present on a rate rule: points per unit of the event's value. */
+    rate: rateSchema.optional(),
+    minValue: z.string().optional(),
+    maxReward: z.number().int().optional(),
     cooldownHours: z.number().int(),
     maxClaims: z.number().int(),
     maxTotal: z.number().int().nullable(),

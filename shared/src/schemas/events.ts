@@ -11,6 +11,7 @@ import {
   TX_HASH_PATTERN,
 } from './common.ts';
 import { isEmailAddress } from './email.ts';
+import { rateSchema, valueSchema } from './money.ts';
 
 /** Sources that bypass cooldown and per-user max claims when the request is brand-signed (spec 4.1 rule 8). */
 export const PRIVILEGED_SOURCES = ['chat_manual_reward', 'voice_claim', 'gateway_event'] as const;
@@ -36,6 +37,11 @@ export const eventRequestSchema = z
     ),
     metadata: metadataSchema.optional(),
     channel_id: cleanString(z.string().min(1).max(100)).optional(),
+    /** What the event is worth (an order's total): a rate rule pays by it; kept on the event either way. */
+    value: valueSchema.optional().meta({
+      description:
+        'The event\'s value, e.g. {"amount": "12.50", "currency": "USD"}: required by a rate rule, which pays points per unit of it. Must be in the brand\'s currency, with at most its minor units.',
+    }),
     /**
      * Idempotency key (a post id, an order id): the same brand, event type and externalId is rewarded at
      * most once, whenever and however often it is sent; repeats answer the first event with `duplicate: true`.
@@ -132,7 +138,12 @@ export const eventConfigItemSchema = z
   .object({
     eventId: z.string(),
     eventType: z.string(),
+    /** The fixed reward; 0 for a rate rule. */
     rewardAmount: z.number().int(),
+    /** A rate rule's points per unit of the event's value (send `value` with its events). */
+    rate: rateSchema.optional(),
+    minValue: z.string().optional(),
+    maxReward: z.number().int().optional(),
     maxClaims: z.number().int(),
     cooldownHours: z.number().int(),
     detectionMethod: z.enum(DETECTION_METHODS),

@@ -1,4 +1,4 @@
-import { type Brand, DETECTION_METHODS, type Rule } from '@pts/shared';
+import { type Brand, DETECTION_METHODS, type Rule, rateFieldsOf } from '@pts/shared';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { BrandsTable, DB, EventRulesTable } from '../../db/schema.ts';
@@ -92,6 +92,7 @@ export function upsertRule(db: Kysely<DB>, row: NewRuleRow): Promise<RuleRow> {
     .onConflict((conflict) =>
       conflict.columns(['brand_id', 'event_type']).doUpdateSet((eb) => ({
         reward_amount: eb.ref('excluded.reward_amount'),
+        rate: eb.ref('excluded.rate'),
         max_claims_per_user: eb.ref('excluded.max_claims_per_user'),
         max_total_claims: eb.ref('excluded.max_total_claims'),
         cooldown_hours: eb.ref('excluded.cooldown_hours'),
@@ -190,6 +191,7 @@ export function toBrand(row: BrandRow): Brand {
     automation: row.automation_enabled,
     unsignedEvents: row.unsigned_events,
     xHandle: row.x_handle ?? null,
+    currency: row.currency,
     tier: row.tier,
     createdAt: row.created_at.toISOString(),
   };
@@ -202,6 +204,7 @@ export function toRule(row: RuleRow): Rule {
     brandId: row.brand_id,
     eventType: row.event_type,
     rewardAmount: Number(row.reward_amount),
+    ...rateFieldsOf(row.rate),
     cooldownHours: row.cooldown_hours,
     maxClaims: row.max_claims_per_user,
     maxTotal: row.max_total_claims,

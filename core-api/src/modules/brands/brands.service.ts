@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { StoredRateTerms } from '@pts/shared';
 import {
   AppError,
   type Brand,
@@ -180,17 +181,19 @@ export async function updateBrand(deps: BrandServiceDeps, brandId: string, input
   if (input.automation !== undefined) patch.automation_enabled = input.automation;
   if (input.unsignedEvents !== undefined) patch.unsigned_events = input.unsignedEvents;
   if (input.xHandle !== undefined) patch.x_handle = input.xHandle;
+  if (input.currency !== undefined) patch.currency = input.currency;
   if (Object.keys(patch).length === 0) {
     throw new AppError(
       'VALIDATION_ERROR',
-      'Nothing to update: give at least one of name, domain, automation, unsignedEvents, xHandle',
-      { errors: ['at least one of name, domain, automation, unsignedEvents, xHandle is required'] },
+      'Nothing to update: give at least one of name, domain, automation, unsignedEvents, xHandle, currency',
+      { errors: ['at least one of name, domain, automation, unsignedEvents, xHandle, currency is required'] },
     );
   }
   const now = deps.clock.now();
   const { row, xRules } = await inTransaction(deps.db, async (trx) => {
     const row = await updateBrandRow(trx, brandId, { ...patch, updated_at: now });
     if (!row) throw brandNotFound(brandId);
+    if (input.currency !== undefined) await refuseRatesInOtherCurrency(trx, row.address, input.currency);
     await insertAuditEntry(trx, {
       actor: actorOf(deps),
       action: 'brand.update',
@@ -264,6 +267,13 @@ export async function setRule(deps: BrandServiceDeps, brandId: string, input: Ru
   const row = await inTransaction(deps.db, async (trx) => {
     const brand = await findBrandByAddress(trx, brandId);
     if (!brand) throw brandNotFound(brandId);
+    if (input.rate && input.rate.currency !== brand.currency) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `rate.currency ${input.rate.currency} is not the brand's currency ${brand.currency}: give the rate in ${brand.currency}, or change the brand's currency first`,
+        { field: 'rate.currency', value: input.rate.currency, brandCurrency: brand.currency },
+      );
+    }
     const values = newRuleRow(deps, brand.address, input, now);
     const row = await upsertRule(trx, values);
     await insertAuditEntry(trx, {
@@ -390,7 +400,9 @@ function newRuleRow(deps: BrandServiceDeps, brandId: string, input: RuleSettings
     id,
     brand_id: brandId,
     event_type: input.eventType,
-    reward_amount: input.rewardAmount,
+    // A rate rule pays by each event's value; its fixed amount is 0.
+    reward_amount: input.rewardAmount ?? 0,
+    rate: input.rate ? JSON.stringify(storedRateOf(input)) : null,
     cooldown_hours: input.cooldownHours ?? deps.defaultCooldownHours ?? DEFAULT_COOLDOWN_HOURS,
     max_claims_per_user: input.maxClaims ?? DEFAULT_MAX_CLAIMS,
     max_total_claims: input.maxTotal ?? null,
@@ -400,6 +412,33 @@ function newRuleRow(deps: BrandServiceDeps, brandId: string, input: RuleSettings
     active: input.active ?? true,
     created_at: now,
     updated_at: now,
+  };
+}
+
+/**
+ * A brand's currency may change only while none of its rate rules is in another one: their rates would
+ * silently pay in the wrong unit. Runs in the update's transaction, so a refusal rolls the change back.
+ */
+async function refuseRatesInOtherCurrency(trx: Kysely<DB>, brandId: string, currency: string): Promise<void> {
+  const rules = await listRuleRows(trx, brandId, { activeOnly: false });
+  const others = rules.filter((rule) => rule.rate && rule.rate.currency !== currency).map((rule) => rule.event_type);
+  if (others.length > 0) {
+    throw new AppError(
+      'CONFLICT',
+      `The brand's rate rules ${others.join(', ')} pay in another currency: set them in ${currency} (or as fixed rewards) before changing the currency`,
+      { field: 'currency', value: currency, rateRules: others },
+    );
+  }
+}
+
+/** A rate rule's settings as stored on the rule: the rate (rounding down unless said) with its limits. */
+function storedRateOf(input: RuleSettings): StoredRateTerms | null {
+  if (!input.rate) return null;
+  return {
+    ...input.rate,
+    rounding: input.rate.rounding ?? 'down',
+    ...(input.minValue === undefined ? {} : { minValue: input.minValue }),
+    ...(input.maxReward === undefined ? {} : { maxReward: input.maxReward }),
   };
 }
 

@@ -24,6 +24,7 @@ import {
   type RuleRecord,
   ruleKeyOf,
   settleExternalIds,
+  valueColumnsOf,
   writeJudgedBatch,
 } from './events.repository.ts';
 
@@ -548,6 +549,7 @@ function eventRow(
     channel_id: c.input.channel_id ?? null,
     metadata: JSON.stringify(c.input.metadata ?? {}),
     reward_amount: amount,
+    ...valueColumnsOf(c.input),
     created_at: now,
     sent_by: c.sentBy ?? null,
   };

@@ -1,4 +1,4 @@
-import { DETECTION_METHODS, type EventConfigItem } from '@pts/shared';
+import { DETECTION_METHODS, type EventConfigItem, rateFieldsOf } from '@pts/shared';
 import type { RuleRecord } from './events.repository.ts';
 
 type DetectionMethod = (typeof DETECTION_METHODS)[number];
@@ -12,6 +12,7 @@ export function toEventConfigItem(rule: RuleRecord): EventConfigItem {
     eventId: rule.id,
     eventType: rule.event_type,
     rewardAmount: Number(rule.reward_amount),
+    ...rateFieldsOf(rule.rate),
     maxClaims: rule.max_claims_per_user,
     cooldownHours: rule.cooldown_hours,
     detectionMethod: method,

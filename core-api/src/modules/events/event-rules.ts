@@ -1,4 +1,12 @@
-import { AppError, type EventRequest } from '@pts/shared';
+import {
+  AppError,
+  describeRate,
+  type EventRequest,
+  rateFieldsOf,
+  rateReward,
+  rateTermsOf,
+  toMinorUnits,
+} from '@pts/shared';
 import type { ClaimCounter, RuleRecord } from './events.repository.ts';
 
 /**
@@ -115,4 +123,44 @@ export function judgeCampaignLimit(
     maxClaims: campaign.maxClaimsPerUser,
     campaignId: campaign.id,
   });
+}
+
+/**
+ * What an event earns under its rule before campaigns and limits: the fixed amount, or the rate over the
+ * event's value (docs/shop-program.md). Refuses, with what to fix: a value in another currency than the
+ * brand's (400, pts converts none), a rate rule's event without a value (400), and a value under the rate's
+ * minimum (403 VALUE_BELOW_MINIMUM: recorded, but no claim is used). Pure and exact (bigint minor units).
+ */
+export function ruleRewardOf(
+  rule: Pick<RuleRecord, 'event_type' | 'reward_amount' | 'rate'>,
+  input: Pick<EventRequest, 'value'>,
+  brandCurrency: string,
+): bigint {
+  const { value } = input;
+  if (value && value.currency !== brandCurrency) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `value.currency ${value.currency} is not this brand's currency ${brandCurrency}: send the value in ${brandCurrency} (pts converts no currencies)`,
+      { field: 'value.currency', value: value.currency, reason: 'currency_mismatch', brandCurrency },
+    );
+  }
+  if (!rule.rate) return BigInt(rule.reward_amount);
+  const shown = rateFieldsOf(rule.rate).rate!;
+  if (!value) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `The ${rule.event_type} rule pays ${describeRate(shown)} of the event's value: send "value": {"amount": "12.50", "currency": "${shown.currency}"}`,
+      { field: 'value', reason: 'value_required', rate: shown },
+    );
+  }
+  const terms = rateTermsOf(rule.rate);
+  const valueMinor = toMinorUnits(value.amount, value.currency);
+  if (terms.minValueMinor !== null && valueMinor < terms.minValueMinor) {
+    throw new AppError(
+      'VALUE_BELOW_MINIMUM',
+      `The ${rule.event_type} rule pays only from ${rule.rate.minValue} ${terms.currency}: ${value.amount} earns nothing`,
+      { field: 'value.amount', value: value.amount, reason: 'below_min_value', minValue: rule.rate.minValue },
+    );
+  }
+  return rateReward(terms, valueMinor);
 }

@@ -1,3 +1,4 @@
+import { type EventRequest, toMinorUnits } from '@pts/shared';
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { ClaimCountersTable, EventsTable } from '../../db/schema.ts';
@@ -143,6 +144,14 @@ export function ruleKeyOf(rule: RuleKey): string {
   return `${rule.brand_id}/${rule.id}`;
 }
 
+/** An event's value as its row keeps it: integer minor units and the currency, or both null. */
+export function valueColumnsOf(
+  input: Pick<EventRequest, 'value'>,
+): Pick<Insertable<EventsTable>, 'value_minor' | 'value_currency'> {
+  if (!input.value) return {};
+  return { value_minor: toMinorUnits(input.value.amount, input.value.currency), value_currency: input.value.currency };
+}
+
 export async function insertEvents(db: Database, events: Insertable<EventsTable>[]): Promise<void> {
   if (events.length === 0) return;
   await db.insertInto('events').values(events).execute();
@@ -253,18 +262,19 @@ export async function writeJudgedBatch(
   await sql`
     WITH ev AS (
       INSERT INTO events (id, brand_id, event_type, user_email, status, reason, source, domain, channel_id, metadata,
-        reward_amount, created_at, sent_by)
+        reward_amount, created_at, sent_by, value_minor, value_currency)
       SELECT id, brand_id, event_type, user_email, status, reason, source, domain, channel_id, metadata::jsonb,
-        reward_amount, created_at, sent_by
+        reward_amount, created_at, sent_by, value_minor, value_currency
       FROM unnest(${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.brand_id)}::text[],
         ${events.map((e) => e.event_type)}::text[], ${events.map((e) => e.user_email)}::text[],
         ${events.map((e) => e.status)}::text[], ${events.map((e) => text(e.reason))}::text[],
         ${events.map((e) => text(e.source))}::text[], ${events.map((e) => text(e.domain))}::text[],
         ${events.map((e) => text(e.channel_id))}::text[], ${events.map((e) => text(e.metadata) ?? '{}')}::text[],
         ${events.map((e) => text(e.reward_amount) ?? '0')}::bigint[], ${events.map((e) => at(e.created_at))}::timestamptz[],
-        ${events.map((e) => text(e.sent_by))}::text[])
+        ${events.map((e) => text(e.sent_by))}::text[], ${events.map((e) => text(e.value_minor))}::bigint[],
+        ${events.map((e) => text(e.value_currency))}::text[])
         AS v(id, brand_id, event_type, user_email, status, reason, source, domain, channel_id, metadata,
-          reward_amount, created_at, sent_by)
+          reward_amount, created_at, sent_by, value_minor, value_currency)
     ), counters AS (
       UPDATE claim_counters SET claims = v.claims, last_claim_at = v.last_claim_at, last_event_id = v.last_event_id
       FROM unnest(${counters.map((c) => c.brand_id)}::text[], ${counters.map((c) => c.event_type)}::text[],

@@ -19,7 +19,7 @@ import type { Metrics } from '../../observability/metrics.ts';
 import { findBrandCampaign } from '../community/campaigns.service.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
 import type { AcceptedEvent, CampaignLimit, EventBatcher, EventCandidate } from './event-batcher.ts';
-import { type JudgeSettings, judgeEvent } from './event-rules.ts';
+import { type JudgeSettings, judgeEvent, ruleRewardOf } from './event-rules.ts';
 import {
   insertEvents,
   type RuleKey,
@@ -27,6 +27,7 @@ import {
   readJudgeInputs,
   readJudgeInputsFor,
   ruleKeyOf,
+  valueColumnsOf,
 } from './events.repository.ts';
 
 export type { AcceptedEvent } from './event-batcher.ts';
@@ -163,12 +164,13 @@ async function prepareEvent(deps: EventDeps, input: EventRequest, context: Event
   const eventId = randomUUID();
   try {
     const rule = checkAccess(cached, input, context);
-    const campaign = context.signed ? await campaignReward(deps, input, rule) : undefined;
+    const base = ruleRewardOf(rule, input, (cached as CachedBrand).brand.currency);
+    const campaign = context.signed ? await campaignReward(deps, input, base) : undefined;
     return {
       eventId,
       input,
       rule,
-      rewardAmount: campaign?.amount,
+      rewardAmount: campaign?.amount ?? base,
       ...(campaign ? { campaign: campaign.limit } : {}),
       source,
       skipCooldown: source !== undefined || (context.signed && input.metadata?.skip_cooldown === true),
@@ -263,7 +265,7 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 /**
  * A signed event naming a hashtag campaign (`metadata.campaign_id`, the X bot's post_hashtag) is paid the
- * campaign's reward, or the rule's amount times its multiplier. The campaign must be the brand's and its
+ * campaign's reward, or the rule's reward (fixed, or by the event's value) times its multiplier. The campaign must be the brand's and its
  * window must contain `metadata.posted_at` (when the post was made), or now when that is absent. The
  * campaign's per-user limit comes back with the amount: the batcher decides it against a locked counter in
  * the event's own transaction, like every other limit (the bot keeps no count of its own).
@@ -271,7 +273,7 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 async function campaignReward(
   deps: EventDeps,
   input: EventRequest,
-  rule: RuleRecord,
+  base: bigint,
 ): Promise<{ amount: bigint; limit: CampaignLimit } | undefined> {
   const campaignId = input.metadata?.campaign_id;
   if (campaignId === undefined) return undefined;
@@ -291,7 +293,7 @@ async function campaignReward(
   }
   const limit = { id: campaign.id, maxClaimsPerUser: campaign.maxClaimsPerUser };
   if (campaign.reward !== null) return { amount: BigInt(campaign.reward), limit };
-  return { amount: BigInt(Math.round(Number(rule.reward_amount) * (campaign.rewardMultiplier ?? 1))), limit };
+  return { amount: BigInt(Math.round(Number(base) * (campaign.rewardMultiplier ?? 1))), limit };
 }
 
 /**
@@ -409,6 +411,7 @@ function unlimitedRule(
     created_at: award.at,
     updated_at: award.at,
     archived_at: null,
+    rate: null,
   };
 }
 
@@ -435,6 +438,7 @@ async function recordRejection(
         channel_id: input.channel_id ?? null,
         metadata: JSON.stringify(input.metadata ?? {}),
         reward_amount: 0,
+        ...valueColumnsOf(input),
         created_at: deps.clock.now(),
       },
     ]);
