@@ -28,15 +28,17 @@ export function TeamPage() {
   });
   // Removing, revoking, ending sessions and leaving: each asks first, then says what it did.
   const [done, setDone] = useState('');
+  type TeamChange = { method: string; path: string; done: string; revokes?: string };
   const teamChange = useMutation({
-    mutationFn: (change: { method: string; path: string; done: string }) =>
-      api(change.method, change.path).then(() => change.done),
-    onSuccess: (message) => {
+    mutationFn: (change: TeamChange) => api(change.method, change.path).then(() => change.done),
+    onSuccess: (message, change) => {
       setDone(message);
+      // A revoked invite's link, shown above to pass on, no longer works: it is not offered any more.
+      if (change.revokes && invite.data?.email === change.revokes) invite.reset();
       return queryClient.invalidateQueries({ queryKey: ['team', brandId] });
     },
   });
-  const act = (question: string, change: { method: string; path: string; done: string }) => {
+  const act = (question: string, change: TeamChange) => {
     if (window.confirm(question)) teamChange.mutate(change);
   };
   const navigate = useNavigate();
@@ -166,6 +168,7 @@ export function TeamPage() {
                         method: 'DELETE',
                         path: `/brands/${brandId}/invites/${encodeURIComponent(pending.email)}`,
                         done: `The invite to ${pending.email} was revoked.`,
+                        revokes: pending.email,
                       })
                     }
                   >
