@@ -14,6 +14,7 @@ import {
   eventResponseSchema,
   eventTypeSchema,
   idempotencyKeySchema,
+  identityKeyOf,
   isAppError,
   metadataSchema,
   PRIVILEGED_SOURCES,
@@ -326,7 +327,7 @@ export function memberTokens(userId: string, accountKey: string, identityKeys: s
 
 /** The wallet balance of a user: pts are one token, so it is the same at every brand. */
 function walletBalance(d: AgentToolDeps, userId: string) {
-  return d.actionsReads.readWalletBalance(userId);
+  return d.actionsReads.readWalletBalance(identityKeyOf(userId));
 }
 
 function getUserBalanceTool(d: AgentToolDeps): AgentTool {
