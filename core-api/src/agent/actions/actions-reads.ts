@@ -1,4 +1,4 @@
-import type { AccountKey, Clock } from '@pts/shared';
+import type { AccountKey, Clock, IdentityKey } from '@pts/shared';
 import { accountIdentities, resolveAccountKey, resolveMember } from '../../modules/accounts/accounts.service.ts';
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
 import { readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
@@ -26,7 +26,7 @@ const actionsReadFunctions = {
  */
 export type ActionsReads = BoundToDatabase<typeof actionsReadFunctions> & {
   /** The wallet balance of a user (modules/ledger): pts are one token, so it is the same at every brand. */
-  readWalletBalance(userId: string): Promise<WalletBalance>;
+  readWalletBalance(userId: IdentityKey): Promise<WalletBalance>;
   /** A member's daily streak at each of `brandIds` (modules/streaks), as of `clock`. */
   readDailyStreaks(clock: Clock, brandIds: string[], accountKey: AccountKey): Promise<Map<string, DailyStreakView>>;
 };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@pts/shared';
+import { AppError, identityKeyOf } from '@pts/shared';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { domainHolders } from '../../modules/brands/brand-registration.ts';
 import { brandNotFound } from '../../modules/brands/brands.service.ts';
@@ -340,7 +340,7 @@ async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal
     listAgentRewardClaims(db, principal.keyId),
     readAgentActivity(db, principal.keyId),
     countAgentRewardClaimsSince(db, principal.keyId, startOfUtcDay(now)),
-    d.walletBalances.read(identityKey),
+    d.walletBalances.read(identityKeyOf(identityKey)),
   ]);
   const claimed = new Set(claims.map((claim) => `${claim.brandId}:${claim.rewardType}`));
   const claimable: { brandId: string; rewardType: AgentRewardType; amount: number }[] = [];

@@ -18,6 +18,7 @@ import type { DB } from '../../db/schema.ts';
 import { readActivityByBrand } from '../analytics/analytics.repository.ts';
 import { readAffordCounts, readEarningsTotals, readMemberActivity } from '../ledger/member-activity.ts';
 import { readMemberLedger } from '../ledger/member-ledger.ts';
+import { readWalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 import { readMemberPerkClaims } from '../perks/perks.repository.ts';
 import { resolveMember } from './accounts.service.ts';
 
@@ -32,7 +33,13 @@ const SRC = join(dirname(fileURLToPath(import.meta.url)), '../..');
  * Never called: what the compiler must refuse. `tsc -p core-api` fails on an unused @ts-expect-error, so
  * each line below is a check that an identity key cannot pass for an account key or a member.
  */
-export function refusedByTheCompiler(db: Kysely<DB>, identity: IdentityKey, account: AccountKey, member: Member) {
+export function refusedByTheCompiler(
+  db: Kysely<DB>,
+  identity: IdentityKey,
+  account: AccountKey,
+  member: Member,
+  wallet: WalletBalanceDeps,
+) {
   // @ts-expect-error an identity key is not an account key: only resolution makes one
   const fromIdentity: AccountKey = identity;
   // @ts-expect-error nor is a raw string (a request's userId)
@@ -43,6 +50,10 @@ export function refusedByTheCompiler(db: Kysely<DB>, identity: IdentityKey, acco
   void readMemberPerkClaims(db, account);
   // @ts-expect-error the ledger of a brand takes the resolved member, not a list of keys
   void readMemberLedger(db, 'brand', [identity]);
+  // @ts-expect-error a wallet read takes an identity key (a request's, named by identityKeyOf) or an account key
+  void readWalletBalance(wallet, 'discord_1@pts.example');
+  void readWalletBalance(wallet, identity);
+  void readWalletBalance(wallet, account);
   const accepted: string = account; // an account key is still a string where any key will do
   return [fromIdentity, fromString, accepted, readMemberActivity(db, member, [], new Date(), new Date())];
 }

@@ -1,4 +1,4 @@
-import { balanceParamsSchema, balanceResponseSchema } from '@pts/shared';
+import { balanceParamsSchema, balanceResponseSchema, identityKeyOf } from '@pts/shared';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { BalanceService } from './balances.service.ts';
@@ -29,7 +29,7 @@ export function balanceRoutes(deps: BalancesRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId, userIdentifier: identityKey }, req, res }) => {
         await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-        const { walletAddress, balance, pending } = await deps.balances.read(identityKey);
+        const { walletAddress, balance, pending } = await deps.balances.read(identityKeyOf(identityKey));
         res.setHeader('Cache-Control', 'no-store');
         return { success: true, brandId, userIdentifier: identityKey, walletAddress, balance, pending };
       },

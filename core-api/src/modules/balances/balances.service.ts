@@ -1,3 +1,4 @@
+import type { AccountKey, IdentityKey } from '@pts/shared';
 import { readWalletBalance, type WalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 
 /**
@@ -6,7 +7,7 @@ import { readWalletBalance, type WalletBalance, type WalletBalanceDeps } from '.
  */
 export interface BalanceService {
   /** The live on-chain balance of the member's wallet, the rewards not yet confirmed and the pts reserved. */
-  read(identityKey: string): Promise<WalletBalance>;
+  read(identityKey: IdentityKey | AccountKey): Promise<WalletBalance>;
 }
 
 export function createBalanceService(deps: WalletBalanceDeps): BalanceService {

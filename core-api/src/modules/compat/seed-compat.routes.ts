@@ -2,6 +2,7 @@ import {
   AppError,
   type Clock,
   calculateRewardRequestSchema,
+  identityKeyOf,
   logActivityRequestSchema,
   type PerkCatalogueItem,
   processIntegrationRequestSchema,
@@ -91,7 +92,7 @@ export function seedEventCompat(deps: SeedEventCompatDeps): { adapters: Router; 
     { brandId, userEmail: identityKey }: z.output<typeof userBalanceRequestSchema>,
   ) => {
     await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-    const { walletAddress, balance, pending } = await deps.balances.read(identityKey);
+    const { walletAddress, balance, pending } = await deps.balances.read(identityKeyOf(identityKey));
     res.setHeader('Cache-Control', 'no-store');
     return { success: true, brandId, userEmail: identityKey, walletAddress, balance, pending };
   };

@@ -4,6 +4,8 @@ import {
   checkinReward,
   EMPTY_STREAK,
   type EventResponse,
+  type IdentityKey,
+  identityKeyOf,
   type logActivityRequestSchema,
   type processIntegrationRequestSchema,
   viewStreak,
@@ -61,7 +63,7 @@ function requireActiveRule(cached: CachedBrand, eventType: string): RuleRecord {
 }
 
 /** What a member can spend, as the balance service answers it (`modules/balances` readBalance). */
-export type ReadBalance = (identityKey: string) => Promise<{ balance: number; pending: number }>;
+export type ReadBalance = (identityKey: IdentityKey) => Promise<{ balance: number; pending: number }>;
 
 /**
  * `GET /services/user-stats/:brandId/:userIdentifier`: earned and redeemed (the member ledger), streaks,
@@ -106,7 +108,7 @@ export async function readUserStats(
     }),
   );
   const achievements = await readAchievements(deps.db, brandId, accountKey);
-  const { balance } = await deps.readBalance(identityKey);
+  const { balance } = await deps.readBalance(identityKeyOf(identityKey));
   // The member ledger's figures (docs/ledger.md): `earned` is its `confirmed` (what the pts_earned board ranks,
   // so earned and rank agree), `redeemed` its confirmed redemptions at the brand.
   const earned = Number(ledger.confirmed);

@@ -1,3 +1,4 @@
+import type { AccountKey, IdentityKey } from '@pts/shared';
 import { sql } from 'kysely';
 import type { Address, Hex } from 'viem';
 import { rewardTokenAbi } from '../../chain/artifacts/index.ts';
@@ -43,9 +44,13 @@ export function spendableBalance(wallet: Pick<WalletBalance, 'balance' | 'reserv
 /**
  * What a user can spend: the live on-chain balance of their wallet (their own row's, or their account's when
  * the identity is linked and has none), the rewards accepted but not yet confirmed, and the pts held by perk
- * redemptions still pending (`reserved`) — the wallet and both sums in one statement, then the chain.
+ * redemptions still pending (`reserved`) — the wallet and both sums in one statement, then the chain. It
+ * takes an identity key from a request or an account key from resolution, never a bare string.
  */
-export async function readWalletBalance(deps: WalletBalanceDeps, identityKey: string): Promise<WalletBalance> {
+export async function readWalletBalance(
+  deps: WalletBalanceDeps,
+  identityKey: IdentityKey | AccountKey,
+): Promise<WalletBalance> {
   const result = await sql<{ wallet: string | null; pending: string; reserved: string; submitted: unknown }>`
     WITH w AS (
       SELECT coalesce(

@@ -1,4 +1,4 @@
-import { type AccountKey, AppError, brandIdSchema } from '@pts/shared';
+import { type AccountKey, AppError, brandIdSchema, identityKeyOf } from '@pts/shared';
 import { z } from 'zod';
 import { type MemberAnswer, memberToken, walletToken } from '../../../modules/ledger/member-answers.ts';
 import type { MemberLedger } from '../../../modules/ledger/member-ledger.ts';
@@ -72,5 +72,5 @@ export function memberTokens(userId: string, accountKey: string, identityKeys: s
 
 /** The wallet balance of a user: pts are one token, so it is the same at every brand. */
 export function walletBalance(d: MemberReadDeps, userId: string) {
-  return d.actionsReads.readWalletBalance(userId);
+  return d.actionsReads.readWalletBalance(identityKeyOf(userId));
 }
