@@ -15,7 +15,7 @@ type DetectionMethod = (typeof DETECTION_METHODS)[number];
 /** `pts rule set`: create or replace a brand's rule for one event type. */
 export const setRuleCommand: CliCommand = {
   usage:
-    'pts rule set --brand ID --event-type TYPE (--reward N | --per-unit P --unit U --currency C [--min-value V] ' +
+    'pts rule set --brand ID --event-type TYPE --reward N|(--per-unit P --unit U --currency C [--min-value V] ' +
     '[--max-reward R] [--rounding down|nearest|up]) [--cooldown-hours H] [--max-claims M|unlimited] ' +
     '[--max-total T] [--channels a,b] [--detection manual|url_pattern|form_auto|sdk_auto] ' +
     '[--url-patterns /a,/b/*] [--success-selectors .ok,#done] [--inactive] [--json]',
@@ -133,7 +133,7 @@ function rewardSettings(flags: {
   }
   if (flags['per-unit'] === undefined) {
     throw new UsageError(
-      'give --reward N (fixed points), or --per-unit P --unit U --currency C (points per unit of value)',
+      '--reward is required (fixed points), or give --per-unit P --unit U --currency C (points per unit of value)',
     );
   }
   const rounding = flags.rounding;
