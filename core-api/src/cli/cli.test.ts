@@ -435,3 +435,49 @@ describe('pts failures', () => {
     });
   });
 });
+
+describe('pts rule set with a rate', () => {
+  it('sets 2 pts per $1.00 with a minimum and a cap, and shows the rate in rule set and rule list', async () => {
+    const { brandId } = await createBrand();
+    const rateRule = [
+      'rule',
+      'set',
+      '--brand',
+      brandId,
+      '--event-type',
+      'purchase',
+      '--per-unit',
+      '2',
+      '--unit',
+      '1.00',
+      '--currency',
+      'USD',
+    ];
+    const rule = await ptsJson([...rateRule, '--min-value', '5.00', '--max-reward', '500']);
+    expect(rule).toMatchObject({
+      eventType: 'purchase',
+      rewardAmount: 0,
+      rate: { pts: 2, per: '1.00', currency: 'USD', rounding: 'down' },
+      minValue: '5.00',
+      maxReward: 500,
+    });
+    const shown = await pts([...rateRule, '--min-value', '5.00', '--max-reward', '500']);
+    expect(shown.stdout).toContain('reward        2 pts per $1.00 (from 5.00, at most 500)');
+    const list = await pts(['rule', 'list', '--brand', brandId]);
+    expect(list.stdout).toContain('2 pts per $1.00 (from 5.00, at most 500)');
+  });
+
+  it('refuses --reward with rate flags, a rate without a unit, and says what the server refused', async () => {
+    const { brandId } = await createBrand();
+    const base = ['rule', 'set', '--brand', brandId, '--event-type', 'purchase'];
+    const both = await pts([...base, '--reward', '5', '--per-unit', '2']);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain('--reward is a fixed reward: leave out --per-unit');
+    const noUnit = await pts([...base, '--per-unit', '2', '--currency', 'USD']);
+    expect(noUnit.code).not.toBe(0);
+    expect(noUnit.stderr).toContain('--unit');
+    const decimals = await pts([...base, '--per-unit', '2', '--unit', '1.005', '--currency', 'USD']);
+    expect(decimals.code).not.toBe(0);
+    expect(decimals.stderr).toContain('USD has 2 decimal places');
+  });
+});

@@ -163,6 +163,18 @@ describe('createApiDocs', () => {
     expect(components.schemas.BulkEventsResponse).toBeDefined();
   });
 
+  it("describes rates and values: an event's value, a rate, the brand's currency", () => {
+    const input = components.schemas.EventRequestInput as { properties: Record<string, Json> };
+    expect(JSON.stringify(input.properties.value)).toContain('#/components/schemas/ValueInput');
+    const value = components.schemas.ValueInput as { properties: Record<string, Json> };
+    expect(Object.keys(value.properties)).toEqual(['amount', 'currency']);
+    expect(JSON.stringify(value.properties.currency)).toContain('"JPY"');
+    const rate = components.schemas.Rate as { properties: Record<string, Json> };
+    expect(Object.keys(rate.properties)).toEqual(expect.arrayContaining(['pts', 'per', 'currency', 'rounding']));
+    const brand = components.schemas.Brand as { properties: Record<string, Json> };
+    expect(Object.keys(brand.properties)).toContain('currency');
+  });
+
   it('turns params and query schemas into parameters and declares every path template', () => {
     const config = paths['/pts-api/event-config']?.get as { parameters: Json[] };
     expect(config.parameters).toEqual([

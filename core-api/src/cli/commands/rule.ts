@@ -1,4 +1,11 @@
-import { DETECTION_METHODS, type Rule, type SetRuleRequest, UNLIMITED_CLAIMS } from '@pts/shared';
+import {
+  type CurrencyCode,
+  DETECTION_METHODS,
+  describeRate,
+  type Rule,
+  type SetRuleRequest,
+  UNLIMITED_CLAIMS,
+} from '@pts/shared';
 import { type CliCommand, UsageError } from '../cli-context.ts';
 import { jsonOption, parseFlags, parseList, parseMaxClaims, parseNonNegativeInteger, requireFlag } from '../flags.ts';
 import { formatTable } from '../table.ts';
@@ -8,7 +15,8 @@ type DetectionMethod = (typeof DETECTION_METHODS)[number];
 /** `pts rule set`: create or replace a brand's rule for one event type. */
 export const setRuleCommand: CliCommand = {
   usage:
-    'pts rule set --brand ID --event-type TYPE --reward N [--cooldown-hours H] [--max-claims M|unlimited] ' +
+    'pts rule set --brand ID --event-type TYPE --reward N|(--per-unit P --unit U --currency C [--min-value V] ' +
+    '[--max-reward R] [--rounding down|nearest|up]) [--cooldown-hours H] [--max-claims M|unlimited] ' +
     '[--max-total T] [--channels a,b] [--detection manual|url_pattern|form_auto|sdk_auto] ' +
     '[--url-patterns /a,/b/*] [--success-selectors .ok,#done] [--inactive] [--json]',
   summary: 'create or replace the rule for an event type (omitted settings take their defaults)',
@@ -17,6 +25,12 @@ export const setRuleCommand: CliCommand = {
       brand: { type: 'string' },
       'event-type': { type: 'string' },
       reward: { type: 'string' },
+      'per-unit': { type: 'string' },
+      unit: { type: 'string' },
+      currency: { type: 'string' },
+      'min-value': { type: 'string' },
+      'max-reward': { type: 'string' },
+      rounding: { type: 'string' },
       'cooldown-hours': { type: 'string' },
       'max-claims': { type: 'string' },
       'max-total': { type: 'string' },
@@ -29,9 +43,7 @@ export const setRuleCommand: CliCommand = {
     });
     const brandId = requireFlag(flags.brand, 'brand');
     const eventType = requireFlag(flags['event-type'], 'event-type');
-    const settings: SetRuleRequest = {
-      rewardAmount: parseNonNegativeInteger(requireFlag(flags.reward, 'reward'), 'reward'),
-    };
+    const settings: SetRuleRequest = rewardSettings(flags);
     if (flags['cooldown-hours'] !== undefined) {
       settings.cooldownHours = parseNonNegativeInteger(flags['cooldown-hours'], 'cooldown-hours');
     }
@@ -53,7 +65,7 @@ export const setRuleCommand: CliCommand = {
     if (flags.json) return context.printJson(rule);
     context.print(`Rule ${rule.eventType} for ${rule.brandId} ${rule.active ? 'is active' : 'is inactive'}`);
     context.print(`  event id      ${rule.eventId}`);
-    context.print(`  reward        ${rule.rewardAmount}`);
+    context.print(`  reward        ${describeReward(rule)}`);
     context.print(`  cooldown      ${rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}`);
     context.print(`  max claims    ${formatMaxClaims(rule.maxClaims)} per user`);
     context.print(`  max total     ${rule.maxTotal ?? 'unlimited'} (claimed ${rule.totalClaims ?? '-'})`);
@@ -85,7 +97,7 @@ export const listRulesCommand: CliCommand = {
         ['EVENT TYPE', 'REWARD', 'COOLDOWN H', 'MAX/USER', 'MAX TOTAL', 'CLAIMED', 'DETECTION', 'ACTIVE', 'EVENT ID'],
         rules.map((rule: Rule) => [
           rule.eventType,
-          String(rule.rewardAmount),
+          describeReward(rule),
           String(rule.cooldownHours),
           formatMaxClaims(rule.maxClaims),
           rule.maxTotal === null ? '-' : String(rule.maxTotal),
@@ -120,6 +132,60 @@ export function archiveRuleCommandOf(archived: boolean): CliCommand {
       );
     },
   };
+}
+
+/** `--reward N` (fixed), or a rate: `--per-unit P --unit U --currency C` with its optional minimum, cap and rounding. */
+function rewardSettings(flags: {
+  reward?: string | undefined;
+  'per-unit'?: string | undefined;
+  unit?: string | undefined;
+  currency?: string | undefined;
+  'min-value'?: string | undefined;
+  'max-reward'?: string | undefined;
+  rounding?: string | undefined;
+}): SetRuleRequest {
+  const rateFlags = ['per-unit', 'unit', 'currency', 'min-value', 'max-reward', 'rounding'] as const;
+  const given = rateFlags.filter((flag) => flags[flag] !== undefined);
+  if (flags.reward !== undefined) {
+    if (given.length > 0) {
+      throw new UsageError(
+        `--reward is a fixed reward: leave out --${given.join(', --')}, or drop --reward for a rate`,
+      );
+    }
+    return { rewardAmount: parseNonNegativeInteger(flags.reward, 'reward') };
+  }
+  if (flags['per-unit'] === undefined) {
+    throw new UsageError(
+      '--reward is required (fixed points), or give --per-unit P --unit U --currency C (points per unit of value)',
+    );
+  }
+  const rounding = flags.rounding;
+  if (rounding !== undefined && rounding !== 'down' && rounding !== 'nearest' && rounding !== 'up') {
+    throw new UsageError(`--rounding must be down, nearest or up, got "${rounding}"`);
+  }
+  // Amounts stay decimal strings: the server checks them against the currency's minor units.
+  return {
+    rate: {
+      pts: parseNonNegativeInteger(flags['per-unit'], 'per-unit'),
+      per: requireFlag(flags.unit, 'unit'),
+      currency: requireFlag(flags.currency, 'currency').toUpperCase() as CurrencyCode,
+      ...(rounding === undefined ? {} : { rounding }),
+    },
+    ...(flags['min-value'] === undefined ? {} : { minValue: flags['min-value'] }),
+    ...(flags['max-reward'] === undefined
+      ? {}
+      : { maxReward: parseNonNegativeInteger(flags['max-reward'], 'max-reward') }),
+  };
+}
+
+/** "25" for a fixed rule, "2 pts per $1.00 (from 5.00, at most 500)" for a rate rule. */
+function describeReward(rule: Rule): string {
+  if (!rule.rate) return String(rule.rewardAmount);
+  const limits = [
+    ...(rule.minValue === undefined ? [] : [`from ${rule.minValue}`]),
+    ...(rule.maxReward === undefined ? [] : [`at most ${rule.maxReward}`]),
+  ];
+  return `${describeRate(rule.rate)}${limits.length > 0 ? ` (${limits.join(', ')})` : ''}`;
 }
 
 function parseDetection(value: string): DetectionMethod {

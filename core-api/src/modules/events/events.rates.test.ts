@@ -103,6 +103,19 @@ describe('rate rules on the admin API', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the rate on rules and event-config, and the value on events', async () => {
+    const doc = await platform.get('/openapi.json');
+    const schemas = doc.body.components.schemas;
+    const keys = (name: string) => Object.keys(schemas[name]?.properties ?? {});
+    expect(keys('SetRuleRequestInput').length > 0 ? keys('SetRuleRequestInput') : keys('SetRuleRequest')).toEqual(
+      expect.arrayContaining(['rate', 'minValue', 'maxReward']),
+    );
+    expect(keys('Rule')).toEqual(expect.arrayContaining(['rate', 'minValue', 'maxReward']));
+    expect(keys('EventConfigItem')).toEqual(expect.arrayContaining(['rate', 'minValue', 'maxReward']));
+  });
+});
+
 describe('manual-event with a value', () => {
   it('pays floor(2 × $12.99) = 25 and keeps the value (minor units) and the reward on the event', async () => {
     const res = await signed(purchase('12.99'));
