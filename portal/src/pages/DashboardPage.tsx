@@ -1,6 +1,7 @@
 import type { AnalyticsBucket, BrandAnalytics } from '@pts/shared/schemas/analytics';
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
+import { Link } from 'react-router';
 import { api } from '../api.ts';
 import { type ChartSeries, TimeChart } from '../charts/TimeChart.tsx';
 import { useBrand } from '../session.ts';
@@ -170,7 +171,10 @@ function DashboardBody({ data, unit }: { data: BrandAnalytics; unit: 'day' | 'we
           head={['Rank', 'Member', 'pts']}
           rows={data.leaderboard.top.map((e) => [
             String(e.rank),
-            e.username || e.userIdentifier,
+            // The team sees who each member is (the answer reveals identifiers to the brand); the name opens their page.
+            <Link key={e.userIdentifier} to={`/brands/${data.brandId}/members/${encodeURIComponent(e.userIdentifier)}`}>
+              {e.userIdentifier}
+            </Link>,
             number.format(e.value),
           ])}
           empty="Nobody on the leaderboard yet."
@@ -245,7 +249,17 @@ const paint = (color: string) => (element: HTMLElement | null) => {
   if (element) element.style.borderColor = color;
 };
 
-function Table({ caption, head, rows, empty }: { caption: string; head: string[]; rows: string[][]; empty: string }) {
+function Table({
+  caption,
+  head,
+  rows,
+  empty,
+}: {
+  caption: string;
+  head: string[];
+  rows: ReactNode[][];
+  empty: string;
+}) {
   return (
     <TableWrap label={caption}>
       <table>
