@@ -1,6 +1,7 @@
 import type { AnalyticsBucket, BrandAnalytics } from '@pts/shared/schemas/analytics';
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
+import { Link } from 'react-router';
 import { api } from '../api.ts';
 import { type ChartSeries, TimeChart } from '../charts/TimeChart.tsx';
 import { formatCount, formatDecimal, formatEth, formatPts } from '../format/numbers.ts';
@@ -174,7 +175,14 @@ function DashboardBody({ data, unit }: { data: BrandAnalytics; unit: 'day' | 'we
         <Table
           caption={`Leaderboard: top 10 of ${formatCount(data.leaderboard.total)} (pts earned, all time)`}
           head={['Rank', 'Member', 'pts']}
-          rows={data.leaderboard.top.map((e) => [String(e.rank), e.username || e.userIdentifier, formatCount(e.value)])}
+          rows={data.leaderboard.top.map((e) => [
+            String(e.rank),
+            // The team sees who each member is (the answer reveals identifiers to the brand); the name opens their page.
+            <Link key={e.userIdentifier} to={`/brands/${data.brandId}/members/${encodeURIComponent(e.userIdentifier)}`}>
+              {e.userIdentifier}
+            </Link>,
+            formatCount(e.value),
+          ])}
           empty="Nobody on the leaderboard yet."
         />
       </div>
@@ -256,7 +264,7 @@ function Table({
 }: {
   caption: string;
   head: string[];
-  rows: string[][];
+  rows: ReactNode[][];
   empty: string;
   /** Spans the whole row of the grid: a table of many columns (all on screen at 1280 px). */
   wide?: boolean;
