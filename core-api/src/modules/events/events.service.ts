@@ -353,13 +353,15 @@ export const MANUAL_AWARD_EVENT_TYPE = 'manual_award';
  * pts the brand decides, with the reason in the event's metadata and the person who gave them as its
  * sender. Like a platform award it needs no rule of the brand (an unlimited one exists only in this
  * candidate), and it is paid through the batcher: one ledger, one wallet path, one mint. Its idempotency key
- * is the event's externalId, so the batcher's key claim makes repeats (parallel ones too) pay once.
+ * is the event's externalId, so the batcher's key claim makes repeats (parallel ones too) pay once. A member the
+ * brand blocked is refused (MEMBER_BLOCKED), as their own events are.
  */
 async function prepareManualAward(
   deps: Pick<EventDeps, 'brands' | 'clock'>,
   input: Omit<ManualAward, 'kind'>,
 ): Promise<EventCandidate> {
-  if (!(await deps.brands.get(input.brandId))) {
+  const cached = await deps.brands.get(input.brandId);
+  if (!cached) {
     throw new AppError('BRAND_NOT_FOUND', `Brand ${input.brandId} is not registered; check brandId`, {
       field: 'brandId',
       value: input.brandId,
@@ -384,6 +386,8 @@ async function prepareManualAward(
     domain: undefined,
     signature: undefined,
     sentBy: input.awardedBy,
+    // A block holds against the brand's own team too: one judge refuses the member, whoever sends the pts.
+    memberBlocked: cached.blockedMembers.get(input.userEmail),
   };
 }
 

@@ -27,6 +27,7 @@ export function memberAdminRoutes(deps: { members: BrandMemberService; adminToke
         200: { description: 'Awarded', schema: manualAwardResponseSchema },
         400: failure('Validation failed (the reason is required)'),
         401: failure('Missing or wrong admin token'),
+        403: failure('The brand blocked this member (MEMBER_BLOCKED): unblock them first'),
         404: failure('Unknown brand, or the brand has never seen this member'),
         409: failure(
           'The platform identity names several members: give the identity key; or the idempotency key was used for another award',

@@ -215,7 +215,7 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         200: { description: 'Awarded', schema: manualAwardResponseSchema },
         400: failure('Validation failed (the reason is required)'),
         401: signedOut,
-        403: failure('Missing CSRF token, or the role cannot make this change'),
+        403: failure('Missing CSRF token, the role cannot make this change, or the member is blocked (MEMBER_BLOCKED)'),
         404: notFound,
         409: failure('The idempotency key was used for another award (another member, amount or person)'),
       },

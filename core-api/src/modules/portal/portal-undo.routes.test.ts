@@ -172,6 +172,16 @@ describe('blocking a member', () => {
     const page = await viewer.request('GET', memberPath(MEMBER));
     expect(page.body.blocked).toMatchObject({ reason: 'Self-referral fraud' });
     expect(page.body.events[0]).toMatchObject({ eventType: 'earn', status: 'rejected', reason: 'MEMBER_BLOCKED' });
+    // The team's own manual award is refused too, and the page says why.
+    const award = await admin.request('POST', `${memberPath(MEMBER)}/awards`, { amount: 50, reason: 'goodwill' });
+    expect(award.status).toBe(403);
+    expect(award.body.code).toBe('MEMBER_BLOCKED');
+    const afterAward = await viewer.request('GET', memberPath(MEMBER));
+    expect(afterAward.body.events[0]).toMatchObject({
+      eventType: 'manual_award',
+      status: 'rejected',
+      reason: 'MEMBER_BLOCKED',
+    });
 
     const unblocked = await owner.request('DELETE', `${memberPath(MEMBER)}/block`);
     expect(unblocked.status).toBe(200);
