@@ -96,7 +96,9 @@ describe('portal API headers (issue 33 §7)', () => {
       if (answer.headers.get('access-control-allow-credentials') !== null) wrong.push(`${label}: credentials`);
       if (answer.headers.get('cache-control') !== 'no-store')
         wrong.push(`${label}: Cache-Control ${answer.headers.get('cache-control')}`);
-      if (!answer.headers.get('content-type')?.startsWith('application/json')) wrong.push(`${label}: not JSON`);
+      // The exports (`….csv`) answer CSV when they succeed; every other answer, and every refusal, is JSON.
+      const type = template.endsWith('.csv') && answer.status === 200 ? 'text/csv' : 'application/json';
+      if (!answer.headers.get('content-type')?.startsWith(type)) wrong.push(`${label}: not ${type}`);
     }
     expect(wrong).toEqual([]);
   });
