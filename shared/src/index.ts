@@ -429,6 +429,7 @@ export {
   leaderboardResponseSchema,
 } from './schemas/leaderboards.ts';
 export { limitSchema, UNLIMITED } from './schemas/limits.ts';
+export { type MemberFigures, memberFiguresSchema } from './schemas/member-figures.ts';
 export {
   amountProblem,
   CURRENCY_CODES,

@@ -247,13 +247,25 @@ describe('command dispatch', () => {
             walletAddress: '0x00000000000000000000000000000000000000aa',
             balance: 45,
             pending: 10,
+            figures: {
+              walletAddress: '0x00000000000000000000000000000000000000aa',
+              counts: 'wallet-on-chain+ledger',
+              onChain: 45,
+              pending: 10,
+              reserved: 5,
+              spendable: 40,
+              earned: { total: 55, confirmed: 45, pending: 10, unminted: 0 },
+            },
           };
         },
       }),
     );
     await setUp(deps);
     const reply = await run(deps, 'pts');
-    expect(reply?.text).toBe('You have 45 pts to spend. 10 more are on their way (confirming on chain).');
+    // Spendable is on chain less the perk being redeemed: the figure redeem judges with, as every surface says.
+    expect(reply?.text).toBe(
+      'You have 40 pts to spend. 5 are held for a perk being redeemed. 10 more are on their way (confirming on chain).',
+    );
     expect(reply?.ephemeral).toBe(true);
   });
 
@@ -267,6 +279,15 @@ describe('command dispatch', () => {
           walletAddress: null,
           balance: 0,
           pending: 0,
+          figures: {
+            walletAddress: null,
+            counts: 'wallet-on-chain+ledger',
+            onChain: 0,
+            pending: 0,
+            reserved: 0,
+            spendable: 0,
+            earned: { total: 0, confirmed: 0, pending: 0, unminted: 0 },
+          },
         }),
       }),
     );

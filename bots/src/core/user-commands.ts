@@ -85,10 +85,12 @@ export const balanceCommand = defineCommand({
       if (!balance.walletAddress) {
         return { text: 'You have no pts yet: run /daily to earn your first ones.', ephemeral: true };
       }
+      // The figures every surface shows (docs/ledger.md): spendable = on chain less perks being redeemed.
+      const { spendable, pending, reserved } = balance.figures;
       return {
-        text: `You have ${balance.balance} pts to spend.${
-          balance.pending > 0 ? ` ${balance.pending} more are on their way (confirming on chain).` : ''
-        }`,
+        text: `You have ${spendable} pts to spend.${
+          reserved > 0 ? ` ${reserved} are held for a perk being redeemed.` : ''
+        }${pending > 0 ? ` ${pending} more are on their way (confirming on chain).` : ''}`,
         ephemeral: true,
       };
     }),

@@ -38,12 +38,15 @@ export function MemberPage() {
           <code className="link">{member.walletAddress ?? 'none yet'}</code>
         </dd>
         <dt>Balance on chain</dt>
-        <dd data-testid="balance-on-chain">{member.balance.onChain} pts</dd>
+        <dd data-testid="balance-on-chain">{member.figures.onChain} pts</dd>
         <dt>Pending (accepted, not on chain yet)</dt>
-        <dd data-testid="balance-pending">{member.balance.pending} pts</dd>
+        <dd data-testid="balance-pending">{member.figures.pending} pts</dd>
+        <dt>Spendable (on chain less perks being redeemed)</dt>
+        <dd data-testid="balance-spendable">{member.figures.spendable} pts</dd>
         <dt>Earned here</dt>
         <dd data-testid="earned">
-          {member.ledger.earned} pts in {member.ledger.acceptedEvents} events
+          {member.figures.earned.total} pts in {member.ledger.acceptedEvents} events
+          {member.figures.earned.pending > 0 ? ` (${member.figures.earned.pending} still minting)` : ''}
         </dd>
         <dt>Spent here</dt>
         <dd>

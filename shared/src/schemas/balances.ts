@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { brandIdSchema, cleanString } from './common.ts';
+import { memberFiguresSchema } from './member-figures.ts';
 
 /** Path of `GET /services/balance/:brandId/:userIdentifier`. */
 export const balanceParamsSchema = z.object({
@@ -21,5 +22,7 @@ export const balanceResponseSchema = z.object({
   balance: z.number().int().nonnegative(),
   /** Rewards accepted for this wallet and not yet confirmed on chain. */
   pending: z.number().int().nonnegative(),
+  /** Every figure, labelled, as every member surface shows it (schemas/member-figures.ts). */
+  figures: memberFiguresSchema,
 });
 export type BalanceResponse = z.infer<typeof balanceResponseSchema>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { achievementSchema } from './achievements.ts';
 import { cleanString } from './common.ts';
 import { perkConstraintSchema } from './constraints.ts';
+import { memberFiguresSchema } from './member-figures.ts';
 import { createPerkRequestSchema, idempotencyKeySchema, portalPerkSchema } from './perks.ts';
 import { portalBrandParamsSchema } from './portal.ts';
 
@@ -196,6 +197,8 @@ export const memberProfileSchema = z
     ),
     /** The wallet (one token across brands): on chain now, and rewards accepted but not on chain yet. */
     balance: z.object({ onChain: z.number().int(), pending: z.number().int(), reserved: z.number().int() }),
+    /** Every figure, labelled, as every member surface shows it (schemas/member-figures.ts). */
+    figures: memberFiguresSchema,
     /** What the member earned and spent at this brand (docs/ledger.md). */
     ledger: z.object({
       earned: z.number().int(),

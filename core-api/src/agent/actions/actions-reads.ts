@@ -1,6 +1,7 @@
-import type { AccountKey, Clock, IdentityKey } from '@pts/shared';
+import type { AccountKey, Clock, IdentityKey, Member } from '@pts/shared';
 import { accountIdentities, resolveAccountKey, resolveMember } from '../../modules/accounts/accounts.service.ts';
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
+import type { MemberReading } from '../../modules/ledger/member-figures.ts';
 import { readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
 import type { WalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { type DailyStreakView, readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
@@ -27,6 +28,8 @@ const actionsReadFunctions = {
 export type ActionsReads = BoundToDatabase<typeof actionsReadFunctions> & {
   /** The wallet balance of a user (modules/ledger): pts are one token, so it is the same at every brand. */
   readWalletBalance(userId: IdentityKey): Promise<WalletBalance>;
+  /** The member's labelled figures at a brand (modules/ledger/member-figures.ts): what every member surface shows. */
+  readMemberFigures(brandId: string, member: Member): Promise<MemberReading>;
   /** A member's daily streak at each of `brandIds` (modules/streaks), as of `clock`. */
   readDailyStreaks(clock: Clock, brandIds: string[], accountKey: AccountKey): Promise<Map<string, DailyStreakView>>;
 };
@@ -36,6 +39,7 @@ export function createActionsReads(d: AgentServiceDeps): ActionsReads {
   return {
     ...bindDatabase(db, actionsReadFunctions),
     readWalletBalance: (userId) => d.walletBalances.read(userId),
+    readMemberFigures: (brandId, member) => d.walletBalances.figures(brandId, member),
     readDailyStreaks: (clock, brandIds, accountKey) =>
       readDailyStreaks({ db, clock, logger: d.logger }, brandIds, accountKey),
   };

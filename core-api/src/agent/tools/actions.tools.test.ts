@@ -266,6 +266,16 @@ describe('get_user_balance, get_user_stats, get_user_portfolio', () => {
       pendingEarned: 0,
       totalRedeemed: 0,
       pendingRedeemed: 0,
+      // Labelled as every member surface labels them: the wallet (one token) and this brand's ledger.
+      figures: {
+        walletAddress: wallet,
+        counts: 'wallet-on-chain+ledger',
+        onChain: 340,
+        pending: 0,
+        reserved: 0,
+        spendable: 340,
+        earned: { total: 300, confirmed: 300, pending: 0, unminted: 0 },
+      },
     });
   });
 

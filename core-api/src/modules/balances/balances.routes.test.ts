@@ -57,6 +57,15 @@ describe('GET /services/balance/:brandId/:userIdentifier', () => {
       walletAddress: wallet.toLowerCase(),
       balance: 70,
       pending: 0,
+      figures: {
+        walletAddress: wallet.toLowerCase(),
+        counts: 'wallet-on-chain+ledger',
+        onChain: 70,
+        pending: 0,
+        reserved: 0,
+        spendable: 70,
+        earned: { total: 70, confirmed: 70, pending: 0, unminted: 0 },
+      },
     });
     expect(await tokenBalance(platform, wallet)).toBe(70n);
   });

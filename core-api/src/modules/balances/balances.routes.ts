@@ -29,9 +29,10 @@ export function balanceRoutes(deps: BalancesRouterDeps): Route[] {
       },
       handle: async ({ params: { brandId, userIdentifier: identityKey }, req, res }) => {
         await requireBrandSignature(deps.verifyBrandSignature, req, brandId, "Reading a user's balance");
-        const { walletAddress, balance, pending } = await deps.balances.read(identityKeyOf(identityKey));
+        const { figures } = await deps.balances.figures(brandId, identityKeyOf(identityKey));
+        const { walletAddress, onChain: balance, pending } = figures;
         res.setHeader('Cache-Control', 'no-store');
-        return { success: true, brandId, userIdentifier: identityKey, walletAddress, balance, pending };
+        return { success: true, brandId, userIdentifier: identityKey, walletAddress, balance, pending, figures };
       },
     }),
   ];

@@ -1,6 +1,7 @@
-import { type CreatedBrand, signRequest } from '@pts/shared';
+import { type CoreClient, type CreatedBrand, createCoreClient, signRequest } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { type PortalBrowser, portalMember } from '../../../test/portal-browser.ts';
 import type { AgentPrincipal, AgentTool } from '../../agent/agent-tool.ts';
 import { actionsTools } from '../../agent/tools/actions.tools.ts';
 import { analyticsTools } from '../../agent/tools/analytics.tools.ts';
@@ -19,6 +20,9 @@ let platform: TestPlatform;
 let brand: CreatedBrand;
 let tools: AgentTool[];
 let key: AgentPrincipal;
+/** The portal's owner (the member page) and the core client the bots' /balance calls. */
+let owner: PortalBrowser;
+let core: CoreClient;
 const caller = toolCaller(
   () => platform,
   () => tools,
@@ -85,7 +89,7 @@ async function surfaces() {
   expect(board.status, JSON.stringify(board.body)).toBe(200);
   const params = { userId: MEMBER, brandId: brand.brandId };
   const now = platform.clock.now();
-  const [agentBalance, stats, portfolio, analytics, dashboard] = await Promise.all([
+  const [agentBalance, stats, portfolio, analytics, dashboard, page, viaClient] = await Promise.all([
     caller.call('get_user_balance', { params }, key),
     caller.call('get_user_stats', { params }, key),
     caller.call('get_user_portfolio', { params: { userId: MEMBER } }, key),
@@ -95,9 +99,20 @@ async function surfaces() {
       from: new Date(now.getTime() - 86_400_000),
       to: now,
     }),
+    owner.request('GET', `/brands/${brand.brandId}/loyalty-members/${encodeURIComponent(MEMBER)}`),
+    core.balance(MEMBER),
   ]);
+  expect(page.status, JSON.stringify(page.body)).toBe(200);
   return {
     wallet: { balance: balance.body.balance, pending: balance.body.pending },
+    // Side by side: every surface that shows the member's balance or earnings, asked at one moment.
+    figures: {
+      services: balance.body.figures,
+      bots: viaClient.figures,
+      portal: page.body.figures,
+      getUserBalance: agentBalance.figures,
+      getUserStats: stats.figures,
+    },
     leaderboard: board.body.me?.value ?? 0,
     agentBalance,
     stats: stats.earnings,
@@ -113,6 +128,23 @@ async function surfaces() {
  */
 function expectAgreement(seen: Awaited<ReturnType<typeof surfaces>>, step: { confirmed: number; pending: number }) {
   const earned = { totalEarned: REWARD, confirmedEarned: step.confirmed, pendingEarned: step.pending };
+  // One read, one set of labels: the same numbers under the same names on every surface.
+  const figures = {
+    walletAddress: seen.agentBalance.walletAddress,
+    counts: 'wallet-on-chain+ledger',
+    onChain: seen.wallet.balance,
+    pending: seen.wallet.pending,
+    reserved: 0,
+    spendable: seen.wallet.balance,
+    earned: { total: REWARD, confirmed: step.confirmed, pending: step.pending, unminted: 0 },
+  };
+  expect(seen.figures).toEqual({
+    services: figures,
+    bots: figures,
+    portal: figures,
+    getUserBalance: figures,
+    getUserStats: figures,
+  });
   expect(seen.agentBalance).toMatchObject({ ...earned, balance: seen.wallet.balance, pending: seen.wallet.pending });
   expect(seen.stats).toMatchObject(earned);
   expect(seen.portfolio).toMatchObject({ brandId: brand.brandId, ...earned });
@@ -141,6 +173,13 @@ beforeAll(async () => {
   });
   tools = [...actionsTools(platform.services.agent.toolDeps), ...analyticsTools(platform.services.agent.toolDeps)];
   key = testPrincipal([brand.brandId]);
+  owner = await portalMember(platform, brand.brandId, 'owner@life.example.com', 'owner');
+  core = createCoreClient({
+    baseUrl: platform.url,
+    brandId: brand.brandId,
+    securityKey: brand.securityKey,
+    clock: platform.clock,
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -25,8 +25,9 @@ import { requireBrandExists } from '../brands/brands.service.ts';
 import { type ExportedEvent, readBrandEvents } from '../events/event-export.ts';
 import { type EventService, MANUAL_AWARD_EVENT_TYPE } from '../events/events.service.ts';
 import { findMemberBlock, type MemberBlock } from '../events/member-blocks.repository.ts';
+import { readMemberFigures } from '../ledger/member-figures.ts';
 import { readMemberLedger } from '../ledger/member-ledger.ts';
-import { readWalletBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
+import type { WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 import { listBrandRedemptions } from '../perks/perks.repository.ts';
 import { readDailyStreaks } from '../streaks/streaks.service.ts';
 import { escapeLike, listMembers, readAllMembers } from './member-list.ts';
@@ -171,10 +172,9 @@ export async function readMemberProfile(
   const { accountKey, identities } = await accountIdentities(deps.db, identityKey);
   const member = memberOf(accountKey, identities);
   const keys = [...member.identityKeys];
-  const ledger = await readMemberLedger(deps.db, brandId, member);
+  const { figures, ledger } = await readMemberFigures(deps.wallet, brandId, member);
   if (!ledger.known) throw memberNotFound(identityKey);
-  const [wallet, events, redemptions, streaks, achievements, block] = await Promise.all([
-    readWalletBalance(deps.wallet, accountKey),
+  const [events, redemptions, streaks, achievements, block] = await Promise.all([
     readMemberEvents(deps.db, brandId, keys),
     listBrandRedemptions(deps.db, brandId, { userKeys: keys, limit: MEMBER_HISTORY_LIMIT }),
     readDailyStreaks({ db: deps.db, clock: deps.clock, logger: deps.logger }, [brandId], accountKey),
@@ -186,18 +186,19 @@ export async function readMemberProfile(
     success: true,
     userKey: identityKey,
     accountKey,
-    walletAddress: wallet.walletAddress,
+    walletAddress: figures.walletAddress,
     identities: identities.map((identity) => ({
       identityKey: identity.identityKey,
       platform: identity.platform,
       primary: identity.primary,
       linkedAt: identity.linkedAt,
     })),
-    balance: { onChain: wallet.balance, pending: wallet.pending, reserved: Number(wallet.reserved) },
+    balance: { onChain: figures.onChain, pending: figures.pending, reserved: figures.reserved },
+    figures,
     ledger: {
-      earned: Number(ledger.earned),
-      pendingEarned: Number(ledger.pending),
-      confirmedEarned: Number(ledger.confirmed),
+      earned: figures.earned.total,
+      pendingEarned: figures.earned.pending,
+      confirmedEarned: figures.earned.confirmed,
       acceptedEvents: ledger.acceptedEvents,
       redeemed: Number(ledger.redeemed),
       redeeming: Number(ledger.redeeming),

@@ -1,3 +1,4 @@
+import { memberFiguresSchema } from '@pts/shared';
 import { z } from 'zod';
 import { requireBrandAuthority } from '../../actions/brand-authority.ts';
 import { type AgentTool, defineAgentTool } from '../../agent-tool.ts';
@@ -10,7 +11,6 @@ import {
   requireMember,
   userBrandParams,
   userNotFound,
-  walletBalance,
 } from './member-views.ts';
 
 const resultSchema = z.object({
@@ -22,6 +22,7 @@ const resultSchema = z.object({
   ...earnedFields,
   totalRedeemed: z.number().int(),
   pendingRedeemed: z.number().int(),
+  figures: memberFiguresSchema,
 });
 
 /** `get_user_balance`: A member's pts balance and what they earned and redeemed at a brand. */
@@ -34,7 +35,7 @@ export function getUserBalanceTool(d: MemberToolDeps): AgentTool {
     description:
       "`balance` is the pts in the user's wallet right now, read on chain; pts are one token across brands, so " +
       'it is what they can spend at any brand. `pending` is rewards accepted for the wallet and not on chain yet ' +
-      '(every brand). `totalEarned` (rewards accepted at this brand, whatever their mint state) = ' +
+      '(every brand). `figures` labels every figure as /services/balance, get_user_stats and the portal name them. `totalEarned` (rewards accepted at this brand, whatever their mint state) = ' +
       '`confirmedEarned` (minted: what the leaderboards rank) + `pendingEarned` (still minting); ' +
       '`totalRedeemed` (confirmed perk redemptions; `pendingRedeemed` still being mined) ' +
       "are this brand's only (docs/ledger.md). All amounts are whole pts. 404 when the user has no events or redemptions at " +
@@ -46,7 +47,7 @@ export function getUserBalanceTool(d: MemberToolDeps): AgentTool {
     async handle({ params }, context) {
       requireBrandAuthority(context.principal, params.brandId, "Reading a user's balance");
       return keptMemberAnswer(d, ['get_user_balance', params.brandId, params.userId], async () => {
-        const { accountKey, identityKeys, ledger } = await requireMember(
+        const { accountKey, identityKeys, ledger, wallet, figures } = await requireMember(
           d,
           context.principal,
           params,
@@ -58,18 +59,18 @@ export function getUserBalanceTool(d: MemberToolDeps): AgentTool {
             tokens: memberTokens(params.userId, accountKey, identityKeys),
           };
         }
-        const wallet = await walletBalance(d, params.userId);
         return {
           value: {
             data: {
               brandId: params.brandId,
               userId: params.userId,
-              walletAddress: wallet.walletAddress,
-              balance: wallet.balance,
-              pending: wallet.pending,
+              walletAddress: figures.walletAddress,
+              balance: figures.onChain,
+              pending: figures.pending,
               ...earnedView(ledger),
               totalRedeemed: Number(ledger.redeemed),
               pendingRedeemed: Number(ledger.redeeming),
+              figures,
             },
           },
           tokens: memberTokens(params.userId, accountKey, identityKeys, wallet.walletAddress),

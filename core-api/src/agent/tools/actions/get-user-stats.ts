@@ -1,4 +1,4 @@
-import { achievementSchema } from '@pts/shared';
+import { achievementSchema, type MemberFigures, memberFiguresSchema } from '@pts/shared';
 import { z } from 'zod';
 import type { AchievementView } from '../../../modules/achievements/achievements.service.ts';
 import { brandSettingsToken, earliestAfter, nextUtcDay } from '../../../modules/ledger/member-answers.ts';
@@ -38,6 +38,7 @@ const resultSchema = z.object({
     total: z.number().int(),
     items: z.array(achievementSchema),
   }),
+  figures: memberFiguresSchema,
 });
 
 /** get_user_stats' data: the member's ledger at the brand, streak and achievements. */
@@ -46,6 +47,7 @@ function statsOf(
   ledger: MemberLedger,
   streak: AgentStreakView,
   achievements: AchievementView[],
+  figures: MemberFigures,
 ) {
   return {
     brandId: params.brandId,
@@ -68,6 +70,7 @@ function statsOf(
       total: achievements.length,
       items: achievements,
     },
+    figures,
   };
 }
 
@@ -83,7 +86,7 @@ export function getUserStatsTool(d: MemberToolDeps): AgentTool {
       'state = confirmedEarned + pendingEarned, per event type, the last one), redemptions (confirmed count and pts spent; pending ones apart), the daily streak (current ' +
       'and longest in days, whether it still counts) and achievements (each with progress toward its ' +
       'threshold). 404 when the user has no events or redemptions at the brand; 403 when the key does not act ' +
-      'for the brand.',
+      'for the brand. `figures` labels the wallet and earned figures as /services/balance, get_user_balance and the portal name them.',
     access: 'key',
     request: { params: userBrandParams },
     result: resultSchema,
@@ -91,13 +94,16 @@ export function getUserStatsTool(d: MemberToolDeps): AgentTool {
     async handle({ params }, context) {
       requireBrandAuthority(context.principal, params.brandId, "Reading a user's stats");
       return keptMemberAnswer(d, ['get_user_stats', params.brandId, params.userId], async () => {
-        const { accountKey, identityKeys, ledger } = await requireMember(
+        const { accountKey, identityKeys, ledger, wallet, figures } = await requireMember(
           d,
           context.principal,
           params,
           "Reading a user's stats",
         );
-        const tokens = [...memberTokens(params.userId, accountKey, identityKeys), brandSettingsToken(params.brandId)];
+        const tokens = [
+          ...memberTokens(params.userId, accountKey, identityKeys, wallet.walletAddress),
+          brandSettingsToken(params.brandId),
+        ];
         if (!ledger.known) return { value: { missing: userNotFound(params.userId, params.brandId) }, tokens };
         const now = context.clock.now();
         const [streak, achievements] = await Promise.all([
@@ -108,9 +114,11 @@ export function getUserStatsTool(d: MemberToolDeps): AgentTool {
         ]);
         return {
           value: {
-            data: statsOf(params, ledger, streak, achievements),
+            data: statsOf(params, ledger, streak, achievements, figures),
           },
           tokens,
+          chain: wallet.walletAddress !== null,
+          keep: wallet.settled,
           // The day turning (checkedInToday) or the streak lapsing changes the answer by time alone.
           validUntil: earliestAfter(now, [nextUtcDay(now), streak.expiresAt]),
         };

@@ -1,6 +1,7 @@
 import { type AccountKey, AppError, brandIdSchema, identityKeyOf } from '@pts/shared';
 import { z } from 'zod';
 import { type MemberAnswer, memberToken, walletToken } from '../../../modules/ledger/member-answers.ts';
+import type { MemberReading } from '../../../modules/ledger/member-figures.ts';
 import type { MemberLedger } from '../../../modules/ledger/member-ledger.ts';
 import { requireBrandAuthority, requireKnownBrand } from '../../actions/brand-authority.ts';
 import type { AgentPrincipal } from '../../agent-tool.ts';
@@ -36,18 +37,22 @@ export function earnedView(ledger: MemberLedger) {
   };
 }
 
-/** The member's ledger at a brand the key acts for; 404 when the user never interacted with the brand. */
+/**
+ * The member's figures at a brand the key acts for (modules/ledger/member-figures.ts: the one read every
+ * member surface answers from), with the ledger and wallet they were made of; the caller answers 404 when
+ * `ledger.known` is false (the user never interacted with the brand).
+ */
 export async function requireMember(
   d: MemberReadDeps,
   principal: AgentPrincipal | undefined,
   params: { userId: string; brandId: string },
   action: string,
-): Promise<{ accountKey: AccountKey; identityKeys: string[]; ledger: MemberLedger }> {
+): Promise<MemberReading & { accountKey: AccountKey; identityKeys: string[] }> {
   requireBrandAuthority(principal, params.brandId, action);
   await requireKnownBrand(d, params.brandId);
   const member = await d.actionsReads.resolveMember(params.userId);
-  const ledger = await d.actionsReads.readMemberLedger(params.brandId, member);
-  return { accountKey: member.accountKey, identityKeys: [...member.identityKeys], ledger };
+  const reading = await d.actionsReads.readMemberFigures(params.brandId, member);
+  return { ...reading, accountKey: member.accountKey, identityKeys: [...member.identityKeys] };
 }
 
 /**

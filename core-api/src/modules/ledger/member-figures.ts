@@ -1,0 +1,45 @@
+import type { Member, MemberFigures } from '@pts/shared';
+import { type MemberLedger, readMemberLedger } from './member-ledger.ts';
+import { readWalletBalance, spendableBalance, type WalletBalance, type WalletBalanceDeps } from './wallet-balance.ts';
+
+/**
+ * A member's figures at a brand (docs/ledger.md, "One balance, one set of labels"): the wallet read on chain
+ * and the member ledger, read together. `/services/balance` (and the bots' /balance through it), the portal's
+ * member page, `get_user_balance` and `get_user_stats` all read this and answer `figures` from it, so the
+ * same member at the same moment shows the same numbers under the same names everywhere.
+ */
+export interface MemberReading {
+  figures: MemberFigures;
+  wallet: WalletBalance;
+  ledger: MemberLedger;
+}
+
+export async function readMemberFigures(
+  deps: WalletBalanceDeps,
+  brandId: string,
+  member: Member,
+): Promise<MemberReading> {
+  const [wallet, ledger] = await Promise.all([
+    readWalletBalance(deps, member.accountKey),
+    readMemberLedger(deps.db, brandId, member),
+  ]);
+  return { figures: memberFiguresOf(wallet, ledger), wallet, ledger };
+}
+
+/** The labelled figures of one wallet read and one ledger read: the only place they are named. */
+export function memberFiguresOf(wallet: WalletBalance, ledger: MemberLedger): MemberFigures {
+  return {
+    walletAddress: wallet.walletAddress,
+    counts: 'wallet-on-chain+ledger',
+    onChain: wallet.balance,
+    pending: wallet.pending,
+    reserved: Number(wallet.reserved),
+    spendable: Number(spendableBalance(wallet)),
+    earned: {
+      total: Number(ledger.earned),
+      confirmed: Number(ledger.confirmed),
+      pending: Number(ledger.pending),
+      unminted: Number(ledger.unminted),
+    },
+  };
+}
