@@ -372,7 +372,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   'agent/mcp/operator-tools.ts operatorMcpTools': 73,
   'agent/converse/converse.service.ts converse': 70,
   'agent/onboarding/onboarding.service.ts onboardBrand': 70,
-  'agent/converse/offline-planner.ts planOffline': 66,
   // estimate_roi is being reworked with value-based ("rate") rules (agent/growth/roi.ts): carved after that.
   'agent/tools/growth.tools.ts growthTools': 108,
 };

@@ -427,27 +427,7 @@ export function planOffline(input: PlannerInput): Plan {
   const entities = extractEntities(input);
   const byEndpoint = new Map(input.tools.map((tool) => [endpointOf(tool), tool]));
   const notes: string[] = [];
-  const planned: { rule: Rule; tool: AgentTool; args: Record<string, unknown>; note?: string }[] = [];
-  let matched = false;
-  for (const rule of RULES) {
-    if (!rule.when.test(input.question)) continue;
-    const missing = (rule.needs ?? []).filter((need) => isMissing(need, entities));
-    if (missing.length > 0 && rule.whenMissing === 'skip') continue;
-    matched = true;
-    if (missing.length > 0) {
-      notes.push(`For ${rule.topic}, name ${missing.map(describeNeed).join(' and ')} in the question.`);
-      continue;
-    }
-    const endpoints = typeof rule.endpoints === 'function' ? rule.endpoints(entities) : rule.endpoints;
-    const tool = endpoints.map((endpoint) => byEndpoint.get(endpoint)).find(Boolean);
-    if (!tool) {
-      notes.push(`No tool for ${rule.topic} is available (${endpoints.join(' or ')}).`);
-      continue;
-    }
-    const period = choosePeriod(rule, tool, entities.period);
-    const args = { ...rule.args(entities), ...(period.value ? { period: period.value } : {}) };
-    planned.push({ rule, tool, args, note: [period.note, rule.explain].filter(Boolean).join(' ') || undefined });
-  }
+  const { planned, matched } = matchRules(input.question, entities, byEndpoint, notes);
   const superseded = new Set(planned.flatMap((step) => step.rule.supersedes ?? []));
   const steps: PlanStep[] = [];
   const add = (tool: AgentTool, args: Record<string, unknown>, note?: string) => {
@@ -479,6 +459,42 @@ export function planOffline(input: PlannerInput): Plan {
     );
   }
   return { steps, notes };
+}
+
+type PlannedRule = { rule: Rule; tool: AgentTool; args: Record<string, unknown>; note?: string };
+
+/**
+ * The rules whose keywords appear in `question`, in rule order, each with its tool and arguments; a rule
+ * missing what it needs, or whose tool is absent, adds a note instead. `matched`: some rule applied.
+ */
+function matchRules(
+  question: string,
+  entities: Entities,
+  byEndpoint: Map<string, AgentTool>,
+  notes: string[],
+): { planned: PlannedRule[]; matched: boolean } {
+  const planned: PlannedRule[] = [];
+  let matched = false;
+  for (const rule of RULES) {
+    if (!rule.when.test(question)) continue;
+    const missing = (rule.needs ?? []).filter((need) => isMissing(need, entities));
+    if (missing.length > 0 && rule.whenMissing === 'skip') continue;
+    matched = true;
+    if (missing.length > 0) {
+      notes.push(`For ${rule.topic}, name ${missing.map(describeNeed).join(' and ')} in the question.`);
+      continue;
+    }
+    const endpoints = typeof rule.endpoints === 'function' ? rule.endpoints(entities) : rule.endpoints;
+    const tool = endpoints.map((endpoint) => byEndpoint.get(endpoint)).find(Boolean);
+    if (!tool) {
+      notes.push(`No tool for ${rule.topic} is available (${endpoints.join(' or ')}).`);
+      continue;
+    }
+    const period = choosePeriod(rule, tool, entities.period);
+    const args = { ...rule.args(entities), ...(period.value ? { period: period.value } : {}) };
+    planned.push({ rule, tool, args, note: [period.note, rule.explain].filter(Boolean).join(' ') || undefined });
+  }
+  return { planned, matched };
 }
 
 function describeNeed(need: Need): string {
