@@ -366,12 +366,8 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   'chain/minter.ts createMinter': 73,
   'chain/minter-election.ts createElectedMinter': 71,
   // Agent services and routers outside the tool factories.
-  'agent/rewards/agent-rewards.service.ts claimAgentReward': 83,
-  'agent/rewards/agent-rewards.service.ts agentRewardsAnswer': 69,
   'agent/agent-router.ts createAgentRouter': 79,
   'agent/mcp/operator-tools.ts operatorMcpTools': 73,
-  'agent/converse/converse.service.ts converse': 70,
-  'agent/onboarding/onboarding.service.ts onboardBrand': 70,
   // estimate_roi is being reworked with value-based ("rate") rules (agent/growth/roi.ts): carved after that.
   'agent/tools/growth.tools.ts growthTools': 108,
 };

@@ -57,6 +57,24 @@ export function plannableTools(tools: AgentTool[], principal: AgentPrincipal | u
   );
 }
 
+/** One planned step through `invokeAgentTool` with the caller's principal: a failure is reported, not thrown. */
+async function runStep(
+  deps: ConverseDeps,
+  tool: AgentTool | undefined,
+  step: PlanStep,
+  context: AgentToolContext,
+): Promise<StepOutcome> {
+  if (!tool) return { tool: step.tool, ok: false, error: { code: 'not_found', status: 404, message: 'No such tool' } };
+  try {
+    const data = await invokeAgentTool(tool, splitToolArguments(tool, step.input), context);
+    return { tool: step.tool, ok: true, data };
+  } catch (error) {
+    const failure = toolFailureOf(error);
+    if (failure.status >= 500) deps.logger.error({ err: error, tool: step.tool }, 'converse step failed');
+    return { tool: step.tool, ok: false, error: failure };
+  }
+}
+
 /**
  * `POST /converse`: plan (model or offline rules), execute each step through `invokeAgentTool` with the
  * caller's principal (a failed step is reported, not fatal), synthesize an answer citing the tools used.
@@ -86,21 +104,7 @@ export async function converse(deps: ConverseDeps, query: string, context: Agent
   }
 
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const steps = await Promise.all(
-    plan.map(async (step): Promise<StepOutcome> => {
-      const tool = byName.get(step.tool);
-      if (!tool)
-        return { tool: step.tool, ok: false, error: { code: 'not_found', status: 404, message: 'No such tool' } };
-      try {
-        const data = await invokeAgentTool(tool, splitToolArguments(tool, step.input), context);
-        return { tool: step.tool, ok: true, data };
-      } catch (error) {
-        const failure = toolFailureOf(error);
-        if (failure.status >= 500) deps.logger.error({ err: error, tool: step.tool }, 'converse step failed');
-        return { tool: step.tool, ok: false, error: failure };
-      }
-    }),
-  );
+  const steps = await Promise.all(plan.map((step) => runStep(deps, byName.get(step.tool), step, context)));
 
   let answer: string | undefined;
   if (planner === 'llm' && deps.model) {

@@ -40,7 +40,39 @@ export async function onboardBrand(d: AgentServiceDeps, principal: AgentPrincipa
     { address: input.brandAddress, addressSignature: input.addressSignature, domain: input.domain },
   );
   const now = d.clock.now();
-  const { brand, category } = await d.db.transaction().execute(async (trx) => {
+  const { brand, category } = await recordOnboarding(d, service, principal, input, now);
+  d.changes.emit({ kind: 'brand', brandId: brand.brandId });
+  d.changes.emit({ kind: 'rules', brandId: brand.brandId });
+  const rules = (await readRulesOfBrands(d.db, [brand.brandId])).get(brand.brandId) ?? [];
+  return {
+    brandId: brand.brandId,
+    name: brand.name,
+    domain: brand.domain,
+    category,
+    createdAt: brand.createdAt,
+    securityKey: brand.securityKey,
+    apiKey: brand.apiKey,
+    grantedToKey: principal.keyId,
+    events: rules.map((rule) => ({
+      eventId: rule.id,
+      eventType: rule.event_type,
+      rewardAmount: Number(rule.reward_amount),
+    })),
+  };
+}
+
+/**
+ * The brand, its default rules and category, the key's onboarding record and its grant, in one transaction
+ * (the change listeners are told after the commit, by the caller).
+ */
+function recordOnboarding(
+  d: AgentServiceDeps,
+  service: ReturnType<typeof brandServiceFor>,
+  principal: AgentPrincipal,
+  input: OnboardBrandInput,
+  now: Date,
+) {
+  return d.db.transaction().execute(async (trx) => {
     // Inside the transaction the listeners would hear before the commit: they are told after it, below.
     const brand = await createBrand(
       { ...service, db: trx, changes: undefined },
@@ -80,24 +112,6 @@ export async function onboardBrand(d: AgentServiceDeps, principal: AgentPrincipa
     );
     return { brand, category: row.category };
   });
-  d.changes.emit({ kind: 'brand', brandId: brand.brandId });
-  d.changes.emit({ kind: 'rules', brandId: brand.brandId });
-  const rules = (await readRulesOfBrands(d.db, [brand.brandId])).get(brand.brandId) ?? [];
-  return {
-    brandId: brand.brandId,
-    name: brand.name,
-    domain: brand.domain,
-    category,
-    createdAt: brand.createdAt,
-    securityKey: brand.securityKey,
-    apiKey: brand.apiKey,
-    grantedToKey: principal.keyId,
-    events: rules.map((rule) => ({
-      eventId: rule.id,
-      eventType: rule.event_type,
-      rewardAmount: Number(rule.reward_amount),
-    })),
-  };
 }
 
 /** The platform's own contracts and accounts: never a brand's address. */

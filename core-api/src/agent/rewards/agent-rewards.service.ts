@@ -214,25 +214,18 @@ function alreadyClaimed(claim: AgentRewardClaimView): AppError {
 }
 
 /**
- * `claim_agent_reward`. The claim is reserved behind the key's row lock (repeat and period cap checked and
- * the claim row written in one transaction, so concurrent claims never pay twice nor pass the cap); the
- * reward then goes through the event pipeline under the claim's event id. A refused or failed reward gives
- * the claim back; a claim left without its event by a crash is paid by the next claim with the same id.
+ * The claim reserved behind the key's row lock: a repeat answered 409 (or re-driven when its event never came),
+ * the period cap checked, the claim row written — in one transaction, so concurrent claims never pay twice.
  */
-export async function claimAgentReward(
+function reserveClaim(
   d: AgentServiceDeps,
-  principalOrNone: AgentPrincipal | undefined,
-  input: { rewardType: AgentRewardType; brandAddress: string },
+  principal: AgentPrincipal,
+  key: { keyId: string; brandId: string; rewardType: AgentRewardType },
+  now: Date,
 ) {
-  const principal = requireKey(principalOrNone);
-  const brand = await resolveRewardBrand(d, input.brandAddress);
-  await requireEvidence(d, principal, brand, input.rewardType);
-  const { db, clock } = d;
-  const now = clock.now();
-  const key = { keyId: principal.keyId, brandId: brand.brandId, rewardType: input.rewardType };
+  const { db } = d;
   const fresh = randomUUID();
-
-  const reserved = await db
+  return db
     .transaction()
     .execute(async (trx) => {
       if (!(await lockAgentKey(trx, principal.keyId))) {
@@ -256,7 +249,7 @@ export async function claimAgentReward(
           { retryAfter },
         );
       }
-      const amount = AGENT_REWARD_AMOUNTS[input.rewardType];
+      const amount = AGENT_REWARD_AMOUNTS[key.rewardType];
       await insertAgentRewardClaim(trx, { ...key, amount, eventId: fresh, claimedAt: now });
       return { eventId: fresh, amount, claimedAt: now, redrive: false };
     })
@@ -266,6 +259,26 @@ export async function claimAgentReward(
       const claim = await findAgentRewardClaim(db, key);
       throw claim ? alreadyClaimed(claim) : error;
     });
+}
+
+/**
+ * `claim_agent_reward`. The claim is reserved behind the key's row lock (repeat and period cap checked and
+ * the claim row written in one transaction, so concurrent claims never pay twice nor pass the cap); the
+ * reward then goes through the event pipeline under the claim's event id. A refused or failed reward gives
+ * the claim back; a claim left without its event by a crash is paid by the next claim with the same id.
+ */
+export async function claimAgentReward(
+  d: AgentServiceDeps,
+  principalOrNone: AgentPrincipal | undefined,
+  input: { rewardType: AgentRewardType; brandAddress: string },
+) {
+  const principal = requireKey(principalOrNone);
+  const brand = await resolveRewardBrand(d, input.brandAddress);
+  await requireEvidence(d, principal, brand, input.rewardType);
+  const { db, clock } = d;
+  const now = clock.now();
+  const key = { keyId: principal.keyId, brandId: brand.brandId, rewardType: input.rewardType };
+  const reserved = await reserveClaim(d, principal, key, now);
 
   const candidate: PlatformAward = {
     kind: 'platform',
@@ -332,16 +345,16 @@ export async function readAgentRewards(
   return answers.answer(key, () => agentRewardsAnswer(d, principal));
 }
 
-async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal) {
-  const { db, clock } = d;
-  const now = clock.now();
-  const identityKey = agentIdentity(principal.keyId);
-  const [claims, activity, used, balance] = await Promise.all([
-    listAgentRewardClaims(db, principal.keyId),
-    readAgentActivity(db, principal.keyId),
-    countAgentRewardClaimsSince(db, principal.keyId, startOfUtcDay(now)),
-    d.walletBalances.read(identityKeyOf(identityKey)),
-  ]);
+/**
+ * What the key may claim now: discovery at each brand it sent events to, onboarding at each brand it onboarded
+ * whose evidence is met (`waitsForEvidence`: one is not yet, so the answer is not kept).
+ */
+async function claimableRewards(
+  d: AgentServiceDeps,
+  principal: AgentPrincipal,
+  claims: Awaited<ReturnType<typeof listAgentRewardClaims>>,
+  activity: Awaited<ReturnType<typeof readAgentActivity>>,
+) {
   const claimed = new Set(claims.map((claim) => `${claim.brandId}:${claim.rewardType}`));
   const claimable: { brandId: string; rewardType: AgentRewardType; amount: number }[] = [];
   let waitsForEvidence = false;
@@ -352,13 +365,27 @@ async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal
   }
   for (const brandId of activity.onboardedBrands) {
     if (claimed.has(`${brandId}:onboarding`)) continue;
-    const onboardedAt = await findKeyOnboarding(db, principal.keyId, brandId);
+    const onboardedAt = await findKeyOnboarding(d.db, principal.keyId, brandId);
     if (onboardedAt && (await readOnboardingEvidence(d, principal.keyId, brandId, onboardedAt)).met) {
       claimable.push({ brandId, rewardType: 'onboarding', amount: Number(AGENT_REWARD_AMOUNTS.onboarding) });
     } else {
       waitsForEvidence = true;
     }
   }
+  return { claimable, waitsForEvidence };
+}
+
+async function agentRewardsAnswer(d: AgentServiceDeps, principal: AgentPrincipal) {
+  const { db, clock } = d;
+  const now = clock.now();
+  const identityKey = agentIdentity(principal.keyId);
+  const [claims, activity, used, balance] = await Promise.all([
+    listAgentRewardClaims(db, principal.keyId),
+    readAgentActivity(db, principal.keyId),
+    countAgentRewardClaimsSince(db, principal.keyId, startOfUtcDay(now)),
+    d.walletBalances.read(identityKeyOf(identityKey)),
+  ]);
+  const { claimable, waitsForEvidence } = await claimableRewards(d, principal, claims, activity);
   const paid = claims.filter((claim) => claim.paid);
   const earned = (type: AgentRewardType) =>
     paid.filter((claim) => claim.rewardType === type).reduce((sum, claim) => sum + Number(claim.amount), 0);
