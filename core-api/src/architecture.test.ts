@@ -367,7 +367,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   'chain/minter-election.ts createElectedMinter': 71,
   // Agent services and routers outside the tool factories.
   'agent/agent-router.ts createAgentRouter': 79,
-  'agent/mcp/operator-tools.ts operatorMcpTools': 73,
   // estimate_roi is being reworked with value-based ("rate") rules (agent/growth/roi.ts): carved after that.
   'agent/tools/growth.tools.ts growthTools': 108,
 };

@@ -38,20 +38,9 @@ const OPERATOR_TOOLS = [...SEED_TOOLS, HEALTH_TOOL];
 /** The names of the operator tools (the MCP servers list them after the agent tools). */
 export const OPERATOR_TOOL_NAMES: readonly string[] = OPERATOR_TOOLS.map((tool) => tool.name);
 
-/** The operator tools bound to one brand's credentials. */
-export function operatorMcpTools(credentials: OperatorCredentials): McpToolEntry[] {
-  const fetchImpl = credentials.fetch ?? globalThis.fetch;
-  const baseUrl = credentials.apiUrl.replace(/\/+$/, '');
-  const client = createCoreClient({
-    baseUrl,
-    brandId: credentials.brandId,
-    securityKey: credentials.securityKey,
-    fetch: fetchImpl,
-    retries: 1,
-    ...(credentials.clock ? { clock: credentials.clock } : {}),
-  });
-  // Unsigned calls (health; the relay, authorised by the user's token): the answer or a CoreApiError-like failure.
-  const http: HttpCall = async (method, path, options = {}) => {
+/** Unsigned calls (health; the relay, authorised by the user's token): the answer or a CoreApiError-like failure. */
+function unsignedHttp(fetchImpl: typeof fetch, baseUrl: string): HttpCall {
+  return async (method, path, options = {}) => {
     const response = await fetchImpl(`${baseUrl}${path}`, {
       method,
       headers: {
@@ -86,6 +75,21 @@ export function operatorMcpTools(credentials: OperatorCredentials): McpToolEntry
     }
     return body;
   };
+}
+
+/** The operator tools bound to one brand's credentials. */
+export function operatorMcpTools(credentials: OperatorCredentials): McpToolEntry[] {
+  const fetchImpl = credentials.fetch ?? globalThis.fetch;
+  const baseUrl = credentials.apiUrl.replace(/\/+$/, '');
+  const client = createCoreClient({
+    baseUrl,
+    brandId: credentials.brandId,
+    securityKey: credentials.securityKey,
+    fetch: fetchImpl,
+    retries: 1,
+    ...(credentials.clock ? { clock: credentials.clock } : {}),
+  });
+  const http = unsignedHttp(fetchImpl, baseUrl);
   const context: OperatorContext = {
     brandId: credentials.brandId.toLowerCase(),
     serviceDomain: credentials.serviceDomain ?? 'pts.local',
