@@ -57,6 +57,7 @@ import { relayerRoutes } from './modules/relayer/relayer.router.ts';
 import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
 import { rewardProcessorRoutes } from './modules/reward-processor/reward-processor.routes.ts';
 import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
+import { shopifyAdminRoutes, shopifyWebhookRoutes } from './modules/shopify/shopify.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
 import { webhookAdminRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
@@ -134,6 +135,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
   serveAdminRoutes(parts, adminRouter);
   mount('event-handler', '/services', servicesRouter(parts, eligibility));
+  // Shops' webhooks (docs/shop-program.md, "Shopify"): raw bodies, verified by the shop's own signature.
+  const integrationsRouter = Router();
+  serve(integrationsRouter, '/integrations/shopify', shopifyWebhookRoutes({ shopify: services.shopify }));
+  mount('event-handler', '/integrations/shopify', integrationsRouter);
   const updaterRouter = Router();
   serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes({ constraints: services.constraints }));
   mount('constraint-updater', '/constraint-updater', updaterRouter);
@@ -269,6 +274,11 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
   const { adminToken } = deps;
   serve(router, '/admin', agentKeyAdminRoutes({ keys: services.agent.keyAdmin, adminToken }));
   serve(router, '/admin', paymentAdminRoutes({ payments: services.payments, adminToken }));
+  serve(
+    router,
+    '/admin',
+    shopifyAdminRoutes({ shopify: services.shopify, adminToken, publicUrl: deps.config.PTS_PUBLIC_URL }),
+  );
   serve(router, '/admin', webhookAdminRoutes({ webhooks: services.webhooks, adminToken }));
   serve(router, '/admin', achievementAdminRoutes({ achievements: services.achievements, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
