@@ -10,6 +10,7 @@ import {
   refundCreatePayload,
   sendShopifyWebhook,
 } from '../../../test/shopify-sender.ts';
+import { runCli } from '../../cli/run-cli.ts';
 
 // Orders from Shopify (issue 35 §3, docs/shop-program.md "Shopify"): a local sender posts Shopify's payload
 // shapes with real X-Shopify-Hmac-Sha256 headers to the brand's webhook address; paid orders earn a purchase
@@ -337,6 +338,78 @@ describe('deliveries and secrets', () => {
   it('never writes the secret to the logs (trace level)', () => {
     expect(logs.length).toBeGreaterThan(0);
     expect(logs).not.toContain(SECRET);
+  });
+});
+
+describe('pts shopify (CLI)', () => {
+  async function pts(argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, {
+      env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: ADMIN_TOKEN },
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    });
+    return { code, stdout, stderr };
+  }
+
+  it('connects a shop with --json (one JSON object, no secret) and lists its deliveries', async () => {
+    const run = await pts([
+      'shopify',
+      'connect',
+      '--brand',
+      brand.brandId,
+      '--shop',
+      SHOP,
+      '--secret',
+      SECRET,
+      '--value',
+      'subtotal',
+      '--customers',
+      '--json',
+    ]);
+    expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+    const connection = JSON.parse(run.stdout);
+    expect(connection).toMatchObject({
+      shopDomain: SHOP,
+      valueSource: 'subtotal',
+      customers: true,
+      webhookUrl: hookUrl,
+    });
+    expect(run.stdout).not.toContain(SECRET);
+    const listed = await pts(['shopify', 'deliveries', '--brand', brand.brandId]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('refunds/create');
+    expect(listed.stdout).toContain('not handled yet');
+  });
+
+  it('refuses a bad --value (exit 2) and a bad shop domain (exit 1, the server says what to fix)', async () => {
+    const badValue = await pts([
+      'shopify',
+      'connect',
+      '--brand',
+      brand.brandId,
+      '--shop',
+      SHOP,
+      '--secret',
+      SECRET,
+      '--value',
+      'net',
+    ]);
+    expect(badValue.code).toBe(2);
+    expect(badValue.stderr).toContain('--value must be subtotal or total');
+    const badShop = await pts([
+      'shopify',
+      'connect',
+      '--brand',
+      brand.brandId,
+      '--shop',
+      'example.com',
+      '--secret',
+      SECRET,
+    ]);
+    expect(badShop.code).toBe(1);
+    expect(badShop.stderr).toContain('myshopify.com');
   });
 });
 
