@@ -50,6 +50,7 @@ import { portalMemberRoutes } from './modules/portal/portal-members.routes.ts';
 import { portalOperatorAdminRoutes, portalOperatorRoutes } from './modules/portal/portal-operator.routes.ts';
 import { portalPerkRoutes } from './modules/portal/portal-perks.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
+import { portalShopifyRoutes } from './modules/portal/portal-shopify.routes.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
@@ -381,6 +382,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     }),
   );
   serve(api, '/portal/api', portalChatGroupRoutes({ auth, team, community: services.community }));
+  serve(api, '/portal/api', portalShopifyRoutes({ auth, team, shopify: services.shopify, publicUrl }));
   const { payments, relayRecords } = services;
   serve(api, '/portal/api', portalBillingRoutes({ auth, team, payments, relayRecords, publicUrl }));
   serve(api, '/portal/api', portalDashboardRoutes({ auth, team, analytics: portal.analytics }));

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { portalMember } from '../../../test/portal-browser.ts';
 import {
   customerCreatePayload,
   orderPaidPayload,
@@ -410,6 +411,33 @@ describe('pts shopify (CLI)', () => {
     ]);
     expect(badShop.code).toBe(1);
     expect(badShop.stderr).toContain('myshopify.com');
+  });
+});
+
+describe('the portal (Integrations page API)', () => {
+  it('lets an admin connect, refuses a viewer 403 before 400, and shows every member the deliveries', async () => {
+    const adminUser = await portalMember(platform, brand.brandId, 'adam@snow.example.com', 'admin');
+    const viewer = await portalMember(platform, brand.brandId, 'victor@snow.example.com', 'viewer');
+    const path = `/brands/${brand.brandId}/shopify`;
+    const refused = await viewer.request('PUT', path, { shopDomain: 'not a domain' });
+    expect(refused.status).toBe(403);
+    const bad = await adminUser.request('PUT', path, { shopDomain: 'shop.example.com', secret: SECRET });
+    expect(bad.status).toBe(400);
+    const connected = await adminUser.request('PUT', path, { shopDomain: SHOP, secret: SECRET, valueSource: 'total' });
+    expect(connected.status, JSON.stringify(connected.body)).toBe(200);
+    expect(connected.body.connection).toMatchObject({ shopDomain: SHOP, valueSource: 'total' });
+    expect(JSON.stringify(connected.body)).not.toContain(SECRET);
+    const read = await viewer.request('GET', path);
+    expect(read.status).toBe(200);
+    expect(read.body.webhookUrl).toBe(`${platform.url}/integrations/shopify/${brand.brandId}/webhooks`);
+    expect(read.body.deliveries[0]).toMatchObject({ topic: 'refunds/create', result: 'ignored' });
+    const stranger = await portalMember(
+      platform,
+      (await platform.createBrand({ domain: 'x.example' })).brandId,
+      'zed@x.example',
+      'owner',
+    );
+    expect((await stranger.request('GET', path)).status).toBe(404);
   });
 });
 
