@@ -50,6 +50,7 @@ import { portalMemberRoutes } from './modules/portal/portal-members.routes.ts';
 import { portalOperatorAdminRoutes, portalOperatorRoutes } from './modules/portal/portal-operator.routes.ts';
 import { portalPerkRoutes } from './modules/portal/portal-perks.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
+import { portalShopifyRoutes } from './modules/portal/portal-shopify.routes.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
@@ -57,6 +58,7 @@ import { relayerRoutes } from './modules/relayer/relayer.router.ts';
 import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
 import { rewardProcessorRoutes } from './modules/reward-processor/reward-processor.routes.ts';
 import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
+import { shopifyAdminRoutes, shopifyWebhookRoutes } from './modules/shopify/shopify.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
 import { webhookAdminRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
@@ -134,6 +136,10 @@ export function createApp(deps: AppDeps, services: AppServices): Express {
   adminRouter.use(jsonBody(ADMIN_BODY_LIMIT_BYTES));
   serveAdminRoutes(parts, adminRouter);
   mount('event-handler', '/services', servicesRouter(parts, eligibility));
+  // Shops' webhooks (docs/shop-program.md, "Shopify"): raw bodies, verified by the shop's own signature.
+  const integrationsRouter = Router();
+  serve(integrationsRouter, '/integrations/shopify', shopifyWebhookRoutes({ shopify: services.shopify }));
+  mount('event-handler', '/integrations/shopify', integrationsRouter);
   const updaterRouter = Router();
   serve(updaterRouter, '/constraint-updater', constraintUpdaterRoutes({ constraints: services.constraints }));
   mount('constraint-updater', '/constraint-updater', updaterRouter);
@@ -269,6 +275,11 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
   const { adminToken } = deps;
   serve(router, '/admin', agentKeyAdminRoutes({ keys: services.agent.keyAdmin, adminToken }));
   serve(router, '/admin', paymentAdminRoutes({ payments: services.payments, adminToken }));
+  serve(
+    router,
+    '/admin',
+    shopifyAdminRoutes({ shopify: services.shopify, adminToken, publicUrl: deps.config.PTS_PUBLIC_URL }),
+  );
   serve(router, '/admin', webhookAdminRoutes({ webhooks: services.webhooks, adminToken }));
   serve(router, '/admin', achievementAdminRoutes({ achievements: services.achievements, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
@@ -371,6 +382,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     }),
   );
   serve(api, '/portal/api', portalChatGroupRoutes({ auth, team, community: services.community }));
+  serve(api, '/portal/api', portalShopifyRoutes({ auth, team, shopify: services.shopify, publicUrl }));
   const { payments, relayRecords } = services;
   serve(api, '/portal/api', portalBillingRoutes({ auth, team, payments, relayRecords, publicUrl }));
   serve(api, '/portal/api', portalDashboardRoutes({ auth, team, analytics: portal.analytics }));

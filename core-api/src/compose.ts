@@ -121,6 +121,7 @@ import {
   relaySettingsOf,
 } from './modules/relayer/relay.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
+import { createShopifyService, type ShopifyService } from './modules/shopify/shopify.service.ts';
 import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
 import { createLocalWalletProvider } from './modules/wallets/wallet-provider.ts';
 import { notifyRewardsDistributed } from './modules/webhooks/reward-distributed.ts';
@@ -182,6 +183,8 @@ export interface AppServices {
   webhooks: WebhookService;
   /** Token purchases over the configured payment provider (spec 4.6, 4.7; the portal's Billing page). */
   payments: PaymentService;
+  /** Connected Shopify shops and their webhook deliveries: paid orders earn through `eventService` (issue 35 §3). */
+  shopify: ShopifyService;
   /** Wallet pregeneration for social-login identities and emails (spec 4.8). */
   pregeneration: PregenerationService;
   /** The local identity provider's access tokens for the admin API. */
@@ -633,6 +636,7 @@ function composeModuleServices(
   | 'perks'
   | 'streaks'
   | 'brandAdmin'
+  | 'shopify'
 > {
   const { config, db, clock, logger, secrets } = deps;
   const { brands, eventService: events, changes } = shared;
@@ -676,6 +680,7 @@ function composeModuleServices(
     }),
     perks: createPerkService({ db, clock, perkChain: deps.perkChain, logger, changes, brands: events.brands }),
     streaks: createStreakService({ db, clock, logger, events }),
+    shopify: createShopifyService({ db, clock, logger, secrets, events }),
     brandAdmin: createBrandAdminService({
       db,
       secrets,

@@ -652,6 +652,24 @@ export {
   relayerGasResponseSchema,
 } from './schemas/relayer-gas.ts';
 export {
+  SHOPIFY_DELIVERY_RESULTS,
+  SHOPIFY_TOPICS,
+  SHOPIFY_VALUE_SOURCES,
+  type ShopifyConnection,
+  type ShopifyConnectRequest,
+  type ShopifyDelivery,
+  type ShopifyDeliveryResult,
+  type ShopifyIntegration,
+  type ShopifyWebhookResponse,
+  shopifyConnectionSchema,
+  shopifyConnectRequestSchema,
+  shopifyConnectResponseSchema,
+  shopifyDeliverySchema,
+  shopifyIntegrationSchema,
+  shopifyShopDomainSchema,
+  shopifyWebhookResponseSchema,
+} from './schemas/shopify.ts';
+export {
   type CheckinRequest,
   type CheckinResponse,
   type ClaimMilestoneRequest,

@@ -771,7 +771,41 @@ export interface DropClaimsTable {
   claimed_at: Timestamp;
 }
 
+/** A brand's connected Shopify shop (migration 2026_12_07_x01_shopify; docs/shop-program.md "Shopify"). */
+export interface ShopifyShopsTable {
+  brand_id: string;
+  /** `NAME.myshopify.com`, lower case: deliveries must name it in X-Shopify-Shop-Domain. */
+  shop_domain: string;
+  /** The webhook signing secret (SecretBox), never stored or logged in clear. */
+  secret_encrypted: string;
+  /** Which order amount is the purchase's value. */
+  value_source: 'subtotal' | 'total';
+  /** Whether customers/create earns `account_creation`. */
+  customers: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ShopifyDeliveryResult = 'processing' | 'rewarded' | 'duplicate' | 'ignored' | 'failed';
+
+/** One authentic delivery from the brand's shop, once per X-Shopify-Webhook-Id. */
+export interface ShopifyDeliveriesTable {
+  id: string;
+  brand_id: string;
+  webhook_id: string;
+  topic: string;
+  shop_domain: string;
+  result: ShopifyDeliveryResult;
+  reason: string | null;
+  order_id: string | null;
+  event_id: string | null;
+  reward_amount: ColumnType<string | null, bigint | number | null | undefined, bigint | number | null>;
+  received_at: Timestamp;
+}
+
 export interface DB {
+  shopify_shops: ShopifyShopsTable;
+  shopify_deliveries: ShopifyDeliveriesTable;
   drops: DropsTable;
   agent_keys: AgentKeysTable;
   agent_brand_onboardings: AgentBrandOnboardingsTable;

@@ -8,6 +8,7 @@ import { api, fieldErrors } from '../api.ts';
 import { canEdit, isOwner, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 import { ChatGroupsSection } from './integrations/ChatGroupsSection.tsx';
+import { ShopifySection } from './integrations/ShopifySection.tsx';
 
 type DnsResult = { domain: string; dnsConfigured: boolean; reason: string };
 
@@ -85,6 +86,7 @@ export function IntegrationsPage() {
       <Domains data={data} editable={canEdit(membership)} />
       <Webhooks editable={canEdit(membership)} />
       <WordPress data={data} />
+      <ShopifySection editable={canEdit(membership)} />
       <ChatGroupsSection groups={data.chatGroups} editable={canEdit(membership)} />
       <XHandle data={data} editable={canEdit(membership)} />
       <AgentKeys editable={canEdit(membership)} />

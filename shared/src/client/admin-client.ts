@@ -62,6 +62,13 @@ import {
 } from '../schemas/portal-operator.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
 import {
+  type ShopifyConnection,
+  type ShopifyConnectRequest,
+  type ShopifyIntegration,
+  shopifyConnectResponseSchema,
+  shopifyIntegrationSchema,
+} from '../schemas/shopify.ts';
+import {
   type SavedWebhookEndpoint,
   type SetWebhookRequest,
   savedWebhookEndpointSchema,
@@ -144,6 +151,10 @@ export interface AdminClient {
   /** Sets the brand's webhook URL; `secret` is in the answer only when one was issued (new or rotated). */
   setWebhook(brandId: string, input: SetWebhookRequest): Promise<SavedWebhookEndpoint>;
   getWebhook(brandId: string): Promise<WebhookEndpoint>;
+  /** Connects the brand's Shopify shop (docs/shop-program.md, "Shopify"); the secret is never answered. */
+  connectShopify(brandId: string, input: ShopifyConnectRequest): Promise<ShopifyConnection>;
+  /** The brand's Shopify connection (null when none), its webhook address and last deliveries. */
+  getShopify(brandId: string): Promise<ShopifyIntegration>;
   deleteWebhook(brandId: string): Promise<void>;
   /** Sends a `webhook.test` event now and reports the receiver's answer. */
   testWebhook(brandId: string): Promise<WebhookTestResult>;
@@ -301,6 +312,9 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     setWebhook: async (brandId, input) =>
       (await call('PUT', `${brandPath(brandId)}/webhook`, savedWebhookEnvelope, input)).webhook,
     getWebhook: async (brandId) => (await call('GET', `${brandPath(brandId)}/webhook`, webhookEnvelope)).webhook,
+    connectShopify: async (brandId, input) =>
+      (await call('PUT', `${brandPath(brandId)}/shopify`, shopifyConnectResponseSchema, input)).connection,
+    getShopify: (brandId) => call('GET', `${brandPath(brandId)}/shopify`, shopifyIntegrationSchema),
     deleteWebhook: async (brandId) => {
       await call('DELETE', `${brandPath(brandId)}/webhook`, successEnvelope);
     },

@@ -1,0 +1,105 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, ShopifyDeliveriesTable, ShopifyDeliveryResult, ShopifyShopsTable } from '../../db/schema.ts';
+
+export type ShopRow = Selectable<ShopifyShopsTable>;
+export type DeliveryRow = Selectable<ShopifyDeliveriesTable>;
+
+export function findShop(db: Kysely<DB>, brandId: string): Promise<ShopRow | undefined> {
+  return db.selectFrom('shopify_shops').selectAll().where('brand_id', '=', brandId).executeTakeFirst();
+}
+
+export async function upsertShop(
+  db: Kysely<DB>,
+  row: Omit<ShopRow, 'created_at' | 'updated_at'>,
+  now: Date,
+): Promise<ShopRow> {
+  return db
+    .insertInto('shopify_shops')
+    .values({ ...row, created_at: now, updated_at: now })
+    .onConflict((oc) =>
+      oc.column('brand_id').doUpdateSet({
+        shop_domain: row.shop_domain,
+        secret_encrypted: row.secret_encrypted,
+        value_source: row.value_source,
+        customers: row.customers,
+        updated_at: now,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface NewDelivery {
+  id: string;
+  brand_id: string;
+  webhook_id: string;
+  topic: string;
+  shop_domain: string;
+  result: ShopifyDeliveryResult;
+  reason: string | null;
+  order_id: string | null;
+  received_at: Date;
+}
+
+/** Records a delivery once per webhook id: true when this call wrote it, false when the id was already there. */
+export async function claimDelivery(db: Kysely<DB>, delivery: NewDelivery): Promise<boolean> {
+  const written = await db
+    .insertInto('shopify_deliveries')
+    .values(delivery)
+    .onConflict((oc) => oc.columns(['brand_id', 'webhook_id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return written !== undefined;
+}
+
+export function findDelivery(db: Kysely<DB>, brandId: string, webhookId: string): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('shopify_deliveries')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
+}
+
+export async function settleDelivery(
+  db: Kysely<DB>,
+  id: string,
+  outcome: {
+    result: ShopifyDeliveryResult;
+    reason: string | null;
+    eventId: string | null;
+    rewardAmount: number | null;
+  },
+): Promise<void> {
+  await db
+    .updateTable('shopify_deliveries')
+    .set({
+      result: outcome.result,
+      reason: outcome.reason,
+      event_id: outcome.eventId,
+      reward_amount: outcome.rewardAmount,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Forgets a claim whose handling failed for a passing reason, so Shopify's retry of it is handled anew. */
+export async function releaseDelivery(db: Kysely<DB>, id: string): Promise<void> {
+  await db.deleteFrom('shopify_deliveries').where('id', '=', id).where('result', '=', 'processing').execute();
+}
+
+export function recentDeliveries(db: Kysely<DB>, brandId: string, limit: number): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('shopify_deliveries')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function brandExists(db: Kysely<DB>, brandId: string): Promise<boolean> {
+  const row = await db.selectFrom('brands').select('address').where('address', '=', brandId).executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,135 @@
+import type { ShopifyIntegration } from '@pts/shared/schemas/shopify';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, fieldErrors } from '../../api.ts';
+import { useBrand } from '../../session.ts';
+import { TableWrap } from '../../TableWrap.tsx';
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+/**
+ * Orders from a Shopify shop (docs/shop-program.md, "Shopify"): the webhook address to paste into Shopify, the
+ * connected shop, a form (admins and owners) to connect one with its webhook secret, and the last deliveries
+ * with what pts did with each.
+ */
+export function ShopifySection({ editable }: { editable: boolean }) {
+  const { brandId } = useBrand();
+  const queryClient = useQueryClient();
+  const key = ['shopify', brandId];
+  const shopify = useQuery({
+    queryKey: key,
+    queryFn: () => api<ShopifyIntegration>('GET', `/brands/${brandId}/shopify`),
+  });
+  const [shopDomain, setShopDomain] = useState('');
+  const [secret, setSecret] = useState('');
+  const [valueSource, setValueSource] = useState<'subtotal' | 'total'>('subtotal');
+  const [customers, setCustomers] = useState(false);
+  const connect = useMutation({
+    mutationFn: () => api('PUT', `/brands/${brandId}/shopify`, { shopDomain, secret, valueSource, customers }),
+    onSuccess: async () => {
+      setSecret('');
+      await queryClient.invalidateQueries({ queryKey: key });
+    },
+  });
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    connect.mutate();
+  };
+  const errors = connect.isError ? fieldErrors(connect.error) : {};
+
+  return (
+    <section aria-labelledby="shopify-heading" className="panel">
+      <h2 id="shopify-heading">Shopify</h2>
+      {shopify.isPending ? <p className="loading">Loading the Shopify connection…</p> : null}
+      {shopify.isError ? <p role="alert">{shopify.error.message}</p> : null}
+      {shopify.data ? (
+        <>
+          <p>
+            {shopify.data.connection
+              ? `Connected: ${shopify.data.connection.shopDomain} (the order's ${shopify.data.connection.valueSource} is the purchase value).`
+              : 'No shop connected yet.'}{' '}
+            In Shopify, Settings → Notifications → Webhooks, create a JSON webhook for{' '}
+            {shopify.data.connection ? shopify.data.connection.topics.join(' and ') : 'orders/paid'} at this address:
+          </p>
+          <p>
+            <code data-testid="shopify-webhook-url">{shopify.data.webhookUrl}</code>
+          </p>
+        </>
+      ) : null}
+      {editable ? (
+        <form onSubmit={onSubmit} aria-label="Connect a Shopify shop">
+          <label>
+            Shop domain
+            <input
+              name="shopDomain"
+              placeholder="my-shop.myshopify.com"
+              value={shopDomain}
+              onChange={(e) => setShopDomain(e.target.value)}
+              aria-invalid={errors.shopDomain ? true : undefined}
+              required
+            />
+          </label>
+          {errors.shopDomain ? <p role="alert">{errors.shopDomain}</p> : null}
+          <label>
+            Webhook secret
+            <input
+              name="secret"
+              type="password"
+              autoComplete="off"
+              value={secret}
+              onChange={(e) => setSecret(e.target.value)}
+              aria-invalid={errors.secret ? true : undefined}
+              required
+            />
+          </label>
+          {errors.secret ? <p role="alert">{errors.secret}</p> : null}
+          <label>
+            Purchase value
+            <select value={valueSource} onChange={(e) => setValueSource(e.target.value as 'subtotal' | 'total')}>
+              <option value="subtotal">Subtotal (before shipping and taxes)</option>
+              <option value="total">Total</option>
+            </select>
+          </label>
+          <label>
+            <input type="checkbox" checked={customers} onChange={(e) => setCustomers(e.target.checked)} /> New customers
+            earn the account_creation rule
+          </label>
+          <button type="submit" disabled={connect.isPending}>
+            Connect shop
+          </button>
+          {connect.isError && Object.keys(errors).length === 0 ? <p role="alert">{connect.error.message}</p> : null}
+          {connect.isSuccess ? <p role="status">Shop connected.</p> : null}
+        </form>
+      ) : null}
+      {shopify.data && shopify.data.deliveries.length > 0 ? (
+        <TableWrap label="Last Shopify deliveries">
+          <table>
+            <caption>Last deliveries</caption>
+            <thead>
+              <tr>
+                <th scope="col">Received</th>
+                <th scope="col">Topic</th>
+                <th scope="col">Result</th>
+                <th scope="col">pts</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shopify.data.deliveries.map((delivery) => (
+                <tr key={delivery.id}>
+                  <td>{when(delivery.receivedAt)}</td>
+                  <th scope="row">{delivery.topic}</th>
+                  <td>{delivery.result}</td>
+                  <td>{delivery.rewardAmount ?? '—'}</td>
+                  <td>{delivery.reason ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      ) : shopify.data ? (
+        <p>No deliveries yet.</p>
+      ) : null}
+    </section>
+  );
+}
