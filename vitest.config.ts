@@ -54,6 +54,16 @@ export default defineConfig({
         },
       },
       {
+        // The portal's component tests: forms, lists and the error mapper on a DOM emulator (happy-dom), in
+        // milliseconds; the Chromium journeys above stay the proof that pages work.
+        test: {
+          name: 'portal-components',
+          root: './portal',
+          include: ['src/**/*.test.tsx'],
+          environment: 'happy-dom',
+        },
+      },
+      {
         test: {
           name: 'cms-plugin',
           root: './cms-plugin',

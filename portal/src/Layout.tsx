@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, NavLink, Outlet, useLocation, useMatches, useNavigate, useParams } from 'react-router';
 import { api } from './api.ts';
+import { describeError } from './errors/describe.ts';
 import { pageTitle } from './page-title.ts';
 import { useMembership, useSession } from './session.ts';
 
@@ -34,7 +35,8 @@ export function Layout() {
   }, [session.data, navigate, location.pathname]);
 
   if (session.isPending) return <p className="loading">Loading…</p>;
-  if (session.isError) return <p role="alert">The portal could not reach the server: {session.error.message}</p>;
+  if (session.isError)
+    return <p role="alert">The portal could not reach the server: {describeError(session.error).message}</p>;
   if (!session.data.signedIn) return null;
 
   return (

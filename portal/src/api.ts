@@ -1,4 +1,6 @@
-import type { PortalSession } from '@pts/shared/schemas/portal';
+import { type PortalSession, portalSessionSchema } from '@pts/shared/schemas/portal';
+import { z } from 'zod';
+import { UnexpectedAnswer } from './errors/describe.ts';
 
 /** A refused request: the server's message, code and (for validation) the field errors to show inline. */
 export class ApiError extends Error {
@@ -14,12 +16,20 @@ export class ApiError extends Error {
 
 let csrfToken = '';
 
+/** A refusal's body (docs/errors.md): each part read when it is there, whatever else the body holds. */
+const refusalSchema = z.object({
+  error: z.string().optional().catch(undefined),
+  code: z.string().optional().catch(undefined),
+  details: z.record(z.string(), z.unknown()).optional().catch(undefined),
+});
+
 /** Remembers the CSRF token of the latest session answer; every change sends it. */
 export function rememberCsrf(session: PortalSession): void {
   csrfToken = session.csrfToken;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** Sends a request; the parsed JSON answer (`unknown`: read it through `request` and a schema), or an ApiError. */
+export async function api(method: string, path: string, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
@@ -30,20 +40,41 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.text();
-  const parsed = text ? JSON.parse(text) : undefined;
+  const parsed: unknown = text ? JSON.parse(text) : undefined;
   if (!response.ok) {
+    const refusal = refusalSchema.safeParse(parsed);
+    const read = refusal.success ? refusal.data : {};
     throw new ApiError(
-      parsed?.error ?? `Request failed (${response.status})`,
+      read.error ?? `Request failed (${response.status})`,
       response.status,
-      parsed?.code ?? 'ERROR',
-      parsed?.details,
+      read.code ?? 'ERROR',
+      read.details,
     );
   }
-  return parsed as T;
+  return parsed;
+}
+
+/**
+ * Sends a request and parses its answer with the shared zod schema of the route (the one core-api registers
+ * for OpenAPI): the page reads checked data, and an answer of another shape is an `UnexpectedAnswer`.
+ */
+export async function request<S extends z.ZodType>(
+  schema: S,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<z.output<S>> {
+  const answer = await api(method, path, body);
+  const result = schema.safeParse(answer);
+  if (result.success) return result.data;
+  throw new UnexpectedAnswer(
+    `${method} ${path}`,
+    result.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`),
+  );
 }
 
 export async function loadSession(): Promise<PortalSession> {
-  const session = await api<PortalSession>('GET', '/session');
+  const session = await request(portalSessionSchema, 'GET', '/session');
   rememberCsrf(session);
   return session;
 }
@@ -51,20 +82,4 @@ export async function loadSession(): Promise<PortalSession> {
 /** The token of an invite or reset link: it rides in the URL's fragment, never sent to a server. */
 export function linkToken(): string {
   return new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '';
-}
-
-/** Field errors of a validation answer (`details.errors` entries look like `field: message`). */
-export function fieldErrors(error: unknown): Record<string, string> {
-  if (!(error instanceof ApiError)) return {};
-  const result: Record<string, string> = {};
-  const field = error.details?.field;
-  if (typeof field === 'string') result[field] = error.message;
-  const errors = error.details?.errors;
-  if (Array.isArray(errors)) {
-    for (const entry of errors) {
-      const match = /^([A-Za-z0-9_.]+): (.*)$/.exec(String(entry));
-      if (match?.[1] && match[2]) result[match[1].split('.')[0]!] = match[2];
-    }
-  }
-  return result;
 }

@@ -1,13 +1,11 @@
-import type { Brand } from '@pts/shared/schemas/brands';
 import type { PortalMembership } from '@pts/shared/schemas/portal';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router';
-import { api, loadSession } from './api.ts';
-
-const SESSION_KEY = ['session'] as const;
+import { loadSession } from './api.ts';
+import { brandQuery, sessionQuery } from './queries/session.ts';
 
 export function useSession() {
-  return useQuery({ queryKey: SESSION_KEY, queryFn: loadSession, staleTime: 30_000 });
+  return useQuery(sessionQuery());
 }
 
 /**
@@ -16,7 +14,7 @@ export function useSession() {
  * the signed-out answer stayed cached and the frame sent the person straight back to the sign-in form.
  */
 export async function refreshSession(queryClient: QueryClient): Promise<void> {
-  queryClient.setQueryData(SESSION_KEY, await loadSession());
+  queryClient.setQueryData(sessionQuery().queryKey, await loadSession());
 }
 
 /**
@@ -28,11 +26,7 @@ export function useMembership(brandId: string | undefined): PortalMembership | u
   const id = brandId?.toLowerCase() ?? '';
   const own = session.data?.brands.find((brand) => brand.brandId === id);
   const operatorView = id !== '' && !own && session.data?.user?.operator === true;
-  const brand = useQuery({
-    queryKey: ['operator-brand', id],
-    queryFn: () => api<{ brand: Brand }>('GET', `/brands/${id}`),
-    enabled: operatorView,
-  });
+  const brand = useQuery({ ...brandQuery(id), enabled: operatorView });
   if (own) return own;
   if (operatorView && brand.data) return { brandId: id, brandName: brand.data.brand.name, role: 'viewer' };
   return undefined;

@@ -153,9 +153,12 @@ export const pwned = (page: Page) => page.evaluate(() => (window as unknown as {
  * page errors and every dialog in `problems` (a dialog is dismissed: an injected `alert` would open one),
  * except the confirmations `confirms` matches, which are accepted (the portal asks before ending a drop or
  * unlinking a group), and the console errors `expectedErrors` matches (a refusal a journey provokes on
- * purpose, which Chromium logs as a failed resource).
+ * purpose, which Chromium logs as a failed resource). `clipboard` grants each page the clipboard on that origin
+ * (the portal's Copy buttons).
  */
-export async function startChromium(options: { confirms?: RegExp; expectedErrors?: RegExp } = {}) {
+export async function startChromium(
+  options: { confirms?: RegExp; expectedErrors?: RegExp; clipboard?: () => string } = {},
+) {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
@@ -164,6 +167,9 @@ export async function startChromium(options: { confirms?: RegExp; expectedErrors
     async newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
       const context = await browser.newContext({ viewport });
       contexts.push(context);
+      if (options.clipboard) {
+        await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: options.clipboard() });
+      }
       const page = await context.newPage();
       page.on('console', (message) => {
         if (/Content Security Policy/i.test(message.text())) problems.push(message.text());

@@ -6,6 +6,7 @@ import { startTestPlatform, type TestPlatform } from '../../core-api/test/platfo
 import {
   axeViolations,
   elementsPastTheEdge,
+  expectPageSound,
   goTo,
   pwned,
   SCREENSHOTS,
@@ -87,7 +88,7 @@ describe('campaigns and drops on the Program page in Chromium', () => {
       'must be # followed by 1 to 100 word characters',
     );
     expect(await form.getByLabel(/^Hashtag/).getAttribute('aria-invalid')).toBe('true');
-    expect(await axeViolations(page)).toEqual([]);
+    await expectPageSound(page, chromium.problems);
 
     await form.getByLabel(/^Hashtag/).fill('#springfest');
     await form.getByLabel('Reward (pts)').fill('30');
@@ -124,7 +125,7 @@ describe('campaigns and drops on the Program page in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.locator('#drop-amount-error').waitFor();
     expect(await page.locator('#drop-amount-error').textContent()).toBe('must be at least 1');
-    expect(await axeViolations(page)).toEqual([]);
+    await expectPageSound(page, chromium.problems);
 
     await form.getByLabel('Amount per claim (pts)').fill('25');
     await form.getByLabel('Supply (claims in all)').fill('10');
@@ -166,7 +167,7 @@ describe('campaigns and drops on the Program page in Chromium', () => {
     expect(await page.locator('tr[data-event-type="drop_claim"]').count()).toBe(1);
     expect(await pwned(page)).toBeUndefined();
     expect(await page.locator('main img, main script').count()).toBe(0);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectPageSound(page, chromium.problems);
     await page.screenshot({ path: join(SCREENSHOTS, 'program-campaigns-drops.png'), fullPage: true });
   });
 
@@ -185,8 +186,7 @@ describe('campaigns and drops on the Program page in Chromium', () => {
     ]) {
       expect(await viewer.getByRole('button', { name }).count(), name).toBe(0);
     }
-    expect(await sidewaysOverflow(viewer), await elementsPastTheEdge(viewer)).toBeLessThanOrEqual(0);
-    expect(await axeViolations(viewer)).toEqual([]);
+    await expectPageSound(viewer, chromium.problems);
     expect(await pwned(viewer)).toBeUndefined();
     await viewer.screenshot({ path: join(SCREENSHOTS, 'program-viewer-375.png'), fullPage: true });
     expect(chromium.problems).toEqual([]);
@@ -206,7 +206,10 @@ describe('campaigns and drops on the Program page in Chromium', () => {
     await form.getByRole('button', { name: 'Save drop' }).click();
     await page.locator('#drop-totalSupply-error').waitFor();
     expect(await page.locator('#drop-totalSupply-error').textContent()).toBe('must be at least 1');
+    // axe and the console here; not 375 px: an admin's Program page with the drop form open scrolls 48 px
+    // sideways at 375 px (the Event rules table pushes the page), a finding left for the layout's owner.
     expect(await axeViolations(page)).toEqual([]);
+    expect(chromium.problems).toEqual([]);
 
     await form.getByLabel(/^Supply/).fill('20');
     await form.getByLabel(/^Name/).fill('Launch (extended)');
@@ -250,7 +253,7 @@ describe('campaigns and drops on the Program page in Chromium', () => {
       'portal:admin@springfield.example.com drop.end',
     ]);
     platform.clock.set(serverTime);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectPageSound(page, chromium.problems);
     expect(chromium.problems).toEqual([]);
   });
 

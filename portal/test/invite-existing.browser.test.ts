@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../core-api/test/platform.ts';
 import { type PortalBrowser, portalMember } from '../../core-api/test/portal-browser.ts';
 import {
-  axeViolations,
   elementsPastTheEdge,
+  expectPageSound,
   SCREENSHOTS,
   sidewaysOverflow,
   signInByInvite,
@@ -44,7 +44,10 @@ beforeAll(async () => {
   brandA = await platform.createBrand({ name: 'Alpha Shop', domain: 'alpha.example.com' });
   brandB = await platform.createBrand({ name: 'Beta Shop', domain: 'beta.example.com' });
   ownerB = await portalMember(platform, brandB.brandId, 'owner@beta.example.com', 'owner');
-  chromium = await startChromium();
+  chromium = await startChromium({
+    // The journey sets a new password on the link of an e-mail that has an account, on purpose: refused (409).
+    expectedErrors: /status of 409 .*\/portal\/api\/invites\/accept\)$/,
+  });
 });
 
 afterAll(async () => {
@@ -72,14 +75,14 @@ describe('an existing account accepts an invite in Chromium', () => {
     await page.getByRole('heading', { name: 'Welcome: choose your password' }).waitFor();
     await page.getByRole('button', { name: 'I already have a pts account' }).click();
     await page.getByRole('heading', { name: 'Sign in to accept your invite' }).waitFor();
-    expect(await axeViolations(page)).toEqual([]);
+    await expectPageSound(page, chromium.problems);
     await page.getByLabel('E-mail').fill('owner@alpha.example.com');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
 
     await page.getByRole('heading', { name: 'Accept your invite' }).waitFor();
     await expect.poll(() => page.getByText('You are signed in as owner@alpha.example.com').count()).toBe(1);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectPageSound(page, chromium.problems);
     await page.screenshot({ path: join(SCREENSHOTS, 'invite-existing.png') });
     await page.getByRole('button', { name: 'Accept the invite' }).click();
 
@@ -105,8 +108,7 @@ describe('an existing account accepts an invite in Chromium', () => {
     await page.getByRole('button', { name: 'Set password and sign in' }).click();
     await page.getByRole('heading', { name: 'Sign in to accept your invite' }).waitFor();
     await page.getByText('This e-mail already has a pts account').waitFor();
-    expect(await sidewaysOverflow(page), await elementsPastTheEdge(page)).toBeLessThanOrEqual(0);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectPageSound(page, chromium.problems);
     // The account's own password still works; the one typed with the link does not.
     await page.getByLabel('E-mail').fill('owner@alpha.example.com');
     await page.getByLabel('Password').fill('an attacker password');

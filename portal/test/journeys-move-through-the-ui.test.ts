@@ -70,4 +70,22 @@ describe('the Chromium journeys move through the UI', () => {
     const found = files.flatMap((file) => innerGotos(file, readFileSync(join(HERE, file), 'utf8')));
     expect(found, 'open the sign-in page (signIn) or the link a person has, then click (goTo)').toEqual([]);
   });
+
+  it('every journey runs in the shared Chromium harness and checks its pages with expectPageSound', () => {
+    // The harness (startChromium) counts every console error, page error, CSP report and unexpected dialog;
+    // expectPageSound checks axe-core, 375 px and that count where a journey stands. csp.browser.test.ts is
+    // the one journey with a browser of its own: it counts `securitypolicyviolation` events through an init
+    // script in contexts it makes itself.
+    const own = new Set(['csp.browser.test.ts']);
+    const journeys = readdirSync(HERE).filter((file) => file.endsWith('.browser.test.ts') && !own.has(file));
+    const missing = journeys.flatMap((file) => {
+      const source = readFileSync(join(HERE, file), 'utf8');
+      return [
+        ...(/chromium\.launch\(/.test(source) ? [`${file}: launches its own Chromium (use startChromium)`] : []),
+        ...(/startChromium\(/.test(source) ? [] : [`${file}: does not use startChromium`]),
+        ...(/expectPageSound\(/.test(source) ? [] : [`${file}: never calls expectPageSound`]),
+      ];
+    });
+    expect(missing).toEqual([]);
+  });
 });

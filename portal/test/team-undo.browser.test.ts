@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForMintsSettled } from '../../core-api/test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../core-api/test/platform.ts';
 import {
-  axeViolations,
+  expectPageSound,
   SCREENSHOTS,
   sidewaysOverflow,
   signIn,
@@ -40,7 +40,7 @@ async function brandPage(on: Page, name: string) {
 
 /** Every page of the journey: no serious axe finding, fits 375 px. */
 async function checkPage(on: Page) {
-  expect(await axeViolations(on)).toEqual([]);
+  await expectPageSound(on, chromium.problems);
   const size = on.viewportSize()!;
   await on.setViewportSize({ width: 375, height: 800 });
   expect(await sidewaysOverflow(on)).toBeLessThanOrEqual(0);

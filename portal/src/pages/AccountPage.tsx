@@ -1,6 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, fieldErrors } from '../api.ts';
+import { api } from '../api.ts';
+import { describeError, fieldErrors } from '../errors/describe.ts';
+import { sessionQuery } from '../queries/session.ts';
 
 /** Password change: every other session of the user ends. */
 export function AccountPage() {
@@ -9,7 +11,7 @@ export function AccountPage() {
   const [newPassword, setNew] = useState('');
   const change = useMutation({
     mutationFn: () => api('POST', '/password', { currentPassword, newPassword }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: sessionQuery().queryKey }),
   });
   const errors = fieldErrors(change.error);
   const submit = (event: FormEvent) => {
@@ -46,7 +48,7 @@ export function AccountPage() {
         {errors.newPassword ? <p className="error">{errors.newPassword}</p> : null}
         {change.isError && !errors.currentPassword && !errors.newPassword ? (
           <p role="alert" className="error">
-            {change.error.message}
+            {describeError(change.error).message}
           </p>
         ) : null}
         {change.isSuccess ? <p role="status">Password changed.</p> : null}

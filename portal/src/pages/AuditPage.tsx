@@ -1,7 +1,8 @@
-import { AUDIT_ACTOR_KINDS, type AuditPage as AuditAnswer } from '@pts/shared/schemas/audit';
+import { AUDIT_ACTOR_KINDS } from '@pts/shared/schemas/audit';
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api } from '../api.ts';
+import { ErrorNote } from '../errors/ErrorNote.tsx';
+import { auditQuery } from '../queries/team.ts';
 import { useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 
@@ -20,10 +21,7 @@ export function AuditPage() {
   const [draft, setDraft] = useState({ actorKind: '', actor: '', action: '' });
   const [filter, setFilter] = useState(draft);
   const query = new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== '')).toString();
-  const audit = useQuery({
-    queryKey: ['audit', brandId, query],
-    queryFn: () => api<AuditAnswer>('GET', `/brands/${brandId}/audit${query ? `?${query}` : ''}`),
-  });
+  const audit = useQuery(auditQuery(brandId, query));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setFilter(draft);
@@ -54,7 +52,7 @@ export function AuditPage() {
         <button type="submit">Filter</button>
       </form>
       {audit.isPending ? <p className="loading">Loading the audit log…</p> : null}
-      {audit.isError ? <p role="alert">{audit.error.message}</p> : null}
+      <ErrorNote error={audit.error} />
       {audit.data ? (
         <TableWrap label="Changes, newest first">
           <table>

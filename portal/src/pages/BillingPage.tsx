@@ -1,9 +1,11 @@
-import type { PaymentMintResponse } from '@pts/shared/schemas/payments';
-import type { PortalBilling } from '@pts/shared/schemas/portal-integrations';
+import { createCheckoutResponseSchema, paymentMintResponseSchema } from '@pts/shared/schemas/payments';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { api, fieldErrors } from '../api.ts';
+import { request } from '../api.ts';
+import { describeError, fieldErrors } from '../errors/describe.ts';
+import { ErrorNote } from '../errors/ErrorNote.tsx';
+import { billingQuery } from '../queries/integrations.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 
@@ -16,19 +18,21 @@ export function BillingPage() {
   const [params] = useSearchParams();
   const returnedSession = params.get('session_id');
   const [dollars, setDollars] = useState('10');
-  const billing = useQuery({
-    queryKey: ['billing', brandId],
-    queryFn: () => api<PortalBilling>('GET', `/brands/${brandId}/billing`),
-  });
+  const billing = useQuery(billingQuery(brandId));
   const buy = useMutation({
-    mutationFn: (amount: number) => api<{ checkoutUrl: string }>('POST', `/brands/${brandId}/checkout`, { amount }),
+    mutationFn: (amount: number) =>
+      request(createCheckoutResponseSchema, 'POST', `/brands/${brandId}/checkout`, { amount }),
     onSuccess: (created) => window.location.assign(created.checkoutUrl),
   });
   // Back from a paid checkout: make sure the tokens are minted (idempotent; the webhook may have done it).
   const confirm = useMutation({
     mutationFn: (sessionId: string) =>
-      api<PaymentMintResponse>('POST', `/brands/${brandId}/purchases/${encodeURIComponent(sessionId)}/confirm`),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['billing', brandId] }),
+      request(
+        paymentMintResponseSchema,
+        'POST',
+        `/brands/${brandId}/purchases/${encodeURIComponent(sessionId)}/confirm`,
+      ),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: billingQuery(brandId).queryKey }),
   });
   const { mutate: confirmPurchase } = confirm;
   useEffect(() => {
@@ -41,7 +45,7 @@ export function BillingPage() {
   };
 
   if (billing.isPending) return <p className="loading">Loading billing…</p>;
-  if (billing.isError) return <p role="alert">{billing.error.message}</p>;
+  if (billing.isError) return <ErrorNote error={billing.error} />;
   const { purchases, totals, gas, checkout } = billing.data;
   const tokens = Number.isFinite(Number(dollars)) ? Math.round(Number(dollars) * checkout.tokensPerUsd) : 0;
   return (
@@ -55,7 +59,7 @@ export function BillingPage() {
           {confirm.isPending
             ? 'Payment received: minting the tokens…'
             : confirm.isError
-              ? `Payment not settled yet: ${confirm.error.message}`
+              ? `Payment not settled yet: ${describeError(confirm.error).message}`
               : 'Payment received: the tokens are on their way to your brand wallet.'}
         </p>
       ) : null}
@@ -95,7 +99,7 @@ export function BillingPage() {
         )}
         {buy.isError && !errors.amount ? (
           <p role="alert" className="error">
-            {buy.error.message}
+            {describeError(buy.error).message}
           </p>
         ) : null}
       </section>

@@ -2,9 +2,10 @@ import type { AnalyticsBucket, BrandAnalytics } from '@pts/shared/schemas/analyt
 import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useId, useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api.ts';
 import { type ChartSeries, TimeChart } from '../charts/TimeChart.tsx';
+import { ErrorNote } from '../errors/ErrorNote.tsx';
 import { formatCount, formatDecimal, formatEth, formatPts } from '../format/numbers.ts';
+import { dashboardQuery } from '../queries/dashboard.ts';
 import { useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 
@@ -39,8 +40,7 @@ export function DashboardPage() {
   const [unit, setUnit] = useState<'day' | 'week'>('day');
   const periodId = useId();
   const dashboard = useQuery({
-    queryKey: ['dashboard', brandId, days],
-    queryFn: () => api<BrandAnalytics>('GET', `/brands/${brandId}/dashboard?days=${days}`),
+    ...dashboardQuery(brandId, days),
     refetchInterval: REFRESH_MS,
     placeholderData: (previous) => previous,
   });
@@ -72,7 +72,7 @@ export function DashboardPage() {
         </div>
       </div>
       {dashboard.isPending ? <p className="loading">Loading the dashboard…</p> : null}
-      {dashboard.isError ? <p role="alert">{dashboard.error.message}</p> : null}
+      <ErrorNote error={dashboard.error} />
       {dashboard.data ? <DashboardBody data={dashboard.data} unit={unit} /> : null}
     </section>
   );

@@ -1,16 +1,25 @@
 import type { AgentKey } from '@pts/shared/schemas/agent-keys';
-import { DEFAULT_PORTAL_KEY_GRACE_MINUTES, type RotatedBrandKeys } from '@pts/shared/schemas/brands';
-import type { PortalAgentKeys, PortalIntegrations, PortalWebhook } from '@pts/shared/schemas/portal-integrations';
-import type { SavedWebhookEndpoint, WebhookTestResult } from '@pts/shared/schemas/webhooks';
+import { DEFAULT_PORTAL_KEY_GRACE_MINUTES } from '@pts/shared/schemas/brands';
+import type { PortalIntegrations } from '@pts/shared/schemas/portal-integrations';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
-import { api, fieldErrors } from '../api.ts';
+import { api, request } from '../api.ts';
+import { describeError, fieldErrors } from '../errors/describe.ts';
+import { ErrorNote } from '../errors/ErrorNote.tsx';
+import {
+  agentKeyCreatedAnswerSchema,
+  agentKeysQuery,
+  domainCheckAnswerSchema,
+  integrationsQuery,
+  rotatedKeysAnswerSchema,
+  webhookQuery,
+  webhookSavedAnswerSchema,
+  webhookTestAnswerSchema,
+} from '../queries/integrations.ts';
 import { canEdit, isOwner, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 import { ChatGroupsSection } from './integrations/ChatGroupsSection.tsx';
 import { ShopifySection } from './integrations/ShopifySection.tsx';
-
-type DnsResult = { domain: string; dnsConfigured: boolean; reason: string };
 
 /** A button that copies `text` and says so (for screen readers too). */
 export function CopyButton(props: { text: string; label: string }) {
@@ -64,13 +73,10 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '�
 
 export function IntegrationsPage() {
   const { brandId, membership } = useBrand();
-  const overview = useQuery({
-    queryKey: ['integrations', brandId],
-    queryFn: () => api<PortalIntegrations>('GET', `/brands/${brandId}/integrations`),
-  });
+  const overview = useQuery(integrationsQuery(brandId));
 
   if (overview.isPending) return <p className="loading">Loading the integrations…</p>;
-  if (overview.isError) return <p role="alert">{overview.error.message}</p>;
+  if (overview.isError) return <ErrorNote error={overview.error} />;
   const data = overview.data;
   return (
     <section className="integrations">
@@ -148,10 +154,12 @@ function RotateKey() {
   const [grace, setGrace] = useState(String(DEFAULT_PORTAL_KEY_GRACE_MINUTES));
   const rotate = useMutation({
     mutationFn: () =>
-      api<{ keys: RotatedBrandKeys }>('POST', `/brands/${brandId}/keys/rotate`, { graceMinutes: Number(grace) }),
+      request(rotatedKeysAnswerSchema, 'POST', `/brands/${brandId}/keys/rotate`, {
+        graceMinutes: Number(grace),
+      }),
     onSuccess: () => {
       setConfirming(false);
-      return queryClient.invalidateQueries({ queryKey: ['integrations', brandId] });
+      return queryClient.invalidateQueries({ queryKey: integrationsQuery(brandId).queryKey });
     },
   });
   const errors = fieldErrors(rotate.error);
@@ -193,7 +201,7 @@ function RotateKey() {
           </label>
           {rotate.isError && !errors.graceMinutes ? (
             <p role="alert" className="error">
-              {rotate.error.message}
+              {describeError(rotate.error).message}
             </p>
           ) : null}
           <div className="row">
@@ -239,7 +247,7 @@ function EndOldKey({ validUntil }: { validUntil: string }) {
     mutationFn: () => api('POST', `/brands/${brandId}/keys/end-previous`),
     onSuccess: async () => {
       setConfirming(false);
-      await queryClient.invalidateQueries({ queryKey: ['integrations', brandId] });
+      await queryClient.invalidateQueries({ queryKey: integrationsQuery(brandId).queryKey });
       // This control is gone with the old key: focus goes back to the section, whose facts now say "no longer".
       document.getElementById('key-heading')?.focus();
     },
@@ -259,7 +267,7 @@ function EndOldKey({ validUntil }: { validUntil: string }) {
           <WhatBreaks />
           {end.isError ? (
             <p role="alert" className="error">
-              {end.error.message}
+              {describeError(end.error).message}
             </p>
           ) : null}
           <div className="row">
@@ -298,13 +306,17 @@ function Domains({ data, editable }: { data: PortalIntegrations; editable: boole
   const queryClient = useQueryClient();
   const [domain, setDomain] = useState(data.domains.websiteDomain);
   const verify = useMutation({
-    mutationFn: () => api<DnsResult>('POST', `/brands/${brandId}/domains/${encodeURIComponent(domain.trim())}/verify`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] }),
+    mutationFn: () =>
+      request(
+        domainCheckAnswerSchema,
+        'POST',
+        `/brands/${brandId}/domains/${encodeURIComponent(domain.trim())}/verify`,
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: integrationsQuery(brandId).queryKey }),
   });
   const remove = useMutation({
-    mutationFn: (name: string) =>
-      api<{ verifiedDomains: string[] }>('DELETE', `/brands/${brandId}/domains/${encodeURIComponent(name)}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] }),
+    mutationFn: (name: string) => api('DELETE', `/brands/${brandId}/domains/${encodeURIComponent(name)}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: integrationsQuery(brandId).queryKey }),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -357,13 +369,13 @@ function Domains({ data, editable }: { data: PortalIntegrations; editable: boole
       ) : null}
       {remove.isError ? (
         <p role="alert" className="error">
-          {remove.error.message}
+          {describeError(remove.error).message}
         </p>
       ) : null}
       {remove.isSuccess ? <p role="status">{remove.variables} is no longer a verified domain.</p> : null}
       {verify.isError ? (
         <p role="alert" className="error">
-          {verify.error.message}
+          {describeError(verify.error).message}
         </p>
       ) : null}
       {verify.isSuccess ? (
@@ -380,20 +392,17 @@ function Domains({ data, editable }: { data: PortalIntegrations; editable: boole
 function Webhooks({ editable }: { editable: boolean }) {
   const { brandId } = useBrand();
   const queryClient = useQueryClient();
-  const webhook = useQuery({
-    queryKey: ['webhook', brandId],
-    queryFn: () => api<PortalWebhook>('GET', `/brands/${brandId}/webhook`),
-  });
+  const webhook = useQuery(webhookQuery(brandId));
   const [url, setUrl] = useState<string | undefined>();
   const [rotateSecret, setRotateSecret] = useState(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhook', brandId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: webhookQuery(brandId).queryKey });
   const save = useMutation({
     mutationFn: (input: { url: string; rotateSecret: boolean }) =>
-      api<{ webhook: SavedWebhookEndpoint }>('PUT', `/brands/${brandId}/webhook`, input),
+      request(webhookSavedAnswerSchema, 'PUT', `/brands/${brandId}/webhook`, input),
     onSuccess: refresh,
   });
   const test = useMutation({
-    mutationFn: () => api<{ result: WebhookTestResult }>('POST', `/brands/${brandId}/webhook/test`),
+    mutationFn: () => request(webhookTestAnswerSchema, 'POST', `/brands/${brandId}/webhook/test`),
     onSuccess: refresh,
   });
   const replay = useMutation({
@@ -403,7 +412,7 @@ function Webhooks({ editable }: { editable: boolean }) {
   const errors = fieldErrors(save.error);
 
   if (webhook.isPending) return <p className="loading">Loading the webhook…</p>;
-  if (webhook.isError) return <p role="alert">{webhook.error.message}</p>;
+  if (webhook.isError) return <ErrorNote error={webhook.error} />;
   const current = webhook.data.webhook;
   const shownUrl = url ?? current?.url ?? '';
   const submit = (event: FormEvent) => {
@@ -443,7 +452,7 @@ function Webhooks({ editable }: { editable: boolean }) {
           ) : null}
           {save.isError && !errors.url ? (
             <p role="alert" className="error">
-              {save.error.message}
+              {describeError(save.error).message}
             </p>
           ) : null}
           <div className="row">
@@ -554,8 +563,8 @@ function XHandle({ data, editable }: { data: PortalIntegrations; editable: boole
   const queryClient = useQueryClient();
   const [handle, setHandle] = useState(data.xHandle ?? '');
   const save = useMutation({
-    mutationFn: () => api<{ xHandle: string | null }>('PUT', `/brands/${brandId}/x-handle`, { xHandle: handle }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] }),
+    mutationFn: () => api('PUT', `/brands/${brandId}/x-handle`, { xHandle: handle }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: integrationsQuery(brandId).queryKey }),
   });
   const errors = fieldErrors(save.error);
   const submit = (event: FormEvent) => {
@@ -589,7 +598,7 @@ function XHandle({ data, editable }: { data: PortalIntegrations; editable: boole
       ) : null}
       {save.isError && !errors.xHandle ? (
         <p role="alert" className="error">
-          {save.error.message}
+          {describeError(save.error).message}
         </p>
       ) : null}
     </section>
@@ -599,16 +608,13 @@ function XHandle({ data, editable }: { data: PortalIntegrations; editable: boole
 function AgentKeys({ editable }: { editable: boolean }) {
   const { brandId } = useBrand();
   const queryClient = useQueryClient();
-  const keys = useQuery({
-    queryKey: ['agent-keys', brandId],
-    queryFn: () => api<PortalAgentKeys>('GET', `/brands/${brandId}/agent-keys`),
-  });
+  const keys = useQuery(agentKeysQuery(brandId));
   const [name, setName] = useState('');
   const [manage, setManage] = useState(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['agent-keys', brandId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: agentKeysQuery(brandId).queryKey });
   const create = useMutation({
     mutationFn: () =>
-      api<{ keyId: string; secret: string }>('POST', `/brands/${brandId}/agent-keys`, {
+      request(agentKeyCreatedAnswerSchema, 'POST', `/brands/${brandId}/agent-keys`, {
         name,
         canManageProgram: manage,
       }),
@@ -632,7 +638,7 @@ function AgentKeys({ editable }: { editable: boolean }) {
       <h2 id="agent-heading">Agent keys</h2>
       <p>Keys for AI agents and scripts using the agent API and MCP on this brand's behalf.</p>
       {keys.isPending ? <p className="loading">Loading the keys…</p> : null}
-      {keys.isError ? <p role="alert">{keys.error.message}</p> : null}
+      <ErrorNote error={keys.error} />
       {keys.data && keys.data.agentKeys.length > 0 ? (
         <TableWrap label="Agent keys">
           <table>

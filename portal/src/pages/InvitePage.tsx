@@ -1,8 +1,9 @@
-import type { PortalJoined } from '@pts/shared/schemas/portal';
+import { portalJoinedSchema } from '@pts/shared/schemas/portal';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { ApiError, api, linkToken, loadSession } from '../api.ts';
+import { ApiError, api, linkToken, loadSession, request } from '../api.ts';
+import { describeError } from '../errors/describe.ts';
 import { refreshSession, useSession } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
 import { PasswordForm } from './PasswordForm.tsx';
@@ -92,7 +93,7 @@ function SignInToAccept() {
       </label>
       {signIn.isError ? (
         <p role="alert" className="error">
-          {signIn.error.message}
+          {describeError(signIn.error).message}
         </p>
       ) : null}
       <button type="submit" disabled={signIn.isPending}>
@@ -109,7 +110,7 @@ function AcceptAsSignedIn({ email }: { email: string }) {
   const accept = useMutation({
     mutationFn: async () => {
       await loadSession();
-      return api<PortalJoined>('POST', '/invites/join', { token: linkToken() });
+      return request(portalJoinedSchema, 'POST', '/invites/join', { token: linkToken() });
     },
     onSuccess: async (joined) => {
       window.history.replaceState(null, '', window.location.pathname);
@@ -129,7 +130,7 @@ function AcceptAsSignedIn({ email }: { email: string }) {
       </p>
       {accept.isError ? (
         <p role="alert" className="error">
-          {accept.error.message}
+          {describeError(accept.error).message}
         </p>
       ) : null}
       <div className="actions">

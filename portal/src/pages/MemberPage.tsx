@@ -1,9 +1,12 @@
-import type { MemberProfile } from '@pts/shared/schemas/brand-members';
+import { type MemberProfile, manualAwardResponseSchema } from '@pts/shared/schemas/brand-members';
 import { eventRefusalText } from '@pts/shared/schemas/event-refusals';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { ApiError, api, fieldErrors } from '../api.ts';
+import { ApiError, api, request } from '../api.ts';
+import { describeError, fieldErrors } from '../errors/describe.ts';
+import { ErrorNote } from '../errors/ErrorNote.tsx';
+import { memberQuery } from '../queries/members.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 
@@ -11,14 +14,12 @@ import { TableWrap } from '../TableWrap.tsx';
 export function MemberPage() {
   const { brandId, membership } = useBrand();
   const { userKey = '' } = useParams();
-  const key = ['member', brandId, userKey];
-  const profile = useQuery({
-    queryKey: key,
-    queryFn: () => api<MemberProfile>('GET', `/brands/${brandId}/loyalty-members/${encodeURIComponent(userKey)}`),
-  });
+  const memberOptions = memberQuery(brandId, userKey);
+  const key = memberOptions.queryKey;
+  const profile = useQuery(memberOptions);
 
   if (profile.isPending) return <p className="loading">Loading the member…</p>;
-  if (profile.isError) return <p role="alert">{profile.error.message}</p>;
+  if (profile.isError) return <ErrorNote error={profile.error} />;
   const member = profile.data;
   return (
     <section>
@@ -151,7 +152,7 @@ function newAwardKey(): string {
   return `award-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
 
-function AwardForm(props: { brandId: string; userKey: string; queryKey: string[] }) {
+function AwardForm(props: { brandId: string; userKey: string; queryKey: readonly string[] }) {
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState('50');
   const [reason, setReason] = useState('');
@@ -160,7 +161,8 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: string[]
   const [awardKey, setAwardKey] = useState(newAwardKey);
   const award = useMutation({
     mutationFn: () =>
-      api<{ rewardAmount: number }>(
+      request(
+        manualAwardResponseSchema,
         'POST',
         `/brands/${props.brandId}/loyalty-members/${encodeURIComponent(props.userKey)}/awards`,
         { amount: Number(amount), reason, idempotencyKey: awardKey },
@@ -221,7 +223,7 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: string[]
       {award.error && Object.keys(errors).length === 0 ? (
         <p role="alert" className="error">
           {award.error instanceof ApiError
-            ? award.error.message
+            ? describeError(award.error).message
             : // No answer at all (the browser says only "Failed to fetch"): the award may have been paid; the
               // retry sends the same idempotency key, so it is paid once either way.
               'No answer came back (the connection failed), so this award may or may not have been given. Give pts again: the same award is paid once.'}
@@ -240,7 +242,12 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: string[]
 }
 
 /** Block (with the reason, kept in the audit log) or unblock: a blocked member's events are refused. */
-function BlockForm(props: { brandId: string; userKey: string; queryKey: string[]; blocked: MemberProfile['blocked'] }) {
+function BlockForm(props: {
+  brandId: string;
+  userKey: string;
+  queryKey: readonly string[];
+  blocked: MemberProfile['blocked'];
+}) {
   const queryClient = useQueryClient();
   const [reason, setReason] = useState('');
   const path = `/brands/${props.brandId}/loyalty-members/${encodeURIComponent(props.userKey)}/block`;
@@ -281,7 +288,7 @@ function BlockForm(props: { brandId: string; userKey: string; queryKey: string[]
       )}
       {change.error && Object.keys(errors).length === 0 ? (
         <p role="alert" className="error">
-          {change.error.message}
+          {describeError(change.error).message}
         </p>
       ) : null}
       {change.isSuccess ? <p role="status">{props.blocked ? 'Blocked.' : 'Unblocked.'}</p> : null}

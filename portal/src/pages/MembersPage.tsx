@@ -1,8 +1,9 @@
-import type { MemberListResponse, MemberListSort } from '@pts/shared/schemas/brand-members';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { MemberListSort } from '@pts/shared/schemas/brand-members';
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api } from '../api.ts';
+import { describeError } from '../errors/describe.ts';
+import { memberListQuery } from '../queries/members.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 
@@ -31,15 +32,7 @@ export function MembersPage() {
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors.at(-1);
   const filter = new URLSearchParams({ sort, order, ...(q ? { q } : {}) });
-  const page = useQuery({
-    queryKey: ['member-list', brandId, sort, order, q, cursor ?? ''],
-    queryFn: () =>
-      api<MemberListResponse>(
-        'GET',
-        `/brands/${brandId}/member-list?${filter}&limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      ),
-    placeholderData: keepPreviousData,
-  });
+  const page = useQuery(memberListQuery(brandId, { sort, order, q, cursor, limit: PAGE_SIZE }));
   const show = (next: Record<string, string>) => {
     setCursors([]);
     const merged = { sort, order, ...(q ? { q } : {}), ...next };
@@ -87,7 +80,7 @@ export function MembersPage() {
       </div>
       {page.isError ? (
         <p role="alert" className="error">
-          {page.error.message}
+          {describeError(page.error).message}
         </p>
       ) : null}
       {page.isFetching ? <p className="loading">Loading…</p> : null}

@@ -1,10 +1,13 @@
 import type { CreatedBrand } from '@pts/shared/schemas/brands';
-import { PORTAL_ROLES, type PortalInvite, type PortalRole } from '@pts/shared/schemas/portal';
-import type { OperatorBrand, OperatorBrands } from '@pts/shared/schemas/portal-operator';
+import { PORTAL_ROLES, type PortalRole } from '@pts/shared/schemas/portal';
+import type { OperatorBrand } from '@pts/shared/schemas/portal-operator';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { api, fieldErrors } from '../api.ts';
+import { request } from '../api.ts';
+import { describeError, fieldErrors } from '../errors/describe.ts';
+import { ErrorNote } from '../errors/ErrorNote.tsx';
+import { createdBrandAnswerSchema, inviteSentAnswerSchema, operatorBrandsQuery } from '../queries/team.ts';
 import { useSession } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 import { CopyButton } from './IntegrationsPage.tsx';
@@ -24,11 +27,7 @@ export function OperatorPage() {
   const session = useSession();
   const queryClient = useQueryClient();
   const isOperator = session.data?.user?.operator === true;
-  const brands = useQuery({
-    queryKey: ['operator-brands'],
-    queryFn: () => api<OperatorBrands>('GET', '/operator/brands'),
-    enabled: isOperator,
-  });
+  const brands = useQuery({ ...operatorBrandsQuery(), enabled: isOperator });
   const [inviteBrand, setInviteBrand] = useState('');
 
   if (!isOperator) {
@@ -40,8 +39,8 @@ export function OperatorPage() {
     );
   }
   if (brands.isPending) return <p className="loading">Loading every brand…</p>;
-  if (brands.isError) return <p role="alert">{brands.error.message}</p>;
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['operator-brands'] });
+  if (brands.isError) return <ErrorNote error={brands.error} />;
+  const refresh = () => queryClient.invalidateQueries({ queryKey: operatorBrandsQuery().queryKey });
   return (
     <section>
       <h1>Operator: every brand</h1>
@@ -116,7 +115,7 @@ function CreateBrandForm(props: { onCreated: (brand: CreatedBrand) => unknown })
   const [name, setName] = useState('');
   const [domain, setDomain] = useState('');
   const create = useMutation({
-    mutationFn: () => api<{ brand: CreatedBrand }>('POST', '/operator/brands', { name, domain }),
+    mutationFn: () => request(createdBrandAnswerSchema, 'POST', '/operator/brands', { name, domain }),
     onSuccess: (answer) => props.onCreated(answer.brand),
   });
   const errors = fieldErrors(create.error);
@@ -161,7 +160,7 @@ function CreateBrandForm(props: { onCreated: (brand: CreatedBrand) => unknown })
       ) : null}
       {create.isError && !errors.name && !errors.domain ? (
         <p role="alert" className="error">
-          {create.error.message}
+          {describeError(create.error).message}
         </p>
       ) : null}
       <button type="submit" disabled={create.isPending}>
@@ -201,11 +200,7 @@ function InviteOwnerForm(props: {
   const [role, setRole] = useState<PortalRole>('owner');
   const brandId = props.brandId || props.brands[0]?.brandId || '';
   const invite = useMutation({
-    mutationFn: () =>
-      api<Omit<PortalInvite, 'inviteUrl'> & { inviteUrl?: string }>('POST', `/operator/brands/${brandId}/invites`, {
-        email,
-        role,
-      }),
+    mutationFn: () => request(inviteSentAnswerSchema, 'POST', `/operator/brands/${brandId}/invites`, { email, role }),
     onSuccess: () => props.onInvited(),
   });
   const errors = fieldErrors(invite.error);
@@ -251,7 +246,7 @@ function InviteOwnerForm(props: {
       </label>
       {invite.isError && !errors.email ? (
         <p role="alert" className="error">
-          {invite.error.message}
+          {describeError(invite.error).message}
         </p>
       ) : null}
       <button type="submit" disabled={invite.isPending}>

@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { api, fieldErrors, linkToken, loadSession } from '../api.ts';
+import { api, linkToken, loadSession } from '../api.ts';
+import { describeError, fieldErrors } from '../errors/describe.ts';
 import { refreshSession } from '../session.ts';
 
 /**
@@ -77,7 +78,7 @@ export function PasswordForm({
       ) : null}
       {setIt.isError && !errors.password ? (
         <p role="alert" className="error">
-          {setIt.error.message}
+          {describeError(setIt.error).message}
         </p>
       ) : null}
       <button type="submit" disabled={setIt.isPending}>

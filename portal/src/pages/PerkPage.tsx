@@ -1,11 +1,13 @@
 import { PERK_STATUS_TEXT } from '@pts/shared/rules/perk-status';
-import type { PortalPerkDetail } from '@pts/shared/schemas/brand-members';
 import type { AddConstraintRequest } from '@pts/shared/schemas/constraints';
 import type { UpdatePerkRequest } from '@pts/shared/schemas/perks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, fieldErrors } from '../api.ts';
+import { api } from '../api.ts';
+import { describeError, fieldErrors } from '../errors/describe.ts';
+import { ErrorNote } from '../errors/ErrorNote.tsx';
+import { perkQuery } from '../queries/perks.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 import { limitText, PerkForm, windowText } from './PerkForm.tsx';
@@ -17,11 +19,9 @@ export function PerkPage() {
   const queryClient = useQueryClient();
   const editable = canEdit(membership);
   const [editing, setEditing] = useState(false);
-  const key = ['perk', brandId, perkId];
-  const detail = useQuery({
-    queryKey: key,
-    queryFn: () => api<PortalPerkDetail>('GET', `/brands/${brandId}/perks/${perkId}`),
-  });
+  const perkOptions = perkQuery(brandId, perkId);
+  const key = perkOptions.queryKey;
+  const detail = useQuery(perkOptions);
   const refresh = () => queryClient.invalidateQueries({ queryKey: key });
   const save = useMutation({
     mutationFn: (settings: UpdatePerkRequest) => api('PATCH', `/brands/${brandId}/perks/${perkId}`, settings),
@@ -43,7 +43,7 @@ export function PerkPage() {
   });
 
   if (detail.isPending) return <p className="loading">Loading the perk…</p>;
-  if (detail.isError) return <p role="alert">{detail.error.message}</p>;
+  if (detail.isError) return <ErrorNote error={detail.error} />;
   const { perk, collection, constraints, redemptions } = detail.data;
   return (
     <section>
@@ -114,7 +114,7 @@ export function PerkPage() {
       ) : null}
       {archive.isError ? (
         <p role="alert" className="error">
-          {archive.error.message}
+          {describeError(archive.error).message}
         </p>
       ) : null}
       {archive.isSuccess ? (
@@ -255,7 +255,7 @@ function ConstraintForm(props: { brandId: string; perkId: string; onAdded(): voi
       ) : null}
       {add.error ? (
         <p role="alert" className="error">
-          {Object.values(errors)[0] ?? add.error.message}
+          {Object.values(errors)[0] ?? describeError(add.error).message}
         </p>
       ) : null}
       <div className="row">

@@ -1,7 +1,10 @@
 import type { Rule, SetRuleRequest } from '@pts/shared/schemas/brands';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, fieldErrors } from '../api.ts';
+import { api, request } from '../api.ts';
+import { describeError, fieldErrors } from '../errors/describe.ts';
+import { ErrorNote } from '../errors/ErrorNote.tsx';
+import { ruleAnswerSchema, rulesQuery } from '../queries/program.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 import { CampaignsSection } from './program/CampaignsSection.tsx';
@@ -45,16 +48,13 @@ export function ProgramPage() {
   const queryClient = useQueryClient();
   const editable = canEdit(membership);
   const [editing, setEditing] = useState<Rule | 'new' | undefined>();
-  const rules = useQuery({
-    queryKey: ['rules', brandId],
-    queryFn: () => api<{ rules: Rule[] }>('GET', `/brands/${brandId}/rules`),
-  });
+  const rules = useQuery(rulesQuery(brandId));
   const save = useMutation({
     mutationFn: ({ eventType, settings }: { eventType: string; settings: SetRuleRequest }) =>
       api('PUT', `/brands/${brandId}/rules/${encodeURIComponent(eventType)}`, settings),
     onSuccess: async () => {
       setEditing(undefined);
-      await queryClient.invalidateQueries({ queryKey: ['rules', brandId] });
+      await queryClient.invalidateQueries({ queryKey: rulesQuery(brandId).queryKey });
     },
   });
 
@@ -62,12 +62,12 @@ export function ProgramPage() {
   // brings it back paused, so it earns again only when someone resumes it.
   const archive = useMutation({
     mutationFn: ({ eventType, change }: { eventType: string; change: 'archive' | 'restore' }) =>
-      api<{ rule: Rule }>('POST', `/brands/${brandId}/rules/${encodeURIComponent(eventType)}/${change}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['rules', brandId] }),
+      request(ruleAnswerSchema, 'POST', `/brands/${brandId}/rules/${encodeURIComponent(eventType)}/${change}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: rulesQuery(brandId).queryKey }),
   });
 
   if (rules.isPending) return <p className="loading">Loading the program…</p>;
-  if (rules.isError) return <p role="alert">{rules.error.message}</p>;
+  if (rules.isError) return <ErrorNote error={rules.error} />;
   return (
     <div className="stack">
       <h1>Program</h1>
@@ -107,7 +107,7 @@ export function ProgramPage() {
         ) : null}
         {archive.isError ? (
           <p role="alert" className="error">
-            {archive.error.message}
+            {describeError(archive.error).message}
           </p>
         ) : null}
         {archive.isSuccess ? (
@@ -332,7 +332,7 @@ function RuleForm(props: {
       {fieldError('detectionConfig')}
       {props.error && Object.keys(errors).length === 0 ? (
         <p role="alert" className="error">
-          {props.error.message}
+          {describeError(props.error).message}
         </p>
       ) : null}
       <div className="row">

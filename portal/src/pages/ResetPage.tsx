@@ -2,6 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { api, linkToken, loadSession } from '../api.ts';
+import { describeError } from '../errors/describe.ts';
 import { AuthFrame } from './AuthFrame.tsx';
 import { PasswordForm } from './PasswordForm.tsx';
 
@@ -45,7 +46,7 @@ export function ResetPage() {
           </label>
           {ask.isError ? (
             <p role="alert" className="error">
-              {ask.error.message}
+              {describeError(ask.error).message}
             </p>
           ) : null}
           <button type="submit" disabled={ask.isPending}>

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { api, loadSession } from '../api.ts';
+import { describeError } from '../errors/describe.ts';
 import { refreshSession } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
 
@@ -50,7 +51,7 @@ export function SignInPage() {
         </label>
         {signIn.isError ? (
           <p role="alert" className="error">
-            {signIn.error.message}
+            {describeError(signIn.error).message}
           </p>
         ) : null}
         <button type="submit" disabled={signIn.isPending}>

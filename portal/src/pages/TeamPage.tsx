@@ -1,8 +1,12 @@
-import { PORTAL_ROLES, type PortalRole, type PortalTeam } from '@pts/shared/schemas/portal';
+import { PORTAL_ROLES, type PortalRole } from '@pts/shared/schemas/portal';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { api, fieldErrors } from '../api.ts';
+import { api, request } from '../api.ts';
+import { describeError, fieldErrors } from '../errors/describe.ts';
+import { ErrorNote } from '../errors/ErrorNote.tsx';
+import { sessionQuery } from '../queries/session.ts';
+import { teamInviteSentAnswerSchema, teamQuery } from '../queries/team.ts';
 import { isOwner, useBrand, useSession } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 
@@ -13,18 +17,15 @@ export function TeamPage() {
   const owner = isOwner(membership);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<PortalRole>('viewer');
-  const team = useQuery({
-    queryKey: ['team', brandId],
-    queryFn: () => api<PortalTeam>('GET', `/brands/${brandId}/team`),
-  });
+  const team = useQuery(teamQuery(brandId));
   const invite = useMutation({
-    mutationFn: () => api<{ email: string; inviteUrl?: string }>('POST', `/brands/${brandId}/invites`, { email, role }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['team', brandId] }),
+    mutationFn: () => request(teamInviteSentAnswerSchema, 'POST', `/brands/${brandId}/invites`, { email, role }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: teamQuery(brandId).queryKey }),
   });
   const changeRole = useMutation({
     mutationFn: (input: { userId: string; role: PortalRole }) =>
       api('PATCH', `/brands/${brandId}/members/${input.userId}`, { role: input.role }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['team', brandId] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: teamQuery(brandId).queryKey }),
   });
   // Removing, revoking, ending sessions and leaving: each asks first, then says what it did.
   const [done, setDone] = useState('');
@@ -35,7 +36,7 @@ export function TeamPage() {
       setDone(message);
       // A revoked invite's link, shown above to pass on, no longer works: it is not offered any more.
       if (change.revokes && invite.data?.email === change.revokes) invite.reset();
-      return queryClient.invalidateQueries({ queryKey: ['team', brandId] });
+      return queryClient.invalidateQueries({ queryKey: teamQuery(brandId).queryKey });
     },
   });
   const act = (question: string, change: TeamChange) => {
@@ -45,7 +46,7 @@ export function TeamPage() {
   const leave = useMutation({
     mutationFn: () => api('POST', `/brands/${brandId}/leave`),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['session'] });
+      await queryClient.invalidateQueries({ queryKey: sessionQuery().queryKey });
       navigate('/');
     },
   });
@@ -56,19 +57,19 @@ export function TeamPage() {
   };
 
   if (team.isPending) return <p className="loading">Loading the team…</p>;
-  if (team.isError) return <p role="alert">{team.error.message}</p>;
+  if (team.isError) return <ErrorNote error={team.error} />;
   return (
     <section>
       <h1>Team</h1>
       <p>Owners do everything, admins everything but the team, viewers read only.</p>
       {changeRole.isError ? (
         <p role="alert" className="error">
-          {changeRole.error.message}
+          {describeError(changeRole.error).message}
         </p>
       ) : null}
       {teamChange.isError ? (
         <p role="alert" className="error">
-          {teamChange.error.message}
+          {describeError(teamChange.error).message}
         </p>
       ) : null}
       {done && !teamChange.isError ? <p role="status">{done}</p> : null}
@@ -200,7 +201,7 @@ export function TeamPage() {
           </label>
           {invite.isError && !errors.email ? (
             <p role="alert" className="error">
-              {invite.error.message}
+              {describeError(invite.error).message}
             </p>
           ) : null}
           {invite.isSuccess ? (
@@ -225,7 +226,7 @@ export function TeamPage() {
       <p>You lose access at once; an owner can invite you again. The last owner cannot leave.</p>
       {leave.isError ? (
         <p role="alert" className="error">
-          {leave.error.message}
+          {describeError(leave.error).message}
         </p>
       ) : null}
       <button

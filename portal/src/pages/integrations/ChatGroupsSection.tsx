@@ -3,10 +3,13 @@ import type { ChatGroup, UpdateChatGroupRequest } from '@pts/shared/schemas/comm
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../../api.ts';
+import { describeError, messagesByPath } from '../../errors/describe.ts';
+import { integrationsQuery } from '../../queries/integrations.ts';
+import { rulesQuery } from '../../queries/program.ts';
 import { useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
 import { FormButtons, InputField, when } from '../program/fields.tsx';
-import { fieldMessage, messagesByPath, numberOf } from '../program/validation.tsx';
+import { fieldMessage, numberOf } from '../program/validation.tsx';
 
 // The server's shared schema checks the input (its messages come back per field path): importing the zod
 // schema here would put zod into the portal's initial script.
@@ -23,22 +26,18 @@ export function ChatGroupsSection({ groups, editable }: { groups: ChatGroup[]; e
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<ChatGroup | undefined>();
   const path = (group: ChatGroup) => `/brands/${brandId}/chat-groups/${encodeURIComponent(group.chatGroupId)}`;
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['integrations', brandId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: integrationsQuery(brandId).queryKey });
   const save = useMutation({
     mutationFn: ({ group, body }: { group: ChatGroup; body: UpdateChatGroupRequest }) =>
       api('PATCH', path(group), body),
     onSuccess: async () => {
       setEditing(undefined);
-      await Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: ['rules', brandId] })]);
+      await Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: rulesQuery(brandId).queryKey })]);
     },
   });
   const unlink = useMutation({ mutationFn: (group: ChatGroup) => api('DELETE', path(group)), onSuccess: refresh });
   // The rules a group's rewards write to: the same query (and key) as the Program page's.
-  const rules = useQuery({
-    queryKey: ['rules', brandId],
-    queryFn: () => api<{ rules: Rule[] }>('GET', `/brands/${brandId}/rules`),
-    enabled: editing !== undefined,
-  });
+  const rules = useQuery({ ...rulesQuery(brandId), enabled: editing !== undefined });
 
   return (
     <section aria-labelledby="chat-heading" className="panel">
@@ -108,7 +107,7 @@ export function ChatGroupsSection({ groups, editable }: { groups: ChatGroup[]; e
       )}
       {unlink.isError ? (
         <p role="alert" className="error">
-          {unlink.error.message}
+          {describeError(unlink.error).message}
         </p>
       ) : null}
       {editing ? (
@@ -256,7 +255,7 @@ function ChatGroupForm(props: {
       </div>
       {props.error && known.length === 0 ? (
         <p role="alert" className="error">
-          {messages[''] ?? props.error.message}
+          {messages[''] ?? describeError(props.error).message}
         </p>
       ) : null}
       <FormButtons submit="Save group" saving={props.saving} onCancel={props.onCancel} />

@@ -1,16 +1,19 @@
 import {
-  type AchievementDefinitionsResponse,
   type AchievementDefinitionView,
+  achievementDefinitionsResponseSchema,
   BUILT_IN_ACHIEVEMENT_TYPES,
   setAchievementDefinitionsRequestSchema,
 } from '@pts/shared/schemas/achievements';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { api } from '../../api.ts';
+import { request } from '../../api.ts';
+import { describeError, messagesByPath } from '../../errors/describe.ts';
+import { ErrorNote } from '../../errors/ErrorNote.tsx';
+import { achievementsQuery } from '../../queries/program.ts';
 import { canEdit, useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
 import { FormButtons, InputField, TextAreaField } from './fields.tsx';
-import { fieldMessage, messagesByPath, numberOf, validated } from './validation.tsx';
+import { fieldMessage, numberOf, validated } from './validation.tsx';
 
 /** What each built-in type counts, in words. */
 const TYPE_TEXT: Record<(typeof BUILT_IN_ACHIEVEMENT_TYPES)[number], string> = {
@@ -50,18 +53,18 @@ export default function AchievementsSection() {
   const [editing, setEditing] = useState<Editing | undefined>();
   const [status, setStatus] = useState('');
   const achievements = useQuery({
-    queryKey: ['achievements', brandId],
-    queryFn: () => api<AchievementDefinitionsResponse>('GET', `/brands/${brandId}/achievements`),
+    ...achievementsQuery(brandId),
   });
   const save = useMutation({
     mutationFn: (change: { definitions: Definition[]; done: string }) =>
-      api<AchievementDefinitionsResponse>(
+      request(
+        achievementDefinitionsResponseSchema,
         'PUT',
         `/brands/${brandId}/achievements`,
         validated(setAchievementDefinitionsRequestSchema, { definitions: change.definitions }),
       ),
     onSuccess: (answer, change) => {
-      queryClient.setQueryData(['achievements', brandId], answer);
+      queryClient.setQueryData(achievementsQuery(brandId).queryKey, answer);
       setEditing(undefined);
       setStatus(change.done);
     },
@@ -81,7 +84,7 @@ export default function AchievementsSection() {
         <code>achievement.unlocked</code> webhook and stay unlocked if a threshold changes later.
       </p>
       {achievements.isPending ? <p className="loading">Loading the achievements…</p> : null}
-      {achievements.isError ? <p role="alert">{achievements.error.message}</p> : null}
+      <ErrorNote error={achievements.error} />
       {data ? (
         <>
           {data.defaults ? (
@@ -130,7 +133,7 @@ export default function AchievementsSection() {
           ) : null}
           {editable && !editing && save.error ? (
             <p role="alert" className="error">
-              {save.error.message}
+              {describeError(save.error).message}
             </p>
           ) : null}
           <TableWrap label="Achievements">

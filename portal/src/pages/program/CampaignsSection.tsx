@@ -2,8 +2,9 @@ import type { Campaign, CreateCampaignRequest, UpdateCampaignRequest } from '@pt
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../../api.ts';
+import { campaignsQuery } from '../../queries/program.ts';
 import { canEdit, useBrand } from '../../session.ts';
-import { TableWrap } from '../../TableWrap.tsx';
+import { ListAndForm } from '../../ui/ListAndForm.tsx';
 import { FormButtons, fromLocalInput, InputField, toLocalInput, useFieldErrors, when } from './fields.tsx';
 
 type Save = { campaignId?: string; body: CreateCampaignRequest | UpdateCampaignRequest };
@@ -19,12 +20,7 @@ export function CampaignsSection() {
   const { brandId, membership } = useBrand();
   const queryClient = useQueryClient();
   const editable = canEdit(membership);
-  const [editing, setEditing] = useState<Campaign | 'new' | undefined>();
-  const key = ['campaigns', brandId];
-  const campaigns = useQuery({
-    queryKey: key,
-    queryFn: () => api<{ campaigns: Campaign[] }>('GET', `/brands/${brandId}/campaigns`),
-  });
+  const campaigns = useQuery(campaignsQuery(brandId));
   const save = useMutation({
     mutationFn: (change: Change) =>
       'end' in change
@@ -32,109 +28,82 @@ export function CampaignsSection() {
         : change.campaignId
           ? api('PATCH', `/brands/${brandId}/campaigns/${change.campaignId}`, change.body)
           : api('POST', `/brands/${brandId}/campaigns`, change.body),
-    onSuccess: async () => {
-      setEditing(undefined);
-      await queryClient.invalidateQueries({ queryKey: key });
-    },
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: campaignsQuery(brandId).queryKey }),
   });
 
   return (
-    <section aria-labelledby="campaigns-heading">
-      <h2 id="campaigns-heading">Hashtag campaigns (X bot)</h2>
-      <p>
-        Posts on X that carry the hashtag inside the campaign's window earn the reward, up to the limit per member. The
-        X bot reads these on every poll.
-      </p>
-      {editable ? (
-        <div>
-          <button
-            type="button"
-            onClick={() => {
-              save.reset();
-              setEditing('new');
-            }}
-          >
-            New campaign
-          </button>
-        </div>
-      ) : null}
-      {editing ? (
+    <ListAndForm<Campaign>
+      headingId="campaigns-heading"
+      heading="Hashtag campaigns (X bot)"
+      intro={
+        <p>
+          Posts on X that carry the hashtag inside the campaign's window earn the reward, up to the limit per member.
+          The X bot reads these on every poll.
+        </p>
+      }
+      newLabel={editable ? 'New campaign' : undefined}
+      onOpen={() => save.reset()}
+      items={campaigns.data?.campaigns}
+      pending={campaigns.isPending}
+      error={campaigns.error}
+      loadingText="Loading the campaigns…"
+      emptyText="No hashtag campaign yet."
+      tableLabel="Hashtag campaigns"
+      itemKey={(campaign) => campaign.id}
+      form={({ item, close }) => (
         <CampaignForm
-          key={editing === 'new' ? 'new' : editing.id}
-          campaign={editing === 'new' ? undefined : editing}
+          campaign={item}
           saving={save.isPending}
           error={save.error}
-          onCancel={() => setEditing(undefined)}
-          onSave={(body) => save.mutate({ ...(editing === 'new' ? {} : { campaignId: editing.id }), body })}
+          onCancel={close}
+          onSave={(body) => save.mutate({ ...(item ? { campaignId: item.id } : {}), body }, { onSuccess: close })}
         />
-      ) : null}
-      {campaigns.isPending ? <p className="loading">Loading the campaigns…</p> : null}
-      {campaigns.isError ? <p role="alert">{campaigns.error.message}</p> : null}
-      {campaigns.data ? (
-        campaigns.data.campaigns.length === 0 ? (
-          <p className="note">No hashtag campaign yet.</p>
-        ) : (
-          <TableWrap label="Hashtag campaigns">
-            <table>
-              <caption className="visually-hidden">Hashtag campaigns</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Hashtag</th>
-                  <th scope="col">Reward</th>
-                  <th scope="col">Window</th>
-                  <th scope="col">Per member</th>
-                  <th scope="col">Status</th>
-                  {editable ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {campaigns.data.campaigns.map((campaign) => {
-                  // The server's status, by its clock and the one window rule: never this browser's clock.
-                  const { status } = campaign;
-                  return (
-                    <tr key={campaign.id} data-campaign={campaign.hashtag}>
-                      <th scope="row">{campaign.hashtag}</th>
-                      <td>
-                        {campaign.reward !== null ? `${campaign.reward} pts` : `× ${campaign.rewardMultiplier}`}
-                        {campaign.excludeBrandPosts ? '' : ' (brand posts count)'}
-                      </td>
-                      <td>
-                        {when(campaign.startDate)} – {when(campaign.endDate)}
-                      </td>
-                      <td>{campaign.maxClaimsPerUser}</td>
-                      <td>{status}</td>
-                      {editable ? (
-                        <td className="actions">
-                          <button
-                            type="button"
-                            aria-label={`Edit ${campaign.hashtag}`}
-                            onClick={() => {
-                              save.reset();
-                              setEditing(campaign);
-                            }}
-                          >
-                            Edit
-                          </button>
-                          {status === 'active' ? (
-                            <button
-                              type="button"
-                              aria-label={`End now ${campaign.hashtag}`}
-                              onClick={() => save.mutate({ campaignId: campaign.id, end: true })}
-                            >
-                              End now
-                            </button>
-                          ) : null}
-                        </td>
-                      ) : null}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </TableWrap>
-        )
-      ) : null}
-    </section>
+      )}
+      head={
+        <tr>
+          <th scope="col">Hashtag</th>
+          <th scope="col">Reward</th>
+          <th scope="col">Window</th>
+          <th scope="col">Per member</th>
+          <th scope="col">Status</th>
+          {editable ? <th scope="col">Actions</th> : null}
+        </tr>
+      }
+      row={(campaign, edit) => {
+        // The server's status, by its clock and the one window rule: never this browser's clock.
+        const { status } = campaign;
+        return (
+          <tr key={campaign.id} data-campaign={campaign.hashtag}>
+            <th scope="row">{campaign.hashtag}</th>
+            <td>
+              {campaign.reward !== null ? `${campaign.reward} pts` : `× ${campaign.rewardMultiplier}`}
+              {campaign.excludeBrandPosts ? '' : ' (brand posts count)'}
+            </td>
+            <td>
+              {when(campaign.startDate)} – {when(campaign.endDate)}
+            </td>
+            <td>{campaign.maxClaimsPerUser}</td>
+            <td>{status}</td>
+            {editable ? (
+              <td className="actions">
+                <button type="button" aria-label={`Edit ${campaign.hashtag}`} onClick={edit}>
+                  Edit
+                </button>
+                {status === 'active' ? (
+                  <button
+                    type="button"
+                    aria-label={`End now ${campaign.hashtag}`}
+                    onClick={() => save.mutate({ campaignId: campaign.id, end: true })}
+                  >
+                    End now
+                  </button>
+                ) : null}
+              </td>
+            ) : null}
+          </tr>
+        );
+      }}
+    />
   );
 }
 

@@ -2,8 +2,9 @@ import type { Drop, PortalCreateDropRequest, UpdateDropRequest } from '@pts/shar
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../../api.ts';
+import { dropsQuery, rulesQuery } from '../../queries/program.ts';
 import { canEdit, useBrand } from '../../session.ts';
-import { TableWrap } from '../../TableWrap.tsx';
+import { ListAndForm } from '../../ui/ListAndForm.tsx';
 import { FormButtons, fromLocalInput, InputField, toLocalInput, useFieldErrors, when } from './fields.tsx';
 
 type Save = { dropId?: string; body: PortalCreateDropRequest | UpdateDropRequest };
@@ -18,126 +19,103 @@ export function DropsSection() {
   const { brandId, membership } = useBrand();
   const queryClient = useQueryClient();
   const editable = canEdit(membership);
-  const [editing, setEditing] = useState<Drop | 'new' | undefined>();
-  const key = ['drops', brandId];
-  const drops = useQuery({
-    queryKey: key,
-    queryFn: () => api<{ drops: Drop[] }>('GET', `/brands/${brandId}/drops`),
-  });
+  const drops = useQuery(dropsQuery(brandId));
   const save = useMutation({
     mutationFn: ({ dropId, body }: Save) =>
       dropId ? api('PATCH', `/brands/${brandId}/drops/${dropId}`, body) : api('POST', `/brands/${brandId}/drops`, body),
     onSuccess: async () => {
-      setEditing(undefined);
       // A first drop also creates the brand's drop_claim rule.
-      await queryClient.invalidateQueries({ queryKey: key });
-      await queryClient.invalidateQueries({ queryKey: ['rules', brandId] });
+      await queryClient.invalidateQueries({ queryKey: dropsQuery(brandId).queryKey });
+      await queryClient.invalidateQueries({ queryKey: rulesQuery(brandId).queryKey });
     },
   });
   const end = useMutation({
     mutationFn: (dropId: string) => api('POST', `/brands/${brandId}/drops/${dropId}/end`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: dropsQuery(brandId).queryKey }),
   });
-  const open = (drop: Drop | 'new') => {
-    save.reset();
-    setEditing(drop);
-  };
 
   return (
-    <section aria-labelledby="drops-heading">
-      <h2 id="drops-heading">Drops</h2>
-      <p>
-        A drop pays its amount to each member who claims it while it is open, until its supply is gone. Claims are
-        recorded as <code>drop_claim</code> events.
-      </p>
-      {editable ? (
-        <div>
-          <button type="button" onClick={() => open('new')}>
-            New drop
-          </button>
-        </div>
-      ) : null}
-      {editing ? (
+    <ListAndForm<Drop>
+      headingId="drops-heading"
+      heading="Drops"
+      intro={
+        <p>
+          A drop pays its amount to each member who claims it while it is open, until its supply is gone. Claims are
+          recorded as <code>drop_claim</code> events.
+        </p>
+      }
+      newLabel={editable ? 'New drop' : undefined}
+      onOpen={() => save.reset()}
+      items={drops.data?.drops}
+      pending={drops.isPending}
+      error={drops.error}
+      problems={[end.error]}
+      loadingText="Loading the drops…"
+      emptyText="No drop yet."
+      tableLabel="Drops"
+      itemKey={(drop) => drop.dropId}
+      form={({ item, close }) => (
         <DropForm
-          key={editing === 'new' ? 'new' : editing.dropId}
-          drop={editing === 'new' ? undefined : editing}
+          drop={item}
           saving={save.isPending}
           error={save.error}
-          onCancel={() => setEditing(undefined)}
-          onSave={(body) => save.mutate({ ...(editing === 'new' ? {} : { dropId: editing.dropId }), body })}
+          onCancel={close}
+          onSave={(body) => save.mutate({ ...(item ? { dropId: item.dropId } : {}), body }, { onSuccess: close })}
         />
-      ) : null}
-      {end.isError ? <p role="alert">{end.error.message}</p> : null}
-      {drops.isPending ? <p className="loading">Loading the drops…</p> : null}
-      {drops.isError ? <p role="alert">{drops.error.message}</p> : null}
-      {drops.data ? (
-        drops.data.drops.length === 0 ? (
-          <p className="note">No drop yet.</p>
-        ) : (
-          <TableWrap label="Drops">
-            <table>
-              <caption className="visually-hidden">Drops</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Claimed</th>
-                  <th scope="col">Per member</th>
-                  <th scope="col">Window</th>
-                  <th scope="col">Status</th>
-                  {editable ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {drops.data.drops.map((drop) => {
-                  // The server's status, by its clock and the claims' own rule: never this browser's clock.
-                  const { status } = drop;
-                  return (
-                    <tr key={drop.dropId} data-drop={drop.dropId}>
-                      <th scope="row">{drop.name}</th>
-                      <td>{drop.amount} pts</td>
-                      <td>
-                        {drop.claimed} of {drop.totalSupply}
-                      </td>
-                      <td>{drop.perUserLimit}</td>
-                      <td>
-                        {when(drop.startsAt)} – {when(drop.endsAt)}
-                      </td>
-                      <td>{drop.remaining === 0 && status !== 'ended' ? 'claimed out' : status}</td>
-                      {editable ? (
-                        <td className="actions">
-                          {status === 'ended' ? null : (
-                            <>
-                              <button type="button" aria-label={`Edit ${drop.name}`} onClick={() => open(drop)}>
-                                Edit
-                              </button>
-                              <button
-                                type="button"
-                                aria-label={`End now ${drop.name}`}
-                                disabled={end.isPending}
-                                onClick={() => {
-                                  if (
-                                    window.confirm(`End ${drop.name} now? Claims stop at once; what was claimed stays.`)
-                                  ) {
-                                    end.mutate(drop.dropId);
-                                  }
-                                }}
-                              >
-                                End now
-                              </button>
-                            </>
-                          )}
-                        </td>
-                      ) : null}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </TableWrap>
-        )
-      ) : null}
-    </section>
+      )}
+      head={
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Amount</th>
+          <th scope="col">Claimed</th>
+          <th scope="col">Per member</th>
+          <th scope="col">Window</th>
+          <th scope="col">Status</th>
+          {editable ? <th scope="col">Actions</th> : null}
+        </tr>
+      }
+      row={(drop, edit) => {
+        // The server's status, by its clock and the claims' own rule: never this browser's clock.
+        const { status } = drop;
+        return (
+          <tr key={drop.dropId} data-drop={drop.dropId}>
+            <th scope="row">{drop.name}</th>
+            <td>{drop.amount} pts</td>
+            <td>
+              {drop.claimed} of {drop.totalSupply}
+            </td>
+            <td>{drop.perUserLimit}</td>
+            <td>
+              {when(drop.startsAt)} – {when(drop.endsAt)}
+            </td>
+            <td>{drop.remaining === 0 && status !== 'ended' ? 'claimed out' : status}</td>
+            {editable ? (
+              <td className="actions">
+                {status === 'ended' ? null : (
+                  <>
+                    <button type="button" aria-label={`Edit ${drop.name}`} onClick={edit}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={`End now ${drop.name}`}
+                      disabled={end.isPending}
+                      onClick={() => {
+                        if (window.confirm(`End ${drop.name} now? Claims stop at once; what was claimed stays.`)) {
+                          end.mutate(drop.dropId);
+                        }
+                      }}
+                    >
+                      End now
+                    </button>
+                  </>
+                )}
+              </td>
+            ) : null}
+          </tr>
+        );
+      }}
+    />
   );
 }
 

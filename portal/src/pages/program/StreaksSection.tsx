@@ -1,16 +1,18 @@
-import { type StreakSettingsBody, streakSettingsSchema } from '@pts/shared/schemas/streaks';
+import {
+  type StreakSettingsBody,
+  streakSettingsResponseSchema,
+  streakSettingsSchema,
+} from '@pts/shared/schemas/streaks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { api } from '../../api.ts';
+import { request } from '../../api.ts';
+import { describeError, messagesByPath } from '../../errors/describe.ts';
+import { ErrorNote } from '../../errors/ErrorNote.tsx';
+import { streakSettingsQuery } from '../../queries/program.ts';
 import { canEdit, useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
 import { FormButtons, InputField } from './fields.tsx';
-import { fieldMessage, messagesByPath, numberOf, validated } from './validation.tsx';
-
-interface StreakSettingsAnswer {
-  settings: StreakSettingsBody;
-  custom: boolean;
-}
+import { fieldMessage, numberOf, validated } from './validation.tsx';
 
 /**
  * The brand's streak settings and milestones (Program page): read by every role, changed by admins and
@@ -23,14 +25,18 @@ export default function StreaksSection() {
   const [editing, setEditing] = useState(false);
   const [saved, setSaved] = useState(false);
   const streaks = useQuery({
-    queryKey: ['streak-settings', brandId],
-    queryFn: () => api<StreakSettingsAnswer>('GET', `/brands/${brandId}/streak-settings`),
+    ...streakSettingsQuery(brandId),
   });
   const save = useMutation({
     mutationFn: (settings: unknown) =>
-      api<StreakSettingsAnswer>('PUT', `/brands/${brandId}/streak-settings`, validated(streakSettingsSchema, settings)),
+      request(
+        streakSettingsResponseSchema,
+        'PUT',
+        `/brands/${brandId}/streak-settings`,
+        validated(streakSettingsSchema, settings),
+      ),
     onSuccess: (answer) => {
-      queryClient.setQueryData(['streak-settings', brandId], answer);
+      queryClient.setQueryData(streakSettingsQuery(brandId).queryKey, answer);
       setEditing(false);
       setSaved(true);
     },
@@ -45,7 +51,7 @@ export default function StreaksSection() {
         through the <code>streak_milestone</code> rule.
       </p>
       {streaks.isPending ? <p className="loading">Loading the streak settings…</p> : null}
-      {streaks.isError ? <p role="alert">{streaks.error.message}</p> : null}
+      <ErrorNote error={streaks.error} />
       {streaks.data ? (
         <>
           {streaks.data.custom ? null : <p className="note">The platform&apos;s default settings are in force.</p>}
@@ -238,7 +244,7 @@ function StreakForm(props: {
       />
       {props.error && known.length === 0 ? (
         <p role="alert" className="error">
-          {messages[''] ?? props.error.message}
+          {messages[''] ?? describeError(props.error).message}
         </p>
       ) : null}
       {known.length > 0 ? (

@@ -1,5 +1,5 @@
 import type { ComponentProps, ReactNode } from 'react';
-import { fieldErrors } from '../../api.ts';
+import { describeError, fieldErrors } from '../../errors/describe.ts';
 
 /** `2027-01-31T18:00` (the browser's local time, what datetime-local shows) ↔ ISO 8601. */
 export const toLocalInput = (iso: string | null | undefined) => {
@@ -43,7 +43,7 @@ export function useFieldErrors(error: Error | null, prefix: string) {
     general:
       error && Object.keys(errors).length === 0 ? (
         <p role="alert" className="error">
-          {error.message}
+          {describeError(error).message}
         </p>
       ) : null,
   };
