@@ -138,7 +138,7 @@ function updateBrandEventTool(d: AgentToolDeps): AgentTool {
       body: z
         .object({ rewardAmount: wholeNumber(1_000_000_000).optional(), ...rateFields, enabled: z.boolean().optional() })
         .refine((body) => Object.values(body).some((field) => field !== undefined), {
-          message: 'give rewardAmount, rate, minValue, maxReward and/or enabled',
+          message: 'give rewardAmount and/or enabled (or rate, minValue, maxReward)',
         }),
     },
     result: agentRuleSchema,
