@@ -10,12 +10,36 @@ export type DetectionMethod = 'manual' | 'url_pattern' | 'form_auto' | 'sdk_auto
 export interface PtsEventConfig {
   eventId: string;
   eventType: string;
+  /** The fixed reward; 0 for a rate rule. */
   rewardAmount: number;
+  /** A rate rule: `pts` per `per` of the event's value (send `value` with `pts.track`). */
+  rate?: PtsRate;
+  /** With a rate: events worth less earn nothing. */
+  minValue?: string;
+  /** With a rate: the most one event pays. */
+  maxReward?: number;
   maxClaims: number;
   cooldownHours: number;
   detectionMethod: DetectionMethod;
   detectionConfig: { urlPatterns?: string[]; successSelectors?: string[]; channels?: string[] };
   isCustom: boolean;
+}
+
+/** A rate rule's rate: `{pts: 2, per: "1.00", currency: "USD"}` pays 2 pts per $1 of the event's value. */
+export interface PtsRate {
+  pts: number;
+  per: string;
+  currency: string;
+  rounding?: 'down' | 'nearest' | 'up';
+}
+
+/**
+ * What an event is worth (an order's total): `amount` is a decimal string with at most the currency's minor
+ * units ("12.50"; never a number, so nothing is rounded), `currency` the brand's ISO 4217 code.
+ */
+export interface PtsValue {
+  amount: string;
+  currency: string;
 }
 
 /** Options of `pts.track`. */
@@ -29,6 +53,8 @@ export interface PtsTrackOptions {
    * a different `id` (an order number, say) for each occurrence that should count on its own.
    */
   id?: string;
+  /** The event's value: a rate rule pays by it (`{amount: "12.50", currency: "USD"}`). */
+  value?: PtsValue;
 }
 
 /**
@@ -53,6 +79,8 @@ export interface PtsEventResponse {
   eventId: string;
   message: string;
   rewardAmount: number;
+  /** The value the reward was computed on, as core-api recorded it. */
+  value?: PtsValue;
   eventType: string;
   walletAddress: string;
   transactionHash?: string;

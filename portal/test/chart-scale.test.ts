@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AXIS_GAP_PX, axisWidth, labelWidth, niceTicks, yAxis } from '../src/charts/scale.ts';
-import { formatAxisValue, formatCount, formatDecimal, formatEth } from '../src/format/numbers.ts';
+import {
+  formatAxisValue,
+  formatCount,
+  formatDecimal,
+  formatEth,
+  formatMoney,
+  formatRate,
+} from '../src/format/numbers.ts';
 
 // The dashboard's numbers at real volume (issue 33 §13): pure formatting and scale rules.
 
@@ -22,6 +29,13 @@ describe('formatters', () => {
     [formatAxisValue(600000), '600K'],
     [formatAxisValue(1_200_000), '1.2M'],
     [formatAxisValue(0), '0'],
+    [formatMoney('1.00', 'USD'), '$1.00'],
+    [formatMoney('1250.50', 'EUR'), '€1,250.50'],
+    [formatMoney('10', 'JPY'), '¥10'],
+    [formatMoney('123456789012345678.99', 'USD'), '$123,456,789,012,345,678.99'],
+    [formatMoney('2.500', 'KWD'), '2.500 KWD'],
+    [formatRate({ pts: 2, per: '1.00', currency: 'USD' }), '2 pts per $1.00'],
+    [formatRate({ pts: 1, per: '10', currency: 'GBP' }), '1 pt per £10'],
   ])('%s is %s', (actual, expected) => {
     expect(actual).toBe(expected);
   });

@@ -9,6 +9,8 @@ export interface EventBody {
   domain: string;
   sourceUrl: string;
   metadata: Record<string, unknown>;
+  /** The event's value (`pts.track`'s `value`): a rate rule pays by it. */
+  value?: { amount: string; currency: string };
   /**
    * The event's idempotency key, drawn once when it is queued and kept with it: a send repeated after a
    * lost answer, a reload or an offline spell is answered with the first outcome (`duplicate: true`) and

@@ -1,5 +1,13 @@
 import { isEmailAddress } from '../../shared/src/schemas/email.ts';
-import type { PtsApi, PtsCommand, PtsEventConfig, PtsEventMap, PtsTrackOptions, PtsTrackResult } from '../sdk.d.ts';
+import type {
+  PtsApi,
+  PtsCommand,
+  PtsEventConfig,
+  PtsEventMap,
+  PtsTrackOptions,
+  PtsTrackResult,
+  PtsValue,
+} from '../sdk.d.ts';
 import { createDelivery, type EventBody } from './delivery.ts';
 import { type Detected, pageOf, startDetection } from './detection.ts';
 import { createJsonStore } from './storage.ts';
@@ -13,6 +21,22 @@ const USER_KEY = 'pts:user';
 const CONFIG_MAX_AGE_MS = 5 * 60_000;
 const CONFIG_ATTEMPTS = 8;
 const COMMANDS: readonly string[] = ['track', 'identify', 'reset', 'on'] satisfies PtsCommand[0][];
+
+/**
+ * Why `value` cannot be sent as an event's value, or undefined when it can: core-api wants the amount as a
+ * decimal string (a number would have passed through a float) and an ISO 4217 code; it judges the currency's
+ * decimals and the brand's currency itself.
+ */
+function problemOfValue(value: unknown): string | undefined {
+  const { amount, currency } = (value ?? {}) as { amount?: unknown; currency?: unknown };
+  if (typeof amount !== 'string' || !/^(0|[1-9]\d*)(\.\d+)?$/.test(amount)) {
+    return 'value.amount must be a decimal string such as "12.50" (not a number)';
+  }
+  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
+    return 'value.currency must be an ISO 4217 code such as "USD"';
+  }
+  return undefined;
+}
 
 /** Everything the script does on load; nothing here may throw into the host page. */
 function boot(): void {
@@ -70,6 +94,7 @@ function boot(): void {
     occurrence: string,
     email: string | undefined,
     metadata: PtsTrackOptions['metadata'] = {},
+    value?: PtsValue,
   ): Promise<PtsTrackResult> => {
     const body: EventBody = {
       brandId,
@@ -78,6 +103,7 @@ function boot(): void {
       sourceUrl: sourceUrl(),
       metadata: { ...(metadata && typeof metadata === 'object' ? metadata : {}), detection, sdkVersion: VERSION },
       ...(email ? { userEmail: email } : {}),
+      ...(value ? { value: { amount: value.amount, currency: value.currency } } : {}),
     };
     return delivery.enqueue(body, occurrence);
   };
@@ -166,10 +192,14 @@ function boot(): void {
         if (options.email && !isEmailAddress(options.email.trim())) {
           return Promise.resolve(refused(eventType, `"${options.email}" is not an email address`));
         }
-        return send(eventType, 'manual', `manual:${options.id ?? ''}`, email, options.metadata).catch((error) => {
-          warn('track failed', error);
-          return refused(eventType, 'internal error');
-        });
+        const valueProblem = options.value === undefined ? undefined : problemOfValue(options.value);
+        if (valueProblem) return Promise.resolve(refused(eventType, valueProblem));
+        return send(eventType, 'manual', `manual:${options.id ?? ''}`, email, options.metadata, options.value).catch(
+          (error) => {
+            warn('track failed', error);
+            return refused(eventType, 'internal error');
+          },
+        );
       } catch (error) {
         warn('track failed', error);
         return Promise.resolve(refused(eventType, 'internal error'));

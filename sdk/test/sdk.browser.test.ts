@@ -107,6 +107,8 @@ beforeAll(async () => {
         detectionMethod,
         detectionConfig: { ...detectionConfig },
       })),
+      // A shop's rule that pays by the order's value (issue 35 §1): 3 pts per $1, rounded down.
+      { eventType: 'order_placed', rate: { pts: 3, per: '1.00', currency: 'USD' }, cooldownHours: 0, maxClaims: -1 },
     ],
   });
   brandId = brand.brandId;
@@ -301,6 +303,44 @@ describe('sdk.js in Chromium against core-api', () => {
         metadata: { answers: 3, detection: 'manual', sdkVersion: SDK_VERSION },
       },
     ]);
+    await close();
+  });
+
+  it("sends pts.track's value: a rate rule pays by it, and core-api keeps it; a number amount is refused unsent", async () => {
+    const email = 'shopper@example.com';
+    const { page, posts, bodies, close } = await visitor();
+    await page.goto(`${site}/thank-you-page`);
+    const result = await page.evaluate(async (userEmail) => {
+      const pts = window.pts as import('../sdk.d.ts').PtsApi;
+      const order = await pts.track('order_placed', {
+        email: userEmail,
+        id: 'order-1001',
+        value: { amount: '19.99', currency: 'USD' },
+      });
+      const float = await pts.track('order_placed', {
+        email: userEmail,
+        id: 'order-1002',
+        value: { amount: 19.99 as unknown as string, currency: 'USD' },
+      });
+      return { order, float };
+    }, email);
+    expect(result.order).toMatchObject({
+      status: 'sent',
+      response: { rewardAmount: 59, value: { amount: '19.99', currency: 'USD' } },
+    });
+    expect(result.float).toMatchObject({
+      status: 'rejected',
+      error: { message: 'value.amount must be a decimal string such as "12.50" (not a number)' },
+    });
+    expect(posts()).toBe(1);
+    expect(bodies[0]).toMatchObject({ eventType: 'order_placed', value: { amount: '19.99', currency: 'USD' } });
+    const stored = await platform.deps.db
+      .selectFrom('events')
+      .select(['reward_amount', 'value_minor', 'value_currency', 'status'])
+      .where('brand_id', '=', brandId)
+      .where('user_email', '=', email)
+      .execute();
+    expect(stored).toEqual([{ reward_amount: 59n, value_minor: 1999n, value_currency: 'USD', status: 'accepted' }]);
     await close();
   });
 

@@ -44,3 +44,32 @@ export function formatEth(value: string): string {
 export function formatAxisValue(value: number): string {
   return Math.abs(value) < 10_000 ? whole.format(value) : compact.format(value);
 }
+
+/**
+ * An amount of money, exactly (a decimal string in an ISO 4217 currency, as the API sends it), with the
+ * currency's symbol where it has one: `("1.00", "USD")` → `"$1.00"`, `("1250.5", "EUR")` → `"€1,250.5"`,
+ * `("10", "JPY")` → `"¥10"`. The digits never pass through a float.
+ */
+export function formatMoney(amount: string, currency: string): string {
+  let parts: Intl.NumberFormatPart[];
+  try {
+    parts = new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency,
+      currencyDisplay: 'narrowSymbol',
+    }).formatToParts(0);
+  } catch {
+    return `${formatDecimal(amount)} ${currency}`;
+  }
+  const symbol = parts.find((part) => part.type === 'currency')?.value ?? currency;
+  const before =
+    parts.findIndex((part) => part.type === 'currency') < parts.findIndex((part) => part.type === 'integer');
+  const digits = formatDecimal(amount);
+  if (symbol === currency) return `${digits} ${currency}`;
+  return before ? `${symbol}${digits}` : `${digits} ${symbol}`;
+}
+
+/** A rate rule's rate as people read it: `{pts: 2, per: "1.00", currency: "USD"}` → `"2 pts per $1.00"`. */
+export function formatRate(rate: { pts: number; per: string; currency: string }): string {
+  return `${formatCount(rate.pts)} ${rate.pts === 1 ? 'pt' : 'pts'} per ${formatMoney(rate.per, rate.currency)}`;
+}

@@ -1,16 +1,21 @@
-import type { Rule, SetRuleRequest } from '@pts/shared/schemas/brands';
+import type { Brand, Rule, SetRuleRequest } from '@pts/shared/schemas/brands';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, request } from '../api.ts';
 import { describeError, fieldErrors } from '../errors/describe.ts';
 import { ErrorNote } from '../errors/ErrorNote.tsx';
+import { formatMoney, formatPts, formatRate } from '../format/numbers.ts';
 import { ruleAnswerSchema, rulesQuery } from '../queries/program.ts';
+import { brandQuery } from '../queries/session.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
 import { CampaignsSection } from './program/CampaignsSection.tsx';
 import { DropsSection } from './program/DropsSection.tsx';
 import { EngagementSections } from './program/EngagementSections.tsx';
 import { LimitField } from './program/fields.tsx';
+
+type Rounding = 'down' | 'nearest' | 'up';
+type Currency = NonNullable<SetRuleRequest['rate']>['currency'];
 
 const DETECTION = ['manual', 'url_pattern', 'form_auto', 'sdk_auto'] as const;
 const UNLIMITED = -1;
@@ -27,7 +32,7 @@ const PROGRAM_SECTIONS = [
 /** Every setting of a rule, so a pause or an edit never resets what it does not show (PUT semantics). */
 function settingsOf(rule: Rule): SetRuleRequest {
   return {
-    rewardAmount: rule.rewardAmount,
+    ...rewardOf(rule),
     cooldownHours: rule.cooldownHours,
     maxClaims: rule.maxClaims,
     maxTotal: rule.maxTotal,
@@ -36,6 +41,29 @@ function settingsOf(rule: Rule): SetRuleRequest {
     active: rule.active,
   };
 }
+
+/** What a rule pays, as the API takes it back: a fixed amount, or its rate with its minimum and cap. */
+function rewardOf(rule: Rule): Pick<SetRuleRequest, 'rewardAmount' | 'rate' | 'minValue' | 'maxReward'> {
+  if (!rule.rate) return { rewardAmount: rule.rewardAmount };
+  return {
+    rate: rule.rate,
+    ...(rule.minValue === undefined ? {} : { minValue: rule.minValue }),
+    ...(rule.maxReward === undefined ? {} : { maxReward: rule.maxReward }),
+  };
+}
+
+/** A rule's reward as the table shows it: "123 pts", or "2 pts per $1.00 (from $5.00, at most 500 pts)". */
+function rewardText(rule: Rule): string {
+  if (!rule.rate) return `${formatPts(String(rule.rewardAmount))} pts`;
+  const limits = [
+    rule.minValue === undefined ? undefined : `from ${formatMoney(rule.minValue, rule.rate.currency)}`,
+    rule.maxReward === undefined ? undefined : `at most ${formatPts(String(rule.maxReward))} pts`,
+    rule.rate.rounding && rule.rate.rounding !== 'down' ? `rounded ${ROUNDING_TEXT[rule.rate.rounding]}` : undefined,
+  ].filter(Boolean);
+  return `${formatRate(rule.rate)}${limits.length > 0 ? ` (${limits.join(', ')})` : ''}`;
+}
+
+const ROUNDING_TEXT = { down: 'down', nearest: 'to the nearest', up: 'up' } as const;
 
 const lines = (text: string) =>
   text
@@ -48,6 +76,7 @@ export function ProgramPage() {
   const queryClient = useQueryClient();
   const editable = canEdit(membership);
   const [editing, setEditing] = useState<Rule | 'new' | undefined>();
+  const brand = useQuery(brandQuery(brandId));
   const rules = useQuery(rulesQuery(brandId));
   const save = useMutation({
     mutationFn: ({ eventType, settings }: { eventType: string; settings: SetRuleRequest }) =>
@@ -99,6 +128,7 @@ export function ProgramPage() {
           <RuleForm
             key={editing === 'new' ? 'new' : editing.eventType}
             rule={editing === 'new' ? undefined : editing}
+            currency={brand.data?.brand.currency ?? 'USD'}
             saving={save.isPending}
             error={save.error}
             onCancel={() => setEditing(undefined)}
@@ -139,7 +169,7 @@ export function ProgramPage() {
                   className={rule.archivedAt ? 'archived' : undefined}
                 >
                   <th scope="row">{rule.eventType}</th>
-                  <td>{rule.rewardAmount} pts</td>
+                  <td>{rewardText(rule)}</td>
                   <td>{rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}</td>
                   <td>{rule.maxClaims === UNLIMITED || rule.maxClaims === 999999 ? 'unlimited' : rule.maxClaims}</td>
                   <td>{rule.detectionMethod}</td>
@@ -205,6 +235,8 @@ export function ProgramPage() {
 
 function RuleForm(props: {
   rule: Rule | undefined;
+  /** The brand's currency: a rate is set in it (the server refuses any other). */
+  currency: string;
   saving: boolean;
   error: Error | null;
   onCancel(): void;
@@ -212,7 +244,13 @@ function RuleForm(props: {
 }) {
   const { rule } = props;
   const [eventType, setEventType] = useState(rule?.eventType ?? '');
-  const [reward, setReward] = useState(String(rule?.rewardAmount ?? 100));
+  const [kind, setKind] = useState<'fixed' | 'rate'>(rule?.rate ? 'rate' : 'fixed');
+  const [reward, setReward] = useState(String(rule?.rate ? 100 : (rule?.rewardAmount ?? 100)));
+  const [ratePts, setRatePts] = useState(String(rule?.rate?.pts ?? 1));
+  const [per, setPer] = useState(rule?.rate?.per ?? '1');
+  const [minValue, setMinValue] = useState(rule?.minValue ?? '');
+  const [maxReward, setMaxReward] = useState(rule?.maxReward === undefined ? '' : String(rule.maxReward));
+  const [rounding, setRounding] = useState<Rounding>(rule?.rate?.rounding ?? 'down');
   const [cooldown, setCooldown] = useState(String(rule?.cooldownHours ?? 24));
   const [unlimited, setUnlimited] = useState(rule ? rule.maxClaims === UNLIMITED || rule.maxClaims === 999999 : false);
   const [maxClaims, setMaxClaims] = useState(
@@ -225,9 +263,22 @@ function RuleForm(props: {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    const {
+      rewardAmount: _fixed,
+      rate: _rate,
+      minValue: _min,
+      maxReward: _max,
+      ...kept
+    } = rule ? settingsOf(rule) : {};
     props.onSave(eventType.trim(), {
-      ...(rule ? settingsOf(rule) : {}),
-      rewardAmount: Number(reward),
+      ...kept,
+      ...(kind === 'fixed'
+        ? { rewardAmount: Number(reward) }
+        : {
+            rate: { pts: Number(ratePts), per: per.trim(), currency: props.currency as Currency, rounding },
+            ...(minValue.trim() === '' ? {} : { minValue: minValue.trim() }),
+            ...(maxReward.trim() === '' ? {} : { maxReward: Number(maxReward) }),
+          }),
       cooldownHours: Number(cooldown),
       maxClaims: unlimited ? UNLIMITED : Number(maxClaims),
       detectionMethod: detection,
@@ -264,19 +315,96 @@ function RuleForm(props: {
         />
         {fieldError('eventType')}
       </label>
-      <label>
-        Reward (pts)
-        <input
-          name="rewardAmount"
-          type="number"
-          min={0}
-          required
-          value={reward}
-          onChange={(e) => setReward(e.target.value)}
-          {...described('rewardAmount')}
-        />
-        {fieldError('rewardAmount')}
-      </label>
+      <fieldset>
+        <legend>How it pays</legend>
+        <label className="inline">
+          <input type="radio" name="rewardKind" checked={kind === 'fixed'} onChange={() => setKind('fixed')} /> A fixed
+          amount per event
+        </label>
+        <label className="inline">
+          <input type="radio" name="rewardKind" checked={kind === 'rate'} onChange={() => setKind('rate')} /> A rate by
+          the event's value (points per amount spent)
+        </label>
+      </fieldset>
+      {kind === 'fixed' ? (
+        <label>
+          Reward (pts)
+          <input
+            name="rewardAmount"
+            type="number"
+            min={0}
+            required
+            value={reward}
+            onChange={(e) => setReward(e.target.value)}
+            {...described('rewardAmount')}
+          />
+          {fieldError('rewardAmount')}
+        </label>
+      ) : (
+        <fieldset className="stack">
+          <legend>Rate ({props.currency}): events send their value, e.g. an order's total</legend>
+          <label>
+            Points
+            <input
+              name="ratePts"
+              type="number"
+              min={1}
+              required
+              value={ratePts}
+              onChange={(e) => setRatePts(e.target.value)}
+              {...described('rate')}
+            />
+          </label>
+          <label>
+            Per amount of {props.currency} (e.g. 1 or 10.00)
+            <input
+              name="ratePer"
+              inputMode="decimal"
+              required
+              value={per}
+              onChange={(e) => setPer(e.target.value)}
+              {...described('rate')}
+            />
+          </label>
+          {fieldError('rate')}
+          <label>
+            Minimum value to earn anything ({props.currency}, optional)
+            <input
+              name="minValue"
+              inputMode="decimal"
+              value={minValue}
+              onChange={(e) => setMinValue(e.target.value)}
+              {...described('minValue')}
+            />
+            {fieldError('minValue')}
+          </label>
+          <label>
+            Most points per event (optional)
+            <input
+              name="maxReward"
+              type="number"
+              min={1}
+              value={maxReward}
+              onChange={(e) => setMaxReward(e.target.value)}
+              {...described('maxReward')}
+            />
+            {fieldError('maxReward')}
+          </label>
+          <label>
+            Rounding of a fraction of a point
+            <select name="rounding" value={rounding} onChange={(e) => setRounding(e.target.value as Rounding)}>
+              <option value="down">down (the default)</option>
+              <option value="nearest">to the nearest</option>
+              <option value="up">up</option>
+            </select>
+          </label>
+          <p className="note">
+            {Number(ratePts) > 0 && /^\d+(\.\d+)?$/.test(per.trim())
+              ? `Pays ${formatRate({ pts: Number(ratePts), per: per.trim(), currency: props.currency })} of the event's value.`
+              : 'Set the points and the amount they are paid per.'}
+          </p>
+        </fieldset>
+      )}
       <label>
         Cooldown (hours between two claims by one member)
         <input

@@ -5,6 +5,7 @@ import {
   portalIntegrationsSchema,
   portalWebhookSchema,
 } from '@pts/shared/schemas/portal-integrations';
+import { shopifyIntegrationSchema } from '@pts/shared/schemas/shopify';
 import { savedWebhookEndpointSchema, webhookTestResultSchema } from '@pts/shared/schemas/webhooks';
 import { queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
@@ -42,3 +43,10 @@ export const domainCheckAnswerSchema = z.object({ domain: z.string(), dnsConfigu
 export const webhookSavedAnswerSchema = z.object({ webhook: savedWebhookEndpointSchema });
 export const webhookTestAnswerSchema = z.object({ result: webhookTestResultSchema });
 export const agentKeyCreatedAnswerSchema = z.object({ keyId: z.string(), secret: z.string() });
+
+/** The Shopify panel: the webhook address, the connected shop and its last deliveries. */
+export const shopifyQuery = (brandId: string) =>
+  queryOptions({
+    queryKey: ['brand', brandId, 'shopify'] as const,
+    queryFn: () => request(shopifyIntegrationSchema, 'GET', `/brands/${brandId}/shopify`),
+  });

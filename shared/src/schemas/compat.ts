@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WINDOW_STATUSES } from '../rules/windows.ts';
 import { brandIdSchema, cleanString, emailSchema, eventTypeSchema, metadataSchema } from './common.ts';
+import { valueSchema } from './money.ts';
 
 // Endpoints the seed system's clients call that pts had no equivalent for (docs/compatibility.md). Every one
 // is brand-signed.
@@ -143,6 +144,11 @@ export const processIntegrationRequestSchema = z
     /** The brand event type to record; else `<integration>_<event>`, then `<event>`. */
     eventType: eventTypeSchema.optional(),
     metadata: metadataSchema.optional(),
+    /** An order's total (a shop's `order_created`, `orders/paid`): recorded as the event's value; a rate rule pays by it. */
+    value: valueSchema.optional().meta({
+      description:
+        'The order total, {"amount": "59.90", "currency": "USD"} in the brand\'s currency: the event\'s value, by which a rate rule pays',
+    }),
   })
   .meta({ id: 'ProcessIntegrationRequest' });
 

@@ -72,6 +72,11 @@ export const eventResponseSchema = z
     eventId: z.uuid(),
     message: z.string(),
     rewardAmount: z.number().int(),
+    /** The value the reward was computed on, echoed with exactly its currency's decimals. */
+    value: valueSchema.optional().meta({
+      description:
+        'The event\'s value as recorded ({"amount": "12.50", "currency": "USD"}), present when the event carried one: a rate rule computed rewardAmount from it.',
+    }),
     eventType: z.string(),
     walletCreated: z.boolean(),
     walletAddress: z.string().regex(ADDRESS_PATTERN),

@@ -23,6 +23,7 @@ function toBrandRule(rule: RuleRecord): BrandRule {
     eventId: rule.id,
     eventType: rule.event_type,
     rewardAmount: BigInt(rule.reward_amount),
+    rate: rule.rate,
     cooldownHours: rule.cooldown_hours,
     maxClaimsPerUser: rule.max_claims_per_user,
     active: rule.active,

@@ -1,3 +1,4 @@
+import { rateReward, rateTermsOf, type StoredRateTerms } from '@pts/shared';
 import { PTS_PER_CENT, tokensForCents } from '../../modules/payments/payment-amounts.ts';
 
 /**
@@ -202,25 +203,61 @@ export const PURCHASE_EVENT = /(^earn$|purchase|order|checkout)/;
 /** What a purchase rule needs to be compared. */
 export interface PurchaseRuleLike {
   eventType: string;
+  /** The fixed reward (0 for a rate rule). */
   rewardAmount: bigint;
+  /** A rate rule's terms: it pays by the purchase's value. */
+  rate?: StoredRateTerms | null | undefined;
   active: boolean;
 }
 
-/** The brand's best active purchase rule: the highest reward, ties by event type; undefined when it has none. */
-export function bestPurchaseRule<R extends PurchaseRuleLike>(rules: readonly R[]): R | undefined {
-  return rules
-    .filter((r) => r.active && PURCHASE_EVENT.test(r.eventType))
-    .sort((a, b) =>
-      b.rewardAmount > a.rewardAmount
-        ? 1
-        : b.rewardAmount < a.rewardAmount
-          ? -1
-          : a.eventType.localeCompare(b.eventType),
-    )[0];
+/**
+ * What the rule pays for a purchase of `purchaseCents` USD: its fixed amount, or its rate applied to the purchase
+ * exactly as the rule judge does (rounding, cap; 0 below its minimum value). Undefined for a rate in another
+ * currency than USD: no exchange rate is assumed, so such a rule cannot be priced for a USD purchase.
+ */
+export function purchaseRewardPts(rule: PurchaseRuleLike, purchaseCents: bigint): bigint | undefined {
+  if (!rule.rate) return rule.rewardAmount;
+  if (rule.rate.currency !== 'USD') return undefined;
+  const terms = rateTermsOf(rule.rate);
+  if (terms.minValueMinor !== null && purchaseCents < terms.minValueMinor) return 0n;
+  return rateReward(terms, purchaseCents);
 }
 
-/** What a purchase of `purchaseCents` earns under a flat reward of `rewardPts`: pts, their USD value, cashback %. */
-export function purchaseReward(rewardPts: bigint, purchaseCents: bigint) {
+/**
+ * The brand's best active purchase rule for a purchase of `purchaseCents` USD: the highest reward it pays (a rate
+ * rule by the purchase's value), ties by event type; undefined when it has none that can be priced.
+ */
+export function bestPurchaseRule<R extends PurchaseRuleLike>(
+  rules: readonly R[],
+  purchaseCents: bigint,
+): R | undefined {
+  return rules
+    .filter((r) => r.active && PURCHASE_EVENT.test(r.eventType))
+    .flatMap((rule) => {
+      const pts = purchaseRewardPts(rule, purchaseCents);
+      return pts === undefined ? [] : [{ rule, pts }];
+    })
+    .sort((a, b) => (b.pts > a.pts ? 1 : b.pts < a.pts ? -1 : a.rule.eventType.localeCompare(b.rule.eventType)))[0]
+    ?.rule;
+}
+
+/**
+ * The best purchase rule priced for this purchase: its `rewardAmount` is what it pays for `purchaseCents` USD
+ * (a rate rule's reward by the purchase's value), so every figure built on it (a member's total, the ranking)
+ * uses the real rate rather than the rule's fixed 0.
+ */
+export function pricedPurchaseRule<R extends PurchaseRuleLike>(
+  rules: readonly R[],
+  purchaseCents: bigint,
+): R | undefined {
+  const rule = bestPurchaseRule(rules, purchaseCents);
+  if (!rule?.rate) return rule;
+  return { ...rule, rewardAmount: purchaseRewardPts(rule, purchaseCents) ?? 0n, rate: null };
+}
+
+/** What a purchase of `purchaseCents` USD earns under `rule` (fixed or by rate): pts, their USD value, cashback %. */
+export function purchaseReward(rule: PurchaseRuleLike, purchaseCents: bigint) {
+  const rewardPts = purchaseRewardPts(rule, purchaseCents) ?? 0n;
   return {
     rewardPts: rewardPts.toString(),
     rewardUsd: ptsToUsd(rewardPts),

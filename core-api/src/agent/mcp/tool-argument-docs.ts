@@ -34,6 +34,16 @@ const ARGUMENTS: Record<string, ArgumentDoc> = {
   perkId: { description: 'The perk: its integer collection id or its uuid (get_brand_perks lists both)' },
   targetPerkId: { description: 'A perk to measure the goal against: its integer collection id' },
   rewardAmount: { description: 'The pts a member gets for each accepted event (a whole number)' },
+  value: {
+    description:
+      'What the event is worth, e.g. an order total: {"amount": "12.50", "currency": "USD"} (a decimal string in the brand\'s currency); a rate rule pays by it',
+  },
+  rate: {
+    description:
+      'Pay by the event\'s value instead of a fixed amount: {"pts": 2, "per": "1.00", "currency": "USD"} = 2 pts per 1 USD (rounding down unless "nearest" or "up")',
+  },
+  minValue: { description: 'With a rate: events worth less than this decimal amount earn nothing' },
+  maxReward: { description: 'With a rate: the most pts one event pays' },
   maxClaims: { description: 'How many times one member may be rewarded for this event; -1 (or null) for unlimited' },
   cooldownHours: { description: 'Hours a member must wait between two rewarded events of this type (0 = none)' },
   enabled: { description: 'false pauses the rule (events are refused), true resumes it' },

@@ -1,4 +1,5 @@
-import { AppError, type Perk, type Rule, UNLIMITED } from '@pts/shared';
+import { AppError, type Perk, type Rate, type Rule, ruleInputSchema, UNLIMITED } from '@pts/shared';
+import { parseInput } from '../../http/validate.ts';
 import { type BrandServiceDeps, listRules, setRule } from '../../modules/brands/brands.service.ts';
 import { lockRuleTotals, ruleKeyOf } from '../../modules/events/events.repository.ts';
 import { findPerk } from '../../modules/perks/perks.repository.ts';
@@ -20,7 +21,12 @@ export interface AgentEventRule {
   eventId: string;
   brandId: string;
   eventType: string;
+  /** The fixed reward; 0 for a rate rule. */
   rewardAmount: number;
+  /** A rate rule: `pts` per `per` of the event's value (process_event sends `value`). */
+  rate?: Rate;
+  minValue?: string;
+  maxReward?: number;
   cooldownHours: number;
   maxClaims: number;
   enabled: boolean;
@@ -32,6 +38,7 @@ export function toAgentRule(rule: Rule): AgentEventRule {
     brandId: rule.brandId,
     eventType: rule.eventType,
     rewardAmount: rule.rewardAmount,
+    ...rewardTermsOf(rule),
     cooldownHours: rule.cooldownHours,
     maxClaims: ruleCapOut(rule.maxClaims),
     enabled: rule.active,
@@ -62,9 +69,45 @@ export function perkServiceFor(d: AgentServiceDeps, keyId: string): PerkServiceD
   };
 }
 
-export interface CreateBrandEventInput {
+/** What a rule pays: a fixed `rewardAmount`, or a `rate` with its optional minimum value and cap. */
+export interface RewardTerms {
+  rewardAmount?: number | undefined;
+  rate?: Rate | undefined;
+  minValue?: string | undefined;
+  maxReward?: number | undefined;
+}
+
+/** A rule's reward terms as setRule takes them back: its rate with its limits, or its fixed amount. */
+function rewardTermsOf(rule: Rule): RewardTerms {
+  if (!rule.rate) return { rewardAmount: rule.rewardAmount };
+  return {
+    rate: rule.rate,
+    ...(rule.minValue === undefined ? {} : { minValue: rule.minValue }),
+    ...(rule.maxReward === undefined ? {} : { maxReward: rule.maxReward }),
+  };
+}
+
+/**
+ * The terms after a change: a new rate or fixed amount replaces the kind (a rate keeps the current minimum
+ * and cap unless given); minValue / maxReward alone change a rate rule's limits. Refused with 400 (saying
+ * what to send) when the result is not a rule: both kinds, or limits on a fixed rule.
+ */
+function changedTerms(current: Rule, change: RewardTerms): RewardTerms {
+  const kept = rewardTermsOf(current);
+  const merged: RewardTerms =
+    change.rewardAmount !== undefined && change.rate === undefined
+      ? { rewardAmount: change.rewardAmount }
+      : {
+          ...kept,
+          ...(change.rate === undefined ? {} : { rate: change.rate, rewardAmount: change.rewardAmount }),
+        };
+  if (change.minValue !== undefined) merged.minValue = change.minValue;
+  if (change.maxReward !== undefined) merged.maxReward = change.maxReward;
+  return parseInput(ruleInputSchema, { eventType: current.eventType, ...merged }, 'rule change');
+}
+
+export interface CreateBrandEventInput extends RewardTerms {
   eventType: string;
-  rewardAmount: number;
   /** Per-user claims; null = unlimited (stored as the rules' -1). */
   maxClaims: number | null;
   cooldownHours: number;
@@ -86,9 +129,20 @@ export async function createBrandEvent(
       { field: 'eventType', value: input.eventType, eventId: existing.eventId },
     );
   }
+  const { eventType: _type, ...terms } = parseInput(
+    ruleInputSchema,
+    {
+      eventType: input.eventType,
+      rewardAmount: input.rewardAmount,
+      rate: input.rate,
+      minValue: input.minValue,
+      maxReward: input.maxReward,
+    },
+    'rule',
+  );
   const rule = await setRule(service, brandId, {
     eventType: input.eventType,
-    rewardAmount: input.rewardAmount,
+    ...terms,
     cooldownHours: input.cooldownHours,
     maxClaims: input.maxClaims ?? UNLIMITED,
     active: true,
@@ -106,7 +160,7 @@ export async function updateBrandEvent(
   keyId: string,
   brandId: string,
   eventId: string,
-  input: { rewardAmount?: number | undefined; enabled?: boolean | undefined },
+  input: RewardTerms & { enabled?: boolean | undefined },
 ): Promise<AgentEventRule> {
   const service = brandServiceFor(d, keyId);
   const rule = await d.db.transaction().execute(async (trx) => {
@@ -116,7 +170,7 @@ export async function updateBrandEvent(
     if (!current) throw ruleNotFound(brandId, eventId);
     return setRule({ ...service, db: trx, changes: undefined }, brandId, {
       eventType: current.eventType,
-      rewardAmount: input.rewardAmount ?? current.rewardAmount,
+      ...pickTerms(changedTerms(current, input)),
       cooldownHours: current.cooldownHours,
       maxClaims: current.maxClaims,
       maxTotal: current.maxTotal,
@@ -127,6 +181,17 @@ export async function updateBrandEvent(
   });
   d.changes.emit({ kind: 'rules', brandId: rule.brandId });
   return toAgentRule(rule);
+}
+
+/** Only the reward fields of a parsed rule input (its eventType stays the current rule's). */
+function pickTerms(terms: RewardTerms): RewardTerms {
+  const { rewardAmount, rate, minValue, maxReward } = terms;
+  return {
+    ...(rewardAmount === undefined ? {} : { rewardAmount }),
+    ...(rate === undefined ? {} : { rate }),
+    ...(minValue === undefined ? {} : { minValue }),
+    ...(maxReward === undefined ? {} : { maxReward }),
+  };
 }
 
 function ruleNotFound(brandId: string, eventId: string): AppError {

@@ -3,12 +3,14 @@ import {
   AppError,
   brandIdSchema,
   cleanString,
+  decimalAmountSchema,
   eventTypeSchema,
   limitSchema,
   type Perk,
   perkCategorySchema,
   perkRefSchema,
   perkSchema,
+  rateSchema,
   ruleSchema,
 } from '@pts/shared';
 import { z } from 'zod';
@@ -25,7 +27,16 @@ const wholeNumber = (max: number) =>
   z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(max, `must be at most ${max}`);
 
 const agentRuleSchema = ruleSchema
-  .pick({ eventId: true, brandId: true, eventType: true, rewardAmount: true, cooldownHours: true })
+  .pick({
+    eventId: true,
+    brandId: true,
+    eventType: true,
+    rewardAmount: true,
+    rate: true,
+    minValue: true,
+    maxReward: true,
+    cooldownHours: true,
+  })
   .extend({
     maxClaims: z
       .number()
@@ -53,6 +64,22 @@ function keyIdOf(principal: AgentPrincipal | undefined): string {
   return principal.keyId;
 }
 
+/** A rule's reward by value, on create_brand_event and update_brand_event (docs/shop-program.md). */
+const rateFields = {
+  rate: rateSchema
+    .optional()
+    .describe(
+      'Pay by the event\'s value instead of a fixed rewardAmount: {"pts": 2, "per": "1.00", "currency": "USD"} pays 2 pts per 1 USD (the brand\'s currency), rounding "down" (default), "nearest" or "up"',
+    ),
+  minValue: decimalAmountSchema
+    .optional()
+    .describe('With a rate: events worth less than this (e.g. "5.00") earn nothing'),
+  maxReward: wholeNumber(1_000_000_000)
+    .min(1, 'must be at least 1')
+    .optional()
+    .describe('With a rate: the most pts one event pays'),
+};
+
 function createBrandEventTool(d: AgentToolDeps): AgentTool {
   return defineAgentTool({
     name: 'create_brand_event',
@@ -60,7 +87,9 @@ function createBrandEventTool(d: AgentToolDeps): AgentTool {
     path: '/brands/:brandId/events',
     summary: 'Create an event rule of a brand this key manages',
     description:
-      'Adds a rewarded event to the brand: users get `rewardAmount` pts per accepted event, at most `maxClaims` ' +
+      'Adds a rewarded event to the brand: users get `rewardAmount` pts per accepted event (or, with `rate` ' +
+      'instead, pts per amount of the event\'s value: "2 pts per $1", optionally from `minValue` and at most ' +
+      '`maxReward`; events then send `value`), at most `maxClaims` ' +
       'times each (-1 or null = unlimited, as on every tool; 0 is read as unlimited too), at least `cooldownHours` apart. The rule is live for the very next event ' +
       '(process_event, the event API, bots). 409 when the brand already has this event type (use ' +
       'update_brand_event); 403 unless the key has canManageProgram and acts for the brand.',
@@ -69,7 +98,8 @@ function createBrandEventTool(d: AgentToolDeps): AgentTool {
       params: brandParams,
       body: z.object({
         eventType: eventTypeSchema,
-        rewardAmount: wholeNumber(1_000_000_000),
+        rewardAmount: wholeNumber(1_000_000_000).optional(),
+        ...rateFields,
         maxClaims: limitSchema(INT32_MAX).describe(
           'Most accepted events per user; -1 (or null) = unlimited, the value suggest_brand_events gives',
         ),
@@ -97,7 +127,8 @@ function updateBrandEventTool(d: AgentToolDeps): AgentTool {
     path: '/brands/:brandId/events/:eventId',
     summary: "Change an event rule's reward or switch it on or off",
     description:
-      "Changes the rule's `rewardAmount` and/or `enabled`; its other settings (cooldown, claim limits, " +
+      "Changes the rule's reward (`rewardAmount` for a fixed one, or `rate` with `minValue` / `maxReward` for " +
+      "one by the event's value; either replaces the other) and/or `enabled`; its other settings (cooldown, claim limits, " +
       'channels) and its claim counters stay. A disabled rule refuses events at once (400 unknown event type) ' +
       'until enabled again. `eventId` is from get_brand or create_brand_event. 404 for an eventId the brand ' +
       'does not have.',
@@ -105,9 +136,9 @@ function updateBrandEventTool(d: AgentToolDeps): AgentTool {
     request: {
       params: brandParams.extend({ eventId: cleanString(z.string().min(1, 'must not be empty').max(100)) }),
       body: z
-        .object({ rewardAmount: wholeNumber(1_000_000_000).optional(), enabled: z.boolean().optional() })
-        .refine((body) => body.rewardAmount !== undefined || body.enabled !== undefined, {
-          message: 'give rewardAmount and/or enabled',
+        .object({ rewardAmount: wholeNumber(1_000_000_000).optional(), ...rateFields, enabled: z.boolean().optional() })
+        .refine((body) => Object.values(body).some((field) => field !== undefined), {
+          message: 'give rewardAmount and/or enabled (or rate, minValue, maxReward)',
         }),
     },
     result: agentRuleSchema,

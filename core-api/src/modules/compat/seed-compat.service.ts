@@ -223,6 +223,7 @@ export async function processIntegration(
       eventType,
       userEmail: input.userEmail,
       metadata: { ...input.metadata, integration: input.integration, integration_event: input.event },
+      ...(input.value ? { value: input.value } : {}),
     },
     { signed: true },
   );

@@ -421,4 +421,39 @@ describe('endpoints the seed clients call', () => {
     expect(unmapped.body.details.tried).toEqual(['shopify_refund', 'refund']);
     expect((await platform.post('/services/integrations/process', body)).status).toBe(401);
   });
+
+  it("integrations/process passes an order's total as the event's value: a rate rule pays by it (issue 35 §1)", async () => {
+    await platform.setRule(brand.brandId, {
+      eventType: 'woocommerce_order_completed',
+      rate: { pts: 5, per: '1.00', currency: 'USD' },
+      cooldownHours: 0,
+      maxClaims: -1,
+    });
+    const body = {
+      brandId: brand.brandId,
+      integration: 'woocommerce',
+      event: 'order_completed',
+      userEmail: 'shopper@example.com',
+      value: { amount: '59.90', currency: 'USD' },
+    };
+    const res = await signed('/services/integrations/process', body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      eventType: 'woocommerce_order_completed',
+      rewardAmount: 299,
+      value: { amount: '59.90', currency: 'USD' },
+    });
+    const stored = await platform.deps.db
+      .selectFrom('events')
+      .select(['value_minor', 'value_currency', 'reward_amount'])
+      .where('id', '=', res.body.eventId)
+      .executeTakeFirstOrThrow();
+    expect(stored).toEqual({ value_minor: 5990n, value_currency: 'USD', reward_amount: 299n });
+    const euros = await signed('/services/integrations/process', {
+      ...body,
+      value: { amount: '10.00', currency: 'EUR' },
+    });
+    expect(euros.status).toBe(400);
+    expect(euros.body.details).toMatchObject({ reason: 'currency_mismatch' });
+  });
 });

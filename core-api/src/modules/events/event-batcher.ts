@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type Clock, type EventRequest } from '@pts/shared';
+import { AppError, type Clock, type EventRequest, type Value } from '@pts/shared';
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { InlineMintSigner, Minter, MintSubmission } from '../../chain/minter.types.ts';
@@ -20,6 +20,7 @@ import {
   externalIdKeyOf,
   findExternalIdOwners,
   lockRuleTotals,
+  normalizedValue,
   openAcceptBatch,
   type RuleRecord,
   ruleKeyOf,
@@ -79,6 +80,8 @@ export interface AcceptedEvent {
    * that transaction was sent (or `pending` after the mint wait). Absent: ask `minter.submit`.
    */
   mintSubmission?: Promise<MintSubmission> | undefined;
+  /** The value the reward was computed on (the event's `value`, normalized to the currency's minor units). */
+  value?: Value | undefined;
   /** This request repeated an `externalId`: every field above describes the first event; nothing new was paid. */
   duplicate?: true | undefined;
   /** A duplicate of an event committed earlier: its mint as recorded (no waiting on the minter). */
@@ -363,6 +366,7 @@ export function createEventBatcher(deps: EventBatcherDeps) {
               walletAddress: owner.walletAddress as `0x${string}`,
               walletCreated: false,
               mintId: undefined,
+              ...(owner.value ? { value: owner.value } : {}),
               duplicate: true,
               knownMint: {
                 status: owner.mintStatus,
@@ -429,6 +433,7 @@ export function createEventBatcher(deps: EventBatcherDeps) {
             walletAddress: wallet,
             walletCreated,
             mintId,
+            ...(c.input.value ? { value: normalizedValue(c.input.value) } : {}),
           };
           outcomes[i] = outcome;
           if (external) {

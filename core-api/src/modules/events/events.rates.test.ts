@@ -113,6 +113,7 @@ describe('OpenAPI', () => {
     );
     expect(keys('Rule')).toEqual(expect.arrayContaining(['rate', 'minValue', 'maxReward']));
     expect(keys('EventConfigItem')).toEqual(expect.arrayContaining(['rate', 'minValue', 'maxReward']));
+    expect(keys('EventResponse')).toEqual(expect.arrayContaining(['rewardAmount', 'value']));
   });
 });
 
@@ -121,11 +122,26 @@ describe('manual-event with a value', () => {
     const res = await signed(purchase('12.99'));
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.rewardAmount).toBe(25);
+    expect(res.body.value).toEqual({ amount: '12.99', currency: 'USD' });
     expect(await storedEvent(res.body.eventId)).toMatchObject({
       reward_amount: 25n,
       value_minor: 1299n,
       value_currency: 'USD',
       status: 'accepted',
+    });
+  });
+
+  it("echoes the value it earned on with the currency's decimals, and a repeated order answers the first value", async () => {
+    const order = purchase('12.5', { externalId: `order-${n}` });
+    const first = await signed(order);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ rewardAmount: 25, value: { amount: '12.50', currency: 'USD' } });
+    const again = await signed({ ...order, value: { amount: '99.00', currency: 'USD' } });
+    expect(again.body).toMatchObject({
+      duplicate: true,
+      eventId: first.body.eventId,
+      rewardAmount: 25,
+      value: { amount: '12.50', currency: 'USD' },
     });
   });
 
@@ -167,7 +183,7 @@ describe('manual-event with a value', () => {
   it('keeps a value on a fixed rule too, and pays the fixed amount', async () => {
     await platform.setRule(brand.brandId, { eventType: 'signup', rewardAmount: 40, cooldownHours: 0 });
     const res = await signed({ ...purchase('30.00'), eventType: 'signup' });
-    expect(res.body.rewardAmount).toBe(40);
+    expect(res.body).toMatchObject({ rewardAmount: 40, value: { amount: '30.00', currency: 'USD' } });
     expect(await storedEvent(res.body.eventId)).toMatchObject({ value_minor: 3000n, value_currency: 'USD' });
   });
 });
@@ -189,11 +205,11 @@ describe('bulk-events with values', () => {
     );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const results = res.body.results;
-    expect(results[0].rewardAmount).toBe(20);
+    expect(results[0]).toMatchObject({ rewardAmount: 20, value: { amount: '10.00', currency: 'USD' } });
     expect(results[1]).toMatchObject({ success: false, status: 403, code: 'VALUE_BELOW_MINIMUM' });
     expect(results[2]).toMatchObject({ success: false, status: 400 });
     expect(results[3]).toMatchObject({ success: false, status: 400, details: { reason: 'currency_mismatch' } });
-    expect(results[4].rewardAmount).toBe(199);
+    expect(results[4]).toMatchObject({ rewardAmount: 199, value: { amount: '99.50', currency: 'USD' } });
   });
 });
 

@@ -1,4 +1,4 @@
-import { type EventRequest, toMinorUnits } from '@pts/shared';
+import { type CurrencyCode, type EventRequest, formatMinorUnits, toMinorUnits, type Value } from '@pts/shared';
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { ClaimCountersTable, EventsTable } from '../../db/schema.ts';
@@ -150,6 +150,21 @@ export function valueColumnsOf(
 ): Pick<Insertable<EventsTable>, 'value_minor' | 'value_currency'> {
   if (!input.value) return {};
   return { value_minor: toMinorUnits(input.value.amount, input.value.currency), value_currency: input.value.currency };
+}
+
+/** A value as answers show it: the amount with exactly its currency's decimals ("12.5" USD → "12.50"). */
+export function normalizedValue(value: Value): Value {
+  return {
+    amount: formatMinorUnits(toMinorUnits(value.amount, value.currency), value.currency),
+    currency: value.currency,
+  };
+}
+
+/** A stored value (minor units and currency columns) as answers show it, or undefined when the event had none. */
+export function valueOfColumns(minor: bigint | number | string | null, currency: string | null): Value | undefined {
+  if (minor === null || currency === null) return undefined;
+  const code = currency as CurrencyCode;
+  return { amount: formatMinorUnits(BigInt(minor), code), currency: code };
 }
 
 export async function insertEvents(db: Database, events: Insertable<EventsTable>[]): Promise<void> {
@@ -348,6 +363,8 @@ export interface ExternalIdOwner {
   /** Who sent it (`events.sent_by`) and for whom: a repeat sees the details only when both are its own. */
   sentBy: string | null;
   userEmail: string;
+  /** The value the first event carried, if any. */
+  value: Value | undefined;
 }
 
 /** The events already holding these keys (committed by an earlier transaction). */
@@ -367,8 +384,11 @@ export async function findExternalIdOwners(db: Database, keys: ExternalIdKey[]):
     confirmed_by: 'receipt' | 'supply' | null;
     sent_by: string | null;
     user_email: string;
+    value_minor: bigint | number | string | null;
+    value_currency: string | null;
   }>`
     SELECT x.brand_id, x.event_type, x.external_id, x.event_id, e.reward_amount, e.sent_by, e.user_email,
+      e.value_minor, e.value_currency,
       m.wallet_address AS mint_wallet, u.wallet_address AS user_wallet, m.status AS mint_status,
       t.current_hash AS tx_hash, t.status AS tx_status, t.confirmed_by
     FROM unnest(${keys.map((k) => k.brandId)}::text[], ${keys.map((k) => k.eventType)}::text[],
@@ -393,6 +413,7 @@ export async function findExternalIdOwners(db: Database, keys: ExternalIdKey[]):
       confirmedBy: status === 'confirmed' ? (r.confirmed_by ?? 'receipt') : undefined,
       sentBy: r.sent_by,
       userEmail: r.user_email,
+      value: valueOfColumns(r.value_minor, r.value_currency),
     });
   }
   return owners;

@@ -474,6 +474,7 @@ async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): Promise<
     eventId: accepted.eventId,
     message,
     rewardAmount: accepted.rewardAmount,
+    ...(accepted.value ? { value: accepted.value } : {}),
     eventType: accepted.eventType,
     walletCreated: accepted.walletCreated,
     walletAddress: accepted.walletAddress,

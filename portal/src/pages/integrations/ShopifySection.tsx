@@ -1,7 +1,9 @@
-import type { ShopifyIntegration } from '@pts/shared/schemas/shopify';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, fieldErrors } from '../../api.ts';
+import { api } from '../../api.ts';
+import { fieldErrors } from '../../errors/describe.ts';
+import { ErrorNote } from '../../errors/ErrorNote.tsx';
+import { shopifyQuery } from '../../queries/integrations.ts';
 import { useBrand } from '../../session.ts';
 import { TableWrap } from '../../TableWrap.tsx';
 
@@ -15,11 +17,7 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 export function ShopifySection({ editable }: { editable: boolean }) {
   const { brandId } = useBrand();
   const queryClient = useQueryClient();
-  const key = ['shopify', brandId];
-  const shopify = useQuery({
-    queryKey: key,
-    queryFn: () => api<ShopifyIntegration>('GET', `/brands/${brandId}/shopify`),
-  });
+  const shopify = useQuery(shopifyQuery(brandId));
   const [shopDomain, setShopDomain] = useState('');
   const [secret, setSecret] = useState('');
   const [valueSource, setValueSource] = useState<'subtotal' | 'total'>('subtotal');
@@ -28,7 +26,7 @@ export function ShopifySection({ editable }: { editable: boolean }) {
     mutationFn: () => api('PUT', `/brands/${brandId}/shopify`, { shopDomain, secret, valueSource, customers }),
     onSuccess: async () => {
       setSecret('');
-      await queryClient.invalidateQueries({ queryKey: key });
+      await queryClient.invalidateQueries({ queryKey: shopifyQuery(brandId).queryKey });
     },
   });
   const onSubmit = (event: FormEvent) => {
@@ -41,7 +39,7 @@ export function ShopifySection({ editable }: { editable: boolean }) {
     <section aria-labelledby="shopify-heading" className="panel">
       <h2 id="shopify-heading">Shopify</h2>
       {shopify.isPending ? <p className="loading">Loading the Shopify connection…</p> : null}
-      {shopify.isError ? <p role="alert">{shopify.error.message}</p> : null}
+      {shopify.isError ? <ErrorNote error={shopify.error} /> : null}
       {shopify.data ? (
         <>
           <p>
@@ -97,7 +95,7 @@ export function ShopifySection({ editable }: { editable: boolean }) {
           <button type="submit" disabled={connect.isPending}>
             Connect shop
           </button>
-          {connect.isError && Object.keys(errors).length === 0 ? <p role="alert">{connect.error.message}</p> : null}
+          {connect.isError && Object.keys(errors).length === 0 ? <ErrorNote error={connect.error} /> : null}
           {connect.isSuccess ? <p role="status">Shop connected.</p> : null}
         </form>
       ) : null}

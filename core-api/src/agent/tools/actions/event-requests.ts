@@ -57,6 +57,8 @@ export const processEventBody = z
     userId: userIdSchema,
     metadata: metadataSchema.optional(),
     externalId: eventRequestSchema.shape.externalId,
+    /** What the event is worth (an order's total): a rate rule pays by it. */
+    value: eventRequestSchema.shape.value,
   })
   .refine((body) => (body.eventType === undefined) !== (body.eventId === undefined), {
     message: 'give exactly one of eventType and eventId',
@@ -96,6 +98,7 @@ export async function toEventRequest(
     // Which key sent it, for the brand's audit trail (events.metadata).
     metadata: { ...(body.metadata ?? {}), agentKeyId: (principal as AgentPrincipal).keyId },
     ...(body.externalId === undefined ? {} : { externalId: body.externalId }),
+    ...(body.value === undefined ? {} : { value: body.value }),
   };
 }
 

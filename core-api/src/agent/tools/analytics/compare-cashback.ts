@@ -63,8 +63,8 @@ function cashbackRows(
 ) {
   return brandIds
     .map((brandId) => {
-      const best = bestPurchaseRule(rules.get(brandId) ?? []);
-      const reward = best ? purchaseReward(best.rewardAmount, cents) : undefined;
+      const best = bestPurchaseRule(rules.get(brandId) ?? [], cents);
+      const reward = best ? purchaseReward(best, cents) : undefined;
       return {
         brandId,
         name: names.get(brandId) ?? brandId,
@@ -94,7 +94,7 @@ export function compareCashbackTool(d: WindowReadDeps): AgentTool {
     path: '/compare/cashback',
     summary: 'What a purchase of N USD earns at each brand, as pts and as % cashback',
     description:
-      "For a purchase of `purchaseAmount` USD (up to 2 decimals, > 0) at each brand of `brandIds` (2 to 10, comma-separated) and/or of `category` (retail, gaming, dining, travel; with both, the listed brands of that category): the brand's best active purchase rule (event type `earn` or containing purchase, order or checkout), its reward in pts, that reward's USD value at the purchase rate (1 USD = 1000 pts) and cashbackPercent = 100 × reward ÷ (purchaseAmount × 1000). Rewards are flat per event, so the percent falls as the purchase grows. Brands without a purchase rule are listed last with nulls. Also the purchase rule's accepted events in the last 30 days (how often it really pays). Highest reward first. One of brandIds or category is required; 404 names unknown brands.",
+      "For a purchase of `purchaseAmount` USD (up to 2 decimals, > 0) at each brand of `brandIds` (2 to 10, comma-separated) and/or of `category` (retail, gaming, dining, travel; with both, the listed brands of that category): the brand's best active purchase rule (event type `earn` or containing purchase, order or checkout), its reward in pts, that reward's USD value at the purchase rate (1 USD = 1000 pts) and cashbackPercent = 100 × reward ÷ (purchaseAmount × 1000). A fixed reward is flat per event, so its percent falls as the purchase grows; a rate rule (pts per amount spent, in USD) pays by the purchase, with its minimum value and cap, exactly as events are judged (a rate in another currency is not compared). Brands without a purchase rule are listed last with nulls. Also the purchase rule's accepted events in the last 30 days (how often it really pays). Highest reward first. One of brandIds or category is required; 404 names unknown brands.",
     access: 'public',
     cached: true,
     request: {

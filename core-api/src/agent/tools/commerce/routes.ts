@@ -3,7 +3,7 @@ import { formatCents } from '../../../modules/payments/payment-amounts.ts';
 import { cachedRouteBrands } from '../../actions/cached-brands.ts';
 import type { AgentToolContext } from '../../agent-tool.ts';
 import type { BrandRule } from '../../analytics/analytics.repository.ts';
-import { bestPurchaseRule, PTS_PER_USD, periodWindows, ptsToUsd, purchaseReward } from '../../analytics/formulas.ts';
+import { PTS_PER_USD, periodWindows, pricedPurchaseRule, ptsToUsd, purchaseReward } from '../../analytics/formulas.ts';
 import type { RouteBrand } from '../../commerce/commerce.repository.ts';
 import { type MemberEarnings, membersEarnings } from '../../commerce/member-earnings.ts';
 import { basisOf, COMMERCE_PERIOD, intentTerms, matchCount, memberView, ROUTES_MAX } from './commerce-schemas.ts';
@@ -44,7 +44,7 @@ function routeOf(c: RankedRoute, index: number, purchaseAmount: bigint) {
     category: c.brand.category,
     eventType: c.rule.eventType,
     eventId: c.rule.eventId,
-    ...purchaseReward(c.rule.rewardAmount, purchaseAmount),
+    ...purchaseReward(c.rule, purchaseAmount),
     acceptedLast30d: c.acceptedLast30d,
     member: c.member ? memberView(c.member) : null,
     totalPts: c.total.toString(),
@@ -82,7 +82,7 @@ export async function routesAt(
   );
   const withRule = brands.flatMap((brand) => {
     const brandRules = rules.get(brand.brandId) ?? [];
-    const rule = bestPurchaseRule(brandRules);
+    const rule = pricedPurchaseRule(brandRules, query.purchaseAmount);
     return rule ? [{ brand, rule, brandRules }] : [];
   });
   // The member's earnings at every brand of the key at once (three round trips, not three per brand).

@@ -12,7 +12,7 @@ import { agentPerkLimits } from '../../agent-limits.ts';
 import type { AgentToolContext } from '../../agent-tool.ts';
 import { type AgentTool, defineAgentTool } from '../../agent-tool.ts';
 import type { BrandRule } from '../../analytics/analytics.repository.ts';
-import { bestPurchaseRule, periodWindows, ptsToUsd, purchaseReward } from '../../analytics/formulas.ts';
+import { periodWindows, pricedPurchaseRule, ptsToUsd, purchaseReward } from '../../analytics/formulas.ts';
 import type { MemberEarnings } from '../../commerce/member-earnings.ts';
 import { memberEarnings } from '../../commerce/member-earnings.ts';
 import { memberScope } from '../../intelligence/member-scope.ts';
@@ -81,7 +81,7 @@ function purchaseView(rule: BrandRule, earnings: MemberEarnings, purchaseAmount:
   return {
     eventType: rule.eventType,
     eventId: rule.eventId,
-    ...purchaseReward(rule.rewardAmount, purchaseAmount),
+    ...purchaseReward(rule, purchaseAmount),
     eligible: earnings.purchase?.eligible ?? false,
     reason: earnings.purchase?.reason ?? null,
     previousClaims: earnings.purchase?.previousClaims ?? 0,
@@ -92,7 +92,7 @@ function purchaseView(rule: BrandRule, earnings: MemberEarnings, purchaseAmount:
 async function stackAt(d: StackToolDeps, context: AgentToolContext, query: z.output<typeof stackQuery>, now: Date) {
   const { current } = periodWindows(now, COMMERCE_PERIOD);
   const rules = (await cachedBrandRules(d, [query.brandId])).get(query.brandId) ?? [];
-  const rule = bestPurchaseRule(rules);
+  const rule = pricedPurchaseRule(rules, query.purchaseAmount);
   const member = await d.commerceReads.resolveMember(query.userId);
   const [earnings, wallet, catalogue] = await Promise.all([
     memberEarnings(d, context, { brandId: query.brandId, userId: query.userId, purchaseRule: rule, rules }),
