@@ -80,6 +80,27 @@ export {
   viewStreak,
 } from './rules/streaks.ts';
 export {
+  entryRewardsDue,
+  lastTierTurn,
+  MAX_TIER_MULTIPLIER,
+  MAX_TIERS,
+  MIN_TIERS,
+  TIER_BASES,
+  TIER_PERIODS,
+  type TierBasis,
+  type TierLevel,
+  type TierPeriod,
+  type TierStanding,
+  type TierTable,
+  type TurnDecision,
+  tierIndexFor,
+  tierPeriodStart,
+  tierReward,
+  tierStanding,
+  tierTableProblem,
+  turnDecision,
+} from './rules/tiers.ts';
+export {
   isWithinWindow,
   type TimeWindow,
   WINDOW_STATUSES,
