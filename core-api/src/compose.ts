@@ -122,6 +122,7 @@ import {
 } from './modules/relayer/relay.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
+import { createTierService, type TierService } from './modules/tiers/tiers.service.ts';
 import { createLocalWalletProvider } from './modules/wallets/wallet-provider.ts';
 import { notifyRewardsDistributed } from './modules/webhooks/reward-distributed.ts';
 import { createWebhookService, type WebhookService } from './modules/webhooks/webhooks.service.ts';
@@ -148,6 +149,8 @@ export interface AppServices {
    * which every reward is made. Routers, agent tools and the modules that reward get this, never its parts.
    */
   eventService: EventService;
+  /** VIP tiers (docs/tiers.md): the table, a member's standing, the period's turn. */
+  tiers: TierService;
   /** Brand request signatures, with one key lookup: the brand cache. */
   verifyBrandSignature: BrandSignatureVerifier;
   /** Identical signed requests: the first one's answer, replayed (docs/api/events.md, "Retries"). */
@@ -633,6 +636,7 @@ function composeModuleServices(
   | 'perks'
   | 'streaks'
   | 'brandAdmin'
+  | 'tiers'
 > {
   const { config, db, clock, logger, secrets } = deps;
   const { brands, eventService: events, changes } = shared;
@@ -676,6 +680,7 @@ function composeModuleServices(
     }),
     perks: createPerkService({ db, clock, perkChain: deps.perkChain, logger, changes, brands: events.brands }),
     streaks: createStreakService({ db, clock, logger, events }),
+    tiers: createTierService({ db, clock, logger, events }),
     brandAdmin: createBrandAdminService({
       db,
       secrets,

@@ -704,7 +704,19 @@ export {
   userIdentifierSchema,
 } from './schemas/streaks.ts';
 export {
+  type MemberTierResponse,
+  memberTierResponseSchema,
+  type SetTiersRequest,
+  setTiersRequestSchema,
+  type TiersResponse,
+  tierInputSchema,
+  tierParamsSchema,
+  tierSchema,
+  tiersResponseSchema,
+} from './schemas/tiers.ts';
+export {
   achievementUnlockedDataSchema,
+  memberTierChangedDataSchema,
   paymentCompletedDataSchema,
   perkRedeemedDataSchema,
   rewardDistributedDataSchema,
