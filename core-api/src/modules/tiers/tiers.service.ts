@@ -17,7 +17,6 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
-import type { EventService } from '../events/events.service.ts';
 import { enqueueWebhooks } from '../webhooks/webhooks.outbox.ts';
 import {
   type BrandTierTable,
@@ -34,6 +33,23 @@ import {
  * through the one award path, once per member and tier), and the period's turn. The tier multiplier is applied
  * by the event pipeline (events.service.ts), from the held tier this module keeps.
  */
+
+/**
+ * The one award path as this module uses it (the event service's `award`, with a manual award's shape): typed
+ * here so that tiers and the event pipeline, which promotes through this module, import no cycle.
+ */
+export interface TierAwardPath {
+  award(request: {
+    kind: 'manual';
+    eventType: string;
+    brandId: string;
+    userEmail: string;
+    amount: bigint;
+    reason: string;
+    awardedBy: string;
+    idempotencyKey: string;
+  }): Promise<{ eventId: string }>;
+}
 
 export interface TierInput {
   basis: 'earned' | 'spent';
@@ -181,7 +197,7 @@ export async function memberTier(
 
 /** Pays an owed entry reward through the one award path; its externalId makes a re-drive pay once. */
 export async function payEntryReward(
-  deps: { db: Database; events: Pick<EventService, 'award'> },
+  deps: { db: Database; events: TierAwardPath },
   entry: { brandId: string; member: string; tierName: string; amount: number },
 ): Promise<void> {
   const accepted = await deps.events.award({
@@ -210,7 +226,7 @@ export async function payEntryReward(
  * `member.tier_changed`, then pays the entries. Never lowers a tier: that waits for the period's turn.
  */
 export async function promoteMember(
-  deps: { db: Database; clock: Clock; events: Pick<EventService, 'award'> },
+  deps: { db: Database; clock: Clock; events: TierAwardPath },
   table: BrandTierTable,
   brandId: string,
   member: string,
@@ -309,7 +325,7 @@ const TURN_PAGE = 5_000;
  * one statement per page, so 100k members cost 20 statements of reads and writes.
  */
 export async function turnBrandTiers(
-  deps: { db: Database; clock: Clock; events: Pick<EventService, 'award'> },
+  deps: { db: Database; clock: Clock; events: TierAwardPath },
   brandId: string,
   table: BrandTierTable,
 ): Promise<Omit<TierTurnResult, 'brands'>> {
@@ -415,7 +431,7 @@ async function applyTurnChanges(
 }
 
 /** Entry rewards recorded but not yet paid (a process stopped between the promotion and the award): paid now, once. */
-async function payOwedEntries(deps: { db: Database; events: Pick<EventService, 'award'> }, brandId: string) {
+async function payOwedEntries(deps: { db: Database; events: TierAwardPath }, brandId: string) {
   const owed = await deps.db
     .selectFrom('member_tier_entries')
     .select(['member', 'tier_name', 'amount'])
@@ -433,7 +449,7 @@ export async function runTierTurn(deps: {
   db: Database;
   clock: Clock;
   logger: Logger;
-  events: Pick<EventService, 'award'>;
+  events: TierAwardPath;
 }): Promise<TierTurnResult> {
   const brands = await deps.db
     .selectFrom('brand_tiers')
@@ -468,7 +484,7 @@ export function createTierService(deps: {
   db: Database;
   clock: Clock;
   logger: Logger;
-  events: Pick<EventService, 'award' | 'brands'>;
+  events: TierAwardPath & { brands: { invalidate(brandId?: string): void } };
 }): TierService {
   return {
     table: (brandId) => readTierTable(deps.db, brandId),
