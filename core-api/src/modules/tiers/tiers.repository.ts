@@ -136,3 +136,27 @@ export async function memberTierTotal(
        AND created_at >= ${tierPeriodStart(table.period, at)} AND event_type <> ${TIER_ENTRY_EVENT_TYPE}`.execute(db);
   return BigInt(row.rows[0]?.total ?? '0');
 }
+
+/**
+ * Whether a perk is kept for a tier and up, and whether the member holds it (their held tier: a tier kept through
+ * a grace counts): undefined when no tier of the brand lists the perk. What `judgeRedemption` reads as `tier`.
+ */
+export async function perkTierRequirement(
+  db: Database,
+  brandId: string,
+  perkId: bigint,
+  member: string,
+): Promise<{ required: string; held: string; met: boolean } | undefined> {
+  const row = await db.selectFrom('brand_tiers').select('tiers').where('brand_id', '=', brandId).executeTakeFirst();
+  if (!row) return undefined;
+  const stored = typeof row.tiers === 'string' ? (JSON.parse(row.tiers) as StoredTier[]) : row.tiers;
+  const requiredIndex = stored.findIndex((tier) => (tier.perks ?? []).includes(Number(perkId)));
+  if (requiredIndex === -1) return undefined;
+  const held = await heldTier(db, brandId, member);
+  const heldIndex = Math.min(held?.tier_index ?? 0, stored.length - 1);
+  return {
+    required: stored[requiredIndex]!.name,
+    held: stored[heldIndex]!.name,
+    met: heldIndex >= requiredIndex,
+  };
+}

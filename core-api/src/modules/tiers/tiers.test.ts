@@ -1,5 +1,6 @@
 import { type CreatedBrand, signRequest } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 
 // VIP tiers (issue 36 §1, docs/tiers.md) through the real app: the admin API's table and its 400s, promotion
@@ -173,6 +174,52 @@ describe('promotion', () => {
       .where('member', '=', member)
       .executeTakeFirstOrThrow();
     expect(held.tier_name).toBe('Gold');
+  });
+});
+
+describe('tier-only perks', () => {
+  it('refuses a Silver perk to a Bronze member with the tier it needs, then lets them redeem once promoted', async () => {
+    const brand = await platform.createBrand({
+      name: 'Tier Perks',
+      domain: 'tier-perks.example.com',
+      rules: [{ eventType: 'purchase', rewardAmount: 100, cooldownHours: 0, maxClaims: -1 }],
+    });
+    const created = await platform.post(
+      '/admin/perks',
+      { brandId: brand.brandId, name: 'Silver lounge', cost: 30, category: 'merch' },
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const perk = created.body.perk as { perkId: number; uuid: string };
+    const set = await admin('PUT', `/brands/${brand.brandId}/tiers`, {
+      ...TABLE,
+      tiers: [TABLE.tiers[0], { ...TABLE.tiers[1], perks: [perk.perkId] }, TABLE.tiers[2]],
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const member = 'lounge@example.com';
+    const redeem = () => {
+      platform.clock.advance(1_000);
+      return platform.signedPost(
+        '/services/perks/redeem',
+        { brandId: brand.brandId, perkId: perk.uuid, userIdentifier: member, platform: 'web' },
+        brand.securityKey,
+      );
+    };
+    await purchase(brand, member);
+    await purchase(brand, member);
+    await waitForMintsSettled(platform);
+    const refused = await redeem();
+    expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+    expect(refused.body.error).toMatch(/only for members at the Silver tier or above; lounge@example.com is Bronze/);
+    expect(refused.body.details).toMatchObject({
+      reason: 'tier_required',
+      requiredTier: 'Silver',
+      memberTier: 'Bronze',
+    });
+    await purchase(brand, member); // 300: Silver
+    await waitForMintsSettled(platform);
+    const allowed = await redeem();
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
   });
 });
 
