@@ -428,6 +428,7 @@ export interface BrandTiersTable {
   /** The tiers as the admin API takes them (`{name, threshold, multiplier, entryReward, perks?}`), ascending. */
   tiers: ColumnType<StoredTier[], string, string>;
   last_turn_at: Date | null;
+  turn_claimed_at: Date | null;
   updated_at: Date;
 }
 

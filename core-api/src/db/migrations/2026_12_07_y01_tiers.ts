@@ -13,7 +13,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       period text NOT NULL CHECK (period IN ('rolling_365', 'calendar_year', 'lifetime')),
       grace_days integer NOT NULL DEFAULT 0 CHECK (grace_days >= 0),
       tiers jsonb NOT NULL,
+      -- The daily turn's run: the last one done, and the replica's claim on the one running (a lease).
       last_turn_at timestamptz,
+      turn_claimed_at timestamptz,
       updated_at timestamptz NOT NULL
     )
   `.execute(db);

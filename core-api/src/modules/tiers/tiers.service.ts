@@ -317,20 +317,46 @@ export interface TierTurnResult {
 }
 
 const TURN_PAGE = 5_000;
+const DAY_MS = 86_400_000;
+/** A replica's claim on a brand's run lapses after this long (it stopped mid-run): another one takes it over. */
+const TURN_LEASE_MS = 15 * 60_000;
 
 /**
- * The period's turn for one brand (docs/tiers.md, "The period's turn"): every member who holds a tier is judged
- * against their total at `now`, 5,000 a statement — up at once, down after the grace that starts at the turn
- * (`turnDecision`). Each downgrade is announced (`member.tier_changed`). Totals are summed in the database in
- * one statement per page, so 100k members cost 20 statements of reads and writes.
+ * Claims today's run for a brand, once across replicas: the conditional UPDATE succeeds for one process only
+ * (a lease that lapses if that process stops). Answers whether the period turned since the brand's last run.
+ */
+async function claimTurn(db: Database, brandId: string, now: Date, turnAt: Date) {
+  const today = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
+  const claimed = await db
+    .updateTable('brand_tiers')
+    .set({ turn_claimed_at: now })
+    .where('brand_id', '=', brandId)
+    .where((eb) => eb.or([eb('last_turn_at', 'is', null), eb('last_turn_at', '<', today)]))
+    .where((eb) =>
+      eb.or([eb('turn_claimed_at', 'is', null), eb('turn_claimed_at', '<', new Date(now.getTime() - TURN_LEASE_MS))]),
+    )
+    .returning('last_turn_at')
+    .executeTakeFirst();
+  if (!claimed) return undefined;
+  return { turned: claimed.last_turn_at === null || claimed.last_turn_at < turnAt };
+}
+
+/**
+ * A brand's daily run (docs/tiers.md, "The period's turn"), claimed once across replicas. On the first run after
+ * the period turned, every member holding a tier is judged against their total: up at once, down after the grace
+ * that starts at the turn (`turnDecision`); later runs only end graces and promote what a failed promotion
+ * missed. Members are read 5,000 a statement with their totals summed in the database; each page's downgrades
+ * are one UPDATE and their `member.tier_changed` webhooks one INSERT.
  */
 export async function turnBrandTiers(
   deps: { db: Database; clock: Clock; events: TierAwardPath },
   brandId: string,
   table: BrandTierTable,
-): Promise<Omit<TierTurnResult, 'brands'>> {
+): Promise<Omit<TierTurnResult, 'brands'> | undefined> {
   const now = deps.clock.now();
   const turnAt = lastTierTurn(table.period, now);
+  const claim = await claimTurn(deps.db, brandId, now, turnAt);
+  if (!claim) return undefined;
   const result = { members: 0, promoted: 0, downgraded: 0, inGrace: 0, entriesPaid: 0 };
   const column = table.basis === 'earned' ? sql`e.reward_amount` : sql`e.value_minor`;
   const from = tierPeriodStart(table.period, now);
@@ -346,7 +372,7 @@ export async function turnBrandTiers(
        ORDER BY m.member LIMIT ${TURN_PAGE}`.execute(deps.db);
     if (page.rows.length === 0) break;
     after = page.rows[page.rows.length - 1]!.member;
-    const changes = turnChanges(table, page.rows, turnAt, now);
+    const changes = turnChanges(table, page.rows, turnAt, now, claim.turned);
     result.members += page.rows.length;
     await applyTurnChanges(deps.db, brandId, table, changes, now, result);
     for (const up of changes.filter((c) => c.index > c.held)) {
@@ -355,7 +381,11 @@ export async function turnBrandTiers(
     }
   }
   result.entriesPaid = await payOwedEntries(deps, brandId);
-  await deps.db.updateTable('brand_tiers').set({ last_turn_at: now }).where('brand_id', '=', brandId).execute();
+  await deps.db
+    .updateTable('brand_tiers')
+    .set({ last_turn_at: now, turn_claimed_at: null })
+    .where('brand_id', '=', brandId)
+    .execute();
   return result;
 }
 
@@ -372,11 +402,14 @@ function turnChanges(
   rows: { member: string; tier_index: number; grace_until: Date | null; total: string }[],
   turnAt: Date,
   now: Date,
+  turned: boolean,
 ): TurnChange[] {
   const changes: TurnChange[] = [];
   for (const row of rows) {
     const held = Math.min(row.tier_index, table.levels.length - 1);
-    const computed = tierIndexFor(table.levels, BigInt(row.total));
+    const total = tierIndexFor(table.levels, BigInt(row.total));
+    // Between turns only a grace running out lowers a tier (a reversal's effect waits for the turn).
+    const computed = turned || row.grace_until !== null || total > held ? total : held;
     const decision = turnDecision({ index: held, graceUntil: row.grace_until }, computed, turnAt, now, table.graceDays);
     const graceChanged = (decision.graceUntil?.getTime() ?? null) !== (row.grace_until?.getTime() ?? null);
     if (decision.index !== row.tier_index || graceChanged) {
@@ -461,6 +494,7 @@ export async function runTierTurn(deps: {
     const table = await loadTierTable(deps.db, brand.brand_id, brand.currency as CurrencyCode);
     if (!table) continue;
     const r = await turnBrandTiers(deps, brand.brand_id, table);
+    if (!r) continue;
     total.brands++;
     total.members += r.members;
     total.promoted += r.promoted;
