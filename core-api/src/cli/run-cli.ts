@@ -26,6 +26,7 @@ import { portalInviteCommand, portalRemoveOperatorCommand } from './commands/por
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
 import { archiveRuleCommandOf, listRulesCommand, setRuleCommand } from './commands/rule.ts';
+import { setTiersCommand, showTiersCommand } from './commands/tiers.ts';
 import { userTokenCommand } from './commands/user.ts';
 import {
   listWebhookDeliveriesCommand,
@@ -70,6 +71,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
   lead: { list: listLeadsCommand },
   portal: { invite: portalInviteCommand, 'remove-operator': portalRemoveOperatorCommand },
   member: { award: awardMemberCommand },
+  tiers: { set: setTiersCommand, show: showTiersCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,

@@ -11,7 +11,7 @@ import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { TierService } from './tiers.service.ts';
 
 /** `GET|PUT /brands/:brandId/tiers` (mounted at `/admin`; admin token): the brand's VIP tier table (docs/tiers.md). */
-export function tierAdminRoutes(deps: { tiers: TierService; adminToken: string }): Route[] {
+export function tierAdminRoutes(deps: { tiers: Pick<TierService, 'table' | 'setTable'>; adminToken: string }): Route[] {
   const admin = requireAdminToken(deps.adminToken);
   return [
     defineRoute({
@@ -49,7 +49,10 @@ export function tierAdminRoutes(deps: { tiers: TierService; adminToken: string }
 }
 
 /** `GET /tier/:brandId/:userIdentifier` (mounted under `/services`; brand-signed): a member's tier and progress. */
-export function tierRoutes(deps: { tiers: TierService; verifyBrandSignature: BrandSignatureVerifier }): Route[] {
+export function tierRoutes(deps: {
+  tiers: Pick<TierService, 'member'>;
+  verifyBrandSignature: BrandSignatureVerifier;
+}): Route[] {
   return [
     defineRoute({
       method: 'get',
