@@ -60,6 +60,7 @@ import { rewardProcessorRoutes } from './modules/reward-processor/reward-process
 import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
 import { shopifyAdminRoutes, shopifyWebhookRoutes } from './modules/shopify/shopify.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
+import { tierAdminRoutes, tierRoutes } from './modules/tiers/tiers.routes.ts';
 import { webhookAdminRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { createDocsRouter } from './observability/docs.routes.ts';
 import { createHttpMetricsMiddleware } from './observability/http-metrics.ts';
@@ -282,6 +283,7 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
   );
   serve(router, '/admin', webhookAdminRoutes({ webhooks: services.webhooks, adminToken }));
   serve(router, '/admin', achievementAdminRoutes({ achievements: services.achievements, adminToken }));
+  serve(router, '/admin', tierAdminRoutes({ tiers: services.tiers, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
   serve(router, '/admin', campaignAdminRoutes({ community: services.community, adminToken }));
   serve(router, '/admin', dropAdminRoutes({ drops: services.drops, adminToken }));
@@ -325,6 +327,7 @@ function servicesRouter({ deps, services, serve }: Parts, eligibility: readonly 
   );
   serve(router, '/services', leaderboardRoutes({ leaderboards: services.leaderboards, verifyBrandSignature }));
   serve(router, '/services', achievementRoutes({ achievements: services.achievements, verifyBrandSignature }));
+  serve(router, '/services', tierRoutes({ tiers: services.tiers, verifyBrandSignature }));
   serve(router, '/services', balanceRoutes({ balances: services.balances, verifyBrandSignature }));
   serve(router, '/services', perkCatalogueRoutes({ perks: services.perks }));
   serve(router, '/services', redemptionRoutes({ redemption: services.redemption, verifyBrandSignature }));

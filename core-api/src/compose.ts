@@ -123,6 +123,7 @@ import {
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 import { createShopifyService, type ShopifyService } from './modules/shopify/shopify.service.ts';
 import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
+import { createTierService, type TierService } from './modules/tiers/tiers.service.ts';
 import { createLocalWalletProvider } from './modules/wallets/wallet-provider.ts';
 import { notifyRewardsDistributed } from './modules/webhooks/reward-distributed.ts';
 import { createWebhookService, type WebhookService } from './modules/webhooks/webhooks.service.ts';
@@ -149,6 +150,8 @@ export interface AppServices {
    * which every reward is made. Routers, agent tools and the modules that reward get this, never its parts.
    */
   eventService: EventService;
+  /** VIP tiers (docs/tiers.md): the table, a member's standing, the period's turn. */
+  tiers: TierService;
   /** Brand request signatures, with one key lookup: the brand cache. */
   verifyBrandSignature: BrandSignatureVerifier;
   /** Identical signed requests: the first one's answer, replayed (docs/api/events.md, "Retries"). */
@@ -637,6 +640,7 @@ function composeModuleServices(
   | 'streaks'
   | 'brandAdmin'
   | 'shopify'
+  | 'tiers'
 > {
   const { config, db, clock, logger, secrets } = deps;
   const { brands, eventService: events, changes } = shared;
@@ -681,6 +685,7 @@ function composeModuleServices(
     perks: createPerkService({ db, clock, perkChain: deps.perkChain, logger, changes, brands: events.brands }),
     streaks: createStreakService({ db, clock, logger, events }),
     shopify: createShopifyService({ db, clock, logger, secrets, events }),
+    tiers: createTierService({ db, clock, logger, events }),
     brandAdmin: createBrandAdminService({
       db,
       secrets,

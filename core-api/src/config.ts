@@ -148,6 +148,8 @@ export const configSchema = z.object({
   PTS_RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(60),
   /** Seconds between compactions of the brand rollups on worker processes (docs/ledger.md, "Brand rollups"). */
   PTS_ROLLUP_COMPACT_SECONDS: z.coerce.number().int().min(1).default(30),
+  /** When worker processes run the VIP tiers' period turn (docs/tiers.md); each brand's run is claimed once. */
+  PTS_TIER_TURN_CRON: z.string().default('5 0 * * *'),
 
   /** Token purchases (docs/payments.md): Stripe when a secret key is set, the embedded local checkout otherwise. */
   PTS_STRIPE_SECRET_KEY: z.string().min(1).optional(),

@@ -80,6 +80,27 @@ export {
   viewStreak,
 } from './rules/streaks.ts';
 export {
+  entryRewardsDue,
+  lastTierTurn,
+  MAX_TIER_MULTIPLIER,
+  MAX_TIERS,
+  MIN_TIERS,
+  TIER_BASES,
+  TIER_PERIODS,
+  type TierBasis,
+  type TierLevel,
+  type TierPeriod,
+  type TierStanding,
+  type TierTable,
+  type TurnDecision,
+  tierIndexFor,
+  tierPeriodStart,
+  tierReward,
+  tierStanding,
+  tierTableProblem,
+  turnDecision,
+} from './rules/tiers.ts';
+export {
   isWithinWindow,
   type TimeWindow,
   WINDOW_STATUSES,
@@ -702,7 +723,19 @@ export {
   userIdentifierSchema,
 } from './schemas/streaks.ts';
 export {
+  type MemberTierResponse,
+  memberTierResponseSchema,
+  type SetTiersRequest,
+  setTiersRequestSchema,
+  type TiersResponse,
+  tierInputSchema,
+  tierParamsSchema,
+  tierSchema,
+  tiersResponseSchema,
+} from './schemas/tiers.ts';
+export {
   achievementUnlockedDataSchema,
+  memberTierChangedDataSchema,
   paymentCompletedDataSchema,
   perkRedeemedDataSchema,
   rewardDistributedDataSchema,

@@ -15,6 +15,8 @@ import { createErrorHandler } from '../http/errors.ts';
 import { routerFrom } from '../http/route-table.ts';
 import { createBrandAdminService } from '../modules/brands/brand-admin.service.ts';
 import { brandAdminRoutes } from '../modules/brands/brands.routes.ts';
+import { tierAdminRoutes } from '../modules/tiers/tiers.routes.ts';
+import { readTierTable, setTierTable } from '../modules/tiers/tiers.service.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import { runCli } from './run-cli.ts';
 
@@ -43,6 +45,20 @@ beforeAll(async () => {
           secrets: createSecretBox(randomBytes(32).toString('hex')),
           clock: createManualClock('2026-03-01T12:00:00Z'),
         }),
+        adminToken: ADMIN_TOKEN,
+      }),
+    ),
+  );
+  const tierClock = createManualClock('2026-03-01T12:00:00Z');
+  app.use(
+    '/admin',
+    routerFrom(
+      tierAdminRoutes({
+        tiers: {
+          table: (brandId) => readTierTable(database.db, brandId),
+          setTable: (brandId, input, actor) =>
+            setTierTable({ db: database.db, clock: tierClock }, brandId, input, actor),
+        },
         adminToken: ADMIN_TOKEN,
       }),
     ),
@@ -479,5 +495,35 @@ describe('pts rule set with a rate', () => {
     const decimals = await pts([...base, '--per-unit', '2', '--unit', '1.005', '--currency', 'USD']);
     expect(decimals.code).not.toBe(0);
     expect(decimals.stderr).toContain('USD has 2 decimal places');
+  });
+});
+
+describe('pts tiers', () => {
+  it('sets the table from a file and shows it; a bad table exits 1 with what to fix', async () => {
+    const { brandId } = await createBrand();
+    const dir = tempDir();
+    const file = join(dir, 'tiers.json');
+    const table = {
+      basis: 'earned',
+      period: 'rolling_365',
+      tiers: [
+        { name: 'Bronze', threshold: 0, multiplier: 1, entryReward: 0 },
+        { name: 'Gold', threshold: 1000, multiplier: 1.5, entryReward: 200 },
+      ],
+    };
+    writeFileSync(file, JSON.stringify(table));
+    const set = await ptsJson(['tiers', 'set', '--brand', brandId, '--file', file]);
+    expect(set).toMatchObject({
+      basis: 'earned',
+      period: 'rolling_365',
+      tiers: [{ name: 'Bronze' }, { name: 'Gold', threshold: '1000' }],
+    });
+    const shown = await pts(['tiers', 'show', '--brand', brandId]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('Gold: from 1000 pts, ×1.5, entry reward 200');
+    writeFileSync(file, JSON.stringify({ ...table, tiers: [table.tiers[1], table.tiers[0]] }));
+    const bad = await pts(['tiers', 'set', '--brand', brandId, '--file', file]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/first tier must start at 0/);
   });
 });

@@ -27,6 +27,7 @@ import { listPurchasesCommand } from './commands/purchase.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
 import { archiveRuleCommandOf, listRulesCommand, setRuleCommand } from './commands/rule.ts';
 import { connectShopifyCommand, shopifyDeliveriesCommand } from './commands/shopify.ts';
+import { setTiersCommand, showTiersCommand } from './commands/tiers.ts';
 import { userTokenCommand } from './commands/user.ts';
 import {
   listWebhookDeliveriesCommand,
@@ -72,6 +73,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
   portal: { invite: portalInviteCommand, 'remove-operator': portalRemoveOperatorCommand },
   member: { award: awardMemberCommand },
   shopify: { connect: connectShopifyCommand, deliveries: shopifyDeliveriesCommand },
+  tiers: { set: setTiersCommand, show: showTiersCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,

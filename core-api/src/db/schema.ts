@@ -419,6 +419,47 @@ export interface BrandMemberTotalsTable {
   last_at: Date;
 }
 
+/** A brand's tier table (migration 2026_12_07_y01_tiers; docs/tiers.md). */
+export interface BrandTiersTable {
+  brand_id: string;
+  basis: 'earned' | 'spent';
+  period: 'rolling_365' | 'calendar_year' | 'lifetime';
+  grace_days: number;
+  /** The tiers as the admin API takes them (`{name, threshold, multiplier, entryReward, perks?}`), ascending. */
+  tiers: ColumnType<StoredTier[], string, string>;
+  last_turn_at: Date | null;
+  turn_claimed_at: Date | null;
+  updated_at: Date;
+}
+
+export interface StoredTier {
+  name: string;
+  threshold: string;
+  multiplier: number;
+  entryReward: number;
+  perks?: number[];
+}
+
+/** A member's held tier per brand (changes on promotion, and at the period's turn after any grace). */
+export interface MemberTiersTable {
+  brand_id: string;
+  member: string;
+  tier_index: number;
+  tier_name: string;
+  grace_until: Date | null;
+  changed_at: Date;
+}
+
+/** An entry reward owed and paid: once per member and tier, ever (its primary key). */
+export interface MemberTierEntriesTable {
+  brand_id: string;
+  member: string;
+  tier_name: string;
+  amount: number;
+  event_id: string | null;
+  created_at: Date;
+}
+
 export interface BrandMemberBlocksTable {
   brand_id: string;
   identity_key: string;
@@ -841,6 +882,9 @@ export interface DB {
   perks: PerksTable;
   brand_member_blocks: BrandMemberBlocksTable;
   brand_member_totals: BrandMemberTotalsTable;
+  brand_tiers: BrandTiersTable;
+  member_tiers: MemberTiersTable;
+  member_tier_entries: MemberTierEntriesTable;
   perk_redemptions: PerkRedemptionsTable;
   perk_constraints: PerkConstraintsTable;
   constraint_cache: ConstraintCacheTable;

@@ -26,6 +26,7 @@ import { startRollupCompactionJob } from '../modules/analytics/rollup-compaction
 import type { ChangeNotifier } from '../modules/brands/brand-changes.ts';
 import { privyAdaptersFromConfig } from '../modules/identity/privy-identity-provider.ts';
 import { startRewardProcessorJob } from '../modules/reward-processor/reward-processor.job.ts';
+import { startTierTurnJob } from '../modules/tiers/tier-turn.job.ts';
 import { startWebhookWorker } from '../modules/webhooks/webhooks.worker.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
@@ -294,6 +295,8 @@ function startJobs({ config, logger, stack }: StartContext, deps: AppDeps, servi
     logger,
   });
   stack.push(() => compaction.stop());
+  const tierTurn = startTierTurnJob({ tiers: services.tiers, cronExpression: config.PTS_TIER_TURN_CRON, logger });
+  stack.push(() => tierTurn.stop());
 }
 
 /** Listens on PORT/HOST; the stop closes the server and its open connections. */

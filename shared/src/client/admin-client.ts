@@ -61,6 +61,7 @@ import {
   portalOperatorRemovalSchema,
 } from '../schemas/portal-operator.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
+import { type SetTiersRequest, type TiersResponse, tiersResponseSchema } from '../schemas/tiers.ts';
 import {
   type ShopifyConnection,
   type ShopifyConnectRequest,
@@ -137,6 +138,10 @@ export interface AdminClient {
   invitePortalMember(input: { brandId: string; email: string; role: PortalRole }): Promise<PortalInvite>;
   /** The portal's manual award from the admin API (`pts member award`): pts with the reason why. */
   awardMember(brandId: string, input: AdminManualAwardRequest): Promise<ManualAwardResponse>;
+  /** The brand's VIP tier table (`pts tiers show`; docs/tiers.md). */
+  getTiers(brandId: string): Promise<TiersResponse>;
+  /** Replaces the brand's VIP tier table (`pts tiers set`). */
+  setTiers(brandId: string, input: SetTiersRequest): Promise<TiersResponse>;
   /** Invites a person to operate the platform in the portal (`pts portal invite --operator`). */
   invitePortalOperator(input: { email: string }): Promise<PortalOperatorInvite>;
   /** New security key and API key (shown this once); the old security key verifies for `graceMinutes`. */
@@ -351,6 +356,8 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     },
     invitePortalMember: (input) => call('POST', '/portal/invites', portalInviteSchema, input),
     awardMember: (brandId, input) => call('POST', `${brandPath(brandId)}/awards`, manualAwardResponseSchema, input),
+    getTiers: (brandId) => call('GET', `${brandPath(brandId)}/tiers`, tiersResponseSchema),
+    setTiers: (brandId, input) => call('PUT', `${brandPath(brandId)}/tiers`, tiersResponseSchema, input),
     invitePortalOperator: (input) => call('POST', '/portal/operator-invites', portalOperatorInviteSchema, input),
     removePortalOperator: (input) => call('POST', '/portal/operators/remove', portalOperatorRemovalSchema, input),
     listDrops: async (brandId) => (await call('GET', `${brandPath(brandId)}/drops`, dropsResponseSchema)).drops,

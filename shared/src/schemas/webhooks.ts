@@ -6,6 +6,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'perk.redeemed',
   'streak.milestone',
   'achievement.unlocked',
+  'member.tier_changed',
   'payment.completed',
   'webhook.test',
 ] as const;
@@ -72,6 +73,17 @@ export const achievementUnlockedDataSchema = z.object({
   timestamp: timestampMs,
 });
 
+/** `member.tier_changed`: a member was promoted, or downgraded at the period's turn (docs/tiers.md). */
+export const memberTierChangedDataSchema = z.object({
+  brandId: z.string(),
+  userId: z.string(),
+  email: z.string(),
+  from: z.string().nullable(),
+  to: z.string(),
+  direction: z.enum(['up', 'down']),
+  timestamp: timestampMs,
+});
+
 /** `payment.completed`: a brand's checkout was paid; the tokens it bought are minted (1 USD = 1000). */
 export const paymentCompletedDataSchema = z.object({
   brandId: z.string(),
@@ -97,6 +109,7 @@ export const webhookDataSchemas = {
   'perk.redeemed': perkRedeemedDataSchema,
   'streak.milestone': streakMilestoneDataSchema,
   'achievement.unlocked': achievementUnlockedDataSchema,
+  'member.tier_changed': memberTierChangedDataSchema,
   'payment.completed': paymentCompletedDataSchema,
   'webhook.test': webhookTestDataSchema,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
@@ -119,6 +132,7 @@ export const webhookEventSchema = z
     envelope('perk.redeemed'),
     envelope('streak.milestone'),
     envelope('achievement.unlocked'),
+    envelope('member.tier_changed'),
     envelope('payment.completed'),
     envelope('webhook.test'),
   ])

@@ -1,8 +1,9 @@
-import type { Clock } from '@pts/shared';
+import type { Clock, CurrencyCode } from '@pts/shared';
 import { createKeyedCache } from '../../caching/keyed-cache.ts';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { BrandSecurityKeys } from '../brands/brand-keys.service.ts';
+import { type BrandTierTable, loadTierTable } from '../tiers/tiers.repository.ts';
 import { type BrandRecord, loadBrandDirectory, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
 import { type MemberBlock, readBrandBlocks } from './member-blocks.repository.ts';
 
@@ -16,6 +17,8 @@ export interface CachedBrand {
   securityKeys: BrandSecurityKeys;
   /** The members the brand blocked, by identity key: the judge refuses their events (MEMBER_BLOCKED). */
   blockedMembers: Map<string, MemberBlock>;
+  /** The brand's VIP tier table (docs/tiers.md), or undefined while it has none. */
+  tiers: BrandTierTable | undefined;
 }
 
 export interface BrandDirectory {
@@ -50,8 +53,10 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock
       readBrandBlocks(deps.db, brandId),
     ]);
     if (!loaded) return undefined;
+    const tiers = await loadTierTable(deps.db, brandId, loaded.brand.currency as CurrencyCode);
     return {
       blockedMembers,
+      tiers,
       brand: loaded.brand,
       rulesByType: new Map(loaded.rules.map((rule) => [rule.event_type, rule])),
       securityKeys: {

@@ -8,6 +8,7 @@ import {
   isWithinWindow,
   PRIVILEGED_SOURCES,
   type PrivilegedSource,
+  tierReward,
 } from '@pts/shared';
 import type { Logger } from 'pino';
 import { zeroAddress } from 'viem';
@@ -17,6 +18,8 @@ import type { SignatureClaim } from '../../http/brand-signature.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { findBrandCampaign } from '../community/campaigns.service.ts';
+import { heldTier, TIER_ENTRY_EVENT_TYPE } from '../tiers/tiers.repository.ts';
+import { promoteMember } from '../tiers/tiers.service.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
 import type { AcceptedEvent, CampaignLimit, EventBatcher, EventCandidate } from './event-batcher.ts';
 import { type JudgeSettings, judgeEvent, ruleRewardOf } from './event-rules.ts';
@@ -170,7 +173,7 @@ async function prepareEvent(deps: EventDeps, input: EventRequest, context: Event
       eventId,
       input,
       rule,
-      rewardAmount: campaign?.amount ?? base,
+      rewardAmount: await withTierMultiplier(deps, cached as CachedBrand, input.userEmail, campaign?.amount ?? base),
       ...(campaign ? { campaign: campaign.limit } : {}),
       source,
       skipCooldown: source !== undefined || (context.signed && input.metadata?.skip_cooldown === true),
@@ -304,10 +307,13 @@ async function campaignReward(
  */
 async function prepareServerAward(deps: EventDeps, request: ServerAward): Promise<EventCandidate> {
   const candidate = await prepareEvent(deps, request.input, { signed: true });
+  const cached = await deps.brands.get(request.input.brandId);
   return {
     ...candidate,
     eventId: request.eventId,
-    rewardAmount: request.amount,
+    rewardAmount: request.tierMultiplied
+      ? await withTierMultiplier(deps, cached as CachedBrand, request.input.userEmail, request.amount)
+      : request.amount,
     skipCooldown: true,
     skipDuplicateWindow: true,
   };
@@ -372,13 +378,19 @@ async function prepareManualAward(
     eventId: award.eventId,
     input: {
       brandId: input.brandId,
-      eventType: MANUAL_AWARD_EVENT_TYPE,
+      eventType: input.eventType ?? MANUAL_AWARD_EVENT_TYPE,
       userEmail: input.userEmail,
       metadata: { reason: input.reason, awardedBy: input.awardedBy },
       // The idempotency key: a repeat by the same person for the same member answers with the first award.
       ...(input.idempotencyKey === undefined ? {} : { externalId: input.idempotencyKey }),
     },
-    rule: unlimitedRule(`manual_${input.brandId}`, input.brandId, MANUAL_AWARD_EVENT_TYPE, award, 'manual'),
+    rule: unlimitedRule(
+      `manual_${input.brandId}`,
+      input.brandId,
+      input.eventType ?? MANUAL_AWARD_EVENT_TYPE,
+      award,
+      'manual',
+    ),
     rewardAmount: input.amount,
     source: undefined,
     skipCooldown: true,
@@ -562,6 +574,8 @@ export interface ServerAward {
   input: EventRequest;
   eventId: string;
   amount: bigint;
+  /** The member's tier multiplier applies to `amount` (a check-in: the rule's amount × streak, then × tier). */
+  tierMultiplied?: boolean | undefined;
 }
 
 /** The same server award with another event id (a re-drive of a recorded one), amount or metadata. */
@@ -587,6 +601,8 @@ export interface ManualAward {
   /** Who gave it (`portal:<email>`, `admin`): the event's sender, and the only one whose repeat sees the first. */
   awardedBy: string;
   idempotencyKey?: string | undefined;
+  /** Recorded under this event type instead of `manual_award` (a tier's entry reward: `tier_entry`). */
+  eventType?: string | undefined;
 }
 
 /** A platform-funded award (agent rewards), recorded under PLATFORM_LEDGER_ID: no brand rule applies. */
@@ -624,7 +640,43 @@ function candidateOf(deps: EventDeps, request: AwardRequest): Promise<EventCandi
  * reward row are committed; rejects with the rule's AppError.
  */
 async function award(deps: EventDeps, request: AwardRequest): Promise<AcceptedEvent> {
-  return deps.batcher.enqueue(await candidateOf(deps, request));
+  const candidate = await candidateOf(deps, request);
+  const accepted = await deps.batcher.enqueue(candidate);
+  if (!accepted.duplicate && request.kind !== 'platform') await promoteAfter(deps, candidate);
+  return accepted;
+}
+
+/**
+ * The tier multiplier's one place (docs/tiers.md, "How multipliers combine"): the member's held tier
+ * multiplies what the rule paid (fixed, by value, a campaign's, a check-in's × streak), rounded down once.
+ */
+async function withTierMultiplier(deps: EventDeps, cached: CachedBrand, member: string, amount: bigint) {
+  if (!cached.tiers) return amount;
+  const held = await heldTier(deps.db, cached.brand.address, member);
+  const level = cached.tiers.levels[Math.min(held?.tier_index ?? 0, cached.tiers.levels.length - 1)];
+  return level ? tierReward(amount, level.multiplierHundredths) : amount;
+}
+
+/**
+ * After an accepted event of a brand with tiers: the member is promoted at once when their total reaches a
+ * higher tier, and the entry rewards due are paid through `award` (an entry reward promotes nobody: its pts
+ * do not count). A failure here never fails the event: the period's turn promotes and pays what was missed.
+ */
+async function promoteAfter(deps: EventDeps, candidate: EventCandidate): Promise<void> {
+  const { brandId, userEmail, eventType } = candidate.input;
+  if (eventType === TIER_ENTRY_EVENT_TYPE) return;
+  const cached = await deps.brands.get(brandId);
+  if (!cached?.tiers) return;
+  try {
+    await promoteMember(
+      { db: deps.db, clock: deps.clock, events: { award: (request) => award(deps, request) } },
+      cached.tiers,
+      brandId,
+      userEmail,
+    );
+  } catch (error) {
+    deps.logger.warn({ err: error, brandId }, 'tier promotion failed; the period turn retries it');
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ export const REDEMPTION_REFUSALS = [
   'not_on_chain',
   'inactive',
   'outside_window',
+  'tier_required',
   'insufficient_balance',
   'sold_out',
   'claim_limit_reached',
@@ -49,6 +50,8 @@ export interface RedemptionFacts {
    * not call external APIs per perk; the redemption checks them before paying).
    */
   eligible?: boolean | undefined;
+  /** The perk is kept for a VIP tier and up (docs/tiers.md): the tier it needs, the member's, and whether it is met. */
+  tier?: { required: string; held: string; met: boolean } | undefined;
 }
 
 /** The rule's answer: allowed, or every reason it is refused (`refusal` is the first, the one to tell). */
@@ -64,6 +67,7 @@ export function judgeRedemption(facts: RedemptionFacts): RedemptionDecision {
   if (!perk.onChain) refusals.push('not_on_chain');
   if (!perk.active) refusals.push('inactive');
   if (perk.inWindow === false) refusals.push('outside_window');
+  if (facts.tier && !facts.tier.met) refusals.push('tier_required');
   const missing = perk.cost > facts.spendable ? perk.cost - facts.spendable : 0n;
   if (missing > 0n) refusals.push('insufficient_balance');
   if (perk.maxSupply !== null && facts.claimedTotal >= perk.maxSupply) refusals.push('sold_out');
@@ -129,6 +133,7 @@ export const REFUSAL_TEXT: Record<RedemptionRefusal, string> = {
   not_on_chain: 'not on chain yet',
   inactive: 'not active',
   outside_window: 'outside its redemption window',
+  tier_required: 'kept for a higher VIP tier',
   insufficient_balance: 'not enough pts',
   sold_out: 'sold out',
   claim_limit_reached: 'the member already holds the per-user maximum',
@@ -170,6 +175,12 @@ export function redemptionRefused(
         ...(context.window?.startsAt ? { startsAt: context.window.startsAt.toISOString() } : {}),
         ...(context.window?.endsAt ? { endsAt: context.window.endsAt.toISOString() } : {}),
       });
+    case 'tier_required':
+      return new AppError(
+        'NOT_ELIGIBLE',
+        `${name} is only for members at the ${facts.tier?.required} tier or above; ${context.member} is ${facts.tier?.held}`,
+        { perkId, reason: 'tier_required', requiredTier: facts.tier?.required, memberTier: facts.tier?.held },
+      );
     case 'insufficient_balance':
       return new AppError(
         'INSUFFICIENT_BALANCE',

@@ -18,6 +18,7 @@ import type { Database } from '../../db/database.ts';
 import type { PerkRedemptionsTable } from '../../db/schema.ts';
 import { resolveAccountKey } from '../accounts/accounts.service.ts';
 import { recordActivities } from '../leaderboards/activity.repository.ts';
+import { perkTierRequirement } from '../tiers/tiers.repository.ts';
 import type { ConstraintChecker } from './constraints/constraint-checker.ts';
 import type { PerkRow } from './perks.repository.ts';
 import { perkNotFound } from './perks.service.ts';
@@ -248,6 +249,7 @@ export function createRedemptionService(deps: RedemptionDeps) {
             spendable: balance > reserved ? balance - reserved : 0n,
             claimedTotal: totalClaimed + BigInt(perkPending.count),
             memberClaims: claimedByUser + BigInt(mine.filter((row) => row.perk_id === perk.id).length),
+            tier: await perkTierRequirement(trx, perk.brand_id, perk.id, input.accountKey),
           };
           const decision = judgeRedemption(facts);
           if (!decision.allowed) {

@@ -431,7 +431,8 @@ export async function checkIn(deps: StreakDeps, input: CheckinRequest): Promise<
     userEmail: input.userIdentifier,
     metadata: { source: 'streak_checkin', platform: input.platform, checkin_day: day },
   };
-  const candidate = await prepareStreakReward(deps, eventInput, eventId, 0n);
+  // A check-in earns the rule's amount × streak, then × the member's tier (docs/tiers.md): the pipeline applies the tier.
+  const candidate = { ...(await prepareStreakReward(deps, eventInput, eventId, 0n)), tierMultiplied: true };
 
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const locked = await lockStreak(trx, key, now);
