@@ -1,4 +1,4 @@
-import type { Brand, Rule, SetRuleRequest } from '@pts/shared/schemas/brands';
+import type { Rule, SetRuleRequest } from '@pts/shared/schemas/brands';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, request } from '../api.ts';

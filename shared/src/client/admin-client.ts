@@ -61,7 +61,6 @@ import {
   portalOperatorRemovalSchema,
 } from '../schemas/portal-operator.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
-import { type SetTiersRequest, type TiersResponse, tiersResponseSchema } from '../schemas/tiers.ts';
 import {
   type ShopifyConnection,
   type ShopifyConnectRequest,
@@ -69,6 +68,7 @@ import {
   shopifyConnectResponseSchema,
   shopifyIntegrationSchema,
 } from '../schemas/shopify.ts';
+import { type SetTiersRequest, type TiersResponse, tiersResponseSchema } from '../schemas/tiers.ts';
 import {
   type SavedWebhookEndpoint,
   type SetWebhookRequest,
