@@ -120,6 +120,7 @@ import {
   type RelayService,
   relaySettingsOf,
 } from './modules/relayer/relay.service.ts';
+import { createReversalService, type ReversalService } from './modules/reversals/reversals.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
 import { createLocalWalletProvider } from './modules/wallets/wallet-provider.ts';
@@ -202,6 +203,8 @@ export interface AppServices {
   seedCompat: SeedCompatService;
   /** Drops: the brand-signed create and claim, the admin API's and the portal's list, change and end. */
   drops: DropService;
+  /** Reversals of events' rewards (issue 35 §2): the ledger entry and its chain side. */
+  reversals: ReversalService;
   /** Leaderboards and member activity (`/services/leaderboard`, `/services/activity`). */
   leaderboards: LeaderboardService;
   /** A brand's members: the admin API's manual award, the portal's Members page. */
@@ -627,6 +630,7 @@ function composeModuleServices(
   | 'community'
   | 'seedCompat'
   | 'drops'
+  | 'reversals'
   | 'leaderboards'
   | 'members'
   | 'constraints'
@@ -659,6 +663,7 @@ function composeModuleServices(
       duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
     }),
     drops: createDropService({ db, clock, logger, secrets, changes, events }),
+    reversals: createReversalService({ db, clock, minter: deps.minter, waitMs: config.PTS_MINT_WAIT_MS }),
     leaderboards: createLeaderboardService({ db, clock, logger }),
     members: createBrandMemberService({
       db,

@@ -651,6 +651,16 @@ export {
   relayerGasResponseSchema,
 } from './schemas/relayer-gas.ts';
 export {
+  REVERSAL_ID_MAX,
+  REVERSAL_STATUSES,
+  type ReversalChainStatus,
+  type ReversalRequest,
+  type ReversalRequestInput,
+  type ReversalResponse,
+  reversalRequestSchema,
+  reversalResponseSchema,
+} from './schemas/reversals.ts';
+export {
   type CheckinRequest,
   type CheckinResponse,
   type ClaimMilestoneRequest,

@@ -7,6 +7,7 @@ import { enqueueBroadcast, submissionAfterSend } from './mint/broadcast.ts';
 import { createMinterContext, type MinterContext, type MinterDeps } from './mint/context.ts';
 import { beginInline } from './mint/inline.ts';
 import { ensureResentBeforeSigning } from './mint/resend.ts';
+import { driveReversals, reverseAndWait } from './mint/reverse.ts';
 import { claimAndSign, type SignedBatch } from './mint/sign.ts';
 import { createTracker } from './mint/track.ts';
 import type { Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
@@ -29,6 +30,8 @@ async function mintPendingRows(
   settle: (id: string, submission: MintSubmission) => void,
   fresh?: { before: Date },
 ): Promise<SignedBatch[]> {
+  // The reversal outbox rides along (mint/reverse.ts): its pending rows sent, its open ones settled.
+  await driveReversals(ctx).catch((error: unknown) => ctx.log.warn({ error: shortError(error) }, 'reversals failed'));
   const batches: SignedBatch[] = [];
   for (let pass = 0; pass < MAX_BATCHES_PER_PASS && !ctx.stopped; pass++) {
     const batch = await claimAndSign(ctx, fresh ? { fresh } : {});
@@ -110,8 +113,8 @@ export function createMinter(deps: MinterDeps): Minter {
 
   return {
     submit: (mintId, options) => batcher.submit(mintId, options?.waitMs ?? defaultWaitMs),
+    reverse: (ids, options) => reverseAndWait(ctx, tracker, ids, options?.waitMs ?? defaultWaitMs),
     beginInline: () => beginInline(ctx, defaultWaitMs),
-
     async processPending() {
       const tracked = await tracker.track();
       const batches = await mintPendingRows(ctx, batcher.settle);
