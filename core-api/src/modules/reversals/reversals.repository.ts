@@ -110,3 +110,58 @@ export async function readEventMint(
     .where('event_id', '=', eventId)
     .executeTakeFirst();
 }
+
+/** A reward about to be written: its mint amount is what is left after paying the member's debt. */
+export interface DebtPayingMint {
+  id: string;
+  brandId: string;
+  walletAddress: string;
+  amount: bigint;
+  debtPaid?: bigint;
+}
+
+/**
+ * The member's debt at a brand is paid first from their next rewards (payDebtFirst, issue 35 §2): in the
+ * transaction that writes the rewards, each mint's amount is lowered by what it pays (recorded as
+ * `debtPaid`) and the debts lowered by the same. Debts are locked, so two batches never both pay one debt.
+ * Returns the ids of rewards that went wholly to debt (nothing is minted for them).
+ */
+export async function payDebtsFirst(trx: Database, mints: DebtPayingMint[]): Promise<Set<string>> {
+  const paidInFull = new Set<string>();
+  if (mints.length === 0) return paidInFull;
+  const key = (brandId: string, wallet: string) => `${brandId}\u0000${wallet.toLowerCase()}`;
+  const { rows } = await sql<{ brand_id: string; wallet_address: string; debt: string | bigint }>`
+    SELECT brand_id, wallet_address, debt FROM member_debts
+     WHERE debt > 0 AND (brand_id, wallet_address) IN (
+       SELECT * FROM unnest(${mints.map((m) => m.brandId)}::text[], ${mints.map((m) => m.walletAddress.toLowerCase())}::text[]))
+     ORDER BY brand_id, wallet_address
+     FOR UPDATE`.execute(trx);
+  if (rows.length === 0) return paidInFull;
+  const debts = new Map(rows.map((row) => [key(row.brand_id, row.wallet_address), BigInt(row.debt)]));
+  for (const mint of mints) {
+    const owed = debts.get(key(mint.brandId, mint.walletAddress)) ?? 0n;
+    if (owed === 0n) continue;
+    const pays = owed < mint.amount ? owed : mint.amount;
+    mint.amount -= pays;
+    mint.debtPaid = pays;
+    debts.set(key(mint.brandId, mint.walletAddress), owed - pays);
+    if (mint.amount === 0n) paidInFull.add(mint.id);
+  }
+  for (const row of rows) {
+    const left = debts.get(key(row.brand_id, row.wallet_address)) ?? 0n;
+    await sql`UPDATE member_debts SET debt = ${left.toString()}::bigint
+               WHERE brand_id = ${row.brand_id} AND wallet_address = ${row.wallet_address}`.execute(trx);
+  }
+  return paidInFull;
+}
+
+/** What the member owes the brand (pts its next rewards pay first). */
+export async function readMemberDebt(db: Database, brandId: string, walletAddress: string): Promise<bigint> {
+  const row = await db
+    .selectFrom('member_debts')
+    .select('debt')
+    .where('brand_id', '=', brandId)
+    .where('wallet_address', '=', walletAddress.toLowerCase())
+    .executeTakeFirst();
+  return row ? BigInt(row.debt) : 0n;
+}
