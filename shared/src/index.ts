@@ -697,6 +697,7 @@ export {
   paymentCompletedDataSchema,
   perkRedeemedDataSchema,
   rewardDistributedDataSchema,
+  rewardReversedDataSchema,
   type SavedWebhookEndpoint,
   type SetWebhookRequest,
   savedWebhookEndpointSchema,

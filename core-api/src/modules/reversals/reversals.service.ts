@@ -30,6 +30,11 @@ export interface ReversalServiceDeps {
   clock: Clock;
   /** Sends the reversal's `reverseBatch` and tracks it (chain/minter.ts `reverse`). */
   minter: Pick<Minter, 'reverse'>;
+  /**
+   * Runs in the transaction of a reversal settled without the chain (nothing to take there): the same
+   * bookkeeping the minter runs when it settles one from its receipt (the `reward.reversed` notice, the boards).
+   */
+  onSettled?: (trx: Database, reversalIds: string[]) => Promise<void>;
   /** How long a request waits for its reversal to be settled on chain before answering `pending`/`submitted`. */
   waitMs: number;
 }
@@ -181,6 +186,7 @@ async function insertReversal(
       confirmed_at: offChain ? now : null,
     })
     .execute();
+  if (offChain) await deps.onSettled?.(trx, [id]);
   return id;
 }
 

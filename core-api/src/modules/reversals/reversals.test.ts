@@ -2,6 +2,7 @@ import type { CreatedBrand } from '@pts/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
+import { readMemberLedger } from '../ledger/member-ledger.ts';
 
 // Reversals (issue 35 §2): POST /pts-api/reversals takes an event's reward back on chain, answers what was
 // taken and what became debt, applies a reversalId once (also 20 at once), and refuses what it cannot do with
@@ -180,5 +181,80 @@ describe('POST /pts-api/reversals', () => {
     expect(operation).toBeDefined();
     expect(JSON.stringify(operation)).toContain('ReversalRequest');
     expect(JSON.stringify(operation)).toContain('ReversalResponse');
+  });
+
+  it('shows everywhere from the one ledger: totals, member ledger, boards, achievements, reward.reversed', async () => {
+    // An active endpoint (its URL is never called here: the notice is read from the outbox).
+    await platform.deps.db
+      .insertInto('webhook_endpoints')
+      .values({
+        brand_id: brand.brandId,
+        url: 'https://hooks.example.com/pts',
+        secret_encrypted: 'unused',
+        active: true,
+      })
+      .execute();
+    const { eventId } = await purchase('30.00');
+    const member = await platform.deps.db
+      .selectFrom('events')
+      .select('user_email')
+      .where('id', '=', eventId)
+      .executeTakeFirstOrThrow();
+    const email = member.user_email;
+    const board = () =>
+      platform.deps.db
+        .selectFrom('leaderboard_scores')
+        .select('value')
+        .where('brand_id', '=', brand.brandId)
+        .where('metric', '=', 'pts_earned')
+        .where('period', '=', 'all_time')
+        .where('platform', '=', '*')
+        .where('user_key', '=', email)
+        .executeTakeFirst();
+    const totals = () =>
+      platform.deps.db
+        .selectFrom('brand_member_totals')
+        .select(['earned', 'balance'])
+        .where('brand_id', '=', brand.brandId)
+        .where('member', '=', email)
+        .executeTakeFirstOrThrow();
+    const progress = () =>
+      platform.deps.db
+        .selectFrom('achievement_progress')
+        .select('value')
+        .where('brand_id', '=', brand.brandId)
+        .where('user_key', '=', email)
+        .where('type', '=', 'tokens_earned')
+        .executeTakeFirst();
+    expect(Number((await board())?.value)).toBe(60);
+    expect(Number((await totals()).earned)).toBe(60);
+
+    const answer = await reverse({ eventId, value: { amount: '10.00', currency: 'USD' } });
+    expect(answer.body).toMatchObject({ requested: 20, taken: 20, debt: 0 });
+
+    expect(Number((await totals()).earned)).toBe(40);
+    expect(Number((await totals()).balance)).toBe(40);
+    const ledger = await readMemberLedger(platform.deps.db, brand.brandId, { identityKeys: [email] } as never);
+    expect(ledger.earned).toBe(40n);
+    expect(ledger.reversed).toBe(20n);
+    expect(ledger.byEventType).toEqual([{ eventType: 'purchase', count: 1, amount: 40n }]);
+    expect(Number((await board())?.value)).toBe(40);
+    const tokens = await progress();
+    if (tokens) expect(Number(tokens.value)).toBe(40);
+    const notices = await platform.deps.db
+      .selectFrom('webhook_deliveries')
+      .select(['type', 'body'])
+      .where('brand_id', '=', brand.brandId)
+      .where('type', '=', 'reward.reversed')
+      .execute();
+    expect(notices).toHaveLength(1);
+    expect(JSON.parse(notices[0]!.body).data).toMatchObject({
+      eventId,
+      requested: 20,
+      taken: 20,
+      debt: 0,
+      refunded: { amount: '10.00', currency: 'USD' },
+      email,
+    });
   });
 });
