@@ -119,6 +119,15 @@ function claimAndSignReversals(ctx: MinterContext) {
  */
 export async function sendPendingReversals(ctx: MinterContext): Promise<Hex[]> {
   const hashes: Hex[] = [];
+  // Most passes find nothing: they never take the signing lock for it.
+  const waiting = await ctx.db
+    .selectFrom('reward_reversals')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('wallet_address', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (!waiting) return hashes;
   for (let pass = 0; pass < 10 && !ctx.stopped; pass++) {
     const batch = await claimAndSignReversals(ctx);
     if (!batch) break;
