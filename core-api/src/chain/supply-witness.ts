@@ -54,7 +54,7 @@ export async function ledgerMintedAt(
 ): Promise<{ amount: bigint; minedOpen: ChainTxRow['id'][] }> {
   const { rows } = await sql<{ confirmed: string | null; open: unknown }>`
     SELECT
-      (((SELECT coalesce(sum(m.amount), 0) FROM reward_mints m JOIN chain_txs t ON t.id = m.chain_tx_id
+      ((SELECT coalesce(sum(m.amount), 0) FROM reward_mints m JOIN chain_txs t ON t.id = m.chain_tx_id
         WHERE t.chain_id = ${deps.chainId} AND t.signer = ${deps.signer} AND m.status = 'confirmed'
           AND t.block_number <= ${String(block)}::bigint)::numeric
       - (SELECT coalesce(sum(r.taken), 0) FROM reward_reversals r JOIN chain_txs t ON t.id = r.chain_tx_id
