@@ -56,6 +56,7 @@ import { accountVerifierFromConfig } from './modules/pregeneration/account-verif
 import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
 import { relayerRoutes } from './modules/relayer/relayer.router.ts';
 import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
+import { reversalRoutes } from './modules/reversals/reversals.routes.ts';
 import { rewardProcessorRoutes } from './modules/reward-processor/reward-processor.routes.ts';
 import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
 import { shopifyAdminRoutes, shopifyWebhookRoutes } from './modules/shopify/shopify.routes.ts';
@@ -209,6 +210,15 @@ function eventHandlerRouter({ deps, services, serve }: Parts, eligibility: reado
       },
       services.eventConfigCache,
     ),
+  );
+  serve(
+    router,
+    '/pts-api',
+    reversalRoutes({
+      reversals: services.reversals,
+      verifyBrandSignature,
+      brandLimit: services.limits.brand,
+    }),
   );
   serve(router, '/pts-api', dnsRoutes({ dns: services.dns, config }, { limit: services.limits.verifyDns }));
   // Token purchases answer their errors in the payment failure shape (spec 4.7), on their own router.

@@ -363,7 +363,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   'chain/tx-sender.ts createTxSender': 111,
   'chain/mint/batcher.ts createBatcher': 102,
   'chain/relayer-sender.ts createRelayerSender': 92,
-  'chain/minter.ts createMinter': 73,
   'chain/minter-election.ts createElectedMinter': 71,
   // Agent services and routers outside the tool factories.
   'agent/agent-router.ts createAgentRouter': 79,

@@ -41,7 +41,7 @@ import { type ChainReconciler, createChainReconciler } from './chain/reconciler.
 import type { RelayerSender } from './chain/relayer.types.ts';
 import { createRelayerSender, createUnavailableRelayer } from './chain/relayer-sender.ts';
 import { type Config, hasRole, mintFinality } from './config.ts';
-import type { DatabaseHandle } from './db/database.ts';
+import type { Database, DatabaseHandle } from './db/database.ts';
 import type { AppDeps, ChainInfo, TxtResolver } from './deps.ts';
 import type { SignatureClaim } from './http/brand-signature.ts';
 import { type BrandSignatureVerifier, createBrandSignatureVerifier } from './http/brand-signature.ts';
@@ -78,7 +78,7 @@ import { createUserTokenService, type UserTokenService } from './modules/identit
 import { createLocalIdentityProvider, type IdentityProvider } from './modules/identity/identity-provider.ts';
 import { createLocalTokenIssuer, loadOrCreateTokenKey } from './modules/identity/local-token-issuer.ts';
 import { createLeaderboardService, type LeaderboardService } from './modules/leaderboards/leaderboards.service.ts';
-import { recordRewardActivity } from './modules/leaderboards/reward-activity.ts';
+import { recordReversalActivity, recordRewardActivity } from './modules/leaderboards/reward-activity.ts';
 import {
   createMemberAnswers,
   createMemberChangeFeed,
@@ -120,12 +120,14 @@ import {
   type RelayService,
   relaySettingsOf,
 } from './modules/relayer/relay.service.ts';
+import { createReversalService, type ReversalService } from './modules/reversals/reversals.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 import { createShopifyService, type ShopifyService } from './modules/shopify/shopify.service.ts';
 import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
 import { createTierService, type TierService } from './modules/tiers/tiers.service.ts';
 import { createLocalWalletProvider } from './modules/wallets/wallet-provider.ts';
 import { notifyRewardsDistributed } from './modules/webhooks/reward-distributed.ts';
+import { notifyRewardsReversed } from './modules/webhooks/reward-reversed.ts';
 import { createWebhookService, type WebhookService } from './modules/webhooks/webhooks.service.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { createRewardStatusSampler, type RewardStatusSampler } from './observability/reward-status.ts';
@@ -208,6 +210,8 @@ export interface AppServices {
   seedCompat: SeedCompatService;
   /** Drops: the brand-signed create and claim, the admin API's and the portal's list, change and end. */
   drops: DropService;
+  /** Reversals of events' rewards (issue 35 §2): the ledger entry and its chain side. */
+  reversals: ReversalService;
   /** Leaderboards and member activity (`/services/leaderboard`, `/services/activity`). */
   leaderboards: LeaderboardService;
   /** A brand's members: the admin API's manual award, the portal's Members page. */
@@ -621,6 +625,14 @@ function composeRelayServices(
   };
 }
 
+/** In the transaction that settles reversals: the brand's `reward.reversed` notice and the boards' correction. */
+function reversalBookkeeping(clock: Clock) {
+  return async (trx: Database, reversalIds: string[]): Promise<void> => {
+    await notifyRewardsReversed(trx, reversalIds, clock.now());
+    await recordReversalActivity(trx, reversalIds, clock.now());
+  };
+}
+
 /** The feature modules' services for their routers (accounts, achievements, … streaks), each built once. */
 function composeModuleServices(
   deps: AppDeps,
@@ -633,6 +645,7 @@ function composeModuleServices(
   | 'community'
   | 'seedCompat'
   | 'drops'
+  | 'reversals'
   | 'leaderboards'
   | 'members'
   | 'constraints'
@@ -667,6 +680,13 @@ function composeModuleServices(
       duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
     }),
     drops: createDropService({ db, clock, logger, secrets, changes, events }),
+    reversals: createReversalService({
+      db,
+      clock,
+      minter: deps.minter,
+      waitMs: config.PTS_MINT_WAIT_MS,
+      onSettled: reversalBookkeeping(clock),
+    }),
     leaderboards: createLeaderboardService({ db, clock, logger }),
     members: createBrandMemberService({
       db,
@@ -815,6 +835,7 @@ function composeMinting(input: ChainPartsInput): Pick<ChainParts, 'minter' | 're
       await notifyRewardsDistributed(trx, mints, confirmation);
       await recordRewardActivity(trx, mints, confirmation);
     },
+    onReversalsSettled: reversalBookkeeping(clock),
     finality: mintFinality(config),
     wedgedAfterSeconds: config.PTS_CHAIN_WEDGED_SECONDS,
     // The chain went back: the ledger report stops saying `ok` and the reconciler checks everything at once.

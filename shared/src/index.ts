@@ -673,6 +673,16 @@ export {
   relayerGasResponseSchema,
 } from './schemas/relayer-gas.ts';
 export {
+  REVERSAL_ID_MAX,
+  REVERSAL_STATUSES,
+  type ReversalChainStatus,
+  type ReversalRequest,
+  type ReversalRequestInput,
+  type ReversalResponse,
+  reversalRequestSchema,
+  reversalResponseSchema,
+} from './schemas/reversals.ts';
+export {
   SHOPIFY_DELIVERY_RESULTS,
   SHOPIFY_TOPICS,
   SHOPIFY_VALUE_SOURCES,
@@ -690,6 +700,7 @@ export {
   shopifyShopDomainSchema,
   shopifyWebhookResponseSchema,
 } from './schemas/shopify.ts';
+
 export {
   type CheckinRequest,
   type CheckinResponse,
@@ -739,6 +750,7 @@ export {
   paymentCompletedDataSchema,
   perkRedeemedDataSchema,
   rewardDistributedDataSchema,
+  rewardReversedDataSchema,
   type SavedWebhookEndpoint,
   type SetWebhookRequest,
   savedWebhookEndpointSchema,

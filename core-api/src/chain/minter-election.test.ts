@@ -26,6 +26,9 @@ function recordingMinter() {
         released: async () => {},
       };
     },
+    reverse: async () => {
+      calls.push('reverse');
+    },
     processPending: async () => {
       calls.push('processPending');
       return { claimed: 0, batches: 0, transactionHashes: [], confirmedTransactions: 0, requeued: 0, replaced: 0 };

@@ -59,10 +59,9 @@ export function createElectedMinter(options: {
       if (!lock) return { status: 'pending' };
       return minter.submit(mintId, submitOptions);
     },
-    async beginInline() {
-      if (!lock) return undefined;
-      return minter.beginInline();
-    },
+    beginInline: async () => (lock ? minter.beginInline() : undefined),
+    // A follower's reversals wait, committed `pending`, for the leader's pass (its poll or process-pending).
+    reverse: async (ids, reverseOptions) => (lock ? minter.reverse(ids, reverseOptions) : undefined),
     async processPending() {
       if (!lock) {
         throw new AppError(

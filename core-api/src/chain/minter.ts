@@ -7,6 +7,7 @@ import { enqueueBroadcast, submissionAfterSend } from './mint/broadcast.ts';
 import { createMinterContext, type MinterContext, type MinterDeps } from './mint/context.ts';
 import { beginInline } from './mint/inline.ts';
 import { ensureResentBeforeSigning } from './mint/resend.ts';
+import { driveReversals, reverseAndWait } from './mint/reverse.ts';
 import { claimAndSign, type SignedBatch } from './mint/sign.ts';
 import { createTracker } from './mint/track.ts';
 import type { Minter, MintSubmission, ProcessPendingResult, QueueStatus } from './minter.types.ts';
@@ -39,6 +40,38 @@ async function mintPendingRows(
     });
   }
   return batches;
+}
+
+/**
+ * The reversal outbox's own step (mint/reverse.ts), after the mint pass: open rows settled or put back,
+ * pending ones signed and sent. With no reversal pending it signs nothing and takes no nonce; a failure is
+ * logged and never changes the mint pass's result.
+ */
+function driveReversalsStep(ctx: MinterContext): Promise<void> {
+  return driveReversals(ctx).catch((error: unknown) => ctx.log.warn({ error: shortError(error) }, 'reversals failed'));
+}
+
+/**
+ * One full pass: receipts tracked (confirmed, re-queued, replaced), pending rows minted, then the reversal
+ * outbox as a step of its own. The result counts the mint pass and the tracking only.
+ */
+async function processPending(
+  ctx: MinterContext,
+  tracker: ReturnType<typeof createTracker>,
+  settle: (id: string, submission: MintSubmission) => void,
+): Promise<ProcessPendingResult> {
+  const tracked = await tracker.track();
+  const batches = await mintPendingRows(ctx, settle);
+  await driveReversalsStep(ctx);
+  await countByStatus(ctx);
+  return {
+    claimed: batches.reduce((sum, batch) => sum + batch.mintIds.length, 0),
+    batches: batches.length,
+    transactionHashes: batches.map((batch) => batch.hash),
+    confirmedTransactions: tracked.confirmedTransactions,
+    requeued: tracked.requeued,
+    replaced: tracked.replaced,
+  };
 }
 
 async function countByStatus(
@@ -95,13 +128,13 @@ export function createMinter(deps: MinterDeps): Minter {
   let sweeping: Promise<void> | undefined;
   /**
    * Mints rows other processes committed (replicas that do not hold the signer lock hand their rewards over
-   * this way), a few seconds after they were written.
+   * this way), a few seconds after they were written; then the reversal outbox.
    */
   function sweepFresh(): Promise<void> {
     sweeping ??= mintPendingRows(ctx, batcher.settle, {
       before: new Date(ctx.clock.now().getTime() - SWEEP_AFTER_MS),
     })
-      .then(() => undefined)
+      .then(() => driveReversalsStep(ctx))
       .finally(() => {
         sweeping = undefined;
       });
@@ -110,22 +143,9 @@ export function createMinter(deps: MinterDeps): Minter {
 
   return {
     submit: (mintId, options) => batcher.submit(mintId, options?.waitMs ?? defaultWaitMs),
+    reverse: (ids, options) => reverseAndWait(ctx, tracker, ids, options?.waitMs ?? defaultWaitMs),
     beginInline: () => beginInline(ctx, defaultWaitMs),
-
-    async processPending() {
-      const tracked = await tracker.track();
-      const batches = await mintPendingRows(ctx, batcher.settle);
-      await countByStatus(ctx);
-      const result: ProcessPendingResult = {
-        claimed: batches.reduce((sum, batch) => sum + batch.mintIds.length, 0),
-        batches: batches.length,
-        transactionHashes: batches.map((batch) => batch.hash),
-        confirmedTransactions: tracked.confirmedTransactions,
-        requeued: tracked.requeued,
-        replaced: tracked.replaced,
-      };
-      return result;
-    },
+    processPending: () => processPending(ctx, tracker, batcher.settle),
 
     mintingState: () => tracker.mintingState(),
     queueStatus: () => readQueueStatus(ctx),

@@ -86,6 +86,12 @@ export interface Minter {
    * `signer` in its transaction, then calls `committed` or `rolledBack`.
    */
   beginInline(): Promise<InlineMinting | undefined>;
+  /**
+   * Sends the pending reversals (`reward_reversals`, modules/reversals) in `reverseBatch` transactions on this
+   * minter's signer, then tracks receipts until each of `ids` is settled (taken and debt known) or `waitMs`
+   * passed. Their rows say where they are either way.
+   */
+  reverse(ids: string[], options?: { waitMs?: number }): Promise<void>;
   /** Re-drives everything pending, tracks receipts and replaces stuck transactions (reward processor). */
   processPending(): Promise<ProcessPendingResult>;
   queueStatus(): Promise<QueueStatus>;

@@ -54,9 +54,12 @@ export async function ledgerMintedAt(
 ): Promise<{ amount: bigint; minedOpen: ChainTxRow['id'][] }> {
   const { rows } = await sql<{ confirmed: string | null; open: unknown }>`
     SELECT
-      (SELECT coalesce(sum(m.amount), 0)::text FROM reward_mints m JOIN chain_txs t ON t.id = m.chain_tx_id
+      ((SELECT coalesce(sum(m.amount), 0) FROM reward_mints m JOIN chain_txs t ON t.id = m.chain_tx_id
         WHERE t.chain_id = ${deps.chainId} AND t.signer = ${deps.signer} AND m.status = 'confirmed'
-          AND t.block_number <= ${String(block)}::bigint) AS confirmed,
+          AND t.block_number <= ${String(block)}::bigint)::numeric
+      - (SELECT coalesce(sum(r.taken), 0) FROM reward_reversals r JOIN chain_txs t ON t.id = r.chain_tx_id
+          WHERE t.chain_id = ${deps.chainId} AND t.signer = ${deps.signer} AND r.status = 'confirmed'
+            AND t.block_number <= ${String(block)}::bigint))::text AS confirmed,
       (SELECT coalesce(json_agg(json_build_object('id', o.id::text, 'hashes', o.hashes, 'amount', o.amount)), '[]'::json)
         FROM (SELECT t.id, t.hashes, coalesce(sum(m.amount) FILTER (WHERE m.status = 'submitted'), 0)::text AS amount
               FROM chain_txs t LEFT JOIN reward_mints m ON m.chain_tx_id = t.id

@@ -49,6 +49,7 @@ import * as leaderboardChangeNotices from './migrations/2026_12_05_s01_leaderboa
 import * as archiveAndBlock from './migrations/2026_12_07_t01_archive_and_block.ts';
 import * as rateRules from './migrations/2026_12_07_u01_rate_rules.ts';
 import * as memberTotals from './migrations/2026_12_07_v01_member_totals.ts';
+import * as reversals from './migrations/2026_12_07_w01_reversals.ts';
 import * as shopify from './migrations/2026_12_07_x01_shopify.ts';
 import * as tiers from './migrations/2026_12_07_y01_tiers.ts';
 import type { DB } from './schema.ts';
@@ -125,6 +126,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_07_t01_archive_and_block': archiveAndBlock,
   '2026_12_07_u01_rate_rules': rateRules,
   '2026_12_07_v01_member_totals': memberTotals,
+  '2026_12_07_w01_reversals': reversals,
   '2026_12_07_x01_shopify': shopify,
   '2026_12_07_y01_tiers': tiers,
 };

@@ -140,6 +140,47 @@ export interface RewardMintsTable {
   reconciled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The part of the event's reward that paid the member's debt at the brand instead of being minted. */
+  debt_paid: ColumnType<bigint, bigint | number | undefined, bigint | number>;
+}
+
+export type ReversalStatus = 'pending' | 'submitted' | 'confirmed';
+
+/** A reversal of an event's reward (issue 35 §2; modules/reversals). */
+export interface RewardReversalsTable {
+  id: string;
+  brand_id: string;
+  /** The brand's id for it: unique per brand, a repeat answers the first. */
+  reversal_id: string;
+  event_id: string;
+  user_email: string;
+  /** The wallet the event's reward was minted to (null when it had none: nothing to take on chain). */
+  wallet_address: string | null;
+  /** What this reversal takes back from the member's earnings. */
+  pts: ColumnType<bigint, bigint | number, bigint | number>;
+  /** The refunded value of this reversal and the event's refunded total after it (minor units), when by value. */
+  refunded_minor: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  refunded_total_minor: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  currency: string | null;
+  status: ColumnType<ReversalStatus, ReversalStatus | undefined, ReversalStatus>;
+  /** Burned from the wallet, and what became debt (both null until the chain side is confirmed). */
+  taken: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  debt: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  chain_tx_id: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  transaction_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  confirmed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** What a member owes a brand after reversals the chain could not take in full. */
+export interface MemberDebtsTable {
+  brand_id: string;
+  wallet_address: string;
+  debt: ColumnType<bigint, bigint | number, bigint | number>;
+  updated_at: Timestamp;
 }
 
 export type ChainTxStatus = 'signed' | 'submitted' | 'confirmed' | 'failed';
@@ -869,6 +910,8 @@ export interface DB {
   event_external_ids: EventExternalIdsTable;
   claim_counters: ClaimCountersTable;
   reward_mints: RewardMintsTable;
+  reward_reversals: RewardReversalsTable;
+  member_debts: MemberDebtsTable;
   chain_txs: ChainTxsTable;
   chain_deployments: ChainDeploymentsTable;
   used_signatures: UsedSignaturesTable;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 /** Every event type a brand's webhook endpoint can receive. */
 export const WEBHOOK_EVENT_TYPES = [
   'reward.distributed',
+  'reward.reversed',
   'perk.redeemed',
   'streak.milestone',
   'achievement.unlocked',
@@ -39,6 +40,27 @@ export const rewardDistributedDataSchema = z.object({
   /** Extra (not in spec §6): the event that earned the reward and its type. */
   eventId: z.string().optional(),
   eventType: z.string().optional(),
+});
+
+/**
+ * `reward.reversed` (issue 35 §2): a reversal of an event's reward was settled on chain: `taken` pts burned from
+ * the member's wallet, `debt` pts the wallet no longer held (owed, paid first from the member's next rewards).
+ */
+export const rewardReversedDataSchema = z.object({
+  brandId: z.string(),
+  reversalId: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  email: z.string(),
+  walletAddress: address.nullable(),
+  requested: z.number().int().nonnegative(),
+  taken: z.number().int().nonnegative(),
+  debt: z.number().int().nonnegative(),
+  /** The refunded value this reversal was for (null: the whole event). */
+  refunded: z.object({ amount: z.string(), currency: z.string() }).nullable(),
+  /** The `reverseBatch` that carried it (null when nothing was to be taken on chain). */
+  transactionHash: txHash.nullable(),
+  timestamp: timestampMs,
 });
 
 /** `perk.redeemed`: charges were used on a claimed perk token. */
@@ -106,6 +128,7 @@ export const webhookTestDataSchema = z.object({
 /** The `data` schema of each event type. */
 export const webhookDataSchemas = {
   'reward.distributed': rewardDistributedDataSchema,
+  'reward.reversed': rewardReversedDataSchema,
   'perk.redeemed': perkRedeemedDataSchema,
   'streak.milestone': streakMilestoneDataSchema,
   'achievement.unlocked': achievementUnlockedDataSchema,
@@ -129,6 +152,7 @@ const envelope = <T extends WebhookEventType>(type: T) =>
 export const webhookEventSchema = z
   .discriminatedUnion('type', [
     envelope('reward.distributed'),
+    envelope('reward.reversed'),
     envelope('perk.redeemed'),
     envelope('streak.milestone'),
     envelope('achievement.unlocked'),

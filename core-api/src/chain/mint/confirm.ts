@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import type { Hex, TransactionReceipt } from 'viem';
+import type { Database } from '../../db/database.ts';
 import { type ChainTxRow, confirmTxs, failTx } from '../chain-txs.repository.ts';
 import { splitDroppedBatches } from '../supply-witness.ts';
 import type { MinterContext } from './context.ts';
+import { REVERSE_PURPOSE, requeueReversals, settleReversalsIn } from './reverse.ts';
 
 // Settling transactions in the ledger: mined ones confirmed with their rewards, failed ones re-queued, and
 // batches whose nonce another transaction used told apart by the token supply.
@@ -13,7 +15,9 @@ const CONFIRM_GROUP = 25;
 /** A mined transaction to confirm: its receipt, or (`by: 'supply'`) the token supply's word that it landed. */
 export interface MinedTx {
   tx: ChainTxRow;
-  receipt: Pick<TransactionReceipt, 'transactionHash' | 'blockNumber' | 'gasUsed'>;
+  /** `logs` when read from the node (the tracker's receipts): reversals are settled from them. */
+  receipt: Pick<TransactionReceipt, 'transactionHash' | 'blockNumber' | 'gasUsed'> &
+    Partial<Pick<TransactionReceipt, 'logs'>>;
   by?: 'receipt' | 'supply';
 }
 
@@ -59,6 +63,7 @@ function confirmGroupIn(ctx: MinterContext, group: MinedTx[], rewards: { count: 
     );
     if (updated.length === 0) return 0;
     const byTx = new Map(group.map((mined) => [String(mined.tx.id), mined]));
+    await settleConfirmedReversals(ctx, trx, updated, byTx, at);
     const confirmed = await trx
       .updateTable('reward_mints')
       .set({ status: 'confirmed', last_error: null, updated_at: at })
@@ -93,6 +98,26 @@ function confirmGroupIn(ctx: MinterContext, group: MinedTx[], rewards: { count: 
   });
 }
 
+/** The reversals carried by the transactions this confirmation recorded, settled from their receipts' logs. */
+async function settleConfirmedReversals(
+  ctx: MinterContext,
+  trx: Database,
+  updated: bigint[],
+  byTx: Map<string, MinedTx>,
+  at: Date,
+): Promise<void> {
+  const reversing = updated.filter((id) => byTx.get(String(id))?.tx.purpose === REVERSE_PURPOSE);
+  if (reversing.length === 0) return;
+  const mined = reversing.map((chainTxId) => ({ chainTxId, receipt: byTx.get(String(chainTxId))!.receipt }));
+  const settled = await settleReversalsIn(ctx, trx, mined, at);
+  if (ctx.onReversalsSettled && settled.length > 0) {
+    await ctx.onReversalsSettled(
+      trx,
+      settled.map((row) => row.id),
+    );
+  }
+}
+
 /** Marks the transaction failed and puts its rows back to `pending` (or `failed` after the last attempt). */
 export function requeue(
   ctx: MinterContext,
@@ -102,6 +127,7 @@ export function requeue(
 ): Promise<number> {
   return ctx.db.transaction().execute(async (trx) => {
     if (!(await failTx(trx, BigInt(tx.id), reason, blockNumber, ctx.clock.now()))) return 0;
+    await requeueReversals({ db: trx, clock: ctx.clock }, BigInt(tx.id));
     const rows = await trx
       .updateTable('reward_mints')
       .set({

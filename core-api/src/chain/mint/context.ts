@@ -41,6 +41,11 @@ export interface MinterDeps {
    * `reward.distributed` notifications) commits exactly when the confirmation does.
    */
   onMintsConfirmed?: (trx: Database, mints: ConfirmedMint[], confirmation: MintConfirmation) => Promise<void>;
+  /**
+   * Runs inside the transaction that settles reversals from their receipt (taken and debt recorded), so what it
+   * writes (the brand's `reward.reversed` notifications) commits with them.
+   */
+  onReversalsSettled?: (trx: Database, reversalIds: string[]) => Promise<void>;
   /** When a mint counts as final (default: at its first receipt, for a local anvil). */
   finality?: MintFinality;
   /**
@@ -91,6 +96,7 @@ export interface MinterContext {
   sender: TxSender;
   finality: MintFinality;
   onMintsConfirmed: MinterDeps['onMintsConfirmed'];
+  onReversalsSettled: MinterDeps['onReversalsSettled'];
   onRollback: MinterDeps['onRollback'];
   /** Transactions queued for a send or on their way: the tracker never sends one of these again meanwhile. */
   broadcasting: Set<bigint>;
@@ -141,6 +147,7 @@ export function createMinterContext(deps: MinterDeps): MinterContext {
     }),
     finality: deps.finality ?? IMMEDIATE_FINALITY,
     onMintsConfirmed: deps.onMintsConfirmed,
+    onReversalsSettled: deps.onReversalsSettled,
     onRollback: deps.onRollback,
     broadcasting: new Set(),
     marker: createSubmitMarker(db, deps.clock, () => ctx.stopped),

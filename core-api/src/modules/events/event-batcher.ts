@@ -8,6 +8,7 @@ import type { Database } from '../../db/database.ts';
 import type { EventsTable } from '../../db/schema.ts';
 import { replayedSignature, type SignatureClaim } from '../../http/brand-signature.ts';
 import type { Metrics } from '../../observability/metrics.ts';
+import { payDebtsFirst } from '../reversals/reversals.repository.ts';
 import { ensureUsers, findUsers, setUserWallets } from '../users/users.repository.ts';
 import type { WalletProvider } from '../wallets/wallet-provider.ts';
 import { createWalletReserve, type ReservedWallet, type WalletReserve } from '../wallets/wallet-reserve.ts';
@@ -453,6 +454,16 @@ export function createEventBatcher(deps: EventBatcherDeps) {
           await settleExternalIds(trx, { owners, released });
         }
 
+        // The member's debt at the brand (reversals the chain could not take in full) is paid first: that part
+        // of a reward is not minted, and a reward that pays only debt mints nothing.
+        const paidInFull = await payDebtsFirst(trx, mints);
+        if (paidInFull.size > 0) {
+          mints.splice(0, mints.length, ...mints.filter((m) => !paidInFull.has(m.id)));
+          for (const outcome of outcomes) {
+            if (outcome && !(outcome instanceof AppError) && outcome.mintId && paidInFull.has(outcome.mintId))
+              outcome.mintId = undefined;
+          }
+        }
         // The batch's own mintBatch, signed and recorded here: its rows commit already `submitted`.
         const inline =
           signer && mints.length > 0

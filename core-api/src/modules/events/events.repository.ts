@@ -266,7 +266,16 @@ export async function writeJudgedBatch(
     events: Insertable<EventsTable>[];
     counters: ClaimCounter[];
     ruleTotals: { rule: RuleKey; total: number }[];
-    mints: { id: string; eventId: string; brandId: string; walletAddress: string; amount: bigint; at: Date }[];
+    mints: {
+      id: string;
+      eventId: string;
+      brandId: string;
+      walletAddress: string;
+      amount: bigint;
+      /** The part of the reward that paid the member's debt (modules/reversals payDebtsFirst). */
+      debtPaid?: bigint;
+      at: Date;
+    }[];
     chainTxId: bigint | undefined;
     now: Date;
   },
@@ -304,14 +313,14 @@ export async function writeJudgedBatch(
         ${ruleTotals.map((t) => t.total)}::int[]) AS v(brand_id, id, total)
       WHERE event_rules.brand_id = v.brand_id AND event_rules.id = v.id
     )
-    INSERT INTO reward_mints (id, event_id, brand_id, wallet_address, amount, status, chain_tx_id, created_at, updated_at)
+    INSERT INTO reward_mints (id, event_id, brand_id, wallet_address, amount, status, chain_tx_id, created_at, updated_at,
+      debt_paid)
     SELECT id, event_id, brand_id, wallet_address, amount, ${batch.chainTxId === undefined ? 'pending' : 'submitted'},
-      ${batch.chainTxId === undefined ? null : String(batch.chainTxId)}::bigint, ${batch.now}, ${batch.now}
+      ${batch.chainTxId === undefined ? null : String(batch.chainTxId)}::bigint, ${batch.now}, ${batch.now}, debt_paid
     FROM unnest(${mints.map((m) => m.id)}::uuid[], ${mints.map((m) => m.eventId)}::uuid[],
       ${mints.map((m) => m.brandId)}::text[], ${mints.map((m) => m.walletAddress)}::text[],
-      ${mints.map((m) => String(m.amount))}::bigint[]) AS v(id, event_id, brand_id, wallet_address, amount)`.execute(
-    trx,
-  );
+      ${mints.map((m) => String(m.amount))}::bigint[], ${mints.map((m) => String(m.debtPaid ?? 0n))}::bigint[])
+      AS v(id, event_id, brand_id, wallet_address, amount, debt_paid)`.execute(trx);
 }
 
 /** An idempotency key of an event: brand, event type and the caller's `externalId`. */

@@ -36,6 +36,9 @@ function metricDeltas(activity: ActivityInput): [Exclude<LeaderboardMetric, 'str
       ];
     case 'spent':
       return [];
+    // A reversal settled on chain (modules/reversals): what it burned comes off the tokens-earned boards.
+    case 'reversed':
+      return [['pts_earned', -activity.amount]];
     default:
       return [['activity', 1n]];
   }

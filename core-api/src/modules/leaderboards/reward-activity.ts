@@ -1,4 +1,5 @@
 import { parsePlatformIdentity } from '@pts/shared';
+import { sql } from 'kysely';
 import type { ConfirmedMint, MintConfirmation } from '../../chain/minter.ts';
 import type { Database } from '../../db/database.ts';
 import { resolveAccountKeys } from '../accounts/accounts.service.ts';
@@ -83,4 +84,47 @@ export async function recordRewardActivity(
     ]),
     confirmation.at,
   );
+}
+
+/**
+ * A reversal settled on chain takes what it burned (`taken`) off the tokens-earned boards, in the period of the
+ * event it reverses, and off the `tokens_earned` achievement progress (an achievement once unlocked stays so).
+ * The part owed as debt is not taken off: the member's next rewards pay it without being minted, so they
+ * never reach the boards (docs/shop-program.md, "Refunds and reversals").
+ */
+export async function recordReversalActivity(trx: Database, reversalIds: string[], at: Date): Promise<void> {
+  if (reversalIds.length === 0) return;
+  const rows = await trx
+    .selectFrom('reward_reversals as r')
+    .innerJoin('events as e', 'e.id', 'r.event_id')
+    .select(['r.id', 'r.brand_id', 'r.taken', 'r.transaction_hash', 'e.id as event_id', 'e.user_email', 'e.metadata'])
+    .select('e.created_at')
+    .where('r.id', 'in', reversalIds)
+    .where('r.taken', '>', 0n)
+    .execute();
+  if (rows.length === 0) return;
+  const accounts = await resolveAccountKeys(
+    trx,
+    rows.map((row) => row.user_email),
+  );
+  const activities: ActivityInput[] = rows.map((row) => ({
+    brandId: row.brand_id,
+    accountKey: accounts.get(row.user_email) ?? row.user_email,
+    platform: eventPlatform(row.user_email, row.metadata),
+    kind: 'reversed',
+    amount: BigInt(row.taken as bigint),
+    ref: row.id,
+    detail: { eventId: row.event_id, transactionHash: row.transaction_hash },
+    occurredAt: row.created_at,
+  }));
+  const counted = await recordActivities(trx, activities, at);
+  for (const activity of counted) {
+    await trx
+      .updateTable('achievement_progress')
+      .set({ value: sql`greatest(value - ${activity.amount.toString()}::numeric, 0)`, updated_at: at })
+      .where('brand_id', '=', activity.brandId)
+      .where('user_key', '=', activity.accountKey)
+      .where('type', '=', 'tokens_earned')
+      .execute();
+  }
 }

@@ -6,7 +6,8 @@ import type { Database } from '../../db/database.ts';
  * The member ledger (docs/ledger.md): what one member (every identity of their account) earned, has in
  * flight and redeemed at a brand. Each figure has ONE definition, read here and nowhere else:
  *
- * - `earned`: the rewards of the member's accepted events at the brand, whatever their mint state;
+ * - `earned`: the rewards of the member's accepted events at the brand, whatever their mint state, less what
+ *   reversals took back (`reversed`: refunds and corrections, modules/reversals — burned or owed as debt);
  * - `pending`: the part of `earned` whose mint is queued or sent but not yet recorded as confirmed;
  * - `unminted`: the part of `earned` whose mint failed for good (an operator's matter, shown so the sums close);
  * - `confirmed`: `earned − pending − unminted`, the rewards recorded as minted — what the `pts_earned`
@@ -20,6 +21,8 @@ export interface MemberLedger {
   known: boolean;
   acceptedEvents: number;
   earned: bigint;
+  /** Pts reversals of the member's events took back (already off `earned` and off each type's amount). */
+  reversed: bigint;
   pending: bigint;
   unminted: bigint;
   confirmed: bigint;
@@ -39,7 +42,7 @@ export async function readMemberLedger(db: Database, brandId: string, member: Me
 }
 
 type LedgerRow = {
-  part: 'accepted' | 'other' | 'redeemed' | 'minting';
+  part: 'accepted' | 'other' | 'redeemed' | 'minting' | 'reversed';
   brand_id: string;
   label: string | null;
   n: string | number;
@@ -65,14 +68,21 @@ export async function readMemberLedgers(
   const known = new Set<string>();
   const types = new Map<string, { eventType: string; count: number; amount: bigint; lastAt: Date | null }[]>();
   const byStatus = new Map<string, Map<string, { n: number; amount: bigint }>>();
+  const reversedOf = new Map<string, bigint>();
   for (const row of rows) {
+    if (row.part !== 'reversed') continue;
+    const key = `${row.brand_id}\u0000${row.label ?? ''}`;
+    reversedOf.set(key, (reversedOf.get(key) ?? 0n) + BigInt(row.amount ?? 0));
+  }
+  for (const row of rows) {
+    if (row.part === 'reversed') continue;
     if (row.part !== 'minting') known.add(row.brand_id);
     if (row.part === 'accepted') {
       const list = types.get(row.brand_id) ?? [];
       list.push({
         eventType: row.label ?? '',
         count: Number(row.n),
-        amount: BigInt(row.amount ?? 0),
+        amount: BigInt(row.amount ?? 0) - (reversedOf.get(`${row.brand_id}\u0000${row.label ?? ''}`) ?? 0n),
         lastAt: row.last_at ? new Date(row.last_at) : null,
       });
       types.set(row.brand_id, list);
@@ -91,12 +101,16 @@ export async function readMemberLedgers(
     const minting = byStatus.get(`minting:${brandId}`);
     const amountOf = (status: string) => minting?.get(status)?.amount ?? 0n;
     const earned = list.reduce((sum, t) => sum + t.amount, 0n);
+    const reversed = [...reversedOf.entries()]
+      .filter(([key]) => key.startsWith(`${brandId}\u0000`))
+      .reduce((sum, [, amount]) => sum + amount, 0n);
     const pending = amountOf('pending') + amountOf('submitted');
     const unminted = amountOf('failed');
     ledgers.set(brandId, {
       known: known.has(brandId),
       acceptedEvents: list.reduce((sum, t) => sum + t.count, 0),
       earned,
+      reversed,
       pending,
       unminted,
       confirmed: earned - pending - unminted,
@@ -119,9 +133,14 @@ export async function readMemberLedgers(
 function ledgerStatement(brandIds: string[], identityKeys: readonly string[]) {
   const keys = sql.join(identityKeys);
   const brands = sql.join(brandIds);
+  // Each type's amount is read net of what reversals of its events took back.
   return sql<LedgerRow>`
-    SELECT 'accepted' AS part, brand_id, event_type AS label, count(*) AS n, sum(reward_amount) AS amount,
-           max(created_at) AS last_at
+    SELECT 'reversed' AS part, r.brand_id, e.event_type AS label, count(*) AS n, sum(r.pts) AS amount, NULL AS last_at
+      FROM reward_reversals r JOIN events e ON e.id = r.event_id
+     WHERE r.user_email IN (${keys}) AND r.brand_id IN (${brands})
+     GROUP BY r.brand_id, e.event_type
+    UNION ALL
+    SELECT 'accepted', brand_id, event_type, count(*), sum(reward_amount), max(created_at)
       FROM events
      WHERE user_email IN (${keys}) AND brand_id IN (${brands}) AND status = 'accepted'
      GROUP BY brand_id, event_type
