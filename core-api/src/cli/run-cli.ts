@@ -26,7 +26,7 @@ import { portalInviteCommand, portalRemoveOperatorCommand } from './commands/por
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
 import { archiveRuleCommandOf, listRulesCommand, setRuleCommand } from './commands/rule.ts';
-import { connectShopifyCommand, shopifyDeliveriesCommand } from './commands/shopify.ts';
+import { connectShopifyCommand, disconnectShopifyCommand, shopifyDeliveriesCommand } from './commands/shopify.ts';
 import { setTiersCommand, showTiersCommand } from './commands/tiers.ts';
 import { userTokenCommand } from './commands/user.ts';
 import {
@@ -72,7 +72,11 @@ const commands: Record<string, Record<string, CliCommand>> = {
   lead: { list: listLeadsCommand },
   portal: { invite: portalInviteCommand, 'remove-operator': portalRemoveOperatorCommand },
   member: { award: awardMemberCommand },
-  shopify: { connect: connectShopifyCommand, deliveries: shopifyDeliveriesCommand },
+  shopify: {
+    connect: connectShopifyCommand,
+    disconnect: disconnectShopifyCommand,
+    deliveries: shopifyDeliveriesCommand,
+  },
   tiers: { set: setTiersCommand, show: showTiersCommand },
   webhook: {
     set: setWebhookCommand,

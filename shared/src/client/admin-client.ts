@@ -64,8 +64,10 @@ import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/re
 import {
   type ShopifyConnection,
   type ShopifyConnectRequest,
+  type ShopifyDisconnectResponse,
   type ShopifyIntegration,
   shopifyConnectResponseSchema,
+  shopifyDisconnectResponseSchema,
   shopifyIntegrationSchema,
 } from '../schemas/shopify.ts';
 import { type SetTiersRequest, type TiersResponse, tiersResponseSchema } from '../schemas/tiers.ts';
@@ -160,6 +162,8 @@ export interface AdminClient {
   connectShopify(brandId: string, input: ShopifyConnectRequest): Promise<ShopifyConnection>;
   /** The brand's Shopify connection (null when none), its webhook address and last deliveries. */
   getShopify(brandId: string): Promise<ShopifyIntegration>;
+  /** `DELETE /admin/brands/:brandId/shopify`: disconnects the shop; later deliveries answer 404. */
+  disconnectShopify(brandId: string): Promise<ShopifyDisconnectResponse>;
   deleteWebhook(brandId: string): Promise<void>;
   /** Sends a `webhook.test` event now and reports the receiver's answer. */
   testWebhook(brandId: string): Promise<WebhookTestResult>;
@@ -320,6 +324,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     connectShopify: async (brandId, input) =>
       (await call('PUT', `${brandPath(brandId)}/shopify`, shopifyConnectResponseSchema, input)).connection,
     getShopify: (brandId) => call('GET', `${brandPath(brandId)}/shopify`, shopifyIntegrationSchema),
+    disconnectShopify: (brandId) => call('DELETE', `${brandPath(brandId)}/shopify`, shopifyDisconnectResponseSchema),
     deleteWebhook: async (brandId) => {
       await call('DELETE', `${brandPath(brandId)}/webhook`, successEnvelope);
     },

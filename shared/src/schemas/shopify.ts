@@ -102,6 +102,16 @@ export const shopifyConnectResponseSchema = z
   .object({ success: z.literal(true), connection: shopifyConnectionSchema })
   .meta({ id: 'ShopifyConnectResponse' });
 
+/** What disconnecting answers: the shop that was connected. Its deliveries stay listed; new ones answer 404. */
+export const shopifyDisconnectResponseSchema = z
+  .object({
+    success: z.literal(true),
+    brandId: z.string(),
+    shopDomain: z.string().meta({ description: 'The shop that was connected' }),
+  })
+  .meta({ id: 'ShopifyDisconnectResponse' });
+export type ShopifyDisconnectResponse = z.infer<typeof shopifyDisconnectResponseSchema>;
+
 /** The answer to Shopify: any 2xx stops its retries. */
 export const shopifyWebhookResponseSchema = z
   .object({

@@ -41,6 +41,19 @@ export const connectShopifyCommand: CliCommand = {
   },
 };
 
+/** `pts shopify disconnect`: removes the brand's shop; deliveries it still sends answer 404. */
+export const disconnectShopifyCommand: CliCommand = {
+  usage: 'pts shopify disconnect --brand ID [--json]',
+  summary: "disconnect a brand's Shopify shop: its secret is deleted, later deliveries answer 404",
+  async run(args, context) {
+    const flags = parseFlags(args, { brand: { type: 'string' }, ...jsonOption });
+    const result = await context.client().disconnectShopify(requireFlag(flags.brand, 'brand'));
+    if (flags.json) return context.printJson(result);
+    context.print(`Shopify shop ${result.shopDomain} disconnected from ${result.brandId}`);
+    context.print("  Remove the webhook subscriptions in the shop's admin too: pts now answers them 404.");
+  },
+};
+
 /** `pts shopify deliveries`: what the shop sent and what pts did with it. */
 export const shopifyDeliveriesCommand: CliCommand = {
   usage: 'pts shopify deliveries --brand ID [--json]',

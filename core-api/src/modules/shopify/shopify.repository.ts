@@ -103,3 +103,8 @@ export async function brandExists(db: Kysely<DB>, brandId: string): Promise<bool
   const row = await db.selectFrom('brands').select('address').where('address', '=', brandId).executeTakeFirst();
   return row !== undefined;
 }
+
+/** Removes the brand's shop; its deliveries stay listed. Returns the removed row, undefined when none. */
+export function deleteShop(db: Kysely<DB>, brandId: string): Promise<ShopRow | undefined> {
+  return db.deleteFrom('shopify_shops').where('brand_id', '=', brandId).returningAll().executeTakeFirst();
+}

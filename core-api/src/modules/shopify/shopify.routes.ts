@@ -2,6 +2,7 @@ import {
   brandIdParamsSchema,
   shopifyConnectRequestSchema,
   shopifyConnectResponseSchema,
+  shopifyDisconnectResponseSchema,
   shopifyIntegrationSchema,
   shopifyWebhookResponseSchema,
 } from '@pts/shared';
@@ -52,7 +53,7 @@ export function shopifyWebhookRoutes(deps: { shopify: ShopifyService }): Route[]
         400: failure('A required X-Shopify header is missing, or the body is not JSON'),
         401: failure('X-Shopify-Hmac-Sha256 missing or not matching the connected secret; nothing is recorded'),
         403: failure('X-Shopify-Shop-Domain is not the connected shop'),
-        404: failure('No shop connected to this brand'),
+        404: failure('No shop connected to this brand (never connected, or disconnected)'),
         413: failure('Body over 2 MB'),
         503: failure('A passing fault: Shopify retries'),
       },
@@ -68,7 +69,10 @@ export function shopifyWebhookRoutes(deps: { shopify: ShopifyService }): Route[]
   ];
 }
 
-/** `PUT|GET /brands/:brandId/shopify`, mounted under `/admin` (admin token): connect a shop, see its deliveries. */
+/**
+ * `PUT|GET|DELETE /brands/:brandId/shopify`, mounted under `/admin` (admin token): connect a shop, see its
+ * deliveries, disconnect it.
+ */
 export function shopifyAdminRoutes(deps: {
   shopify: ShopifyService;
   adminToken: string;
@@ -113,6 +117,26 @@ export function shopifyAdminRoutes(deps: {
         404: failure('Unknown brand'),
       },
       handle: ({ params: { brandId }, req }) => deps.shopify.integration(brandId, publicBaseUrl(req, deps.publicUrl)),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/brands/:brandId/shopify',
+      summary: "Disconnect the brand's Shopify shop: later deliveries answer 404; past ones stay listed",
+      description:
+        'The secret is deleted. A webhook the shop still sends answers 404 (no shop connected), as to a brand never ' +
+        'connected, and is not recorded; Shopify retries it and finally removes the subscription. Audited as ' +
+        '`shopify.disconnect`. Connecting again (PUT) starts anew.',
+      tags: ['admin', 'integrations'],
+      security: ['adminToken'],
+      before,
+      request: { params: brandIdParamsSchema },
+      responses: {
+        200: { description: 'Disconnected', schema: shopifyDisconnectResponseSchema },
+        400: failure('Malformed brand id'),
+        401: failure('Missing or wrong admin token'),
+        404: failure('No shop connected to this brand'),
+      },
+      handle: ({ params: { brandId } }) => deps.shopify.disconnect(brandId),
     }),
   ];
 }

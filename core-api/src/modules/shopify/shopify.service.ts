@@ -7,6 +7,7 @@ import {
   type ShopifyConnection,
   type ShopifyConnectRequest,
   type ShopifyDelivery,
+  type ShopifyDisconnectResponse,
   type ShopifyIntegration,
   type ShopifyWebhookResponse,
 } from '@pts/shared';
@@ -14,11 +15,13 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
 import type { ShopifyDeliveryResult } from '../../db/schema.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
+import { insertAuditEntry } from '../brands/brands.repository.ts';
 import type { EventService } from '../events/events.service.ts';
 import {
   brandExists,
   claimDelivery,
   type DeliveryRow,
+  deleteShop,
   findDelivery,
   findShop,
   recentDeliveries,
@@ -55,8 +58,21 @@ export interface ShopifyWebhookRequest {
 }
 
 export interface ShopifyService {
-  /** Connects (or reconnects) the brand's shop: the secret is stored encrypted and never answered. */
-  connect(brandId: string, input: ShopifyConnectRequest, baseUrl: string): Promise<ShopifyConnection>;
+  /**
+   * Connects (or reconnects) the brand's shop: the secret is stored encrypted and never answered. The brand's
+   * audit log records `shopify.connect` with the actor (default `admin`), the shop and its settings, never the secret.
+   */
+  connect(
+    brandId: string,
+    input: ShopifyConnectRequest,
+    baseUrl: string,
+    options?: { actor?: string | undefined },
+  ): Promise<ShopifyConnection>;
+  /**
+   * Disconnects the brand's shop (NOT_FOUND when none): its secret is gone, its deliveries stay listed, and a
+   * delivery after it answers 404 like one to a brand never connected. Audited as `shopify.disconnect`.
+   */
+  disconnect(brandId: string, options?: { actor?: string | undefined }): Promise<ShopifyDisconnectResponse>;
   /** The brand's connection (null when none) and its last deliveries, newest first. */
   integration(brandId: string, baseUrl: string, limit?: number): Promise<ShopifyIntegration>;
   /** Verifies, deduplicates and acts on one webhook delivery. */
@@ -214,24 +230,57 @@ export function createShopifyService(deps: ShopifyDeps): ShopifyService {
   };
 
   return {
-    async connect(brandId, input, baseUrl) {
+    async connect(brandId, input, baseUrl, options = {}) {
       if (!(await brandExists(db, brandId))) {
         throw new AppError('BRAND_NOT_FOUND', `Brand ${brandId} is not registered; check brandId`, {
           field: 'brandId',
         });
       }
-      const row = await upsertShop(
-        db,
-        {
-          brand_id: brandId,
-          shop_domain: input.shopDomain,
-          secret_encrypted: deps.secrets.encrypt(input.secret),
-          value_source: input.valueSource ?? 'subtotal',
-          customers: input.customers ?? false,
-        },
-        clock.now(),
-      );
+      const now = clock.now();
+      const row = await db.transaction().execute(async (trx) => {
+        const saved = await upsertShop(
+          trx,
+          {
+            brand_id: brandId,
+            shop_domain: input.shopDomain,
+            secret_encrypted: deps.secrets.encrypt(input.secret),
+            value_source: input.valueSource ?? 'subtotal',
+            customers: input.customers ?? false,
+          },
+          now,
+        );
+        await insertAuditEntry(trx, {
+          actor: options.actor ?? 'admin',
+          action: 'shopify.connect',
+          subject: brandId,
+          details: { shopDomain: saved.shop_domain, valueSource: saved.value_source, customers: saved.customers },
+          at: now,
+          brandId,
+        });
+        return saved;
+      });
       return connectionOf(row, baseUrl);
+    },
+
+    async disconnect(brandId, options = {}) {
+      const now = clock.now();
+      const removed = await db.transaction().execute(async (trx) => {
+        const row = await deleteShop(trx, brandId);
+        if (!row) return undefined;
+        await insertAuditEntry(trx, {
+          actor: options.actor ?? 'admin',
+          action: 'shopify.disconnect',
+          subject: brandId,
+          details: { shopDomain: row.shop_domain },
+          at: now,
+          brandId,
+        });
+        return row;
+      });
+      if (!removed) {
+        throw new AppError('NOT_FOUND', `No Shopify shop is connected to brand ${brandId}: nothing to disconnect`);
+      }
+      return { success: true, brandId, shopDomain: removed.shop_domain };
     },
 
     async integration(brandId, baseUrl, limit = DELIVERIES_SHOWN) {

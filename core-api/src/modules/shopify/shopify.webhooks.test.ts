@@ -28,7 +28,7 @@ let logs = '';
 let n = 0;
 const nextEmail = () => `shopper${++n}@example.com`;
 
-async function admin(method: 'PUT' | 'GET', path: string, body?: unknown) {
+async function admin(method: 'PUT' | 'GET' | 'DELETE', path: string, body?: unknown) {
   const response = await fetch(`${platform.url}/admin${path}`, {
     method,
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -74,6 +74,19 @@ async function deliveryRow(webhookId: string) {
     .selectAll()
     .where('webhook_id', '=', webhookId)
     .executeTakeFirst();
+}
+
+const jsonOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
+
+/** The brand's audit entries of one action, newest first. */
+async function auditOf(action: string) {
+  return platform.deps.db
+    .selectFrom('audit_log')
+    .select(['actor', 'action', 'subject', 'details'])
+    .where('brand_id', '=', brand.brandId)
+    .where('action', '=', action)
+    .orderBy('id', 'desc')
+    .execute();
 }
 
 beforeAll(async () => {
@@ -427,6 +440,10 @@ describe('the portal (Integrations page API)', () => {
     expect(connected.status, JSON.stringify(connected.body)).toBe(200);
     expect(connected.body.connection).toMatchObject({ shopDomain: SHOP, valueSource: 'total' });
     expect(JSON.stringify(connected.body)).not.toContain(SECRET);
+    const audited = await auditOf('shopify.connect');
+    expect(audited[0]).toMatchObject({ actor: 'portal:adam@snow.example.com', subject: brand.brandId });
+    expect(jsonOf(audited[0]?.details)).toEqual({ shopDomain: SHOP, valueSource: 'total', customers: false });
+    expect(JSON.stringify(audited)).not.toContain(SECRET);
     const read = await viewer.request('GET', path);
     expect(read.status).toBe(200);
     expect(read.body.webhookUrl).toBe(`${platform.url}/integrations/shopify/${brand.brandId}/webhooks`);
@@ -457,5 +474,65 @@ describe('OpenAPI', () => {
     expect(Object.keys(schemas.ShopifyIntegration?.properties ?? {})).toEqual(
       expect.arrayContaining(['connection', 'webhookUrl', 'deliveries']),
     );
+  });
+});
+
+describe('disconnecting a shop', () => {
+  it('admin API: disconnects (audited), later deliveries answer 404 and are not recorded, a second time 404', async () => {
+    const connected = await admin('PUT', `/brands/${brand.brandId}/shopify`, { shopDomain: SHOP, secret: SECRET });
+    expect(connected.status).toBe(200);
+    expect((await auditOf('shopify.connect'))[0]).toMatchObject({ actor: 'admin' });
+    const before = await send('orders/paid', orderPaidPayload({ email: nextEmail(), subtotal: '5.00' }));
+    expect(before.status).toBe(200);
+    const gone = await admin('DELETE', `/brands/${brand.brandId}/shopify`);
+    expect(gone.status, JSON.stringify(gone.body)).toBe(200);
+    expect(gone.body).toEqual({ success: true, brandId: brand.brandId, shopDomain: SHOP });
+    expect((await auditOf('shopify.disconnect'))[0]).toMatchObject({ actor: 'admin', subject: brand.brandId });
+    const email = nextEmail();
+    const after = await send('orders/paid', orderPaidPayload({ email, subtotal: '5.00' }), { webhookId: 'after-gone' });
+    expect(after.status).toBe(404);
+    expect(JSON.stringify(after.body)).toContain('connect it first');
+    expect(await deliveryRow('after-gone')).toBeUndefined();
+    expect(await eventsOf(email)).toEqual([]);
+    const read = await admin('GET', `/brands/${brand.brandId}/shopify`);
+    expect(read.body.connection).toBeNull();
+    expect(read.body.deliveries.length).toBeGreaterThan(0);
+    const again = await admin('DELETE', `/brands/${brand.brandId}/shopify`);
+    expect(again.status).toBe(404);
+    expect(JSON.stringify(again.body)).toContain('nothing to disconnect');
+  });
+
+  it('CLI: pts shopify disconnect --json', async () => {
+    await admin('PUT', `/brands/${brand.brandId}/shopify`, { shopDomain: SHOP, secret: SECRET });
+    let stdout = '';
+    let stderr = '';
+    const io = {
+      env: { PTS_URL: platform.url, PTS_ADMIN_TOKEN: ADMIN_TOKEN },
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    };
+    const code = await runCli(['shopify', 'disconnect', '--brand', brand.brandId, '--json'], io);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(stdout)).toEqual({ success: true, brandId: brand.brandId, shopDomain: SHOP });
+    stdout = '';
+    const twice = await runCli(['shopify', 'disconnect', '--brand', brand.brandId, '--json'], io);
+    expect(twice).toBe(1);
+    expect(stderr).toContain('nothing to disconnect');
+  });
+
+  it('portal: a viewer is refused 403, an admin disconnects (audited with their name)', async () => {
+    await admin('PUT', `/brands/${brand.brandId}/shopify`, { shopDomain: SHOP, secret: SECRET });
+    const adminUser = await portalMember(platform, brand.brandId, 'ada@snow.example.com', 'admin');
+    const viewer = await portalMember(platform, brand.brandId, 'vera@snow.example.com', 'viewer');
+    const path = `/brands/${brand.brandId}/shopify`;
+    expect((await viewer.request('DELETE', path)).status).toBe(403);
+    const gone = await adminUser.request('DELETE', path);
+    expect(gone.status, JSON.stringify(gone.body)).toBe(200);
+    expect((await auditOf('shopify.disconnect'))[0]).toMatchObject({ actor: 'portal:ada@snow.example.com' });
+    expect((await adminUser.request('DELETE', path)).status).toBe(404);
+    const doc = await platform.get('/openapi.json');
+    expect(doc.body.paths['/admin/brands/{brandId}/shopify']?.delete).toBeDefined();
+    expect(doc.body.paths['/portal/api/brands/{brandId}/shopify']?.delete).toBeDefined();
+    expect(doc.body.components.schemas.ShopifyDisconnectResponse).toBeDefined();
   });
 });

@@ -29,6 +29,13 @@ export function ShopifySection({ editable }: { editable: boolean }) {
       await queryClient.invalidateQueries({ queryKey: shopifyQuery(brandId).queryKey });
     },
   });
+  const disconnect = useMutation({
+    mutationFn: () => api('DELETE', `/brands/${brandId}/shopify`),
+    onSuccess: async () => {
+      connect.reset();
+      await queryClient.invalidateQueries({ queryKey: shopifyQuery(brandId).queryKey });
+    },
+  });
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     connect.mutate();
@@ -99,6 +106,25 @@ export function ShopifySection({ editable }: { editable: boolean }) {
           {connect.isSuccess ? <p role="status">Shop connected.</p> : null}
         </form>
       ) : null}
+      {editable && shopify.data?.connection ? (
+        <p>
+          <button
+            type="button"
+            className="secondary"
+            disabled={disconnect.isPending}
+            onClick={() => {
+              const shop = shopify.data?.connection?.shopDomain ?? 'the shop';
+              if (window.confirm(`Disconnect ${shop}? Its orders stop earning pts; past deliveries stay listed.`)) {
+                disconnect.mutate();
+              }
+            }}
+          >
+            Disconnect shop
+          </button>
+        </p>
+      ) : null}
+      {disconnect.isError ? <ErrorNote error={disconnect.error} /> : null}
+      {disconnect.isSuccess && !shopify.data?.connection ? <p role="status">Shop disconnected.</p> : null}
       {shopify.data && shopify.data.deliveries.length > 0 ? (
         <TableWrap label="Last Shopify deliveries">
           <table>
