@@ -520,7 +520,7 @@ export function composeAgentToolDeps(
   deps: AppDeps,
   services: Pick<
     AppServices,
-    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances'
+    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances' | 'tiers'
   >,
 ): AgentToolDeps {
   const { config } = deps;
@@ -562,6 +562,7 @@ export function composeAgentToolDeps(
     onboarding: createAgentOnboardingService(withHandle),
     program: createAgentProgramService(withHandle),
     rewards: createAgentRewardsService(withHandle),
+    tiers: services.tiers,
   };
 }
 
