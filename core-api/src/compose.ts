@@ -524,7 +524,7 @@ export function composeAgentToolDeps(
   deps: AppDeps,
   services: Pick<
     AppServices,
-    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances'
+    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances' | 'tiers'
   >,
 ): AgentToolDeps {
   const { config } = deps;
@@ -566,6 +566,7 @@ export function composeAgentToolDeps(
     onboarding: createAgentOnboardingService(withHandle),
     program: createAgentProgramService(withHandle),
     rewards: createAgentRewardsService(withHandle),
+    tiers: services.tiers,
   };
 }
 

@@ -258,6 +258,7 @@ describe('command dispatch', () => {
             },
           };
         },
+        tier: async (identityKey) => memberTier(identityKey, null),
       }),
     );
     await setUp(deps);
@@ -289,10 +290,103 @@ describe('command dispatch', () => {
             earned: { total: 0, confirmed: 0, pending: 0, unminted: 0 },
           },
         }),
+        tier: async (identityKey) => memberTier(identityKey, null),
       }),
     );
     await setUp(deps);
     expect((await run(deps, 'balance'))?.text).toMatch(/no pts yet: run \/daily/);
+  });
+
+  it('/balance adds the tier and what is left to the next when the brand has tiers', async () => {
+    const deps = testDeps(
+      fakeCoreClient({
+        balance: async (identityKey) => ({
+          success: true,
+          brandId: BRAND.brandId,
+          userIdentifier: identityKey,
+          walletAddress: '0x00000000000000000000000000000000000000aa',
+          balance: 300,
+          pending: 0,
+          figures: {
+            walletAddress: '0x00000000000000000000000000000000000000aa',
+            counts: 'wallet-on-chain+ledger',
+            onChain: 300,
+            pending: 0,
+            reserved: 0,
+            spendable: 300,
+            earned: { total: 300, confirmed: 300, pending: 0, unminted: 0 },
+          },
+        }),
+        tier: async (identityKey) => {
+          expect(identityKey).toBe(IDENTITY);
+          return memberTier(identityKey, 'Silver');
+        },
+      }),
+    );
+    await setUp(deps);
+    expect((await run(deps, 'balance'))?.text).toBe(
+      'You have 300 pts to spend.\nTier: Silver (next: Gold, 700 more pts earned)',
+    );
+  });
+});
+
+/** A `GET /services/tier` answer: Bronze 0, Silver 500 (×1.25), Gold 1000 (×1.5), earned over 365 days. */
+function memberTier(identityKey: string, tier: 'Silver' | 'Gold' | null, basis: 'earned' | 'spent' = 'earned') {
+  return {
+    success: true as const,
+    brandId: BRAND.brandId,
+    userIdentifier: identityKey,
+    tier,
+    multiplier: tier === 'Gold' ? 1.5 : tier === 'Silver' ? 1.25 : 1,
+    next: tier === 'Silver' ? { name: 'Gold', threshold: basis === 'spent' ? '1000.00' : '1000' } : null,
+    progress: {
+      basis: tier ? basis : null,
+      period: tier ? ('rolling_365' as const) : null,
+      current: tier === 'Gold' ? '1200' : tier === 'Silver' ? (basis === 'spent' ? '300.00' : '300') : '0',
+      remaining: tier === 'Silver' ? (basis === 'spent' ? '700.00' : '700') : null,
+      graceUntil: tier === 'Gold' ? '2027-01-31T00:00:00.000Z' : null,
+    },
+  };
+}
+
+describe('/tier', () => {
+  it('shows the tier, the multiplier, the total over the period and what is left to the next, privately', async () => {
+    const client = fakeCoreClient({ tier: async (identityKey) => memberTier(identityKey, 'Silver') });
+    const deps = testDeps(client);
+    await setUp(deps);
+    const reply = await run(deps, 'tier');
+    expect(reply?.title).toBe('Your tier: Silver');
+    expect(reply?.text).toBe('Next: Gold, 700 more pts earned to reach it.');
+    expect(reply?.fields).toEqual([
+      { name: 'Multiplier', value: '×1.25', inline: true },
+      { name: 'Earned', value: '300 over the last 365 days', inline: true },
+    ]);
+    expect(reply?.ephemeral).toBe(true);
+    expect(client.calls).toEqual([{ method: 'tier', args: [IDENTITY] }]);
+  });
+
+  it('says an amount spent for a spent basis, and /vip is its alias', async () => {
+    const deps = testDeps(fakeCoreClient({ tier: async (id) => memberTier(id, 'Silver', 'spent') }));
+    await setUp(deps);
+    const reply = await run(deps, 'vip');
+    expect(reply?.text).toBe('Next: Gold, 700.00 more spent to reach it.');
+    expect(reply?.fields?.[1]).toEqual({ name: 'Spent', value: '300.00 over the last 365 days', inline: true });
+  });
+
+  it('at the top tier says so and shows a grace in force', async () => {
+    const deps = testDeps(fakeCoreClient({ tier: async (id) => memberTier(id, 'Gold') }));
+    await setUp(deps);
+    const reply = await run(deps, 'tier');
+    expect(reply?.text).toBe('You are at the top tier.');
+    expect(reply?.fields?.[2]).toEqual({ name: 'Kept until', value: '2027-01-31 (grace)', inline: true });
+  });
+
+  it('a brand without tiers says so; a DM asks for the group; help lists it', async () => {
+    const deps = testDeps(fakeCoreClient({ tier: async (id) => memberTier(id, null) }));
+    await setUp(deps);
+    expect((await run(deps, 'tier'))?.text).toBe('This community has no VIP tiers.');
+    expect((await run(deps, 'tier', '', { place: dm }))?.text).toMatch(/works in a group/);
+    expect((await run(deps, 'help'))?.text).toMatch(/\/tier \(or \/vip\): Your VIP tier/);
   });
 });
 

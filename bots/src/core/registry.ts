@@ -15,6 +15,7 @@ import {
   linkCommand,
   perksCommand,
   streakCommand,
+  tierCommand,
   unlinkCommand,
 } from './user-commands.ts';
 
@@ -176,6 +177,7 @@ async function groupContextReply(
 export const DEFAULT_COMMANDS: readonly Command[] = [
   dailyCommand,
   balanceCommand,
+  tierCommand,
   streakCommand,
   leaderboardCommand,
   perksCommand,

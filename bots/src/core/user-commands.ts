@@ -1,4 +1,4 @@
-import { CoreApiError, parsePlatformIdentity } from '@pts/shared';
+import { CoreApiError, type MemberTierResponse, parsePlatformIdentity } from '@pts/shared';
 import { z } from 'zod';
 import { reportMemberRoles } from './chat-roles.ts';
 import { groupContext, identityOf, memberMetadata } from './context.ts';
@@ -81,16 +81,64 @@ export const balanceCommand = defineCommand({
     inGroup(input, deps, async ({ client, identityKey }) => {
       // The live on-chain balance of the user's wallet (their account's when linked), plus rewards accepted
       // but not yet confirmed on chain.
-      const balance = await client.balance(identityKey);
+      const [balance, tier] = await Promise.all([client.balance(identityKey), client.tier(identityKey)]);
+      // The member's VIP tier, when the brand has tiers (docs/tiers.md).
+      const tierLine = tier.tier === null ? '' : `\nTier: ${tier.tier}${tierNextText(tier)}`;
       if (!balance.walletAddress) {
-        return { text: 'You have no pts yet: run /daily to earn your first ones.', ephemeral: true };
+        return { text: `You have no pts yet: run /daily to earn your first ones.${tierLine}`, ephemeral: true };
       }
       // The figures every surface shows (docs/ledger.md): spendable = on chain less perks being redeemed.
       const { spendable, pending, reserved } = balance.figures;
       return {
         text: `You have ${spendable} pts to spend.${
           reserved > 0 ? ` ${reserved} are held for a perk being redeemed.` : ''
-        }${pending > 0 ? ` ${pending} more are on their way (confirming on chain).` : ''}`,
+        }${pending > 0 ? ` ${pending} more are on their way (confirming on chain).` : ''}${tierLine}`,
+        ephemeral: true,
+      };
+    }),
+});
+
+const PERIOD_TEXT: Record<string, string> = {
+  rolling_365: 'over the last 365 days',
+  calendar_year: 'this calendar year',
+  lifetime: 'since joining',
+};
+
+/** What is left to the next tier: pts to earn (basis `earned`) or an amount to spend (`spent`). */
+function leftText(tier: MemberTierResponse, amount: string): string {
+  return tier.progress.basis === 'spent' ? `${amount} more spent` : `${amount} more pts earned`;
+}
+
+/** ` (next: Gold, 120 more pts earned)`, or ` (the top tier)`. */
+function tierNextText(tier: MemberTierResponse): string {
+  if (!tier.next || tier.progress.remaining === null) return ' (the top tier)';
+  return ` (next: ${tier.next.name}, ${leftText(tier, tier.progress.remaining)})`;
+}
+
+export const tierCommand = defineCommand({
+  name: 'tier',
+  aliases: ['vip'],
+  description: 'Your VIP tier, the next one and what is left to reach it',
+  argNames: [],
+  args: noArgs,
+  run: (input, deps) =>
+    inGroup(input, deps, async ({ client, identityKey }) => {
+      const tier = await client.tier(identityKey);
+      if (tier.tier === null) return { text: 'This community has no VIP tiers.', ephemeral: true };
+      const basis = tier.progress.basis === 'spent' ? 'Spent' : 'Earned';
+      const period = tier.progress.period ? (PERIOD_TEXT[tier.progress.period] ?? tier.progress.period) : '';
+      return {
+        title: `Your tier: ${tier.tier}`,
+        text: tier.next
+          ? `Next: ${tier.next.name}, ${leftText(tier, tier.progress.remaining ?? '0')} to reach it.`
+          : 'You are at the top tier.',
+        fields: [
+          { name: 'Multiplier', value: `×${tier.multiplier}`, inline: true },
+          { name: basis, value: `${tier.progress.current} ${period}`.trim(), inline: true },
+          ...(tier.progress.graceUntil
+            ? [{ name: 'Kept until', value: `${tier.progress.graceUntil.slice(0, 10)} (grace)`, inline: true }]
+            : []),
+        ],
         ephemeral: true,
       };
     }),

@@ -181,6 +181,7 @@ export function createFakeCoreApi(brandId: string, securityKey: string): FakeCor
       leaderboard: unused('leaderboard'),
       achievements: unused('achievements'),
       balance: unused('balance'),
+      tier: unused('tier'),
       reportAchievementProgress: unused('reportAchievementProgress'),
       activity: unused('activity'),
       perks: unused('perks'),

@@ -1,3 +1,4 @@
+import type { TierService } from '../modules/tiers/tiers.service.ts';
 import type { ActionsReads } from './actions/actions-reads.ts';
 import type { AgentToolPorts } from './agent-tool.ts';
 import type { AnalyticsReads } from './analytics/analytics-reads.ts';
@@ -40,4 +41,6 @@ export interface AgentToolDeps extends AgentToolPorts {
   program: AgentProgramService;
   /** Agent rewards: claims and their standing (rewards.tools.ts). */
   rewards: AgentRewardsService;
+  /** VIP tiers: a member's standing and the brand's table (tiers.tools.ts, docs/tiers.md). */
+  tiers: Pick<TierService, 'member' | 'table'>;
 }

@@ -52,6 +52,7 @@ import {
   type StreakStatusResponse,
   streakStatusResponseSchema,
 } from '../schemas/streaks.ts';
+import { type MemberTierResponse, memberTierResponseSchema } from '../schemas/tiers.ts';
 import { signRequest } from '../signing.ts';
 import { CoreApiError, describeCause, parseJson } from './admin-client.ts';
 
@@ -156,6 +157,8 @@ export interface CoreClient {
   achievements(userIdentifier: string): Promise<AchievementsResponse>;
   /** `GET /services/balance/:brandId/:userIdentifier`: spendable tokens (live on chain) and pending rewards. */
   balance(userIdentifier: string): Promise<BalanceResponse>;
+  /** `GET /services/tier/:brandId/:userIdentifier`: the member's VIP tier, the next one and what is left (docs/tiers.md). */
+  tier(userIdentifier: string): Promise<MemberTierResponse>;
   /** `POST /services/achievements/progress`: exactly one of `increment` and `value`. */
   reportAchievementProgress(input: {
     userIdentifier: string;
@@ -480,6 +483,13 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         method: 'GET',
         path: `/services/balance/${brand}/${user(userIdentifier)}`,
         schema: balanceResponseSchema,
+        retry: 'safe',
+      }),
+    tier: (userIdentifier) =>
+      call({
+        method: 'GET',
+        path: `/services/tier/${brand}/${user(userIdentifier)}`,
+        schema: memberTierResponseSchema,
         retry: 'safe',
       }),
     achievements: (userIdentifier) =>
