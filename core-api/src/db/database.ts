@@ -51,6 +51,7 @@ import * as rateRules from './migrations/2026_12_07_u01_rate_rules.ts';
 import * as memberTotals from './migrations/2026_12_07_v01_member_totals.ts';
 import * as shopify from './migrations/2026_12_07_x01_shopify.ts';
 import * as tiers from './migrations/2026_12_07_y01_tiers.ts';
+import * as rollupAccounts from './migrations/2026_12_07_z01_rollup_accounts.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -127,6 +128,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_07_v01_member_totals': memberTotals,
   '2026_12_07_x01_shopify': shopify,
   '2026_12_07_y01_tiers': tiers,
+  '2026_12_07_z01_rollup_accounts': rollupAccounts,
 };
 
 const migrationProvider: MigrationProvider = {
