@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/database.ts';
+import * as rollupAccounts from '../../db/migrations/2026_12_07_z01_rollup_accounts.ts';
 import { readWindowTotals } from './analytics.repository.ts';
 import { readMemberCountsByBrand, readRawActivity } from './brand-analytics.ts';
 import { compactBrandRollups, readRolledUpActivity, readRolledUpMemberCounts } from './brand-rollups.ts';
@@ -122,5 +123,22 @@ describe('members are accounts (linked identities count once)', () => {
     await sql`UPDATE account_links SET account_key = ${b} WHERE identity_key = ${tg}`.execute(database.db);
     // b's account now holds the Telegram event of two days ago: before b's own event, a and b are members.
     expect(await counts(brandId)).toEqual(counted(2, 2, { earn: 2 }));
+  });
+
+  it('migrates down to identity-keyed rollups and up again to accounts', async () => {
+    const brandId = randomUUID();
+    const [discord, ann] = [`discord:${randomUUID()}`, `ann-${randomUUID()}@x.io`];
+    await event(brandId, discord, 3 * H);
+    await event(brandId, ann, 10 * 60_000);
+    await link(discord, ann, brandId);
+    expect((await counts(brandId)).total).toBe(1);
+    const window = { from: new Date(Date.now() - 7 * DAY_MS), to: new Date(Date.now() + 1000) };
+    const rolledTotal = async () =>
+      (await readRolledUpMemberCounts(database.db, window, [brandId])).get(brandId)?.total;
+    await rollupAccounts.down(database.db);
+    expect(await rolledTotal()).toBe(2);
+    await rollupAccounts.up(database.db);
+    expect(await rolledTotal()).toBe(1);
+    expect(await counts(brandId)).toEqual(counted(1, 1, { earn: 1 }));
   });
 });
