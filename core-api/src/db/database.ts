@@ -52,6 +52,7 @@ import * as memberTotals from './migrations/2026_12_07_v01_member_totals.ts';
 import * as reversals from './migrations/2026_12_07_w01_reversals.ts';
 import * as shopify from './migrations/2026_12_07_x01_shopify.ts';
 import * as tiers from './migrations/2026_12_07_y01_tiers.ts';
+import * as rollupAccounts from './migrations/2026_12_07_z01_rollup_accounts.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -129,6 +130,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_07_w01_reversals': reversals,
   '2026_12_07_x01_shopify': shopify,
   '2026_12_07_y01_tiers': tiers,
+  '2026_12_07_z01_rollup_accounts': rollupAccounts,
 };
 
 const migrationProvider: MigrationProvider = {

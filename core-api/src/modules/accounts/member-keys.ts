@@ -15,3 +15,15 @@ export function isMemberKey(column: RawBuilder<unknown>): RawBuilder<boolean> {
     sql` AND `,
   )})`;
 }
+
+/**
+ * The events with `user_email` resolved to the member's ACCOUNT (account_links.account_key, or the identity
+ * itself when unlinked), every other column as stored: every count of members reads events through it
+ * (`FROM ${accountEvents} AS events`), so a person whose identities are linked counts once, as the brand
+ * rollups count them (migration 2026_12_07_z01_rollup_accounts).
+ */
+export const accountEvents: RawBuilder<unknown> = sql`(
+  SELECT e.id, e.brand_id, e.event_type, coalesce(l.account_key, e.user_email) AS user_email, e.status, e.reason,
+         e.source, e.domain, e.channel_id, e.metadata, e.reward_amount, e.created_at, e.sent_by, e.value_minor,
+         e.value_currency
+    FROM events e LEFT JOIN account_links l ON l.identity_key = e.user_email)`;

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { isMemberKey } from '../accounts/member-keys.ts';
+import { accountEvents, isMemberKey } from '../accounts/member-keys.ts';
 import type { TimeWindow } from './periods.ts';
 
 /**
@@ -96,7 +96,7 @@ export async function readWindowTotals(
     options.newMembers === false
       ? sql`(SELECT 0 AS new_members) AS n`
       : sql`(SELECT count(*)::int AS new_members
-              FROM (SELECT user_email, min(created_at) AS first FROM events
+              FROM (SELECT user_email, min(created_at) AS first FROM ${accountEvents} AS events
                      WHERE ${scope} AND ${eventMember} AND status = 'accepted' AND created_at < ${to}
                      GROUP BY user_email) AS f
              WHERE f.first >= ${from}) AS n`;
@@ -119,7 +119,7 @@ export async function readWindowTotals(
                    count(DISTINCT user_email) FILTER (WHERE status = 'accepted')::int AS members,
                    count(DISTINCT brand_id) FILTER (WHERE status = 'accepted')::int AS brands,
                    coalesce(sum(reward_amount) FILTER (WHERE status = 'accepted'), 0)::text AS issued
-              FROM events
+              FROM ${accountEvents} AS events
              WHERE ${scope} AND ${eventMember} AND created_at >= ${from} AND created_at < ${to}) AS e,
            ${newMembers},
            ${redemptionTotalsOf(scope, window)} AS r`.execute(db);
@@ -159,7 +159,7 @@ export async function readEventTypeActivity(
            count(*) FILTER (WHERE status = 'rejected')::int AS rejected,
            count(DISTINCT user_email) FILTER (WHERE status = 'accepted')::int AS members,
            coalesce(sum(reward_amount) FILTER (WHERE status = 'accepted'), 0)::text AS issued
-      FROM events
+      FROM ${accountEvents} AS events
      WHERE ${scopeOf(brandId)} AND ${eventMember} AND created_at >= ${window.from} AND created_at < ${window.to}
      GROUP BY event_type
      ORDER BY accepted DESC, event_type`.execute(db);
@@ -216,7 +216,7 @@ export async function readRetainedMembers(
 ): Promise<number> {
   const result = await sql<{ n: number }>`
     SELECT count(*)::int AS n FROM (
-      SELECT user_email FROM events
+      SELECT user_email FROM ${accountEvents} AS events
        WHERE brand_id = ${brandId} AND status = 'accepted' AND ${eventMember}
        GROUP BY user_email
       HAVING count(*) FILTER (WHERE created_at >= ${previous.from} AND created_at < ${previous.to}) > 0
@@ -255,7 +255,7 @@ export async function readActivityByBrand(db: Kysely<DB>, window: TimeWindow): P
   const result = await sql<{ brand_id: string; events: number; members: number; issued: string }>`
     SELECT brand_id, count(*)::int AS events, count(DISTINCT user_email)::int AS members,
            coalesce(sum(reward_amount), 0)::text AS issued
-      FROM events
+      FROM ${accountEvents} AS events
      WHERE status = 'accepted' AND ${eventMember} AND created_at >= ${window.from} AND created_at < ${window.to}
      GROUP BY brand_id`.execute(db);
   return new Map(
@@ -285,13 +285,13 @@ export async function readTrendCounts(
   const [brands, eventTypes, perks] = await Promise.all([
     sql<{ id: string; brand_id: string; cur: number; prev: number }>`
       SELECT brand_id AS id, brand_id, count(*) FILTER (WHERE ${cur})::int AS cur, count(*) FILTER (WHERE ${prev})::int AS prev
-        FROM events
+        FROM ${accountEvents} AS events
        WHERE status = 'accepted' AND ${eventMember} AND created_at >= ${previous.from} AND created_at < ${current.to}
        GROUP BY brand_id`.execute(db),
     sql<{ id: string; brand_id: string; cur: number; prev: number }>`
       SELECT event_type AS id, '' AS brand_id, count(*) FILTER (WHERE ${cur})::int AS cur,
              count(*) FILTER (WHERE ${prev})::int AS prev
-        FROM events
+        FROM ${accountEvents} AS events
        WHERE status = 'accepted' AND ${eventMember} AND created_at >= ${previous.from} AND created_at < ${current.to}
        GROUP BY event_type`.execute(db),
     sql<{ id: string; brand_id: string; cur: number; prev: number }>`
@@ -315,7 +315,7 @@ export async function readMemberFlows(
   window: TimeWindow,
 ): Promise<{ members: number; multiBrandMembers: number; flows: { from: string; to: string; members: number }[] }> {
   const firsts = sql`
-    SELECT user_email, brand_id, min(created_at) AS first FROM events
+    SELECT user_email, brand_id, min(created_at) AS first FROM ${accountEvents} AS events
      WHERE status = 'accepted' AND ${eventMember} AND created_at >= ${window.from} AND created_at < ${window.to}
      GROUP BY user_email, brand_id`;
   const [flows, totals] = await Promise.all([
@@ -371,7 +371,7 @@ export async function readCategoryActivity(
       FROM brands b
       LEFT JOIN (SELECT brand_id, count(DISTINCT user_email) AS members, count(*) AS events,
                         sum(reward_amount) AS issued
-                   FROM events
+                   FROM ${accountEvents} AS events
                   WHERE status = 'accepted' AND ${isMemberKey(sql.ref('user_email'))}
                     AND created_at >= ${from} AND created_at < ${to}
                   GROUP BY brand_id) e ON e.brand_id = b.address

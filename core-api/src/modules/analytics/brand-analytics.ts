@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { readGasByBrand } from '../../chain/relayer-sender.ts';
 import type { Database } from '../../db/database.ts';
-import { isMemberKey } from '../accounts/member-keys.ts';
+import { accountEvents, isMemberKey } from '../accounts/member-keys.ts';
 import { readLeaderboard } from '../leaderboards/leaderboards.service.ts';
 import { formatCents } from '../payments/payment-amounts.ts';
 import { readFulfilledPurchaseTotals } from '../payments/payments.repository.ts';
@@ -189,7 +189,7 @@ async function readRawEventTotals(db: Database, brandId: string, window: TimeWin
            count(*) FILTER (WHERE status = 'rejected')::int AS refused,
            count(DISTINCT user_email) FILTER (WHERE status = 'accepted')::int AS members,
            coalesce(sum(reward_amount) FILTER (WHERE status = 'accepted'), 0)::text AS issued
-      FROM events
+      FROM ${accountEvents} AS events
      WHERE brand_id = ${brandId} AND ${eventMember} AND created_at >= ${window.from} AND created_at < ${window.to}`.execute(
     db,
   );
@@ -246,7 +246,7 @@ async function readRawMemberCountsByBrand(
            count(*) FILTER (WHERE last >= ${ago(7)})::int AS week,
            count(*) FILTER (WHERE last >= ${ago(30)})::int AS month
       FROM (SELECT brand_id, min(created_at) AS first, max(created_at) AS last
-              FROM events
+              FROM ${accountEvents} AS events
              WHERE ${scope} AND status = 'accepted' AND ${eventMember} AND created_at < ${to}
              GROUP BY brand_id, user_email) AS m
      GROUP BY brand_id`.execute(db);
@@ -262,7 +262,7 @@ async function readRawMemberCountsByBrand(
 async function readRefusals(db: Database, brandId: string, window: TimeWindow) {
   const result = await sql<{ reason: string; count: number }>`
     SELECT coalesce(reason, 'unknown') AS reason, count(*)::int AS count
-      FROM events
+      FROM ${accountEvents} AS events
      WHERE brand_id = ${brandId} AND status = 'rejected' AND ${eventMember}
        AND created_at >= ${window.from} AND created_at < ${window.to}
      GROUP BY 1
@@ -290,7 +290,7 @@ async function readSeries(db: Database, brandId: string, window: TimeWindow) {
              count(*) FILTER (WHERE status = 'accepted') AS accepted,
              count(*) FILTER (WHERE status = 'rejected') AS refused,
              coalesce(sum(reward_amount) FILTER (WHERE status = 'accepted'), 0) AS issued
-        FROM events WHERE ${inWindow} AND ${eventMember}
+        FROM ${accountEvents} AS events WHERE ${inWindow} AND ${eventMember}
        GROUP BY 1, 2),
     member_weeks AS (
       SELECT date_trunc('week', day) AS week, user_email, sum(accepted) AS accepted, sum(refused) AS refused,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { isMemberKey } from '../accounts/member-keys.ts';
+import { accountEvents, isMemberKey } from '../accounts/member-keys.ts';
 import { DAY_MS, type TimeWindow } from './periods.ts';
 
 /**
@@ -183,7 +183,7 @@ export async function readRolledUpActivity(
        GROUP BY 1
       UNION ALL
       SELECT ${isoDay(from)}::text, count(DISTINCT user_email)::text
-        FROM events WHERE ${inEdge} AND status = 'accepted'
+        FROM ${accountEvents} AS events WHERE ${inEdge} AND status = 'accepted'
       HAVING count(*) > 0`.execute(db),
     sql<{ start: string; members: string }>`
       SELECT to_char(start, 'YYYY-MM-DD') AS start, sum(members)::text AS members
