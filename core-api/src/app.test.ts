@@ -39,6 +39,7 @@ const MOUNT_PREFIXES = [
   '/constraint-updater',
   '/api/v1',
   '/portal/api',
+  '/integrations/shopify',
 ];
 
 /** Served, and not API operations: the document and its page, metrics, the JWKS, MCP's protocol endpoint. */
