@@ -25,6 +25,9 @@ require_once __DIR__ . '/includes/class-pts-core-client.php';
 require_once __DIR__ . '/includes/class-pts-rest-controller.php';
 require_once __DIR__ . '/includes/class-pts-blocks.php';
 require_once __DIR__ . '/includes/class-pts-site-events.php';
+require_once __DIR__ . '/includes/class-pts-money.php';
+require_once __DIR__ . '/includes/class-pts-outbox.php';
+require_once __DIR__ . '/includes/class-pts-order-feed.php';
 require_once __DIR__ . '/includes/class-pts-settings-page.php';
 
 /** One client, shared by every part that talks to core-api (settings are read per call, so changes apply at once). */
@@ -36,6 +39,14 @@ function pts_loyalty_client(): Pts_Core_Client {
 	return $client;
 }
 
+register_activation_hook( __FILE__, array( 'Pts_Outbox', 'ensure_schema' ) );
+register_deactivation_hook(
+	__FILE__,
+	static function () {
+		wp_clear_scheduled_hook( Pts_Outbox::CRON_HOOK );
+	}
+);
+
 add_action(
 	'plugins_loaded',
 	static function () {
@@ -43,6 +54,9 @@ add_action(
 		( new Pts_Rest_Controller( pts_loyalty_client() ) )->register();
 		( new Pts_Blocks() )->register();
 		( new Pts_Site_Events( $settings, pts_loyalty_client() ) )->register();
+		$outbox = new Pts_Outbox( $settings, pts_loyalty_client() );
+		$outbox->register();
+		( new Pts_Order_Feed( $settings, $outbox ) )->register();
 		if ( is_admin() ) {
 			( new Pts_Settings_Page( $settings, pts_loyalty_client() ) )->register();
 		}

@@ -88,6 +88,42 @@ final class Pts_Settings_Page {
 		return array( 'ok' => true, 'messages' => array( __( 'Connected: core-api is healthy and accepts this site\'s signed requests for the brand.', 'pts-loyalty' ) ) );
 	}
 
+	/**
+	 * The WooCommerce order feed: on/off, which value is sent, and what the outbox holds.
+	 *
+	 * @param array<string,mixed> $all
+	 */
+	private function render_order_feed( array $all ): void {
+		printf(
+			'<tr><th>%s</th><td><label><input type="checkbox" name="wc_orders" value="1"%s> %s</label><br>',
+			esc_html__( 'WooCommerce orders', 'pts-loyalty' ),
+			checked( ! empty( $all['wc_orders'] ), true, false ),
+			esc_html__( 'Send each completed order as a purchase (its value earns by the brand\'s purchase rule) and each refund as a reversal', 'pts-loyalty' )
+		);
+		printf( '<label for="pts-wc-order-value">%s</label> <select id="pts-wc-order-value" name="wc_order_value">', esc_html__( 'Order value sent', 'pts-loyalty' ) );
+		$sources = array(
+			'subtotal' => __( 'Subtotal (before shipping and taxes)', 'pts-loyalty' ),
+			'total'    => __( 'Total (what the customer paid)', 'pts-loyalty' ),
+		);
+		foreach ( $sources as $value => $label ) {
+			printf( '<option value="%s"%s>%s</option>', esc_attr( $value ), selected( $all['wc_order_value'], $value, false ), esc_html( $label ) );
+		}
+		echo '</select>';
+		$counts = Pts_Outbox::counts();
+		printf(
+			'<p class="description">%s</p></td></tr>',
+			esc_html(
+				sprintf(
+					/* translators: 1: waiting, 2: sent, 3: refused by core-api */
+					__( 'Sent in the background by WP-Cron, retried until core-api takes them. Waiting: %1$d · sent: %2$d · refused: %3$d.', 'pts-loyalty' ),
+					$counts['pending'],
+					$counts['sent'],
+					$counts['refused']
+				)
+			)
+		);
+	}
+
 	private function guard( string $action ): void {
 		if ( ! current_user_can( 'manage_options' ) ) {
 			wp_die( esc_html__( 'You are not allowed to change these settings.', 'pts-loyalty' ), '', array( 'response' => 403 ) );
@@ -135,6 +171,7 @@ final class Pts_Settings_Page {
 			printf( '<label><input type="checkbox" name="events[%s]" value="1"%s> %s <code>%s</code></label><br>', esc_attr( $key ), checked( ! empty( $all['events'][ $key ] ), true, false ), esc_html( $label ), esc_html( Pts_Settings::SITE_EVENTS[ $key ] ) );
 		}
 		echo '</td></tr>';
+		$this->render_order_feed( $all );
 		printf( '<tr><th>%s</th><td><label><input type="checkbox" name="debug_log" value="1"%s> %s</label></td></tr>', esc_html__( 'Debug log', 'pts-loyalty' ), checked( ! empty( $all['debug_log'] ), true, false ), esc_html__( 'Log each core-api call (method, route, status, time; never keys or user data) to the PHP error log', 'pts-loyalty' ) );
 		echo '</table>';
 		submit_button( __( 'Save settings', 'pts-loyalty' ) );

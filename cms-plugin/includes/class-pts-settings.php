@@ -1,7 +1,7 @@
 <?php
 /**
  * The plugin's settings: one option holding the core-api URL, brand id, security key, which site actions
- * earn events, and the debug toggle.
+ * earn events, the WooCommerce order feed (on/off, subtotal or total), and the debug toggle.
  *
  * @package PtsLoyalty
  */
@@ -22,16 +22,19 @@ final class Pts_Settings {
 	/** @return array<string,mixed> */
 	public static function defaults(): array {
 		return array(
-			'api_url'      => '',
-			'brand_id'     => '',
-			'security_key' => '',
-			'events'       => array(
+			'api_url'        => '',
+			'brand_id'       => '',
+			'security_key'   => '',
+			'events'         => array(
 				'user_register'    => false,
 				'comment_approved' => false,
 				'post_published'   => false,
 				'wc_order_paid'    => false,
 			),
-			'debug_log'    => false,
+			// The WooCommerce order feed (Pts_Order_Feed): completed orders as purchases, refunds as reversals.
+			'wc_orders'      => false,
+			'wc_order_value' => 'subtotal',
+			'debug_log'      => false,
 		);
 	}
 
@@ -92,6 +95,11 @@ final class Pts_Settings {
 			$errors[] = __( 'The security key looks wrong: paste the whole key shown when the brand was created.', 'pts-loyalty' );
 		}
 
+		$value_source = (string) ( $input['wc_order_value'] ?? 'subtotal' );
+		if ( ! in_array( $value_source, Pts_Order_Feed::VALUE_SOURCES, true ) ) {
+			$errors[] = __( 'The order value sent must be "subtotal" (before shipping and taxes) or "total".', 'pts-loyalty' );
+		}
+
 		if ( $errors ) {
 			return $errors;
 		}
@@ -103,11 +111,13 @@ final class Pts_Settings {
 		update_option(
 			self::OPTION,
 			array(
-				'api_url'      => $url,
-				'brand_id'     => $brand,
-				'security_key' => $key,
-				'events'       => $events,
-				'debug_log'    => ! empty( $input['debug_log'] ),
+				'api_url'        => $url,
+				'brand_id'       => $brand,
+				'security_key'   => $key,
+				'events'         => $events,
+				'wc_orders'      => ! empty( $input['wc_orders'] ),
+				'wc_order_value' => $value_source,
+				'debug_log'      => ! empty( $input['debug_log'] ),
 			),
 			false
 		);

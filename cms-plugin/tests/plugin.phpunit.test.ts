@@ -18,6 +18,7 @@ beforeAll(async () => {
   fixture = await startPluginFixture({
     users: [{ login: 'dana', email: 'dana@example.com' }],
     pages: [{ slug: 'rewards', title: 'Rewards', content: '[pts_checkin]' }],
+    woocommerce: true,
   });
   expensivePerk = await fixture.createPerk('Golden Ticket', 100_000);
 }, 180_000);

@@ -121,14 +121,18 @@ final class SettingsTest extends Pts_Test_Case {
 		$this->assertStringContainsString( 'does not answer at ' . self::env( 'PTS_CORE_DOWN_URL' ), $result['messages'][0] );
 	}
 
-	public function test_uninstall_removes_the_settings(): void {
+	public function test_uninstall_removes_the_settings_and_the_order_queue(): void {
 		$before = get_option( Pts_Settings::OPTION );
 		try {
 			if ( ! defined( 'WP_UNINSTALL_PLUGIN' ) ) {
 				define( 'WP_UNINSTALL_PLUGIN', 'pts-loyalty/pts-loyalty.php' );
 			}
+			Pts_Outbox::ensure_schema();
 			include WP_PLUGIN_DIR . '/pts-loyalty/uninstall.php';
 			$this->assertFalse( get_option( Pts_Settings::OPTION ) );
+			global $wpdb;
+			$this->assertNull( $wpdb->get_var( $wpdb->prepare( 'SHOW TABLES LIKE %s', Pts_Outbox::table() ) ), 'the order feed\'s queue is dropped' );
+			$this->assertFalse( wp_next_scheduled( Pts_Outbox::CRON_HOOK ) );
 		} finally {
 			update_option( Pts_Settings::OPTION, $before, false );
 		}

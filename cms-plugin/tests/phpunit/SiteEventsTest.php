@@ -5,54 +5,6 @@
  * @package PtsLoyaltyTests
  */
 
-/**
- * A stand-in for WooCommerce's order API (WooCommerce lives outside this repository and is not installable
- * here): the calls the plugin makes, with an order's status deciding `is_paid()` as WooCommerce does.
- */
-final class Pts_Fake_Wc_Order {
-	/** @var array<int,Pts_Fake_Wc_Order> */
-	public static array $orders = array();
-	/** @var array<string,string> */
-	private array $meta = array();
-
-	public function __construct( private int $id, public string $status, private string $email, private string $total ) {
-		self::$orders[ $id ] = $this;
-	}
-	public function get_id(): int {
-		return $this->id;
-	}
-	public function is_paid(): bool {
-		return in_array( $this->status, array( 'processing', 'completed' ), true );
-	}
-	public function get_meta( string $key ): string {
-		return $this->meta[ $key ] ?? '';
-	}
-	public function update_meta_data( string $key, string $value ): void {
-		$this->meta[ $key ] = $value;
-	}
-	public function delete_meta_data( string $key ): void {
-		unset( $this->meta[ $key ] );
-	}
-	public function save_meta_data(): void {
-	}
-	public function get_billing_email(): string {
-		return $this->email;
-	}
-	public function get_total(): string {
-		return $this->total;
-	}
-	public function get_currency(): string {
-		return 'EUR';
-	}
-}
-
-if ( ! function_exists( 'wc_get_order' ) ) {
-	/** @param int|object $order */
-	function wc_get_order( $order ) {
-		return Pts_Fake_Wc_Order::$orders[ is_object( $order ) ? $order->get_id() : (int) $order ] ?? false;
-	}
-}
-
 final class SiteEventsTest extends Pts_Test_Case {
 	public function test_registration_earns_account_creation_only_when_switched_on(): void {
 		$this->with_settings( array( 'events' => array( 'user_register' => false ) ) );
@@ -117,17 +69,14 @@ final class SiteEventsTest extends Pts_Test_Case {
 
 	public function test_an_order_earns_when_paid_never_when_merely_created_and_once_across_statuses(): void {
 		$this->with_settings( array( 'events' => array( 'wc_order_paid' => true ) ) );
-		$order = new Pts_Fake_Wc_Order( 4242, 'pending', 'gus@example.com', '19.90' );
-		do_action( 'woocommerce_new_order', 4242 );
-		do_action( 'woocommerce_order_status_pending', 4242 );
+		// The WooCommerce stand-in (tests/support/woocommerce-stand-in.php) fires WooCommerce's hooks.
+		$order = wc_create_order( array( 'billing_email' => 'gus@example.com', 'total' => '19.90' ) );
+		$order->update_status( 'on-hold' );
 		$this->assertSame( 0, $this->confirmed_points( 'gus@example.com' ) );
 
-		$order->status = 'processing';
-		do_action( 'woocommerce_payment_complete', 4242 );
-		do_action( 'woocommerce_order_status_processing', 4242 );
+		$order->update_status( 'processing' );
 		$this->assertSame( 50, $this->confirmed_points( 'gus@example.com' ) );
-		$order->status = 'completed';
-		do_action( 'woocommerce_order_status_completed', 4242 );
+		$order->update_status( 'completed' );
 		$this->assertSame( 50, $this->confirmed_points( 'gus@example.com' ) );
 	}
 

@@ -12,7 +12,7 @@ export interface PluginFixture {
   stop(): Promise<void>;
 }
 
-/** Daily check-in pays 10 × multiplier; milestones pay the streak settings' bonus; site actions pay their rule. */
+/** Daily check-in pays 10 × multiplier; milestones pay the streak settings' bonus; site actions pay their rule; purchases 2 pts per $1. */
 const RULES = [
   { eventType: 'daily_checkin', rewardAmount: 10, cooldownHours: 0, maxClaims: -1 },
   { eventType: 'streak_milestone', rewardAmount: 0, cooldownHours: 0, maxClaims: -1 },
@@ -20,6 +20,8 @@ const RULES = [
   { eventType: 'comment_approved', rewardAmount: 20, cooldownHours: 0, maxClaims: -1 },
   { eventType: 'post_published', rewardAmount: 30, cooldownHours: 0, maxClaims: -1 },
   { eventType: 'order_paid', rewardAmount: 50, cooldownHours: 0, maxClaims: -1 },
+  // The WooCommerce order feed's purchases: 2 pts per $1.00 of the order's value (docs/shop-program.md).
+  { eventType: 'purchase', rate: { pts: 2, per: '1.00', currency: 'USD' as const }, cooldownHours: 0, maxClaims: -1 },
 ];
 
 /**

@@ -37,9 +37,18 @@ export interface TestWordPress {
 }
 
 export interface WordPressOptions {
-  settings: { api_url: string; brand_id: string; security_key: string; events?: Record<string, boolean> };
+  settings: {
+    api_url: string;
+    brand_id: string;
+    security_key: string;
+    events?: Record<string, boolean>;
+    wc_orders?: boolean;
+    wc_order_value?: 'subtotal' | 'total';
+  };
   users: { login: string; email: string }[];
   pages: { slug: string; title: string; content: string }[];
+  /** Loads the WooCommerce stand-in (tests/support/woocommerce-stand-in.php) as a must-use plugin. */
+  woocommerce?: boolean;
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -136,6 +145,12 @@ export async function startWordPress(options: WordPressOptions): Promise<TestWor
       join(PLUGIN_DIR, 'tests', 'support', 'mu-test-environment.php'),
       join(root, 'wp-content', 'mu-plugins', 'pts-test-environment.php'),
     );
+    if (options.woocommerce) {
+      cpSync(
+        join(PLUGIN_DIR, 'tests', 'support', 'woocommerce-stand-in.php'),
+        join(root, 'wp-content', 'mu-plugins', 'woocommerce-stand-in.php'),
+      );
+    }
     writeFileSync(join(root, 'wp-config.php'), wpConfig(dbName, url, debugLogPath));
 
     const users = options.users.map((user) => ({ ...user, password: `pw-${randomBytes(9).toString('hex')}` }));
