@@ -95,7 +95,7 @@ final class Pts_Rest_Controller {
 				'permission_callback' => '__return_true',
 			)
 		);
-		foreach ( array( 'streak', 'balance', 'achievements' ) as $read ) {
+		foreach ( array( 'streak', 'balance', 'tier', 'achievements' ) as $read ) {
 			register_rest_route(
 				self::NAMESPACE,
 				'/' . $read,
@@ -343,6 +343,48 @@ final class Pts_Rest_Controller {
 				'success' => true,
 				'balance' => (int) ( $result['body']['balance'] ?? 0 ),
 				'pending' => (int) ( $result['body']['pending'] ?? 0 ),
+			)
+		);
+	}
+
+	/**
+	 * The user's VIP tier and what is left to the next one (core-api's `GET /services/tier`, docs/tiers.md);
+	 * `tier: null` while the brand has no tiers, so the balance block shows none.
+	 *
+	 * @return WP_REST_Response|WP_Error
+	 */
+	public function tier( WP_REST_Request $request ) {
+		$result = $this->client->get( $this->user_path( '/services/tier' ) );
+		$failed = $this->failure( $result, 'api_error', __( 'Your tier is not available right now.', 'pts-loyalty' ) );
+		if ( $failed ) {
+			return $failed;
+		}
+		$body = $result['body'];
+		if ( ! isset( $body['tier'] ) || ! is_string( $body['tier'] ) ) {
+			return self::private_response(
+				array(
+					'success' => true,
+					'tier'    => null,
+				)
+			);
+		}
+		$progress = is_array( $body['progress'] ?? null ) ? $body['progress'] : array();
+		$next     = is_array( $body['next'] ?? null ) ? $body['next'] : null;
+		return self::private_response(
+			array(
+				'success' => true,
+				'tier'    => array(
+					'name'       => $body['tier'],
+					'multiplier' => (float) ( $body['multiplier'] ?? 1 ),
+					// earned: pts; spent: an amount of the brand's currency (a decimal string).
+					'basis'      => 'spent' === ( $progress['basis'] ?? '' ) ? 'spent' : 'earned',
+					'current'    => (string) ( $progress['current'] ?? '0' ),
+					'next'       => $next ? array(
+						'name'      => (string) ( $next['name'] ?? '' ),
+						'threshold' => (string) ( $next['threshold'] ?? '' ),
+						'remaining' => (string) ( $progress['remaining'] ?? '' ),
+					) : null,
+				),
 			)
 		);
 	}

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +89,26 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(OUTPUT, `${name}.png`), fullPage: true });
 }
 
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations inside `selector` (the plugin's part of the page). */
+async function axeViolations(page: Page, selector: string): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async (context) => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is injected above
+    const axe = (window as any).axe;
+    const run = await axe.run(context, { resultTypes: ['violations'] });
+    return run.violations.map((v: { id: string; impact: string; nodes: { target: string[] }[] }) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
+  }, selector);
+  return violations
+    .filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v: { id: string; targets: string[] }) => `${v.id}: ${v.targets.join(', ')}`);
+}
+
 const rewardsUrl = () => fixture.wordpress.pages.rewards!;
 const restUrl = (route: string) => `${fixture.wordpress.url}/?rest_route=/pts/v1${route}`;
 
@@ -106,6 +127,8 @@ describe('a site user in the browser', () => {
     expect(await checkin.locator('.pts-streak').textContent()).toBe('Streak: 0 days · multiplier ×1');
     expect(await checkin.locator('.pts-next').textContent()).toBe('Next milestone: 7 days (+100 pts)');
     await expect.poll(() => page.locator('.pts-balance-amount').textContent()).toBe('0 pts to spend');
+    // The brand has no tiers yet: the balance block shows no tier line.
+    expect(await page.locator('.pts-balance .pts-tier').count()).toBe(0);
     await expect.poll(() => page.locator('.pts-perk').count()).toBe(1);
     await shot(page, '01-logged-in');
     expect(errors).toEqual([]);
@@ -388,5 +411,57 @@ describe('bad input over HTTP', () => {
 
   it('wrote no PHP warning or notice from the plugin to the debug log', () => {
     expect(fixture.wordpress.debugLog()).not.toMatch(/pts-loyalty/);
+  });
+});
+
+describe('the balance block with tiers', () => {
+  it('shows the member’s tier and the distance to the next one once the brand has tiers', async () => {
+    const table = await fetch(`${fixture.platform.url}/admin/brands/${fixture.brand.brandId}/tiers`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${fixture.platform.deps.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        basis: 'earned',
+        period: 'lifetime',
+        tiers: [
+          { name: 'Bronze', threshold: 0, multiplier: 1, entryReward: 0 },
+          { name: 'Silver', threshold: 100, multiplier: 1, entryReward: 0 },
+          { name: 'Gold', threshold: 1000, multiplier: 1, entryReward: 0 },
+        ],
+      }),
+    });
+    expect(table.status, await table.text()).toBe(200);
+
+    const alice = await loggedInContext('alice');
+    const page = await alice.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(rewardsUrl());
+    // alice earned 30 (a check-in and an approved comment; spending does not lower what was earned).
+    await expect
+      .poll(() => page.locator('.pts-balance .pts-tier').textContent())
+      .toBe('Bronze tier · 70 pts to Silver');
+    expect(await page.locator('.pts-balance-amount').textContent()).toBe('0 pts to spend');
+    expect(await axeViolations(page, '.pts-balance')).toEqual([]);
+    await shot(page, '10-balance-with-tier');
+
+    // The REST route the block reads (signed to core-api's GET /services/tier by the plugin).
+    const nonce = await page.evaluate(async () => (await fetch('/wp-admin/admin-ajax.php?action=rest-nonce')).text());
+    const tier = await alice.request.get(restUrl('/tier'), { headers: { 'X-WP-Nonce': nonce } });
+    expect(tier.status()).toBe(200);
+    expect(tier.headers()['cache-control']).toMatch(/no-(store|cache)/);
+    expect(await tier.json()).toEqual({
+      success: true,
+      tier: {
+        name: 'Bronze',
+        multiplier: 1,
+        basis: 'earned',
+        current: '30',
+        next: { name: 'Silver', threshold: '100', remaining: '70' },
+      },
+    });
+    const anonymous = await browser.newContext();
+    contexts.push(anonymous);
+    expect((await anonymous.request.get(restUrl('/tier'))).status()).toBe(401);
+    expect(errors).toEqual([]);
   });
 });
