@@ -43,7 +43,9 @@ register_activation_hook( __FILE__, array( 'Pts_Outbox', 'ensure_schema' ) );
 register_deactivation_hook(
 	__FILE__,
 	static function () {
+		// Rows stay queued; they are sent again once the plugin is active.
 		wp_clear_scheduled_hook( Pts_Outbox::CRON_HOOK );
+		wp_clear_scheduled_hook( Pts_Outbox::CRON_HOOK, array( 'prompt' ) );
 	}
 );
 
