@@ -156,6 +156,37 @@ describe('WooCommerce orders through the plugin', () => {
     expect(await ledgerOf('vera@example.com')).toMatchObject({ earned: 0n, reversed: 80n });
   });
 
+  it('three cron runs at once send each queued order once', async () => {
+    const emails = Array.from({ length: 10 }, (_, i) => `w${i}@example.com`);
+    const ids = (
+      await fixture.wordpress.php(`
+        foreach ( json_decode( '${JSON.stringify(emails)}', true ) as $email ) {
+          $order = wc_create_order( array( 'billing_email' => $email, 'total' => '5.00' ) );
+          $order->update_status( 'completed' );
+          echo $order->get_id(), ' ';
+        }
+      `)
+    )
+      .trim()
+      .split(' ');
+    expect(ids).toHaveLength(10);
+    // Each run writes down the requests it makes to core-api (the test's own hook, in each PHP process).
+    const log = `${fixture.wordpress.root}/sent-${Date.now()}.log`;
+    const run = () =>
+      fixture.wordpress.php(`
+        add_action( 'http_api_debug', static function ( $response, $context, $class, $args, $url ) {
+          if ( 'response' === $context && false !== strpos( $url, '/pts-api/manual-event' ) ) {
+            file_put_contents( '${log}', json_decode( $args['body'], true )['userEmail'] . PHP_EOL, FILE_APPEND | LOCK_EX );
+          }
+        }, 10, 5 );
+        do_action( Pts_Outbox::CRON_HOOK );
+      `);
+    await Promise.all([run(), run(), run()]);
+    const sent = (await fixture.wordpress.php(`echo file_get_contents( '${log}' );`)).trim().split('\n').sort();
+    expect(sent).toEqual([...emails].sort());
+    for (const id of ids) expect(await outboxRow(`purchase:${id}`)).toMatchObject({ status: 'sent' });
+  });
+
   it('wrote no PHP warning or notice from the plugin to the debug log', () => {
     expect(fixture.wordpress.debugLog()).not.toMatch(/pts-loyalty/);
   });
