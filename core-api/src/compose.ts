@@ -666,6 +666,14 @@ function composeModuleServices(
     rewardToken,
     balanceOf: deps.chainReads?.balanceOf,
   });
+  // Built once: the reversal route, the CLI, the agent's reverse_event and Shopify's refunds take back through it.
+  const reversals = createReversalService({
+    db,
+    clock,
+    minter: deps.minter,
+    waitMs: config.PTS_MINT_WAIT_MS,
+    onSettled: reversalBookkeeping(clock),
+  });
   return {
     accounts: createAccountService({ db, clock, logger, wallets: deps.wallets, balanceOf: deps.perkChain?.balanceOf }),
     achievements: createAchievementService({ db, clock }),
@@ -681,13 +689,7 @@ function composeModuleServices(
       duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS,
     }),
     drops: createDropService({ db, clock, logger, secrets, changes, events }),
-    reversals: createReversalService({
-      db,
-      clock,
-      minter: deps.minter,
-      waitMs: config.PTS_MINT_WAIT_MS,
-      onSettled: reversalBookkeeping(clock),
-    }),
+    reversals,
     leaderboards: createLeaderboardService({ db, clock, logger }),
     members: createBrandMemberService({
       db,
@@ -705,7 +707,7 @@ function composeModuleServices(
     }),
     perks: createPerkService({ db, clock, perkChain: deps.perkChain, logger, changes, brands: events.brands }),
     streaks: createStreakService({ db, clock, logger, events }),
-    shopify: createShopifyService({ db, clock, logger, secrets, events }),
+    shopify: createShopifyService({ db, clock, logger, secrets, events, reversals }),
     tiers: createTierService({ db, clock, logger, events }),
     brandAdmin: createBrandAdminService({
       db,

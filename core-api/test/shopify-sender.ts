@@ -111,18 +111,95 @@ export function customerCreatePayload(email: string | null): Record<string, unkn
   };
 }
 
-/** A `refunds/create` body as Shopify sends it (abridged). */
-export function refundCreatePayload(orderId: number): Record<string, unknown> {
-  return {
-    id: 509562969,
-    order_id: orderId,
+export interface RefundInput {
+  /** The order refunded (its exact id, as `admin_graphql_api_id` of the order names it). */
+  orderId: bigint | number;
+  /** A fixed refund id (to send the same refund twice); a new one by default. */
+  id?: bigint;
+  /** The returned goods: each line's subtotal (after discounts, before tax) in the shop's currency. */
+  lines?: string[];
+  /** The money returned (tax and shipping included): one successful refund transaction; none when absent. */
+  refunded?: string;
+  currency?: string;
+}
+
+/**
+ * A `refunds/create` body as Shopify sends it (the REST Admin API's Refund resource, abridged), as the exact text
+ * Shopify writes: `order_id` is a JSON number with every digit of the 64-bit id, which `JSON.parse` rounds past
+ * 2^53 (why pts reads those digits from the raw body).
+ */
+export function refundCreateBody(input: RefundInput): { body: string; refundId: string } {
+  const id = input.id ?? nextId();
+  const currency = input.currency ?? 'USD';
+  const ORDER = '__ORDER_ID__';
+  const money = (amount: string) => ({
+    shop_money: { amount, currency_code: currency },
+    presentment_money: { amount, currency_code: currency },
+  });
+  const lines = input.lines ?? [];
+  const payload = {
+    id: Number(id),
+    order_id: ORDER,
     created_at: '2026-12-07T14:20:00-05:00',
     note: 'Things were damaged',
+    user_id: 548380009,
+    processed_at: '2026-12-07T14:20:00-05:00',
     restock: true,
-    refund_line_items: [],
-    transactions: [{ id: 179259969, amount: '41.94', kind: 'refund', status: 'success', currency: 'USD' }],
-    admin_graphql_api_id: 'gid://shopify/Refund/509562969',
+    duties: [],
+    total_duties_set: money('0.00'),
+    additional_fees: [],
+    return: null,
+    admin_graphql_api_id: `gid://shopify/Refund/${id}`,
+    refund_line_items: lines.map((subtotal, index) => ({
+      id: 104689539 + index,
+      quantity: 1,
+      line_item_id: 703073504 + index,
+      location_id: 487838322,
+      restock_type: 'return',
+      // A JSON number in Shopify's payload; the `_set` beside it carries the exact string.
+      subtotal: Number(subtotal),
+      total_tax: 0,
+      subtotal_set: money(subtotal),
+      total_tax_set: money('0.00'),
+      line_item: {
+        id: 703073504 + index,
+        name: 'IPod Nano - 8GB',
+        price: subtotal,
+        quantity: 1,
+        sku: 'IPOD-342-N',
+        admin_graphql_api_id: `gid://shopify/LineItem/${703073504 + index}`,
+      },
+    })),
+    transactions:
+      input.refunded === undefined
+        ? []
+        : [
+            {
+              id: 179259969,
+              order_id: ORDER,
+              kind: 'refund',
+              gateway: 'bogus',
+              status: 'success',
+              message: 'Bogus Gateway: Forced success',
+              created_at: '2026-12-07T14:20:00-05:00',
+              test: false,
+              authorization: 'authorization-key',
+              location_id: null,
+              user_id: null,
+              parent_id: 801038806,
+              processed_at: '2026-12-07T14:20:00-05:00',
+              device_id: null,
+              error_code: null,
+              source_name: 'web',
+              receipt: {},
+              amount: input.refunded,
+              currency,
+              admin_graphql_api_id: 'gid://shopify/OrderTransaction/179259969',
+            },
+          ],
+    order_adjustments: [],
   };
+  return { body: JSON.stringify(payload).replaceAll(`"${ORDER}"`, String(input.orderId)), refundId: String(id) };
 }
 
 export interface Delivery {

@@ -868,7 +868,14 @@ export interface ShopifyShopsTable {
   updated_at: Timestamp;
 }
 
-export type ShopifyDeliveryResult = 'processing' | 'rewarded' | 'duplicate' | 'ignored' | 'failed';
+export type ShopifyDeliveryResult =
+  | 'processing'
+  | 'rewarded'
+  | 'duplicate'
+  | 'ignored'
+  | 'failed'
+  | 'reversed'
+  | 'waiting';
 
 /** One authentic delivery from the brand's shop, once per X-Shopify-Webhook-Id. */
 export interface ShopifyDeliveriesTable {
@@ -883,6 +890,11 @@ export interface ShopifyDeliveriesTable {
   event_id: string | null;
   reward_amount: ColumnType<string | null, bigint | number | null | undefined, bigint | number | null>;
   received_at: Timestamp;
+  /** refunds/create: the Shopify refund id (its reversal is `shopify-refund-<id>`). */
+  refund_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** refunds/create: what it refunds of the order's value, in minor units (kept while `waiting`). */
+  refund_minor: ColumnType<string | null, bigint | null | undefined, bigint | null>;
+  refund_currency: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DB {

@@ -10,8 +10,19 @@ import { cleanString } from './common.ts';
 /** The topics pts acts on; any other authentic topic is recorded as ignored. */
 export const SHOPIFY_TOPICS = ['orders/paid', 'customers/create', 'refunds/create'] as const;
 
-/** What pts did with one delivery. */
-export const SHOPIFY_DELIVERY_RESULTS = ['processing', 'rewarded', 'duplicate', 'ignored', 'failed'] as const;
+/**
+ * What pts did with one delivery. `reversed`: a refund took points back (`rewardAmount` is the pts it took back);
+ * `waiting`: a refund came before its order and is applied when the order's orders/paid arrives.
+ */
+export const SHOPIFY_DELIVERY_RESULTS = [
+  'processing',
+  'rewarded',
+  'duplicate',
+  'ignored',
+  'failed',
+  'reversed',
+  'waiting',
+] as const;
 export type ShopifyDeliveryResult = (typeof SHOPIFY_DELIVERY_RESULTS)[number];
 
 /** Which amount of an order is the purchase's value: `subtotal_price` (before shipping and taxes) or `total_price`. */

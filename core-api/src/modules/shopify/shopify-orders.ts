@@ -1,4 +1,4 @@
-import { CURRENCY_EXPONENTS, type CurrencyCode, emailSchema, type Value, valueSchema } from '@pts/shared';
+import { CURRENCY_EXPONENTS, type CurrencyCode, emailSchema, toMinorUnits, type Value, valueSchema } from '@pts/shared';
 import { z } from 'zod';
 
 /**
@@ -84,4 +84,93 @@ function trimZeros(amount: string, exponent: number): string {
   const kept = fraction.slice(0, exponent);
   if (!/^0*$/.test(fraction.slice(exponent))) return amount;
   return kept.length > 0 ? `${amount.slice(0, dot)}.${kept}` : amount.slice(0, dot);
+}
+
+/** An amount as Shopify writes it: a decimal string, or (in `refund_line_items[].subtotal`) a JSON number. */
+const moneyAmountSchema = z.union([z.string(), z.number().nonnegative()]).transform(String);
+const moneySetSchema = z
+  .object({ shop_money: z.object({ amount: moneyAmountSchema, currency_code: z.string() }).passthrough() })
+  .passthrough();
+
+/** What pts reads of a `refunds/create` body (the REST Admin API's Refund resource). */
+export const shopifyRefundSchema = z
+  .object({
+    id: idSchema,
+    admin_graphql_api_id: gidSchema.optional(),
+    order_id: idSchema,
+    refund_line_items: z
+      .array(z.object({ subtotal: moneyAmountSchema.nullish(), subtotal_set: moneySetSchema.nullish() }).passthrough())
+      .default([]),
+    transactions: z
+      .array(
+        z
+          .object({
+            amount: moneyAmountSchema,
+            kind: z.string(),
+            status: z.string().nullish(),
+            currency: z.string().nullish(),
+          })
+          .passthrough(),
+      )
+      .default([]),
+  })
+  .refine(exactId, EXACT_ID);
+export type ShopifyRefund = z.infer<typeof shopifyRefundSchema>;
+
+/**
+ * The refund's order id, exact. A refund names its order only by the JSON number `order_id` (and the same number
+ * in each transaction): past 2^53 `JSON.parse` loses digits, so the digits are then read from the raw body, and
+ * only when every `"order_id"` in it is the same number.
+ */
+export function refundOrderIdOf(refund: ShopifyRefund, rawBody: string): string | { problem: string } {
+  if (typeof refund.order_id === 'string' || Number.isSafeInteger(refund.order_id)) return String(refund.order_id);
+  const written = new Set([...rawBody.matchAll(/"order_id"\s*:\s*"?(\d{1,20})"?/g)].map((match) => match[1]));
+  const [digits] = [...written];
+  if (written.size !== 1 || digits === undefined || Number(digits) !== refund.order_id) {
+    return { problem: 'the refund names its order by an order_id past 2^53 that is not written exactly once' };
+  }
+  return digits;
+}
+
+/**
+ * What the refund gives back of the order's value, as pts took it (docs/shop-program.md "Refunds from Shopify"):
+ * for `subtotal`, the sum of `refund_line_items[].subtotal_set.shop_money` (else `subtotal`, in `fallback`): the
+ * goods' price after discounts, before taxes and shipping, in the shop's currency, as `subtotal_price` was; for
+ * `total`, the sum of the successful `refund` transactions: the money returned, taxes and shipping included, as
+ * `total_price` counted them. Its currency is the amounts' one (all must agree); undefined when nothing is refunded.
+ */
+export function refundValueOf(
+  refund: ShopifyRefund,
+  source: 'subtotal' | 'total',
+  fallback: string,
+): { minor: bigint; currency: CurrencyCode | undefined } | { problem: string } {
+  const amounts: { amount: string; currency: string }[] =
+    source === 'subtotal'
+      ? refund.refund_line_items.map((line) =>
+          line.subtotal_set
+            ? { amount: line.subtotal_set.shop_money.amount, currency: line.subtotal_set.shop_money.currency_code }
+            : { amount: line.subtotal ?? '0', currency: fallback },
+        )
+      : refund.transactions
+          .filter((transaction) => transaction.kind === 'refund' && (transaction.status ?? 'success') === 'success')
+          .map((transaction) => ({ amount: transaction.amount, currency: transaction.currency ?? fallback }));
+  let minor = 0n;
+  let currency: CurrencyCode | undefined;
+  for (const item of amounts) {
+    const code = item.currency.toUpperCase();
+    const exponent = (CURRENCY_EXPONENTS as Record<string, number>)[code];
+    if (exponent === undefined) return { problem: `the refund's currency ${item.currency} is not one pts supports` };
+    if (currency !== undefined && code !== currency) {
+      return { problem: `the refund mixes ${currency} and ${code}: pts converts no currencies` };
+    }
+    currency = code as CurrencyCode;
+    const parsed = valueSchema.safeParse({ amount: trimZeros(item.amount, exponent), currency });
+    if (!parsed.success) {
+      return {
+        problem: `the refund's amount "${item.amount}" ${parsed.error.issues[0]?.message ?? 'is not an amount'}`,
+      };
+    }
+    minor += toMinorUnits(parsed.data.amount, currency);
+  }
+  return { minor, currency };
 }

@@ -69,6 +69,7 @@ export async function settleDelivery(
     reason: string | null;
     eventId: string | null;
     rewardAmount: number | null;
+    refund?: DeliveryRefund | undefined;
   },
 ): Promise<void> {
   await db
@@ -78,9 +79,66 @@ export async function settleDelivery(
       reason: outcome.reason,
       event_id: outcome.eventId,
       reward_amount: outcome.rewardAmount,
+      ...(outcome.refund
+        ? {
+            refund_id: outcome.refund.refundId,
+            refund_minor: outcome.refund.minor,
+            refund_currency: outcome.refund.currency,
+          }
+        : {}),
     })
     .where('id', '=', id)
     .execute();
+}
+
+/** What a refunds/create delivery refunds: kept on its row, so a waiting refund is applied without its body. */
+export interface DeliveryRefund {
+  refundId: string;
+  minor: bigint;
+  currency: string;
+}
+
+/** The event a paid order earned (its order id is the purchase's externalId); undefined when none. */
+export async function purchaseEventOf(db: Kysely<DB>, brandId: string, orderId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('event_external_ids')
+    .select('event_id')
+    .where('brand_id', '=', brandId)
+    .where('event_type', '=', 'purchase')
+    .where('external_id', '=', orderId)
+    .executeTakeFirst();
+  return row?.event_id;
+}
+
+/** The order's settled orders/paid delivery (the order came, whatever pts did with it); undefined when none. */
+export function settledOrderDelivery(db: Kysely<DB>, brandId: string, orderId: string) {
+  return db
+    .selectFrom('shopify_deliveries')
+    .select(['result', 'reason'])
+    .where('brand_id', '=', brandId)
+    .where('topic', '=', 'orders/paid')
+    .where('order_id', '=', orderId)
+    .where('result', '!=', 'processing')
+    .orderBy('received_at')
+    .executeTakeFirst();
+}
+
+/** The refunds of an order that came before it, oldest first. */
+export async function waitingRefunds(db: Kysely<DB>, brandId: string, orderId: string) {
+  const rows = await db
+    .selectFrom('shopify_deliveries')
+    .select(['id', 'refund_id', 'refund_minor', 'refund_currency'])
+    .where('brand_id', '=', brandId)
+    .where('order_id', '=', orderId)
+    .where('result', '=', 'waiting')
+    .orderBy('received_at')
+    .orderBy('id')
+    .execute();
+  return rows.flatMap((row) =>
+    row.refund_id !== null && row.refund_minor !== null && row.refund_currency !== null
+      ? [{ id: row.id, refundId: row.refund_id, minor: BigInt(row.refund_minor), currency: row.refund_currency }]
+      : [],
+  );
 }
 
 /** Forgets a claim whose handling failed for a passing reason, so Shopify's retry of it is handled anew. */

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import {
   AppError,
   type Clock,
+  type CurrencyCode,
   type EventResponse,
+  formatMinorUnits,
   isAppError,
+  type ReversalResponse,
   type ShopifyConnection,
   type ShopifyConnectRequest,
   type ShopifyDelivery,
@@ -17,25 +20,33 @@ import type { ShopifyDeliveryResult } from '../../db/schema.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import type { EventService } from '../events/events.service.ts';
+import type { ReversalService } from '../reversals/reversals.service.ts';
 import {
   brandExists,
   claimDelivery,
+  type DeliveryRefund,
   type DeliveryRow,
   deleteShop,
   findDelivery,
   findShop,
+  purchaseEventOf,
   recentDeliveries,
   releaseDelivery,
   type ShopRow,
   settleDelivery,
+  settledOrderDelivery,
   upsertShop,
+  waitingRefunds,
 } from './shopify.repository.ts';
 import {
   customerEmailOf,
   orderValueOf,
+  refundOrderIdOf,
+  refundValueOf,
   shopifyCustomerSchema,
   shopifyIdOf,
   shopifyOrderSchema,
+  shopifyRefundSchema,
 } from './shopify-orders.ts';
 import { verifyShopifyHmac } from './shopify-signature.ts';
 
@@ -46,6 +57,8 @@ export interface ShopifyDeps {
   secrets: SecretBox;
   /** The one event path: a paid order is a `purchase` judged like any other event. */
   events: Pick<EventService, 'recordEvent'>;
+  /** The one reversal path: a refund takes back its share of the order's purchase. */
+  reversals: Pick<ReversalService, 'reverse'>;
 }
 
 /** One webhook request as Shopify sends it: the exact bytes and its `X-Shopify-*` headers. */
@@ -81,7 +94,7 @@ export interface ShopifyService {
 
 /** The topics a connected shop should subscribe the webhook address to. */
 export function shopifyTopicsFor(customers: boolean): string[] {
-  return customers ? ['orders/paid', 'customers/create'] : ['orders/paid'];
+  return customers ? ['orders/paid', 'refunds/create', 'customers/create'] : ['orders/paid', 'refunds/create'];
 }
 
 export function shopifyWebhookUrl(baseUrl: string, brandId: string): string {
@@ -97,6 +110,8 @@ interface Outcome {
   reason: string | null;
   eventId: string | null;
   rewardAmount: number | null;
+  /** refunds/create: what it refunds (kept on the delivery row). */
+  refund?: DeliveryRefund | undefined;
 }
 
 const failed = (reason: string): Outcome => ({ result: 'failed', reason, eventId: null, rewardAmount: null });
@@ -131,7 +146,8 @@ function deliveryOf(row: DeliveryRow): ShopifyDelivery {
 }
 
 function answerOf(outcome: Outcome, duplicate = false): ShopifyWebhookResponse {
-  return { success: true, ...(duplicate ? { duplicate: true as const } : {}), ...outcome };
+  const { result, reason, eventId, rewardAmount } = outcome;
+  return { success: true, ...(duplicate ? { duplicate: true as const } : {}), result, reason, eventId, rewardAmount };
 }
 
 function requiredHeader(value: string | undefined, name: string, max: number): string {
@@ -139,6 +155,20 @@ function requiredHeader(value: string | undefined, name: string, max: number): s
   if (!trimmed) throw new AppError('MISSING_FIELDS', `Header ${name} is missing: Shopify sends it with every webhook`);
   if (trimmed.length > max) throw new AppError('INVALID_FORMAT', `Header ${name} is longer than ${max} characters`);
   return trimmed;
+}
+
+/** The order a delivery is about (an order's own id, or a refund's order), null for other topics or bodies. */
+function orderIdOf(topic: string, payload: unknown, rawBody: Buffer): string | null {
+  if (topic === 'orders/paid') {
+    const order = shopifyOrderSchema.safeParse(payload).data;
+    return order ? shopifyIdOf(order) : null;
+  }
+  if (topic === 'refunds/create') {
+    const refund = shopifyRefundSchema.safeParse(payload).data;
+    const orderId = refund ? refundOrderIdOf(refund, rawBody.toString('utf8')) : null;
+    return typeof orderId === 'string' ? orderId : null;
+  }
+  return null;
 }
 
 export function createShopifyService(deps: ShopifyDeps): ShopifyService {
@@ -168,21 +198,134 @@ export function createShopifyService(deps: ShopifyDeps): ShopifyService {
     const order = parsed.data;
     const orderId = shopifyIdOf(order);
     const email = customerEmailOf([order.email, order.contact_email, order.customer?.email]);
-    if (!email) return { outcome: failed('the order has no customer e-mail: nobody to reward'), orderId };
+    const refused = async (reason: string) => {
+      await applyWaitingRefunds(shop, orderId, null, reason);
+      return { outcome: failed(reason), orderId };
+    };
+    if (!email) return refused('the order has no customer e-mail: nobody to reward');
     const value = orderValueOf(order, shop.value_source);
-    if ('problem' in value) return { outcome: failed(value.problem), orderId };
-    const response = await deps.events.recordEvent(
-      {
+    if ('problem' in value) return refused(value.problem);
+    let response: EventResponse;
+    try {
+      response = await deps.events.recordEvent(
+        {
+          brandId: shop.brand_id,
+          eventType: 'purchase',
+          userEmail: email,
+          value: value.value,
+          externalId: orderId,
+          metadata: { source: 'shopify', shop: shop.shop_domain, ...(order.name ? { orderName: order.name } : {}) },
+        },
+        { signed: true },
+      );
+    } catch (error) {
+      if (isAppError(error) && error.status < 500) return refused(error.message);
+      throw error;
+    }
+    const outcome = rewardedOutcome(response);
+    await applyWaitingRefunds(shop, orderId, outcome.eventId, outcome.reason);
+    return { outcome, orderId };
+  };
+
+  /** The reversal id of a Shopify refund: a refund sent again (new webhook id, or applied from waiting) takes once. */
+  const reversalIdOf = (refundId: string) => `shopify-refund-${refundId}`;
+
+  /** Takes a refund back from the order's purchase through the one reversal path. */
+  const reverseRefund = async (shop: ShopRow, eventId: string, refund: DeliveryRefund): Promise<Outcome> => {
+    let response: ReversalResponse;
+    try {
+      response = await deps.reversals.reverse({
         brandId: shop.brand_id,
-        eventType: 'purchase',
-        userEmail: email,
-        value: value.value,
-        externalId: orderId,
-        metadata: { source: 'shopify', shop: shop.shop_domain, ...(order.name ? { orderName: order.name } : {}) },
-      },
-      { signed: true },
-    );
-    return { outcome: rewardedOutcome(response), orderId };
+        reversalId: reversalIdOf(refund.refundId),
+        eventId,
+        value: {
+          amount: formatMinorUnits(refund.minor, refund.currency as CurrencyCode),
+          currency: refund.currency as CurrencyCode,
+        },
+      });
+    } catch (error) {
+      if (isAppError(error) && error.status < 500) return { ...failed(error.message), eventId, refund };
+      throw error;
+    }
+    return {
+      result: response.duplicate ? 'duplicate' : 'reversed',
+      reason: response.duplicate ? 'this refund was already taken back (same refund id)' : null,
+      eventId,
+      rewardAmount: response.requested,
+      refund,
+    };
+  };
+
+  /**
+   * `refunds/create` → a reversal of the order's purchase, by the refunded share of its value. A refund that
+   * comes before its order is `waiting`, applied when the order's orders/paid arrives (applyWaitingRefunds).
+   */
+  const onRefundCreated = async (
+    shop: ShopRow,
+    payload: unknown,
+    rawBody: string,
+    claimId: string,
+  ): Promise<Outcome> => {
+    const parsed = shopifyRefundSchema.safeParse(payload);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return failed(`not a refund: ${issue?.path.join('.') || 'body'} ${issue?.message ?? ''}`.trim());
+    }
+    const orderId = refundOrderIdOf(parsed.data, rawBody);
+    if (typeof orderId !== 'string') return failed(orderId.problem);
+    const brand = await db
+      .selectFrom('brands')
+      .select('currency')
+      .where('address', '=', shop.brand_id)
+      .executeTakeFirst();
+    const value = refundValueOf(parsed.data, shop.value_source, brand?.currency ?? 'USD');
+    if ('problem' in value) return failed(value.problem);
+    if (value.minor === 0n || value.currency === undefined) {
+      return ignored(
+        shop.value_source === 'subtotal'
+          ? 'the refund returns no goods (no refund_line_items): nothing of the subtotal to take back'
+          : 'the refund returns no money (no successful refund transaction): nothing to take back',
+      );
+    }
+    const refund: DeliveryRefund = { refundId: shopifyIdOf(parsed.data), minor: value.minor, currency: value.currency };
+    const eventId = await purchaseEventOf(db, shop.brand_id, orderId);
+    if (eventId) return reverseRefund(shop, eventId, refund);
+    const order = await settledOrderDelivery(db, shop.brand_id, orderId);
+    if (order) {
+      return {
+        ...ignored(`the order earned no points (its orders/paid was ${order.result}: ${order.reason})`),
+        refund,
+      };
+    }
+    // Before its order: kept as waiting. The order may have been recorded meanwhile (both at once): look again, and
+    // apply it now if so; the reversal id makes the two appliers take it once.
+    await settleDelivery(db, claimId, {
+      ...ignored('waiting for its order (orders/paid): applied when the order arrives'),
+      result: 'waiting',
+      refund,
+    });
+    const raced = await purchaseEventOf(db, shop.brand_id, orderId);
+    if (raced) return reverseRefund(shop, raced, refund);
+    return {
+      ...ignored('waiting for its order (orders/paid): applied when the order arrives'),
+      result: 'waiting',
+      refund,
+    };
+  };
+
+  /** The order's refunds that came before it, applied now that it is recorded (or failed, when it earned nothing). */
+  const applyWaitingRefunds = async (
+    shop: ShopRow,
+    orderId: string,
+    eventId: string | null,
+    orderReason: string | null,
+  ) => {
+    for (const waiting of await waitingRefunds(db, shop.brand_id, orderId)) {
+      const outcome = eventId
+        ? await reverseRefund(shop, eventId, waiting)
+        : { ...ignored(`the order earned no points: ${orderReason}`), refund: waiting };
+      await settleDelivery(db, waiting.id, outcome);
+    }
   };
 
   /** `customers/create` (when the brand enabled it) → `account_creation`, the customer id as externalId. */
@@ -205,22 +348,18 @@ export function createShopifyService(deps: ShopifyDeps): ShopifyService {
     return rewardedOutcome(response);
   };
 
-  const act = async (shop: ShopRow, topic: string, payload: unknown) => {
+  const act = async (shop: ShopRow, topic: string, payload: unknown, rawBody: string, claimId: string) => {
     if (topic === 'orders/paid') return onOrderPaid(shop, payload);
     if (topic === 'customers/create') return { outcome: await onCustomerCreated(shop, payload), orderId: null };
-    if (topic === 'refunds/create') {
-      return {
-        outcome: ignored('refunds/create is not handled yet: refunds do not take points back from Shopify orders'),
-        orderId: null,
-      };
-    }
+    if (topic === 'refunds/create')
+      return { outcome: await onRefundCreated(shop, payload, rawBody, claimId), orderId: null };
     return { outcome: ignored(`pts does not act on the topic ${topic}`), orderId: null };
   };
 
   /** Acts on a claimed delivery: a refusal of the event path is the delivery's failure, a passing fault is thrown. */
-  const handle = async (shop: ShopRow, topic: string, payload: unknown, claimId: string) => {
+  const handle = async (shop: ShopRow, topic: string, payload: unknown, rawBody: string, claimId: string) => {
     try {
-      const { outcome } = await act(shop, topic, payload);
+      const { outcome } = await act(shop, topic, payload, rawBody, claimId);
       return outcome;
     } catch (error) {
       if (isAppError(error) && error.status < 500) return failed(error.message);
@@ -344,8 +483,7 @@ export function createShopifyService(deps: ShopifyDeps): ShopifyService {
         await claimDelivery(db, { ...delivery, result: 'failed', reason: 'the body is not JSON' });
         throw new AppError('INVALID_JSON', 'The webhook body is not valid JSON');
       }
-      const orderId = topic === 'orders/paid' ? (shopifyOrderSchema.safeParse(payload).data ?? undefined) : undefined;
-      const claimed = { ...delivery, order_id: orderId ? shopifyIdOf(orderId) : null };
+      const claimed = { ...delivery, order_id: orderIdOf(topic, payload, request.rawBody) };
       if (!(await claimDelivery(db, { ...claimed, result: 'processing', reason: null }))) {
         const first = await findDelivery(db, brandId, webhookId);
         return answerOf(
@@ -358,7 +496,7 @@ export function createShopifyService(deps: ShopifyDeps): ShopifyService {
           true,
         );
       }
-      const outcome = await handle(shop, topic, payload, claimed.id);
+      const outcome = await handle(shop, topic, payload, request.rawBody.toString('utf8'), claimed.id);
       await settleDelivery(db, claimed.id, outcome);
       if (outcome.result === 'failed')
         deps.logger.info({ brandId, topic, webhookId, reason: outcome.reason }, 'shopify delivery failed');

@@ -8,7 +8,7 @@ import { portalMember } from '../../../test/portal-browser.ts';
 import {
   customerCreatePayload,
   orderPaidPayload,
-  refundCreatePayload,
+  refundCreateBody,
   sendShopifyWebhook,
 } from '../../../test/shopify-sender.ts';
 import { runCli } from '../../cli/run-cli.ts';
@@ -149,7 +149,7 @@ describe('connecting a shop (admin API)', () => {
       valueSource: 'subtotal',
       customers: false,
       webhookUrl: hookUrl,
-      topics: ['orders/paid'],
+      topics: ['orders/paid', 'refunds/create'],
     });
     expect(JSON.stringify(connected.body)).not.toContain(SECRET);
     const row = await platform.deps.db.selectFrom('shopify_shops').selectAll().executeTakeFirstOrThrow();
@@ -305,14 +305,14 @@ describe('orders/paid', () => {
       customers: true,
     });
     expect(reconnect.body.connection).toMatchObject({ valueSource: 'total', customers: true });
-    expect(reconnect.body.connection.topics).toEqual(['orders/paid', 'customers/create']);
+    expect(reconnect.body.connection.topics).toEqual(['orders/paid', 'refunds/create', 'customers/create']);
     const sent = await send('orders/paid', orderPaidPayload({ email: nextEmail(), subtotal: '10.00', total: '12.99' }));
     // 2 pts per 1.00 of 12.99 = 25.98, rounded down.
     expect(sent.body).toMatchObject({ result: 'rewarded', rewardAmount: 25 });
   });
 });
 
-describe('customers/create and refunds/create', () => {
+describe('customers/create', () => {
   it('earns account_creation for a new customer when enabled (it is, since the reconnect above)', async () => {
     const email = nextEmail();
     const sent = await send('customers/create', customerCreatePayload(email));
@@ -326,12 +326,17 @@ describe('customers/create and refunds/create', () => {
     expect(sent.body).toMatchObject({ result: 'ignored', eventId: null });
     expect(sent.body.reason).toContain('customers/create is not enabled');
   });
+});
 
-  it('acknowledges refunds/create as not handled yet (nothing taken back)', async () => {
-    const sent = await send('refunds/create', refundCreatePayload(450789469));
+describe('refunds/create', () => {
+  // The refund path end to end (reversals on chain, refunds before orders) is shopify.refunds.test.ts.
+  it('keeps a refund of an order it has not seen waiting for that order (listed, nothing taken back)', async () => {
+    const sent = await send('refunds/create', undefined, {
+      rawBody: refundCreateBody({ orderId: 450789469, lines: ['41.94'] }).body,
+    });
     expect(sent.status).toBe(200);
-    expect(sent.body).toMatchObject({ result: 'ignored' });
-    expect(sent.body.reason).toContain('refunds/create is not handled yet');
+    expect(sent.body).toMatchObject({ result: 'waiting', eventId: null, rewardAmount: null });
+    expect(sent.body.reason).toContain('waiting for its order');
   });
 });
 
@@ -343,9 +348,9 @@ describe('deliveries and secrets', () => {
     expect(listed.body.webhookUrl).toBe(hookUrl);
     const stored = await platform.deps.db.selectFrom('shopify_deliveries').select('id').execute();
     expect(listed.body.deliveries.length).toBe(Math.min(stored.length, 20));
-    expect(listed.body.deliveries[0]).toMatchObject({ topic: 'refunds/create', result: 'ignored' });
+    expect(listed.body.deliveries[0]).toMatchObject({ topic: 'refunds/create', result: 'waiting' });
     const results = new Set(listed.body.deliveries.map((d: { result: string }) => d.result));
-    expect(results).toEqual(new Set(['rewarded', 'duplicate', 'failed', 'ignored']));
+    expect(results).toEqual(new Set(['rewarded', 'duplicate', 'failed', 'ignored', 'waiting']));
     expect(JSON.stringify(listed.body)).not.toContain(SECRET);
   });
 
@@ -394,7 +399,7 @@ describe('pts shopify (CLI)', () => {
     const listed = await pts(['shopify', 'deliveries', '--brand', brand.brandId]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain('refunds/create');
-    expect(listed.stdout).toContain('not handled yet');
+    expect(listed.stdout).toContain('waiting for its order');
   });
 
   it('refuses a bad --value (exit 2) and a bad shop domain (exit 1, the server says what to fix)', async () => {
@@ -447,7 +452,7 @@ describe('the portal (Integrations page API)', () => {
     const read = await viewer.request('GET', path);
     expect(read.status).toBe(200);
     expect(read.body.webhookUrl).toBe(`${platform.url}/integrations/shopify/${brand.brandId}/webhooks`);
-    expect(read.body.deliveries[0]).toMatchObject({ topic: 'refunds/create', result: 'ignored' });
+    expect(read.body.deliveries[0]).toMatchObject({ topic: 'refunds/create', result: 'waiting' });
     const stranger = await portalMember(
       platform,
       (await platform.createBrand({ domain: 'x.example' })).brandId,
