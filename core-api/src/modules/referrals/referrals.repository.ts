@@ -185,7 +185,7 @@ export async function hasBrandEvents(db: Database, brandId: string, identityKeys
   return row !== undefined;
 }
 
-/** The wallets these identities own (their users' wallets and their OAuth identities' wallets), lower case. */
+/** The wallets of these identities' users rows, lower case (OAuth identities' own wallets are not read yet). */
 export async function walletsOf(db: Database, identityKeys: readonly string[]): Promise<string[]> {
   const rows = await db
     .selectFrom('users')
