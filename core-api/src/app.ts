@@ -54,6 +54,7 @@ import { portalShopifyRoutes } from './modules/portal/portal-shopify.routes.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
+import { referralAdminRoutes, referralRoutes } from './modules/referrals/referrals.routes.ts';
 import { relayerRoutes } from './modules/relayer/relayer.router.ts';
 import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
 import { reversalRoutes } from './modules/reversals/reversals.routes.ts';
@@ -294,6 +295,7 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
   serve(router, '/admin', webhookAdminRoutes({ webhooks: services.webhooks, adminToken }));
   serve(router, '/admin', achievementAdminRoutes({ achievements: services.achievements, adminToken }));
   serve(router, '/admin', tierAdminRoutes({ tiers: services.tiers, adminToken }));
+  serve(router, '/admin', referralAdminRoutes({ referrals: services.referrals, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
   serve(router, '/admin', campaignAdminRoutes({ community: services.community, adminToken }));
   serve(router, '/admin', dropAdminRoutes({ drops: services.drops, adminToken }));
@@ -338,6 +340,7 @@ function servicesRouter({ deps, services, serve }: Parts, eligibility: readonly 
   serve(router, '/services', leaderboardRoutes({ leaderboards: services.leaderboards, verifyBrandSignature }));
   serve(router, '/services', achievementRoutes({ achievements: services.achievements, verifyBrandSignature }));
   serve(router, '/services', tierRoutes({ tiers: services.tiers, verifyBrandSignature }));
+  serve(router, '/services', referralRoutes({ referrals: services.referrals, verifyBrandSignature }));
   serve(router, '/services', balanceRoutes({ balances: services.balances, verifyBrandSignature }));
   serve(router, '/services', perkCatalogueRoutes({ perks: services.perks }));
   serve(router, '/services', redemptionRoutes({ redemption: services.redemption, verifyBrandSignature }));

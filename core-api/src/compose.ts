@@ -112,6 +112,7 @@ import {
   createPregenerationService,
   type PregenerationService,
 } from './modules/pregeneration/pregeneration.service.ts';
+import { createReferralService, type ReferralService } from './modules/referrals/referrals.service.ts';
 import {
   createRelayChainReader,
   createRelayRecords,
@@ -154,6 +155,8 @@ export interface AppServices {
   eventService: EventService;
   /** VIP tiers (docs/tiers.md): the table, a member's standing, the period's turn. */
   tiers: TierService;
+  /** Referrals (docs/referrals.md): the program, members' codes, the stats, the reversal of a referral. */
+  referrals: ReferralService;
   /** Brand request signatures, with one key lookup: the brand cache. */
   verifyBrandSignature: BrandSignatureVerifier;
   /** Identical signed requests: the first one's answer, replayed (docs/api/events.md, "Retries"). */
@@ -655,24 +658,29 @@ function composeModuleServices(
   | 'brandAdmin'
   | 'shopify'
   | 'tiers'
+  | 'referrals'
 > {
   const { config, db, clock, logger, secrets } = deps;
   const { brands, eventService: events, changes } = shared;
   const rewardToken = deps.chain.contracts.rewardToken as `0x${string}`;
   // Built once: /services/balance, the compat answers and the agent's member tools read the same wallet figures.
-  const balances = createBalanceService({
-    db,
-    publicClient: deps.publicClient,
-    rewardToken,
-    balanceOf: deps.chainReads?.balanceOf,
-  });
   // Built once: the reversal route, the CLI, the agent's reverse_event and Shopify's refunds take back through it.
+  // It tells referrals of each new reversal, and referrals reverse through it: built in turn.
+  let referrals: ReferralService | undefined;
   const reversals = createReversalService({
     db,
     clock,
     minter: deps.minter,
     waitMs: config.PTS_MINT_WAIT_MS,
     onSettled: reversalBookkeeping(clock),
+    afterRecorded: (reversal) => referrals?.afterReversal(reversal) ?? Promise.resolve(),
+  });
+  referrals = createReferralService({ db, clock, logger, brands: events.brands, reversals });
+  const balances = createBalanceService({
+    db,
+    publicClient: deps.publicClient,
+    rewardToken,
+    balanceOf: deps.chainReads?.balanceOf,
   });
   return {
     accounts: createAccountService({ db, clock, logger, wallets: deps.wallets, balanceOf: deps.perkChain?.balanceOf }),
@@ -690,6 +698,7 @@ function composeModuleServices(
     }),
     drops: createDropService({ db, clock, logger, secrets, changes, events }),
     reversals,
+    referrals,
     leaderboards: createLeaderboardService({ db, clock, logger }),
     members: createBrandMemberService({
       db,

@@ -55,6 +55,21 @@ export {
 } from './rules/periods.ts';
 export { PERK_STATUS_TEXT, PERK_STATUSES, type PerkStatus, perkStatusAt } from './rules/perk-status.ts';
 export {
+  DOT_BLIND_DOMAINS,
+  HYPHEN_TAG_DOMAINS,
+  MAILBOX_DOMAIN_ALIASES,
+  normalizeMailbox,
+  normalizeReferralCode,
+  REFERRAL_CODE_PATTERN,
+  REFERRAL_REFUSAL_REASONS,
+  type ReferralParty,
+  type ReferralRefusalReason,
+  referralCapAllows,
+  referralCodeFromBytes,
+  referralLink,
+  selfReferralReason,
+} from './rules/referrals.ts';
+export {
   payDebtFirst,
   type ReversalShare,
   type ReversibleEvent,
@@ -648,6 +663,22 @@ export {
   pregenerateUserResponseSchema,
 } from './schemas/pregeneration.ts';
 export {
+  type ReferralCodeResponse,
+  type ReferralOutcome,
+  type ReferralProgramInput,
+  type ReferralProgramResponse,
+  type ReferralStatsResponse,
+  referralCodeParamsSchema,
+  referralCodeResponseSchema,
+  referralCodeSchema,
+  referralOutcomeSchema,
+  referralProgramResponseSchema,
+  referralRefusalReasonSchema,
+  referralStatsResponseSchema,
+  type SetReferralProgramRequest,
+  setReferralProgramRequestSchema,
+} from './schemas/referrals.ts';
+export {
   RELAY_BODY_LIMIT_BYTES,
   RELAY_MAX_GAS_LIMIT,
   RELAY_REQUIRED_FIELDS,
@@ -702,7 +733,6 @@ export {
   shopifyShopDomainSchema,
   shopifyWebhookResponseSchema,
 } from './schemas/shopify.ts';
-
 export {
   type CheckinRequest,
   type CheckinResponse,
@@ -751,6 +781,7 @@ export {
   memberTierChangedDataSchema,
   paymentCompletedDataSchema,
   perkRedeemedDataSchema,
+  referralPaidDataSchema,
   rewardDistributedDataSchema,
   rewardReversedDataSchema,
   type SavedWebhookEndpoint,

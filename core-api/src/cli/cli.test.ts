@@ -15,6 +15,8 @@ import { createErrorHandler } from '../http/errors.ts';
 import { routerFrom } from '../http/route-table.ts';
 import { createBrandAdminService } from '../modules/brands/brand-admin.service.ts';
 import { brandAdminRoutes } from '../modules/brands/brands.routes.ts';
+import { referralAdminRoutes } from '../modules/referrals/referrals.routes.ts';
+import { readReferralProgram, referralStats, setReferralProgram } from '../modules/referrals/referrals.service.ts';
 import { tierAdminRoutes } from '../modules/tiers/tiers.routes.ts';
 import { readTierTable, setTierTable } from '../modules/tiers/tiers.service.ts';
 import { createSecretBox } from '../security/secret-box.ts';
@@ -58,6 +60,20 @@ beforeAll(async () => {
           table: (brandId) => readTierTable(database.db, brandId),
           setTable: (brandId, input, actor) =>
             setTierTable({ db: database.db, clock: tierClock }, brandId, input, actor),
+        },
+        adminToken: ADMIN_TOKEN,
+      }),
+    ),
+  );
+  app.use(
+    '/admin',
+    routerFrom(
+      referralAdminRoutes({
+        referrals: {
+          program: (brandId) => readReferralProgram(database.db, brandId),
+          setProgram: (brandId, input, actor) =>
+            setReferralProgram({ db: database.db, clock: tierClock }, brandId, input, actor),
+          stats: (brandId) => referralStats(database.db, brandId),
         },
         adminToken: ADMIN_TOKEN,
       }),
@@ -525,5 +541,27 @@ describe('pts tiers', () => {
     const bad = await pts(['tiers', 'set', '--brand', brandId, '--file', file]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/first tier must start at 0/);
+  });
+});
+
+describe('pts referrals', () => {
+  it('sets the program from a file and shows it with its figures; a bad program exits 1 with what to fix', async () => {
+    const { brandId } = await createBrand();
+    const rule = await pts(['rule', 'set', '--brand', brandId, '--event-type', 'purchase', '--reward', '10']);
+    expect(rule.code, rule.stderr).toBe(0);
+    const file = join(tempDir(), 'referrals.json');
+    const program = { qualifyingEventType: 'purchase', minValue: '25', referrerReward: 500, refereeReward: 200 };
+    writeFileSync(file, JSON.stringify({ ...program, capPerReferrer: 10, capPeriodDays: 30 }));
+    const set = await ptsJson(['referrals', 'set', '--brand', brandId, '--file', file]);
+    expect(set).toMatchObject({ program: { qualifyingEventType: 'purchase', minValue: '25.00', capPerReferrer: 10 } });
+    const shown = await pts(['referrals', 'show', '--brand', brandId]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("paid on the referee's first purchase of at least 25.00 USD");
+    expect(shown.stdout).toContain('cap: 10 paid referral(s) per referrer per 30 day(s)');
+    expect(shown.stdout).toContain('codes used 0, waiting 0, qualified 0, paid 0, reversed 0');
+    writeFileSync(file, JSON.stringify({ ...program, qualifyingEventType: 'first_order' }));
+    const bad = await pts(['referrals', 'set', '--brand', brandId, '--file', file]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/first_order is not an active rule of this brand/);
   });
 });

@@ -24,6 +24,7 @@ import {
 } from './commands/perk.ts';
 import { portalInviteCommand, portalRemoveOperatorCommand } from './commands/portal.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
+import { setReferralsCommand, showReferralsCommand } from './commands/referrals.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
 import { archiveRuleCommandOf, listRulesCommand, setRuleCommand } from './commands/rule.ts';
 import { connectShopifyCommand, disconnectShopifyCommand, shopifyDeliveriesCommand } from './commands/shopify.ts';
@@ -78,6 +79,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
     deliveries: shopifyDeliveriesCommand,
   },
   tiers: { set: setTiersCommand, show: showTiersCommand },
+  referrals: { set: setReferralsCommand, show: showReferralsCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,

@@ -54,6 +54,7 @@ import * as shopify from './migrations/2026_12_07_x01_shopify.ts';
 import * as tiers from './migrations/2026_12_07_y01_tiers.ts';
 import * as rollupAccounts from './migrations/2026_12_07_z01_rollup_accounts.ts';
 import * as shopifyRefunds from './migrations/2026_12_08_d01_shopify_refunds.ts';
+import * as referrals from './migrations/2026_12_08_g01_referrals.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -133,6 +134,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_07_y01_tiers': tiers,
   '2026_12_07_z01_rollup_accounts': rollupAccounts,
   '2026_12_08_d01_shopify_refunds': shopifyRefunds,
+  '2026_12_08_g01_referrals': referrals,
 };
 
 const migrationProvider: MigrationProvider = {

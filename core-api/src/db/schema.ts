@@ -501,6 +501,56 @@ export interface MemberTierEntriesTable {
   created_at: Date;
 }
 
+/** A brand's referral program (migration 2026_12_08_g01_referrals; docs/referrals.md). */
+export interface ReferralProgramsTable {
+  brand_id: string;
+  qualifying_event_type: string;
+  min_value_minor: ColumnType<bigint | null, bigint | null, bigint | null>;
+  referrer_reward: number;
+  referee_reward: number;
+  cap_per_referrer: number | null;
+  cap_period_days: number | null;
+  updated_at: Date;
+}
+
+/** A member's referral code at a brand: one per member, unique in the brand. */
+export interface ReferralCodesTable {
+  brand_id: string;
+  member: string;
+  code: string;
+  created_at: Date;
+}
+
+export type ReferralStatus = 'attached' | 'paid' | 'refused' | 'reversed';
+
+/** One referral per referee and brand: attached by the code, paid once by the qualifying event. */
+export interface ReferralsTable {
+  brand_id: string;
+  referee: string;
+  referrer: string;
+  code: string;
+  status: ReferralStatus;
+  reason: string | null;
+  qualifying_event_id: string | null;
+  referrer_reward: number | null;
+  referee_reward: number | null;
+  referrer_event_id: string | null;
+  referee_event_id: string | null;
+  created_at: Date;
+  qualified_at: Date | null;
+  reversed_at: Date | null;
+}
+
+/** A referral refused, once per referee and reason (the stats' `refused`). */
+export interface ReferralRefusalsTable {
+  brand_id: string;
+  referee: string;
+  reason: string;
+  referrer: string | null;
+  code: string;
+  created_at: Date;
+}
+
 export interface BrandMemberBlocksTable {
   brand_id: string;
   identity_key: string;
@@ -940,6 +990,10 @@ export interface DB {
   brand_tiers: BrandTiersTable;
   member_tiers: MemberTiersTable;
   member_tier_entries: MemberTierEntriesTable;
+  referral_programs: ReferralProgramsTable;
+  referral_codes: ReferralCodesTable;
+  referrals: ReferralsTable;
+  referral_refusals: ReferralRefusalsTable;
   perk_redemptions: PerkRedemptionsTable;
   perk_constraints: PerkConstraintsTable;
   constraint_cache: ConstraintCacheTable;

@@ -60,6 +60,13 @@ import {
   portalOperatorInviteSchema,
   portalOperatorRemovalSchema,
 } from '../schemas/portal-operator.ts';
+import {
+  type ReferralProgramResponse,
+  type ReferralStatsResponse,
+  referralProgramResponseSchema,
+  referralStatsResponseSchema,
+  type SetReferralProgramRequest,
+} from '../schemas/referrals.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
 import {
   type ShopifyConnection,
@@ -144,6 +151,12 @@ export interface AdminClient {
   getTiers(brandId: string): Promise<TiersResponse>;
   /** Replaces the brand's VIP tier table (`pts tiers set`). */
   setTiers(brandId: string, input: SetTiersRequest): Promise<TiersResponse>;
+  /** The brand's referral program (`pts referrals show`; docs/referrals.md). */
+  getReferrals(brandId: string): Promise<ReferralProgramResponse>;
+  /** Replaces the brand's referral program (`pts referrals set`). */
+  setReferrals(brandId: string, input: SetReferralProgramRequest): Promise<ReferralProgramResponse>;
+  /** The brand's referral figures (`pts referrals show`). */
+  getReferralStats(brandId: string): Promise<ReferralStatsResponse>;
   /** Invites a person to operate the platform in the portal (`pts portal invite --operator`). */
   invitePortalOperator(input: { email: string }): Promise<PortalOperatorInvite>;
   /** New security key and API key (shown this once); the old security key verifies for `graceMinutes`. */
@@ -363,6 +376,10 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     awardMember: (brandId, input) => call('POST', `${brandPath(brandId)}/awards`, manualAwardResponseSchema, input),
     getTiers: (brandId) => call('GET', `${brandPath(brandId)}/tiers`, tiersResponseSchema),
     setTiers: (brandId, input) => call('PUT', `${brandPath(brandId)}/tiers`, tiersResponseSchema, input),
+    getReferrals: (brandId) => call('GET', `${brandPath(brandId)}/referrals`, referralProgramResponseSchema),
+    setReferrals: (brandId, input) =>
+      call('PUT', `${brandPath(brandId)}/referrals`, referralProgramResponseSchema, input),
+    getReferralStats: (brandId) => call('GET', `${brandPath(brandId)}/referrals/stats`, referralStatsResponseSchema),
     invitePortalOperator: (input) => call('POST', '/portal/operator-invites', portalOperatorInviteSchema, input),
     removePortalOperator: (input) => call('POST', '/portal/operators/remove', portalOperatorRemovalSchema, input),
     listDrops: async (brandId) => (await call('GET', `${brandPath(brandId)}/drops`, dropsResponseSchema)).drops,

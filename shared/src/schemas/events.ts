@@ -12,6 +12,7 @@ import {
 } from './common.ts';
 import { isEmailAddress } from './email.ts';
 import { rateSchema, valueSchema } from './money.ts';
+import { referralCodeSchema, referralOutcomeSchema } from './referrals.ts';
 
 /** Sources that bypass cooldown and per-user max claims when the request is brand-signed (spec 4.1 rule 8). */
 export const PRIVILEGED_SOURCES = ['chat_manual_reward', 'voice_claim', 'gateway_event'] as const;
@@ -54,6 +55,11 @@ export const eventRequestSchema = z
         description:
           'Idempotency key (1 to 128 characters, e.g. a post or order id). A repeat of the same brand, eventType and externalId is never rewarded again: it answers the first accepted event with duplicate: true.',
       }),
+    /** The referral code a new member signed up with (docs/referrals.md): sent on their first event. */
+    referralCode: referralCodeSchema.optional().meta({
+      description:
+        'A member’s referral code (GET /services/referral/:brandId/:userIdentifier), sent with the new member’s first event (sign-up): the brand’s referral program pays both once the qualifying event happens. A refused code (self-referral, not a new member) never fails the event: the answer’s `referral` says why.',
+    }),
   })
   .meta({ id: 'EventRequest' });
 export type EventRequest = z.infer<typeof eventRequestSchema>;
@@ -94,6 +100,8 @@ export const eventResponseSchema = z
       description:
         'true when the request repeated an externalId already rewarded: the answer is the first event (its eventId, amount, mint), and nothing new was rewarded.',
     }),
+    /** What became of the request's `referralCode`, or of the referral this qualifying event paid. */
+    referral: referralOutcomeSchema.optional(),
   })
   .meta({ id: 'EventResponse' });
 export type EventResponse = z.infer<typeof eventResponseSchema>;

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'streak.milestone',
   'achievement.unlocked',
   'member.tier_changed',
+  'referral.paid',
   'payment.completed',
   'webhook.test',
 ] as const;
@@ -106,6 +107,18 @@ export const memberTierChangedDataSchema = z.object({
   timestamp: timestampMs,
 });
 
+/** `referral.paid`: a referee's qualifying event paid the referral to both sides (docs/referrals.md). */
+export const referralPaidDataSchema = z.object({
+  brandId: z.string(),
+  referrer: z.string(),
+  referee: z.string(),
+  code: z.string(),
+  qualifyingEventId: z.string(),
+  referrerReward: z.number().int().nonnegative(),
+  refereeReward: z.number().int().nonnegative(),
+  timestamp: timestampMs,
+});
+
 /** `payment.completed`: a brand's checkout was paid; the tokens it bought are minted (1 USD = 1000). */
 export const paymentCompletedDataSchema = z.object({
   brandId: z.string(),
@@ -133,6 +146,7 @@ export const webhookDataSchemas = {
   'streak.milestone': streakMilestoneDataSchema,
   'achievement.unlocked': achievementUnlockedDataSchema,
   'member.tier_changed': memberTierChangedDataSchema,
+  'referral.paid': referralPaidDataSchema,
   'payment.completed': paymentCompletedDataSchema,
   'webhook.test': webhookTestDataSchema,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
@@ -157,6 +171,7 @@ export const webhookEventSchema = z
     envelope('streak.milestone'),
     envelope('achievement.unlocked'),
     envelope('member.tier_changed'),
+    envelope('referral.paid'),
     envelope('payment.completed'),
     envelope('webhook.test'),
   ])

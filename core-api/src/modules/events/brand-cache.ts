@@ -3,6 +3,7 @@ import { createKeyedCache } from '../../caching/keyed-cache.ts';
 import type { Database } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { BrandSecurityKeys } from '../brands/brand-keys.service.ts';
+import { loadReferralProgram, type ReferralProgram } from '../referrals/referrals.repository.ts';
 import { type BrandTierTable, loadTierTable } from '../tiers/tiers.repository.ts';
 import { type BrandRecord, loadBrandDirectory, loadBrandWithRules, type RuleRecord } from './events.repository.ts';
 import { type MemberBlock, readBrandBlocks } from './member-blocks.repository.ts';
@@ -19,6 +20,8 @@ export interface CachedBrand {
   blockedMembers: Map<string, MemberBlock>;
   /** The brand's VIP tier table (docs/tiers.md), or undefined while it has none. */
   tiers: BrandTierTable | undefined;
+  /** The brand's referral program (docs/referrals.md), or undefined while it has none. */
+  referrals: ReferralProgram | undefined;
 }
 
 export interface BrandDirectory {
@@ -53,10 +56,14 @@ export function createBrandCache(deps: { db: Database; secrets: SecretBox; clock
       readBrandBlocks(deps.db, brandId),
     ]);
     if (!loaded) return undefined;
-    const tiers = await loadTierTable(deps.db, brandId, loaded.brand.currency as CurrencyCode);
+    const [tiers, referrals] = await Promise.all([
+      loadTierTable(deps.db, brandId, loaded.brand.currency as CurrencyCode),
+      loadReferralProgram(deps.db, brandId),
+    ]);
     return {
       blockedMembers,
       tiers,
+      referrals,
       brand: loaded.brand,
       rulesByType: new Map(loaded.rules.map((rule) => [rule.event_type, rule])),
       securityKeys: {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type Clock, type EventRequest, type Value } from '@pts/shared';
+import { AppError, type Clock, type EventRequest, type ReferralOutcome, type Value } from '@pts/shared';
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { InlineMintSigner, Minter, MintSubmission } from '../../chain/minter.types.ts';
@@ -85,6 +85,8 @@ export interface AcceptedEvent {
   value?: Value | undefined;
   /** This request repeated an `externalId`: every field above describes the first event; nothing new was paid. */
   duplicate?: true | undefined;
+  /** What became of the event's `referralCode`, or of the referral it paid (set by the event service). */
+  referral?: ReferralOutcome | undefined;
   /** A duplicate of an event committed earlier: its mint as recorded (no waiting on the minter). */
   knownMint?:
     | {

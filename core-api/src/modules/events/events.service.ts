@@ -8,7 +8,9 @@ import {
   isWithinWindow,
   PRIVILEGED_SOURCES,
   type PrivilegedSource,
+  type ReferralOutcome,
   tierReward,
+  toMinorUnits,
 } from '@pts/shared';
 import type { Logger } from 'pino';
 import { zeroAddress } from 'viem';
@@ -18,6 +20,7 @@ import type { SignatureClaim } from '../../http/brand-signature.ts';
 import { hostMatchesDomain } from '../../http/cors.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { findBrandCampaign } from '../community/campaigns.service.ts';
+import { attachReferral, qualifyReferral } from '../referrals/referrals.service.ts';
 import { heldTier, TIER_ENTRY_EVENT_TYPE } from '../tiers/tiers.repository.ts';
 import { promoteMember } from '../tiers/tiers.service.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
@@ -502,6 +505,7 @@ async function completeEvent(deps: EventDeps, accepted: AcceptedEvent): Promise<
       ? { confirmedBy: accepted.knownMint.confirmedBy }
       : {}),
     ...(accepted.duplicate ? { duplicate: true as const } : {}),
+    ...(accepted.referral ? { referral: accepted.referral } : {}),
   };
 }
 
@@ -641,9 +645,72 @@ function candidateOf(deps: EventDeps, request: AwardRequest): Promise<EventCandi
  */
 async function award(deps: EventDeps, request: AwardRequest): Promise<AcceptedEvent> {
   const candidate = await candidateOf(deps, request);
+  const attached = await referralBefore(deps, request, candidate);
   const accepted = await deps.batcher.enqueue(candidate);
-  if (!accepted.duplicate && request.kind !== 'platform') await promoteAfter(deps, candidate);
-  return accepted;
+  if (accepted.duplicate || request.kind === 'platform')
+    return attached ? { ...accepted, referral: attached } : accepted;
+  await promoteAfter(deps, candidate);
+  const referral = (await referralAfter(deps, request, candidate, accepted)) ?? attached;
+  return referral ? { ...accepted, referral } : accepted;
+}
+
+/**
+ * Before a rule event carrying `referralCode` is judged (docs/referrals.md): the referral is attached or
+ * refused by the fraud rules, before the event itself can make the member "not new". A refusal never fails
+ * the event: its answer says why.
+ */
+async function referralBefore(
+  deps: EventDeps,
+  request: AwardRequest,
+  candidate: EventCandidate,
+): Promise<ReferralOutcome | undefined> {
+  const { brandId, userEmail, referralCode, userIdentifier } = candidate.input;
+  if (referralCode === undefined || (request.kind !== 'event' && request.kind !== 'prepared')) return undefined;
+  try {
+    return await attachReferral(deps, {
+      brandId,
+      referee: userEmail,
+      code: referralCode,
+      wallet: userIdentifier?.startsWith('0x') ? userIdentifier : undefined,
+    });
+  } catch (error) {
+    deps.logger.warn({ err: error, brandId }, 'referral attach failed; the event goes on without it');
+    return undefined;
+  }
+}
+
+/**
+ * After an accepted rule event of a brand with a referral program: when it is the referee's qualifying event,
+ * the referral is paid once, through `award` (referral.paid). A failure here never fails the event.
+ */
+async function referralAfter(
+  deps: EventDeps,
+  request: AwardRequest,
+  candidate: EventCandidate,
+  accepted: AcceptedEvent,
+): Promise<ReferralOutcome | undefined> {
+  if (request.kind !== 'event' && request.kind !== 'prepared') return undefined;
+  const { brandId, userEmail, eventType } = candidate.input;
+  const cached = await deps.brands.get(brandId);
+  if (!cached?.referrals || eventType !== cached.referrals.qualifyingEventType) return undefined;
+  const value = accepted.value ?? candidate.input.value;
+  try {
+    return await qualifyReferral(
+      { db: deps.db, clock: deps.clock, events: { award: (next) => award(deps, next) } },
+      cached.referrals,
+      {
+        brandId,
+        member: userEmail,
+        eventType,
+        eventId: accepted.eventId,
+        valueMinor:
+          value && value.currency === cached.brand.currency ? toMinorUnits(value.amount, value.currency) : undefined,
+      },
+    );
+  } catch (error) {
+    deps.logger.warn({ err: error, brandId }, 'referral payment failed; the next qualifying event retries it');
+    return undefined;
+  }
 }
 
 /**

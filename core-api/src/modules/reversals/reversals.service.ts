@@ -37,6 +37,11 @@ export interface ReversalServiceDeps {
   onSettled?: (trx: Database, reversalIds: string[]) => Promise<void>;
   /** How long a request waits for its reversal to be settled on chain before answering `pending`/`submitted`. */
   waitMs: number;
+  /**
+   * After a new reversal is recorded and sent: what else follows from it (a referral whose qualifying purchase
+   * this was is reversed too: referrals.service `afterReversal`). Never fails the reversal.
+   */
+  afterRecorded?: (reversal: { brandId: string; eventId: string; reversalId: string }) => Promise<void>;
 }
 
 export interface ReversalService {
@@ -210,6 +215,7 @@ export function createReversalService(deps: ReversalServiceDeps): ReversalServic
         .select('e.event_type')
         .where('r.id', '=', recorded.id)
         .executeTakeFirstOrThrow();
+      await deps.afterRecorded?.({ brandId: row.brand_id, eventId: row.event_id, reversalId: row.reversal_id });
       return toReversalResponse(row as ReversalRow);
     },
   };
