@@ -364,8 +364,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   'chain/mint/batcher.ts createBatcher': 102,
   'chain/relayer-sender.ts createRelayerSender': 92,
   'chain/minter-election.ts createElectedMinter': 71,
-  // Agent services and routers outside the tool factories.
-  'agent/agent-router.ts createAgentRouter': 79,
 };
 
 /** Tool files that may still take AgentToolDeps whole: none (each factory takes a Pick or its own type). */
