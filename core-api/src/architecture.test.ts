@@ -362,7 +362,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   'chain/anvil.ts spawnAnvil': 112,
   'chain/tx-sender.ts createTxSender': 111,
   'chain/mint/batcher.ts createBatcher': 102,
-  'chain/relayer-sender.ts createRelayerSender': 92,
 };
 
 /** Tool files that may still take AgentToolDeps whole: none (each factory takes a Pick or its own type). */
