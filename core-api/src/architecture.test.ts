@@ -361,7 +361,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   'chain/chain-reads.ts createChainReads': 166,
   'chain/anvil.ts spawnAnvil': 112,
   'chain/tx-sender.ts createTxSender': 111,
-  'chain/mint/batcher.ts createBatcher': 102,
 };
 
 /** Tool files that may still take AgentToolDeps whole: none (each factory takes a Pick or its own type). */
