@@ -360,7 +360,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   'chain/reconciler.ts pass': 152,
   'chain/chain-reads.ts createChainReads': 166,
   'chain/anvil.ts spawnAnvil': 112,
-  'chain/tx-sender.ts createTxSender': 111,
 };
 
 /** Tool files that may still take AgentToolDeps whole: none (each factory takes a Pick or its own type). */
