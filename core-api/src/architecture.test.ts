@@ -359,7 +359,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   'chain/reconciler.ts createChainReconciler': 259,
   'chain/reconciler.ts pass': 152,
   'chain/chain-reads.ts createChainReads': 166,
-  'chain/anvil.ts spawnAnvil': 112,
 };
 
 /** Tool files that may still take AgentToolDeps whole: none (each factory takes a Pick or its own type). */
