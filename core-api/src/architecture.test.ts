@@ -358,7 +358,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, number> = {
   // The chain's long-lived factories: each returns an object of closures over shared state (locks, nonces).
   'chain/reconciler.ts createChainReconciler': 259,
   'chain/reconciler.ts pass': 152,
-  'chain/chain-reads.ts createChainReads': 166,
 };
 
 /** Tool files that may still take AgentToolDeps whole: none (each factory takes a Pick or its own type). */
