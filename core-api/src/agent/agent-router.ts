@@ -8,7 +8,7 @@ import { jsonBody } from '../http/json-body.ts';
 import type { RateLimit } from '../http/rate-limit.ts';
 import type { SignedReplies } from '../http/signed-replies.ts';
 import type { ApiDocs, ResponseDoc, RouteDoc, SecuritySchemeName } from '../observability/openapi.ts';
-import { type AgentAuthenticator, checkAgentAccess } from './agent-auth.ts';
+import { type AgentAuthentication, type AgentAuthenticator, checkAgentAccess } from './agent-auth.ts';
 import { type AgentTool, invokeAgentTool } from './agent-tool.ts';
 
 /** Agent request bodies are small JSON documents (bulk events: up to 100 events). */
@@ -99,65 +99,100 @@ export interface AgentRouterDeps {
 export function createAgentRouter(d: AgentRouterDeps): Router {
   const router = Router();
   router.use(jsonBody(AGENT_BODY_LIMIT_BYTES));
-  const lastNoted = new Map<string, number>();
-
+  const keyUses: KeyUseNotes = { lastNoted: new Map() };
   // GET /api/v1: the index of the tools, so a caller who starts at the root finds every route from there.
-  const index = agentToolIndex(d.tools);
-  router.get('/', (async (req, res, next) => {
+  router.get('/', indexHandler(d, agentToolIndex(d.tools)));
+  for (const tool of d.tools) router[tool.definition.method](tool.definition.path, toolHandler(d, tool, keyUses));
+  router.use((req: Request, _res, next) => {
+    next(new AppError('NOT_FOUND', `No agent API endpoint ${req.method} ${req.baseUrl}${req.path}`));
+  });
+  router.use(agentErrorHandler(d));
+  return router;
+}
+
+/** When this process last wrote each key's `last_used_at` (epoch ms), shared by every tool's route. */
+interface KeyUseNotes {
+  lastNoted: Map<string, number>;
+}
+
+/** `GET /api/v1`: the index, public, one point of the IP's limit. */
+function indexHandler(d: Pick<AgentRouterDeps, 'clock' | 'limits'>, index: AgentToolIndex): RequestHandler {
+  return async (req, res, next) => {
     try {
       await d.limits.agentIp.consume(res, req.ip ?? 'unknown');
       res.json({ data: index, meta: { tool: AGENT_INDEX_NAME, timestamp: d.clock.now().toISOString() } });
     } catch (error) {
       next(error);
     }
-  }) as RequestHandler);
+  };
+}
 
-  for (const tool of d.tools) {
-    const { definition } = tool;
-    const handler: RequestHandler = async (req, res, next) => {
-      try {
-        // A body the JSON reader skipped (text/plain, a form, no Content-Type) would read as {} and be refused
-        // field by field as "received undefined"; say what to send instead. (`false`: a body, not JSON.)
-        if (definition.request?.body && req.is('application/json') === false) {
-          throw new AppError(
-            'UNSUPPORTED_MEDIA_TYPE',
-            'Send the body as JSON with the header Content-Type: application/json',
-          );
-        }
-        const auth = definition.access === 'public' ? undefined : await d.authenticate(req);
-        const principal = auth?.principal;
-        const denied = checkAgentAccess(definition.access, principal, req.params);
-        if (principal) await d.limits.agentKey(principal.ratePerMinute).consume(res, principal.keyId);
-        else await d.limits.agentIp.consume(res, req.ip ?? 'unknown');
-        if (denied) throw denied;
-        if (auth) {
-          await d.recordSignature(req, auth.claim);
-          // `last_used_at` is kept to the minute: this process writes it at most once a minute per key.
-          const now = d.clock.now().getTime();
-          const noted = lastNoted.get(auth.principal.keyId);
-          if (noted === undefined || now - noted >= KEY_USE_NOTE_MS || now < noted) {
-            lastNoted.set(auth.principal.keyId, now);
-            d.noteKeyUsed(auth.principal.keyId).catch((error: unknown) =>
-              d.logger.warn({ err: error }, 'could not note an agent key use'),
-            );
-          }
-        }
-        const data = await invokeAgentTool(
-          tool,
-          { params: req.params, query: req.query, body: req.body },
-          { principal, clock: d.clock, logger: d.logger },
-        );
-        res.json({ data, meta: { tool: definition.name, timestamp: d.clock.now().toISOString() } });
-      } catch (error) {
-        next(error);
+/** One tool's route: body check, authentication, access, limit, signature record, then the tool. */
+function toolHandler(d: AgentRouterDeps, tool: AgentTool, keyUses: KeyUseNotes): RequestHandler {
+  const { definition } = tool;
+  return async (req, res, next) => {
+    try {
+      refuseNonJsonBody(definition, req);
+      const auth = await admitAgentCall(d, definition, req, res);
+      if (auth) {
+        await d.recordSignature(req, auth.claim);
+        noteKeyUse(d, keyUses, auth.principal.keyId);
       }
-    };
-    router[definition.method](definition.path, handler);
-  }
+      const data = await invokeAgentTool(
+        tool,
+        { params: req.params, query: req.query, body: req.body },
+        { principal: auth?.principal, clock: d.clock, logger: d.logger },
+      );
+      res.json({ data, meta: { tool: definition.name, timestamp: d.clock.now().toISOString() } });
+    } catch (error) {
+      next(error);
+    }
+  };
+}
 
-  router.use((req: Request, _res, next) => {
-    next(new AppError('NOT_FOUND', `No agent API endpoint ${req.method} ${req.baseUrl}${req.path}`));
-  });
+/**
+ * A body the JSON reader skipped (text/plain, a form, no Content-Type) would read as {} and be refused field by
+ * field as "received undefined"; say what to send instead. (`false`: a body, not JSON.)
+ */
+function refuseNonJsonBody(definition: AgentTool['definition'], req: Request): void {
+  if (definition.request?.body && req.is('application/json') === false) {
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send the body as JSON with the header Content-Type: application/json',
+    );
+  }
+}
+
+/**
+ * Authenticates a non-public call, checks the tool's access and takes one point of the key's limit (or the IP's
+ * for an anonymous call) before refusing: a denied caller still spends its limit. The authentication, if any.
+ */
+async function admitAgentCall(
+  d: Pick<AgentRouterDeps, 'authenticate' | 'limits'>,
+  definition: AgentTool['definition'],
+  req: Request,
+  res: Response,
+): Promise<AgentAuthentication | undefined> {
+  const auth = definition.access === 'public' ? undefined : await d.authenticate(req);
+  const principal = auth?.principal;
+  const denied = checkAgentAccess(definition.access, principal, req.params);
+  if (principal) await d.limits.agentKey(principal.ratePerMinute).consume(res, principal.keyId);
+  else await d.limits.agentIp.consume(res, req.ip ?? 'unknown');
+  if (denied) throw denied;
+  return auth;
+}
+
+/** `last_used_at` is kept to the minute: this process writes it at most once a minute per key, never waited on. */
+function noteKeyUse(d: Pick<AgentRouterDeps, 'clock' | 'logger' | 'noteKeyUsed'>, keyUses: KeyUseNotes, keyId: string) {
+  const now = d.clock.now().getTime();
+  const noted = keyUses.lastNoted.get(keyId);
+  if (noted !== undefined && now - noted < KEY_USE_NOTE_MS && now >= noted) return;
+  keyUses.lastNoted.set(keyId, now);
+  d.noteKeyUsed(keyId).catch((error: unknown) => d.logger.warn({ err: error }, 'could not note an agent key use'));
+}
+
+/** Every failure as `{error}` (spec 7); a replayed signed change gets its first answer instead. */
+function agentErrorHandler(d: Pick<AgentRouterDeps, 'logger' | 'signedReplies'>): ErrorRequestHandler {
   const handleError: ErrorRequestHandler = (err, req, res, _next) => {
     if (res.headersSent) {
       req.socket.destroy();
@@ -168,12 +203,11 @@ export function createAgentRouter(d: AgentRouterDeps): Router {
     d.logger.error({ err, method: req.method, path: req.path }, 'agent API error');
     sendAgentError(res, new AppError('INTERNAL_ERROR', 'Internal error'));
   };
-  router.use(((err, req, res, next) => {
+  return (err, req, res, next) => {
     if (!isReplayedSignature(err) || res.headersSent) return handleError(err, req, res, next);
     // The same signed change again: the first answer, replayed (http/signed-replies.ts); never a second effect.
     d.signedReplies.replay(req, res).catch((error: unknown) => handleError(error, req, res, next));
-  }) as ErrorRequestHandler);
-  return router;
+  };
 }
 
 /** The `meta.tool` and operationId of `GET /api/v1`. */
@@ -196,7 +230,9 @@ export const agentToolIndexSchema = z
   })
   .meta({ id: 'AgentToolIndex' });
 
-export function agentToolIndex(tools: readonly AgentTool[], prefix = '/api/v1'): z.output<typeof agentToolIndexSchema> {
+type AgentToolIndex = z.output<typeof agentToolIndexSchema>;
+
+export function agentToolIndex(tools: readonly AgentTool[], prefix = '/api/v1'): AgentToolIndex {
   return {
     tools: tools.map(({ definition }) => ({
       name: definition.name,

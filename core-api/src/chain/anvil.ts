@@ -141,8 +141,63 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
   throw lastError;
 }
 
+/** What a spawned anvil has said: its last lines (to explain a failed start) and whether it bound its port. */
+interface AnvilOutput {
+  recent: string[];
+  /** Another process may already answer on this port; only our own "Listening on" line proves the bind. */
+  listening: boolean;
+  /** Reads the log file again (a detached anvil); piped output arrives by itself. */
+  readLog(): void;
+}
+
+/** A started anvil process: how to watch it until it answers, and how to stop it. */
+interface AnvilProcess {
+  child: ChildProcess;
+  output: AnvilOutput;
+  exited: Promise<void>;
+  spawnError: Error | undefined;
+  killOnExit: () => void;
+}
+
 async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<AnvilInstance> {
   const chainId = options.chainId ?? 1868;
+  const args = anvilArgs(options, port, chainId);
+  const output: AnvilOutput = { recent: [], listening: false, readLog: () => {} };
+  const child = options.detached
+    ? launchDetached(args, anvilEnv(options), options.detached.logFile, output)
+    : launchPiped(args, anvilEnv(options), output, options.logger);
+  const started: AnvilProcess = {
+    child,
+    output,
+    exited: waitForExit(child),
+    spawnError: undefined,
+    // If core-api exits without calling stop(), anvil must not outlive it; SIGTERM still dumps the state.
+    killOnExit: () => child.kill('SIGTERM'),
+  };
+  child.once('error', (error) => {
+    started.spawnError = error;
+  });
+  process.once('exit', started.killOnExit);
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  // Loading a large state file takes as long as writing it (see STATE_DUMP_GRACE_MS); a failed bind exits at once.
+  if (!(await waitUntilAnswering(started, rpcUrl, options.stateFile ? STATE_DUMP_GRACE_MS : 15_000))) {
+    await abandonAnvil(started, port);
+  }
+  options.logger?.info({ rpcUrl, chainId, stateFile: options.stateFile }, 'anvil started');
+  let stopping: Promise<void> | undefined;
+  return {
+    rpcUrl,
+    port,
+    pid: child.pid ?? 0,
+    stop: () => {
+      stopping ??= stopAnvil(started, options, rpcUrl);
+      return stopping;
+    },
+  };
+}
+
+/** anvil's command line for these options. */
+function anvilArgs(options: StartAnvilOptions, port: number, chainId: number): string[] {
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
   if (options.stateFile) {
     args.push('--state', options.stateFile, '--state-interval', String(options.stateIntervalSeconds ?? 30));
@@ -152,7 +207,12 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
   if (options.transactionBlocks !== undefined) {
     args.push('--transaction-block-keeper', String(options.transactionBlocks));
   }
-  const env: NodeJS.ProcessEnv = {
+  return args;
+}
+
+/** anvil's environment: this process's, with its allocator tuned and its HOME moved when asked. */
+function anvilEnv(options: Pick<StartAnvilOptions, 'homeDir'>): NodeJS.ProcessEnv {
+  return {
     // anvil's allocator (jemalloc) keeps freed pages for 10 s by default, and every state dump frees as much as
     // the state file weighs: with a dump every 5 s that memory was never returned and the resident size only
     // grew, even idle. Return it within a second, from a background thread. An operator's own setting wins.
@@ -161,95 +221,83 @@ async function spawnAnvil(options: StartAnvilOptions, port: number): Promise<Anv
     // anvil's temporary files go under HOME, or TMPDIR when it has no HOME: both point into `homeDir` when given.
     ...(options.homeDir === undefined ? {} : { HOME: options.homeDir, TMPDIR: options.homeDir }),
   };
-  const logger = options.logger;
-  const recent: string[] = [];
-  // Another process may already answer on this port; only our own "Listening on" line proves the bind.
-  let listening = false;
+}
+
+/** anvil in its own session, writing to `logFile`: it outlives core-api's process group. */
+function launchDetached(args: string[], env: NodeJS.ProcessEnv, logFile: string, output: AnvilOutput): ChildProcess {
+  // A pipe would die with core-api and anvil would then fail writing its log: a file outlives both.
+  const fd = openSync(logFile, 'w');
   let child: ChildProcess;
-  let readLog: () => void = () => {};
-  if (options.detached) {
-    // A pipe would die with core-api and anvil would then fail writing its log: a file outlives both.
-    const { logFile } = options.detached;
-    const fd = openSync(logFile, 'w');
-    try {
-      child = spawn(findAnvilBinary(), args, { stdio: ['ignore', fd, fd], detached: true, env });
-    } finally {
-      closeSync(fd);
-    }
-    child.unref();
-    readLog = () => {
-      const lines = readFileSync(logFile, 'utf8')
-        .split('\n')
-        .filter((line) => line.trim());
-      if (lines.some((line) => line.startsWith('Listening on'))) listening = true;
-      recent.splice(0, recent.length, ...lines.slice(-20));
-    };
-  } else {
-    child = spawn(findAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-    // The pipes must be drained or anvil blocks once the buffer fills; the tail explains a failed start.
-    const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (!line.trim()) continue;
-        recent.push(line);
-        if (stream === 'stdout' && line.startsWith('Listening on')) listening = true;
-        if (recent.length > 20) recent.shift();
-        if (stream === 'stderr') logger?.warn({ anvil: line }, 'anvil stderr');
-        else logger?.trace({ anvil: line }, 'anvil');
-      }
-    };
-    child.stdout?.on('data', collect('stdout'));
-    child.stderr?.on('data', collect('stderr'));
+  try {
+    child = spawn(findAnvilBinary(), args, { stdio: ['ignore', fd, fd], detached: true, env });
+  } finally {
+    closeSync(fd);
   }
-  const exited = waitForExit(child);
-  let spawnError: Error | undefined;
-  child.once('error', (error) => {
-    spawnError = error;
-  });
+  child.unref();
+  output.readLog = () => {
+    const lines = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim());
+    if (lines.some((line) => line.startsWith('Listening on'))) output.listening = true;
+    output.recent.splice(0, output.recent.length, ...lines.slice(-20));
+  };
+  return child;
+}
 
-  // If core-api exits without calling stop(), anvil must not outlive it; SIGTERM still dumps the state.
-  const killOnExit = () => child.kill('SIGTERM');
-  process.once('exit', killOnExit);
+/** anvil as a child with piped output, drained into the logger and the last 20 lines. */
+function launchPiped(args: string[], env: NodeJS.ProcessEnv, output: AnvilOutput, logger?: Logger): ChildProcess {
+  const child = spawn(findAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  // The pipes must be drained or anvil blocks once the buffer fills; the tail explains a failed start.
+  const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      output.recent.push(line);
+      if (stream === 'stdout' && line.startsWith('Listening on')) output.listening = true;
+      if (output.recent.length > 20) output.recent.shift();
+      if (stream === 'stderr') logger?.warn({ anvil: line }, 'anvil stderr');
+      else logger?.trace({ anvil: line }, 'anvil');
+    }
+  };
+  child.stdout?.on('data', collect('stdout'));
+  child.stderr?.on('data', collect('stderr'));
+  return child;
+}
 
-  const rpcUrl = `http://127.0.0.1:${port}`;
+/** Whether anvil bound its port and answers eth_chainId within `waitMs`; false at once when it exits. */
+async function waitUntilAnswering(started: AnvilProcess, rpcUrl: string, waitMs: number): Promise<boolean> {
+  const { child, output } = started;
   // Real elapsed time on purpose (monotonic, not the injected clock): this waits for an OS process, and a
   // test's manual clock never advances while it waits.
-  // Loading a large state file takes as long as writing it (see STATE_DUMP_GRACE_MS); a failed bind exits at once.
-  const deadline = performance.now() + (options.stateFile ? STATE_DUMP_GRACE_MS : 15_000);
-  let ready = false;
+  const deadline = performance.now() + waitMs;
   while (performance.now() < deadline) {
-    if (spawnError || child.exitCode !== null || child.signalCode !== null) break;
-    readLog();
-    if (listening && (await answersChainId(rpcUrl))) {
-      ready = true;
-      break;
-    }
+    if (started.spawnError || child.exitCode !== null || child.signalCode !== null) return false;
+    output.readLog();
+    if (output.listening && (await answersChainId(rpcUrl))) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  if (!ready) {
-    process.removeListener('exit', killOnExit);
-    child.kill('SIGKILL');
-    await exited;
-    readLog();
-    const reason = spawnError?.message ?? recent.join('\n');
-    throw new Error(`anvil did not start on port ${port}: ${reason || 'no output'}`);
-  }
-  logger?.info({ rpcUrl, chainId, stateFile: options.stateFile }, 'anvil started');
+  return false;
+}
 
-  let stopping: Promise<void> | undefined;
-  return {
-    rpcUrl,
-    port,
-    pid: child.pid ?? 0,
-    stop: () => {
-      stopping ??= (async () => {
-        process.removeListener('exit', killOnExit);
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), options.stateFile ? STATE_DUMP_GRACE_MS : 10_000);
-        await exited;
-        clearTimeout(timer);
-        logger?.info({ rpcUrl }, 'anvil stopped');
-      })();
-      return stopping;
-    },
-  };
+/** Kills an anvil that did not start and throws with what it said. */
+async function abandonAnvil(started: AnvilProcess, port: number): Promise<never> {
+  process.removeListener('exit', started.killOnExit);
+  started.child.kill('SIGKILL');
+  await started.exited;
+  started.output.readLog();
+  const reason = started.spawnError?.message ?? started.output.recent.join('\n');
+  throw new Error(`anvil did not start on port ${port}: ${reason || 'no output'}`);
+}
+
+/** SIGTERM, so anvil dumps its state file; SIGKILL only after the grace. */
+async function stopAnvil(
+  started: AnvilProcess,
+  options: Pick<StartAnvilOptions, 'stateFile' | 'logger'>,
+  rpcUrl: string,
+): Promise<void> {
+  process.removeListener('exit', started.killOnExit);
+  started.child.kill('SIGTERM');
+  const timer = setTimeout(() => started.child.kill('SIGKILL'), options.stateFile ? STATE_DUMP_GRACE_MS : 10_000);
+  await started.exited;
+  clearTimeout(timer);
+  options.logger?.info({ rpcUrl }, 'anvil stopped');
 }

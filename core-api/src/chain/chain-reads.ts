@@ -66,171 +66,219 @@ function topicAddress(topic: Hex | undefined): string | undefined {
   return topic ? `0x${topic.slice(-40)}`.toLowerCase() : undefined;
 }
 
-export function createChainReads(deps: ChainReadsDeps): ChainReads {
-  const { publicClient } = deps;
-  const token = deps.tokenAddress.toLowerCase();
-  const perkNft = deps.perkNftAddress?.toLowerCase();
-  const maxEntries = deps.maxEntries ?? 100_000;
-  const balances = new Map<string, bigint>();
-  const claimed = new Map<string, bigint>();
+/** What the reads share: the caches, how far the logs were applied, and the subscription that pushes blocks. */
+interface FollowState {
+  deps: ChainReadsDeps;
+  token: string;
+  perkNft: string | undefined;
+  maxEntries: number;
+  balances: Map<string, bigint>;
+  claimed: Map<string, bigint>;
   /** The newest block whose logs have been applied; undefined until the first head (or after a loss). */
-  let processed: bigint | undefined;
+  processed: bigint | undefined;
   /** The newest block known to exist. */
-  let target: bigint | undefined;
-  let catchingUp = false;
-  let stopped = false;
-  let unwatch: (() => void) | undefined;
-  let socketClient: PublicClient | undefined;
-  let retry: NodeJS.Timeout | undefined;
+  target: bigint | undefined;
+  catchingUp: boolean;
+  stopped: boolean;
+  unwatch: (() => void) | undefined;
+  socketClient: PublicClient | undefined;
+  retry: NodeJS.Timeout | undefined;
+  blocks: BlockSource | undefined;
+}
 
-  const dropAll = () => {
-    balances.clear();
-    claimed.clear();
+export function createChainReads(deps: ChainReadsDeps): ChainReads {
+  const state: FollowState = {
+    deps,
+    token: deps.tokenAddress.toLowerCase(),
+    perkNft: deps.perkNftAddress?.toLowerCase(),
+    maxEntries: deps.maxEntries ?? 100_000,
+    balances: new Map(),
+    claimed: new Map(),
+    processed: undefined,
+    target: undefined,
+    catchingUp: false,
+    stopped: false,
+    unwatch: undefined,
+    socketClient: undefined,
+    retry: undefined,
+    blocks: undefined,
   };
-  const usable = () => processed !== undefined && target === processed && !stopped;
-
-  const catchUp = async () => {
-    if (catchingUp) return;
-    catchingUp = true;
-    try {
-      while (target !== undefined && processed !== undefined && target > processed && !stopped) {
-        const from = processed + 1n;
-        const to = target;
-        if (to - processed > MAX_LOG_RANGE) {
-          dropAll();
-          processed = to;
-          continue;
-        }
-        try {
-          const logs = await publicClient.getLogs({
-            address: (perkNft ? [deps.tokenAddress, deps.perkNftAddress] : [deps.tokenAddress]) as Address[],
-            fromBlock: from,
-            toBlock: to,
-          });
-          for (const log of logs) {
-            const address = log.address.toLowerCase();
-            if (address === perkNft) claimed.clear();
-            else if (address === token && log.topics[0] === TRANSFER_TOPIC) {
-              for (const wallet of [topicAddress(log.topics[1]), topicAddress(log.topics[2])]) {
-                if (wallet) balances.delete(wallet);
-              }
-            }
-          }
-        } catch (error) {
-          // Logs unknown for these blocks: nothing kept can be trusted past them.
-          deps.logger.warn({ err: error }, 'chain reads: could not read the logs of new blocks; reading afresh');
-          dropAll();
-        }
-        processed = to;
-      }
-    } finally {
-      catchingUp = false;
-    }
-  };
-
-  const observeBlock = (blockNumber: bigint) => {
-    if (processed === undefined || target === undefined || blockNumber <= target) return;
-    target = blockNumber;
-    void catchUp();
-  };
-
-  const lose = (error: unknown) => {
-    deps.logger.warn({ err: error }, 'chain reads: block subscription lost; reading from the node until it is back');
-    unwatch?.();
-    unwatch = undefined;
-    dropAll();
-    processed = undefined;
-    target = undefined;
-    if (!stopped) retry = setTimeout(subscribe, RESUBSCRIBE_MS);
-  };
-
-  const webSocketBlocks = (url: string): BlockSource => {
-    return (handlers) => {
-      socketClient ??= createPublicClient({
-        chain: deps.chain,
-        transport: webSocket(url, { retryCount: 0 }),
-      }) as PublicClient;
-      return socketClient.watchBlockNumber({ emitMissed: true, ...handlers });
-    };
-  };
-  const blocks = deps.blocks ?? (deps.webSocketUrl ? webSocketBlocks(deps.webSocketUrl) : undefined);
-
-  function subscribe() {
-    if (stopped || !blocks) return;
-    unwatch = blocks({ onBlockNumber: observeBlock, onError: lose });
-    // The subscription pushes blocks mined from now on; the head now is where following starts (a block
-    // pushed meanwhile is at or below it, or moves the target past it).
-    publicClient
-      .getBlockNumber({ cacheTime: 0 })
-      .then((head) => {
-        if (stopped || processed !== undefined) return;
-        dropAll();
-        processed = head;
-        target = head;
-      })
-      .catch(lose);
-  }
-  subscribe();
-
-  /** Reads `key` from `cache`, or from the node, keeping the answer only if no block came meanwhile. */
-  const through = async <V>(cache: Map<string, V>, key: string, read: () => Promise<V>): Promise<V> => {
-    if (usable()) {
-      const hit = cache.get(key);
-      if (hit !== undefined) return hit;
-    }
-    const at = usable() ? processed : undefined;
-    const value = await read();
-    if (at !== undefined && usable() && processed === at) {
-      if (cache.size >= maxEntries) cache.clear();
-      cache.set(key, value);
-    }
-    return value;
-  };
-
+  state.blocks = deps.blocks ?? (deps.webSocketUrl ? webSocketBlocks(state, deps.webSocketUrl) : undefined);
+  subscribe(state);
   return {
-    balanceOf: (wallet) =>
-      through(balances, wallet.toLowerCase(), () =>
-        publicClient.readContract({
-          address: deps.tokenAddress,
-          abi: rewardTokenAbi,
-          functionName: 'balanceOf',
-          args: [wallet],
-        }),
-      ),
-    async totalClaimed(collectionIds) {
-      const address = deps.perkNftAddress;
-      if (!address) throw new Error('chain reads: no PerkNFT address');
-      // The transport batches the misses into one JSON-RPC request.
-      return Promise.all(
-        collectionIds.map((id) =>
-          through(claimed, id.toString(), () =>
-            publicClient.readContract({ address, abi: perkNFTAbi, functionName: 'totalClaimed', args: [id] }),
-          ),
-        ),
-      );
-    },
-    observeBlock,
+    balanceOf: (wallet) => readBalance(state, wallet),
+    totalClaimed: (collectionIds) => readTotalClaimed(state, collectionIds),
+    observeBlock: (blockNumber) => observeBlock(state, blockNumber),
     get following() {
-      return usable();
+      return usable(state);
     },
     get head() {
-      return usable() ? processed : undefined;
+      return usable(state) ? state.processed : undefined;
     },
-    async stop() {
-      stopped = true;
-      if (retry) clearTimeout(retry);
-      unwatch?.();
-      dropAll();
-      // viem keeps the socket in a shared cache; closing it lets the process exit.
-      const transport = socketClient?.transport as { getRpcClient?: () => Promise<{ close(): void }> } | undefined;
-      if (transport?.getRpcClient) {
-        await transport
-          .getRpcClient()
-          .then((rpc) => rpc.close())
-          .catch(() => undefined);
-      }
-    },
+    stop: () => stopReads(state),
   };
+}
+
+function dropAll(state: FollowState): void {
+  state.balances.clear();
+  state.claimed.clear();
+}
+
+/** Whether memory may answer: subscribed, caught up, not stopped. */
+function usable(state: FollowState): boolean {
+  return state.processed !== undefined && state.target === state.processed && !state.stopped;
+}
+
+/** Reads the logs of every block between the last applied and the newest known, forgetting what they touch. */
+async function catchUp(state: FollowState): Promise<void> {
+  if (state.catchingUp) return;
+  state.catchingUp = true;
+  try {
+    while (
+      state.target !== undefined &&
+      state.processed !== undefined &&
+      state.target > state.processed &&
+      !state.stopped
+    ) {
+      const from = state.processed + 1n;
+      const to = state.target;
+      if (to - state.processed > MAX_LOG_RANGE) dropAll(state);
+      else await applyLogs(state, from, to);
+      state.processed = to;
+    }
+  } finally {
+    state.catchingUp = false;
+  }
+}
+
+/** Forgets the balances a token Transfer of these blocks named, and every claim count if a PerkNFT log came. */
+async function applyLogs(state: FollowState, from: bigint, to: bigint): Promise<void> {
+  const { deps } = state;
+  try {
+    const logs = await deps.publicClient.getLogs({
+      address: (state.perkNft ? [deps.tokenAddress, deps.perkNftAddress] : [deps.tokenAddress]) as Address[],
+      fromBlock: from,
+      toBlock: to,
+    });
+    for (const log of logs) {
+      const address = log.address.toLowerCase();
+      if (address === state.perkNft) state.claimed.clear();
+      else if (address === state.token && log.topics[0] === TRANSFER_TOPIC) {
+        for (const wallet of [topicAddress(log.topics[1]), topicAddress(log.topics[2])]) {
+          if (wallet) state.balances.delete(wallet);
+        }
+      }
+    }
+  } catch (error) {
+    // Logs unknown for these blocks: nothing kept can be trusted past them.
+    deps.logger.warn({ err: error }, 'chain reads: could not read the logs of new blocks; reading afresh');
+    dropAll(state);
+  }
+}
+
+/** A newer block: catch up to it (ignored until following). */
+function observeBlock(state: FollowState, blockNumber: bigint): void {
+  if (state.processed === undefined || state.target === undefined || blockNumber <= state.target) return;
+  state.target = blockNumber;
+  void catchUp(state);
+}
+
+/** The push was lost: forget everything, read from the node, and subscribe again shortly. */
+function lose(state: FollowState, error: unknown): void {
+  state.deps.logger.warn(
+    { err: error },
+    'chain reads: block subscription lost; reading from the node until it is back',
+  );
+  state.unwatch?.();
+  state.unwatch = undefined;
+  dropAll(state);
+  state.processed = undefined;
+  state.target = undefined;
+  if (!state.stopped) state.retry = setTimeout(() => subscribe(state), RESUBSCRIBE_MS);
+}
+
+/** New block numbers from a WebSocket `newHeads` subscription (one socket client, kept for stop). */
+function webSocketBlocks(state: FollowState, url: string): BlockSource {
+  return (handlers) => {
+    state.socketClient ??= createPublicClient({
+      chain: state.deps.chain,
+      transport: webSocket(url, { retryCount: 0 }),
+    }) as PublicClient;
+    return state.socketClient.watchBlockNumber({ emitMissed: true, ...handlers });
+  };
+}
+
+function subscribe(state: FollowState): void {
+  if (state.stopped || !state.blocks) return;
+  const onError = (error: unknown) => lose(state, error);
+  state.unwatch = state.blocks({ onBlockNumber: (n) => observeBlock(state, n), onError });
+  // The subscription pushes blocks mined from now on; the head now is where following starts (a block
+  // pushed meanwhile is at or below it, or moves the target past it).
+  state.deps.publicClient
+    .getBlockNumber({ cacheTime: 0 })
+    .then((head) => {
+      if (state.stopped || state.processed !== undefined) return;
+      dropAll(state);
+      state.processed = head;
+      state.target = head;
+    })
+    .catch(onError);
+}
+
+/** Reads `key` from `cache`, or from the node, keeping the answer only if no block came meanwhile. */
+async function readThrough<V>(state: FollowState, cache: Map<string, V>, key: string, read: () => Promise<V>) {
+  if (usable(state)) {
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+  }
+  const at = usable(state) ? state.processed : undefined;
+  const value = await read();
+  if (at !== undefined && usable(state) && state.processed === at) {
+    if (cache.size >= state.maxEntries) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+function readBalance(state: FollowState, wallet: Address): Promise<bigint> {
+  const { publicClient, tokenAddress } = state.deps;
+  return readThrough(state, state.balances, wallet.toLowerCase(), () =>
+    publicClient.readContract({
+      address: tokenAddress,
+      abi: rewardTokenAbi,
+      functionName: 'balanceOf',
+      args: [wallet],
+    }),
+  );
+}
+
+async function readTotalClaimed(state: FollowState, collectionIds: readonly bigint[]): Promise<bigint[]> {
+  const address = state.deps.perkNftAddress;
+  if (!address) throw new Error('chain reads: no PerkNFT address');
+  const { publicClient } = state.deps;
+  // The transport batches the misses into one JSON-RPC request.
+  return Promise.all(
+    collectionIds.map((id) =>
+      readThrough(state, state.claimed, id.toString(), () =>
+        publicClient.readContract({ address, abi: perkNFTAbi, functionName: 'totalClaimed', args: [id] }),
+      ),
+    ),
+  );
+}
+
+async function stopReads(state: FollowState): Promise<void> {
+  state.stopped = true;
+  if (state.retry) clearTimeout(state.retry);
+  state.unwatch?.();
+  dropAll(state);
+  // viem keeps the socket in a shared cache; closing it lets the process exit.
+  const transport = state.socketClient?.transport as { getRpcClient?: () => Promise<{ close(): void }> } | undefined;
+  if (transport?.getRpcClient) {
+    await transport
+      .getRpcClient()
+      .then((rpc) => rpc.close())
+      .catch(() => undefined);
+  }
 }
 
 /**

@@ -154,114 +154,145 @@ export interface TxSender {
   receipt(hash: Hex): Promise<TransactionReceipt | null>;
 }
 
+/** One sender's shared state: the signing queue's tail, the nonce counter, the fee cache and the send queue. */
+interface SenderState {
+  signingTail: Promise<unknown>;
+  nextNonce: bigint | undefined;
+  cachedFees: { fees: NetworkFees; at: number } | undefined;
+  queue: { raw: Hex; done(result: SendResult): void }[];
+  sending: Promise<void> | undefined;
+  broadcast: (serializedTransaction: Hex) => Promise<Hex>;
+}
+
 export function createTxSender(options: TxSenderOptions): TxSender {
   const { db, publicClient, account, chainId, table } = options;
-  const broadcast =
-    options.sendRawTransaction ??
-    ((serializedTransaction: Hex) => publicClient.sendRawTransaction({ serializedTransaction }));
-
-  let signingTail: Promise<unknown> = Promise.resolve();
-  let nextNonce: bigint | undefined;
-  let cachedFees: { fees: NetworkFees; at: number } | undefined;
-  let queue: { raw: Hex; done(result: SendResult): void }[] = [];
-  let sending: Promise<void> | undefined;
-
+  const state: SenderState = {
+    signingTail: Promise.resolve(),
+    nextNonce: undefined,
+    cachedFees: undefined,
+    queue: [],
+    sending: undefined,
+    broadcast:
+      options.sendRawTransaction ??
+      ((serializedTransaction: Hex) => publicClient.sendRawTransaction({ serializedTransaction })),
+  };
   const readNonce = () => readNextNonce({ db, publicClient, table, chainId, address: account.address });
-
-  async function sendOnce(raw: Hex): Promise<SendResult> {
-    try {
-      await broadcast(raw);
-      return { outcome: 'sent' };
-    } catch (error) {
-      const text = errorText(error);
-      if (KNOWN_TX.test(text)) return { outcome: 'known' };
-      if (NONCE_CONSUMED.test(text)) {
-        // Either this transaction already mined (its receipt settles it) or another sender used the nonce
-        // (the tracker sees the nonce passed with no receipt). Re-read the nonce either way.
-        nextNonce = undefined;
-        return { outcome: 'nonce_consumed', error };
-      }
-      return { outcome: 'failed', error };
-    }
-  }
-
-  function pump(): void {
-    if (sending || queue.length === 0) return;
-    const group = queue;
-    queue = [];
-    sending = Promise.all(group.map(({ raw, done }) => sendOnce(raw).then(done)))
-      .then(() => undefined)
-      .finally(() => {
-        sending = undefined;
-        pump();
-      });
-  }
-
   return {
     address: account.address,
     withSigningLock(fn) {
-      const run = signingTail.then(fn);
-      signingTail = run.catch(() => undefined);
+      const run = state.signingTail.then(fn);
+      state.signingTail = run.catch(() => undefined);
       return run;
     },
     async nextNonce() {
-      nextNonce ??= await readNonce();
-      return nextNonce;
+      state.nextNonce ??= await readNonce();
+      return state.nextNonce;
     },
-    peekNonce: () => nextNonce,
+    peekNonce: () => state.nextNonce,
     nonceUsed(nonce) {
-      nextNonce = nonce + 1n;
+      state.nextNonce = nonce + 1n;
     },
     forgetNonce() {
-      nextNonce = undefined;
+      state.nextNonce = undefined;
     },
     readNonce,
-    async fees(fresh = false) {
-      const now = performance.now();
-      if (!fresh && cachedFees && now - cachedFees.at < FEE_CACHE_MS) return cachedFees.fees;
-      const [estimate, networkGasPrice] = await Promise.all([
-        publicClient.estimateFeesPerGas({ type: 'eip1559' }),
-        options.readGasPrice ? publicClient.getGasPrice() : Promise.resolve(undefined),
-      ]);
-      const fees: NetworkFees = {
-        maxFeePerGas: estimate.maxFeePerGas,
-        maxPriorityFeePerGas: estimate.maxPriorityFeePerGas,
-        ...(networkGasPrice === undefined ? {} : { networkGasPrice }),
-      };
-      cachedFees = { fees, at: now };
-      return fees;
-    },
-    async sign(tx) {
-      const raw = await account.signTransaction({
-        type: 'eip1559',
-        chainId,
-        nonce: Number(tx.nonce),
-        to: tx.to,
-        data: tx.data,
-        gas: tx.gas,
-        value: tx.value,
-        maxFeePerGas: tx.maxFeePerGas,
-        maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
-      });
-      return { raw, hash: keccak256(raw) };
-    },
-    send(raw) {
-      return new Promise<SendResult>((done) => {
-        queue.push({ raw, done });
-        pump();
-      });
-    },
+    fees: (fresh = false) => readFees(options, state, fresh),
+    sign: (tx) => signEip1559(account, chainId, tx),
+    send: (raw) => queueSend(state, raw),
     async drained() {
-      await signingTail;
-      while (sending) await sending;
+      await state.signingTail;
+      while (state.sending) await state.sending;
     },
-    async receipt(hash) {
-      try {
-        return await publicClient.getTransactionReceipt({ hash });
-      } catch (error) {
-        if (error instanceof TransactionReceiptNotFoundError) return null;
-        throw error;
-      }
-    },
+    receipt: (hash) => readReceipt(publicClient, hash),
   };
+}
+
+/** A fee estimate, reused for FEE_CACHE_MS unless `fresh`; with eth_gasPrice when the sender reads it. */
+async function readFees(
+  options: Pick<TxSenderOptions, 'publicClient' | 'readGasPrice'>,
+  state: SenderState,
+  fresh: boolean,
+): Promise<NetworkFees> {
+  const now = performance.now();
+  if (!fresh && state.cachedFees && now - state.cachedFees.at < FEE_CACHE_MS) return state.cachedFees.fees;
+  const [estimate, networkGasPrice] = await Promise.all([
+    options.publicClient.estimateFeesPerGas({ type: 'eip1559' }),
+    options.readGasPrice ? options.publicClient.getGasPrice() : Promise.resolve(undefined),
+  ]);
+  const fees: NetworkFees = {
+    maxFeePerGas: estimate.maxFeePerGas,
+    maxPriorityFeePerGas: estimate.maxPriorityFeePerGas,
+    ...(networkGasPrice === undefined ? {} : { networkGasPrice }),
+  };
+  state.cachedFees = { fees, at: now };
+  return fees;
+}
+
+/** Signs an EIP-1559 transaction; its raw form and hash. */
+async function signEip1559(
+  account: LocalAccount,
+  chainId: number,
+  tx: { nonce: bigint; to: Address; data: Hex; gas: bigint; value: bigint } & Fees,
+): Promise<{ raw: Hex; hash: Hex }> {
+  const raw = await account.signTransaction({
+    type: 'eip1559',
+    chainId,
+    nonce: Number(tx.nonce),
+    to: tx.to,
+    data: tx.data,
+    gas: tx.gas,
+    value: tx.value,
+    maxFeePerGas: tx.maxFeePerGas,
+    maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+  });
+  return { raw, hash: keccak256(raw) };
+}
+
+/** Queues a send; it goes with the next group (TxSender.send). */
+function queueSend(state: SenderState, raw: Hex): Promise<SendResult> {
+  return new Promise<SendResult>((done) => {
+    state.queue.push({ raw, done });
+    pumpSends(state);
+  });
+}
+
+/** Sends everything queued as one group unless a group is on its way; then the next group. */
+function pumpSends(state: SenderState): void {
+  if (state.sending || state.queue.length === 0) return;
+  const group = state.queue;
+  state.queue = [];
+  state.sending = Promise.all(group.map(({ raw, done }) => sendOnce(state, raw).then(done)))
+    .then(() => undefined)
+    .finally(() => {
+      state.sending = undefined;
+      pumpSends(state);
+    });
+}
+
+/** One broadcast, its node error classified; never throws. */
+async function sendOnce(state: SenderState, raw: Hex): Promise<SendResult> {
+  try {
+    await state.broadcast(raw);
+    return { outcome: 'sent' };
+  } catch (error) {
+    const text = errorText(error);
+    if (KNOWN_TX.test(text)) return { outcome: 'known' };
+    if (NONCE_CONSUMED.test(text)) {
+      // Either this transaction already mined (its receipt settles it) or another sender used the nonce
+      // (the tracker sees the nonce passed with no receipt). Re-read the nonce either way.
+      state.nextNonce = undefined;
+      return { outcome: 'nonce_consumed', error };
+    }
+    return { outcome: 'failed', error };
+  }
+}
+
+/** The receipt, or null while not mined; any other RPC failure throws. */
+async function readReceipt(publicClient: ChainPublicClient, hash: Hex): Promise<TransactionReceipt | null> {
+  try {
+    return await publicClient.getTransactionReceipt({ hash });
+  } catch (error) {
+    if (error instanceof TransactionReceiptNotFoundError) return null;
+    throw error;
+  }
 }

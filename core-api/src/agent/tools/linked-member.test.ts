@@ -72,8 +72,9 @@ async function redeem(identityKey: string, perk: string) {
 /** Every member-facing answer about `identityKey`, reduced to what must agree across identities. */
 async function everySurface(identityKey: string) {
   const params = { userId: identityKey, brandId: brand.brandId };
-  const [balance, persona, recommendations, goals, deals, services, page] = await Promise.all([
+  const [balance, portfolio, persona, recommendations, goals, deals, services, page] = await Promise.all([
     tools.call('get_user_balance', { params }, principal()),
+    tools.call('get_user_portfolio', { params: { userId: identityKey } }, principal()),
     tools.call('get_user_persona', { params: { userId: identityKey } }, principal()),
     tools.call('get_user_recommendations', { params: { userId: identityKey }, query: { limit: 20 } }, principal()),
     tools.call('get_user_goals', { params: { userId: identityKey } }, principal()),
@@ -87,6 +88,7 @@ async function everySurface(identityKey: string) {
   return {
     balance: {
       getUserBalance: balance.balance,
+      portfolio: portfolio.balance,
       services: services.body.balance,
       portal: page.body.balance.onChain,
       recommendations: Number(recommendations.balance),
@@ -161,6 +163,7 @@ describe('a member who linked two platforms', () => {
     for (const seen of [asDiscord, asTelegram]) {
       expect(seen.balance).toEqual({
         getUserBalance: spendable,
+        portfolio: spendable,
         services: spendable,
         portal: spendable,
         recommendations: spendable,
@@ -174,6 +177,59 @@ describe('a member who linked two platforms', () => {
       expect(seen.perksOffered).toEqual({ recommendations: offered, goals: offered, findDeals: offered });
     }
     expect(asTelegram).toEqual(asDiscord);
+  });
+});
+
+describe('get_user_portfolio of a linked member', () => {
+  /** The wallet of get_user_balance's figures and of get_user_portfolio, and both answers' figures at the brand. */
+  async function walletFigures(identityKey: string) {
+    const [balance, portfolio] = await Promise.all([
+      tools.call('get_user_balance', { params: { userId: identityKey, brandId: brand.brandId } }, principal()),
+      tools.call('get_user_portfolio', { params: { userId: identityKey } }, principal()),
+    ]);
+    const atBrand = portfolio.brands.find((entry: { brandId: string }) => entry.brandId === brand.brandId);
+    const { figures } = balance;
+    return {
+      wallet: {
+        getUserBalance: {
+          walletAddress: figures.walletAddress,
+          balance: figures.onChain,
+          spendable: figures.spendable,
+          pending: figures.pending,
+        },
+        portfolio: {
+          walletAddress: portfolio.walletAddress,
+          balance: portfolio.balance,
+          spendable: portfolio.spendable,
+          pending: portfolio.pending,
+        },
+      },
+      figures: { getUserBalance: figures, portfolio: atBrand?.figures },
+    };
+  }
+
+  it("answers get_user_balance's figures whichever identity asks: the account's wallet, never an identity row's", async () => {
+    const params = { userId: DISCORD, brandId: brand.brandId };
+    const accountWallet = (await tools.call('get_user_balance', { params }, principal())).walletAddress as string;
+    for (const identityKey of [DISCORD, TELEGRAM]) {
+      const { wallet } = await walletFigures(identityKey);
+      expect(wallet.portfolio).toEqual(wallet.getUserBalance);
+      expect(wallet.portfolio).toMatchObject({ walletAddress: accountWallet, balance: 350, spendable: 350 });
+    }
+    // An identity row that names another wallet (written apart from the link: by hand, an old import): a member's
+    // figures are the account's (modules/ledger/member-figures.ts), so the portfolio must not read the row's.
+    const row = () => platform.deps.db.updateTable('users').where('email', '=', TELEGRAM);
+    await row().set({ wallet_address: buyerWallet }).execute();
+    try {
+      const { wallet } = await walletFigures(TELEGRAM);
+      expect(wallet.portfolio).toEqual(wallet.getUserBalance);
+      expect(wallet.portfolio).toMatchObject({ walletAddress: accountWallet, balance: 350 });
+    } finally {
+      await row().set({ wallet_address: accountWallet }).execute();
+    }
+    // Each brand of the portfolio carries the figures get_user_balance answers there, labelled the same.
+    const { figures } = await walletFigures(TELEGRAM);
+    expect(figures.portfolio).toEqual(figures.getUserBalance);
   });
 });
 

@@ -18,6 +18,9 @@ import { agentPerkLimits } from '../agent-limits.ts';
 import { type AgentPrincipal, type AgentTool, defineAgentTool } from '../agent-tool.ts';
 import type { AgentToolDeps } from '../agent-tool-deps.ts';
 
+/** What the program tools use: the agent's program service, nothing else of the agent surface. */
+export type ProgramToolDeps = Pick<AgentToolDeps, 'program'>;
+
 // Program management (spec 4.1, access `manage`): a brand's event rules and perks, changed by an agent key
 // through the admin API's own services (docs/agent-api/program.md).
 
@@ -80,7 +83,7 @@ const rateFields = {
     .describe('With a rate: the most pts one event pays'),
 };
 
-function createBrandEventTool(d: AgentToolDeps): AgentTool {
+function createBrandEventTool(d: ProgramToolDeps): AgentTool {
   return defineAgentTool({
     name: 'create_brand_event',
     method: 'post',
@@ -120,7 +123,7 @@ function createBrandEventTool(d: AgentToolDeps): AgentTool {
   });
 }
 
-function updateBrandEventTool(d: AgentToolDeps): AgentTool {
+function updateBrandEventTool(d: ProgramToolDeps): AgentTool {
   return defineAgentTool({
     name: 'update_brand_event',
     method: 'patch',
@@ -152,7 +155,7 @@ function updateBrandEventTool(d: AgentToolDeps): AgentTool {
   });
 }
 
-function createBrandPerkTool(d: AgentToolDeps): AgentTool {
+function createBrandPerkTool(d: ProgramToolDeps): AgentTool {
   return defineAgentTool({
     name: 'create_brand_perk',
     method: 'post',
@@ -198,7 +201,7 @@ function createBrandPerkTool(d: AgentToolDeps): AgentTool {
   });
 }
 
-function updateBrandPerkTool(d: AgentToolDeps): AgentTool {
+function updateBrandPerkTool(d: ProgramToolDeps): AgentTool {
   return defineAgentTool({
     name: 'update_brand_perk',
     method: 'patch',
@@ -244,6 +247,6 @@ function updateBrandPerkTool(d: AgentToolDeps): AgentTool {
 }
 
 /** The program management tools of the agent API (spec 4.1): a brand's events and perks. */
-export function programTools(d: AgentToolDeps): AgentTool[] {
+export function programTools(d: ProgramToolDeps): AgentTool[] {
   return [createBrandEventTool(d), updateBrandEventTool(d), createBrandPerkTool(d), updateBrandPerkTool(d)];
 }

@@ -22,107 +22,116 @@ export interface Batcher {
   dismiss(): void;
 }
 
+/** The batcher's shared state: who waits for which reward, the flush under way and how to cut a gather short. */
+interface BatchState {
+  waiting: Map<string, Waiter[]>;
+  flushLoop: Promise<void> | undefined;
+  wakeGather: (() => void) | undefined;
+}
+
 export function createBatcher(ctx: MinterContext): Batcher {
-  const waiting = new Map<string, Waiter[]>();
-  const batchMax = ctx.config.PTS_MINT_BATCH_MAX;
-  let flushLoop: Promise<void> | undefined;
-  let wakeGather: (() => void) | undefined;
-
-  function settle(id: string, result: MintSubmission | Error): void {
-    const waiters = waiting.get(id);
-    waiting.delete(id);
-    for (const waiter of waiters ?? []) waiter(result);
-  }
-
-  /** Signs one group; its waiters hear the send's outcome, or what became of rows another claim took. */
-  async function flushGroup(ids: string[]): Promise<void> {
-    const groupWaiters = new Map<string, Waiter[]>();
-    for (const id of ids) {
-      groupWaiters.set(id, waiting.get(id) ?? []);
-      waiting.delete(id);
-    }
-    try {
-      const batch = await claimAndSign(ctx, { onlyIds: ids });
-      const claimed = new Set(batch?.mintIds ?? []);
-      if (batch) {
-        void enqueueBroadcast(ctx, batch, (result) => {
-          const answer = submissionAfterSend(batch, result);
-          for (const id of batch.mintIds) {
-            for (const waiter of groupWaiters.get(id) ?? []) waiter(answer);
-          }
-        }).catch((error: unknown) => ctx.log.warn({ error: shortError(error) }, 'recording a broadcast failed'));
-      }
-      await settleUnclaimed(
-        ctx,
-        ids.filter((id) => !claimed.has(id)),
-        groupWaiters,
-      );
-    } catch (error) {
-      // Nothing was committed: the rows are still `pending` and the reward processor re-drives them.
-      ctx.log.error({ error: shortError(error), rewards: ids.length }, 'mint batch failed before commit');
-      for (const waiters of groupWaiters.values()) for (const waiter of waiters) waiter({ status: 'pending' });
-    }
-  }
-
-  function gather(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeGather = undefined;
-        resolve();
-      }
-      wakeGather = done;
-    });
-  }
-
-  /**
-   * The first reward waits at most PTS_MINT_BATCH_WAIT_MS for company; rewards arriving while a group is
-   * being signed and committed form the next group, which goes as soon as that one is done.
-   */
-  function scheduleFlush(): void {
-    if (waiting.size >= batchMax) wakeGather?.();
-    if (flushLoop || ctx.stopped) return;
-    flushLoop = (async () => {
-      if (waiting.size < batchMax) {
-        if (ctx.config.PTS_MINT_BATCH_WAIT_MS > 0) await gather(ctx.config.PTS_MINT_BATCH_WAIT_MS);
-        else await new Promise((resolve) => setImmediate(resolve));
-      }
-      while (waiting.size > 0 && !ctx.stopped) {
-        await flushGroup([...waiting.keys()].slice(0, batchMax));
-      }
-    })().finally(() => {
-      flushLoop = undefined;
-      if (waiting.size > 0 && !ctx.stopped) scheduleFlush();
-    });
-  }
-
+  const state: BatchState = { waiting: new Map(), flushLoop: undefined, wakeGather: undefined };
   return {
-    settle,
-    submit(mintId, waitMs) {
-      // reward_mints.id is a uuid: a malformed id would fail the whole group's query, not just its own.
-      if (!UUID.test(mintId)) return Promise.reject(new Error(`not a reward id: ${mintId}`));
-      if (ctx.stopped) return Promise.resolve({ status: 'pending' });
-      return new Promise<MintSubmission>((resolve, reject) => {
-        const timer = setTimeout(() => resolve({ status: 'pending' }), waitMs);
-        const waiters = waiting.get(mintId) ?? [];
-        waiters.push((result) => {
-          clearTimeout(timer);
-          if (result instanceof Error) reject(result);
-          else resolve(result);
-        });
-        waiting.set(mintId, waiters);
-        scheduleFlush();
-      });
-    },
+    settle: (id, result) => settleWaiters(state, id, result),
+    submit: (mintId, waitMs) => submitToBatch(ctx, state, mintId, waitMs),
     async stop() {
-      wakeGather?.();
-      await flushLoop;
+      state.wakeGather?.();
+      await state.flushLoop;
     },
     dismiss() {
-      for (const id of [...waiting.keys()]) settle(id, { status: 'pending' });
+      for (const id of [...state.waiting.keys()]) settleWaiters(state, id, { status: 'pending' });
     },
   };
+}
+
+/** Answers whoever waits for this reward (and forgets them). */
+function settleWaiters(state: BatchState, id: string, result: MintSubmission | Error): void {
+  const waiters = state.waiting.get(id);
+  state.waiting.delete(id);
+  for (const waiter of waiters ?? []) waiter(result);
+}
+
+/** Waits, at most `waitMs`, for the group that signs this reward; `pending` when that takes longer. */
+function submitToBatch(ctx: MinterContext, state: BatchState, mintId: string, waitMs: number): Promise<MintSubmission> {
+  // reward_mints.id is a uuid: a malformed id would fail the whole group's query, not just its own.
+  if (!UUID.test(mintId)) return Promise.reject(new Error(`not a reward id: ${mintId}`));
+  if (ctx.stopped) return Promise.resolve({ status: 'pending' });
+  return new Promise<MintSubmission>((resolve, reject) => {
+    const timer = setTimeout(() => resolve({ status: 'pending' }), waitMs);
+    const waiters = state.waiting.get(mintId) ?? [];
+    waiters.push((result) => {
+      clearTimeout(timer);
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    });
+    state.waiting.set(mintId, waiters);
+    scheduleFlush(ctx, state);
+  });
+}
+
+/**
+ * The first reward waits at most PTS_MINT_BATCH_WAIT_MS for company; rewards arriving while a group is
+ * being signed and committed form the next group, which goes as soon as that one is done.
+ */
+function scheduleFlush(ctx: MinterContext, state: BatchState): void {
+  const batchMax = ctx.config.PTS_MINT_BATCH_MAX;
+  if (state.waiting.size >= batchMax) state.wakeGather?.();
+  if (state.flushLoop || ctx.stopped) return;
+  state.flushLoop = (async () => {
+    if (state.waiting.size < batchMax) {
+      if (ctx.config.PTS_MINT_BATCH_WAIT_MS > 0) await gather(state, ctx.config.PTS_MINT_BATCH_WAIT_MS);
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+    while (state.waiting.size > 0 && !ctx.stopped) {
+      await flushGroup(ctx, state, [...state.waiting.keys()].slice(0, batchMax));
+    }
+  })().finally(() => {
+    state.flushLoop = undefined;
+    if (state.waiting.size > 0 && !ctx.stopped) scheduleFlush(ctx, state);
+  });
+}
+
+/** Sleeps `ms`, or until woken (a full group, or stop). */
+function gather(state: BatchState, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      state.wakeGather = undefined;
+      resolve();
+    }
+    state.wakeGather = done;
+  });
+}
+
+/** Signs one group; its waiters hear the send's outcome, or what became of rows another claim took. */
+async function flushGroup(ctx: MinterContext, state: BatchState, ids: string[]): Promise<void> {
+  const groupWaiters = new Map<string, Waiter[]>();
+  for (const id of ids) {
+    groupWaiters.set(id, state.waiting.get(id) ?? []);
+    state.waiting.delete(id);
+  }
+  try {
+    const batch = await claimAndSign(ctx, { onlyIds: ids });
+    const claimed = new Set(batch?.mintIds ?? []);
+    if (batch) {
+      void enqueueBroadcast(ctx, batch, (result) => {
+        const answer = submissionAfterSend(batch, result);
+        for (const id of batch.mintIds) {
+          for (const waiter of groupWaiters.get(id) ?? []) waiter(answer);
+        }
+      }).catch((error: unknown) => ctx.log.warn({ error: shortError(error) }, 'recording a broadcast failed'));
+    }
+    await settleUnclaimed(
+      ctx,
+      ids.filter((id) => !claimed.has(id)),
+      groupWaiters,
+    );
+  } catch (error) {
+    // Nothing was committed: the rows are still `pending` and the reward processor re-drives them.
+    ctx.log.error({ error: shortError(error), rewards: ids.length }, 'mint batch failed before commit');
+    for (const waiters of groupWaiters.values()) for (const waiter of waiters) waiter({ status: 'pending' });
+  }
 }
 
 /** Answers waiters whose rows this batcher did not claim (another pass or process took them). */

@@ -1,5 +1,5 @@
-import type { Clock } from '@pts/shared';
-import { AppError } from '@pts/shared';
+import type { Clock, MemberFigures } from '@pts/shared';
+import { AppError, memberFiguresSchema } from '@pts/shared';
 import { z } from 'zod';
 import type { CachedBrand } from '../../../modules/events/brand-cache.ts';
 import {
@@ -8,12 +8,14 @@ import {
   earliestAfter,
   nextUtcDay,
 } from '../../../modules/ledger/member-answers.ts';
+import { memberFiguresOf } from '../../../modules/ledger/member-figures.ts';
 import type { MemberLedger } from '../../../modules/ledger/member-ledger.ts';
+import type { WalletBalance } from '../../../modules/ledger/wallet-balance.ts';
 import { cachedBrands } from '../../actions/cached-brands.ts';
 import { type AgentTool, defineAgentTool } from '../../agent-tool.ts';
 import type { MemberToolDeps } from './actions-tool-deps.ts';
 import { userIdSchema } from './event-requests.ts';
-import { earnedFields, earnedView, keptMemberAnswer, memberTokens, walletBalance } from './member-views.ts';
+import { earnedFields, earnedView, keptMemberAnswer, memberTokens } from './member-views.ts';
 import type { AgentStreakView } from './streak-views.ts';
 import { streakViewSchema, streakViews } from './streak-views.ts';
 
@@ -47,6 +49,7 @@ const resultSchema = z.object({
       totalRedeemed: z.number().int(),
       streak: streakViewSchema,
       bestAffordablePerk: affordablePerkSchema.nullable(),
+      figures: memberFiguresSchema,
     }),
   ),
   activeStreaks: z.array(z.object({ brandId: z.string(), current: z.number().int() })),
@@ -65,8 +68,10 @@ export function getUserPortfolioTool(d: MemberToolDeps): AgentTool {
     summary: "A member's pts across the brands this key acts for: earnings, streaks, best affordable perk",
     description:
       "The user's wallet (`balance` on chain, `spendable` = balance minus pending redemptions, `pending` " +
-      'rewards not yet minted — pts are one token across brands) and, for each brand THIS KEY acts for where ' +
-      'the user has events or redemptions: pts earned and redeemed there, the daily streak, and the most ' +
+      'rewards not yet minted — pts are one token across brands; the same wallet and figures as get_user_balance, ' +
+      'whichever linked identity is asked) and, for each brand THIS KEY acts for where ' +
+      'the user has events or redemptions: pts earned and redeemed there, the daily streak, `figures` (labelled ' +
+      'as get_user_balance labels them at that brand), and the most ' +
       'expensive active perk the spendable balance covers (null when none). Brands outside the key are never ' +
       'shown. `activeStreaks` lists streaks still counting; `bestAffordablePerk` is the most expensive ' +
       'affordable perk over those brands. 404 when the user is unknown to every brand of the key.',
@@ -92,6 +97,7 @@ type AffordablePerks = Awaited<ReturnType<MemberToolDeps['actionsReads']['bestAf
 function portfolioBrands(
   knownIds: string[],
   names: CachedBrand[],
+  wallet: WalletBalance,
   ledgers: Map<string, MemberLedger>,
   streaks: Map<string, AgentStreakView>,
   best: AffordablePerks,
@@ -120,6 +126,7 @@ function portfolioBrands(
               cost: Number(perk.cost),
             }
           : null,
+        figures: memberFiguresOf(wallet, ledger),
       },
     ];
   });
@@ -142,13 +149,19 @@ async function portfolioOf(d: MemberToolDeps, context: { clock: Clock }, brandId
   const member = await d.actionsReads.resolveMember(userId);
   const { accountKey } = member;
   const keys = [...member.identityKeys];
-  // The member's ledger and streak at every brand of the key, one statement each, beside the wallet; only
-  // the brands that know them are shown.
-  const [wallet, ledgers, streaks] = await Promise.all([
-    walletBalance(d, userId),
+  const [firstBrand] = brandIds;
+  if (firstBrand === undefined) {
+    return { value: { missing: notInPortfolio(userId) }, tokens: memberTokens(userId, accountKey, keys) };
+  }
+  // The member's figures (modules/ledger/member-figures.ts: the account's wallet, as get_user_balance reads it),
+  // and their ledger and streak at every brand of the key, one statement each; only the brands that know them
+  // are shown.
+  const [reading, ledgers, streaks] = await Promise.all([
+    d.actionsReads.readMemberFigures(firstBrand, member),
     d.actionsReads.readMemberLedgers(brandIds, member),
     streakViews(d, context, brandIds, accountKey),
   ]);
+  const { wallet, figures } = reading;
   const tokens = [
     ...memberTokens(userId, accountKey, keys, wallet.walletAddress),
     ...brandIds.flatMap((brandId) => [brandSettingsToken(brandId), brandPerksToken(brandId)]),
@@ -156,29 +169,14 @@ async function portfolioOf(d: MemberToolDeps, context: { clock: Clock }, brandId
   const chain = wallet.walletAddress !== null;
   const knownIds = brandIds.filter((brandId) => ledgers.get(brandId)?.known);
   if (knownIds.length === 0) return { value: { missing: notInPortfolio(userId) }, tokens, chain };
-  const spendable = BigInt(wallet.balance) > wallet.reserved ? BigInt(wallet.balance) - wallet.reserved : 0n;
   const [names, perks] = await Promise.all([
     cachedBrands(d, knownIds),
-    d.actionsReads.bestAffordablePerks(knownIds, spendable, keys, now),
+    d.actionsReads.bestAffordablePerks(knownIds, BigInt(figures.spendable), keys, now),
   ]);
-  const brands = portfolioBrands(knownIds, names, ledgers, streaks, perks.best);
+  const brands = portfolioBrands(knownIds, names, wallet, ledgers, streaks, perks.best);
   if (brands.length === 0) return { value: { missing: notInPortfolio(userId) }, tokens, chain };
   return {
-    value: {
-      data: {
-        userId,
-        walletAddress: wallet.walletAddress,
-        balance: wallet.balance,
-        spendable: Number(spendable),
-        pending: wallet.pending,
-        brands,
-        activeStreaks: brands
-          .filter((b) => b.streak.active)
-          .map((b) => ({ brandId: b.brandId, current: b.streak.current })),
-        bestAffordablePerk: mostExpensive(brands),
-        note: 'Only brands this agent key acts for are shown; balance and spendable are the one pts wallet.',
-      },
-    },
+    value: { data: portfolioData(userId, figures, brands) },
     tokens,
     chain,
     keep: wallet.settled,
@@ -188,5 +186,26 @@ async function portfolioOf(d: MemberToolDeps, context: { clock: Clock }, brandId
       perks.changesAt,
       ...[...streaks.values()].map((streak) => streak.expiresAt),
     ]),
+  };
+}
+
+/** The answer: the wallet's figures (one token across brands) over the brands shown. */
+function portfolioData(
+  userId: string,
+  figures: MemberFigures,
+  brands: ReturnType<typeof portfolioBrands>,
+): z.infer<typeof resultSchema> {
+  return {
+    userId,
+    walletAddress: figures.walletAddress,
+    balance: figures.onChain,
+    spendable: figures.spendable,
+    pending: figures.pending,
+    brands,
+    activeStreaks: brands
+      .filter((b) => b.streak.active)
+      .map((b) => ({ brandId: b.brandId, current: b.streak.current })),
+    bestAffordablePerk: mostExpensive(brands),
+    note: 'Only brands this agent key acts for are shown; balance and spendable are the one pts wallet.',
   };
 }

@@ -1,4 +1,4 @@
-import { type AccountKey, AppError, brandIdSchema, identityKeyOf } from '@pts/shared';
+import { type AccountKey, AppError, brandIdSchema } from '@pts/shared';
 import { z } from 'zod';
 import { type MemberAnswer, memberToken, walletToken } from '../../../modules/ledger/member-answers.ts';
 import type { MemberReading } from '../../../modules/ledger/member-figures.ts';
@@ -73,9 +73,4 @@ export async function keptMemberAnswer<T>(
 /** What a member's answer depends on: every identity of the account, the wallet, the brands' settings. */
 export function memberTokens(userId: string, accountKey: string, identityKeys: string[], wallet?: string | null) {
   return [...[userId, accountKey, ...identityKeys].map(memberToken), ...(wallet ? [walletToken(wallet)] : [])];
-}
-
-/** The wallet balance of a user: pts are one token, so it is the same at every brand. */
-export function walletBalance(d: MemberReadDeps, userId: string) {
-  return d.actionsReads.readWalletBalance(identityKeyOf(userId));
 }
