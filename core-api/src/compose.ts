@@ -123,6 +123,7 @@ import {
 import { createReversalService, type ReversalService } from './modules/reversals/reversals.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 import { createShopifyService, type ShopifyService } from './modules/shopify/shopify.service.ts';
+import { createSimulatorService, type SimulatorService } from './modules/simulator/simulator.service.ts';
 import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
 import { createTierService, type TierService } from './modules/tiers/tiers.service.ts';
 import { createLocalWalletProvider } from './modules/wallets/wallet-provider.ts';
@@ -154,6 +155,8 @@ export interface AppServices {
   eventService: EventService;
   /** VIP tiers (docs/tiers.md): the table, a member's standing, the period's turn. */
   tiers: TierService;
+  /** The what-if simulator (docs/simulator.md): past events replayed through the judge under proposed rules. */
+  simulator: SimulatorService;
   /** Brand request signatures, with one key lookup: the brand cache. */
   verifyBrandSignature: BrandSignatureVerifier;
   /** Identical signed requests: the first one's answer, replayed (docs/api/events.md, "Retries"). */
@@ -655,6 +658,7 @@ function composeModuleServices(
   | 'brandAdmin'
   | 'shopify'
   | 'tiers'
+  | 'simulator'
 > {
   const { config, db, clock, logger, secrets } = deps;
   const { brands, eventService: events, changes } = shared;
@@ -707,6 +711,11 @@ function composeModuleServices(
     streaks: createStreakService({ db, clock, logger, events }),
     shopify: createShopifyService({ db, clock, logger, secrets, events }),
     tiers: createTierService({ db, clock, logger, events }),
+    simulator: createSimulatorService({
+      db,
+      clock,
+      settings: { duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS },
+    }),
     brandAdmin: createBrandAdminService({
       db,
       secrets,
