@@ -527,7 +527,7 @@ export function composeAgentToolDeps(
   deps: AppDeps,
   services: Pick<
     AppServices,
-    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances' | 'tiers'
+    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances' | 'tiers' | 'simulator'
   >,
 ): AgentToolDeps {
   const { config } = deps;
@@ -570,6 +570,7 @@ export function composeAgentToolDeps(
     program: createAgentProgramService(withHandle),
     rewards: createAgentRewardsService(withHandle),
     tiers: services.tiers,
+    simulator: services.simulator,
   };
 }
 

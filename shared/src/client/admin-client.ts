@@ -70,6 +70,7 @@ import {
   shopifyDisconnectResponseSchema,
   shopifyIntegrationSchema,
 } from '../schemas/shopify.ts';
+import { type SimulateRequest, type Simulation, simulationSchema } from '../schemas/simulator.ts';
 import { type SetTiersRequest, type TiersResponse, tiersResponseSchema } from '../schemas/tiers.ts';
 import {
   type SavedWebhookEndpoint,
@@ -144,6 +145,8 @@ export interface AdminClient {
   getTiers(brandId: string): Promise<TiersResponse>;
   /** Replaces the brand's VIP tier table (`pts tiers set`). */
   setTiers(brandId: string, input: SetTiersRequest): Promise<TiersResponse>;
+  /** The what-if simulator (`pts simulate`; docs/simulator.md): the window replayed under a proposal. */
+  simulate(brandId: string, input: SimulateRequest): Promise<Simulation>;
   /** Invites a person to operate the platform in the portal (`pts portal invite --operator`). */
   invitePortalOperator(input: { email: string }): Promise<PortalOperatorInvite>;
   /** New security key and API key (shown this once); the old security key verifies for `graceMinutes`. */
@@ -363,6 +366,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     awardMember: (brandId, input) => call('POST', `${brandPath(brandId)}/awards`, manualAwardResponseSchema, input),
     getTiers: (brandId) => call('GET', `${brandPath(brandId)}/tiers`, tiersResponseSchema),
     setTiers: (brandId, input) => call('PUT', `${brandPath(brandId)}/tiers`, tiersResponseSchema, input),
+    simulate: (brandId, input) => call('POST', `${brandPath(brandId)}/simulate`, simulationSchema, input),
     invitePortalOperator: (input) => call('POST', '/portal/operator-invites', portalOperatorInviteSchema, input),
     removePortalOperator: (input) => call('POST', '/portal/operators/remove', portalOperatorRemovalSchema, input),
     listDrops: async (brandId) => (await call('GET', `${brandPath(brandId)}/drops`, dropsResponseSchema)).drops,
