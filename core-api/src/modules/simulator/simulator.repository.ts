@@ -42,8 +42,11 @@ export async function readReplayPage(
   query: { brandId: string; from: Date; to: Date; cursor: ReplayCursor | undefined; limit: number },
 ): Promise<{ events: ReplayEvent[]; cursor: ReplayCursor | undefined }> {
   const { brandId, from, to, cursor, limit } = query;
+  // The plain `created_at >=` bound lets the (brand_id, created_at) index start each page at the cursor (the row
+  // comparison alone, over an expression, is no index bound: every page would scan the window from its start).
   const after = cursor
-    ? sql`AND (e.created_at, e.status <> 'accepted', e.id) > (${cursor.createdAt}, ${cursor.refused}, ${cursor.id}::uuid)`
+    ? sql`AND e.created_at >= ${cursor.createdAt}
+          AND (e.created_at, e.status <> 'accepted', e.id) > (${cursor.createdAt}, ${cursor.refused}, ${cursor.id}::uuid)`
     : sql``;
   const result = await sql<EventRow>`
     SELECT e.id, e.event_type, e.user_email, e.status, e.reason, e.source, e.sent_by, e.metadata,
