@@ -61,6 +61,7 @@ import { reversalRoutes } from './modules/reversals/reversals.routes.ts';
 import { rewardProcessorRoutes } from './modules/reward-processor/reward-processor.routes.ts';
 import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
 import { shopifyAdminRoutes, shopifyWebhookRoutes } from './modules/shopify/shopify.routes.ts';
+import { simulatorAdminRoutes } from './modules/simulator/simulator.routes.ts';
 import { streakRoutes } from './modules/streaks/streaks.routes.ts';
 import { tierAdminRoutes, tierRoutes } from './modules/tiers/tiers.routes.ts';
 import { webhookAdminRoutes } from './modules/webhooks/webhooks.routes.ts';
@@ -296,6 +297,7 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
   serve(router, '/admin', achievementAdminRoutes({ achievements: services.achievements, adminToken }));
   serve(router, '/admin', tierAdminRoutes({ tiers: services.tiers, adminToken }));
   serve(router, '/admin', referralAdminRoutes({ referrals: services.referrals, adminToken }));
+  serve(router, '/admin', simulatorAdminRoutes({ simulator: services.simulator, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
   serve(router, '/admin', campaignAdminRoutes({ community: services.community, adminToken }));
   serve(router, '/admin', dropAdminRoutes({ drops: services.drops, adminToken }));

@@ -181,6 +181,37 @@ describe('core-api layout', () => {
     expect(before.find((line) => /^(export )?(async )?function /.test(line))).toMatch(/function award\(/);
   });
 
+  it("lets the simulator replay with the event path's own judge: it imports the pure steps and decides no rule itself", () => {
+    // Issue 36 §3: replaying past events under unchanged rules must reproduce what was issued, so the replay calls
+    // the very functions the live path calls (event-rules.ts) and only keeps the state they read.
+    const replay = texts.get('modules/simulator/simulator-replay.ts') as string;
+    const judgeImport = replay.match(/import\s+\{([^}]*)\}\s*from\s+'\.\.\/events\/event-rules\.ts'/)?.[1] ?? '';
+    const imported = judgeImport.split(',').map((part) => part.trim().replace(/^type\s+/, ''));
+    for (const step of [
+      'ruleRewardOf',
+      'campaignRewardOf',
+      'heldTierReward',
+      'skipsCooldown',
+      'judgeEvent',
+      'judgeCampaignLimit',
+    ]) {
+      expect(imported, `simulator-replay.ts imports ${step} from event-rules.ts`).toContain(step);
+    }
+    // No reward arithmetic or limit of its own: rates, multipliers, rounding, cooldowns and claim limits are the judge's.
+    const ruleLogic =
+      /\brateReward\(|\btierReward\(|\brateTermsOf\(|Math\.(round|floor|ceil)\(|cooldown_hours\s*\*|\bisUnlimited\(|claims\s*(>=|<)\s*\w|multiplierHundredths\s*\)/;
+    const simulatorFiles = files.filter((file) => file.startsWith('modules/simulator/'));
+    expect(simulatorFiles.length).toBeGreaterThan(0);
+    const deciding = simulatorFiles.flatMap((file) =>
+      (texts.get(file) as string)
+        .split('\n')
+        .map((line, index) => [line, index + 1] as const)
+        .filter(([line]) => ruleLogic.test(line))
+        .map(([line, number]) => `${file}:${number}: ${line.trim()}`),
+    );
+    expect(deciding).toEqual([]);
+  });
+
   it('lets startup/platform.ts build nothing: it opens, starts, listens and stops what compose.ts builds', () => {
     // Issue 34 §3: the minter, the reconciler, the relayer, the chain reads, the change notifier and the updates
     // that run when a mint confirms are built in compose.ts; platform.ts calls no builder of a part.

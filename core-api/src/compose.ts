@@ -124,6 +124,7 @@ import {
 import { createReversalService, type ReversalService } from './modules/reversals/reversals.service.ts';
 import { createSdkScriptSource, type SdkScript } from './modules/sdk/sdk-script.ts';
 import { createShopifyService, type ShopifyService } from './modules/shopify/shopify.service.ts';
+import { createSimulatorService, type SimulatorService } from './modules/simulator/simulator.service.ts';
 import { createStreakService, type StreakService } from './modules/streaks/streaks.service.ts';
 import { createTierService, type TierService } from './modules/tiers/tiers.service.ts';
 import { createLocalWalletProvider } from './modules/wallets/wallet-provider.ts';
@@ -157,6 +158,8 @@ export interface AppServices {
   tiers: TierService;
   /** Referrals (docs/referrals.md): the program, members' codes, the stats, the reversal of a referral. */
   referrals: ReferralService;
+  /** The what-if simulator (docs/simulator.md): past events replayed through the judge under proposed rules. */
+  simulator: SimulatorService;
   /** Brand request signatures, with one key lookup: the brand cache. */
   verifyBrandSignature: BrandSignatureVerifier;
   /** Identical signed requests: the first one's answer, replayed (docs/api/events.md, "Retries"). */
@@ -527,7 +530,7 @@ export function composeAgentToolDeps(
   deps: AppDeps,
   services: Pick<
     AppServices,
-    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances' | 'tiers'
+    'eventService' | 'changes' | 'redemption' | 'agentAnswers' | 'memberAnswers' | 'balances' | 'tiers' | 'simulator'
   >,
 ): AgentToolDeps {
   const { config } = deps;
@@ -570,6 +573,7 @@ export function composeAgentToolDeps(
     program: createAgentProgramService(withHandle),
     rewards: createAgentRewardsService(withHandle),
     tiers: services.tiers,
+    simulator: services.simulator,
   };
 }
 
@@ -659,6 +663,7 @@ function composeModuleServices(
   | 'shopify'
   | 'tiers'
   | 'referrals'
+  | 'simulator'
 > {
   const { config, db, clock, logger, secrets } = deps;
   const { brands, eventService: events, changes } = shared;
@@ -718,6 +723,11 @@ function composeModuleServices(
     streaks: createStreakService({ db, clock, logger, events }),
     shopify: createShopifyService({ db, clock, logger, secrets, events, reversals }),
     tiers: createTierService({ db, clock, logger, events }),
+    simulator: createSimulatorService({
+      db,
+      clock,
+      settings: { duplicateWindowSeconds: config.PTS_DUPLICATE_WINDOW_SECONDS },
+    }),
     brandAdmin: createBrandAdminService({
       db,
       secrets,

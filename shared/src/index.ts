@@ -734,6 +734,21 @@ export {
   shopifyWebhookResponseSchema,
 } from './schemas/shopify.ts';
 export {
+  SIMULATION_MAX_CAMPAIGNS,
+  SIMULATION_MAX_DAYS,
+  SIMULATION_MAX_RULES,
+  SIMULATION_TOP_CHANGES,
+  type SimulatedCampaign,
+  type SimulatedRule,
+  type SimulateRequest,
+  type SimulateSettings,
+  type Simulation,
+  simulatedCampaignSchema,
+  simulatedRuleSchema,
+  simulateRequestSchema,
+  simulationSchema,
+} from './schemas/simulator.ts';
+export {
   type CheckinRequest,
   type CheckinResponse,
   type ClaimMilestoneRequest,

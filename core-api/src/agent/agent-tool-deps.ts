@@ -1,3 +1,4 @@
+import type { SimulatorService } from '../modules/simulator/simulator.service.ts';
 import type { TierService } from '../modules/tiers/tiers.service.ts';
 import type { ActionsReads } from './actions/actions-reads.ts';
 import type { AgentToolPorts } from './agent-tool.ts';
@@ -43,4 +44,6 @@ export interface AgentToolDeps extends AgentToolPorts {
   rewards: AgentRewardsService;
   /** VIP tiers: a member's standing and the brand's table (tiers.tools.ts, docs/tiers.md). */
   tiers: Pick<TierService, 'member' | 'table'>;
+  /** The what-if simulator (simulator.tools.ts, docs/simulator.md). */
+  simulator: Pick<SimulatorService, 'simulate'>;
 }

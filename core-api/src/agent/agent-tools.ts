@@ -12,6 +12,7 @@ import { networkTools } from './tools/network.tools.ts';
 import { onboardingTools } from './tools/onboarding.tools.ts';
 import { programTools } from './tools/program.tools.ts';
 import { rewardsTools } from './tools/rewards.tools.ts';
+import { simulatorTools } from './tools/simulator.tools.ts';
 import { tiersTools } from './tools/tiers.tools.ts';
 
 /**
@@ -25,7 +26,7 @@ export function agentTools(d: AgentToolDeps): AgentTool[] {
   tools.push(...programTools(d));
   tools.push(...onboardingTools(d));
   tools.push(...growthTools(d), ...commerceTools(d));
-  tools.push(...rewardsTools(d), ...tiersTools(d));
+  tools.push(...rewardsTools(d), ...tiersTools(d), ...simulatorTools(d));
   // converse plans over the whole list as served (itself excluded), read when it is called.
   let served: AgentTool[] = [];
   tools.push(...converseTools(d, () => served));

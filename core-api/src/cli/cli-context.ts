@@ -23,6 +23,8 @@ export interface CommandContext {
   print(line: string): void;
   /** Writes one JSON value to stdout; the only stdout output of a `--json` command. */
   printJson(value: unknown): void;
+  /** Writes a progress line to stderr (never stdout, so a `--json` answer stays the only JSON there). */
+  progress(line: string): void;
 }
 
 /** One `pts <group> <action>` command. */

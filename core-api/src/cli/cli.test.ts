@@ -17,6 +17,8 @@ import { createBrandAdminService } from '../modules/brands/brand-admin.service.t
 import { brandAdminRoutes } from '../modules/brands/brands.routes.ts';
 import { referralAdminRoutes } from '../modules/referrals/referrals.routes.ts';
 import { readReferralProgram, referralStats, setReferralProgram } from '../modules/referrals/referrals.service.ts';
+import { simulatorAdminRoutes } from '../modules/simulator/simulator.routes.ts';
+import { createSimulatorService } from '../modules/simulator/simulator.service.ts';
 import { tierAdminRoutes } from '../modules/tiers/tiers.routes.ts';
 import { readTierTable, setTierTable } from '../modules/tiers/tiers.service.ts';
 import { createSecretBox } from '../security/secret-box.ts';
@@ -75,6 +77,19 @@ beforeAll(async () => {
             setReferralProgram({ db: database.db, clock: tierClock }, brandId, input, actor),
           stats: (brandId) => referralStats(database.db, brandId),
         },
+        adminToken: ADMIN_TOKEN,
+      }),
+    ),
+  );
+  app.use(
+    '/admin',
+    routerFrom(
+      simulatorAdminRoutes({
+        simulator: createSimulatorService({
+          db: database.db,
+          clock: tierClock,
+          settings: { duplicateWindowSeconds: 60 },
+        }),
         adminToken: ADMIN_TOKEN,
       }),
     ),
@@ -563,5 +578,36 @@ describe('pts referrals', () => {
     const bad = await pts(['referrals', 'set', '--brand', brandId, '--file', file]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/first_order is not an active rule of this brand/);
+  });
+});
+
+describe('pts simulate', () => {
+  it('replays the window under a rules file, with progress on stderr and one JSON answer on stdout', async () => {
+    const { brandId } = await createBrand();
+    const dir = tempDir();
+    const file = join(dir, 'rules.json');
+    writeFileSync(file, JSON.stringify([{ eventType: 'purchase', rewardAmount: 150, maxClaims: 2 }]));
+    const run = await pts(['simulate', '--brand', brandId, '--days', '30', '--rules-file', file, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/Replaying 30 day\(s\) of 0x[0-9a-f]{40}'s events under 1 proposed rule\(s\)/);
+    expect(run.stderr).toMatch(/Replayed 0 event\(s\) in \d+ ms/);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      brandId,
+      days: 30,
+      actual: { ptsIssued: '0', cost: '0.000' },
+      simulated: { ptsIssued: '0' },
+      membersAffected: { earnMore: 0, earnLess: 0, same: 0 },
+    });
+    const text = await pts(['simulate', '--brand', brandId]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('simulated: 0 pts (0.000 USD)');
+
+    const days = await pts(['simulate', '--brand', brandId, '--days', '91']);
+    expect(days.code).toBe(2);
+    expect(days.stderr).toContain('--days must be a whole number of days from 1 to 90');
+    writeFileSync(file, JSON.stringify([{ eventType: 'order', rate: { pts: 1, per: '1.00', currency: 'EUR' } }]));
+    const currency = await pts(['simulate', '--brand', brandId, '--rules-file', file]);
+    expect(currency.code).toBe(1);
+    expect(currency.stderr).toMatch(/rules\.0\.rate\.currency must be the brand's currency USD/);
   });
 });

@@ -28,6 +28,7 @@ import { setReferralsCommand, showReferralsCommand } from './commands/referrals.
 import { relayerGasCommand } from './commands/relayer.ts';
 import { archiveRuleCommandOf, listRulesCommand, setRuleCommand } from './commands/rule.ts';
 import { connectShopifyCommand, disconnectShopifyCommand, shopifyDeliveriesCommand } from './commands/shopify.ts';
+import { simulateCommand } from './commands/simulate.ts';
 import { setTiersCommand, showTiersCommand } from './commands/tiers.ts';
 import { userTokenCommand } from './commands/user.ts';
 import {
@@ -80,6 +81,8 @@ const commands: Record<string, Record<string, CliCommand>> = {
   },
   tiers: { set: setTiersCommand, show: showTiersCommand },
   referrals: { set: setReferralsCommand, show: showReferralsCommand },
+  // A group of one command, run without an action: `pts simulate --brand ID …`.
+  simulate: { '': simulateCommand },
   webhook: {
     set: setWebhookCommand,
     test: testWebhookCommand,
@@ -110,7 +113,10 @@ export function usageText(): string {
 
 /** Runs one `pts` command line; returns the exit code instead of exiting so tests can call it in-process. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  const [group, action, ...args] = argv;
+  const [group, ...rest] = argv;
+  // A group whose command has no action name (`pts simulate --brand …`) takes every argument as its flags.
+  const actionless = group !== undefined && commands[group]?.[''] !== undefined;
+  const [action, ...args] = actionless ? ['', ...rest] : rest;
   if (group === undefined) return usageError(io, 'no command given');
   if (group === 'help' || group === '--help' || group === '-h') {
     io.stdout.write(`${usageText()}\n`);
@@ -121,7 +127,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const groupUsage = Object.values(actions)
     .map((command) => command.usage)
     .join('\n       ');
-  if (action === '--help' || action === '-h') {
+  if (action === '--help' || action === '-h' || (actionless && (rest[0] === '--help' || rest[0] === '-h'))) {
     io.stdout.write(`usage: ${groupUsage}\n`);
     return 0;
   }
@@ -159,6 +165,7 @@ function createContext(io: CliIo, baseUrl: string): CommandContext {
     },
     print: (line) => io.stdout.write(`${line}\n`),
     printJson: (value) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    progress: (line) => io.stderr.write(`${line}\n`),
   };
 }
 

@@ -55,6 +55,7 @@ import * as tiers from './migrations/2026_12_07_y01_tiers.ts';
 import * as rollupAccounts from './migrations/2026_12_07_z01_rollup_accounts.ts';
 import * as shopifyRefunds from './migrations/2026_12_08_d01_shopify_refunds.ts';
 import * as referrals from './migrations/2026_12_08_g01_referrals.ts';
+import * as externalIdEvents from './migrations/2026_12_08_h01_external_id_events.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -135,6 +136,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_07_z01_rollup_accounts': rollupAccounts,
   '2026_12_08_d01_shopify_refunds': shopifyRefunds,
   '2026_12_08_g01_referrals': referrals,
+  '2026_12_08_h01_external_id_events': externalIdEvents,
 };
 
 const migrationProvider: MigrationProvider = {

@@ -77,6 +77,7 @@ import {
   shopifyDisconnectResponseSchema,
   shopifyIntegrationSchema,
 } from '../schemas/shopify.ts';
+import { type SimulateRequest, type Simulation, simulationSchema } from '../schemas/simulator.ts';
 import { type SetTiersRequest, type TiersResponse, tiersResponseSchema } from '../schemas/tiers.ts';
 import {
   type SavedWebhookEndpoint,
@@ -157,6 +158,8 @@ export interface AdminClient {
   setReferrals(brandId: string, input: SetReferralProgramRequest): Promise<ReferralProgramResponse>;
   /** The brand's referral figures (`pts referrals show`). */
   getReferralStats(brandId: string): Promise<ReferralStatsResponse>;
+  /** The what-if simulator (`pts simulate`; docs/simulator.md): the window replayed under a proposal. */
+  simulate(brandId: string, input: SimulateRequest): Promise<Simulation>;
   /** Invites a person to operate the platform in the portal (`pts portal invite --operator`). */
   invitePortalOperator(input: { email: string }): Promise<PortalOperatorInvite>;
   /** New security key and API key (shown this once); the old security key verifies for `graceMinutes`. */
@@ -380,6 +383,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     setReferrals: (brandId, input) =>
       call('PUT', `${brandPath(brandId)}/referrals`, referralProgramResponseSchema, input),
     getReferralStats: (brandId) => call('GET', `${brandPath(brandId)}/referrals/stats`, referralStatsResponseSchema),
+    simulate: (brandId, input) => call('POST', `${brandPath(brandId)}/simulate`, simulationSchema, input),
     invitePortalOperator: (input) => call('POST', '/portal/operator-invites', portalOperatorInviteSchema, input),
     removePortalOperator: (input) => call('POST', '/portal/operators/remove', portalOperatorRemovalSchema, input),
     listDrops: async (brandId) => (await call('GET', `${brandPath(brandId)}/drops`, dropsResponseSchema)).drops,

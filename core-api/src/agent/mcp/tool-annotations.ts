@@ -53,6 +53,8 @@ const AGENT_TOOL_EFFECTS: Record<string, McpToolAnnotations> = {
   request_growth_info: writes({ destructive: false, idempotent: false }),
   // A reward is paid once; a second claim changes nothing.
   claim_agent_reward: writes({ destructive: false, idempotent: true }),
+  // A replay of past events under a proposal: POST only because its input is a body; nothing is changed.
+  simulate_rule_change: READ_ONLY,
   // converse plans read tools only (converse.service.ts, plannableTools).
   converse: READ_ONLY,
 };

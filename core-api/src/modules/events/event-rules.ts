@@ -5,6 +5,8 @@ import {
   rateFieldsOf,
   rateReward,
   rateTermsOf,
+  type TierLevel,
+  tierReward,
   toMinorUnits,
 } from '@pts/shared';
 import type { ClaimCounter, RuleRecord } from './events.repository.ts';
@@ -163,4 +165,41 @@ export function ruleRewardOf(
     );
   }
   return rateReward(terms, valueMinor);
+}
+
+/**
+ * Whether an event skips its rule's cooldown: a privileged origin, or a signed request that asks for it
+ * (`metadata.skip_cooldown`). The live path and the simulator's replay both decide it here.
+ */
+export function skipsCooldown(
+  source: string | undefined,
+  signed: boolean,
+  metadata: Record<string, unknown> | undefined,
+): boolean {
+  return source !== undefined || (signed && metadata?.skip_cooldown === true);
+}
+
+/** What a hashtag campaign pays for an event its rule pays `base` for: its own reward, or base × its multiplier. */
+export function campaignRewardOf(
+  campaign: { reward: number | null; rewardMultiplier: number | null },
+  base: bigint,
+): bigint {
+  if (campaign.reward !== null) return BigInt(campaign.reward);
+  return BigInt(Math.round(Number(base) * (campaign.rewardMultiplier ?? 1)));
+}
+
+/** When a campaign post was made: `metadata.posted_at` when it is a date, else when the event arrived. */
+export function campaignPostedAt(metadata: Record<string, unknown> | undefined, arrivedAt: Date): Date {
+  const postedAt = metadata?.posted_at;
+  return typeof postedAt === 'string' && !Number.isNaN(Date.parse(postedAt)) ? new Date(postedAt) : arrivedAt;
+}
+
+/**
+ * The tier multiplier's one place (docs/tiers.md, "How multipliers combine"): the member's held tier (index,
+ * clamped to the table) multiplies what the rule paid (fixed, by value, a campaign's, a check-in's × streak),
+ * rounded down once.
+ */
+export function heldTierReward(levels: readonly TierLevel[], heldIndex: number, amount: bigint): bigint {
+  const level = levels[Math.min(heldIndex, levels.length - 1)];
+  return level ? tierReward(amount, level.multiplierHundredths) : amount;
 }

@@ -9,7 +9,6 @@ import {
   PRIVILEGED_SOURCES,
   type PrivilegedSource,
   type ReferralOutcome,
-  tierReward,
   toMinorUnits,
 } from '@pts/shared';
 import type { Logger } from 'pino';
@@ -25,7 +24,15 @@ import { heldTier, TIER_ENTRY_EVENT_TYPE } from '../tiers/tiers.repository.ts';
 import { promoteMember } from '../tiers/tiers.service.ts';
 import type { BrandCache, CachedBrand } from './brand-cache.ts';
 import type { AcceptedEvent, CampaignLimit, EventBatcher, EventCandidate } from './event-batcher.ts';
-import { type JudgeSettings, judgeEvent, ruleRewardOf } from './event-rules.ts';
+import {
+  campaignPostedAt,
+  campaignRewardOf,
+  heldTierReward,
+  type JudgeSettings,
+  judgeEvent,
+  ruleRewardOf,
+  skipsCooldown,
+} from './event-rules.ts';
 import {
   insertEvents,
   type RuleKey,
@@ -179,7 +186,7 @@ async function prepareEvent(deps: EventDeps, input: EventRequest, context: Event
       rewardAmount: await withTierMultiplier(deps, cached as CachedBrand, input.userEmail, campaign?.amount ?? base),
       ...(campaign ? { campaign: campaign.limit } : {}),
       source,
-      skipCooldown: source !== undefined || (context.signed && input.metadata?.skip_cooldown === true),
+      skipCooldown: skipsCooldown(source, context.signed, input.metadata),
       memberBlocked: cached?.blockedMembers.get(input.userEmail),
       domain: resolveEventDomain(input, context.origin),
       signature: context.signature,
@@ -291,15 +298,12 @@ async function campaignReward(
   if (typeof campaignId !== 'string' || !UUID_PATTERN.test(campaignId)) throw notActive('must be a campaign id (uuid)');
   const campaign = await findBrandCampaign(deps.db, input.brandId, campaignId, deps.clock.now());
   if (!campaign) throw notActive('no such campaign for this brand');
-  const postedAt = input.metadata?.posted_at;
-  const at =
-    typeof postedAt === 'string' && !Number.isNaN(Date.parse(postedAt)) ? new Date(postedAt) : deps.clock.now();
+  const at = campaignPostedAt(input.metadata, deps.clock.now());
   if (!isWithinWindow({ startsAt: campaign.startDate, endsAt: campaign.endDate }, at)) {
     throw notActive(`${at.toISOString()} is outside the campaign (${campaign.startDate} to ${campaign.endDate})`);
   }
   const limit = { id: campaign.id, maxClaimsPerUser: campaign.maxClaimsPerUser };
-  if (campaign.reward !== null) return { amount: BigInt(campaign.reward), limit };
-  return { amount: BigInt(Math.round(Number(base) * (campaign.rewardMultiplier ?? 1))), limit };
+  return { amount: campaignRewardOf(campaign, base), limit };
 }
 
 /**
@@ -713,15 +717,11 @@ async function referralAfter(
   }
 }
 
-/**
- * The tier multiplier's one place (docs/tiers.md, "How multipliers combine"): the member's held tier
- * multiplies what the rule paid (fixed, by value, a campaign's, a check-in's × streak), rounded down once.
- */
+/** The member's held tier, read now, multiplies the amount (the pure step: heldTierReward, event-rules.ts). */
 async function withTierMultiplier(deps: EventDeps, cached: CachedBrand, member: string, amount: bigint) {
   if (!cached.tiers) return amount;
   const held = await heldTier(deps.db, cached.brand.address, member);
-  const level = cached.tiers.levels[Math.min(held?.tier_index ?? 0, cached.tiers.levels.length - 1)];
-  return level ? tierReward(amount, level.multiplierHundredths) : amount;
+  return heldTierReward(cached.tiers.levels, held?.tier_index ?? 0, amount);
 }
 
 /**
