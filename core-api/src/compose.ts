@@ -687,6 +687,7 @@ function composeModuleServices(
       minter: deps.minter,
       waitMs: config.PTS_MINT_WAIT_MS,
       onSettled: reversalBookkeeping(clock),
+      wallet: { db, publicClient: deps.publicClient, rewardToken, balanceOf: deps.chainReads?.balanceOf },
     }),
     leaderboards: createLeaderboardService({ db, clock, logger }),
     members: createBrandMemberService({

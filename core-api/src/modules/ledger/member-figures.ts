@@ -1,4 +1,5 @@
 import type { Member, MemberFigures } from '@pts/shared';
+import { readMemberDebt } from '../reversals/reversals.repository.ts';
 import { type MemberLedger, readMemberLedger } from './member-ledger.ts';
 import { readWalletBalance, spendableBalance, type WalletBalance, type WalletBalanceDeps } from './wallet-balance.ts';
 
@@ -23,11 +24,12 @@ export async function readMemberFigures(
     readWalletBalance(deps, member.accountKey),
     readMemberLedger(deps.db, brandId, member),
   ]);
-  return { figures: memberFiguresOf(wallet, ledger), wallet, ledger };
+  const debt = wallet.walletAddress ? await readMemberDebt(deps.db, brandId, wallet.walletAddress) : 0n;
+  return { figures: memberFiguresOf(wallet, ledger, debt), wallet, ledger };
 }
 
 /** The labelled figures of one wallet read and one ledger read: the only place they are named. */
-export function memberFiguresOf(wallet: WalletBalance, ledger: MemberLedger): MemberFigures {
+export function memberFiguresOf(wallet: WalletBalance, ledger: MemberLedger, debt: bigint): MemberFigures {
   return {
     walletAddress: wallet.walletAddress,
     counts: 'wallet-on-chain+ledger',
@@ -40,6 +42,8 @@ export function memberFiguresOf(wallet: WalletBalance, ledger: MemberLedger): Me
       confirmed: Number(ledger.confirmed),
       pending: Number(ledger.pending),
       unminted: Number(ledger.unminted),
+      reversed: Number(ledger.reversed),
     },
+    debt: Number(debt),
   };
 }
