@@ -86,8 +86,9 @@ describe('a manual deduction in Chromium', () => {
     await form.getByLabel('Reason for the deduction (required; kept in the audit log)').fill('Bonus given twice');
     await form.getByLabel('Pts to deduct').fill('500');
     await form.getByRole('button', { name: 'Deduct pts' }).click();
-    await form.getByRole('alert').waitFor();
-    expect(await form.getByRole('alert').textContent()).toMatch(/Cannot deduct 500 pts: .*not a refund/);
+    // The refusal names the amount: its message shows under that field.
+    await admin.locator('#deduct-amount-error').waitFor();
+    expect(await admin.locator('#deduct-amount-error').textContent()).toMatch(/Cannot deduct 500 pts: .*not a refund/);
 
     await form.getByLabel('Pts to deduct').fill('30');
     await form.getByRole('button', { name: 'Deduct pts' }).click();

@@ -1,5 +1,5 @@
 import type { Member, MemberFigures } from '@pts/shared';
-import { readMemberDebt } from '../reversals/reversals.repository.ts';
+import type { Database } from '../../db/database.ts';
 import { type MemberLedger, readMemberLedger } from './member-ledger.ts';
 import { readWalletBalance, spendableBalance, type WalletBalance, type WalletBalanceDeps } from './wallet-balance.ts';
 
@@ -24,8 +24,22 @@ export async function readMemberFigures(
     readWalletBalance(deps, member.accountKey),
     readMemberLedger(deps.db, brandId, member),
   ]);
-  const debt = wallet.walletAddress ? await readMemberDebt(deps.db, brandId, wallet.walletAddress) : 0n;
+  const debt = wallet.walletAddress ? await readDebt(deps.db, brandId, wallet.walletAddress) : 0n;
   return { figures: memberFiguresOf(wallet, ledger, debt), wallet, ledger };
+}
+
+/**
+ * What the wallet owes the brand: `member_debts`, written by the reversal outbox when a reversal settles with
+ * debt (read here, not through modules/reversals, which reads the ledger: feature folders import one way).
+ */
+async function readDebt(db: Database, brandId: string, walletAddress: string): Promise<bigint> {
+  const row = await db
+    .selectFrom('member_debts')
+    .select('debt')
+    .where('brand_id', '=', brandId)
+    .where('wallet_address', '=', walletAddress.toLowerCase())
+    .executeTakeFirst();
+  return row ? BigInt(row.debt) : 0n;
 }
 
 /** The labelled figures of one wallet read and one ledger read: the only place they are named. */
