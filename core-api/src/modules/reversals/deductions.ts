@@ -1,5 +1,7 @@
+import type { Clock } from '@pts/shared';
 import { AppError, type MemberDeductionResponse, type MemberReversal } from '@pts/shared';
 import { sql } from 'kysely';
+import type { Minter } from '../../chain/minter.types.ts';
 import type { Database } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { accountIdentities, memberOf } from '../accounts/accounts.service.ts';
@@ -7,7 +9,6 @@ import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { readMemberLedger } from '../ledger/member-ledger.ts';
 import { readWalletBalance, spendableBalance, type WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 import { findReversal, findReversalsByIds, type ReversalRow } from './reversals.repository.ts';
-import type { ReversalServiceDeps } from './reversals.service.ts';
 
 // Manual deductions (issue 33 §11, issue 35 §2; docs/decisions.md "A manual deduction is a reversal with no
 // event"): a brand's admin or owner takes pts back from a member with a reason. The deduction is a
@@ -30,7 +31,14 @@ export interface DeductionInput {
   idempotencyKey: string;
 }
 
-type DeductionDeps = Pick<ReversalServiceDeps, 'db' | 'clock' | 'minter' | 'waitMs'> & { wallet: WalletBalanceDeps };
+/** What a deduction needs: the reversal service's own deps (reversals.service.ts passes its own). */
+export interface DeductionDeps {
+  db: Database;
+  clock: Clock;
+  minter: Pick<Minter, 'reverse'>;
+  waitMs: number;
+  wallet: WalletBalanceDeps;
+}
 
 /** One reversal row as a member's page lists it. */
 export function toMemberReversal(row: ReversalRow): MemberReversal {
