@@ -407,10 +407,14 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
   const perkNftAddress = relayContractsOf(deps).perkNft;
   const { perks, constraints, members, community, drops, streaks, achievements } = services;
   serve(api, '/portal/api', portalPerkRoutes({ auth, team, perks, constraints, perkNftAddress, clock: deps.clock }));
-  serve(api, '/portal/api', portalMemberRoutes({ auth, team, members }));
+  serve(api, '/portal/api', portalMemberRoutes({ auth, team, members, reversals: services.reversals }));
   serve(api, '/portal/api', portalCampaignRoutes({ auth, team, community, drops }));
   serve(api, '/portal/api', portalEngagementRoutes({ auth, team, streaks, achievements }));
-  serve(adminRouter, '/admin', memberAdminRoutes({ members: services.members, adminToken: deps.adminToken }));
+  serve(
+    adminRouter,
+    '/admin',
+    memberAdminRoutes({ members: services.members, reversals: services.reversals, adminToken: deps.adminToken }),
+  );
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
   return router;

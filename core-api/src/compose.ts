@@ -678,6 +678,7 @@ function composeModuleServices(
     minter: deps.minter,
     waitMs: config.PTS_MINT_WAIT_MS,
     onSettled: reversalBookkeeping(clock),
+    wallet: { db, publicClient: deps.publicClient, rewardToken, balanceOf: deps.chainReads?.balanceOf },
     afterRecorded: (reversal) => referrals?.afterReversal(reversal) ?? Promise.resolve(),
   });
   referrals = createReferralService({ db, clock, logger, brands: events.brands, reversals });

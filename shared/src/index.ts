@@ -204,7 +204,9 @@ export {
 export { type BalanceResponse, balanceParamsSchema, balanceResponseSchema } from './schemas/balances.ts';
 export {
   type AdminManualAwardRequest,
+  type AdminMemberDeductionRequest,
   adminManualAwardRequestSchema,
+  adminMemberDeductionRequestSchema,
   type BrandRedemption,
   brandRedemptionSchema,
   eventExportQuerySchema,
@@ -216,6 +218,8 @@ export {
   type MemberBlockRequest,
   type MemberBlockResponse,
   type MemberBlockState,
+  type MemberDeductionRequest,
+  type MemberDeductionResponse,
   type MemberEvent,
   type MemberExportQuery,
   type MemberListEntry,
@@ -229,6 +233,8 @@ export {
   memberBlockRequestSchema,
   memberBlockResponseSchema,
   memberBlockSchema,
+  memberDeductionRequestSchema,
+  memberDeductionResponseSchema,
   memberEventSchema,
   memberExportQuerySchema,
   memberListEntrySchema,
@@ -704,9 +710,13 @@ export {
   relayerGasResponseSchema,
 } from './schemas/relayer-gas.ts';
 export {
+  type MemberReversal,
+  memberReversalSchema,
   REVERSAL_ID_MAX,
+  REVERSAL_KINDS,
   REVERSAL_STATUSES,
   type ReversalChainStatus,
+  type ReversalKind,
   type ReversalRequest,
   type ReversalRequestInput,
   type ReversalResponse,

@@ -14,7 +14,7 @@ import {
 import { createCampaignCommand, listCampaignsCommand } from './commands/campaign.ts';
 import { endDropCommand, listDropsCommand, updateDropCommand } from './commands/drop.ts';
 import { listLeadsCommand } from './commands/lead.ts';
-import { awardMemberCommand } from './commands/member.ts';
+import { awardMemberCommand, deductMemberCommand } from './commands/member.ts';
 import {
   archivePerkCommandOf,
   createPerkCommand,
@@ -73,7 +73,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
   relayer: { gas: relayerGasCommand },
   lead: { list: listLeadsCommand },
   portal: { invite: portalInviteCommand, 'remove-operator': portalRemoveOperatorCommand },
-  member: { award: awardMemberCommand },
+  member: { award: awardMemberCommand, deduct: deductMemberCommand },
   shopify: {
     connect: connectShopifyCommand,
     disconnect: disconnectShopifyCommand,

@@ -53,6 +53,7 @@ import * as reversals from './migrations/2026_12_07_w01_reversals.ts';
 import * as shopify from './migrations/2026_12_07_x01_shopify.ts';
 import * as tiers from './migrations/2026_12_07_y01_tiers.ts';
 import * as rollupAccounts from './migrations/2026_12_07_z01_rollup_accounts.ts';
+import * as deductions from './migrations/2026_12_08_c01_deductions.ts';
 import * as shopifyRefunds from './migrations/2026_12_08_d01_shopify_refunds.ts';
 import * as referrals from './migrations/2026_12_08_g01_referrals.ts';
 import * as externalIdEvents from './migrations/2026_12_08_h01_external_id_events.ts';
@@ -137,6 +138,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_08_d01_shopify_refunds': shopifyRefunds,
   '2026_12_08_g01_referrals': referrals,
   '2026_12_08_h01_external_id_events': externalIdEvents,
+  '2026_12_08_c01_deductions': deductions,
 };
 
 const migrationProvider: MigrationProvider = {

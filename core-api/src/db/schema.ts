@@ -145,6 +145,7 @@ export interface RewardMintsTable {
 }
 
 export type ReversalStatus = 'pending' | 'submitted' | 'confirmed';
+export type ReversalKind = 'reversal' | 'deduction';
 
 /** A reversal of an event's reward (issue 35 §2; modules/reversals). */
 export interface RewardReversalsTable {
@@ -152,7 +153,13 @@ export interface RewardReversalsTable {
   brand_id: string;
   /** The brand's id for it: unique per brand, a repeat answers the first. */
   reversal_id: string;
-  event_id: string;
+  /** `reversal`: of an event's reward (a refund); `deduction`: pts taken back by hand, naming no event. */
+  kind: ColumnType<ReversalKind, ReversalKind | undefined, ReversalKind>;
+  /** The event reversed; null for a deduction. */
+  event_id: string | null;
+  /** A deduction's reason and the person who made it (`portal:<e-mail>`, `admin`). */
+  reason: ColumnType<string | null, string | null | undefined, string | null>;
+  actor: ColumnType<string | null, string | null | undefined, string | null>;
   user_email: string;
   /** The wallet the event's reward was minted to (null when it had none: nothing to take on chain). */
   wallet_address: string | null;
@@ -176,6 +183,17 @@ export interface RewardReversalsTable {
 }
 
 /** What a member owes a brand after reversals the chain could not take in full. */
+/** The dashboard's reversal rollups (migration 2026_12_08_c01_deductions): per brand, UTC day and kind. */
+export interface BrandReversalDaysTable {
+  id: Generated<bigint>;
+  brand_id: string;
+  day: ColumnType<string, string, string>;
+  kind: string;
+  reversals: ColumnType<string, string | number | bigint, string | number | bigint>;
+  pts: ColumnType<string, string | number | bigint, string | number | bigint>;
+  compacted: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
 export interface MemberDebtsTable {
   brand_id: string;
   wallet_address: string;
@@ -974,6 +992,7 @@ export interface DB {
   reward_mints: RewardMintsTable;
   reward_reversals: RewardReversalsTable;
   member_debts: MemberDebtsTable;
+  brand_reversal_days: BrandReversalDaysTable;
   chain_txs: ChainTxsTable;
   chain_deployments: ChainDeploymentsTable;
   used_signatures: UsedSignaturesTable;

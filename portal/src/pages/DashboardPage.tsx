@@ -103,6 +103,19 @@ function DashboardBody({ data, unit }: { data: BrandAnalytics; unit: 'day' | 'we
         <Stat label="Events refused" value={formatCount(data.events.refused)} />
         <Stat label="pts issued" value={formatPts(data.ptsIssued)} />
         <Stat
+          label="pts taken back"
+          value={formatPts(data.reversals.ptsReversed)}
+          hint={`${formatCount(data.reversals.count)} reversals · ${formatPts(data.reversals.ptsDeducted)} deducted by hand`}
+        />
+        <Stat
+          label="pts issued, net"
+          value={
+            data.ptsNetIssued.startsWith('-')
+              ? `−${formatPts(data.ptsNetIssued.slice(1))}`
+              : formatPts(data.ptsNetIssued)
+          }
+        />
+        <Stat
           label="Perks redeemed"
           value={formatCount(data.redemptions.count)}
           hint={`${formatCount(data.redemptions.redeemers)} members redeemed`}

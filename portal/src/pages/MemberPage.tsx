@@ -1,4 +1,8 @@
-import { type MemberProfile, manualAwardResponseSchema } from '@pts/shared/schemas/brand-members';
+import {
+  type MemberProfile,
+  manualAwardResponseSchema,
+  memberDeductionResponseSchema,
+} from '@pts/shared/schemas/brand-members';
 import { eventRefusalText } from '@pts/shared/schemas/event-refusals';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
@@ -49,6 +53,10 @@ export function MemberPage() {
           {member.figures.earned.total} pts in {member.ledger.acceptedEvents} events
           {member.figures.earned.pending > 0 ? ` (${member.figures.earned.pending} still minting)` : ''}
         </dd>
+        <dt>Taken back here (reversals and deductions)</dt>
+        <dd data-testid="reversed">{member.figures.earned.reversed} pts</dd>
+        <dt>Owed (debt, paid first from their next rewards)</dt>
+        <dd data-testid="debt">{member.debt} pts</dd>
         <dt>Spent here</dt>
         <dd>
           {member.ledger.redeemed} pts
@@ -60,6 +68,17 @@ export function MemberPage() {
         </dd>
       </dl>
       {canEdit(membership) ? <AwardForm brandId={brandId} userKey={userKey} queryKey={key} /> : null}
+      {canEdit(membership) ? (
+        <DeductForm
+          brandId={brandId}
+          userKey={userKey}
+          queryKey={key}
+          spendable={Math.min(
+            member.figures.spendable,
+            member.figures.earned.total - member.ledger.redeemed - member.ledger.redeeming,
+          )}
+        />
+      ) : null}
       {canEdit(membership) ? (
         <BlockForm brandId={brandId} userKey={userKey} queryKey={key} blocked={member.blocked ?? null} />
       ) : null}
@@ -105,8 +124,57 @@ export function MemberPage() {
                       </span>
                     )}
                   </td>
-                  <td>{event.rewardAmount} pts</td>
+                  <td>
+                    {event.rewardAmount} pts
+                    {takenBackOf(member, event.eventId) > 0 ? (
+                      <span className="note-text"> (−{takenBackOf(member, event.eventId)} reversed)</span>
+                    ) : null}
+                  </td>
                   <td>{new Date(event.createdAt).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+
+      <h2>Reversals and deductions</h2>
+      {member.reversals.length === 0 ? (
+        <p>Nothing taken back.</p>
+      ) : (
+        <TableWrap label="Reversals and deductions, newest first">
+          <table>
+            <caption className="visually-hidden">Reversals and deductions, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">What</th>
+                <th scope="col">Taken back</th>
+                <th scope="col">Burned / owed</th>
+                <th scope="col">On chain</th>
+                <th scope="col">When</th>
+              </tr>
+            </thead>
+            <tbody>
+              {member.reversals.map((reversal) => (
+                <tr key={reversal.reversalId} data-reversal-kind={reversal.kind} data-status={reversal.status}>
+                  <th scope="row">
+                    {reversal.kind === 'deduction' ? (
+                      <>
+                        deduction<span className="note-text"> — {reversal.reason}</span>{' '}
+                        <span className="role">{reversal.actor}</span>
+                      </>
+                    ) : (
+                      <>
+                        reversal of {reversal.eventType} <code>{reversal.reversalId}</code>
+                      </>
+                    )}
+                  </th>
+                  <td>{reversal.requested} pts</td>
+                  <td>
+                    {reversal.taken === null ? 'not known yet' : `${reversal.taken} burned, ${reversal.debt} owed`}
+                  </td>
+                  <td>{reversal.status === 'confirmed' ? 'confirmed' : `${reversal.status} (being mined)`}</td>
+                  <td>{new Date(reversal.createdAt).toLocaleString()}</td>
                 </tr>
               ))}
             </tbody>
@@ -235,6 +303,111 @@ function AwardForm(props: { brandId: string; userKey: string; queryKey: readonly
             person giving several awards had to find the form again after each (issue 33 §14). */}
         <button type="submit" aria-disabled={award.isPending}>
           Give pts
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Pts the reversals of one event took back (listed beside it). */
+function takenBackOf(member: MemberProfile, eventId: string): number {
+  return member.reversals.filter((r) => r.eventId === eventId).reduce((sum, r) => sum + r.requested, 0);
+}
+
+function newDeductionKey(): string {
+  return newAwardKey().replace(/^award-/, 'deduct-');
+}
+
+/**
+ * Deduct pts by hand (issue 33 §11): a reversal of kind `deduction`, burned on chain like a refund's, audited
+ * with the person. One idempotency key per intended deduction, as the award's.
+ */
+function DeductForm(props: { brandId: string; userKey: string; queryKey: readonly string[]; spendable: number }) {
+  const queryClient = useQueryClient();
+  const [amount, setAmount] = useState('10');
+  const [reason, setReason] = useState('');
+  const [deductKey, setDeductKey] = useState(newDeductionKey);
+  const deduct = useMutation({
+    mutationFn: () =>
+      request(
+        memberDeductionResponseSchema,
+        'POST',
+        `/brands/${props.brandId}/loyalty-members/${encodeURIComponent(props.userKey)}/deductions`,
+        { amount: Number(amount), reason, idempotencyKey: deductKey },
+      ),
+    onSuccess: async () => {
+      setReason('');
+      setDeductKey(newDeductionKey());
+      await queryClient.invalidateQueries({ queryKey: props.queryKey });
+    },
+  });
+  const edit = (set: (value: string) => void) => (value: string) => {
+    set(value);
+    setDeductKey(newDeductionKey());
+  };
+  const errors = fieldErrors(deduct.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!deduct.isPending) deduct.mutate();
+  };
+  const described = (field: string) =>
+    errors[field] ? { 'aria-invalid': true, 'aria-describedby': `deduct-${field}-error` } : {};
+  return (
+    <form className="rule-form stack narrow" onSubmit={submit} aria-label="Deduct pts">
+      <h2>Deduct pts</h2>
+      <p>
+        Takes back at most what the member holds now ({props.spendable} pts). Not a refund: to take back a purchase's
+        reward, reverse that event.
+      </p>
+      <label>
+        Pts to deduct
+        <input
+          name="deduct-amount"
+          type="number"
+          min={1}
+          required
+          value={amount}
+          onChange={(e) => edit(setAmount)(e.target.value)}
+          {...described('amount')}
+        />
+        {errors.amount ? (
+          <span className="error" id="deduct-amount-error">
+            {errors.amount}
+          </span>
+        ) : null}
+      </label>
+      <label>
+        Reason for the deduction (required; kept in the audit log)
+        <textarea
+          name="deduct-reason"
+          rows={2}
+          maxLength={500}
+          value={reason}
+          onChange={(e) => edit(setReason)(e.target.value)}
+          {...described('reason')}
+        />
+        {errors.reason ? (
+          <span className="error" id="deduct-reason-error">
+            {errors.reason}
+          </span>
+        ) : null}
+      </label>
+      {deduct.error && Object.keys(errors).length === 0 ? (
+        <p role="alert" className="error">
+          {deduct.error instanceof ApiError
+            ? describeError(deduct.error).message
+            : 'No answer came back (the connection failed), so these pts may or may not have been deducted. Deduct again: the same deduction is taken once.'}
+        </p>
+      ) : null}
+      {deduct.isSuccess ? (
+        <p role="status">
+          Deducted {deduct.data.deduction.requested} pts
+          {deduct.data.deduction.status === 'confirmed' ? '.' : ` (${deduct.data.deduction.status} on chain).`}
+        </p>
+      ) : null}
+      <div className="row">
+        <button type="submit" className="danger" aria-disabled={deduct.isPending}>
+          Deduct pts
         </button>
       </div>
     </form>

@@ -10,8 +10,11 @@ import {
 } from '../schemas/agent-keys.ts';
 import {
   type AdminManualAwardRequest,
+  type AdminMemberDeductionRequest,
   type ManualAwardResponse,
+  type MemberDeductionResponse,
   manualAwardResponseSchema,
+  memberDeductionResponseSchema,
 } from '../schemas/brand-members.ts';
 import {
   type Brand,
@@ -148,6 +151,8 @@ export interface AdminClient {
   invitePortalMember(input: { brandId: string; email: string; role: PortalRole }): Promise<PortalInvite>;
   /** The portal's manual award from the admin API (`pts member award`): pts with the reason why. */
   awardMember(brandId: string, input: AdminManualAwardRequest): Promise<ManualAwardResponse>;
+  /** The portal's manual deduction from the admin API (`pts member deduct`): pts taken back with the reason why. */
+  deductMember(brandId: string, input: AdminMemberDeductionRequest): Promise<MemberDeductionResponse>;
   /** The brand's VIP tier table (`pts tiers show`; docs/tiers.md). */
   getTiers(brandId: string): Promise<TiersResponse>;
   /** Replaces the brand's VIP tier table (`pts tiers set`). */
@@ -377,6 +382,8 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     },
     invitePortalMember: (input) => call('POST', '/portal/invites', portalInviteSchema, input),
     awardMember: (brandId, input) => call('POST', `${brandPath(brandId)}/awards`, manualAwardResponseSchema, input),
+    deductMember: (brandId, input) =>
+      call('POST', `${brandPath(brandId)}/deductions`, memberDeductionResponseSchema, input),
     getTiers: (brandId) => call('GET', `${brandPath(brandId)}/tiers`, tiersResponseSchema),
     setTiers: (brandId, input) => call('PUT', `${brandPath(brandId)}/tiers`, tiersResponseSchema, input),
     getReferrals: (brandId) => call('GET', `${brandPath(brandId)}/referrals`, referralProgramResponseSchema),

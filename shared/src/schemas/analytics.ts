@@ -82,6 +82,17 @@ export const brandAnalyticsSchema = z.object({
     refusedByReason: z.array(z.object({ reason: z.string(), count: z.number().int() })),
   }),
   ptsIssued: pts.describe("Rewards of the window's accepted events (the member ledger's earned)"),
+  reversals: z
+    .object({
+      count: z.number().int().describe('Reversals (refunds) and manual deductions recorded in the window'),
+      ptsReversed: pts.describe('Pts they took back: refunds’ reversals and deductions together'),
+      ptsDeducted: pts.describe('The part of ptsReversed taken back by manual deductions'),
+    })
+    .describe('What was taken back in the window (docs/ledger.md, "Brand rollups"), from the reversal rollups'),
+  ptsNetIssued: z
+    .string()
+    .regex(/^-?\d+$/)
+    .describe('ptsIssued − reversals.ptsReversed: the window’s pts issued net of what was taken back in it'),
   redemptions: z.object({
     count: z.number().int().describe('Perk redemptions pending or confirmed in the window'),
     ptsSpent: pts,

@@ -5,6 +5,7 @@ import { perkConstraintSchema } from './constraints.ts';
 import { memberFiguresSchema } from './member-figures.ts';
 import { createPerkRequestSchema, idempotencyKeySchema, portalPerkSchema } from './perks.ts';
 import { portalBrandParamsSchema } from './portal.ts';
+import { memberReversalSchema } from './reversals.ts';
 
 // A brand's perks and loyalty members as the portal's Perks and Members pages read and change them
 // (docs/portal.md). The services behind them are the perk, ledger, account and event modules'.
@@ -210,6 +211,10 @@ export const memberProfileSchema = z
     }),
     /** Newest first, at most 100. */
     events: z.array(memberEventSchema),
+    /** Reversals of the member's events and manual deductions at the brand, newest first, at most 100. */
+    reversals: z.array(memberReversalSchema),
+    /** Pts the member owes the brand (reversals their wallet could not cover), paid first from their next rewards. */
+    debt: z.number().int().nonnegative(),
     redemptions: z.array(brandRedemptionSchema),
     streak: z.object({
       current: z.number().int(),
@@ -304,3 +309,52 @@ export const manualAwardResponseSchema = z
   })
   .meta({ id: 'ManualAwardResponse' });
 export type ManualAwardResponse = z.infer<typeof manualAwardResponseSchema>;
+
+/**
+ * `POST …/loyalty-members/:userKey/deductions` (and the admin API's `POST /admin/brands/:brandId/deductions`):
+ * pts taken back from a member by hand, always with the reason why. Recorded as a reversal of kind `deduction`.
+ */
+export const memberDeductionRequestSchema = z
+  .strictObject({
+    amount: z
+      .number({ message: 'must be a number of pts' })
+      .int('must be a whole number of pts')
+      .min(1, 'must be at least 1 pt')
+      .max(MANUAL_AWARD_MAX, `must be at most ${MANUAL_AWARD_MAX} pts`),
+    reason: cleanString(
+      z
+        .string({ message: 'is required: say why these pts are taken back' })
+        .min(3, 'is required: say why these pts are taken back (at least 3 characters)')
+        .max(500, 'must be at most 500 characters'),
+    ),
+    idempotencyKey: idempotencyKeySchema.optional().meta({
+      description:
+        'Idempotency key (1 to 128 printable ASCII characters, e.g. a uuid), one per intended deduction. A repeat with the same key for the same member and amount answers the first deduction (replayed: true) and takes nothing more; the key with another member or amount is 409.',
+    }),
+  })
+  .meta({ id: 'MemberDeductionRequest' });
+export type MemberDeductionRequest = z.input<typeof memberDeductionRequestSchema>;
+
+export const adminMemberDeductionRequestSchema = memberDeductionRequestSchema
+  .extend({
+    member: cleanString(
+      z
+        .string({ message: 'is required: an e-mail, an identity (discord:123) or an identity key' })
+        .min(3, 'must be an e-mail, an identity (discord:123) or an identity key')
+        .max(254, 'is too long')
+        .transform((value) => value.toLowerCase()),
+    ),
+  })
+  .meta({ id: 'AdminMemberDeductionRequest' });
+export type AdminMemberDeductionRequest = z.input<typeof adminMemberDeductionRequestSchema>;
+
+export const memberDeductionResponseSchema = z
+  .object({
+    success: z.literal(true),
+    userKey: z.string(),
+    deduction: memberReversalSchema,
+    /** A repeat of an idempotency key: the first deduction as it stands; nothing more was taken. */
+    replayed: z.literal(true).optional(),
+  })
+  .meta({ id: 'MemberDeductionResponse' });
+export type MemberDeductionResponse = z.infer<typeof memberDeductionResponseSchema>;

@@ -41,8 +41,19 @@ export const memberFiguresSchema = z
           .describe('The part of total recorded as minted: what the pts_earned leaderboards rank'),
         pending: z.number().int().describe('The part of total still being minted (queued or sent)'),
         unminted: z.number().int().describe('The part of total whose mint failed for good (an operator’s matter)'),
+        reversed: z
+          .number()
+          .int()
+          .describe('Pts reversals and manual deductions took back at the brand (already off total)'),
       })
       .describe('The member ledger at the brand asked: total = confirmed + pending + unminted'),
+    debt: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe(
+        'Pts the member owes the brand asked (reversals the wallet could not cover), paid first from their next rewards there',
+      ),
   })
   .meta({ id: 'MemberFigures' });
 export type MemberFigures = z.infer<typeof memberFiguresSchema>;

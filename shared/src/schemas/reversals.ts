@@ -99,3 +99,30 @@ export const reversalResponseSchema = z
   })
   .meta({ id: 'ReversalResponse' });
 export type ReversalResponse = z.infer<typeof reversalResponseSchema>;
+
+/** `reversal`: of an event's reward (a refund, a correction); `deduction`: pts taken back by hand, naming no event. */
+export const REVERSAL_KINDS = ['reversal', 'deduction'] as const;
+export type ReversalKind = (typeof REVERSAL_KINDS)[number];
+
+/** One entry of a member's reversals at a brand, as their page lists it beside the event it reverses. */
+export const memberReversalSchema = z
+  .object({
+    reversalId: z.string().meta({ description: 'The brand’s reversalId, or `deduction:<idempotency key>`' }),
+    kind: z.enum(REVERSAL_KINDS),
+    eventId: z.string().nullable().meta({ description: 'The event reversed; null for a deduction' }),
+    eventType: z.string().nullable(),
+    requested: z.number().int().meta({ description: 'Pts taken back from the member’s earnings' }),
+    taken: z.number().int().nullable().meta({ description: 'Burned from the wallet; null until confirmed on chain' }),
+    debt: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'What the wallet no longer held, owed to the brand; null until confirmed on chain' }),
+    reason: z.string().nullable().meta({ description: 'A deduction’s reason; null for a brand’s reversal' }),
+    actor: z.string().nullable().meta({ description: 'Who made a deduction (`portal:<e-mail>`, `admin`)' }),
+    status: z.enum(REVERSAL_STATUSES),
+    transactionHash: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'MemberReversal' });
+export type MemberReversal = z.infer<typeof memberReversalSchema>;

@@ -44,14 +44,20 @@ export const rewardDistributedDataSchema = z.object({
 });
 
 /**
- * `reward.reversed` (issue 35 §2): a reversal of an event's reward was settled on chain: `taken` pts burned from
+ * `reward.reversed` (issue 35 §2): a reversal of an event's reward, or a manual deduction (kind `deduction`, no
+ * event), was settled on chain: `taken` pts burned from
  * the member's wallet, `debt` pts the wallet no longer held (owed, paid first from the member's next rewards).
  */
 export const rewardReversedDataSchema = z.object({
   brandId: z.string(),
   reversalId: z.string(),
-  eventId: z.string(),
-  eventType: z.string(),
+  /** `reversal`: of the event named; `deduction`: pts taken back by hand by the brand's team (no event, a reason). */
+  kind: z.enum(['reversal', 'deduction']),
+  /** The event reversed; null for a deduction. */
+  eventId: z.string().nullable(),
+  eventType: z.string().nullable(),
+  /** A deduction's reason. */
+  reason: z.string().optional(),
   email: z.string(),
   walletAddress: address.nullable(),
   requested: z.number().int().nonnegative(),

@@ -1,7 +1,7 @@
 import type { AccountKey, Clock, IdentityKey, Member } from '@pts/shared';
 import { accountIdentities, resolveAccountKey, resolveMember } from '../../modules/accounts/accounts.service.ts';
 import { readAchievements } from '../../modules/achievements/achievements.service.ts';
-import type { MemberReading } from '../../modules/ledger/member-figures.ts';
+import { type MemberReading, readMemberDebts } from '../../modules/ledger/member-figures.ts';
 import { readMemberLedger, readMemberLedgers } from '../../modules/ledger/member-ledger.ts';
 import type { WalletBalance } from '../../modules/ledger/wallet-balance.ts';
 import { type DailyStreakView, readDailyStreaks } from '../../modules/streaks/streaks.service.ts';
@@ -16,6 +16,7 @@ const actionsReadFunctions = {
   findUsers,
   readMemberLedger,
   readMemberLedgers,
+  readMemberDebts,
   readAchievements,
   bestAffordablePerks,
 };

@@ -22,8 +22,10 @@ import {
   type BucketEvents,
   bucketIn,
   emptyActivity,
+  readRawReversals,
   readRolledUpActivity,
   readRolledUpMemberCounts,
+  readRolledUpReversals,
   settleWindow,
   sortedRefusals,
   sortedTypes,
@@ -91,8 +93,9 @@ export async function readBrandAnalytics(
   const settled = await settleWindow(db, asked, { brandIds: [brandId], endsNow: input.endsNow === true });
   const window = settled ?? asked;
   const { from, to } = window;
-  const [activity, redemptions, redemptionSeries, perks, purchases, gas, leaderboard] = await Promise.all([
+  const [activity, reversals, redemptions, redemptionSeries, perks, purchases, gas, leaderboard] = await Promise.all([
     settled ? readRolledUpActivity(db, brandId, window) : readRawActivity(db, brandId, window),
+    settled ? readRolledUpReversals(db, brandId, window) : readRawReversals(db, brandId, window),
     readRedemptionTotals(db, brandId, window),
     readRedemptionSeries(db, brandId, window),
     readTopPerks(db, brandId, window),
@@ -124,6 +127,12 @@ export async function readBrandAnalytics(
     },
     events: { accepted: activity.accepted, refused: activity.refused, refusedByReason: activity.refusals },
     ptsIssued: activity.ptsIssued.toString(),
+    reversals: {
+      count: reversals.count,
+      ptsReversed: reversals.ptsReversed.toString(),
+      ptsDeducted: reversals.ptsDeducted.toString(),
+    },
+    ptsNetIssued: (activity.ptsIssued - reversals.ptsReversed).toString(),
     redemptions: {
       count: redemptions.redemptions,
       ptsSpent: redemptions.ptsRedeemed.toString(),

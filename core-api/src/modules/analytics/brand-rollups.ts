@@ -340,6 +340,7 @@ const FOLDED = {
   brand_event_days: { keys: ['brand_id', 'day', 'event_type', 'status', 'reason'], sums: ['events', 'pts'] },
   brand_active_counts: { keys: ['brand_id', 'unit', 'start'], sums: ['members'] },
   brand_member_counts: { keys: ['brand_id', 'event_type', 'kind', 'day'], sums: ['members'] },
+  brand_reversal_days: { keys: ['brand_id', 'day', 'kind'], sums: ['reversals', 'pts'] },
 } as const;
 
 /**
@@ -373,4 +374,69 @@ export async function compactBrandRollups(db: Database): Promise<Record<keyof ty
     folded[table] = result.rows[0]?.n ?? 0;
   }
   return folded;
+}
+
+/** What reversals and manual deductions took back in a window (docs/ledger.md, "Brand rollups"). */
+export interface BrandReversalTotals {
+  count: number;
+  ptsReversed: bigint;
+  ptsDeducted: bigint;
+}
+
+type ReversalSumRow = { kind: string; n: string; pts: string };
+
+function reversalTotalsOf(rows: ReversalSumRow[]): BrandReversalTotals {
+  const totals: BrandReversalTotals = { count: 0, ptsReversed: 0n, ptsDeducted: 0n };
+  for (const row of rows) {
+    totals.count += Number(row.n);
+    totals.ptsReversed += BigInt(row.pts);
+    if (row.kind === 'deduction') totals.ptsDeducted += BigInt(row.pts);
+  }
+  return totals;
+}
+
+const reversalMember = isMemberKey(sql.ref('user_email'));
+
+/** The window's reversals from the raw `reward_reversals` rows (any window). */
+export async function readRawReversals(
+  db: Database,
+  brandId: string,
+  window: Pick<TimeWindow, 'from' | 'to'>,
+): Promise<BrandReversalTotals> {
+  const result = await sql<ReversalSumRow>`
+    SELECT kind, count(*)::text AS n, coalesce(sum(pts), 0)::text AS pts
+      FROM reward_reversals
+     WHERE brand_id = ${brandId} AND ${reversalMember} AND created_at >= ${window.from} AND created_at < ${window.to}
+     GROUP BY kind`.execute(db);
+  return reversalTotalsOf(result.rows);
+}
+
+/**
+ * The window's reversals from the rollups (`brand_reversal_days`, migration 2026_12_08_c01_deductions): the
+ * whole UTC days inside the window from the rollup rows, the partial first and last days from the raw rows
+ * (an index range of at most two days), so the answer is exact whatever is written after the window.
+ */
+export async function readRolledUpReversals(
+  db: Database,
+  brandId: string,
+  window: Pick<TimeWindow, 'from' | 'to'>,
+): Promise<BrandReversalTotals> {
+  const { from, to } = window;
+  const firstWhole = from.getTime() === dayStart(from).getTime() ? from : new Date(dayStart(from).getTime() + DAY_MS);
+  const endWhole = dayStart(to);
+  if (firstWhole >= endWhole) return readRawReversals(db, brandId, window);
+  const result = await sql<ReversalSumRow>`
+    SELECT kind, sum(n)::text AS n, sum(pts)::text AS pts FROM (
+      SELECT kind, sum(reversals) AS n, sum(pts) AS pts
+        FROM brand_reversal_days
+       WHERE brand_id = ${brandId} AND day >= ${isoDay(firstWhole)} AND day < ${isoDay(endWhole)}
+       GROUP BY kind
+      UNION ALL
+      SELECT kind, count(*), coalesce(sum(pts), 0)
+        FROM reward_reversals
+       WHERE brand_id = ${brandId} AND ${reversalMember}
+         AND ((created_at >= ${from} AND created_at < ${firstWhole}) OR (created_at >= ${endWhole} AND created_at < ${to}))
+       GROUP BY kind) AS parts
+     GROUP BY kind`.execute(db);
+  return reversalTotalsOf(result.rows);
 }

@@ -96,9 +96,10 @@ export async function recordReversalActivity(trx: Database, reversalIds: string[
   if (reversalIds.length === 0) return;
   const rows = await trx
     .selectFrom('reward_reversals as r')
-    .innerJoin('events as e', 'e.id', 'r.event_id')
-    .select(['r.id', 'r.brand_id', 'r.taken', 'r.transaction_hash', 'e.id as event_id', 'e.user_email', 'e.metadata'])
-    .select('e.created_at')
+    // A deduction names no event: it counts in the period it was made, for the member it names.
+    .leftJoin('events as e', 'e.id', 'r.event_id')
+    .select(['r.id', 'r.brand_id', 'r.taken', 'r.transaction_hash', 'r.event_id', 'r.user_email', 'e.metadata'])
+    .select((eb) => eb.fn.coalesce('e.created_at', 'r.created_at').as('created_at'))
     .where('r.id', 'in', reversalIds)
     .where('r.taken', '>', 0n)
     .execute();

@@ -136,7 +136,8 @@ function expectAgreement(seen: Awaited<ReturnType<typeof surfaces>>, step: { con
     pending: seen.wallet.pending,
     reserved: 0,
     spendable: seen.wallet.balance,
-    earned: { total: REWARD, confirmed: step.confirmed, pending: step.pending, unminted: 0 },
+    earned: { total: REWARD, confirmed: step.confirmed, pending: step.pending, unminted: 0, reversed: 0 },
+    debt: 0,
   };
   expect(seen.figures).toEqual({
     services: figures,

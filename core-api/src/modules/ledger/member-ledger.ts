@@ -7,7 +7,8 @@ import type { Database } from '../../db/database.ts';
  * flight and redeemed at a brand. Each figure has ONE definition, read here and nowhere else:
  *
  * - `earned`: the rewards of the member's accepted events at the brand, whatever their mint state, less what
- *   reversals took back (`reversed`: refunds and corrections, modules/reversals — burned or owed as debt);
+ *   reversals took back (`reversed`: refunds and corrections of events, and manual deductions naming no event,
+ *   modules/reversals — burned or owed as debt); each type's amount is net of its events' reversals only;
  * - `pending`: the part of `earned` whose mint is queued or sent but not yet recorded as confirmed;
  * - `unminted`: the part of `earned` whose mint failed for good (an operator's matter, shown so the sums close);
  * - `confirmed`: `earned − pending − unminted`, the rewards recorded as minted — what the `pts_earned`
@@ -21,7 +22,10 @@ export interface MemberLedger {
   known: boolean;
   acceptedEvents: number;
   earned: bigint;
-  /** Pts reversals of the member's events took back (already off `earned` and off each type's amount). */
+  /**
+   * Pts reversals of the member's events and manual deductions took back (already off `earned`; a reversal also
+   * off its event type's amount, a deduction off no type).
+   */
   reversed: bigint;
   pending: bigint;
   unminted: bigint;
@@ -100,7 +104,9 @@ export async function readMemberLedgers(
     const redeemed = byStatus.get(`redeemed:${brandId}`);
     const minting = byStatus.get(`minting:${brandId}`);
     const amountOf = (status: string) => minting?.get(status)?.amount ?? 0n;
-    const earned = list.reduce((sum, t) => sum + t.amount, 0n);
+    // A deduction names no event (its label is empty): it comes off `earned` but off no event type.
+    const deducted = reversedOf.get(`${brandId}\u0000`) ?? 0n;
+    const earned = list.reduce((sum, t) => sum + t.amount, 0n) - deducted;
     const reversed = [...reversedOf.entries()]
       .filter(([key]) => key.startsWith(`${brandId}\u0000`))
       .reduce((sum, [, amount]) => sum + amount, 0n);
@@ -136,7 +142,7 @@ function ledgerStatement(brandIds: string[], identityKeys: readonly string[]) {
   // Each type's amount is read net of what reversals of its events took back.
   return sql<LedgerRow>`
     SELECT 'reversed' AS part, r.brand_id, e.event_type AS label, count(*) AS n, sum(r.pts) AS amount, NULL AS last_at
-      FROM reward_reversals r JOIN events e ON e.id = r.event_id
+      FROM reward_reversals r LEFT JOIN events e ON e.id = r.event_id
      WHERE r.user_email IN (${keys}) AND r.brand_id IN (${brands})
      GROUP BY r.brand_id, e.event_type
     UNION ALL

@@ -29,6 +29,7 @@ import { readMemberFigures } from '../ledger/member-figures.ts';
 import { readMemberLedger } from '../ledger/member-ledger.ts';
 import type { WalletBalanceDeps } from '../ledger/wallet-balance.ts';
 import { listBrandRedemptions } from '../perks/perks.repository.ts';
+import { listMemberReversals } from '../reversals/deductions.ts';
 import { readDailyStreaks } from '../streaks/streaks.service.ts';
 import { escapeLike, listMembers, readAllMembers } from './member-list.ts';
 
@@ -174,8 +175,9 @@ export async function readMemberProfile(
   const keys = [...member.identityKeys];
   const { figures, ledger } = await readMemberFigures(deps.wallet, brandId, member);
   if (!ledger.known) throw memberNotFound(identityKey);
-  const [events, redemptions, streaks, achievements, block] = await Promise.all([
+  const [events, reversals, redemptions, streaks, achievements, block] = await Promise.all([
     readMemberEvents(deps.db, brandId, keys),
+    listMemberReversals(deps.db, brandId, keys, MEMBER_HISTORY_LIMIT),
     listBrandRedemptions(deps.db, brandId, { userKeys: keys, limit: MEMBER_HISTORY_LIMIT }),
     readDailyStreaks({ db: deps.db, clock: deps.clock, logger: deps.logger }, [brandId], accountKey),
     readAchievements(deps.db, brandId, accountKey),
@@ -204,6 +206,8 @@ export async function readMemberProfile(
       redeeming: Number(ledger.redeeming),
     },
     events,
+    reversals,
+    debt: figures.debt,
     redemptions,
     streak: {
       current: streak?.currentStreak ?? 0,
@@ -405,6 +409,11 @@ export interface BrandMemberService {
     actor: string;
     idempotencyKey?: string | undefined;
   }): ReturnType<typeof awardMember>;
+  /**
+   * The identity key `member` names (an e-mail, an identity key or `platform:id`); BRAND_NOT_FOUND for an unknown
+   * brand (the admin API's deduction names members as the award does).
+   */
+  resolveKey(brandId: string, member: string): Promise<string>;
   /** At most 20 matches by e-mail, platform identity or wallet, most recently seen first. */
   search(brandId: string, text: string): Promise<MemberMatch[]>;
   /** One page of the brand's members, sorted (docs/portal.md, "Members"), maybe searched. */
@@ -427,6 +436,10 @@ export function createBrandMemberService(deps: BrandMembersDeps & { events: Even
       await requireBrandExists(deps.db, brandId);
       const userKey = await resolveMemberKey(deps, brandId, member);
       return awardMember(deps, { brandId, userKey, ...award });
+    },
+    resolveKey: async (brandId, member) => {
+      await requireBrandExists(deps.db, brandId);
+      return resolveMemberKey(deps, brandId, member);
     },
     search: (brandId, text) => searchMembers(deps, brandId, text),
     list: (brandId, query) => listMembers(deps.db, brandId, query),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   AppError,
   eventExportQuerySchema,
@@ -6,6 +7,8 @@ import {
   manualAwardResponseSchema,
   memberBlockRequestSchema,
   memberBlockResponseSchema,
+  memberDeductionRequestSchema,
+  memberDeductionResponseSchema,
   memberExportQuerySchema,
   memberListQuerySchema,
   memberListResponseSchema,
@@ -19,6 +22,7 @@ import { type CsvCell, sendCsv } from '../../http/csv.ts';
 import { idempotencyKeyOf } from '../../http/idempotency-key.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
 import type { BrandMemberService } from '../members/brand-members.service.ts';
+import type { ReversalService } from '../reversals/reversals.service.ts';
 import { actorOf } from './portal.routes.ts';
 import type { PortalAuthService } from './portal-auth.service.ts';
 import { portalUserOf, requireBrandRole, requireSession } from './portal-session.ts';
@@ -28,6 +32,7 @@ export interface PortalMemberRoutesDeps {
   auth: PortalAuthService;
   team: PortalTeamService;
   members: BrandMemberService;
+  reversals: Pick<ReversalService, 'deduct'>;
 }
 
 const session: ['portalSession'] = ['portalSession'];
@@ -224,6 +229,46 @@ export function portalMemberRoutes(deps: PortalMemberRoutesDeps): Route[] {
         await team.requireRole(user.id, brandId, 'admin');
         const idempotencyKey = idempotencyKeyOf(req, body.idempotencyKey);
         return members.awardKey({ brandId, userKey: identityKey, ...body, idempotencyKey, actor: actorOf(user) });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/loyalty-members/:userKey/deductions',
+      summary: 'Take pts back from a member by hand with the reason why (admin or owner); audited',
+      description:
+        'Recorded as a reversal of kind `deduction` (no event) on the one ledger, burned on chain by the same `reverseBatch` as a refund, ' +
+        'and audited as `member.deduct` naming the portal user. At most what the member holds spendable (in the wallet, and of what this brand gave them): ' +
+        'a deduction is not a refund (docs/portal.md, "Members"). `idempotencyKey` (or the `Idempotency-Key` header), one per intended deduction: ' +
+        'a repeat answers the first deduction (`replayed: true`) and takes nothing more.',
+      tags: ['portal'],
+      security: session,
+      before: asAdmin,
+      request: { params: memberParamsSchema, body: memberDeductionRequestSchema },
+      responses: {
+        200: {
+          description: 'Deducted (its chain side `pending`, `submitted` or `confirmed`)',
+          schema: memberDeductionResponseSchema,
+        },
+        400: failure(
+          'Validation failed: the reason is required, or the amount is above what the member holds spendable',
+        ),
+        401: signedOut,
+        403: failure('Missing CSRF token, or the role cannot make this change (viewers)'),
+        404: notFound,
+        409: failure('The idempotency key was used for another deduction (another member, amount or person)'),
+      },
+      handle: async ({ params: { brandId, userKey }, body, req, res }) => {
+        const user = portalUserOf(res);
+        await team.requireRole(user.id, brandId, 'admin');
+        const idempotencyKey = idempotencyKeyOf(req, body.idempotencyKey) ?? randomUUID();
+        return deps.reversals.deduct({
+          brandId,
+          userKey,
+          amount: body.amount,
+          reason: body.reason,
+          idempotencyKey,
+          actor: actorOf(user),
+        });
       },
     }),
     defineRoute({

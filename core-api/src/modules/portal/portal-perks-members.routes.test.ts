@@ -304,6 +304,7 @@ describe('roles, CSRF and brand isolation', () => {
       ['GET', `/brands/${a}/loyalty-members?q=shopper`],
       ['GET', `/brands/${a}/loyalty-members/${member}`],
       ['POST', `/brands/${a}/loyalty-members/${member}/awards`, { amount: 1, reason: 'mole' }],
+      ['POST', `/brands/${a}/loyalty-members/${member}/deductions`, { amount: 1, reason: 'mole' }],
       ['POST', `/brands/${a}/perks/${perkId}/archive`],
       ['POST', `/brands/${a}/perks/${perkId}/restore`],
       ['POST', `/brands/${a}/loyalty-members/${member}/block`, { reason: 'mole' }],

@@ -9,7 +9,11 @@ export interface ReversalRow {
   id: string;
   brand_id: string;
   reversal_id: string;
-  event_id: string;
+  kind: 'reversal' | 'deduction';
+  /** Null for a deduction (it names no event). */
+  event_id: string | null;
+  reason: string | null;
+  actor: string | null;
   user_email: string;
   wallet_address: string | null;
   pts: bigint;
@@ -20,7 +24,8 @@ export interface ReversalRow {
   debt: bigint | null;
   transaction_hash: string | null;
   created_at: Date;
-  event_type: string;
+  /** The reversed event's type; null for a deduction. */
+  event_type: string | null;
 }
 
 /** The reversal the brand named `reversalId`, with its event's type; undefined when none. */
@@ -31,7 +36,7 @@ export async function findReversal(
 ): Promise<ReversalRow | undefined> {
   const row = await db
     .selectFrom('reward_reversals as r')
-    .innerJoin('events as e', 'e.id', 'r.event_id')
+    .leftJoin('events as e', 'e.id', 'r.event_id')
     .selectAll('r')
     .select('e.event_type')
     .where('r.brand_id', '=', brandId)
@@ -45,7 +50,7 @@ export async function findReversalsByIds(db: Database, ids: string[]): Promise<R
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('reward_reversals as r')
-    .innerJoin('events as e', 'e.id', 'r.event_id')
+    .leftJoin('events as e', 'e.id', 'r.event_id')
     .selectAll('r')
     .select('e.event_type')
     .where('r.id', 'in', ids)

@@ -3,6 +3,7 @@ import {
   type Clock,
   type CurrencyCode,
   formatMinorUnits,
+  type MemberDeductionResponse,
   type ReversalRequest,
   type ReversalResponse,
   reversalShare,
@@ -11,6 +12,8 @@ import {
 import type { Minter } from '../../chain/minter.types.ts';
 import type { Database } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import type { WalletBalanceDeps } from '../ledger/wallet-balance.ts';
+import { type DeductionInput, deductFromMember } from './deductions.ts';
 import {
   eventIdForExternalId,
   findReversal,
@@ -42,11 +45,15 @@ export interface ReversalServiceDeps {
    * this was is reversed too: referrals.service `afterReversal`). Never fails the reversal.
    */
   afterRecorded?: (reversal: { brandId: string; eventId: string; reversalId: string }) => Promise<void>;
+  /** The member's wallet read (a deduction may take only what the member holds spendable). */
+  wallet: WalletBalanceDeps;
 }
 
 export interface ReversalService {
   /** Records the reversal (or finds the brand's earlier one with this reversalId) and drives its chain side. */
   reverse(input: ReversalRequest): Promise<ReversalResponse>;
+  /** A manual deduction (deductions.ts): a reversal naming no event, for a reason, audited as the actor. */
+  deduct(input: DeductionInput): Promise<MemberDeductionResponse>;
 }
 
 /** The answer for a recorded reversal. */
@@ -55,8 +62,9 @@ export function toReversalResponse(row: ReversalRow, duplicate = false): Reversa
   return {
     reversalId: row.reversal_id,
     brandId: row.brand_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
+    // A brand's reversal always names its event (only a deduction has none, and it is never answered here).
+    eventId: row.event_id ?? '',
+    eventType: row.event_type ?? '',
     requested: Number(row.pts),
     taken: row.taken === null ? null : Number(row.taken),
     debt: row.debt === null ? null : Number(row.debt),
@@ -210,13 +218,16 @@ export function createReversalService(deps: ReversalServiceDeps): ReversalServic
       await deps.minter.reverse([recorded.id], { waitMs: deps.waitMs });
       const row = await deps.db
         .selectFrom('reward_reversals as r')
-        .innerJoin('events as e', 'e.id', 'r.event_id')
+        .leftJoin('events as e', 'e.id', 'r.event_id')
         .selectAll('r')
         .select('e.event_type')
         .where('r.id', '=', recorded.id)
         .executeTakeFirstOrThrow();
-      await deps.afterRecorded?.({ brandId: row.brand_id, eventId: row.event_id, reversalId: row.reversal_id });
+      if (row.event_id !== null) {
+        await deps.afterRecorded?.({ brandId: row.brand_id, eventId: row.event_id, reversalId: row.reversal_id });
+      }
       return toReversalResponse(row as ReversalRow);
     },
+    deduct: (input) => deductFromMember(deps, input),
   };
 }

@@ -17,8 +17,11 @@ export async function notifyRewardsReversed(trx: Database, reversalIds: string[]
       data: {
         brandId: row.brand_id,
         reversalId: row.reversal_id,
+        // `deduction`: pts taken back by hand (no event, a reason); `reversal`: of the event named.
+        kind: row.kind,
         eventId: row.event_id,
         eventType: row.event_type,
+        ...(row.kind === 'deduction' ? { reason: row.reason } : {}),
         email: row.user_email,
         walletAddress: row.wallet_address,
         requested: answer.requested,

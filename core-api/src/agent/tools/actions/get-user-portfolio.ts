@@ -99,6 +99,7 @@ function portfolioBrands(
   names: CachedBrand[],
   wallet: WalletBalance,
   ledgers: Map<string, MemberLedger>,
+  debts: Map<string, bigint>,
   streaks: Map<string, AgentStreakView>,
   best: AffordablePerks,
 ) {
@@ -126,7 +127,7 @@ function portfolioBrands(
               cost: Number(perk.cost),
             }
           : null,
-        figures: memberFiguresOf(wallet, ledger),
+        figures: memberFiguresOf(wallet, ledger, debts.get(brandId) ?? 0n),
       },
     ];
   });
@@ -169,11 +170,12 @@ async function portfolioOf(d: MemberToolDeps, context: { clock: Clock }, brandId
   const chain = wallet.walletAddress !== null;
   const knownIds = brandIds.filter((brandId) => ledgers.get(brandId)?.known);
   if (knownIds.length === 0) return { value: { missing: notInPortfolio(userId) }, tokens, chain };
-  const [names, perks] = await Promise.all([
+  const [names, perks, debts] = await Promise.all([
     cachedBrands(d, knownIds),
     d.actionsReads.bestAffordablePerks(knownIds, BigInt(figures.spendable), keys, now),
+    d.actionsReads.readMemberDebts(knownIds, wallet.walletAddress),
   ]);
-  const brands = portfolioBrands(knownIds, names, wallet, ledgers, streaks, perks.best);
+  const brands = portfolioBrands(knownIds, names, wallet, ledgers, debts, streaks, perks.best);
   if (brands.length === 0) return { value: { missing: notInPortfolio(userId) }, tokens, chain };
   return {
     value: { data: portfolioData(userId, figures, brands) },
