@@ -43,15 +43,30 @@ export function sidewaysOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }
 
-/** The elements that reach past the viewport's right edge (what to fix when the page scrolls sideways). */
+/**
+ * The elements that reach past the viewport's right edge, or whose own text does (an unbroken word overflows a
+ * box that fits): what to fix when the page scrolls sideways. The innermost are named (their ancestors overflow
+ * because of them), and what scrolls inside a region of its own (a wide table in its `.table-wrap`) is left out:
+ * it reaches past the edge without moving the page, and listing it hid the element that did.
+ */
 export function elementsPastTheEdge(page: Page): Promise<string> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
-      .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
+  return page.evaluate(() => {
+    const scrollsInside = (element: Element) => {
+      for (let up = element.parentElement; up && up !== document.body; up = up.parentElement) {
+        if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(up).overflowX)) return true;
+      }
+      return false;
+    };
+    const past = [...document.querySelectorAll('body *')].filter((element) => {
+      const box = element.getBoundingClientRect();
+      return Math.max(box.right, box.left + element.scrollWidth) > window.innerWidth + 0.5 && !scrollsInside(element);
+    });
+    return past
+      .filter((element) => !past.some((other) => other !== element && element.contains(other)))
       .slice(0, 5)
       .map((element) => `${element.tagName.toLowerCase()}.${element.className}: ${element.textContent?.slice(0, 40)}`)
-      .join('; '),
-  );
+      .join('; ');
+  });
 }
 
 /** Presses Tab until the focused element's name (aria-label, label or text) is `name` (at most `limit` presses). */

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForMintsSettled } from '../../core-api/test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform } from '../../core-api/test/platform.ts';
 import {
-  axeViolations,
   elementsPastTheEdge,
   expectPageSound,
   goTo,
@@ -206,9 +205,9 @@ describe('campaigns and drops on the Program page in Chromium', () => {
     await form.getByRole('button', { name: 'Save drop' }).click();
     await page.locator('#drop-totalSupply-error').waitFor();
     expect(await page.locator('#drop-totalSupply-error').textContent()).toBe('must be at least 1');
-    // axe and the console here; not 375 px: an admin's Program page with the drop form open scrolls 48 px
-    // sideways at 375 px (the Event rules table pushes the page), a finding left for the layout's owner.
-    expect(await axeViolations(page)).toEqual([]);
+    // axe, 375 px and the console with the drop form open: the form's heading (the drop's long hostile name,
+    // one unbroken "word") wraps instead of pushing the page 48 px sideways; the tables scroll in their regions.
+    await expectPageSound(page, chromium.problems);
     expect(chromium.problems).toEqual([]);
 
     await form.getByLabel(/^Supply/).fill('20');

@@ -52,7 +52,7 @@ export function AuditPage() {
         <button type="submit">Filter</button>
       </form>
       {audit.isPending ? <p className="loading">Loading the audit log…</p> : null}
-      <ErrorNote error={audit.error} />
+      <ErrorNote error={audit.error} onRetry={() => void audit.refetch()} />
       {audit.data ? (
         <TableWrap label="Changes, newest first">
           <table>

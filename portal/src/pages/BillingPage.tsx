@@ -45,7 +45,7 @@ export function BillingPage() {
   };
 
   if (billing.isPending) return <p className="loading">Loading billing…</p>;
-  if (billing.isError) return <ErrorNote error={billing.error} />;
+  if (billing.isError) return <ErrorNote error={billing.error} onRetry={() => void billing.refetch()} />;
   const { purchases, totals, gas, checkout } = billing.data;
   const tokens = Number.isFinite(Number(dollars)) ? Math.round(Number(dollars) * checkout.tokensPerUsd) : 0;
   return (

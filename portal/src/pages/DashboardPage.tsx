@@ -72,7 +72,7 @@ export function DashboardPage() {
         </div>
       </div>
       {dashboard.isPending ? <p className="loading">Loading the dashboard…</p> : null}
-      <ErrorNote error={dashboard.error} />
+      <ErrorNote error={dashboard.error} onRetry={() => void dashboard.refetch()} />
       {dashboard.data ? <DashboardBody data={dashboard.data} unit={unit} /> : null}
     </section>
   );

@@ -1,6 +1,5 @@
-import type { AgentKey } from '@pts/shared/schemas/agent-keys';
 import { DEFAULT_PORTAL_KEY_GRACE_MINUTES } from '@pts/shared/schemas/brands';
-import type { PortalIntegrations } from '@pts/shared/schemas/portal-integrations';
+import type { PortalAgentKeys, PortalIntegrations, PortalWebhook } from '@pts/shared/schemas/portal-integrations';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { api, request } from '../api.ts';
@@ -17,9 +16,10 @@ import {
   webhookTestAnswerSchema,
 } from '../queries/integrations.ts';
 import { canEdit, isOwner, useBrand } from '../session.ts';
-import { TableWrap } from '../TableWrap.tsx';
+import { ListAndForm } from '../ui/ListAndForm.tsx';
 import { ChatGroupsSection } from './integrations/ChatGroupsSection.tsx';
 import { ShopifySection } from './integrations/ShopifySection.tsx';
+import { InputField, useFieldErrors } from './program/fields.tsx';
 
 /** A button that copies `text` and says so (for screen readers too). */
 export function CopyButton(props: { text: string; label: string }) {
@@ -76,7 +76,7 @@ export function IntegrationsPage() {
   const overview = useQuery(integrationsQuery(brandId));
 
   if (overview.isPending) return <p className="loading">Loading the integrations…</p>;
-  if (overview.isError) return <ErrorNote error={overview.error} />;
+  if (overview.isError) return <ErrorNote error={overview.error} onRetry={() => void overview.refetch()} />;
   const data = overview.data;
   return (
     <section className="integrations">
@@ -389,12 +389,14 @@ function Domains({ data, editable }: { data: PortalIntegrations; editable: boole
   );
 }
 
+type WebhookDelivery = PortalWebhook['deliveries'][number];
+type WebhookEndpoint = PortalWebhook['webhook'];
+type AgentKey = PortalAgentKeys['agentKeys'][number];
+
 function Webhooks({ editable }: { editable: boolean }) {
   const { brandId } = useBrand();
   const queryClient = useQueryClient();
   const webhook = useQuery(webhookQuery(brandId));
-  const [url, setUrl] = useState<string | undefined>();
-  const [rotateSecret, setRotateSecret] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: webhookQuery(brandId).queryKey });
   const save = useMutation({
     mutationFn: (input: { url: string; rotateSecret: boolean }) =>
@@ -409,129 +411,149 @@ function Webhooks({ editable }: { editable: boolean }) {
     mutationFn: (id: string) => api('POST', `/brands/${brandId}/webhook/deliveries/${id}/replay`),
     onSuccess: refresh,
   });
-  const errors = fieldErrors(save.error);
+  const current = webhook.data?.webhook;
 
-  if (webhook.isPending) return <p className="loading">Loading the webhook…</p>;
-  if (webhook.isError) return <ErrorNote error={webhook.error} />;
-  const current = webhook.data.webhook;
+  return (
+    <ListAndForm<WebhookDelivery>
+      className="panel"
+      headingId="webhook-heading"
+      heading="Webhooks"
+      intro={
+        <>
+          <p>
+            pts POSTs signed events (rewards, redemptions, milestones, payments) to your URL; check the{' '}
+            <code>x-pts-signature</code> header with the signing secret.
+          </p>
+          {webhook.data ? <p>{current ? <>Sending to {current.url}</> : 'No webhook URL yet.'}</p> : null}
+        </>
+      }
+      before={
+        webhook.data ? (
+          <>
+            {editable ? (
+              <WebhookForm
+                current={webhook.data.webhook}
+                saving={save.isPending}
+                error={save.error}
+                onSave={(input) => save.mutate(input)}
+                testing={test.isPending}
+                onTest={() => test.mutate()}
+              />
+            ) : null}
+            {save.data?.webhook.secret ? (
+              <ShownOnce title="Signing secret">
+                <Secret
+                  label="Signing secret"
+                  copyLabel="Copy the signing secret"
+                  value={save.data.webhook.secret}
+                  testId="webhook-secret"
+                />
+              </ShownOnce>
+            ) : null}
+            {test.isSuccess ? (
+              <p role="status" data-testid="test-result">
+                {test.data.result.delivered
+                  ? `Test delivered: your endpoint answered ${test.data.result.statusCode}.`
+                  : `Test not delivered: ${test.data.result.error ?? 'no answer'}.`}
+              </p>
+            ) : null}
+            <h3>Latest deliveries</h3>
+          </>
+        ) : null
+      }
+      problems={[test.error, replay.error]}
+      items={webhook.data?.deliveries}
+      pending={webhook.isPending}
+      error={webhook.error}
+      onRetry={() => void webhook.refetch()}
+      loadingText="Loading the webhook…"
+      emptyText="No delivery yet."
+      tableLabel="Webhook deliveries"
+      itemKey={(delivery) => delivery.id}
+      head={
+        <tr>
+          <th scope="col">Event</th>
+          <th scope="col">Status</th>
+          <th scope="col">Answer</th>
+          <th scope="col">When</th>
+          {editable ? <th scope="col">Actions</th> : null}
+        </tr>
+      }
+      row={(delivery) => (
+        <tr key={delivery.id} data-delivery-id={delivery.id}>
+          <th scope="row">{delivery.type}</th>
+          <td>{delivery.status}</td>
+          <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
+          <td>{when(delivery.createdAt)}</td>
+          {editable ? (
+            <td>
+              <button
+                type="button"
+                className="secondary"
+                aria-label={`Replay ${delivery.type} of ${when(delivery.createdAt)}`}
+                disabled={delivery.status === 'sending' || replay.isPending}
+                onClick={() => replay.mutate(delivery.id)}
+              >
+                Replay
+              </button>
+            </td>
+          ) : null}
+        </tr>
+      )}
+    />
+  );
+}
+
+/**
+ * The brand's webhook endpoint: its URL (the server's SSRF guard and schema answer per field), a new signing
+ * secret on request, and a test delivery once an endpoint is set. Save is disabled while a save is under way.
+ */
+export function WebhookForm(props: {
+  current: WebhookEndpoint;
+  saving: boolean;
+  error: Error | null;
+  onSave(input: { url: string; rotateSecret: boolean }): void;
+  testing: boolean;
+  onTest(): void;
+}) {
+  const { current } = props;
+  const [url, setUrl] = useState<string | undefined>();
+  const [rotateSecret, setRotateSecret] = useState(false);
+  const { field, general } = useFieldErrors(props.error, 'webhook');
   const shownUrl = url ?? current?.url ?? '';
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate({ url: shownUrl.trim(), rotateSecret });
+    props.onSave({ url: shownUrl.trim(), rotateSecret });
   };
   return (
-    <section aria-labelledby="webhook-heading" className="panel">
-      <h2 id="webhook-heading">Webhooks</h2>
-      <p>
-        pts POSTs signed events (rewards, redemptions, milestones, payments) to your URL; check the{' '}
-        <code>x-pts-signature</code> header with the signing secret.
-      </p>
-      <p>{current ? <>Sending to {current.url}</> : 'No webhook URL yet.'}</p>
-      {editable ? (
-        <form onSubmit={submit} className="stack narrow" aria-label="Webhook endpoint">
-          <label>
-            Webhook URL
-            <input
-              type="url"
-              required
-              value={shownUrl}
-              onChange={(e) => setUrl(e.target.value)}
-              {...(errors.url ? { 'aria-invalid': true, 'aria-describedby': 'url-error' } : {})}
-            />
-            {errors.url ? (
-              <span className="error" id="url-error">
-                {errors.url}
-              </span>
-            ) : null}
-          </label>
-          {current ? (
-            <label className="inline">
-              <input type="checkbox" checked={rotateSecret} onChange={(e) => setRotateSecret(e.target.checked)} />
-              Issue a new signing secret
-            </label>
-          ) : null}
-          {save.isError && !errors.url ? (
-            <p role="alert" className="error">
-              {describeError(save.error).message}
-            </p>
-          ) : null}
-          <div className="row">
-            <button type="submit" disabled={save.isPending}>
-              Save webhook
-            </button>
-            {current ? (
-              <button type="button" className="secondary" onClick={() => test.mutate()} disabled={test.isPending}>
-                Send a test
-              </button>
-            ) : null}
-          </div>
-        </form>
+    <form onSubmit={submit} className="stack narrow" aria-label="Webhook endpoint">
+      <InputField
+        label="Webhook URL"
+        name="url"
+        type="url"
+        required
+        value={shownUrl}
+        onChange={(e) => setUrl(e.target.value)}
+        field={field('url')}
+      />
+      {current ? (
+        <label className="inline">
+          <input type="checkbox" checked={rotateSecret} onChange={(e) => setRotateSecret(e.target.checked)} />
+          Issue a new signing secret
+        </label>
       ) : null}
-      {save.data?.webhook.secret ? (
-        <ShownOnce title="Signing secret">
-          <Secret
-            label="Signing secret"
-            copyLabel="Copy the signing secret"
-            value={save.data.webhook.secret}
-            testId="webhook-secret"
-          />
-        </ShownOnce>
-      ) : null}
-      {test.isSuccess ? (
-        <p role="status" data-testid="test-result">
-          {test.data.result.delivered
-            ? `Test delivered: your endpoint answered ${test.data.result.statusCode}.`
-            : `Test not delivered: ${test.data.result.error ?? 'no answer'}.`}
-        </p>
-      ) : null}
-      {test.isError || replay.isError ? (
-        <p role="alert" className="error">
-          {(test.error ?? replay.error)?.message}
-        </p>
-      ) : null}
-      <h3>Latest deliveries</h3>
-      {webhook.data.deliveries.length === 0 ? (
-        <p>No delivery yet.</p>
-      ) : (
-        <TableWrap label="Webhook deliveries">
-          <table>
-            <caption className="visually-hidden">Webhook deliveries</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Answer</th>
-                <th scope="col">When</th>
-                {editable ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {webhook.data.deliveries.map((delivery) => (
-                <tr key={delivery.id} data-delivery-id={delivery.id}>
-                  <th scope="row">{delivery.type}</th>
-                  <td>{delivery.status}</td>
-                  <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
-                  <td>{when(delivery.createdAt)}</td>
-                  {editable ? (
-                    <td>
-                      <button
-                        type="button"
-                        className="secondary"
-                        aria-label={`Replay ${delivery.type} of ${when(delivery.createdAt)}`}
-                        disabled={delivery.status === 'sending' || replay.isPending}
-                        onClick={() => replay.mutate(delivery.id)}
-                      >
-                        Replay
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
-    </section>
+      {general}
+      <div className="row">
+        <button type="submit" disabled={props.saving}>
+          Save webhook
+        </button>
+        {current ? (
+          <button type="button" className="secondary" onClick={props.onTest} disabled={props.testing}>
+            Send a test
+          </button>
+        ) : null}
+      </div>
+    </form>
   );
 }
 
@@ -609,109 +631,124 @@ function AgentKeys({ editable }: { editable: boolean }) {
   const { brandId } = useBrand();
   const queryClient = useQueryClient();
   const keys = useQuery(agentKeysQuery(brandId));
-  const [name, setName] = useState('');
-  const [manage, setManage] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: agentKeysQuery(brandId).queryKey });
   const create = useMutation({
-    mutationFn: () =>
-      request(agentKeyCreatedAnswerSchema, 'POST', `/brands/${brandId}/agent-keys`, {
-        name,
-        canManageProgram: manage,
-      }),
-    onSuccess: async () => {
-      setName('');
-      await refresh();
-    },
+    mutationFn: (input: { name: string; canManageProgram: boolean }) =>
+      request(agentKeyCreatedAnswerSchema, 'POST', `/brands/${brandId}/agent-keys`, input),
+    onSuccess: refresh,
   });
   const revoke = useMutation({
     mutationFn: (keyId: string) => api('POST', `/brands/${brandId}/agent-keys/${keyId}/revoke`),
     onSuccess: refresh,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   const scopes = (key: AgentKey) => (key.canManageProgram ? 'reads and changes the program' : 'reads');
 
   return (
-    <section aria-labelledby="agent-heading" className="panel">
-      <h2 id="agent-heading">Agent keys</h2>
-      <p>Keys for AI agents and scripts using the agent API and MCP on this brand's behalf.</p>
-      {keys.isPending ? <p className="loading">Loading the keys…</p> : null}
-      <ErrorNote error={keys.error} />
-      {keys.data && keys.data.agentKeys.length > 0 ? (
-        <TableWrap label="Agent keys">
-          <table>
-            <caption className="visually-hidden">Agent keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key id</th>
-                <th scope="col">Scope</th>
-                <th scope="col">State</th>
-                {editable ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.agentKeys.map((key) => (
-                <tr key={key.keyId} data-key-id={key.keyId}>
-                  <th scope="row">{key.name}</th>
-                  <td>
-                    <code>{key.keyId}</code>
-                  </td>
-                  <td>
-                    {scopes(key)}
-                    {key.sharedWithOtherBrands ? ' (also other brands: the operator manages it)' : ''}
-                  </td>
-                  <td>{key.revokedAt ? `revoked ${when(key.revokedAt)}` : 'active'}</td>
-                  {editable ? (
-                    <td>
-                      {!key.revokedAt && !key.sharedWithOtherBrands ? (
-                        <button
-                          type="button"
-                          className="secondary"
-                          aria-label={`Revoke ${key.name}`}
-                          disabled={revoke.isPending}
-                          onClick={() => revoke.mutate(key.keyId)}
-                        >
-                          Revoke
-                        </button>
-                      ) : null}
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      ) : keys.data ? (
-        <p>No agent key yet.</p>
-      ) : null}
-      {editable ? (
-        <form onSubmit={submit} className="stack narrow" aria-label="Create an agent key">
-          <label>
-            Key name
-            <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
-          </label>
-          <label className="inline">
-            <input type="checkbox" checked={manage} onChange={(e) => setManage(e.target.checked)} />
-            May change the program (rules, perks, campaigns)
-          </label>
-          {create.isError || revoke.isError ? (
-            <p role="alert" className="error">
-              {(create.error ?? revoke.error)?.message}
-            </p>
+    <ListAndForm<AgentKey>
+      className="panel"
+      headingId="agent-heading"
+      heading="Agent keys"
+      intro={<p>Keys for AI agents and scripts using the agent API and MCP on this brand's behalf.</p>}
+      problems={[revoke.error]}
+      items={keys.data?.agentKeys}
+      pending={keys.isPending}
+      error={keys.error}
+      onRetry={() => void keys.refetch()}
+      loadingText="Loading the keys…"
+      emptyText="No agent key yet."
+      tableLabel="Agent keys"
+      itemKey={(key) => key.keyId}
+      head={
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Key id</th>
+          <th scope="col">Scope</th>
+          <th scope="col">State</th>
+          {editable ? <th scope="col">Actions</th> : null}
+        </tr>
+      }
+      row={(key) => (
+        <tr key={key.keyId} data-key-id={key.keyId}>
+          <th scope="row">{key.name}</th>
+          <td>
+            <code>{key.keyId}</code>
+          </td>
+          <td>
+            {scopes(key)}
+            {key.sharedWithOtherBrands ? ' (also other brands: the operator manages it)' : ''}
+          </td>
+          <td>{key.revokedAt ? `revoked ${when(key.revokedAt)}` : 'active'}</td>
+          {editable ? (
+            <td>
+              {!key.revokedAt && !key.sharedWithOtherBrands ? (
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Revoke ${key.name}`}
+                  disabled={revoke.isPending}
+                  onClick={() => revoke.mutate(key.keyId)}
+                >
+                  Revoke
+                </button>
+              ) : null}
+            </td>
           ) : null}
-          <button type="submit" disabled={create.isPending}>
-            Create key
-          </button>
-        </form>
-      ) : null}
-      {create.isSuccess ? (
-        <ShownOnce title={`Agent key ${create.data.keyId}`}>
-          <Secret label="Secret" copyLabel="Copy the secret" value={create.data.secret} testId="agent-secret" />
-        </ShownOnce>
-      ) : null}
-    </section>
+        </tr>
+      )}
+      after={
+        <>
+          {editable ? (
+            // A new form (blank) once a key is made, so a second key starts from nothing.
+            <AgentKeyForm
+              key={create.data?.keyId ?? 'first'}
+              saving={create.isPending}
+              error={create.error}
+              onSave={(input) => create.mutate(input)}
+            />
+          ) : null}
+          {create.isSuccess ? (
+            <ShownOnce title={`Agent key ${create.data.keyId}`}>
+              <Secret label="Secret" copyLabel="Copy the secret" value={create.data.secret} testId="agent-secret" />
+            </ShownOnce>
+          ) : null}
+        </>
+      }
+    />
+  );
+}
+
+/** A new agent key: its name and whether it may change the program. */
+export function AgentKeyForm(props: {
+  saving: boolean;
+  error: Error | null;
+  onSave(input: { name: string; canManageProgram: boolean }): void;
+}) {
+  const [name, setName] = useState('');
+  const [manage, setManage] = useState(false);
+  const { field, general } = useFieldErrors(props.error, 'agent-key');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onSave({ name, canManageProgram: manage });
+  };
+  return (
+    <form onSubmit={submit} className="stack narrow" aria-label="Create an agent key">
+      <InputField
+        label="Key name"
+        name="name"
+        required
+        maxLength={200}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        field={field('name')}
+      />
+      <label className="inline">
+        <input type="checkbox" checked={manage} onChange={(e) => setManage(e.target.checked)} />
+        May change the program (rules, perks, campaigns)
+      </label>
+      {general}
+      <button type="submit" disabled={props.saving}>
+        Create key
+      </button>
+    </form>
   );
 }

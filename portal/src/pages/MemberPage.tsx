@@ -23,7 +23,7 @@ export function MemberPage() {
   const profile = useQuery(memberOptions);
 
   if (profile.isPending) return <p className="loading">Loading the member…</p>;
-  if (profile.isError) return <ErrorNote error={profile.error} />;
+  if (profile.isError) return <ErrorNote error={profile.error} onRetry={() => void profile.refetch()} />;
   const member = profile.data;
   return (
     <section>

@@ -39,7 +39,7 @@ export function OperatorPage() {
     );
   }
   if (brands.isPending) return <p className="loading">Loading every brand…</p>;
-  if (brands.isError) return <ErrorNote error={brands.error} />;
+  if (brands.isError) return <ErrorNote error={brands.error} onRetry={() => void brands.refetch()} />;
   const refresh = () => queryClient.invalidateQueries({ queryKey: operatorBrandsQuery().queryKey });
   return (
     <section>

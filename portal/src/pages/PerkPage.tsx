@@ -43,7 +43,7 @@ export function PerkPage() {
   });
 
   if (detail.isPending) return <p className="loading">Loading the perk…</p>;
-  if (detail.isError) return <ErrorNote error={detail.error} />;
+  if (detail.isError) return <ErrorNote error={detail.error} onRetry={() => void detail.refetch()} />;
   const { perk, collection, constraints, redemptions } = detail.data;
   return (
     <section>

@@ -44,6 +44,7 @@ export function PerksPage() {
       items={perks.data?.perks}
       pending={perks.isPending}
       error={perks.error}
+      onRetry={() => void perks.refetch()}
       loadingText="Loading the perks…"
       emptyText="No perks yet."
       tableLabel="Perks"

@@ -8,7 +8,7 @@ import { formatMoney, formatPts, formatRate } from '../format/numbers.ts';
 import { ruleAnswerSchema, rulesQuery } from '../queries/program.ts';
 import { brandQuery } from '../queries/session.ts';
 import { canEdit, useBrand } from '../session.ts';
-import { TableWrap } from '../TableWrap.tsx';
+import { ListAndForm } from '../ui/ListAndForm.tsx';
 import { CampaignsSection } from './program/CampaignsSection.tsx';
 import { DropsSection } from './program/DropsSection.tsx';
 import { EngagementSections } from './program/EngagementSections.tsx';
@@ -72,31 +72,11 @@ const lines = (text: string) =>
     .filter(Boolean);
 
 export function ProgramPage() {
-  const { brandId, membership } = useBrand();
-  const queryClient = useQueryClient();
-  const editable = canEdit(membership);
-  const [editing, setEditing] = useState<Rule | 'new' | undefined>();
-  const brand = useQuery(brandQuery(brandId));
+  const { brandId } = useBrand();
   const rules = useQuery(rulesQuery(brandId));
-  const save = useMutation({
-    mutationFn: ({ eventType, settings }: { eventType: string; settings: SetRuleRequest }) =>
-      api('PUT', `/brands/${brandId}/rules/${encodeURIComponent(eventType)}`, settings),
-    onSuccess: async () => {
-      setEditing(undefined);
-      await queryClient.invalidateQueries({ queryKey: rulesQuery(brandId).queryKey });
-    },
-  });
-
-  // Archive undoes a rule made by mistake (its events are refused, it leaves every active list); restore
-  // brings it back paused, so it earns again only when someone resumes it.
-  const archive = useMutation({
-    mutationFn: ({ eventType, change }: { eventType: string; change: 'archive' | 'restore' }) =>
-      request(ruleAnswerSchema, 'POST', `/brands/${brandId}/rules/${encodeURIComponent(eventType)}/${change}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: rulesQuery(brandId).queryKey }),
-  });
 
   if (rules.isPending) return <p className="loading">Loading the program…</p>;
-  if (rules.isError) return <ErrorNote error={rules.error} />;
+  if (rules.isError) return <ErrorNote error={rules.error} onRetry={() => void rules.refetch()} />;
   return (
     <div className="stack">
       <h1>Program</h1>
@@ -112,120 +92,7 @@ export function ProgramPage() {
           ))}
         </ul>
       </nav>
-      <section aria-labelledby="rules-heading">
-        <h2 id="rules-heading">Event rules</h2>
-        <p>What each event earns, how often, and how the browser SDK detects it.</p>
-        {editable ? (
-          <button type="button" onClick={() => setEditing('new')}>
-            New rule
-          </button>
-        ) : (
-          <p className="note">
-            Your role ({membership?.role ?? 'none'}) reads the program; admins and owners change it.
-          </p>
-        )}
-        {editing ? (
-          <RuleForm
-            key={editing === 'new' ? 'new' : editing.eventType}
-            rule={editing === 'new' ? undefined : editing}
-            currency={brand.data?.brand.currency ?? 'USD'}
-            saving={save.isPending}
-            error={save.error}
-            onCancel={() => setEditing(undefined)}
-            onSave={(eventType, settings) => save.mutate({ eventType, settings })}
-          />
-        ) : null}
-        {archive.isError ? (
-          <p role="alert" className="error">
-            {describeError(archive.error).message}
-          </p>
-        ) : null}
-        {archive.isSuccess ? (
-          <p role="status">
-            {archive.data.rule.archivedAt
-              ? `${archive.data.rule.eventType} is archived: its events earn nothing now.`
-              : `${archive.data.rule.eventType} is restored, paused: resume it to earn again.`}
-          </p>
-        ) : null}
-        <TableWrap label="Event rules">
-          <table>
-            <caption className="visually-hidden">Event rules</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event type</th>
-                <th scope="col">Reward</th>
-                <th scope="col">Cooldown</th>
-                <th scope="col">Max claims</th>
-                <th scope="col">Detection</th>
-                <th scope="col">Status</th>
-                {editable ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {rules.data.rules.map((rule) => (
-                <tr
-                  key={rule.eventId}
-                  data-event-type={rule.eventType}
-                  className={rule.archivedAt ? 'archived' : undefined}
-                >
-                  <th scope="row">{rule.eventType}</th>
-                  <td>{rewardText(rule)}</td>
-                  <td>{rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}</td>
-                  <td>{rule.maxClaims === UNLIMITED || rule.maxClaims === 999999 ? 'unlimited' : rule.maxClaims}</td>
-                  <td>{rule.detectionMethod}</td>
-                  <td>{rule.archivedAt ? 'archived' : rule.active ? 'active' : 'paused'}</td>
-                  {editable && rule.archivedAt ? (
-                    <td className="actions">
-                      <button
-                        type="button"
-                        aria-label={`Restore ${rule.eventType}`}
-                        disabled={archive.isPending}
-                        onClick={() => archive.mutate({ eventType: rule.eventType, change: 'restore' })}
-                      >
-                        Restore
-                      </button>
-                    </td>
-                  ) : null}
-                  {editable && !rule.archivedAt ? (
-                    <td className="actions">
-                      <button type="button" onClick={() => setEditing(rule)} aria-label={`Edit ${rule.eventType}`}>
-                        Edit
-                      </button>
-                      <button
-                        type="button"
-                        aria-label={`${rule.active ? 'Pause' : 'Resume'} ${rule.eventType}`}
-                        onClick={() =>
-                          save.mutate({
-                            eventType: rule.eventType,
-                            settings: { ...settingsOf(rule), active: !rule.active },
-                          })
-                        }
-                      >
-                        {rule.active ? 'Pause' : 'Resume'}
-                      </button>
-                      <button
-                        type="button"
-                        className="danger"
-                        aria-label={`Archive ${rule.eventType}`}
-                        disabled={archive.isPending}
-                        onClick={() => {
-                          if (
-                            window.confirm(`Archive ${rule.eventType}? Its events will earn nothing until restored.`)
-                          ) {
-                            archive.mutate({ eventType: rule.eventType, change: 'archive' });
-                          }
-                        }}
-                      >
-                        Archive
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      </section>
+      <RulesSection rules={rules.data.rules} />
       <EngagementSections />
       <CampaignsSection />
       <DropsSection />
@@ -233,7 +100,141 @@ export function ProgramPage() {
   );
 }
 
-function RuleForm(props: {
+/**
+ * The brand's event rules: what each event earns, how often, and how the browser SDK detects it. Admins and
+ * owners create and change them, pause and resume them, archive a rule made by mistake and restore it.
+ */
+function RulesSection({ rules }: { rules: Rule[] }) {
+  const { brandId, membership } = useBrand();
+  const queryClient = useQueryClient();
+  const editable = canEdit(membership);
+  const brand = useQuery(brandQuery(brandId));
+  const refresh = () => queryClient.invalidateQueries({ queryKey: rulesQuery(brandId).queryKey });
+  const put = ({ eventType, settings }: { eventType: string; settings: SetRuleRequest }) =>
+    api('PUT', `/brands/${brandId}/rules/${encodeURIComponent(eventType)}`, settings);
+  const save = useMutation({ mutationFn: put, onSuccess: refresh });
+  // A pause or a resume is a save of every setting with `active` turned; its refusal shows above the list.
+  const pause = useMutation({ mutationFn: put, onSuccess: refresh });
+  // Archive undoes a rule made by mistake (its events are refused, it leaves every active list); restore
+  // brings it back paused, so it earns again only when someone resumes it.
+  const archive = useMutation({
+    mutationFn: ({ eventType, change }: { eventType: string; change: 'archive' | 'restore' }) =>
+      request(ruleAnswerSchema, 'POST', `/brands/${brandId}/rules/${encodeURIComponent(eventType)}/${change}`),
+    onSuccess: refresh,
+  });
+
+  return (
+    <ListAndForm<Rule>
+      headingId="rules-heading"
+      heading="Event rules"
+      intro={
+        <>
+          <p>What each event earns, how often, and how the browser SDK detects it.</p>
+          {editable ? null : (
+            <p className="note">
+              Your role ({membership?.role ?? 'none'}) reads the program; admins and owners change it.
+            </p>
+          )}
+        </>
+      }
+      newLabel={editable ? 'New rule' : undefined}
+      onOpen={() => save.reset()}
+      form={({ item, close }) => (
+        <RuleForm
+          rule={item}
+          currency={brand.data?.brand.currency ?? 'USD'}
+          saving={save.isPending}
+          error={save.error}
+          onCancel={close}
+          onSave={(eventType, settings) => save.mutate({ eventType, settings }, { onSuccess: close })}
+        />
+      )}
+      before={
+        archive.isSuccess ? (
+          <p role="status">
+            {archive.data.rule.archivedAt
+              ? `${archive.data.rule.eventType} is archived: its events earn nothing now.`
+              : `${archive.data.rule.eventType} is restored, paused: resume it to earn again.`}
+          </p>
+        ) : null
+      }
+      problems={[archive.error, pause.error]}
+      items={rules}
+      pending={false}
+      error={null}
+      loadingText="Loading the rules…"
+      emptyText="No event rule yet."
+      tableLabel="Event rules"
+      itemKey={(rule) => rule.eventType}
+      head={
+        <tr>
+          <th scope="col">Event type</th>
+          <th scope="col">Reward</th>
+          <th scope="col">Cooldown</th>
+          <th scope="col">Max claims</th>
+          <th scope="col">Detection</th>
+          <th scope="col">Status</th>
+          {editable ? <th scope="col">Actions</th> : null}
+        </tr>
+      }
+      row={(rule, edit) => (
+        <tr key={rule.eventId} data-event-type={rule.eventType} className={rule.archivedAt ? 'archived' : undefined}>
+          <th scope="row">{rule.eventType}</th>
+          <td>{rewardText(rule)}</td>
+          <td>{rule.cooldownHours === 0 ? 'none' : `${rule.cooldownHours} h`}</td>
+          <td>{rule.maxClaims === UNLIMITED || rule.maxClaims === 999999 ? 'unlimited' : rule.maxClaims}</td>
+          <td>{rule.detectionMethod}</td>
+          <td>{rule.archivedAt ? 'archived' : rule.active ? 'active' : 'paused'}</td>
+          {editable && rule.archivedAt ? (
+            <td className="actions">
+              <button
+                type="button"
+                aria-label={`Restore ${rule.eventType}`}
+                disabled={archive.isPending}
+                onClick={() => archive.mutate({ eventType: rule.eventType, change: 'restore' })}
+              >
+                Restore
+              </button>
+            </td>
+          ) : null}
+          {editable && !rule.archivedAt ? (
+            <td className="actions">
+              <button type="button" onClick={edit} aria-label={`Edit ${rule.eventType}`}>
+                Edit
+              </button>
+              <button
+                type="button"
+                aria-label={`${rule.active ? 'Pause' : 'Resume'} ${rule.eventType}`}
+                disabled={pause.isPending}
+                onClick={() =>
+                  pause.mutate({ eventType: rule.eventType, settings: { ...settingsOf(rule), active: !rule.active } })
+                }
+              >
+                {rule.active ? 'Pause' : 'Resume'}
+              </button>
+              <button
+                type="button"
+                className="danger"
+                aria-label={`Archive ${rule.eventType}`}
+                disabled={archive.isPending}
+                onClick={() => {
+                  if (window.confirm(`Archive ${rule.eventType}? Its events will earn nothing until restored.`)) {
+                    archive.mutate({ eventType: rule.eventType, change: 'archive' });
+                  }
+                }}
+              >
+                Archive
+              </button>
+            </td>
+          ) : null}
+        </tr>
+      )}
+    />
+  );
+}
+
+/** A new event rule, or the changes to one (every setting is sent: a rule is saved whole). */
+export function RuleForm(props: {
   rule: Rule | undefined;
   /** The brand's currency: a rate is set in it (the server refuses any other). */
   currency: string;

@@ -1,25 +1,27 @@
-import { PORTAL_ROLES, type PortalRole } from '@pts/shared/schemas/portal';
+import { PORTAL_ROLES, type PortalRole, type PortalTeam } from '@pts/shared/schemas/portal';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, request } from '../api.ts';
-import { describeError, fieldErrors } from '../errors/describe.ts';
 import { ErrorNote } from '../errors/ErrorNote.tsx';
 import { sessionQuery } from '../queries/session.ts';
 import { teamInviteSentAnswerSchema, teamQuery } from '../queries/team.ts';
 import { isOwner, useBrand, useSession } from '../session.ts';
-import { TableWrap } from '../TableWrap.tsx';
+import { ListAndForm } from '../ui/ListAndForm.tsx';
+import { InputField, useFieldErrors } from './program/fields.tsx';
 
+type TeamMember = PortalTeam['members'][number];
+
+/** The brand's team: its members and their roles, pending invites, a new invite, and leaving the brand. */
 export function TeamPage() {
   const { brandId, membership } = useBrand();
   const session = useSession();
   const queryClient = useQueryClient();
   const owner = isOwner(membership);
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<PortalRole>('viewer');
   const team = useQuery(teamQuery(brandId));
   const invite = useMutation({
-    mutationFn: () => request(teamInviteSentAnswerSchema, 'POST', `/brands/${brandId}/invites`, { email, role }),
+    mutationFn: (input: { email: string; role: PortalRole }) =>
+      request(teamInviteSentAnswerSchema, 'POST', `/brands/${brandId}/invites`, input),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: teamQuery(brandId).queryKey }),
   });
   const changeRole = useMutation({
@@ -50,195 +52,213 @@ export function TeamPage() {
       navigate('/');
     },
   });
-  const errors = fieldErrors(invite.error);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    invite.mutate();
-  };
 
+  // The page's heading comes with its list (the journeys read the team as soon as they see "Team").
   if (team.isPending) return <p className="loading">Loading the team…</p>;
-  if (team.isError) return <ErrorNote error={team.error} />;
   return (
-    <section>
-      <h1>Team</h1>
-      <p>Owners do everything, admins everything but the team, viewers read only.</p>
-      {changeRole.isError ? (
-        <p role="alert" className="error">
-          {describeError(changeRole.error).message}
-        </p>
-      ) : null}
-      {teamChange.isError ? (
-        <p role="alert" className="error">
-          {describeError(teamChange.error).message}
-        </p>
-      ) : null}
-      {done && !teamChange.isError ? <p role="status">{done}</p> : null}
-      <TableWrap label="Members">
-        <table>
-          <caption className="visually-hidden">Members</caption>
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Role</th>
-              <th scope="col">Since</th>
-              {owner ? <th scope="col">Access</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {team.data.members.map((member) => (
-              <tr key={member.userId}>
-                <th scope="row">{member.email}</th>
-                <td>
-                  {owner && member.userId !== session.data?.user?.id ? (
-                    <select
-                      aria-label={`Role of ${member.email}`}
-                      value={member.role}
-                      onChange={(e) => changeRole.mutate({ userId: member.userId, role: e.target.value as PortalRole })}
-                    >
-                      {PORTAL_ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {r}
-                        </option>
-                      ))}
-                    </select>
-                  ) : (
-                    member.role
-                  )}
-                </td>
-                <td>{new Date(member.since).toLocaleDateString()}</td>
-                {owner ? (
-                  <td>
-                    {member.userId !== session.data?.user?.id ? (
-                      <span className="actions">
-                        <button
-                          type="button"
-                          className="secondary"
-                          aria-label={`End sessions of ${member.email}`}
-                          disabled={teamChange.isPending}
-                          onClick={() =>
-                            act(`Sign ${member.email} out everywhere? They can sign in again.`, {
-                              method: 'POST',
-                              path: `/brands/${brandId}/members/${member.userId}/sessions/end`,
-                              done: `${member.email} is signed out everywhere.`,
-                            })
-                          }
-                        >
-                          End sessions
-                        </button>{' '}
-                        <button
-                          type="button"
-                          className="danger"
-                          aria-label={`Remove ${member.email}`}
-                          disabled={teamChange.isPending}
-                          onClick={() =>
-                            act(`Remove ${member.email} from the team? Their access ends at once.`, {
-                              method: 'DELETE',
-                              path: `/brands/${brandId}/members/${member.userId}`,
-                              done: `${member.email} was removed from the team; their pending invites are void.`,
-                            })
-                          }
-                        >
-                          Remove
-                        </button>
-                      </span>
-                    ) : (
-                      'you'
-                    )}
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
-      {team.data.pendingInvites.length > 0 ? (
-        <>
-          <h2>Pending invites</h2>
-          <ul>
-            {team.data.pendingInvites.map((pending) => (
-              <li key={`${pending.email}-${pending.expiresAt}`}>
-                {pending.email} as {pending.role}, until {new Date(pending.expiresAt).toLocaleString()}{' '}
-                {owner ? (
+    <ListAndForm<TeamMember>
+      level={1}
+      headingId="team-heading"
+      heading="Team"
+      intro={<p>Owners do everything, admins everything but the team, viewers read only.</p>}
+      problems={[changeRole.error, teamChange.error]}
+      before={done && !teamChange.isError ? <p role="status">{done}</p> : null}
+      items={team.data?.members}
+      pending={false}
+      error={team.error}
+      onRetry={() => void team.refetch()}
+      loadingText="Loading the team…"
+      emptyText="No member yet."
+      tableLabel="Members"
+      itemKey={(member) => member.userId}
+      head={
+        <tr>
+          <th scope="col">E-mail</th>
+          <th scope="col">Role</th>
+          <th scope="col">Since</th>
+          {owner ? <th scope="col">Access</th> : null}
+        </tr>
+      }
+      row={(member) => (
+        <tr key={member.userId}>
+          <th scope="row">{member.email}</th>
+          <td>
+            {owner && member.userId !== session.data?.user?.id ? (
+              <select
+                aria-label={`Role of ${member.email}`}
+                value={member.role}
+                onChange={(e) => changeRole.mutate({ userId: member.userId, role: e.target.value as PortalRole })}
+              >
+                {PORTAL_ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              member.role
+            )}
+          </td>
+          <td>{new Date(member.since).toLocaleDateString()}</td>
+          {owner ? (
+            <td>
+              {member.userId !== session.data?.user?.id ? (
+                <span className="actions">
                   <button
                     type="button"
                     className="secondary"
-                    aria-label={`Revoke the invite to ${pending.email}`}
+                    aria-label={`End sessions of ${member.email}`}
                     disabled={teamChange.isPending}
                     onClick={() =>
-                      act(`Revoke the invite to ${pending.email}? The link stops working.`, {
-                        method: 'DELETE',
-                        path: `/brands/${brandId}/invites/${encodeURIComponent(pending.email)}`,
-                        done: `The invite to ${pending.email} was revoked.`,
-                        revokes: pending.email,
+                      act(`Sign ${member.email} out everywhere? They can sign in again.`, {
+                        method: 'POST',
+                        path: `/brands/${brandId}/members/${member.userId}/sessions/end`,
+                        done: `${member.email} is signed out everywhere.`,
                       })
                     }
                   >
-                    Revoke
+                    End sessions
+                  </button>{' '}
+                  <button
+                    type="button"
+                    className="danger"
+                    aria-label={`Remove ${member.email}`}
+                    disabled={teamChange.isPending}
+                    onClick={() =>
+                      act(`Remove ${member.email} from the team? Their access ends at once.`, {
+                        method: 'DELETE',
+                        path: `/brands/${brandId}/members/${member.userId}`,
+                        done: `${member.email} was removed from the team; their pending invites are void.`,
+                      })
+                    }
+                  >
+                    Remove
                   </button>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
-      {owner ? (
-        <form onSubmit={submit} className="stack narrow" aria-label="Invite a teammate">
-          <h2>Invite a teammate</h2>
-          <label>
-            E-mail
-            <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-          </label>
-          {errors.email ? <p className="error">{errors.email}</p> : null}
-          <label>
-            Role
-            <select value={role} onChange={(e) => setRole(e.target.value as PortalRole)}>
-              {PORTAL_ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          </label>
-          {invite.isError && !errors.email ? (
-            <p role="alert" className="error">
-              {describeError(invite.error).message}
+                </span>
+              ) : (
+                'you'
+              )}
+            </td>
+          ) : null}
+        </tr>
+      )}
+      after={
+        team.data ? (
+          <>
+            {team.data.pendingInvites.length > 0 ? (
+              <>
+                <h2>Pending invites</h2>
+                <ul>
+                  {team.data.pendingInvites.map((pending) => (
+                    <li key={`${pending.email}-${pending.expiresAt}`}>
+                      {pending.email} as {pending.role}, until {new Date(pending.expiresAt).toLocaleString()}{' '}
+                      {owner ? (
+                        <button
+                          type="button"
+                          className="secondary"
+                          aria-label={`Revoke the invite to ${pending.email}`}
+                          disabled={teamChange.isPending}
+                          onClick={() =>
+                            act(`Revoke the invite to ${pending.email}? The link stops working.`, {
+                              method: 'DELETE',
+                              path: `/brands/${brandId}/invites/${encodeURIComponent(pending.email)}`,
+                              done: `The invite to ${pending.email} was revoked.`,
+                              revokes: pending.email,
+                            })
+                          }
+                        >
+                          Revoke
+                        </button>
+                      ) : null}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            ) : null}
+            {owner ? (
+              <InviteForm
+                saving={invite.isPending}
+                error={invite.error}
+                sent={invite.data}
+                onSave={(input) => invite.mutate(input)}
+              />
+            ) : null}
+            <h2>Leave this brand</h2>
+            <p>You lose access at once; an owner can invite you again. The last owner cannot leave.</p>
+            <ErrorNote error={leave.error} className="error" />
+            <button
+              type="button"
+              className="danger"
+              disabled={leave.isPending}
+              onClick={() => {
+                if (window.confirm('Leave this brand? You lose access at once.')) leave.mutate();
+              }}
+            >
+              Leave brand
+            </button>
+          </>
+        ) : null
+      }
+    />
+  );
+}
+
+/**
+ * An invite into the team: the e-mail and role (the server's refusal of the e-mail shows under it), and once
+ * sent, the link to pass on when no mail server is set up.
+ */
+export function InviteForm(props: {
+  saving: boolean;
+  error: Error | null;
+  sent: { email: string; inviteUrl?: string | null | undefined } | undefined;
+  onSave(input: { email: string; role: PortalRole }): void;
+}) {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<PortalRole>('viewer');
+  const { field, general } = useFieldErrors(props.error, 'invite');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onSave({ email, role });
+  };
+  return (
+    <form onSubmit={submit} className="stack narrow" aria-label="Invite a teammate">
+      <h2>Invite a teammate</h2>
+      <InputField
+        label="E-mail"
+        name="email"
+        type="email"
+        required
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        field={field('email')}
+      />
+      <label>
+        Role
+        <select value={role} onChange={(e) => setRole(e.target.value as PortalRole)}>
+          {PORTAL_ROLES.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </select>
+      </label>
+      {general}
+      {props.sent ? (
+        <div role="status">
+          <p>Invited {props.sent.email}. The link works once, for 72 hours.</p>
+          {props.sent.inviteUrl ? (
+            <p>
+              No mail server is set up: pass this link on yourself:{' '}
+              <code className="link" data-testid="invite-url">
+                {props.sent.inviteUrl}
+              </code>
             </p>
           ) : null}
-          {invite.isSuccess ? (
-            <div role="status">
-              <p>Invited {invite.data.email}. The link works once, for 72 hours.</p>
-              {invite.data.inviteUrl ? (
-                <p>
-                  No mail server is set up: pass this link on yourself:{' '}
-                  <code className="link" data-testid="invite-url">
-                    {invite.data.inviteUrl}
-                  </code>
-                </p>
-              ) : null}
-            </div>
-          ) : null}
-          <button type="submit" disabled={invite.isPending}>
-            Send invite
-          </button>
-        </form>
+        </div>
       ) : null}
-      <h2>Leave this brand</h2>
-      <p>You lose access at once; an owner can invite you again. The last owner cannot leave.</p>
-      {leave.isError ? (
-        <p role="alert" className="error">
-          {describeError(leave.error).message}
-        </p>
-      ) : null}
-      <button
-        type="button"
-        className="danger"
-        disabled={leave.isPending}
-        onClick={() => {
-          if (window.confirm('Leave this brand? You lose access at once.')) leave.mutate();
-        }}
-      >
-        Leave brand
+      <button type="submit" disabled={props.saving}>
+        Send invite
       </button>
-    </section>
+    </form>
   );
 }

@@ -98,6 +98,31 @@ describe('ListAndForm', () => {
     expect(screen.queryByRole('button', { name: 'New thing' })).toBeNull();
   });
 
+  it('shows what stands before and after the list, and offers "Try again" for a failed read', () => {
+    let retried = 0;
+    const { rerender } = render(
+      <List
+        className="panel"
+        form={undefined}
+        before={<h3>Latest deliveries</h3>}
+        after={<form aria-label="Create a thing" />}
+        onRetry={() => retried++}
+      />,
+    );
+    const section = screen.getByRole('region', { name: 'Things' });
+    expect(section.className).toBe('panel');
+    const order = [...section.querySelectorAll('h3, table, form')].map((element) => element.tagName);
+    expect(order).toEqual(['H3', 'TABLE', 'FORM']);
+    // A list whose rows are not edited: its "New" button opens nothing.
+    fireEvent.click(screen.getByRole('button', { name: 'New thing' }));
+    expect(screen.queryByRole('form', { name: 'New thing' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+
+    rerender(<List items={undefined} error={new TypeError('Failed to fetch')} onRetry={() => retried++} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(retried).toBe(1);
+  });
+
   it("shows the refusals of the rows' own actions", () => {
     render(<List problems={[null, new ApiError('The drop has ended', 409, 'CONFLICT', undefined)]} />);
     expect(screen.getByRole('alert').textContent).toBe('The drop has ended');

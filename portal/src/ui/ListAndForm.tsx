@@ -11,6 +11,8 @@ export interface ListAndFormProps<T> {
   heading: ReactNode;
   /** `h1` for a page of its own, `h2` (the default) for a section of a page. */
   level?: 1 | 2;
+  /** The section's class (`panel` on the Integrations page). */
+  className?: string;
   /** What the list is, under the heading. */
   intro?: ReactNode;
   /** The button that opens the form for a new item; none for a person who may not create (a viewer). */
@@ -19,6 +21,8 @@ export interface ListAndFormProps<T> {
   items: readonly T[] | undefined;
   pending: boolean;
   error: unknown;
+  /** Asks the list's query again after a failure ("Try again" beside the message). */
+  onRetry?: () => void;
   loadingText: string;
   emptyText: ReactNode;
   /** The table's accessible name (its caption) and its header cells. */
@@ -27,8 +31,15 @@ export interface ListAndFormProps<T> {
   itemKey(item: T): string;
   /** One row; `edit()` opens the form for this item. */
   row(item: T, edit: () => void): ReactNode;
-  /** The form, for a new item (`item` undefined) or one of the list; `close()` after a save or a cancel. */
-  form(props: { item: T | undefined; close(): void }): ReactNode;
+  /**
+   * The form, for a new item (`item` undefined) or one of the list; `close()` after a save or a cancel. None
+   * for a list whose rows are not edited (webhook deliveries, agent keys: their form stands in `before`/`after`).
+   */
+  form?(props: { item: T | undefined; close(): void }): ReactNode;
+  /** What stands between the form and the list (a form always open, what a save answered, a sub-heading). */
+  before?: ReactNode;
+  /** What follows the list (a form always open below it, other sections of the page). */
+  after?: ReactNode;
   /** Called when the form opens (for example to clear the last save's refusal). */
   onOpen?(): void;
   /** Refusals of the rows' own actions (end, archive, unlink …), shown above the list. */
@@ -38,7 +49,8 @@ export interface ListAndFormProps<T> {
 /**
  * The portal's list-plus-form: a heading and what the list is, a "New …" button for those who may create,
  * the form (for a new item or the one being changed), each failure said as a person reads it
- * (errors/describe.ts), the loading and empty states, and the table. Drops, campaigns and perks use it.
+ * (errors/describe.ts) with "Try again" for a failed read, the loading and empty states, and the table. Drops,
+ * campaigns, perks, event rules, chat groups, webhooks, agent keys and the team use it.
  */
 export function ListAndForm<T>(props: ListAndFormProps<T>) {
   const [editing, setEditing] = useState<Editing<T> | undefined>();
@@ -49,7 +61,7 @@ export function ListAndForm<T>(props: ListAndFormProps<T>) {
   const close = () => setEditing(undefined);
   const Heading = props.level === 1 ? 'h1' : 'h2';
   return (
-    <section aria-labelledby={props.headingId}>
+    <section aria-labelledby={props.headingId} {...(props.className ? { className: props.className } : {})}>
       <Heading id={props.headingId}>{props.heading}</Heading>
       {props.intro}
       {props.newLabel ? (
@@ -59,14 +71,15 @@ export function ListAndForm<T>(props: ListAndFormProps<T>) {
           </button>
         </div>
       ) : null}
-      {editing ? (
+      {editing && props.form ? (
         <div key={editing.item === undefined ? 'new' : props.itemKey(editing.item)}>
           {props.form({ item: editing.item, close })}
         </div>
       ) : null}
+      {props.before}
       {(props.problems ?? []).map((problem, index) => (problem ? <ErrorNote key={index} error={problem} /> : null))}
       {props.pending ? <p className="loading">{props.loadingText}</p> : null}
-      <ErrorNote error={props.error} />
+      <ErrorNote error={props.error} {...(props.onRetry ? { onRetry: props.onRetry } : {})} />
       {props.items ? (
         props.items.length === 0 ? (
           <p className="note">{props.emptyText}</p>
@@ -80,6 +93,7 @@ export function ListAndForm<T>(props: ListAndFormProps<T>) {
           </TableWrap>
         )
       ) : null}
+      {props.after}
     </section>
   );
 }

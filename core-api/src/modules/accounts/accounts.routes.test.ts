@@ -2,6 +2,8 @@ import { type CreatedBrand, LINK_CODE_ALPHABET, signRequest } from '@pts/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenBalance, waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { startTestPlatform, type TestPlatform, type TestResponse } from '../../../test/platform.ts';
+import { readRawActivity } from '../analytics/brand-analytics.ts';
+import { readRolledUpActivity } from '../analytics/brand-rollups.ts';
 import { resolveAccountKey, resolveAccountKeys } from './accounts.service.ts';
 
 let platform: TestPlatform;
@@ -507,5 +509,197 @@ describe('POST /services/link/unlink', () => {
       userIdentifier: p.discord,
     });
     expect(response.status).toBe(401);
+  });
+});
+
+describe('concurrent links (issue 34)', () => {
+  // A brand of its own, so its member counts are this test's alone.
+  let race: CreatedBrand;
+  beforeAll(async () => {
+    race = await platform.createBrand({
+      name: 'Race',
+      domain: 'race.example',
+      rules: [{ eventType: 'chat_reward', rewardAmount: 7, maxClaims: -1, cooldownHours: 0 }],
+    });
+  });
+
+  const earnAt = (userEmail: string, n: number) => {
+    // Past the duplicate window (same brand, type and member): each call is a new event.
+    platform.clock.advance(61_000);
+    return signed(
+      'POST',
+      '/pts-api/manual-event',
+      { brandId: race.brandId, eventType: 'chat_reward', userEmail, domain: 'race.example', metadata: { n } },
+      race.securityKey,
+    );
+  };
+  const linkEmailAt = (userIdentifier: string, email: string) =>
+    signed('POST', '/services/link/email', { brandId: race.brandId, userIdentifier, email }, race.securityKey);
+
+  /** Every identity earns once before the race (a wallet and a member row each), settled on chain. */
+  async function earnedOnce(keys: string[]): Promise<Map<string, string>> {
+    const wallets = new Map<string, string>();
+    for (const [n, key] of keys.entries()) {
+      const earned = await earnAt(key, n);
+      expect(earned.status, JSON.stringify(earned.body)).toBe(200);
+      wallets.set(key, (earned.body.walletAddress as string).toLowerCase());
+    }
+    await waitForMintsSettled(platform);
+    return wallets;
+  }
+
+  /** The link table holds no chain (a row pointing at a linked identity) and no identity linked to itself. */
+  async function expectFlatLinks(): Promise<void> {
+    const chains = await platform.deps.db
+      .selectFrom('account_links as a')
+      .innerJoin('account_links as b', 'b.identity_key', 'a.account_key')
+      .select(['a.identity_key', 'a.account_key'])
+      .execute();
+    expect(chains).toEqual([]);
+    const selfLinks = await platform.deps.db
+      .selectFrom('account_links')
+      .select('identity_key')
+      .whereRef('identity_key', '=', 'account_key')
+      .execute();
+    expect(selfLinks).toEqual([]);
+  }
+
+  /** The brand's members from its rollups, which must equal what its raw events say. */
+  async function raceMembers(): Promise<number> {
+    const now = platform.clock.now();
+    const window = { from: new Date(now.getTime() - 30 * 86_400_000), to: new Date(now.getTime() + 86_400_000) };
+    const rolled = await readRolledUpActivity(platform.deps.db, race.brandId, window);
+    const raw = await readRawActivity(platform.deps.db, race.brandId, { ...window, days: 31 });
+    expect(rolled).toEqual(raw);
+    return rolled.memberCounts.total;
+  }
+
+  it('one identity confirmed into two accounts at once: exactly one wins; rows, wallets and counts stay whole', async () => {
+    platform.clock.set('2026-08-01T08:00:00Z');
+    // Four people, each with a Telegram identity that two accounts (Discord and GitHub) try to take at once.
+    const people = Array.from({ length: 4 }, () => {
+      const p = person();
+      return { ...p, github: `github_${600_000 + users}@${DOMAIN}` };
+    });
+    const wallets = await earnedOnce(people.flatMap((p) => [p.discord, p.github, p.telegram]));
+    const membersBefore = await raceMembers();
+    expect(membersBefore).toBe(12);
+    const codes = await Promise.all(
+      people
+        .flatMap((p) => [issue(p.discord, race), issue(p.github, race)])
+        .map(async (answer) => {
+          const issued = await answer;
+          expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+          return issued.body.code as string;
+        }),
+    );
+    const answers = await Promise.all(
+      people.flatMap((p, i) => [
+        confirm(p.telegram, codes[2 * i]!, race),
+        confirm(p.telegram, codes[2 * i + 1]!, race),
+      ]),
+    );
+
+    for (const [i, p] of people.entries()) {
+      const pair = [answers[2 * i]!, answers[2 * i + 1]!];
+      const won = pair.filter((answer) => answer.status === 200);
+      expect(won, JSON.stringify(pair.map((answer) => answer.body))).toHaveLength(1);
+      const lost = pair.find((answer) => answer.status !== 200)!;
+      expect(lost.status, JSON.stringify(lost.body)).toBe(409);
+      expect(lost.body).toMatchObject({ code: 'CONFLICT', details: { reason: 'linked_elsewhere' } });
+      const winner = won[0]!.body.accountKey as string;
+      const loser = winner === p.discord ? p.github : p.discord;
+      expect([p.discord, p.github]).toContain(winner);
+
+      // One link row, to the winner; the loser's account is alone; every users row of the winner's account
+      // holds its wallet, the loser keeps its own.
+      const rows = await platform.deps.db
+        .selectFrom('account_links')
+        .select(['identity_key', 'account_key'])
+        .where((eb) =>
+          eb.or([
+            eb('identity_key', 'in', [p.telegram, p.discord, p.github]),
+            eb('account_key', 'in', [p.telegram, p.discord, p.github]),
+          ]),
+        )
+        .execute();
+      expect(rows).toEqual([{ identity_key: p.telegram, account_key: winner }]);
+      const users = await platform.deps.db
+        .selectFrom('users')
+        .select(['email', 'wallet_address'])
+        .where('email', 'in', [p.telegram, p.discord, p.github])
+        .execute();
+      expect(users).toHaveLength(3);
+      const walletOf = new Map(users.map((user) => [user.email, user.wallet_address?.toLowerCase()]));
+      expect(walletOf.get(p.telegram)).toBe(wallets.get(winner));
+      expect(walletOf.get(loser)).toBe(wallets.get(loser));
+      // Used codes: the winner's by the Telegram identity, the loser's burned by its refusal.
+      expect((await account(p.telegram)).body).toMatchObject({ accountKey: winner, walletAddress: expect.any(String) });
+    }
+    await expectFlatLinks();
+
+    // Balances: what each identity earned before stays on its wallet; a later reward of the Telegram identity
+    // mints to the winner's wallet; the counts are accounts (each Telegram identity joined one account).
+    for (const [n, p] of people.entries()) {
+      const earned = await earnAt(p.telegram, 100 + n);
+      expect(earned.status, JSON.stringify(earned.body)).toBe(200);
+    }
+    await waitForMintsSettled(platform);
+    for (const [i, p] of people.entries()) {
+      const winner = answers[2 * i]!.status === 200 ? p.discord : p.github;
+      const loser = winner === p.discord ? p.github : p.discord;
+      expect(await tokenBalance(platform, wallets.get(winner)!)).toBe(14n);
+      expect(await tokenBalance(platform, wallets.get(loser)!)).toBe(7n);
+      expect(await tokenBalance(platform, wallets.get(p.telegram)!)).toBe(7n);
+    }
+    expect(await raceMembers()).toBe(8);
+  });
+
+  it('two identities into one account at once both join it; two accounts joining each other at once make one', async () => {
+    platform.clock.set('2026-08-02T08:00:00Z');
+    const email = `shared-${users}@example.com`;
+    const p = person();
+    // Crossed: each of two e-mail accounts asks to join the other at the same moment.
+    const [left, right] = [`left-${users}@example.com`, `right-${users}@example.com`];
+    const wallets = await earnedOnce([email, p.discord, p.telegram, left, right]);
+    const membersBefore = await raceMembers();
+
+    const [first, second, crossA, crossB] = await Promise.all([
+      linkEmailAt(p.discord, email),
+      linkEmailAt(p.telegram, email),
+      linkEmailAt(left, right),
+      linkEmailAt(right, left),
+    ]);
+    for (const answer of [first, second]) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body).toMatchObject({ accountKey: email, alreadyLinked: false });
+    }
+    expect(
+      (await account(p.discord)).body.identities.map((i: { identityKey: string }) => i.identityKey).sort(),
+    ).toEqual([email, p.discord, p.telegram].sort());
+    // Of the crossed pair exactly one made the link; the other found the two already one account.
+    expect([crossA.status, crossB.status]).toEqual([200, 200]);
+    expect([crossA.body.alreadyLinked, crossB.body.alreadyLinked].sort()).toEqual([false, true]);
+    expect(crossA.body.accountKey).toBe(crossB.body.accountKey);
+    const root = crossA.body.accountKey as string;
+    const joined = root === left ? right : left;
+    const crossRows = await platform.deps.db
+      .selectFrom('account_links')
+      .select(['identity_key', 'account_key'])
+      .where((eb) => eb.or([eb('identity_key', 'in', [left, right]), eb('account_key', 'in', [left, right])]))
+      .execute();
+    expect(crossRows).toEqual([{ identity_key: joined, account_key: root }]);
+    await expectFlatLinks();
+
+    // One wallet for each account from now on; the counts lose the three identities that joined.
+    for (const [n, key] of [p.discord, p.telegram, joined].entries()) {
+      const earned = await earnAt(key, 200 + n);
+      expect(earned.status, JSON.stringify(earned.body)).toBe(200);
+    }
+    await waitForMintsSettled(platform);
+    expect(await tokenBalance(platform, wallets.get(email)!)).toBe(21n);
+    expect(await tokenBalance(platform, wallets.get(root)!)).toBe(14n);
+    for (const key of [p.discord, p.telegram, joined]) expect(await tokenBalance(platform, wallets.get(key)!)).toBe(7n);
+    expect(await raceMembers()).toBe(membersBefore - 3);
   });
 });

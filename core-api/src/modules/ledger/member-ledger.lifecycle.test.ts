@@ -8,12 +8,15 @@ import { analyticsTools } from '../../agent/tools/analytics.tools.ts';
 import { testPrincipal, toolCaller } from '../../agent/tools/tool-test-support.ts';
 import { readBrandAnalytics } from '../analytics/brand-analytics.ts';
 
-// One member through a mint's life — accepted and sent, mined, confirmed — then a refused event: every
-// surface that speaks of what the member earned tells the same story at every step (docs/ledger.md). The
+// One member through a mint's life — accepted and sent, mined, confirmed — then a refused event, then a perk
+// redemption reserved but not yet mined: every surface that speaks of what the member
+// earned or may spend tells the same story at every step (docs/ledger.md). The
 // receipt tracker is held (it polls once an hour here and is driven by hand) and anvil mines only when told,
 // so each step is a state the platform really passes through.
 
 const REWARD = 70;
+/** The perk the member redeems at the end: its cost is reserved while the claim is in flight. */
+const PERK_COST = 30;
 const MEMBER = 'lifecycle.member@example.com';
 
 let platform: TestPlatform;
@@ -79,6 +82,15 @@ async function waitForMintStatus(wanted: string): Promise<void> {
   }
 }
 
+async function redemptionStatus(id: string): Promise<string> {
+  const row = await platform.deps.db
+    .selectFrom('perk_redemptions')
+    .select('status')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.status;
+}
+
 /** What every surface says of the member now. */
 async function surfaces() {
   const balance = await signedGet(`/services/balance/${brand.brandId}/${encodeURIComponent(MEMBER)}`);
@@ -126,7 +138,11 @@ async function surfaces() {
  * The one set of definitions (docs/ledger.md): earned = confirmed + pending on every member tool; the
  * leaderboard ranks confirmed; the wallet holds on chain what is not pending; analytics issue what was earned.
  */
-function expectAgreement(seen: Awaited<ReturnType<typeof surfaces>>, step: { confirmed: number; pending: number }) {
+function expectAgreement(
+  seen: Awaited<ReturnType<typeof surfaces>>,
+  step: { confirmed: number; pending: number; reserved?: number },
+) {
+  const reserved = step.reserved ?? 0;
   const earned = { totalEarned: REWARD, confirmedEarned: step.confirmed, pendingEarned: step.pending };
   // One read, one set of labels: the same numbers under the same names on every surface.
   const figures = {
@@ -134,8 +150,8 @@ function expectAgreement(seen: Awaited<ReturnType<typeof surfaces>>, step: { con
     counts: 'wallet-on-chain+ledger',
     onChain: seen.wallet.balance,
     pending: seen.wallet.pending,
-    reserved: 0,
-    spendable: seen.wallet.balance,
+    reserved,
+    spendable: seen.wallet.balance - reserved,
     earned: { total: REWARD, confirmed: step.confirmed, pending: step.pending, unminted: 0, reversed: 0 },
     debt: 0,
   };
@@ -150,7 +166,7 @@ function expectAgreement(seen: Awaited<ReturnType<typeof surfaces>>, step: { con
   expect(seen.stats).toMatchObject(earned);
   expect(seen.portfolio).toMatchObject({ brandId: brand.brandId, ...earned });
   expect(seen.leaderboard).toBe(step.confirmed);
-  // One token, one brand, nothing spent: the wallet and what is still on its way make up what was earned.
+  // One token, one brand, nothing spent yet: the wallet and what is still on its way make up what was earned.
   expect(seen.wallet.balance + seen.wallet.pending).toBe(REWARD);
   expect(seen.analytics).toMatchObject({ acceptedEvents: 1, members: 1, ptsIssued: String(REWARD) });
   expect(seen.dashboard.ptsIssued).toBe(String(REWARD));
@@ -166,6 +182,8 @@ beforeAll(async () => {
     PTS_RECEIPT_POLL_MS: '3600000',
     PTS_MINT_WAIT_MS: '0',
     PTS_AGENT_ANSWER_MAX_AGE_SECONDS: '0',
+    // A perk's claim answers 202 (in flight) soon when anvil does not mine it.
+    PTS_RELAYER_WAIT_MS: '200',
   });
   brand = await platform.createBrand({
     name: 'life',
@@ -232,5 +250,28 @@ describe('a member through a mint’s life', () => {
     expect(seen.analytics.rejectedEvents).toBe(1);
     expect(seen.dashboard.events.refusedByReason).toEqual([{ reason: 'COOLDOWN_ACTIVE', count: 1 }]);
     expect(seen.stats.events).toBe(1);
+
+    // A perk redemption in flight: its claim is sent, not mined. The cost is reserved, so what the member may
+    // spend drops at once on every surface; the wallet on chain, what was earned and the board do not move.
+    const perk = await platform.post(
+      '/admin/perks',
+      { brandId: brand.brandId, name: 'Lifecycle mug', cost: PERK_COST },
+      { authorization: `Bearer ${platform.deps.adminToken}` },
+    );
+    expect(perk.status, JSON.stringify(perk.body)).toBe(201);
+    await rpc('evm_setAutomine', [false]);
+    platform.clock.advance(1_000);
+    const redeemed = await platform.signedPost(
+      '/services/perks/redeem',
+      { brandId: brand.brandId, perkId: perk.body.perk.uuid, userIdentifier: MEMBER },
+      brand.securityKey,
+    );
+    expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(202);
+    expect(await redemptionStatus(redeemed.body.redemptionId)).toBe('pending');
+    seen = await surfaces();
+    expect(seen.wallet).toEqual({ balance: REWARD, pending: 0 });
+    expect(seen.figures.services).toMatchObject({ reserved: PERK_COST, spendable: REWARD - PERK_COST });
+    expectAgreement(seen, { confirmed: REWARD, pending: 0, reserved: PERK_COST });
+    // (Its settling is the relayer's, which this test holds: redemption.platform.test.ts follows a 202 to the end.)
   }, 120_000);
 });

@@ -7,7 +7,7 @@ import { describeError, messagesByPath } from '../../errors/describe.ts';
 import { integrationsQuery } from '../../queries/integrations.ts';
 import { rulesQuery } from '../../queries/program.ts';
 import { useBrand } from '../../session.ts';
-import { TableWrap } from '../../TableWrap.tsx';
+import { ListAndForm } from '../../ui/ListAndForm.tsx';
 import { FormButtons, InputField, when } from '../program/fields.tsx';
 import { fieldMessage, numberOf } from '../program/validation.tsx';
 
@@ -24,104 +24,87 @@ import { fieldMessage, numberOf } from '../program/validation.tsx';
 export function ChatGroupsSection({ groups, editable }: { groups: ChatGroup[]; editable: boolean }) {
   const { brandId } = useBrand();
   const queryClient = useQueryClient();
-  const [editing, setEditing] = useState<ChatGroup | undefined>();
   const path = (group: ChatGroup) => `/brands/${brandId}/chat-groups/${encodeURIComponent(group.chatGroupId)}`;
   const refresh = () => queryClient.invalidateQueries({ queryKey: integrationsQuery(brandId).queryKey });
   const save = useMutation({
     mutationFn: ({ group, body }: { group: ChatGroup; body: UpdateChatGroupRequest }) =>
       api('PATCH', path(group), body),
-    onSuccess: async () => {
-      setEditing(undefined);
-      await Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: rulesQuery(brandId).queryKey })]);
-    },
+    onSuccess: () =>
+      Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: rulesQuery(brandId).queryKey })]),
   });
   const unlink = useMutation({ mutationFn: (group: ChatGroup) => api('DELETE', path(group)), onSuccess: refresh });
-  // The rules a group's rewards write to: the same query (and key) as the Program page's.
-  const rules = useQuery({ ...rulesQuery(brandId), enabled: editing !== undefined });
 
   return (
-    <section aria-labelledby="chat-heading" className="panel">
-      <h2 id="chat-heading">Chat groups</h2>
-      {groups.length === 0 ? (
-        <p>No chat group yet: add the bot to your Discord, Telegram, Slack or Matrix group and run /setup there.</p>
-      ) : (
-        <TableWrap label="Chat groups set up by the bots">
-          <table>
-            <caption className="visually-hidden">Chat groups set up by the bots</caption>
-            <thead>
-              <tr>
-                <th scope="col">Group</th>
-                <th scope="col">Platform id</th>
-                <th scope="col">Set up by</th>
-                <th scope="col">Rewards</th>
-                <th scope="col">State</th>
-                {editable ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {groups.map((group) => (
-                <tr key={group.id} data-chat-group={group.chatGroupId}>
-                  <th scope="row">{group.groupName}</th>
-                  <td>{group.chatGroupId}</td>
-                  <td>
-                    {group.setupBy}, {when(group.setupAt)}
-                  </td>
-                  <td>{rewardsText(group)}</td>
-                  <td>{group.isActive ? 'active' : 'unlinked (run /setup in the group to link it again)'}</td>
-                  {editable ? (
-                    <td className="actions">
-                      {group.isActive ? (
-                        <>
-                          <button
-                            type="button"
-                            aria-label={`Edit ${group.groupName}`}
-                            onClick={() => {
-                              save.reset();
-                              setEditing(group);
-                            }}
-                          >
-                            Edit
-                          </button>
-                          <button
-                            type="button"
-                            className="secondary"
-                            aria-label={`Unlink ${group.groupName}`}
-                            disabled={unlink.isPending}
-                            onClick={() => {
-                              if (window.confirm(`Unlink ${group.groupName}? The bots stop rewarding in it.`)) {
-                                unlink.mutate(group);
-                              }
-                            }}
-                          >
-                            Unlink
-                          </button>
-                        </>
-                      ) : null}
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+    <ListAndForm<ChatGroup>
+      className="panel"
+      headingId="chat-heading"
+      heading="Chat groups"
+      onOpen={() => save.reset()}
+      items={groups}
+      pending={false}
+      error={null}
+      problems={[unlink.error]}
+      loadingText="Loading the chat groups…"
+      emptyText="No chat group yet: add the bot to your Discord, Telegram, Slack or Matrix group and run /setup there."
+      tableLabel="Chat groups set up by the bots"
+      itemKey={(group) => group.id}
+      form={({ item, close }) =>
+        item ? (
+          <ChatGroupForm
+            group={item}
+            saving={save.isPending}
+            error={save.error}
+            onCancel={close}
+            onSave={(body) => save.mutate({ group: item, body }, { onSuccess: close })}
+          />
+        ) : null
+      }
+      head={
+        <tr>
+          <th scope="col">Group</th>
+          <th scope="col">Platform id</th>
+          <th scope="col">Set up by</th>
+          <th scope="col">Rewards</th>
+          <th scope="col">State</th>
+          {editable ? <th scope="col">Actions</th> : null}
+        </tr>
+      }
+      row={(group, edit) => (
+        <tr key={group.id} data-chat-group={group.chatGroupId}>
+          <th scope="row">{group.groupName}</th>
+          <td>{group.chatGroupId}</td>
+          <td>
+            {group.setupBy}, {when(group.setupAt)}
+          </td>
+          <td>{rewardsText(group)}</td>
+          <td>{group.isActive ? 'active' : 'unlinked (run /setup in the group to link it again)'}</td>
+          {editable ? (
+            <td className="actions">
+              {group.isActive ? (
+                <>
+                  <button type="button" aria-label={`Edit ${group.groupName}`} onClick={edit}>
+                    Edit
+                  </button>
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-label={`Unlink ${group.groupName}`}
+                    disabled={unlink.isPending}
+                    onClick={() => {
+                      if (window.confirm(`Unlink ${group.groupName}? The bots stop rewarding in it.`)) {
+                        unlink.mutate(group);
+                      }
+                    }}
+                  >
+                    Unlink
+                  </button>
+                </>
+              ) : null}
+            </td>
+          ) : null}
+        </tr>
       )}
-      {unlink.isError ? (
-        <p role="alert" className="error">
-          {describeError(unlink.error).message}
-        </p>
-      ) : null}
-      {editing ? (
-        <ChatGroupForm
-          key={editing.id}
-          group={editing}
-          rules={rules.data?.rules}
-          saving={save.isPending}
-          error={save.error}
-          onCancel={() => setEditing(undefined)}
-          onSave={(body) => save.mutate({ group: editing, body })}
-        />
-      ) : null}
-    </section>
+    />
   );
 }
 
@@ -153,9 +136,12 @@ export function ruleSummary(eventType: string, rule: Rule | undefined): string {
   return `${eventType}: ${rule.rewardAmount} pts, ${cooldown}, ${claims}${rule.active ? '' : ' (inactive)'}`;
 }
 
-function ChatGroupForm(props: {
+/**
+ * The changes to one chat group. It reads the brand's rules (the same query and key as the Program page's) to
+ * show what each brand-wide field writes to.
+ */
+export function ChatGroupForm(props: {
   group: ChatGroup;
-  rules: Rule[] | undefined;
   saving: boolean;
   error: Error | null;
   onCancel(): void;
@@ -178,8 +164,10 @@ function ChatGroupForm(props: {
     gmResponseEnabled: np.gmResponseEnabled,
     gnResponseEnabled: np.gnResponseEnabled,
   });
+  const { brandId } = useBrand();
+  const rules = useQuery(rulesQuery(brandId)).data?.rules;
   const messages = messagesByPath(props.error);
-  const ruleOf = (eventType: string) => props.rules?.find((rule) => rule.eventType === eventType);
+  const ruleOf = (eventType: string) => rules?.find((rule) => rule.eventType === eventType);
   const input = (name: keyof typeof text, label: string, path: string, number = true) => (
     <InputField
       label={label}
@@ -249,7 +237,7 @@ function ChatGroupForm(props: {
         </p>
         <ul>
           {[...new Set(Object.values(RULE_OF_FIELD))].map((eventType) => (
-            <li key={eventType}>{props.rules ? ruleSummary(eventType, ruleOf(eventType)) : `${eventType}: …`}</li>
+            <li key={eventType}>{rules ? ruleSummary(eventType, ruleOf(eventType)) : `${eventType}: …`}</li>
           ))}
         </ul>
       </div>

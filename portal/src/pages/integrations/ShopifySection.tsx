@@ -46,7 +46,7 @@ export function ShopifySection({ editable }: { editable: boolean }) {
     <section aria-labelledby="shopify-heading" className="panel">
       <h2 id="shopify-heading">Shopify</h2>
       {shopify.isPending ? <p className="loading">Loading the Shopify connection…</p> : null}
-      {shopify.isError ? <ErrorNote error={shopify.error} /> : null}
+      {shopify.isError ? <ErrorNote error={shopify.error} onRetry={() => void shopify.refetch()} /> : null}
       {shopify.data ? (
         <>
           <p>

@@ -84,7 +84,7 @@ export default function AchievementsSection() {
         <code>achievement.unlocked</code> webhook and stay unlocked if a threshold changes later.
       </p>
       {achievements.isPending ? <p className="loading">Loading the achievements…</p> : null}
-      <ErrorNote error={achievements.error} />
+      <ErrorNote error={achievements.error} onRetry={() => void achievements.refetch()} />
       {data ? (
         <>
           {data.defaults ? (

@@ -46,6 +46,7 @@ export function CampaignsSection() {
       items={campaigns.data?.campaigns}
       pending={campaigns.isPending}
       error={campaigns.error}
+      onRetry={() => void campaigns.refetch()}
       loadingText="Loading the campaigns…"
       emptyText="No hashtag campaign yet."
       tableLabel="Hashtag campaigns"

@@ -49,6 +49,7 @@ export function DropsSection() {
       items={drops.data?.drops}
       pending={drops.isPending}
       error={drops.error}
+      onRetry={() => void drops.refetch()}
       problems={[end.error]}
       loadingText="Loading the drops…"
       emptyText="No drop yet."

@@ -51,7 +51,7 @@ export default function StreaksSection() {
         through the <code>streak_milestone</code> rule.
       </p>
       {streaks.isPending ? <p className="loading">Loading the streak settings…</p> : null}
-      <ErrorNote error={streaks.error} />
+      <ErrorNote error={streaks.error} onRetry={() => void streaks.refetch()} />
       {streaks.data ? (
         <>
           {streaks.data.custom ? null : <p className="note">The platform&apos;s default settings are in force.</p>}
