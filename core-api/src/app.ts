@@ -52,6 +52,7 @@ import { portalPerkRoutes } from './modules/portal/portal-perks.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalShopifyRoutes } from './modules/portal/portal-shopify.routes.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
+import { portalTierRoutes } from './modules/portal/portal-tiers.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
 import { relayerRoutes } from './modules/relayer/relayer.router.ts';
@@ -405,6 +406,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
   serve(api, '/portal/api', portalMemberRoutes({ auth, team, members }));
   serve(api, '/portal/api', portalCampaignRoutes({ auth, team, community, drops }));
   serve(api, '/portal/api', portalEngagementRoutes({ auth, team, streaks, achievements }));
+  serve(api, '/portal/api', portalTierRoutes({ auth, team, tiers: services.tiers }));
   serve(adminRouter, '/admin', memberAdminRoutes({ members: services.members, adminToken: deps.adminToken }));
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
