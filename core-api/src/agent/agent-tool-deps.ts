@@ -42,5 +42,5 @@ export interface AgentToolDeps extends AgentToolPorts {
   /** Agent rewards: claims and their standing (rewards.tools.ts). */
   rewards: AgentRewardsService;
   /** VIP tiers: a member's standing and the brand's table (tiers.tools.ts, docs/tiers.md). */
-  tiers: Pick<TierService, 'member' | 'table'>;
+  tiers: Pick<TierService, 'member' | 'table' | 'distribution'>;
 }
