@@ -11,6 +11,7 @@
  *   npm run bench -- chain-soak [flags]  # the embedded chain's memory, CPU and disk under long load, then idle
  *   npm run bench -- replicas [flags]  # ten core-api processes on one default PostgreSQL under load
  *   npm run bench -- chain-realistic [flags]  # confirmed rewards/s and time to finality with 2 s blocks
+ *   npm run bench -- tier-turn [flags]  # the VIP tiers' period turn at 100,000 members (PostgreSQL; --db both)
  *   npm run bench -- all                # each of them with its defaults, one after the other (not chain-soak:
  *                                       # its default, 500,000 rewards and 10 idle minutes, takes too long;
  *                                       # not chain-realistic: 2 s blocks and 64 s to finality, 3–5 minutes)
@@ -33,6 +34,7 @@ const BENCHES: Record<string, string> = {
   'chain-soak': 'chain-soak.bench.ts',
   replicas: 'replicas.bench.ts',
   'chain-realistic': 'chain-realistic.bench.ts',
+  'tier-turn': 'tier-turn.bench.ts',
 };
 /** Run only when named: they take far longer than the others. */
 const NOT_IN_ALL = new Set(['chain-soak', 'chain-realistic']);
