@@ -12,6 +12,7 @@
  *   npm run bench -- replicas [flags]  # ten core-api processes on one default PostgreSQL under load
  *   npm run bench -- chain-realistic [flags]  # confirmed rewards/s and time to finality with 2 s blocks
  *   npm run bench -- simulator [flags]  # one what-if simulation at 1M events on PostgreSQL, p95 of 30 and 90 days
+ *   npm run bench -- tier-turn [flags]  # the VIP tiers' period turn at 100,000 members (PostgreSQL; --db both)
  *   npm run bench -- all                # each of them with its defaults, one after the other (not chain-soak:
  *                                       # its default, 500,000 rewards and 10 idle minutes, takes too long;
  *                                       # not chain-realistic: 2 s blocks and 64 s to finality, 3–5 minutes)
@@ -35,6 +36,7 @@ const BENCHES: Record<string, string> = {
   replicas: 'replicas.bench.ts',
   'chain-realistic': 'chain-realistic.bench.ts',
   simulator: 'simulator.bench.ts',
+  'tier-turn': 'tier-turn.bench.ts',
 };
 /** Run only when named: they take far longer than the others. */
 const NOT_IN_ALL = new Set(['chain-soak', 'chain-realistic']);

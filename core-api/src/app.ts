@@ -52,6 +52,7 @@ import { portalPerkRoutes } from './modules/portal/portal-perks.routes.ts';
 import { requireCsrf } from './modules/portal/portal-session.ts';
 import { portalShopifyRoutes } from './modules/portal/portal-shopify.routes.ts';
 import { portalSecurityHeaders, portalStaticRouter } from './modules/portal/portal-static.ts';
+import { portalTierRoutes } from './modules/portal/portal-tiers.routes.ts';
 import { accountVerifierFromConfig } from './modules/pregeneration/account-verifiers.ts';
 import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
 import { referralAdminRoutes, referralRoutes } from './modules/referrals/referrals.routes.ts';
@@ -415,6 +416,7 @@ function portalRouter({ deps, services, serve }: Parts, adminRouter: Router): Ro
     '/admin',
     memberAdminRoutes({ members: services.members, reversals: services.reversals, adminToken: deps.adminToken }),
   );
+  serve(api, '/portal/api', portalTierRoutes({ auth, team, tiers: services.tiers }));
   router.use('/api', api);
   router.use(portalStaticRouter(config.PTS_PORTAL_DIR ?? PORTAL_DIST_DIR));
   return router;

@@ -43,7 +43,7 @@ export interface AgentToolDeps extends AgentToolPorts {
   /** Agent rewards: claims and their standing (rewards.tools.ts). */
   rewards: AgentRewardsService;
   /** VIP tiers: a member's standing and the brand's table (tiers.tools.ts, docs/tiers.md). */
-  tiers: Pick<TierService, 'member' | 'table'>;
+  tiers: Pick<TierService, 'member' | 'table' | 'distribution'>;
   /** The what-if simulator (simulator.tools.ts, docs/simulator.md). */
   simulator: Pick<SimulatorService, 'simulate'>;
 }

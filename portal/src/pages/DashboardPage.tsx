@@ -8,6 +8,7 @@ import { formatCount, formatDecimal, formatEth, formatPts } from '../format/numb
 import { dashboardQuery } from '../queries/dashboard.ts';
 import { useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
+import { TierDistributionPanel } from './TierViews.tsx';
 
 /** The periods a brand picks from: the days ending now. */
 const PERIODS = [
@@ -74,6 +75,7 @@ export function DashboardPage() {
       {dashboard.isPending ? <p className="loading">Loading the dashboard…</p> : null}
       <ErrorNote error={dashboard.error} onRetry={() => void dashboard.refetch()} />
       {dashboard.data ? <DashboardBody data={dashboard.data} unit={unit} /> : null}
+      <TierDistributionPanel brandId={brandId} />
     </section>
   );
 }

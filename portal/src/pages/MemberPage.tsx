@@ -13,6 +13,7 @@ import { ErrorNote } from '../errors/ErrorNote.tsx';
 import { memberQuery } from '../queries/members.ts';
 import { canEdit, useBrand } from '../session.ts';
 import { TableWrap } from '../TableWrap.tsx';
+import { MemberTierFacts } from './TierViews.tsx';
 
 /** One member: wallet, what they earned and spent here, history (refusals explained), streak, achievements. */
 export function MemberPage() {
@@ -66,6 +67,7 @@ export function MemberPage() {
         <dd>
           {member.streak.current} days (longest {member.streak.longest}){member.streak.active ? '' : ', not running'}
         </dd>
+        <MemberTierFacts brandId={brandId} userKey={userKey} />
       </dl>
       {canEdit(membership) ? <AwardForm brandId={brandId} userKey={userKey} queryKey={key} /> : null}
       {canEdit(membership) ? (

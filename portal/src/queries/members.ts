@@ -1,4 +1,5 @@
 import { memberListResponseSchema, memberProfileSchema } from '@pts/shared/schemas/brand-members';
+import { memberTierResponseSchema } from '@pts/shared/schemas/tiers';
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { request } from '../api.ts';
 
@@ -32,4 +33,16 @@ export const memberQuery = (brandId: string, userKey: string) =>
     queryKey: ['brand', brandId, 'member', userKey] as const,
     queryFn: () =>
       request(memberProfileSchema, 'GET', `/brands/${brandId}/loyalty-members/${encodeURIComponent(userKey)}`),
+  });
+
+/** One member's VIP tier, the next one and what is left to reach it. */
+export const memberTierQuery = (brandId: string, userKey: string) =>
+  queryOptions({
+    queryKey: ['brand', brandId, 'member', userKey, 'tier'] as const,
+    queryFn: () =>
+      request(
+        memberTierResponseSchema,
+        'GET',
+        `/brands/${brandId}/loyalty-members/${encodeURIComponent(userKey)}/tier`,
+      ),
   });

@@ -3,6 +3,7 @@ import { ruleSchema } from '@pts/shared/schemas/brands';
 import { campaignsResponseSchema } from '@pts/shared/schemas/community';
 import { dropsResponseSchema } from '@pts/shared/schemas/compat';
 import { streakSettingsResponseSchema } from '@pts/shared/schemas/streaks';
+import { tierDistributionSchema, tiersResponseSchema } from '@pts/shared/schemas/tiers';
 import { queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
 import { request } from '../api.ts';
@@ -43,3 +44,17 @@ export const achievementsQuery = (brandId: string) =>
 
 /** The answer of a rule change (set, archive, restore): the rule as it is now. */
 export const ruleAnswerSchema = z.object({ rule: ruleSchema });
+
+/** The brand's VIP tier table (Program page, "VIP tiers"). */
+export const tiersQuery = (brandId: string) =>
+  queryOptions({
+    queryKey: ['brand', brandId, 'tiers'] as const,
+    queryFn: () => request(tiersResponseSchema, 'GET', `/brands/${brandId}/tiers`),
+  });
+
+/** How many members hold each tier (the dashboard). */
+export const tierDistributionQuery = (brandId: string) =>
+  queryOptions({
+    queryKey: ['brand', brandId, 'tiers', 'distribution'] as const,
+    queryFn: () => request(tierDistributionSchema, 'GET', `/brands/${brandId}/tiers/distribution`),
+  });

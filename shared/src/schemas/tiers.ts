@@ -101,3 +101,24 @@ export const memberTierResponseSchema = z
   })
   .meta({ id: 'MemberTier' });
 export type MemberTierResponse = z.infer<typeof memberTierResponseSchema>;
+
+/** How many members hold each tier (`tiers: []` while the brand has none): the portal dashboard and the agent's stats. */
+export const tierDistributionSchema = z
+  .object({
+    success: z.literal(true),
+    brandId: z.string(),
+    basis: z.enum(TIER_BASES).nullable(),
+    period: z.enum(TIER_PERIODS).nullable(),
+    members: z.number().int().meta({ description: 'Members of the brand (accounts), the sum of the counts' }),
+    tiers: z.array(
+      z.object({
+        name: z.string(),
+        threshold: z.string(),
+        members: z.number().int().meta({
+          description: 'Members holding the tier; a member not judged since the table was set counts in the first tier',
+        }),
+      }),
+    ),
+  })
+  .meta({ id: 'TierDistribution' });
+export type TierDistribution = z.infer<typeof tierDistributionSchema>;

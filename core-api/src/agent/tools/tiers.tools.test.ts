@@ -143,3 +143,55 @@ describe('get_user_tier', () => {
     expect(tool?.definition.access).toBe('key');
   });
 });
+
+describe('tiers in the stats, the persona and the brand’s tiers', () => {
+  it('get_user_stats and get_user_persona carry the tier and progress; get_brand_tiers counts members per tier', async () => {
+    const member = 'tier-stats@example.com';
+    const other = 'tier-stats-other@example.com';
+    for (let i = 0; i < 3; i++) await purchase(tiered, member); // 300: Silver
+    await purchase(tiered, other); // 100: Bronze
+    await waitForMintsSettled(platform);
+    const params = { userId: member, brandId: tiered.brandId };
+    const stats = await caller.call('get_user_stats', { params }, key([tiered.brandId]));
+    expect(stats.tier).toEqual({
+      tier: 'Silver',
+      multiplier: 1.5,
+      next: { name: 'Gold', threshold: '1000' },
+      progress: { basis: 'earned', period: 'calendar_year', current: '300', remaining: '700', graceUntil: null },
+    });
+    platform.clock.advance(60_000); // the persona's window ends at now: the events are in it
+    const persona = await caller.call(
+      'get_user_persona',
+      { params: { userId: member } },
+      key([tiered.brandId, plain.brandId]),
+    );
+    // Only the brands with tiers are listed.
+    expect(persona.tiers).toEqual([{ brandId: tiered.brandId, ...stats.tier }]);
+
+    const brandTiers = await caller.call(
+      'get_brand_tiers',
+      { params: { brandId: tiered.brandId } },
+      key([tiered.brandId]),
+    );
+    expect(brandTiers).toMatchObject({ brandId: tiered.brandId, basis: 'earned', period: 'calendar_year' });
+    const counts = Object.fromEntries(
+      brandTiers.tiers.map((tier: { name: string; members: number }) => [tier.name, tier.members]),
+    );
+    const held = await platform.deps.db
+      .selectFrom('member_tiers')
+      .select(['tier_name'])
+      .where('brand_id', '=', tiered.brandId)
+      .execute();
+    const expected = { Bronze: 0, Silver: 0, Gold: 0 } as Record<string, number>;
+    for (const row of held) expected[row.tier_name] = (expected[row.tier_name] ?? 0) + 1;
+    expect(counts).toEqual(expected);
+    expect(counts.Silver).toBeGreaterThanOrEqual(1);
+    expect(brandTiers.members).toBe(held.length);
+    expect(
+      await caller.call('get_brand_tiers', { params: { brandId: plain.brandId } }, key([plain.brandId])),
+    ).toMatchObject({ tiers: [], members: 0, basis: null });
+    await expect(
+      caller.invoke('get_brand_tiers', { params: { brandId: tiered.brandId } }, key([plain.brandId])),
+    ).rejects.toMatchObject({ status: 403 });
+  });
+});

@@ -9,7 +9,7 @@ import {
   tierTableProblem,
   toMinorUnits,
 } from '@pts/shared';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { StoredTier } from '../../db/schema.ts';
 
@@ -108,19 +108,51 @@ export async function loadTierTable(
   };
 }
 
-/** A member's held tier row, or undefined before their first accepted event under a table. */
+/**
+ * The account an identity belongs to, in SQL (modules/accounts resolveAccountKey's one lookup): tiers are kept
+ * per account, so a member who linked Discord and Telegram holds one tier from both identities' earnings.
+ */
+function accountKeyOf(identity: string) {
+  return sql<string>`coalesce((SELECT account_key FROM account_links WHERE identity_key = ${identity}), ${identity})`;
+}
+
+/** A member's held tier row (any of their identities names their account's), or undefined before their first accepted event under a table. */
 export async function heldTier(db: Database, brandId: string, member: string) {
   return db
     .selectFrom('member_tiers')
-    .select(['tier_index', 'tier_name', 'grace_until'])
+    .select(['member', 'tier_index', 'tier_name', 'grace_until'])
     .where('brand_id', '=', brandId)
-    .where('member', '=', member)
+    .where('member', '=', accountKeyOf(member))
     .executeTakeFirst();
 }
 
 /**
- * The member's total over the table's period at `at`, from the one ledger (accepted events): pts earned, or
- * value spent in minor units. Entry rewards are left out (a promotion never pays for the next one).
+ * The one definition of a member's tier total, as SQL over an account key expression: what every identity of the
+ * account earned (pts of accepted events) or spent (their value, minor units) at the brand since `from`, less what
+ * reversals of those events took back (pts, or the refunded value), entry rewards left out (a promotion never pays
+ * for the next one). The standing, the promotion and the period's turn all read it, so a reversal lowers the tier
+ * basis everywhere at once (docs/tiers.md, "Reversals").
+ */
+export function tierTotalSql(
+  basis: TierTable['basis'],
+  brandId: RawBuilder<unknown> | string,
+  account: RawBuilder<unknown> | string,
+  from: Date,
+): RawBuilder<string> {
+  const value = basis === 'earned' ? sql`e.reward_amount` : sql`e.value_minor`;
+  const taken = basis === 'earned' ? sql`r.pts` : sql`r.refunded_minor`;
+  const identities = sql`(SELECT ${account}::text UNION ALL SELECT identity_key FROM account_links WHERE account_key = ${account})`;
+  return sql<string>`((SELECT coalesce(sum(${value}), 0) FROM events e
+      WHERE e.user_email IN ${identities} AND e.brand_id = ${brandId} AND e.status = 'accepted'
+        AND e.created_at >= ${from} AND e.event_type <> ${TIER_ENTRY_EVENT_TYPE})
+    - (SELECT coalesce(sum(${taken}), 0) FROM events e JOIN reward_reversals r ON r.event_id = e.id
+      WHERE e.user_email IN ${identities} AND e.brand_id = ${brandId} AND e.status = 'accepted'
+        AND e.created_at >= ${from} AND e.event_type <> ${TIER_ENTRY_EVENT_TYPE}))::text`;
+}
+
+/**
+ * The member's total over the table's period at `at`, from the one ledger (tierTotalSql): `member` is any identity
+ * of the account (its account's total is answered).
  */
 export async function memberTierTotal(
   db: Database,
@@ -129,11 +161,10 @@ export async function memberTierTotal(
   member: string,
   at: Date,
 ): Promise<bigint> {
-  const column = table.basis === 'earned' ? sql`reward_amount` : sql`value_minor`;
   const row = await sql<{ total: string }>`
-    SELECT coalesce(sum(${column}), 0)::text AS total FROM events
-     WHERE user_email = ${member} AND brand_id = ${brandId} AND status = 'accepted'
-       AND created_at >= ${tierPeriodStart(table.period, at)} AND event_type <> ${TIER_ENTRY_EVENT_TYPE}`.execute(db);
+    SELECT ${tierTotalSql(table.basis, brandId, accountKeyOf(member), tierPeriodStart(table.period, at))} AS total`.execute(
+    db,
+  );
   return BigInt(row.rows[0]?.total ?? '0');
 }
 

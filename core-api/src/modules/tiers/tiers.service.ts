@@ -6,6 +6,7 @@ import {
   entryRewardsDue,
   lastTierTurn,
   type MemberTierResponse,
+  type TierDistribution,
   type TiersResponse,
   tierIndexFor,
   tierPeriodStart,
@@ -15,6 +16,7 @@ import {
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
+import { resolveMember } from '../accounts/accounts.service.ts';
 import { insertAuditEntry } from '../brands/brands.repository.ts';
 import { requireBrandExists } from '../brands/brands.service.ts';
 import { enqueueWebhooks } from '../webhooks/webhooks.outbox.ts';
@@ -26,6 +28,7 @@ import {
   memberTierTotal,
   normalizeTiers,
   TIER_ENTRY_EVENT_TYPE,
+  tierTotalSql,
 } from './tiers.repository.ts';
 
 /**
@@ -195,6 +198,37 @@ export async function memberTier(
   };
 }
 
+/**
+ * How many members hold each tier, in one statement: the brand's members (accounts, brand_member_totals) with
+ * their held tier; one not judged since the table was set (no event since, no turn yet) counts in the first tier.
+ */
+export async function tierDistribution(db: Database, brandId: string): Promise<TierDistribution> {
+  const currency = await brandCurrency(db, brandId);
+  const table = await loadTierTable(db, brandId, currency);
+  if (!table) return { success: true, brandId, basis: null, period: null, members: 0, tiers: [] };
+  const top = table.stored.length - 1;
+  const rows = await sql<{ tier: number; members: string }>`
+    SELECT least(coalesce(h.tier_index, 0), ${top}::int) AS tier, count(*)::text AS members
+      FROM brand_member_totals t
+      LEFT JOIN member_tiers h ON h.brand_id = t.brand_id AND h.member = t.member
+     WHERE t.brand_id = ${brandId}
+     GROUP BY 1`.execute(db);
+  const counts = new Map(rows.rows.map((row) => [Number(row.tier), Number(row.members)]));
+  const tiers = table.stored.map((tier, i) => ({
+    name: tier.name,
+    threshold: tier.threshold,
+    members: counts.get(i) ?? 0,
+  }));
+  return {
+    success: true,
+    brandId,
+    basis: table.basis,
+    period: table.period,
+    members: tiers.reduce((sum, tier) => sum + tier.members, 0),
+    tiers,
+  };
+}
+
 /** Pays an owed entry reward through the one award path; its externalId makes a re-drive pay once. */
 export async function payEntryReward(
   deps: { db: Database; events: TierAwardPath },
@@ -229,9 +263,12 @@ export async function promoteMember(
   deps: { db: Database; clock: Clock; events: TierAwardPath },
   table: BrandTierTable,
   brandId: string,
-  member: string,
+  identity: string,
 ): Promise<{ from: string | null; to: string } | undefined> {
   const now = deps.clock.now();
+  // Kept per account: every identity of a linked member earns toward one tier, and an entry reward one of them
+  // was paid before the link is not paid again.
+  const { accountKey: member, identityKeys } = await resolveMember(deps.db, identity);
   const outcome = await deps.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('member_tiers')
@@ -259,7 +296,7 @@ export async function promoteMember(
       .selectFrom('member_tier_entries')
       .select('tier_name')
       .where('brand_id', '=', brandId)
-      .where('member', '=', member)
+      .where('member', 'in', identityKeys)
       .execute();
     const due = entryRewardsDue(table.levels, held.tier_index, computed, new Set(paid.map((p) => p.tier_name)));
     const owed =
@@ -358,17 +395,20 @@ export async function turnBrandTiers(
   const claim = await claimTurn(deps.db, brandId, now, turnAt);
   if (!claim) return undefined;
   const result = { members: 0, promoted: 0, downgraded: 0, inGrace: 0, entriesPaid: 0 };
-  const column = table.basis === 'earned' ? sql`e.reward_amount` : sql`e.value_minor`;
-  const from = tierPeriodStart(table.period, now);
+  const total = tierTotalSql(
+    table.basis,
+    sql.ref('m.brand_id'),
+    sql.ref('m.member'),
+    tierPeriodStart(table.period, now),
+  );
   let after = '';
   for (;;) {
+    // A row left under an identity that has since been linked to an account is not a member of its own: skipped.
     const page = await sql<{ member: string; tier_index: number; grace_until: Date | null; total: string }>`
-      SELECT m.member, m.tier_index, m.grace_until,
-             (SELECT coalesce(sum(${column}), 0)::text FROM events e
-               WHERE e.user_email = m.member AND e.brand_id = m.brand_id AND e.status = 'accepted'
-                 AND e.created_at >= ${from} AND e.event_type <> ${TIER_ENTRY_EVENT_TYPE}) AS total
+      SELECT m.member, m.tier_index, m.grace_until, ${total} AS total
         FROM member_tiers m
        WHERE m.brand_id = ${brandId} AND m.member > ${after}
+         AND NOT EXISTS (SELECT 1 FROM account_links l WHERE l.identity_key = m.member)
        ORDER BY m.member LIMIT ${TURN_PAGE}`.execute(deps.db);
     if (page.rows.length === 0) break;
     after = page.rows[page.rows.length - 1]!.member;
@@ -511,6 +551,7 @@ export interface TierService {
   table(brandId: string): Promise<TiersResponse>;
   setTable(brandId: string, input: TierInput, actor: string): Promise<TiersResponse>;
   member(brandId: string, member: string): Promise<MemberTierResponse>;
+  distribution(brandId: string): Promise<TierDistribution>;
   runTurn(): Promise<TierTurnResult>;
 }
 
@@ -528,6 +569,7 @@ export function createTierService(deps: {
       return answer;
     },
     member: (brandId, member) => memberTier(deps, brandId, member),
+    distribution: (brandId) => tierDistribution(deps.db, brandId),
     runTurn: () => runTierTurn(deps),
   };
 }

@@ -7,7 +7,7 @@ export type EventToolDeps = Pick<AgentToolDeps, 'events'>;
 export type MemberReadDeps = Pick<AgentToolDeps, 'actionsReads' | 'events'>;
 
 /** A member tool: the reads and the kept member answers. */
-export type MemberToolDeps = MemberReadDeps & Pick<AgentToolDeps, 'memberAnswers'>;
+export type MemberToolDeps = MemberReadDeps & Pick<AgentToolDeps, 'memberAnswers' | 'tiers'>;
 
 /** redeem_perk: the process's one redemption service, the members and the brand check. */
 export type RedeemToolDeps = MemberReadDeps & Pick<AgentToolDeps, 'redemption'>;

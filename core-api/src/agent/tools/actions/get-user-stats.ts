@@ -5,6 +5,7 @@ import { brandSettingsToken, earliestAfter, nextUtcDay } from '../../../modules/
 import type { MemberLedger } from '../../../modules/ledger/member-ledger.ts';
 import { requireBrandAuthority } from '../../actions/brand-authority.ts';
 import { type AgentTool, defineAgentTool } from '../../agent-tool.ts';
+import { tierStandingOf, tierStandingSchema } from '../tiers/get-user-tier.ts';
 import type { MemberToolDeps } from './actions-tool-deps.ts';
 import {
   earnedFields,
@@ -39,6 +40,10 @@ const resultSchema = z.object({
     items: z.array(achievementSchema),
   }),
   figures: memberFiguresSchema,
+  tier: tierStandingSchema.meta({
+    description:
+      'The VIP tier (as get_user_tier): held tier, multiplier, next tier and what is left; `tier: null` without tiers',
+  }),
 });
 
 /** get_user_stats' data: the member's ledger at the brand, streak and achievements. */
@@ -85,7 +90,7 @@ export function getUserStatsTool(d: MemberToolDeps): AgentTool {
       'Everything a brand knows of a member, all time: earnings (rewards accepted in pts whatever their mint ' +
       'state = confirmedEarned + pendingEarned, per event type, the last one), redemptions (confirmed count and pts spent; pending ones apart), the daily streak (current ' +
       'and longest in days, whether it still counts) and achievements (each with progress toward its ' +
-      'threshold). 404 when the user has no events or redemptions at the brand; 403 when the key does not act ' +
+      'threshold), and the VIP tier with the progress to the next (as get_user_tier). 404 when the user has no events or redemptions at the brand; 403 when the key does not act ' +
       'for the brand. `figures` labels the wallet and earned figures as /services/balance, get_user_balance and the portal name them.',
     access: 'key',
     request: { params: userBrandParams },
@@ -93,7 +98,7 @@ export function getUserStatsTool(d: MemberToolDeps): AgentTool {
     example: (fixture) => ({ params: { userId: fixture.userId, brandId: fixture.brandId } }),
     async handle({ params }, context) {
       requireBrandAuthority(context.principal, params.brandId, "Reading a user's stats");
-      return keptMemberAnswer(d, ['get_user_stats', params.brandId, params.userId], async () => {
+      const stats = await keptMemberAnswer(d, ['get_user_stats', params.brandId, params.userId], async () => {
         const { accountKey, identityKeys, ledger, wallet, figures } = await requireMember(
           d,
           context.principal,
@@ -123,6 +128,9 @@ export function getUserStatsTool(d: MemberToolDeps): AgentTool {
           validUntil: earliestAfter(now, [nextUtcDay(now), streak.expiresAt]),
         };
       });
+      // Read after the kept answer, never kept with it: the period's turn moves a tier by time alone.
+      const tier = tierStandingOf(await d.tiers.member(params.brandId, params.userId.toLowerCase()));
+      return { ...stats, tier };
     },
   });
 }

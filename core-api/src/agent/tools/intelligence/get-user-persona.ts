@@ -3,6 +3,7 @@ import { keptWindowedAnswer, WINDOWED_ANSWER_NOTE } from '../../actions/windowed
 import { type AgentTool, defineAgentTool } from '../../agent-tool.ts';
 import { classifyArchetype, DORMANT_AFTER_DAYS, percentileRank } from '../../intelligence/formulas.ts';
 import { memberScope } from '../../intelligence/member-scope.ts';
+import { tierStandingOf } from '../tiers/get-user-tier.ts';
 import { basisOf, DAY_MS, personaResult, share, userParams, WINDOW_DAYS } from './intelligence-schemas.ts';
 import type { MemberToolDeps } from './intelligence-tool-deps.ts';
 import { earningsTotals, loadMember } from './member-reads.ts';
@@ -60,6 +61,17 @@ async function personaOf(d: MemberToolDeps, userId: string, brands: string[], no
   return { persona, tokens };
 }
 
+/** The member's tier at each of `brands` that has tiers (the tier service's one read per brand). */
+async function tierStandings(d: MemberToolDeps, userId: string, brands: string[]) {
+  const standings = await Promise.all(
+    brands.map(async (brandId) => ({
+      brandId,
+      ...tierStandingOf(await d.tiers.member(brandId, userId.toLowerCase())),
+    })),
+  );
+  return standings.filter((standing) => standing.tier !== null);
+}
+
 /** `get_user_persona`: A member's behavioural profile and archetype at the key's brands. */
 export function getUserPersonaTool(d: MemberToolDeps): AgentTool {
   return defineAgentTool({
@@ -68,7 +80,7 @@ export function getUserPersonaTool(d: MemberToolDeps): AgentTool {
     path: '/intelligence/users/:userId/persona',
     summary: "A member's behavioural profile and archetype at the key's brands",
     description:
-      "Behaviour of one member over the last 30 days at the brands this key acts for: accepted events, active days, event-type mix, redemptions, pts earned and spent; a rule-based archetype (dormant, newcomer, redeemer, streaker, explorer, collector — rules in docs/agent-api/intelligence.md); brand affinities (share of the member's events per brand, all time); network position (brands the member is active at among the key's, percentile of 30-day earnings among the key's members, 0–100). 404 when the member has no activity at the key's brands. Amounts are integer pts as strings." +
+      "Behaviour of one member over the last 30 days at the brands this key acts for: accepted events, active days, event-type mix, redemptions, pts earned and spent; a rule-based archetype (dormant, newcomer, redeemer, streaker, explorer, collector — rules in docs/agent-api/intelligence.md); brand affinities (share of the member's events per brand, all time); network position (brands the member is active at among the key's, percentile of 30-day earnings among the key's members, 0–100); the VIP tier and progress at each of those brands with tiers (as get_user_tier). 404 when the member has no activity at the key's brands. Amounts are integer pts as strings." +
       WINDOWED_ANSWER_NOTE,
     access: 'key',
     request: { params: userParams },
@@ -76,11 +88,18 @@ export function getUserPersonaTool(d: MemberToolDeps): AgentTool {
     example: (f) => ({ params: { userId: f.userId } }),
     async handle({ params }, context) {
       const brands = memberScope(context);
-      return keptWindowedAnswer(d, context, ['get_user_persona', brands.join(','), params.userId], async (now) => {
-        const { persona, tokens } = await personaOf(d, params.userId, brands, now);
-        // The member's events and redemptions; the population they are ranked in is a remembered aggregate.
-        return { value: persona, tokens };
-      });
+      const persona = await keptWindowedAnswer(
+        d,
+        context,
+        ['get_user_persona', brands.join(','), params.userId],
+        async (now) => {
+          const { persona, tokens } = await personaOf(d, params.userId, brands, now);
+          // The member's events and redemptions; the population they are ranked in is a remembered aggregate.
+          return { value: persona, tokens };
+        },
+      );
+      // Read after the kept answer, never kept with it: the period's turn moves a tier by time alone.
+      return { ...persona, tiers: await tierStandings(d, params.userId, brands) };
     },
   });
 }

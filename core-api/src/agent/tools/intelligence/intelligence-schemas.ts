@@ -2,6 +2,7 @@ import { brandIdSchema, UNLIMITED } from '@pts/shared';
 import { z } from 'zod';
 import { limitTextSchema } from '../../agent-limits.ts';
 import { ARCHETYPES, type Archetype, sharePercent } from '../../intelligence/formulas.ts';
+import { tierStandingSchema } from '../tiers/get-user-tier.ts';
 
 /** Persona and earning rates look at this many days before now. */
 export const WINDOW_DAYS = 30;
@@ -44,6 +45,9 @@ export const personaResult = z.object({
     earningsPercentile: z.number().nullable(),
     population: z.number().int(),
   }),
+  tiers: z
+    .array(z.object({ brandId: z.string(), ...tierStandingSchema.shape }))
+    .meta({ description: 'The VIP tier and progress at each of the brands with tiers (as get_user_tier)' }),
   basis,
 });
 

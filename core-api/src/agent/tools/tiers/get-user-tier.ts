@@ -9,6 +9,21 @@ import { userBrandParams } from '../actions/member-views.ts';
 export type TierToolDeps = Pick<AgentToolDeps, 'tiers'>;
 
 const standing = memberTierResponseSchema.shape;
+
+/** A member's standing as every agent answer shapes it (get_user_tier, get_user_stats, get_user_persona). */
+export const tierStandingSchema = z.object({
+  tier: standing.tier,
+  multiplier: standing.multiplier,
+  next: standing.next,
+  progress: standing.progress,
+});
+export type TierStanding = z.infer<typeof tierStandingSchema>;
+
+/** The standing of the tier service's answer, without its envelope. */
+export function tierStandingOf(answer: z.infer<typeof memberTierResponseSchema>): TierStanding {
+  return { tier: answer.tier, multiplier: answer.multiplier, next: answer.next, progress: answer.progress };
+}
+
 const resultSchema = z.object({
   brandId: standing.brandId,
   userId: standing.userIdentifier,
