@@ -56,7 +56,7 @@ import { accountVerifierFromConfig } from './modules/pregeneration/account-verif
 import { pregenerationRoutes } from './modules/pregeneration/pregeneration.routes.ts';
 import { relayerRoutes } from './modules/relayer/relayer.router.ts';
 import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
-import { reversalRoutes } from './modules/reversals/reversals.routes.ts';
+import { reversalAdminRoutes, reversalRoutes } from './modules/reversals/reversals.routes.ts';
 import { rewardProcessorRoutes } from './modules/reward-processor/reward-processor.routes.ts';
 import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
 import { shopifyAdminRoutes, shopifyWebhookRoutes } from './modules/shopify/shopify.routes.ts';
@@ -294,6 +294,7 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
   serve(router, '/admin', webhookAdminRoutes({ webhooks: services.webhooks, adminToken }));
   serve(router, '/admin', achievementAdminRoutes({ achievements: services.achievements, adminToken }));
   serve(router, '/admin', tierAdminRoutes({ tiers: services.tiers, adminToken }));
+  serve(router, '/admin', reversalAdminRoutes({ reversals: services.reversals, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
   serve(router, '/admin', campaignAdminRoutes({ community: services.community, adminToken }));
   serve(router, '/admin', dropAdminRoutes({ drops: services.drops, adminToken }));

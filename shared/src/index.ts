@@ -673,6 +673,8 @@ export {
   relayerGasResponseSchema,
 } from './schemas/relayer-gas.ts';
 export {
+  type AdminReversalRequest,
+  adminReversalRequestSchema,
   REVERSAL_ID_MAX,
   REVERSAL_STATUSES,
   type ReversalChainStatus,

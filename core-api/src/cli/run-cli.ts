@@ -25,6 +25,7 @@ import {
 import { portalInviteCommand, portalRemoveOperatorCommand } from './commands/portal.ts';
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
+import { createReversalCommand } from './commands/reversal.ts';
 import { archiveRuleCommandOf, listRulesCommand, setRuleCommand } from './commands/rule.ts';
 import { connectShopifyCommand, disconnectShopifyCommand, shopifyDeliveriesCommand } from './commands/shopify.ts';
 import { setTiersCommand, showTiersCommand } from './commands/tiers.ts';
@@ -77,6 +78,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
     disconnect: disconnectShopifyCommand,
     deliveries: shopifyDeliveriesCommand,
   },
+  reversal: { create: createReversalCommand },
   tiers: { set: setTiersCommand, show: showTiersCommand },
   webhook: {
     set: setWebhookCommand,

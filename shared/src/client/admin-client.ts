@@ -61,6 +61,7 @@ import {
   portalOperatorRemovalSchema,
 } from '../schemas/portal-operator.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
+import { type AdminReversalRequest, type ReversalResponse, reversalResponseSchema } from '../schemas/reversals.ts';
 import {
   type ShopifyConnection,
   type ShopifyConnectRequest,
@@ -140,6 +141,8 @@ export interface AdminClient {
   invitePortalMember(input: { brandId: string; email: string; role: PortalRole }): Promise<PortalInvite>;
   /** The portal's manual award from the admin API (`pts member award`): pts with the reason why. */
   awardMember(brandId: string, input: AdminManualAwardRequest): Promise<ManualAwardResponse>;
+  /** Reverses an event's reward in full or in part (`pts reversal create`; docs/shop-program.md). */
+  reverseEvent(brandId: string, input: AdminReversalRequest): Promise<ReversalResponse>;
   /** The brand's VIP tier table (`pts tiers show`; docs/tiers.md). */
   getTiers(brandId: string): Promise<TiersResponse>;
   /** Replaces the brand's VIP tier table (`pts tiers set`). */
@@ -361,6 +364,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     },
     invitePortalMember: (input) => call('POST', '/portal/invites', portalInviteSchema, input),
     awardMember: (brandId, input) => call('POST', `${brandPath(brandId)}/awards`, manualAwardResponseSchema, input),
+    reverseEvent: (brandId, input) => call('POST', `${brandPath(brandId)}/reversals`, reversalResponseSchema, input),
     getTiers: (brandId) => call('GET', `${brandPath(brandId)}/tiers`, tiersResponseSchema),
     setTiers: (brandId, input) => call('PUT', `${brandPath(brandId)}/tiers`, tiersResponseSchema, input),
     invitePortalOperator: (input) => call('POST', '/portal/operator-invites', portalOperatorInviteSchema, input),
