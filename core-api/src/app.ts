@@ -58,7 +58,7 @@ import { pregenerationRoutes } from './modules/pregeneration/pregeneration.route
 import { referralAdminRoutes, referralRoutes } from './modules/referrals/referrals.routes.ts';
 import { relayerRoutes } from './modules/relayer/relayer.router.ts';
 import { relayerGasAdminRoutes } from './modules/relayer/relayer-gas.routes.ts';
-import { reversalRoutes } from './modules/reversals/reversals.routes.ts';
+import { reversalAdminRoutes, reversalRoutes } from './modules/reversals/reversals.routes.ts';
 import { rewardProcessorRoutes } from './modules/reward-processor/reward-processor.routes.ts';
 import { sdkRoutes } from './modules/sdk/sdk.routes.ts';
 import { shopifyAdminRoutes, shopifyWebhookRoutes } from './modules/shopify/shopify.routes.ts';
@@ -299,6 +299,7 @@ function serveAdminRoutes({ deps, services, serve }: Parts, router: Router): voi
   serve(router, '/admin', tierAdminRoutes({ tiers: services.tiers, adminToken }));
   serve(router, '/admin', referralAdminRoutes({ referrals: services.referrals, adminToken }));
   serve(router, '/admin', simulatorAdminRoutes({ simulator: services.simulator, adminToken }));
+  serve(router, '/admin', reversalAdminRoutes({ reversals: services.reversals, adminToken }));
   serve(router, '/admin', relayerGasAdminRoutes({ relayRecords: services.relayRecords, adminToken }));
   serve(router, '/admin', campaignAdminRoutes({ community: services.community, adminToken }));
   serve(router, '/admin', dropAdminRoutes({ drops: services.drops, adminToken }));

@@ -710,6 +710,8 @@ export {
   relayerGasResponseSchema,
 } from './schemas/relayer-gas.ts';
 export {
+  type AdminReversalRequest,
+  adminReversalRequestSchema,
   type MemberReversal,
   memberReversalSchema,
   REVERSAL_ID_MAX,

@@ -26,6 +26,7 @@ import { portalInviteCommand, portalRemoveOperatorCommand } from './commands/por
 import { listPurchasesCommand } from './commands/purchase.ts';
 import { setReferralsCommand, showReferralsCommand } from './commands/referrals.ts';
 import { relayerGasCommand } from './commands/relayer.ts';
+import { createReversalCommand } from './commands/reversal.ts';
 import { archiveRuleCommandOf, listRulesCommand, setRuleCommand } from './commands/rule.ts';
 import { connectShopifyCommand, disconnectShopifyCommand, shopifyDeliveriesCommand } from './commands/shopify.ts';
 import { simulateCommand } from './commands/simulate.ts';
@@ -79,6 +80,7 @@ const commands: Record<string, Record<string, CliCommand>> = {
     disconnect: disconnectShopifyCommand,
     deliveries: shopifyDeliveriesCommand,
   },
+  reversal: { create: createReversalCommand },
   tiers: { set: setTiersCommand, show: showTiersCommand },
   referrals: { set: setReferralsCommand, show: showReferralsCommand },
   // A group of one command, run without an action: `pts simulate --brand ID …`.

@@ -71,6 +71,7 @@ import {
   type SetReferralProgramRequest,
 } from '../schemas/referrals.ts';
 import { type RelayerGasResponse, relayerGasResponseSchema } from '../schemas/relayer-gas.ts';
+import { type AdminReversalRequest, type ReversalResponse, reversalResponseSchema } from '../schemas/reversals.ts';
 import {
   type ShopifyConnection,
   type ShopifyConnectRequest,
@@ -153,6 +154,8 @@ export interface AdminClient {
   awardMember(brandId: string, input: AdminManualAwardRequest): Promise<ManualAwardResponse>;
   /** The portal's manual deduction from the admin API (`pts member deduct`): pts taken back with the reason why. */
   deductMember(brandId: string, input: AdminMemberDeductionRequest): Promise<MemberDeductionResponse>;
+  /** Reverses an event's reward in full or in part (`pts reversal create`; docs/shop-program.md). */
+  reverseEvent(brandId: string, input: AdminReversalRequest): Promise<ReversalResponse>;
   /** The brand's VIP tier table (`pts tiers show`; docs/tiers.md). */
   getTiers(brandId: string): Promise<TiersResponse>;
   /** Replaces the brand's VIP tier table (`pts tiers set`). */
@@ -384,6 +387,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     awardMember: (brandId, input) => call('POST', `${brandPath(brandId)}/awards`, manualAwardResponseSchema, input),
     deductMember: (brandId, input) =>
       call('POST', `${brandPath(brandId)}/deductions`, memberDeductionResponseSchema, input),
+    reverseEvent: (brandId, input) => call('POST', `${brandPath(brandId)}/reversals`, reversalResponseSchema, input),
     getTiers: (brandId) => call('GET', `${brandPath(brandId)}/tiers`, tiersResponseSchema),
     setTiers: (brandId, input) => call('PUT', `${brandPath(brandId)}/tiers`, tiersResponseSchema, input),
     getReferrals: (brandId) => call('GET', `${brandPath(brandId)}/referrals`, referralProgramResponseSchema),

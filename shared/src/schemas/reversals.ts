@@ -15,57 +15,70 @@ const reversalIdSchema = cleanString(
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The fields of a reversal request; the schemas below add that the event is named once. */
+const reversalFields = z.object({
+  brandId: brandIdSchema,
+  reversalId: reversalIdSchema,
+  eventId: z
+    .string()
+    .regex(UUID_PATTERN, 'must be the eventId an event answered (a UUID)')
+    .optional()
+    .meta({ description: 'The event to reverse, as manual-event answered it' }),
+  eventType: eventTypeSchema.optional().meta({ description: 'With externalId: the event to reverse' }),
+  externalId: cleanString(
+    z.string().min(1, 'must not be empty').max(EXTERNAL_ID_MAX, `must be at most ${EXTERNAL_ID_MAX} characters`),
+  )
+    .optional()
+    .meta({ description: 'With eventType: the externalId (an order id) the event was sent with' }),
+  value: valueSchema.optional().meta({
+    description:
+      'The refunded part of the event’s value, in the event’s currency. Absent: the reversal takes back all the event still holds.',
+  }),
+});
+
+/** The event is named once: by eventId, or by eventType and externalId together. */
+function nameTheEventOnce(
+  body: { eventId?: string; eventType?: string; externalId?: string },
+  ctx: z.RefinementCtx,
+): void {
+  const byId = body.eventId !== undefined;
+  const byExternal = body.eventType !== undefined || body.externalId !== undefined;
+  if (byId && byExternal) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['eventId'],
+      message: 'name the event either by eventId or by eventType and externalId, not both',
+    });
+  } else if (!byId && !byExternal) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['eventId'],
+      message: 'name the event to reverse: eventId, or eventType and externalId',
+    });
+  } else if (byExternal && (body.eventType === undefined || body.externalId === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [body.eventType === undefined ? 'eventType' : 'externalId'],
+      message: 'eventType and externalId name an event together: send both',
+    });
+  }
+}
+
 /**
  * `POST /pts-api/reversals` (issue 35 §2): reverse an event named by its `eventId`, or by its `eventType` and
  * `externalId` (an order id). `value` is the refunded part of the event's value; absent, everything the event
  * still holds is taken back.
  */
-export const reversalRequestSchema = z
-  .object({
-    brandId: brandIdSchema,
-    reversalId: reversalIdSchema,
-    eventId: z
-      .string()
-      .regex(UUID_PATTERN, 'must be the eventId an event answered (a UUID)')
-      .optional()
-      .meta({ description: 'The event to reverse, as manual-event answered it' }),
-    eventType: eventTypeSchema.optional().meta({ description: 'With externalId: the event to reverse' }),
-    externalId: cleanString(
-      z.string().min(1, 'must not be empty').max(EXTERNAL_ID_MAX, `must be at most ${EXTERNAL_ID_MAX} characters`),
-    )
-      .optional()
-      .meta({ description: 'With eventType: the externalId (an order id) the event was sent with' }),
-    value: valueSchema.optional().meta({
-      description:
-        'The refunded part of the event’s value, in the event’s currency. Absent: the reversal takes back all the event still holds.',
-    }),
-  })
-  .superRefine((body, ctx) => {
-    const byId = body.eventId !== undefined;
-    const byExternal = body.eventType !== undefined || body.externalId !== undefined;
-    if (byId && byExternal) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['eventId'],
-        message: 'name the event either by eventId or by eventType and externalId, not both',
-      });
-    } else if (!byId && !byExternal) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['eventId'],
-        message: 'name the event to reverse: eventId, or eventType and externalId',
-      });
-    } else if (byExternal && (body.eventType === undefined || body.externalId === undefined)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [body.eventType === undefined ? 'eventType' : 'externalId'],
-        message: 'eventType and externalId name an event together: send both',
-      });
-    }
-  })
-  .meta({ id: 'ReversalRequest' });
+export const reversalRequestSchema = reversalFields.superRefine(nameTheEventOnce).meta({ id: 'ReversalRequest' });
 export type ReversalRequest = z.infer<typeof reversalRequestSchema>;
 export type ReversalRequestInput = z.input<typeof reversalRequestSchema>;
+
+/** `POST /admin/brands/:brandId/reversals` (admin token): the same request, the brand named by the path. */
+export const adminReversalRequestSchema = reversalFields
+  .omit({ brandId: true })
+  .superRefine(nameTheEventOnce)
+  .meta({ id: 'AdminReversalRequest' });
+export type AdminReversalRequest = z.input<typeof adminReversalRequestSchema>;
 
 export const REVERSAL_STATUSES = ['pending', 'submitted', 'confirmed'] as const;
 export type ReversalChainStatus = (typeof REVERSAL_STATUSES)[number];

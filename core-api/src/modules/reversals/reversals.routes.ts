@@ -1,4 +1,10 @@
-import { reversalRequestSchema, reversalResponseSchema } from '@pts/shared';
+import {
+  adminReversalRequestSchema,
+  brandIdParamsSchema,
+  reversalRequestSchema,
+  reversalResponseSchema,
+} from '@pts/shared';
+import { requireAdminToken } from '../../http/admin-auth.ts';
 import { type BrandSignatureVerifier, requireBrandSignature } from '../../http/brand-signature.ts';
 import type { RateLimit } from '../../http/rate-limit.ts';
 import { defineRoute, failure, type Route } from '../../http/route-table.ts';
@@ -41,6 +47,36 @@ export function reversalRoutes(deps: ReversalRoutesDeps): Route[] {
         await deps.brandLimit.consume(res, body.brandId, 1, { headers: true });
         return deps.reversals.reverse(body);
       },
+    }),
+  ];
+}
+
+/**
+ * `POST /brands/:brandId/reversals` (mounted at `/admin`; admin token): the same reversal for the operator and
+ * `pts reversal create`, the brand named by the path; same answer, same reversalId applied once.
+ */
+export function reversalAdminRoutes(deps: { reversals: ReversalService; adminToken: string }): Route[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/brands/:brandId/reversals',
+      summary: 'Reverse an event’s reward, in full or in part, as the operator (`pts reversal create`)',
+      description:
+        'Admin token. The body of `POST /pts-api/reversals` without `brandId` (the path names the brand), the same answer, and the same reversalId applied once. See docs/shop-program.md, "Refunds and reversals".',
+      tags: ['events'],
+      security: ['adminToken'],
+      before: [requireAdminToken(deps.adminToken)],
+      request: { params: brandIdParamsSchema, body: adminReversalRequestSchema },
+      responses: {
+        200: { description: 'The reversal, as `POST /pts-api/reversals` answers it', schema: reversalResponseSchema },
+        400: failure(
+          'Validation failed: the event named two ways or not at all, a refund above what is left of the event’s value, in another currency, or by value for an event without one',
+        ),
+        401: failure('No or wrong admin token'),
+        404: failure('No such event at this brand'),
+        409: failure('Nothing left to reverse, or the reversalId was used for another refund'),
+      },
+      handle: async ({ params: { brandId }, body }) => deps.reversals.reverse({ ...body, brandId }),
     }),
   ];
 }
