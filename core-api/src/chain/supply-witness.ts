@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import type { ChainTxRow } from './chain-txs.repository.ts';
 import type { ChainPublicClient } from './deploy.ts';
+import { readAppliedReversals, reversalTopic } from './mint/reverse.ts';
 import { dbBigInt, minedAtOrBelow } from './receipts.ts';
 
 // A mint batch whose nonce the chain has used while none of its recorded hashes has a receipt either never
@@ -49,10 +50,10 @@ export interface DroppedBatches {
  * recorded yet cannot hide mints the chain lost (issue 26).
  */
 export async function ledgerMintedAt(
-  deps: Pick<SupplyWitnessDeps, 'db' | 'chainId' | 'signer' | 'receipt'>,
+  deps: Pick<SupplyWitnessDeps, 'db' | 'chainId' | 'signer' | 'receipt' | 'publicClient' | 'tokenAddress'>,
   block: bigint,
 ): Promise<{ amount: bigint; minedOpen: ChainTxRow['id'][] }> {
-  const { rows } = await sql<{ confirmed: string | null; open: unknown }>`
+  const { rows } = await sql<{ confirmed: string | null; open: unknown; burning: unknown }>`
     SELECT
       ((SELECT coalesce(sum(m.amount), 0) FROM reward_mints m JOIN chain_txs t ON t.id = m.chain_tx_id
         WHERE t.chain_id = ${deps.chainId} AND t.signer = ${deps.signer} AND m.status = 'confirmed'
@@ -64,7 +65,14 @@ export async function ledgerMintedAt(
         FROM (SELECT t.id, t.hashes, coalesce(sum(m.amount) FILTER (WHERE m.status = 'submitted'), 0)::text AS amount
               FROM chain_txs t LEFT JOIN reward_mints m ON m.chain_tx_id = t.id
               WHERE t.chain_id = ${deps.chainId} AND t.signer = ${deps.signer} AND t.status IN ('signed', 'submitted')
-              GROUP BY t.id) o) AS open`.execute(deps.db);
+              GROUP BY t.id) o) AS open,
+      (SELECT coalesce(json_agg(r.id::text), '[]'::json)
+        FROM reward_reversals r LEFT JOIN chain_txs t ON t.id = r.chain_tx_id
+        WHERE r.wallet_address IS NOT NULL
+          AND ((r.status = 'submitted' AND t.chain_id = ${deps.chainId} AND t.signer = ${deps.signer})
+            OR (r.status = 'pending' AND r.attempts > 0)
+            OR (r.status = 'confirmed' AND t.chain_id = ${deps.chainId} AND t.signer = ${deps.signer}
+                AND t.block_number > ${String(block)}::bigint))) AS burning`.execute(deps.db);
   const row = rows[0];
   const openRaw = typeof row?.open === 'string' ? JSON.parse(row.open) : (row?.open ?? []);
   const open = openRaw as { id: string; hashes: string[] | string; amount: string }[];
@@ -80,7 +88,28 @@ export async function ledgerMintedAt(
     amount += dbBigInt(tx.amount);
     minedOpen.push(BigInt(tx.id));
   });
+  const burningRaw = typeof row?.burning === 'string' ? JSON.parse(row.burning) : (row?.burning ?? []);
+  amount -= await burnedAt(deps, burningRaw as string[], block);
   return { amount, minedOpen };
+}
+
+/**
+ * What the token burned at or below `block` for reversals whose burn the ledger has not settled there: in a
+ * `reverseBatch` that is open (mined or not, with a receipt or without), put back after its transaction was
+ * judged failed (it may have landed anyway), or confirmed in a later block (sent again after a first one
+ * landed). The token's own record of each applied reversal, read at `block`, is exact whatever the receipts
+ * show; without it such a burn lowered the supply unseen and a mint batch that landed could look lost.
+ */
+async function burnedAt(
+  deps: Pick<SupplyWitnessDeps, 'publicClient' | 'tokenAddress'>,
+  reversalIds: string[],
+  block: bigint,
+): Promise<bigint> {
+  if (reversalIds.length === 0) return 0n;
+  const records = await readAppliedReversals(deps, reversalIds.map(reversalTopic), block);
+  let burned = 0n;
+  for (const record of records.values()) if (record.applied) burned += record.taken;
+  return burned;
 }
 
 /**
