@@ -77,6 +77,7 @@ async function insertReversal(wallet: Address, pts: bigint): Promise<string> {
       event_type: 'purchase',
       user_email: `member-${eventId.slice(0, 8)}@example.com`,
       status: 'accepted',
+      metadata: '{}',
       reward_amount: pts,
       created_at: at,
     })
