@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Address, Hex, TransactionReceipt } from 'viem';
+import { type Address, BaseError, ContractFunctionRevertedError, type Hex, type TransactionReceipt } from 'viem';
 import type { Database } from '../db/database.ts';
 import { rewardTokenAbi } from './artifacts/index.ts';
 import type { ChainTxRow } from './chain-txs.repository.ts';
@@ -13,9 +13,11 @@ import { dbBigInt, minedAtOrBelow } from './receipts.ts';
 // holds the batch's tokens and its nonce but not its transaction (seen: one transaction in three kill -9
 // restarts under load). Minting that batch again would mint twice.
 //
-// The token's supply tells the two apart. No reward token is ever burned, so at one block the supply is the
-// sum of every mint that landed. Take away what the ledger knows landed (confirmed at or below that block,
-// and open batches with a receipt at or below it): what is left was minted by batches without a receipt.
+// The token's supply tells the two apart. Only the minter mints and only reversals burn, so at one block the
+// supply is the sum of every mint that landed less every burn there. Take away what the ledger knows landed
+// (confirmed at or below that block, and open batches with a receipt at or below it) and add back every burn
+// there (confirmed reversals, and those in flight read from the token's record of applied reversals at that
+// block): what is left was minted by batches without a receipt.
 // Dropped batches are credited with that surplus oldest nonce first, each only when the surplus left covers
 // its whole amount; the rest are re-queued as before.
 
@@ -106,7 +108,16 @@ async function burnedAt(
   block: bigint,
 ): Promise<bigint> {
   if (reversalIds.length === 0) return 0n;
-  const records = await readAppliedReversals(deps, reversalIds.map(reversalTopic), block);
+  let records: Awaited<ReturnType<typeof readAppliedReversals>>;
+  try {
+    records = await readAppliedReversals(deps, reversalIds.map(reversalTopic), block);
+  } catch (error) {
+    // A token from before the record (docs/decisions.md, "A reversal burns once") reverts the read: it either
+    // cannot burn at all or keeps no record to read, and the ledger's settled reversals are all it knows.
+    // Any other failure (the RPC) aborts the judgement.
+    if (error instanceof BaseError && error.walk((cause) => cause instanceof ContractFunctionRevertedError)) return 0n;
+    throw error;
+  }
   let burned = 0n;
   for (const record of records.values()) if (record.applied) burned += record.taken;
   return burned;
