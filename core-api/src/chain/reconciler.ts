@@ -99,6 +99,7 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
+  const witness = { db, chainId, signer, receipt: receiptOf, publicClient, tokenAddress: deps.tokenAddress };
   async function receiptOf(hash: Hex): Promise<TransactionReceipt | null> {
     try {
       return await publicClient.getTransactionReceipt({ hash });
@@ -180,15 +181,10 @@ export function createChainReconciler(deps: ReconcilerDeps): ChainReconciler {
     const lost = await missingAmong(suspects);
     const lostIds = new Set(lost.map((tx) => String(tx.id)));
 
-    // The token's supply against the ledger at the same block, like with like: totalSupply(head) is the sum of
-    // the mints in blocks ≤ head less the reversals' burns there, and the ledger's side counts its confirmed
-    // rewards there plus open batches whose receipt is there, less confirmed reversals and the burns of those
-    // still in flight, read from the token's record at head (supply-witness.ts). Rows of lost transactions are
-    // left out of the comparison (counted as missing above).
-    const ledgerAtHead = await ledgerMintedAt(
-      { db, chainId, signer, receipt: receiptOf, publicClient, tokenAddress: deps.tokenAddress },
-      head,
-    );
+    // The supply against the ledger at one block, like with like: mints there less burns there on both sides
+    // (supply-witness.ts: confirmed rewards and open batches mined there, less reversals settled or in flight).
+    // Rows of lost transactions are left out of the comparison (counted as missing above).
+    const ledgerAtHead = await ledgerMintedAt(witness, head);
     const lostAmounts = await amountsOf(lost.map((tx) => tx.id));
     const lostBelowHead = lost
       .filter((tx) => tx.block_number !== null && BigInt(tx.block_number) <= head)
