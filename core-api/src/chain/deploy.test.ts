@@ -251,6 +251,26 @@ describe('RewardToken', () => {
     ]);
     expect(await balance()).toBe(0n);
 
+    // An id applied before is skipped, not reverted: the batch's other ids still apply, no event names it, and
+    // the token's record keeps what it took the first time (what a reversal sent twice is settled from).
+    await send(await asMinter.writeContract({ ...token, functionName: 'mint', args: [member.address, 10n] }));
+    const refundD = keccak256(toHex('order-3/refund-1'));
+    expect(await reverse([4n, 3n], [refundA, refundD])).toEqual([
+      { from: member.address, reversalId: refundD, requested: 3n, taken: 3n },
+    ]);
+    expect(await balance()).toBe(7n);
+    const never = keccak256(toHex('never-sent'));
+    expect(
+      await publicClient.readContract({
+        ...token,
+        functionName: 'reversalsApplied',
+        args: [[refundA, refundB, refundC, refundD, never]],
+      }),
+    ).toEqual([
+      [true, true, true, true, false],
+      [4n, 1n, 0n, 3n, 0n],
+    ]);
+
     const call = (account: typeof minter, args: readonly [Address[], bigint[], Hex[]]) =>
       publicClient.simulateContract({ account, ...token, functionName: 'reverseBatch', args: [...args] });
     await expect(call(deployer, [[member.address], [1n], [refundA]])).rejects.toThrow(

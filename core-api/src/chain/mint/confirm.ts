@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.ts';
 import { type ChainTxRow, confirmTxs, failTx } from '../chain-txs.repository.ts';
 import { splitDroppedBatches } from '../supply-witness.ts';
 import type { MinterContext } from './context.ts';
-import { REVERSE_PURPOSE, requeueReversals, settleReversalsIn } from './reverse.ts';
+import { REVERSE_PURPOSE, readSkippedReversals, requeueReversals, settleReversalsIn } from './reverse.ts';
 
 // Settling transactions in the ledger: mined ones confirmed with their rewards, failed ones re-queued, and
 // batches whose nonce another transaction used told apart by the token supply.
@@ -38,7 +38,14 @@ export async function confirmMined(ctx: MinterContext, mined: MinedTx[]): Promis
 async function confirmGroup(ctx: MinterContext, group: MinedTx[]): Promise<number> {
   const began = performance.now();
   const rewards = { count: 0 };
-  const count = await confirmGroupIn(ctx, group, rewards);
+  // Read before the database transaction (no RPC inside one): what the token's skipped reversals took.
+  const earlier = await readSkippedReversals(
+    ctx,
+    group
+      .filter(({ tx }) => tx.purpose === REVERSE_PURPOSE)
+      .map(({ tx, receipt }) => ({ chainTxId: BigInt(tx.id), receipt })),
+  );
+  const count = await confirmGroupIn(ctx, group, rewards, earlier);
   // The bookkeeping that commits with a confirmation is what bounds confirmed rewards per second (benchmarks.md).
   ctx.log.debug(
     { transactions: count, rewards: rewards.count, ms: Math.round(performance.now() - began) },
@@ -47,7 +54,12 @@ async function confirmGroup(ctx: MinterContext, group: MinedTx[]): Promise<numbe
   return count;
 }
 
-function confirmGroupIn(ctx: MinterContext, group: MinedTx[], rewards: { count: number }): Promise<number> {
+function confirmGroupIn(
+  ctx: MinterContext,
+  group: MinedTx[],
+  rewards: { count: number },
+  earlier: ReadonlyMap<string, bigint>,
+): Promise<number> {
   return ctx.db.transaction().execute(async (trx) => {
     const at = ctx.clock.now();
     const updated = await confirmTxs(
@@ -63,7 +75,7 @@ function confirmGroupIn(ctx: MinterContext, group: MinedTx[], rewards: { count: 
     );
     if (updated.length === 0) return 0;
     const byTx = new Map(group.map((mined) => [String(mined.tx.id), mined]));
-    await settleConfirmedReversals(ctx, trx, updated, byTx, at);
+    await settleConfirmedReversals(ctx, trx, updated, byTx, at, earlier);
     const confirmed = await trx
       .updateTable('reward_mints')
       .set({ status: 'confirmed', last_error: null, updated_at: at })
@@ -105,11 +117,12 @@ async function settleConfirmedReversals(
   updated: bigint[],
   byTx: Map<string, MinedTx>,
   at: Date,
+  earlier: ReadonlyMap<string, bigint>,
 ): Promise<void> {
   const reversing = updated.filter((id) => byTx.get(String(id))?.tx.purpose === REVERSE_PURPOSE);
   if (reversing.length === 0) return;
   const mined = reversing.map((chainTxId) => ({ chainTxId, receipt: byTx.get(String(chainTxId))!.receipt }));
-  const settled = await settleReversalsIn(ctx, trx, mined, at);
+  const settled = await settleReversalsIn(ctx, trx, mined, at, earlier);
   if (ctx.onReversalsSettled && settled.length > 0) {
     await ctx.onReversalsSettled(
       trx,

@@ -4,8 +4,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEPLOYER_PRIVATE_KEY, type AnvilInstance, startAnvil } from '../anvil.ts';
 import { rewardTokenAbi, rewardTokenBytecode } from '../artifacts/index.ts';
-import { createChainClients, MINTER_ROLE } from '../deploy.ts';
+import { createChainClients, MINTER_ROLE, REVERSER_ROLE } from '../deploy.ts';
 import { mintBatchGasLimit } from './context.ts';
+import { reverseBatchGasLimit } from './reverse.ts';
 
 // The gas limit a `mintBatch` is signed with: enough for the costliest batch (every recipient a new holder,
 // every calldata byte non-zero, the token's first mint), and tight, because a geth-based sequencer takes a
@@ -43,6 +44,14 @@ describe('mintBatchGasLimit', () => {
         args: [MINTER_ROLE, admin.address],
       }),
     });
+    await clients.publicClient.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: token,
+        abi: rewardTokenAbi,
+        functionName: 'grantRole',
+        args: [REVERSER_ROLE, admin.address],
+      }),
+    });
   });
   afterAll(async () => {
     await anvil?.stop();
@@ -73,5 +82,24 @@ describe('mintBatchGasLimit', () => {
     expect(receipt.status).toBe('success');
     // Tight: most of what the block reserves for the batch is used.
     if (n >= 128) expect(Number(receipt.gasUsed) / Number(gas)).toBeGreaterThan(0.9);
+  });
+
+  it.each([1, 100])('reverseBatchGasLimit covers %i reversals, each recorded as applied and burning', async (n) => {
+    const { receipt: minted } = await mintToNewHolders(n);
+    expect(minted.status).toBe('success');
+    const from = minted.logs.map((log) => getAddress(`0x${log.topics[2]!.slice(26)}`));
+    expect(from).toHaveLength(n);
+    const ids = Array.from({ length: n }, () => nonZeroBytes(32));
+    const hash = await clients.walletClientFor(admin).sendTransaction({
+      to: token,
+      data: encodeFunctionData({
+        abi: rewardTokenAbi,
+        functionName: 'reverseBatch',
+        args: [from, from.map(() => 1n), ids],
+      }),
+      gas: reverseBatchGasLimit(n),
+    });
+    const receipt = await clients.publicClient.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe('success');
   });
 });

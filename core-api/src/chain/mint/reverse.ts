@@ -12,7 +12,9 @@ import { ensureResentBeforeSigning } from './resend.ts';
 // like `reward_mints`. Pending rows are claimed and signed into one `reverseBatch` on the minter's own signer
 // and nonce stream (recorded in `chain_txs` with the rows moved to `submitted` in one database transaction),
 // sent after the commit, and settled from the mined receipt's `RewardReversed` events: `taken` is what the
-// token burned, the rest is the member's debt at the brand. The tracker confirms the transaction like a
+// token burned, the rest is the member's debt at the brand. The token applies each reversal id once (it skips
+// one applied before, with no event), so a batch sent again after it landed burns nothing twice; its skipped
+// ids are settled from the token's record of what the first one took (readSkippedReversals). The tracker confirms the transaction like a
 // mint batch (confirm.ts calls settleReversalsIn in the same database transaction); a reverted or dropped one
 // puts its rows back to `pending`.
 
@@ -140,6 +142,69 @@ export async function sendPendingReversals(ctx: MinterContext): Promise<Hex[]> {
   return hashes;
 }
 
+/** Reversal ids read per `reversalsApplied` call. */
+const APPLIED_READ_CHUNK = 500;
+
+/**
+ * What the token recorded for each of these reversal topics at `blockNumber` (latest when unset): applied or
+ * not, and what it took when it was. Ids the token skipped as applied before (a `reverseBatch` sent again
+ * after the first landed) are settled from this, with what the first one burned.
+ */
+export async function readAppliedReversals(
+  ctx: Pick<MinterContext, 'publicClient' | 'tokenAddress'>,
+  topics: Hex[],
+  blockNumber?: bigint,
+): Promise<Map<string, { applied: boolean; taken: bigint }>> {
+  const records = new Map<string, { applied: boolean; taken: bigint }>();
+  for (let start = 0; start < topics.length; start += APPLIED_READ_CHUNK) {
+    const chunk = topics.slice(start, start + APPLIED_READ_CHUNK);
+    const [applied, taken] = await ctx.publicClient.readContract({
+      address: ctx.tokenAddress,
+      abi: rewardTokenAbi,
+      functionName: 'reversalsApplied',
+      args: [chunk],
+      ...(blockNumber === undefined ? {} : { blockNumber }),
+    });
+    for (const [index, topic] of chunk.entries()) {
+      records.set(topic.toLowerCase(), { applied: applied[index]!, taken: taken[index]! });
+    }
+  }
+  return records;
+}
+
+/** A mined `reverseBatch` to settle: its ledger id and its receipt (with logs when read from the node). */
+interface MinedReversal {
+  chainTxId: bigint;
+  receipt: Partial<Pick<TransactionReceipt, 'logs' | 'blockNumber'>>;
+}
+
+/**
+ * What the reversals of these mined transactions took when the token skipped them (no `RewardReversed` in
+ * the receipt: applied by an earlier transaction), by reversal topic: read from the token's record before
+ * the database transaction that settles them (no RPC inside one).
+ */
+export async function readSkippedReversals(
+  ctx: Pick<MinterContext, 'db' | 'publicClient' | 'tokenAddress'>,
+  mined: MinedReversal[],
+): Promise<Map<string, bigint>> {
+  const earlier = new Map<string, bigint>();
+  for (const { chainTxId, receipt } of mined) {
+    if (!receipt.logs) continue;
+    const logged = takenByTopic({ logs: receipt.logs }, ctx.tokenAddress);
+    const rows = await ctx.db
+      .selectFrom('reward_reversals')
+      .select('id')
+      .where('chain_tx_id', '=', chainTxId)
+      .where('status', '=', 'submitted')
+      .execute();
+    const skipped = rows.map((row) => reversalTopic(row.id)).filter((topic) => !logged.has(topic));
+    if (skipped.length === 0) continue;
+    const records = await readAppliedReversals(ctx, skipped, receipt.blockNumber);
+    for (const [topic, record] of records) if (record.applied) earlier.set(topic, record.taken);
+  }
+  return earlier;
+}
+
 /** What each reversal of a receipt took: `RewardReversed(from, reversalId, requested, taken)` by reversal topic. */
 function takenByTopic(receipt: Pick<TransactionReceipt, 'logs'>, token: Address): Map<string, bigint> {
   const taken = new Map<string, bigint>();
@@ -153,14 +218,17 @@ function takenByTopic(receipt: Pick<TransactionReceipt, 'logs'>, token: Address)
 
 /**
  * Settles the reversals of confirmed transactions from their receipts, in `trx` (the transaction that confirms
- * them): taken and debt recorded, the debt added to the member's at the brand. Rows of a receipt without logs
- * (confirmed from the token supply) stay `submitted` for settleOpenReversals. The rows settled.
+ * them): taken and debt recorded, the debt added to the member's at the brand. A reversal the token skipped
+ * (applied by an earlier transaction: no event here) is settled with what it took then, from `earlier`
+ * (readSkippedReversals); one found in neither, and rows of a receipt without logs (confirmed from the token
+ * supply), stay `submitted` for settleOpenReversals. The rows settled.
  */
 export async function settleReversalsIn(
   ctx: Pick<MinterContext, 'tokenAddress'>,
   trx: Database,
-  mined: { chainTxId: bigint; receipt: Partial<Pick<TransactionReceipt, 'logs'>> }[],
+  mined: MinedReversal[],
   at: Date,
+  earlier: ReadonlyMap<string, bigint> = new Map(),
 ): Promise<{ id: string; brandId: string; taken: bigint; debt: bigint }[]> {
   const settled: { id: string; brandId: string; taken: bigint; debt: bigint }[] = [];
   for (const { chainTxId, receipt } of mined) {
@@ -175,7 +243,9 @@ export async function settleReversalsIn(
     if (rows.length === 0) continue;
     const taken = takenByTopic({ logs: receipt.logs }, ctx.tokenAddress);
     for (const row of rows) {
-      const took = taken.get(reversalTopic(row.id)) ?? 0n;
+      const topic = reversalTopic(row.id);
+      const took = taken.get(topic) ?? earlier.get(topic);
+      if (took === undefined) continue;
       const debt = BigInt(row.pts) - took;
       await recordSettlement(trx, row, took, debt, at);
       settled.push({ id: row.id, brandId: row.brand_id, taken: took, debt });
@@ -230,8 +300,9 @@ export async function settleOpenReversals(
     }
     const receipt = await ctx.sender.receipt(tx.current_hash as Hex);
     if (!receipt) continue;
+    const earlier = await readSkippedReversals(ctx, [{ chainTxId, receipt }]);
     await ctx.db.transaction().execute(async (trx) => {
-      const rows = await settleReversalsIn(ctx, trx, [{ chainTxId, receipt }], ctx.clock.now());
+      const rows = await settleReversalsIn(ctx, trx, [{ chainTxId, receipt }], ctx.clock.now(), earlier);
       settled += rows.length;
       if (onSettled && rows.length > 0)
         await onSettled(
@@ -243,7 +314,11 @@ export async function settleOpenReversals(
   return settled;
 }
 
-/** A failed transaction's reversals back to `pending`: nothing was burned, they are sent again. */
+/**
+ * A failed transaction's reversals back to `pending`, to be sent again. Its burns may have landed after all (a
+ * transaction mined without a receipt the node can show): the token applies each reversal id once, so the
+ * next `reverseBatch` skips those and they are settled with what was burned the first time.
+ */
 export async function requeueReversals(ctx: Pick<MinterContext, 'db' | 'clock'>, chainTxId: bigint): Promise<void> {
   await ctx.db
     .updateTable('reward_reversals')

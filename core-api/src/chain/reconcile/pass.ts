@@ -118,15 +118,15 @@ async function findSuspects(ctx: ReconcilerContext, { head, chainNonce }: ChainF
 }
 
 /**
- * The token's supply against the ledger at the same block, like with like: no token is ever burned, so
- * totalSupply(head) is exactly the sum of the mints in blocks ≤ head, and the ledger's side counts its
- * confirmed rewards there plus open batches whose receipt is there (supply-witness.ts). Rows of lost
- * transactions are left out of the comparison (counted as missing).
+ * The supply against the ledger at one block, like with like: mints there less burns there on both sides
+ * (supply-witness.ts: confirmed rewards and open batches mined there, less reversals settled or in flight).
+ * Rows of lost transactions are left out of the comparison (counted as missing).
  */
 async function tallyAgainstSupply(ctx: ReconcilerContext, facts: ChainFacts, lost: ChainTxRow[]): Promise<Tally> {
-  const { db, chainId } = ctx.deps;
+  const { db, chainId, publicClient, tokenAddress } = ctx.deps;
   const receipt = (hash: `0x${string}`) => receiptOf(ctx, hash);
-  const ledgerAtHead = await ledgerMintedAt({ db, chainId, signer: ctx.signer, receipt }, facts.head);
+  const witness = { db, chainId, signer: ctx.signer, receipt, publicClient, tokenAddress };
+  const ledgerAtHead = await ledgerMintedAt(witness, facts.head);
   const lostAmounts = await amountsOf(
     ctx,
     lost.map((tx) => tx.id),
