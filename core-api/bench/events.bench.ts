@@ -2,7 +2,7 @@
  * `npm run bench`: end-to-end throughput of rewarded events (HTTP → rules → DB → minted on anvil) on this
  * machine, next to the same server's `GET /pts-api/health` rate as a ceiling. See docs/benchmarks.md.
  *
- *   npm run bench -- [--db postgres|pglite|both] [--concurrency 32] [--duration 10] [--health-duration 5]
+ *   npm run bench -- [--db postgres|pglite|both] [--concurrency 32] [--duration 10] [--health-duration 5] [--rate]
  *                    [--warmup 5] [--json] [--trace] [--profile DIR]
  *
  * The platform (server, minter, anvil, database) runs in the main thread exactly as `npm start` builds it;
@@ -17,7 +17,7 @@ import http from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { signRequest } from '@pts/shared';
+import { ruleInputSchema, signRequest } from '@pts/shared';
 
 // ---------------------------------------------------------------------------------------------------------
 // Load generator (worker thread)
@@ -35,6 +35,8 @@ interface LoadJob {
   securityKey?: string;
   eventType?: string;
   emailPrefix?: string;
+  /** `--rate`: the value each event carries (its rule pays 2 pts per 1.00 USD, so 5.00 earns 10, as fixed). */
+  value?: { amount: string; currency: string };
 }
 
 interface LoadResult {
@@ -123,6 +125,7 @@ async function runLoad(job: LoadJob, report: (message: WorkerMessage) => void): 
         brandId: job.brandId,
         eventType: job.eventType,
         userEmail: `${job.emailPrefix}-${sequence++}@bench.example`,
+        ...(job.value ? { value: job.value } : {}),
       });
       // A fresh timestamp per request; the distinct email makes every body, hence every signature, distinct.
       headers = {
@@ -426,6 +429,8 @@ interface Options {
   trace: boolean;
   /** Directory for a V8 CPU profile of the server's main thread during the events phase only. */
   profileDir: string | undefined;
+  /** `--rate`: the bench rule pays by value (2 pts per 1.00 USD, events worth 5.00) instead of a fixed 10. */
+  rate: boolean;
 }
 
 interface RunSummary {
@@ -595,12 +600,12 @@ async function runOne(kind: 'postgres' | 'pglite', options: Options, tracer: Tra
     const serviceDeps = { db: deps.db, secrets: deps.secrets, clock: deps.clock, changes: platform.changes };
     const makeBrand = async (name: string) => {
       const brand = await createBrand(serviceDeps, { name, domain: `${name}.bench.example` });
-      await setRule(serviceDeps, brand.brandId, {
-        eventType: EVENT_TYPE,
-        rewardAmount: 10,
-        cooldownHours: 0,
-        maxClaims: -1,
-      });
+      const reward = options.rate ? { rate: { pts: 2, per: '1.00', currency: 'USD' } } : { rewardAmount: 10 };
+      await setRule(
+        serviceDeps,
+        brand.brandId,
+        ruleInputSchema.parse({ eventType: EVENT_TYPE, ...reward, cooldownHours: 0, maxClaims: -1 }),
+      );
       return brand;
     };
     const warmBrand = await makeBrand('warmup');
@@ -615,12 +620,14 @@ async function runOne(kind: 'postgres' | 'pglite', options: Options, tracer: Tra
       securityKey: target.securityKey,
       eventType: EVENT_TYPE,
       emailPrefix: `${prefix}-${runId}`,
+      ...(options.rate ? { value: { amount: '5.00', currency: 'USD' } } : {}),
     });
     const progress = (label: string) => (p: { elapsedMs: number; requests: number; ok: number }) =>
       log(
         `  ${label} ${fmt(p.elapsedMs / 1000)} s: ${p.requests} done, ${p.ok} ok, ${fmt((p.ok / p.elapsedMs) * 1000, 0)}/s`,
       );
 
+    log(`rule: ${options.rate ? 'a rate, 2 pts per 1.00 USD; every event carries 5.00 USD (earns 10)' : 'fixed, 10 pts'}`);
     if (options.warmupSeconds > 0) {
       log(`warm-up: ${options.warmupSeconds} s of events, 1 s of health`);
       const warm = await runLoadInWorker(eventJob(warmBrand, 'warm', options.warmupSeconds), progress('warm-up'));
@@ -879,6 +886,7 @@ function parseArgs(argv: string[]): Options {
     json: false,
     trace: false,
     profileDir: undefined,
+    rate: false,
   };
   const fail = (message: string): never => {
     console.error(`${message} (see --help)`);
@@ -920,13 +928,16 @@ function parseArgs(argv: string[]): Options {
       case '--trace':
         options.trace = true;
         break;
+      case '--rate':
+        options.rate = true;
+        break;
       case '--profile':
         options.profileDir = value() ?? fail('--profile needs a directory');
         break;
       case '--help':
       case '-h':
         log(
-          'npm run bench -- [--db postgres|pglite|both] [--concurrency 32] [--duration 10] [--health-duration 5] [--warmup 5] [--json] [--trace] [--profile DIR]',
+          'npm run bench -- [--db postgres|pglite|both] [--concurrency 32] [--duration 10] [--health-duration 5] [--warmup 5] [--json] [--trace] [--profile DIR] [--rate]',
         );
         process.exit(0);
         break;

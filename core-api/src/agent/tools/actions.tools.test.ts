@@ -274,7 +274,8 @@ describe('get_user_balance, get_user_stats, get_user_portfolio', () => {
         pending: 0,
         reserved: 0,
         spendable: 340,
-        earned: { total: 300, confirmed: 300, pending: 0, unminted: 0 },
+        earned: { total: 300, confirmed: 300, pending: 0, unminted: 0, reversed: 0 },
+        debt: 0,
       },
     });
   });

@@ -64,7 +64,8 @@ describe('GET /services/balance/:brandId/:userIdentifier', () => {
         pending: 0,
         reserved: 0,
         spendable: 70,
-        earned: { total: 70, confirmed: 70, pending: 0, unminted: 0 },
+        earned: { total: 70, confirmed: 70, pending: 0, unminted: 0, reversed: 0 },
+        debt: 0,
       },
     });
     expect(await tokenBalance(platform, wallet)).toBe(70n);

@@ -303,6 +303,7 @@ describe('roles, CSRF and brand isolation', () => {
       ['DELETE', `/brands/${a}/perks/${perkId}/constraints/${constraint}`],
       ['GET', `/brands/${a}/loyalty-members?q=shopper`],
       ['GET', `/brands/${a}/loyalty-members/${member}`],
+      ['GET', `/brands/${a}/loyalty-members/${member}/tier`],
       ['POST', `/brands/${a}/loyalty-members/${member}/awards`, { amount: 1, reason: 'mole' }],
       ['POST', `/brands/${a}/loyalty-members/${member}/deductions`, { amount: 1, reason: 'mole' }],
       ['POST', `/brands/${a}/perks/${perkId}/archive`],

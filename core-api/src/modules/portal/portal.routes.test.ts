@@ -381,6 +381,11 @@ describe('roles, CSRF and brand isolation', () => {
         `/brands/${b}/loyalty-members/${encodeURIComponent('mole@b.example.com')}/awards`,
         { amount: 1, reason: 'mole' },
       ],
+      [
+        'POST',
+        `/brands/${b}/loyalty-members/${encodeURIComponent('mole@b.example.com')}/deductions`,
+        { amount: 1, reason: 'mole' },
+      ],
       ['POST', `/brands/${b}/loyalty-members/${encodeURIComponent('mole@b.example.com')}/block`, { reason: 'mole' }],
       ['DELETE', `/brands/${b}/loyalty-members/${encodeURIComponent('mole@b.example.com')}/block`],
     ];
