@@ -627,7 +627,9 @@ async function runOne(kind: 'postgres' | 'pglite', options: Options, tracer: Tra
         `  ${label} ${fmt(p.elapsedMs / 1000)} s: ${p.requests} done, ${p.ok} ok, ${fmt((p.ok / p.elapsedMs) * 1000, 0)}/s`,
       );
 
-    log(`rule: ${options.rate ? 'a rate, 2 pts per 1.00 USD; every event carries 5.00 USD (earns 10)' : 'fixed, 10 pts'}`);
+    log(
+      `rule: ${options.rate ? 'a rate, 2 pts per 1.00 USD; every event carries 5.00 USD (earns 10)' : 'fixed, 10 pts'}`,
+    );
     if (options.warmupSeconds > 0) {
       log(`warm-up: ${options.warmupSeconds} s of events, 1 s of health`);
       const warm = await runLoadInWorker(eventJob(warmBrand, 'warm', options.warmupSeconds), progress('warm-up'));
