@@ -72,8 +72,9 @@ beforeAll(async () => {
     confirms: /^(Remove|Revoke|Sign .* out everywhere|Leave this brand|Archive)/,
     // The refusals this journey provokes on purpose: the voided invite link, the removed teammate's dashboard,
     // the signed-out teammate's dashboard when its refresh comes before the reload (401), the last owner's leave.
+    // The dashboard's reads are its figures and its tier distribution.
     expectedErrors:
-      /status of (400 \(Bad Request\) \(.*\/invites\/accept|40[14] \((Unauthorized|Not Found)\) \(.*\/brands\/0x[0-9a-f]{40}\/dashboard\?days=30|409 \(Conflict\) \(.*\/brands\/0x[0-9a-f]{40}\/leave)\)$/,
+      /status of (400 \(Bad Request\) \(.*\/invites\/accept|40[14] \((Unauthorized|Not Found)\) \(.*\/brands\/0x[0-9a-f]{40}\/(dashboard\?days=30|tiers\/distribution)|409 \(Conflict\) \(.*\/brands\/0x[0-9a-f]{40}\/leave)\)$/,
   });
 });
 
