@@ -29,5 +29,15 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
     sourcemap: false,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          // zod and the module that makes it jitless share one chunk, the config after zod's own code: every chunk
+          // that builds a schema imports this one, so the config runs before any schema is built, however the
+          // other chunks are split (src/zod-jitless.ts; docs/decisions.md, "zod `jitless`").
+          groups: [{ name: 'zod', test: /[\\/]node_modules[\\/]zod[\\/]|[\\/]src[\\/]zod-jitless\.ts$/ }],
+        },
+      },
+    },
   },
 });
