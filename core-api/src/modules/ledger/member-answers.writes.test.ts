@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CreatedBrand } from '@pts/shared';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForMintsSettled } from '../../../test/chain-helpers.ts';
 import { testDatabaseKind } from '../../../test/database.ts';
 import { startTestPlatform, type TestPlatform } from '../../../test/platform.ts';
 import type { AgentPrincipal, AgentTool } from '../../agent/agent-tool.ts';
@@ -213,6 +214,8 @@ describe('kept member answers', () => {
   it('a statement touching many members: notices chunked under the payload limit, or everything dropped', async () => {
     /** An unlock written with its notice suppressed: only a drop by another notice makes it visible. */
     const silentUnlock = async (id: string) => {
+      // An earlier test's mint confirming between the two reads would rightly drop the kept answer.
+      await waitForMintsSettled(platform);
       await expectKept(stats);
       await rawWrite('ALTER TABLE achievement_unlocks DISABLE TRIGGER USER');
       try {
